@@ -1,0 +1,215 @@
+// Command kbench runs Kafka client benchmarks on github.com/segmentio/kafka-go,
+// captures pprof profiles while they run, and (with `kbench serve`) keeps
+// every run for comparison.
+//
+//	kbench run producer|consumer [flags]   run one benchmark (Kafka's perf-test flags)
+//	kbench broker [--listen ADDR]          run the embedded Kafka-protocol broker
+//
+// Exit codes: 0 success, 1 the run failed (partial results are still
+// written), 2 bad usage.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/kbench/kbench/runner"
+)
+
+const usage = `kbench: Kafka client benchmarks with profiles
+
+usage:
+  kbench run producer [flags]    like kafka-producer-perf-test, on kafka-go
+  kbench run consumer [flags]    like kafka-consumer-perf-test, on kafka-go
+  kbench broker [flags]          the embedded broker (franz-go's kfake)
+
+Without --bootstrap-server, "kbench run" starts its own broker process.
+"kbench run producer --help" lists a workload's flags.
+`
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "broker":
+		return cmdBroker(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "kbench: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
+
+func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kbench broker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var opts runner.BrokerOptions
+	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0 picks a free one)")
+	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write the broker's CPU profile to this file on exit")
+	fs.BoolVar(&opts.Control, "control", false, "read profiling commands from stdin and exit when it closes (used by kbench run)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "kbench broker: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := runner.ServeBroker(ctx, opts, os.Stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "kbench broker: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// cmdRun parses `kbench run`: the workload's Kafka-style flags plus kbench's
+// own --out, --spec and --progress, which are not part of the spec.
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var workload, specFile, progress string
+	var opts runner.Options
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		takeValue := func(name string) (string, bool) {
+			if v, ok := cutFlag(a, name); ok {
+				return v, true
+			}
+			if a == "--"+name || a == "-"+name {
+				if i+1 >= len(args) {
+					fmt.Fprintf(stderr, "kbench run: --%s: needs a value\n", name)
+					return "", false
+				}
+				i++
+				return args[i], true
+			}
+			return "", false
+		}
+		switch {
+		case a == "--out" || a == "-out" || hasFlag(a, "out"):
+			v, ok := takeValue("out")
+			if !ok {
+				return 2
+			}
+			opts.OutDir = v
+		case a == "--spec" || a == "-spec" || hasFlag(a, "spec"):
+			v, ok := takeValue("spec")
+			if !ok {
+				return 2
+			}
+			specFile = v
+		case a == "--progress" || a == "-progress" || hasFlag(a, "progress"):
+			v, ok := takeValue("progress")
+			if !ok {
+				return 2
+			}
+			progress = v
+		case workload == "" && specFile == "" && len(rest) == 0 && (a == runner.Producer || a == runner.Consumer):
+			workload = a
+		default:
+			rest = append(rest, a)
+		}
+	}
+	switch progress {
+	case "", "text":
+	case "json":
+		opts.JSONProgress = true
+	default:
+		fmt.Fprintf(stderr, "kbench run: --progress: must be text or json, got %q\n", progress)
+		return 2
+	}
+	var spec runner.Spec
+	var err error
+	switch {
+	case specFile != "":
+		if workload != "" || len(rest) > 0 {
+			fmt.Fprintln(stderr, "kbench run: --spec: takes the whole spec; give no workload or other flags with it")
+			return 2
+		}
+		spec, err = readSpecFile(specFile)
+	case workload == "":
+		if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help") {
+			fmt.Fprint(stdout, runner.Usage(runner.Producer), "\n", runner.Usage(runner.Consumer))
+			return 0
+		}
+		fmt.Fprintln(stderr, "kbench run: name a workload: producer or consumer (or give --spec FILE)")
+		return 2
+	default:
+		spec, err = runner.ParseArgs(workload, rest)
+	}
+	if errors.Is(err, runner.ErrHelp) {
+		fmt.Fprint(stdout, runner.Usage(workload))
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench run %s: %v\n", workload, err)
+		return 2
+	}
+	opts.Stdout, opts.Stderr = stdout, stderr
+	res, err := runner.Run(ctx, spec, opts)
+	if err != nil {
+		var fe *runner.FieldError
+		if errors.As(err, &fe) {
+			fmt.Fprintf(stderr, "kbench run %s: %v\n", spec.Workload, err)
+			return 2
+		}
+		fmt.Fprintf(stderr, "kbench run %s: %v\n", spec.Workload, err)
+		if opts.OutDir != "" && res != nil {
+			fmt.Fprintf(stderr, "kbench run %s: partial results in %s/result.json (complete: false)\n", spec.Workload, opts.OutDir)
+		}
+		return 1
+	}
+	if opts.OutDir != "" && !opts.JSONProgress {
+		fmt.Fprintf(stderr, "kbench: wrote %s/result.json\n", opts.OutDir)
+	}
+	return 0
+}
+
+func hasFlag(a, name string) bool { _, ok := cutFlag(a, name); return ok }
+
+func cutFlag(a, name string) (string, bool) {
+	for _, p := range []string{"--" + name + "=", "-" + name + "="} {
+		if len(a) > len(p) && a[:len(p)] == p {
+			return a[len(p):], true
+		}
+	}
+	return "", false
+}
+
+// specFile is the JSON the server writes for its child: the workload and
+// params keyed by flag name, exactly like the API's request body.
+type specFile struct {
+	Workload string                     `json:"workload"`
+	Params   map[string]json.RawMessage `json:"params"`
+}
+
+func readSpecFile(path string) (runner.Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return runner.Spec{}, fmt.Errorf("--spec: %w", err)
+	}
+	var f specFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return runner.Spec{}, fmt.Errorf("--spec: %s: %w", path, err)
+	}
+	return runner.SpecFromParams(f.Workload, f.Params)
+}

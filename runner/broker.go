@@ -1,0 +1,292 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kbench/kbench/runner/embedded"
+)
+
+// BrokerOptions configure `kbench broker`.
+type BrokerOptions struct {
+	Listen string
+	// CPUProfile, when set, profiles the broker from start to exit.
+	CPUProfile string
+	// Control makes the broker read commands from stdin (see ServeBroker)
+	// and exit when stdin closes, so a broker started by `kbench run` never
+	// outlives its parent.
+	Control bool
+}
+
+// listeningPrefix starts the line a broker prints once it accepts
+// connections; the parent reads the address from it.
+const listeningPrefix = "kbench broker listening on "
+
+// ServeBroker runs the embedded broker until ctx is done (or, with Control,
+// until stdin closes). It prints "kbench broker listening on HOST:PORT".
+//
+// With Control, stdin takes one command per line and each is answered with
+// "ok" or "error: …" on stdout:
+//
+//	cpu-start FILE   start writing a CPU profile of this process to FILE
+//	cpu-stop         stop it and close FILE
+//
+// That lets `kbench run` profile the broker over exactly the measured window.
+func ServeBroker(ctx context.Context, opts BrokerOptions, stdin io.Reader, stdout io.Writer) error {
+	b, err := embedded.Start(embedded.Options{Listen: opts.Listen})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+
+	prof := &cpuProfiler{}
+	if opts.CPUProfile != "" {
+		if err := prof.start(opts.CPUProfile); err != nil {
+			return err
+		}
+	}
+	defer prof.stop()
+
+	var out sync.Mutex
+	say := func(format string, args ...any) {
+		out.Lock()
+		defer out.Unlock()
+		fmt.Fprintf(stdout, format+"\n", args...)
+	}
+	say("%s%s", listeningPrefix, b.Addr())
+
+	if !opts.Control {
+		<-ctx.Done()
+		return prof.stop()
+	}
+	cmds := make(chan string)
+	go func() {
+		defer close(cmds)
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			cmds <- sc.Text()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return prof.stop()
+		case line, ok := <-cmds:
+			if !ok {
+				return prof.stop() // parent gone
+			}
+			verb, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+			var err error
+			switch verb {
+			case "cpu-start":
+				err = prof.start(arg)
+			case "cpu-stop":
+				err = prof.stop()
+			default:
+				err = fmt.Errorf("unknown command %q", verb)
+			}
+			if err != nil {
+				say("error: %v", err)
+			} else {
+				say("ok")
+			}
+		}
+	}
+}
+
+type cpuProfiler struct {
+	f *os.File
+}
+
+func (p *cpuProfiler) start(path string) error {
+	if p.f != nil {
+		return errors.New("cpu profile already running")
+	}
+	if path == "" {
+		return errors.New("cpu-start needs a file name")
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("start cpu profile: %w", err)
+	}
+	p.f = f
+	return nil
+}
+
+func (p *cpuProfiler) stop() error {
+	if p.f == nil {
+		return nil
+	}
+	pprof.StopCPUProfile()
+	err := p.f.Close()
+	p.f = nil
+	return err
+}
+
+// childBroker is a `kbench broker --control` process started by a run.
+type childBroker struct {
+	cmd    *exec.Cmd
+	addr   string
+	stdin  io.WriteCloser
+	lines  chan string
+	stderr *tailBuffer
+	exited chan struct{}
+}
+
+// startChildBroker starts command (normally this binary with "broker") on
+// a free loopback port and waits for its address.
+func startChildBroker(ctx context.Context, command []string) (*childBroker, error) {
+	args := append(append([]string(nil), command[1:]...), "--listen", "127.0.0.1:0", "--control")
+	cmd := exec.Command(command[0], args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	b := &childBroker{cmd: cmd, stdin: stdin, lines: make(chan string, 16), stderr: newTailBuffer(4096), exited: make(chan struct{})}
+	cmd.Stderr = b.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start embedded broker: %w", err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			b.lines <- sc.Text()
+		}
+		close(b.lines)
+	}()
+	go func() { cmd.Wait(); close(b.exited) }()
+
+	timer := time.NewTimer(30 * time.Second)
+	defer timer.Stop()
+	select {
+	case line, ok := <-b.lines:
+		if ok && strings.HasPrefix(line, listeningPrefix) {
+			b.addr = strings.TrimPrefix(line, listeningPrefix)
+			return b, nil
+		}
+		b.kill()
+		return nil, fmt.Errorf("embedded broker did not start: %s", b.failure(line))
+	case <-timer.C:
+		b.kill()
+		return nil, errors.New("embedded broker did not report its address within 30s")
+	case <-ctx.Done():
+		b.kill()
+		return nil, ctx.Err()
+	}
+}
+
+func (b *childBroker) failure(line string) string {
+	if msg := strings.TrimSpace(b.stderr.String()); msg != "" {
+		return msg
+	}
+	if line != "" {
+		return line
+	}
+	return "it exited without a word"
+}
+
+// command sends one control command and waits for its answer.
+func (b *childBroker) command(cmd string) error {
+	if _, err := fmt.Fprintln(b.stdin, cmd); err != nil {
+		return fmt.Errorf("embedded broker: %s: %w (%s)", cmd, err, b.failure(""))
+	}
+	select {
+	case line, ok := <-b.lines:
+		if !ok {
+			return fmt.Errorf("embedded broker exited: %s", b.failure(""))
+		}
+		if line != "ok" {
+			return fmt.Errorf("embedded broker: %s: %s", cmd, line)
+		}
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("embedded broker: %s: no answer within 10s", cmd)
+	}
+}
+
+func (b *childBroker) startCPUProfile(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	return b.command("cpu-start " + abs)
+}
+
+func (b *childBroker) stopCPUProfile() error { return b.command("cpu-stop") }
+
+// alive reports whether the broker process is still running.
+func (b *childBroker) alive() bool {
+	select {
+	case <-b.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// stop ends the broker: closing stdin asks it to exit, SIGTERM and then
+// SIGKILL follow if it does not.
+func (b *childBroker) stop() {
+	b.stdin.Close()
+	select {
+	case <-b.exited:
+		return
+	case <-time.After(5 * time.Second):
+	}
+	b.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-b.exited:
+	case <-time.After(5 * time.Second):
+		b.kill()
+	}
+}
+
+func (b *childBroker) kill() {
+	b.cmd.Process.Kill()
+	<-b.exited
+}
+
+// tailBuffer keeps the last n bytes written to it: a child's stderr tail for
+// error messages, without unbounded memory.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	n   int
+}
+
+func newTailBuffer(n int) *tailBuffer { return &tailBuffer{n: n} }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.n {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.n:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -1,0 +1,573 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kbench/kbench/runner/kafkafmt"
+)
+
+// consumeStats counts what the consumer read. Counters are atomic: the
+// assign mode reads partitions in parallel.
+type consumeStats struct {
+	records  atomic.Int64 // all phases
+	bytes    atomic.Int64
+	lastRead atomic.Int64 // unix nanos of the latest record, for --timeout
+
+	mu        sync.Mutex
+	fetches   int64
+	fetchTime time.Duration
+	fetchMax  time.Duration
+	fetchSize int64 // bytes over all fetches
+	fetchBMax int64
+	fetchRecs int64
+	lagMax    int64
+}
+
+// resetFetches forgets fetch statistics gathered before the window.
+func (s *consumeStats) resetFetches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fetches, s.fetchTime, s.fetchMax, s.fetchSize, s.fetchBMax, s.fetchRecs, s.lagMax = 0, 0, 0, 0, 0, 0, 0
+}
+
+func (s *consumeStats) add(records, bytes int64) {
+	s.records.Add(records)
+	s.bytes.Add(bytes)
+	s.lastRead.Store(time.Now().UnixNano())
+}
+
+// consumer reads records, in either mode, until a target count.
+type consumer interface {
+	// read consumes until stats.records reaches target or ctx ends.
+	read(ctx context.Context, stats *consumeStats, target int64) error
+	// rebalance is the time spent joining the group so far (group mode).
+	rebalance() time.Duration
+	// collect folds the client's own statistics into stats.
+	collect(stats *consumeStats)
+	close() error
+}
+
+func (r *run) consume(ctx context.Context) error {
+	partitions, err := r.ensureTopic(ctx)
+	if err != nil {
+		return err
+	}
+	if !r.spec.FromLatest && !r.st.fromLatest {
+		if err := r.prefill(ctx, partitions); err != nil {
+			return fmt.Errorf("prefill: %w", err)
+		}
+	}
+	stats := &consumeStats{}
+	measureFrom := r.spec.WarmupRecords
+	target := r.spec.NumRecords
+
+	// Without warm-up the window opens before the consumer exists, so the
+	// group join is inside it and reported as rebalance.time.ms, as in
+	// Kafka's tool. With warm-up, the join happened before.
+	var c consumer
+	start := time.Now()
+	if measureFrom > 0 {
+		if c, err = r.newConsumer(ctx, partitions); err != nil {
+			return err
+		}
+		defer c.close()
+		r.rep.phase("warmup", measureFrom)
+		if err := r.readPhase(ctx, c, stats, "warmup", 0, measureFrom); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		r.res.Measurement.WarmupRecords = stats.records.Load()
+	}
+	r.rep.kafka(kafkafmt.ConsumerHeader(r.spec.ShowDetailedStats))
+	if err := r.openWindow(); err != nil {
+		return err
+	}
+	start = time.Now()
+	rebalance0 := time.Duration(0)
+	if c == nil {
+		if c, err = r.newConsumer(ctx, partitions); err != nil {
+			return err
+		}
+		defer c.close()
+	} else {
+		rebalance0 = c.rebalance()
+	}
+	base := stats.records.Load()
+	bytes0 := stats.bytes.Load()
+	c.collect(&consumeStats{}) // drop the client's statistics of the warm-up
+	stats.resetFetches()
+	stopIntervals := r.consumerIntervals(stats, c, base, bytes0, start, rebalance0)
+	readErr := r.readPhase(ctx, c, stats, "measure", base, target-measureFrom+base)
+	end := time.Now()
+	r.win.stop()
+	stopIntervals()
+	c.collect(stats)
+	r.win.snapshot()
+	r.rep.phase("finishing", 0)
+	closeErr := c.close()
+
+	records := stats.records.Load() - base
+	bytes := stats.bytes.Load() - bytes0
+	rebalance := c.rebalance() - rebalance0
+	r.consumerResults(stats, records, bytes, start, end, rebalance)
+	if readErr != nil {
+		return readErr
+	}
+	if closeErr != nil && !errors.Is(closeErr, io.EOF) {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "closing the consumer: "+closeErr.Error())
+	}
+	return nil
+}
+
+// readPhase reads up to target (counted from the start of all phases) with
+// progress events and --timeout enforcement.
+func (r *run) readPhase(ctx context.Context, c consumer, stats *consumeStats, phase string, base, target int64) error {
+	r.rep.phase(phase, target-base)
+	stop := r.tickProgress(phase, target-base, func() int64 { return stats.records.Load() - base })
+	defer stop()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timeout := time.Duration(r.spec.Timeout) * time.Millisecond
+	stats.lastRead.Store(time.Now().UnixNano())
+	var timedOut atomic.Bool
+	watchdog := make(chan struct{})
+	go func() {
+		defer close(watchdog)
+		tick := time.NewTicker(max(timeout/20, time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				if now.Sub(time.Unix(0, stats.lastRead.Load())) > timeout {
+					timedOut.Store(true)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	err := c.read(ctx, stats, target)
+	cancel()
+	<-watchdog
+	got := stats.records.Load() - base
+	if timedOut.Load() && got < target-base {
+		r.rep.kafka(kafkafmt.ConsumerTimeoutWarning(r.spec.Timeout))
+		return fmt.Errorf("consumer timed out: no record for %d ms (--timeout) after %d of %d records", r.spec.Timeout, got, target-base)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return r.explain(err)
+	}
+	if got < target-base {
+		return fmt.Errorf("%w: %d of %d records consumed", ErrIncomplete, got, target-base)
+	}
+	return nil
+}
+
+// consumerIntervals prints --show-detailed-stats rows and records the
+// series every reporting interval.
+func (r *run) consumerIntervals(stats *consumeStats, c consumer, base, bytes0 int64, start time.Time, rebalance0 time.Duration) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Duration(r.spec.ReportingInterval) * time.Millisecond)
+		defer tick.Stop()
+		last, lastRecs, lastBytes, lastReb := start, int64(0), int64(0), time.Duration(0)
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				recs, bytes := stats.records.Load()-base, stats.bytes.Load()-bytes0
+				reb := c.rebalance() - rebalance0
+				secs := now.Sub(last).Seconds()
+				pt := SeriesPoint{T: r.win.seconds(), Records: recs - lastRecs, Bytes: bytes - lastBytes,
+					RecordsPerSec: float64(recs-lastRecs) / secs, MBPerSec: float64(bytes-lastBytes) / secs / (1 << 20)}
+				r.addPoint(pt)
+				if r.spec.ShowDetailedStats {
+					row := kafkafmt.ConsumerIntervalCounters{
+						StartMs: last.UnixMilli(), EndMs: now.UnixMilli(),
+						Bytes: bytes, LastBytes: lastBytes, Messages: recs, LastMessages: lastRecs,
+						RebalanceMs: (reb - lastReb).Milliseconds(),
+					}.Row(nil)
+					r.rep.kafka(kafkafmt.ConsumerDetailedRow(row))
+				}
+				last, lastRecs, lastBytes, lastReb = now, recs, bytes, reb
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, end time.Time, rebalance time.Duration) {
+	secs := end.Sub(start).Seconds()
+	fetchSecs := secs - rebalance.Seconds()
+	m := &r.res.Measurement
+	m.MeasuredRecords = records
+	mb := float64(bytes) / (1 << 20)
+	add := func(name string, v float64, unit, better, help string) {
+		r.res.Metrics = append(r.res.Metrics, Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
+	}
+	mode := "mode " + r.spec.Mode
+	add("records-consumed-total", float64(records), "records", "", "records read in the measured window, "+mode)
+	add("records-consumed-rate", float64(records)/secs, "records/s", HigherIsBetter, "records / window seconds (Kafka's nMsg.sec), "+mode)
+	add("bytes-consumed-total", float64(bytes), "bytes", "", "key + value bytes read")
+	add("bytes-consumed-rate", float64(bytes)/secs, "bytes/s", HigherIsBetter, "key + value bytes / window seconds")
+	add("mb-per-sec", mb/secs, "MB/s", HigherIsBetter, "Kafka's MB.sec; MB = 1,048,576 bytes")
+	add("rebalance-time", ms(rebalance), "ms", LowerIsBetter, "time to join the group and get partitions (Kafka's rebalance.time.ms)")
+	add("fetch-time", fetchSecs*1000, "ms", "", "window less rebalance time (Kafka's fetch.time.ms)")
+	if fetchSecs > 0 {
+		add("fetch-records-per-sec", float64(records)/fetchSecs, "records/s", HigherIsBetter, "records / fetch time (Kafka's fetch.nMsg.sec)")
+		add("fetch-mb-per-sec", mb/fetchSecs, "MB/s", HigherIsBetter, "MB / fetch time (Kafka's fetch.MB.sec)")
+	}
+	stats.mu.Lock()
+	if stats.fetches > 0 {
+		add("fetch-total", float64(stats.fetches), "fetches", "", "fetch responses in the window")
+		add("fetch-rate", float64(stats.fetches)/secs, "fetches/s", "", "fetch responses per second")
+		if stats.fetchTime > 0 {
+			add("fetch-latency-avg", ms(stats.fetchTime)/float64(stats.fetches), "ms", LowerIsBetter, "fetch request → response, as the client times it")
+			add("fetch-latency-max", ms(stats.fetchMax), "ms", LowerIsBetter, "fetch request → response, as the client times it")
+		}
+		add("fetch-size-avg", float64(stats.fetchSize)/float64(stats.fetches), "bytes", "", "bytes per fetch response")
+		add("fetch-size-max", float64(stats.fetchBMax), "bytes", "", "largest fetch response")
+		add("records-per-request-avg", float64(stats.fetchRecs)/float64(stats.fetches), "records", "", "records per fetch response")
+	}
+	add("records-lag-max", float64(stats.lagMax), "records", LowerIsBetter, "largest lag behind the high watermark seen")
+	stats.mu.Unlock()
+	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
+
+	if !r.spec.ShowDetailedStats {
+		row := kafkafmt.ConsumerCounters{StartMs: start.UnixMilli(), EndMs: end.UnixMilli(), Bytes: bytes,
+			Messages: records, RebalanceMs: rebalance.Milliseconds()}.Row(nil)
+		r.rep.kafka(kafkafmt.ConsumerSummaryRow(row))
+	}
+	if r.spec.PrintMetrics {
+		r.rep.kafka(kafkafmt.PrintMetrics(r.kafkaMetrics("consumer-fetch-manager-metrics", r.clientID("consumer"))))
+	}
+}
+
+// prefill makes sure the topic holds enough records, producing the missing
+// ones before anything is measured.
+func (r *run) prefill(ctx context.Context, partitions int) error {
+	have, err := r.availableRecords(ctx)
+	if err != nil {
+		return err
+	}
+	need := r.spec.NumRecords - have
+	if need <= 0 {
+		return nil
+	}
+	r.res.Measurement.PrefillRecords = need
+	r.rep.note("kbench: topic %s holds %d records; producing %d of %d bytes first (not measured)", r.spec.Topic, have, need, r.spec.RecordSize)
+	r.rep.phase("prefill", need)
+	tr, err := r.transport("prefill")
+	if err != nil {
+		return err
+	}
+	w := &kafka.Writer{
+		Addr: kafka.TCP(r.brokers...), Topic: r.spec.Topic, Transport: tr,
+		Balancer:     &kafka.RoundRobin{ChunkSize: 1000},
+		RequiredAcks: kafka.RequireAll, BatchSize: 1000, BatchBytes: max(1<<20, int64(r.spec.RecordSize)+512),
+		BatchTimeout: 10 * time.Millisecond, Async: false,
+	}
+	defer w.Close()
+	payload := make([]byte, r.spec.RecordSize)
+	for i := range payload {
+		payload[i] = byte('A' + i%26)
+	}
+	msgs := make([]kafka.Message, 10000)
+	for i := range msgs {
+		msgs[i].Value = payload
+	}
+	var done atomic.Int64
+	stop := r.tickProgress("prefill", need, done.Load)
+	defer stop()
+	for done.Load() < need {
+		n := min(int64(len(msgs)), need-done.Load())
+		if err := w.WriteMessages(ctx, msgs[:n]...); err != nil {
+			return r.explain(err)
+		}
+		done.Add(n)
+	}
+	return nil
+}
+
+// availableRecords is the number of records between the start and the end
+// of every partition.
+func (r *run) availableRecords(ctx context.Context) (int64, error) {
+	offs, err := r.offsets(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, o := range offs {
+		n += o.last - o.first
+	}
+	return n, nil
+}
+
+type partOffsets struct {
+	partition   int
+	first, last int64
+}
+
+func (r *run) offsets(ctx context.Context) ([]partOffsets, error) {
+	tr, err := r.transport("admin")
+	if err != nil {
+		return nil, err
+	}
+	defer tr.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{r.spec.Topic}})
+	if err != nil {
+		return nil, r.explain(err)
+	}
+	var reqs []kafka.OffsetRequest
+	for _, t := range md.Topics {
+		for _, p := range t.Partitions {
+			reqs = append(reqs, kafka.FirstOffsetOf(p.ID), kafka.LastOffsetOf(p.ID))
+		}
+	}
+	resp, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{r.spec.Topic: reqs}})
+	if err != nil {
+		return nil, r.explain(err)
+	}
+	var out []partOffsets
+	for _, po := range resp.Topics[r.spec.Topic] {
+		if po.Error != nil {
+			return nil, fmt.Errorf("offsets of %s/%d: %w", r.spec.Topic, po.Partition, po.Error)
+		}
+		out = append(out, partOffsets{partition: po.Partition, first: po.FirstOffset, last: po.LastOffset})
+	}
+	return out, nil
+}
+
+func (r *run) newConsumer(ctx context.Context, partitions int) (consumer, error) {
+	if r.spec.Mode == ModeAssign {
+		return r.newAssignConsumer(ctx)
+	}
+	return r.newGroupConsumer()
+}
+
+// groupConsumer is kafka-go's consumer-group Reader: what an application
+// uses, with group coordination, a fetch queue and offset commits.
+type groupConsumer struct {
+	reader   *kafka.Reader
+	created  time.Time
+	assigned atomic.Int64 // nanoseconds from creation to first assignment
+	lastErr  atomic.Pointer[string]
+	commit   bool
+}
+
+func (r *run) newGroupConsumer() (*groupConsumer, error) {
+	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	g := &groupConsumer{created: time.Now(), commit: r.st.commitInterval > 0}
+	start := kafka.FirstOffset
+	if r.st.fromLatest {
+		start = kafka.LastOffset
+	}
+	g.reader = kafka.NewReader(kafka.ReaderConfig{
+		Brokers:           r.brokers,
+		GroupID:           r.st.group,
+		Topic:             r.spec.Topic,
+		Dialer:            dialer,
+		MinBytes:          r.st.minBytes,
+		MaxBytes:          r.st.maxPartBytes,
+		MaxWait:           r.st.maxWait,
+		StartOffset:       start,
+		CommitInterval:    r.st.commitInterval,
+		SessionTimeout:    r.st.sessionTimeout,
+		HeartbeatInterval: r.st.heartbeat,
+		IsolationLevel:    r.st.isolation,
+		GroupBalancers:    r.st.balancers,
+		// kafka-go has no rebalance listener; the Reader logs this line
+		// when a generation hands it partitions, which is the moment
+		// Kafka's onPartitionsAssigned marks.
+		Logger: kafka.LoggerFunc(func(msg string, _ ...any) {
+			if strings.HasPrefix(msg, "subscribed to topics and partitions") {
+				g.assigned.CompareAndSwap(0, int64(time.Since(g.created)))
+			}
+		}),
+		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
+			s := fmt.Sprintf(msg, args...)
+			g.lastErr.Store(&s)
+		}),
+	})
+	return g, nil
+}
+
+func (g *groupConsumer) read(ctx context.Context, stats *consumeStats, target int64) error {
+	for stats.records.Load() < target {
+		var m kafka.Message
+		var err error
+		if g.commit {
+			m, err = g.reader.ReadMessage(ctx) // commits asynchronously every CommitInterval
+		} else {
+			m, err = g.reader.FetchMessage(ctx) // enable.auto.commit=false: no commits at all
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				if e := g.lastErr.Load(); e != nil {
+					return fmt.Errorf("%w (last client error: %s)", ctx.Err(), *e)
+				}
+				return ctx.Err()
+			}
+			return err
+		}
+		stats.add(1, int64(len(m.Key)+len(m.Value)))
+	}
+	return nil
+}
+
+func (g *groupConsumer) rebalance() time.Duration { return time.Duration(g.assigned.Load()) }
+
+func (g *groupConsumer) collect(stats *consumeStats) {
+	s := g.reader.Stats() // kafka-go resets its counters on every call
+	stats.mu.Lock()
+	defer stats.mu.Unlock()
+	stats.fetches += s.Fetches
+	stats.fetchTime += s.WaitTime.Sum
+	stats.fetchMax = max(stats.fetchMax, s.WaitTime.Max)
+	stats.fetchSize += s.FetchBytes.Sum
+	stats.fetchBMax = max(stats.fetchBMax, s.FetchBytes.Max)
+	stats.fetchRecs += s.FetchSize.Sum
+	stats.lagMax = max(stats.lagMax, s.Lag)
+}
+
+func (g *groupConsumer) close() error { return g.reader.Close() }
+
+// assignConsumer reads every partition over its own leader connection in
+// parallel, with no group: the fastest way kafka-go can consume.
+type assignConsumer struct {
+	parts   []*partitionReader
+	maxWait time.Duration
+	maxByte int
+}
+
+type partitionReader struct {
+	conn *kafka.Conn
+	next int64
+	last int64 // end offset when the run started
+}
+
+func (r *run) newAssignConsumer(ctx context.Context) (*assignConsumer, error) {
+	offs, err := r.offsets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	a := &assignConsumer{maxWait: r.st.maxWait, maxByte: r.st.maxPartBytes}
+	for _, o := range offs {
+		conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], r.spec.Topic, o.partition)
+		if err != nil {
+			a.close()
+			return nil, r.explain(err)
+		}
+		if _, err := conn.Seek(o.first, kafka.SeekAbsolute); err != nil {
+			conn.Close()
+			a.close()
+			return nil, err
+		}
+		a.parts = append(a.parts, &partitionReader{conn: conn, next: o.first, last: o.last})
+	}
+	return a, nil
+}
+
+func (a *assignConsumer) read(ctx context.Context, stats *consumeStats, target int64) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(a.parts))
+	var wg sync.WaitGroup
+	for i, p := range a.parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = a.readPartition(ctx, p, stats, target)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	// Connections block in reads that ignore ctx; unblock them when it ends.
+	stopWatch := context.AfterFunc(ctx, func() {
+		for _, p := range a.parts {
+			p.conn.SetReadDeadline(time.Now())
+		}
+	})
+	wg.Wait()
+	stopWatch()
+	for _, p := range a.parts {
+		p.conn.SetReadDeadline(time.Time{})
+	}
+	if ctx.Err() != nil && stats.records.Load() < target {
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		return ctx.Err()
+	}
+	return nil
+}
+
+func (a *assignConsumer) readPartition(ctx context.Context, p *partitionReader, stats *consumeStats, target int64) error {
+	for stats.records.Load() < target && ctx.Err() == nil {
+		if p.next >= p.last {
+			return nil // this partition is drained; others hold the rest
+		}
+		t0 := time.Now()
+		batch := p.conn.ReadBatchWith(kafka.ReadBatchConfig{MinBytes: 1, MaxBytes: a.maxByte, MaxWait: a.maxWait})
+		wait := time.Since(t0)
+		var recs, bytes int64
+		for {
+			m, err := batch.ReadMessage()
+			if err != nil {
+				break
+			}
+			recs++
+			bytes += int64(len(m.Key) + len(m.Value))
+			p.next = m.Offset + 1
+		}
+		hw := batch.HighWaterMark()
+		if err := batch.Close(); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("fetch partition: %w", err)
+		}
+		stats.add(recs, bytes)
+		stats.mu.Lock()
+		stats.fetches++
+		stats.fetchTime += wait
+		stats.fetchMax = max(stats.fetchMax, wait)
+		stats.fetchSize += bytes
+		stats.fetchBMax = max(stats.fetchBMax, bytes)
+		stats.fetchRecs += recs
+		stats.lagMax = max(stats.lagMax, hw-p.next)
+		stats.mu.Unlock()
+	}
+	return nil
+}
+
+func (a *assignConsumer) rebalance() time.Duration { return 0 }
+func (a *assignConsumer) collect(*consumeStats)    {}
+
+func (a *assignConsumer) close() error {
+	var errs []error
+	for _, p := range a.parts {
+		errs = append(errs, p.conn.Close())
+	}
+	return errors.Join(errs...)
+}

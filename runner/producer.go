@@ -1,0 +1,571 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kbench/kbench/runner/kafkafmt"
+)
+
+// sendChunk is how many records an unthrottled producer hands kafka-go per
+// WriteMessages call: the call's fixed cost (partition lookup, a map) is
+// then negligible, and every record of the chunk shares one send timestamp,
+// which is also when it became eligible to be sent.
+const sendChunk = 100
+
+// sendSlot travels with each record through kafka-go (Message.WriterData)
+// so the completion callback knows when the record was sent. Slots live in
+// slabs to avoid one allocation per record.
+type sendSlot struct {
+	sent     time.Duration // since the run's time base
+	intended time.Duration // when a throttled producer should have sent it
+	size     int32
+	measured bool
+}
+
+// produceStats aggregates acknowledgements from every producer thread.
+type produceStats struct {
+	base      time.Time
+	throttled bool
+
+	mu       sync.Mutex
+	hist     *latencyHist // send → ack
+	intended *latencyHist // intended send → ack (throttled runs only)
+	acked    int64        // all phases, for progress
+	records  int64        // measured
+	bytes    int64        // measured payload bytes
+	errors   int64
+	firstErr error
+	// The current reporting interval.
+	ivRecords int64
+	ivBytes   int64
+	ivLatSum  time.Duration
+	ivLatMax  time.Duration
+}
+
+func (s *produceStats) now() time.Duration { return time.Since(s.base) }
+
+func (s *produceStats) complete(msgs []kafka.Message, err error) (bytes int64) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range msgs {
+		slot := msgs[i].WriterData.(*sendSlot)
+		bytes += int64(slot.size)
+		if err != nil {
+			s.errors++
+			continue
+		}
+		s.acked++
+		if !slot.measured {
+			continue
+		}
+		lat := now - slot.sent
+		s.hist.record(lat)
+		if s.throttled {
+			s.intended.record(now - slot.intended)
+		}
+		s.records++
+		s.bytes += int64(slot.size)
+		s.ivRecords++
+		s.ivBytes += int64(slot.size)
+		s.ivLatSum += lat
+		s.ivLatMax = max(s.ivLatMax, lat)
+	}
+	if err != nil && s.firstErr == nil {
+		s.firstErr = err
+	}
+	return bytes
+}
+
+func (s *produceStats) failed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.firstErr != nil
+}
+
+// credit bounds the bytes sent but not yet acknowledged, as Kafka's
+// buffer.memory does: an unthrottled producer must block, not queue the
+// whole run in memory and report that queue as latency.
+type credit struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	cap   int64
+	avail int64
+}
+
+func newCredit(capacity int64) *credit {
+	c := &credit{cap: capacity, avail: capacity}
+	c.cond.L = &c.mu
+	return c
+}
+
+// acquire waits for n bytes; a request larger than the whole budget waits
+// for an idle producer instead of forever.
+func (c *credit) acquire(ctx context.Context, n int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.avail < n && c.avail < c.cap {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		c.cond.Wait()
+	}
+	c.avail -= n
+	return nil
+}
+
+func (c *credit) release(n int64) {
+	c.mu.Lock()
+	c.avail += n
+	c.mu.Unlock()
+	c.cond.Broadcast()
+}
+
+// idle waits until every acquired byte was released: all sent records have
+// been acknowledged or have failed.
+func (c *credit) idle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.avail < c.cap {
+		c.cond.Wait()
+	}
+}
+
+type producerThread struct {
+	id       int
+	w        *kafka.Writer
+	credit   *credit
+	stats    *produceStats
+	payloads [][]byte
+	rng      *rand.Rand
+	slab     []sendSlot
+}
+
+func (t *producerThread) slot() *sendSlot {
+	if len(t.slab) == 0 {
+		t.slab = make([]sendSlot, 4096)
+	}
+	s := &t.slab[0]
+	t.slab = t.slab[1:]
+	return s
+}
+
+func (t *producerThread) payload() []byte {
+	if len(t.payloads) == 1 {
+		return t.payloads[0]
+	}
+	return t.payloads[t.rng.IntN(len(t.payloads))]
+}
+
+// send produces n records and waits for their acknowledgements. rate is
+// this thread's records/s, or 0 for no limit.
+func (t *producerThread) send(ctx context.Context, n int64, rate float64, measured bool) error {
+	msgs := make([]kafka.Message, sendChunk)
+	start := t.stats.now()
+	var interval time.Duration
+	if rate > 0 {
+		interval = time.Duration(float64(time.Second) / rate)
+	}
+	var err error
+	for sent := int64(0); sent < n; {
+		if ctx.Err() != nil || t.stats.failed() {
+			break
+		}
+		k := min(int64(sendChunk), n-sent)
+		if rate > 0 {
+			// Records are due at start + i×interval. Send those due now, each
+			// stamped with when it should have gone, so a stalled producer
+			// shows its queueing in the intended-time latency.
+			now := t.stats.now()
+			due := int64((now-start)/interval) + 1
+			if due <= sent {
+				sleepCtx(ctx, start+time.Duration(sent)*interval-now)
+				continue
+			}
+			k = min(k, due-sent)
+		}
+		var bytes int64
+		for j := int64(0); j < k; j++ {
+			p := t.payload()
+			bytes += int64(len(p))
+			msgs[j] = kafka.Message{Value: p}
+		}
+		if err = t.credit.acquire(ctx, bytes); err != nil {
+			break
+		}
+		now := t.stats.now()
+		for j := int64(0); j < k; j++ {
+			s := t.slot()
+			s.sent, s.intended, s.size, s.measured = now, now, int32(len(msgs[j].Value)), measured
+			if rate > 0 {
+				s.intended = start + time.Duration(sent+j)*interval
+			}
+			msgs[j].WriterData = s
+		}
+		if err = t.w.WriteMessages(ctx, msgs[:k]...); err != nil {
+			t.credit.release(bytes)
+			break
+		}
+		sent += k
+	}
+	t.credit.idle()
+	return err
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error) {
+	tr, err := r.transport(fmt.Sprintf("producer-%d", t.id+1))
+	if err != nil {
+		return nil, err
+	}
+	maxRecord, minRecord := 0, math.MaxInt
+	for _, p := range t.payloads {
+		maxRecord, minRecord = max(maxRecord, len(p)), min(minRecord, len(p))
+	}
+	// kafka-go bounds a batch by bytes (batch.size) and by count; the count
+	// must not bind first, but it is preallocated, so keep it just large
+	// enough. A record larger than batch.size travels alone, as in Kafka.
+	batchBytes := max(r.st.batchBytes, maxRecord+512)
+	batchCount := min(batchBytes/max(minRecord, 1)+1, 100000)
+	linger := r.st.linger
+	if linger <= 0 {
+		linger = time.Nanosecond // kafka-go treats 0 as "1 s"; linger.ms=0 means "send now"
+	}
+	return &kafka.Writer{
+		Addr:  kafka.TCP(r.brokers...),
+		Topic: r.spec.Topic,
+		// Sticky-like: fill one partition's batch before moving on, as
+		// Kafka's default partitioner does for records without keys.
+		Balancer:        &kafka.RoundRobin{ChunkSize: batchCount},
+		MaxAttempts:     r.st.maxAttempts,
+		WriteBackoffMin: r.st.backoffMin,
+		WriteBackoffMax: r.st.backoffMax,
+		BatchSize:       batchCount,
+		BatchBytes:      int64(batchBytes),
+		BatchTimeout:    linger,
+		ReadTimeout:     r.st.requestTimeout,
+		WriteTimeout:    r.st.requestTimeout,
+		RequiredAcks:    r.st.acks,
+		Async:           true,
+		Compression:     r.st.compression,
+		Transport:       tr,
+		Completion: func(msgs []kafka.Message, err error) {
+			t.credit.release(t.stats.complete(msgs, err))
+		},
+	}, nil
+}
+
+func (r *run) produce(ctx context.Context) error {
+	partitions, err := r.ensureTopic(ctx)
+	if err != nil {
+		return err
+	}
+	payloads, err := r.payloads()
+	if err != nil {
+		return err
+	}
+	if r.st.maxInFlight > 1 && partitions == 1 {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"max.in.flight.requests.per.connection=%d: kafka-go's Writer keeps one produce request in flight per partition, so with 1 partition it is effectively 1", r.st.maxInFlight))
+	}
+	throttled := r.spec.Throughput > 0
+	stats := &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist()}
+	threads := make([]*producerThread, r.spec.Threads)
+	for i := range threads {
+		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory / int64(r.spec.Threads)), stats: stats,
+			payloads: payloads, rng: rand.New(rand.NewPCG(uint64(i), 7))}
+		if t.w, err = r.newWriter(t, partitions); err != nil {
+			return err
+		}
+		threads[i] = t
+	}
+	closed := false
+	closeWriters := func() {
+		if closed {
+			return
+		}
+		closed = true
+		for _, t := range threads {
+			t.w.Close()
+		}
+	}
+	defer closeWriters()
+
+	rate := 0.0
+	if throttled {
+		rate = r.spec.Throughput / float64(r.spec.Threads)
+	}
+	runPhase := func(name string, total int64, measured bool) error {
+		r.rep.phase(name, total)
+		stats.mu.Lock()
+		ackedBefore := stats.acked
+		stats.mu.Unlock()
+		stop := r.tickProgress(name, total, func() int64 {
+			stats.mu.Lock()
+			defer stats.mu.Unlock()
+			return stats.acked - ackedBefore
+		})
+		defer stop()
+		errs := make([]error, len(threads))
+		var wg sync.WaitGroup
+		for i, t := range threads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = t.send(ctx, share(total, len(threads), i), rate, measured)
+			}()
+		}
+		wg.Wait()
+		stats.mu.Lock()
+		firstErr, failures := stats.firstErr, stats.errors
+		stats.mu.Unlock()
+		if firstErr != nil {
+			return fmt.Errorf("%d records failed; first error: %w", failures, r.explain(firstErr))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return r.explain(err)
+		}
+		return ctx.Err()
+	}
+
+	if r.spec.WarmupRecords > 0 {
+		r.rep.kafka(kafkafmt.ProducerWarmupNotice(r.spec.WarmupRecords))
+		if err := runPhase("warmup", r.spec.WarmupRecords, false); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		r.res.Measurement.WarmupRecords = r.spec.WarmupRecords
+	}
+	for _, t := range threads {
+		t.w.Stats() // reset kafka-go's counters: only the window counts
+	}
+	if err := r.openWindow(); err != nil {
+		return err
+	}
+	stopIntervals := r.producerIntervals(stats)
+	measured := r.spec.NumRecords - r.spec.WarmupRecords
+	phaseErr := runPhase("measure", measured, true)
+	r.win.stop()
+	stopIntervals()
+	var ws []kafka.WriterStats
+	for _, t := range threads {
+		ws = append(ws, t.w.Stats())
+	}
+	r.win.snapshot()
+	r.rep.phase("finishing", 0)
+	closeWriters()
+
+	r.producerResults(stats, ws)
+	if phaseErr != nil {
+		return phaseErr
+	}
+	if stats.records < measured {
+		return fmt.Errorf("%w: %d of %d records acknowledged", ErrIncomplete, stats.records, measured)
+	}
+	return nil
+}
+
+// tickProgress emits progress events for the live view until stopped.
+func (r *run) tickProgress(phase string, total int64, done func() int64) (stop func()) {
+	if !r.rep.json {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	start := time.Now()
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				r.rep.progress(phase, done(), total, time.Since(start).Seconds())
+				return
+			case <-tick.C:
+				r.rep.progress(phase, done(), total, time.Since(start).Seconds())
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+// producerIntervals prints Kafka's periodic producer line every reporting
+// interval and records the series.
+func (r *run) producerIntervals(stats *produceStats) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Duration(r.spec.ReportingInterval) * time.Millisecond)
+		defer tick.Stop()
+		last := time.Now()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				stats.mu.Lock()
+				n, b, sum, mx := stats.ivRecords, stats.ivBytes, stats.ivLatSum, stats.ivLatMax
+				stats.ivRecords, stats.ivBytes, stats.ivLatSum, stats.ivLatMax = 0, 0, 0, 0
+				stats.mu.Unlock()
+				secs := now.Sub(last).Seconds()
+				last = now
+				pt := SeriesPoint{T: r.win.seconds(), Records: n, Bytes: b,
+					RecordsPerSec: float64(n) / secs, MBPerSec: float64(b) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
+				if n > 0 {
+					pt.LatencyAvgMs = ms(sum) / float64(n)
+				}
+				r.addPoint(pt)
+				r.rep.kafka(kafkafmt.ProducerInterval(n, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs))
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+func (r *run) addPoint(pt SeriesPoint) {
+	r.rep.mu.Lock()
+	r.res.Series = append(r.res.Series, pt)
+	r.rep.mu.Unlock()
+	r.rep.emit(Event{Type: "interval", Point: &pt, Elapsed: pt.T})
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
+	secs := r.win.seconds()
+	stats.mu.Lock()
+	defer stats.mu.Unlock()
+	h := stats.hist
+	recRate := float64(stats.records) / secs
+	mbRate := float64(stats.bytes) / secs / (1 << 20)
+	m := &r.res.Measurement
+	m.MeasuredRecords = stats.records
+	m.LatencySamples = h.count()
+	if h.clamped > 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("%d latencies above %v were recorded as %v", h.clamped, time.Hour, time.Hour))
+	}
+	add := func(name string, v float64, unit, better, help string) {
+		r.res.Metrics = append(r.res.Metrics, Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
+	}
+	add("records-sent", float64(stats.records), "records", "", "records acknowledged in the measured window")
+	add("record-send-rate", recRate, "records/s", HigherIsBetter, "acknowledged records / window seconds")
+	add("mb-per-sec", mbRate, "MB/s", HigherIsBetter, "payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
+	if h.count() > 0 {
+		lat := fmt.Sprintf("send → acknowledgement, all %d records, HdrHistogram µs, 3 significant digits", h.count())
+		add("record-latency-avg", h.meanMs(), "ms", LowerIsBetter, lat)
+		add("record-latency-p50", h.quantileMs(50), "ms", LowerIsBetter, lat)
+		add("record-latency-p95", h.quantileMs(95), "ms", LowerIsBetter, lat)
+		add("record-latency-p99", h.quantileMs(99), "ms", LowerIsBetter, lat)
+		add("record-latency-p999", h.quantileMs(99.9), "ms", LowerIsBetter, lat)
+		add("record-latency-max", h.maxMs(), "ms", LowerIsBetter, lat)
+	}
+	if stats.throttled && stats.intended.count() > 0 {
+		in := stats.intended
+		help := "from the intended send time of a throttled producer to acknowledgement: includes queueing a stalled producer would otherwise hide (coordinated omission)"
+		add("record-latency-intended-avg", in.meanMs(), "ms", LowerIsBetter, help)
+		add("record-latency-intended-p50", in.quantileMs(50), "ms", LowerIsBetter, help)
+		add("record-latency-intended-p99", in.quantileMs(99), "ms", LowerIsBetter, help)
+		add("record-latency-intended-p999", in.quantileMs(99.9), "ms", LowerIsBetter, help)
+		add("record-latency-intended-max", in.maxMs(), "ms", LowerIsBetter, help)
+	}
+	add("record-error-total", float64(stats.errors), "records", LowerIsBetter, "records kafka-go reported as failed after its retries")
+
+	var writes, batchCount, batchRecs, batchBytes, retries int64
+	var writeSum, writeMax time.Duration
+	for _, s := range ws {
+		writes += s.Writes
+		retries += s.Retries
+		batchCount += s.BatchSize.Count
+		batchRecs += s.BatchSize.Sum
+		batchBytes += s.BatchBytes.Sum
+		writeSum += s.WriteTime.Sum
+		writeMax = max(writeMax, s.WriteTime.Max)
+	}
+	if writes > 0 {
+		add("request-rate", float64(writes)/secs, "requests/s", "", "produce requests per second (kafka-go Writer stats)")
+		add("request-latency-avg", ms(writeSum)/float64(writes), "ms", LowerIsBetter, "produce request round trip, as kafka-go times it")
+		add("request-latency-max", ms(writeMax), "ms", LowerIsBetter, "produce request round trip, as kafka-go times it")
+	}
+	if batchCount > 0 {
+		add("records-per-request-avg", float64(batchRecs)/float64(batchCount), "records", "", "records per produce batch")
+		add("batch-size-avg", float64(batchBytes)/float64(batchCount), "bytes", "", "bytes per produce batch")
+	}
+	add("record-retry-total", float64(retries), "retries", LowerIsBetter, "produce attempts kafka-go retried")
+	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(stats.bytes)...)
+
+	if stats.records > 0 {
+		r.rep.kafka(kafkafmt.ProducerSummary(kafkafmt.ProducerTotals{
+			Records: stats.records, RecordsPerSec: recRate, MBPerSec: mbRate,
+			AvgLatencyMs: h.meanMs(), MaxLatencyMs: h.maxMs(),
+			P50: int64(h.quantileMs(50)), P95: int64(h.quantileMs(95)), P99: int64(h.quantileMs(99)), P999: int64(h.quantileMs(99.9)),
+			// With warm-up, Kafka labels the window's line "steady state".
+			SteadyState: r.spec.WarmupRecords > 0,
+		}))
+	}
+	if r.spec.PrintMetrics {
+		r.rep.kafka(kafkafmt.PrintMetrics(r.kafkaMetrics("producer-metrics", "producer-1")))
+	}
+}
+
+// kafkaMetrics maps this run's metrics onto Kafka client metric names for
+// --print-metrics. Only figures kbench measured appear: a metric Kafka has
+// and kafka-go does not expose is left out, never printed as zero.
+func (r *run) kafkaMetrics(group, clientID string) []kafkafmt.Metric {
+	tags := []kafkafmt.Tag{{Key: "client-id", Value: clientID}}
+	var out []kafkafmt.Metric
+	for _, m := range r.res.Metrics {
+		name, ok := kafkaMetricNames[m.Name]
+		if !ok {
+			continue
+		}
+		out = append(out, kafkafmt.Metric{Group: group, Name: name, Tags: tags, Value: m.Value})
+	}
+	return out
+}
+
+// kafkaMetricNames maps kbench metric names to Kafka client metric names
+// where the meaning is the same.
+var kafkaMetricNames = map[string]string{
+	"records-sent":            "record-send-total",
+	"record-send-rate":        "record-send-rate",
+	"record-error-total":      "record-error-total",
+	"record-retry-total":      "record-retry-total",
+	"request-rate":            "request-rate",
+	"request-latency-avg":     "request-latency-avg",
+	"request-latency-max":     "request-latency-max",
+	"records-per-request-avg": "records-per-request-avg",
+	"batch-size-avg":          "batch-size-avg",
+	"records-consumed-total":  "records-consumed-total",
+	"records-consumed-rate":   "records-consumed-rate",
+	"bytes-consumed-total":    "bytes-consumed-total",
+	"bytes-consumed-rate":     "bytes-consumed-rate",
+	"fetch-rate":              "fetch-rate",
+	"fetch-total":             "fetch-total",
+	"fetch-latency-avg":       "fetch-latency-avg",
+	"fetch-latency-max":       "fetch-latency-max",
+	"fetch-size-avg":          "fetch-size-avg",
+	"fetch-size-max":          "fetch-size-max",
+	"records-lag-max":         "records-lag-max",
+}

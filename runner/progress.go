@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Event is one line of `kbench run --progress json`: what the server reads
+// from its child to drive live pages. Every field a type does not use is
+// omitted.
+type Event struct {
+	Type string    `json:"type"` // phase, progress, interval, output, note, done
+	Time time.Time `json:"time"`
+	// Phase: starting, prefill, warmup, measure, finishing.
+	Phase string `json:"phase,omitempty"`
+	// Progress of the current phase, in records.
+	Done  int64 `json:"done,omitempty"`
+	Total int64 `json:"total,omitempty"`
+	// Elapsed seconds of the measured window.
+	Elapsed float64      `json:"elapsed,omitempty"`
+	Point   *SeriesPoint `json:"point,omitempty"`
+	// Text is Kafka-format output (type output) or a note.
+	Text     string `json:"text,omitempty"`
+	Complete bool   `json:"complete,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// reporter writes what a run prints. In text mode stdout gets exactly what
+// Kafka's tools print and everything else goes to stderr; in JSON mode
+// stdout gets one Event per line and the Kafka text travels in events.
+type reporter struct {
+	mu     sync.Mutex
+	stdout io.Writer
+	stderr io.Writer
+	json   bool
+	output strings.Builder // all Kafka-format text, for result.json
+}
+
+func (r *reporter) emit(e Event) {
+	if !r.json {
+		return
+	}
+	e.Time = time.Now().UTC()
+	data, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stdout.Write(append(data, '\n'))
+}
+
+// kafka prints Kafka-format text.
+func (r *reporter) kafka(text string) {
+	r.mu.Lock()
+	r.output.WriteString(text)
+	if !r.json {
+		io.WriteString(r.stdout, text)
+	}
+	r.mu.Unlock()
+	r.emit(Event{Type: "output", Text: text})
+}
+
+// note prints a remark for humans: never on stdout in text mode, where
+// users expect only what Kafka's tools print.
+func (r *reporter) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.mu.Lock()
+	if !r.json {
+		fmt.Fprintln(r.stderr, msg)
+	}
+	r.mu.Unlock()
+	r.emit(Event{Type: "note", Text: msg})
+}
+
+func (r *reporter) phase(name string, total int64) {
+	r.emit(Event{Type: "phase", Phase: name, Total: total})
+}
+
+func (r *reporter) progress(phase string, done, total int64, elapsed float64) {
+	r.emit(Event{Type: "progress", Phase: phase, Done: done, Total: total, Elapsed: elapsed})
+}
+
+func (r *reporter) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.output.String()
+}

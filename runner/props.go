@@ -1,0 +1,432 @@
+package runner
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kbench/kbench/runner/kafkasec"
+)
+
+// ParseProperties reads Java .properties text: key=value, key:value or
+// "key value" lines, # and ! comments, and backslash line continuations.
+// Unicode escapes are not interpreted: Kafka client configs do not use them.
+func ParseProperties(text string) (map[string]string, error) {
+	props := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	lineNo := 0
+	var pending string
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimLeft(sc.Text(), " \t\f")
+		if pending == "" && (line == "" || line[0] == '#' || line[0] == '!') {
+			continue
+		}
+		// An odd number of trailing backslashes continues the line.
+		trailing := len(line) - len(strings.TrimRight(line, `\`))
+		if trailing%2 == 1 {
+			pending += line[:len(line)-1]
+			continue
+		}
+		line = pending + line
+		pending = ""
+		key, val := splitProperty(line)
+		if key == "" {
+			return nil, fmt.Errorf("line %d: missing key in %q", lineNo, line)
+		}
+		props[key] = val
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
+	}
+	if pending != "" {
+		key, val := splitProperty(pending)
+		if key == "" {
+			return nil, fmt.Errorf("line %d: missing key", lineNo)
+		}
+		props[key] = val
+	}
+	return props, nil
+}
+
+func splitProperty(line string) (key, val string) {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++ // an escaped separator belongs to the key
+		case '=', ':', ' ', '\t':
+			key = unescapeProp(line[:i])
+			rest := strings.TrimLeft(line[i:], " \t")
+			if rest != "" && (rest[0] == '=' || rest[0] == ':') && (line[i] == ' ' || line[i] == '\t') {
+				rest = rest[1:]
+			} else if line[i] == '=' || line[i] == ':' {
+				rest = line[i+1:]
+			}
+			return key, unescapeProp(strings.TrimLeft(rest, " \t"))
+		}
+	}
+	return unescapeProp(line), ""
+}
+
+func unescapeProp(s string) string {
+	if !strings.Contains(s, `\`) {
+		return strings.TrimRight(s, " \t")
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(s[i])
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// settings is what the Kafka properties of a spec mean for kafka-go, after
+// validation. Each field names the property it came from.
+type settings struct {
+	bootstrap []string // bootstrap.servers, if --bootstrap-server is empty
+	clientID  string   // client.id
+	sec       kafkasec.Config
+
+	// Producer.
+	acks           kafka.RequiredAcks // acks (default all, as in Kafka)
+	acksName       string
+	linger         time.Duration // linger.ms (Kafka 4 default 5 ms)
+	batchBytes     int           // batch.size (default 16384)
+	compression    kafka.Compression
+	bufferMemory   int64         // buffer.memory: bytes awaiting acks before send blocks
+	requestTimeout time.Duration // request.timeout.ms
+	maxAttempts    int           // retries + 1
+	backoffMin     time.Duration // retry.backoff.ms
+	backoffMax     time.Duration // retry.backoff.max.ms
+	maxInFlight    int           // max.in.flight.requests.per.connection
+
+	// Consumer.
+	group          string        // group.id
+	minBytes       int           // fetch.min.bytes
+	maxWait        time.Duration // fetch.max.wait.ms
+	maxPartBytes   int           // max.partition.fetch.bytes
+	commitInterval time.Duration // auto.commit.interval.ms; 0 = synchronous commits
+	sessionTimeout time.Duration
+	heartbeat      time.Duration
+	isolation      kafka.IsolationLevel
+	balancers      []kafka.GroupBalancer
+	balancerName   string
+	fromLatest     bool // auto.offset.reset=latest
+}
+
+// A property handler parses one value into settings.
+type propHandler func(st *settings, v string) error
+
+func msProp(dst func(*settings) *time.Duration, allowZero bool) propHandler {
+	return func(st *settings, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || (n == 0 && !allowZero) {
+			return fmt.Errorf("%q is not a valid number of milliseconds", v)
+		}
+		*dst(st) = time.Duration(n) * time.Millisecond
+		return nil
+	}
+}
+
+func intProp(dst func(*settings) *int, min int) propHandler {
+	return func(st *settings, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < min {
+			return fmt.Errorf("%q must be a whole number ≥ %d", v, min)
+		}
+		*dst(st) = n
+		return nil
+	}
+}
+
+func oneOf(allowed ...string) propHandler {
+	return func(_ *settings, v string) error {
+		for _, a := range allowed {
+			if v == a {
+				return nil
+			}
+		}
+		return fmt.Errorf("kbench sends and reads raw bytes; only %s is supported, got %q", strings.Join(allowed, " or "), v)
+	}
+}
+
+var commonProps = map[string]propHandler{
+	"bootstrap.servers": func(st *settings, v string) error {
+		st.bootstrap = splitServers(v)
+		if len(st.bootstrap) == 0 {
+			return fmt.Errorf("must list host:port pairs")
+		}
+		return nil
+	},
+	"client.id": func(st *settings, v string) error { st.clientID = v; return nil },
+	"request.timeout.ms": msProp(func(st *settings) *time.Duration { return &st.requestTimeout }, false),
+}
+
+var producerProps = map[string]propHandler{
+	"acks": func(st *settings, v string) error {
+		switch v {
+		case "all", "-1":
+			st.acks = kafka.RequireAll
+		case "1":
+			st.acks = kafka.RequireOne
+		case "0":
+			st.acks = kafka.RequireNone
+		default:
+			return fmt.Errorf("%q must be all, -1, 1 or 0", v)
+		}
+		st.acksName = v
+		return nil
+	},
+	"linger.ms":  msProp(func(st *settings) *time.Duration { return &st.linger }, true),
+	"batch.size": intProp(func(st *settings) *int { return &st.batchBytes }, 1),
+	"compression.type": func(st *settings, v string) error {
+		switch v {
+		case "none":
+			st.compression = 0
+		case "gzip":
+			st.compression = kafka.Gzip
+		case "snappy":
+			st.compression = kafka.Snappy
+		case "lz4":
+			st.compression = kafka.Lz4
+		case "zstd":
+			st.compression = kafka.Zstd
+		default:
+			return fmt.Errorf("%q must be none, gzip, snappy, lz4 or zstd", v)
+		}
+		return nil
+	},
+	"buffer.memory": func(st *settings, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q must be a positive number of bytes", v)
+		}
+		st.bufferMemory = n
+		return nil
+	},
+	"retries": func(st *settings, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q must be a whole number ≥ 0", v)
+		}
+		if n > 1000 {
+			n = 1000 // Kafka's default is MAX_INT, bounded by delivery.timeout.ms
+		}
+		st.maxAttempts = int(n) + 1
+		return nil
+	},
+	"retry.backoff.ms":     msProp(func(st *settings) *time.Duration { return &st.backoffMin }, true),
+	"retry.backoff.max.ms": msProp(func(st *settings) *time.Duration { return &st.backoffMax }, true),
+	"max.in.flight.requests.per.connection": intProp(func(st *settings) *int { return &st.maxInFlight }, 1),
+	"enable.idempotence": func(_ *settings, v string) error {
+		if v != "false" {
+			return fmt.Errorf("kafka-go has no idempotent producer; set enable.idempotence=false or leave it out")
+		}
+		return nil
+	},
+	"key.serializer":   oneOf("org.apache.kafka.common.serialization.ByteArraySerializer"),
+	"value.serializer": oneOf("org.apache.kafka.common.serialization.ByteArraySerializer"),
+}
+
+var consumerProps = map[string]propHandler{
+	"group.id":                  func(st *settings, v string) error { st.group = v; return nil },
+	"fetch.min.bytes":           intProp(func(st *settings) *int { return &st.minBytes }, 1),
+	"fetch.max.wait.ms":         msProp(func(st *settings) *time.Duration { return &st.maxWait }, false),
+	"max.partition.fetch.bytes": intProp(func(st *settings) *int { return &st.maxPartBytes }, 1),
+	"auto.commit.interval.ms":   msProp(func(st *settings) *time.Duration { return &st.commitInterval }, false),
+	"enable.auto.commit": func(st *settings, v string) error {
+		switch v {
+		case "true":
+		case "false":
+			st.commitInterval = 0
+		default:
+			return fmt.Errorf("%q must be true or false", v)
+		}
+		return nil
+	},
+	"session.timeout.ms":    msProp(func(st *settings) *time.Duration { return &st.sessionTimeout }, false),
+	"heartbeat.interval.ms": msProp(func(st *settings) *time.Duration { return &st.heartbeat }, false),
+	"isolation.level": func(st *settings, v string) error {
+		switch v {
+		case "read_uncommitted":
+			st.isolation = kafka.ReadUncommitted
+		case "read_committed":
+			st.isolation = kafka.ReadCommitted
+		default:
+			return fmt.Errorf("%q must be read_uncommitted or read_committed", v)
+		}
+		return nil
+	},
+	"auto.offset.reset": func(st *settings, v string) error {
+		switch v {
+		case "earliest":
+			st.fromLatest = false
+		case "latest":
+			st.fromLatest = true
+		default:
+			return fmt.Errorf("%q must be earliest or latest", v)
+		}
+		return nil
+	},
+	"partition.assignment.strategy": func(st *settings, v string) error {
+		var bs []kafka.GroupBalancer
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			switch name[strings.LastIndex(name, ".")+1:] {
+			case "RangeAssignor", "range":
+				bs = append(bs, kafka.RangeGroupBalancer{})
+			case "RoundRobinAssignor", "roundrobin":
+				bs = append(bs, kafka.RoundRobinGroupBalancer{})
+			default:
+				return fmt.Errorf("%q: kafka-go offers RangeAssignor and RoundRobinAssignor", name)
+			}
+		}
+		st.balancers, st.balancerName = bs, v
+		return nil
+	},
+	"key.deserializer":   oneOf("org.apache.kafka.common.serialization.ByteArrayDeserializer"),
+	"value.deserializer": oneOf("org.apache.kafka.common.serialization.ByteArrayDeserializer"),
+}
+
+func workloadProps(workload string) map[string]propHandler {
+	if workload == Consumer {
+		return consumerProps
+	}
+	return producerProps
+}
+
+// supportedProps lists every property name a workload accepts.
+func supportedProps(workload string) []string {
+	var names []string
+	for k := range commonProps {
+		names = append(names, k)
+	}
+	for k := range workloadProps(workload) {
+		names = append(names, k)
+	}
+	names = append(names, kafkasec.Keys()...)
+	sort.Strings(names)
+	return names
+}
+
+// clientSettings validates the spec's Kafka properties and maps them onto
+// kafka-go. An unknown property is an error that lists the supported ones:
+// silently ignoring a property would make a benchmark measure something
+// other than what its user asked for.
+func clientSettings(s *Spec) (settings, error) {
+	st := settings{
+		acks:           kafka.RequireAll,
+		acksName:       "all",
+		linger:         5 * time.Millisecond,
+		batchBytes:     16384,
+		bufferMemory:   32 << 20,
+		requestTimeout: 30 * time.Second,
+		maxAttempts:    10,
+		backoffMin:     100 * time.Millisecond,
+		backoffMax:     1 * time.Second,
+		maxInFlight:    5,
+		minBytes:       1,
+		maxWait:        500 * time.Millisecond,
+		maxPartBytes:   s.FetchSize,
+		commitInterval: 5 * time.Second,
+		sessionTimeout: 45 * time.Second,
+		heartbeat:      3 * time.Second,
+		isolation:      kafka.ReadUncommitted,
+		balancers:      []kafka.GroupBalancer{kafka.RangeGroupBalancer{}},
+		balancerName:   "range",
+		fromLatest:     s.FromLatest,
+		group:          s.Group,
+	}
+	secKeys := map[string]bool{}
+	for _, k := range kafkasec.Keys() {
+		secKeys[k] = true
+	}
+	own := workloadProps(s.Workload)
+	keys := make([]string, 0, len(s.Props))
+	for k := range s.Props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		h, ok := commonProps[k]
+		if !ok {
+			h, ok = own[k]
+		}
+		if !ok {
+			if secKeys[k] {
+				continue
+			}
+			return st, fieldErr(s.Workload+"-props", "unsupported property %q; kbench supports: %s",
+				k, strings.Join(supportedProps(s.Workload), ", "))
+		}
+		if err := h(&st, s.Props[k]); err != nil {
+			return st, fieldErr(s.Workload+"-props", "%s: %v", k, err)
+		}
+	}
+	// The explicit flags win over the equivalent properties, as in Kafka's tools.
+	if s.Group != "" {
+		st.group = s.Group
+	}
+	if s.FromLatest {
+		st.fromLatest = true
+	}
+	if s.Workload == Consumer && s.FetchSize != DefaultSpec(Consumer).FetchSize {
+		st.maxPartBytes = s.FetchSize
+	}
+	if st.group == "" && s.Workload == Consumer {
+		st.group = fmt.Sprintf("perf-consumer-%d", rand.IntN(100000))
+	}
+	sec, err := kafkasec.FromProperties(s.Props, os.Getenv)
+	if err != nil {
+		return st, fieldErr(s.Workload+"-props", "%v", err)
+	}
+	st.sec = sec
+	return st, nil
+}
+
+func splitServers(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// brokers is where the client bootstraps from: --bootstrap-server first,
+// then bootstrap.servers from the properties.
+func (s *Spec) brokers(st settings) []string {
+	if s.BootstrapServer != "" {
+		return splitServers(s.BootstrapServer)
+	}
+	return st.bootstrap
+}
+
+// embedded reports whether this spec runs against kbench's own broker.
+func (s *Spec) embedded() bool {
+	if s.BootstrapServer != "" {
+		return false
+	}
+	_, ok := s.Props["bootstrap.servers"]
+	return !ok
+}

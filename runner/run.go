@@ -1,0 +1,307 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kbench/kbench/runner/kafkasec"
+)
+
+// Options are how a run is carried out, as opposed to what it measures.
+type Options struct {
+	// OutDir receives result.json and the profiles; "" writes nothing and
+	// captures no profiles.
+	OutDir string
+	Stdout io.Writer
+	Stderr io.Writer
+	// JSONProgress makes stdout a stream of Events (for `kbench serve`).
+	JSONProgress bool
+	// BrokerCommand starts the embedded broker as a child process; the
+	// runner appends --listen and --control. Default: this executable with
+	// the "broker" subcommand.
+	BrokerCommand []string
+}
+
+// ErrIncomplete marks a run that stopped before measuring everything it
+// was asked to; its partial figures are still in the result.
+var ErrIncomplete = errors.New("run incomplete")
+
+// run is the state one benchmark shares between its phases.
+type run struct {
+	spec    Spec
+	st      settings
+	opts    Options
+	brokers []string
+	child   *childBroker
+	rep     *reporter
+	res     *Result
+	win     *window
+}
+
+// Run executes spec and returns its result. The result is returned (and,
+// with OutDir, written) even when the run fails part way: it then has
+// Complete false and Error set, and the error is also returned.
+func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	r := &run{
+		spec: spec,
+		opts: opts,
+		rep:  &reporter{stdout: opts.Stdout, stderr: opts.Stderr, json: opts.JSONProgress},
+		res: &Result{
+			Workload:    spec.Workload,
+			Spec:        spec.Redacted(),
+			Environment: CurrentEnvironment(),
+			StartedAt:   time.Now().UTC(),
+			Metrics:     []Metric{},
+			Series:      []SeriesPoint{},
+			Profiles:    []ProfileFile{},
+		},
+	}
+	err := r.execute(ctx)
+	r.win.close()
+	if r.child != nil {
+		r.child.stop()
+	}
+	r.finish(err)
+	if opts.OutDir != "" {
+		if werr := WriteResult(opts.OutDir, r.res); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return r.res, err
+}
+
+func (r *run) execute(ctx context.Context) error {
+	if err := r.spec.Validate(); err != nil {
+		return err
+	}
+	st, err := clientSettings(&r.spec)
+	if err != nil {
+		return err
+	}
+	r.st = st
+	if r.opts.OutDir != "" {
+		if err := os.MkdirAll(r.opts.OutDir, 0o755); err != nil {
+			return fmt.Errorf("runner: output directory: %w", err)
+		}
+	}
+	r.rep.phase("starting", 0)
+	if r.spec.embedded() {
+		cmd := r.opts.BrokerCommand
+		if len(cmd) == 0 {
+			exe, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("runner: find kbench binary for the embedded broker: %w", err)
+			}
+			cmd = []string{exe, "broker"}
+		}
+		if r.st.sec.Protocol != "" && r.st.sec.Protocol != "PLAINTEXT" {
+			return fieldErr(r.spec.Workload+"-props", "security.protocol %s needs --bootstrap-server: the embedded broker speaks PLAINTEXT", r.st.sec.Protocol)
+		}
+		child, err := startChildBroker(ctx, cmd)
+		if err != nil {
+			return err
+		}
+		r.child = child
+		r.brokers = []string{child.addr}
+		r.res.Environment.Broker = "embedded kfake (own process, log.segment.bytes=1048576) at " + child.addr
+		r.rep.note("kbench: embedded broker at %s (pid %d)", child.addr, child.cmd.Process.Pid)
+	} else {
+		r.brokers = r.spec.brokers(r.st)
+		r.res.Environment.Broker = strings.Join(r.brokers, ",")
+	}
+	if err := r.preflight(ctx); err != nil {
+		return err
+	}
+	switch r.spec.Workload {
+	case Producer:
+		return r.produce(ctx)
+	case Consumer:
+		return r.consume(ctx)
+	}
+	return fieldErr("workload", "unknown workload %q", r.spec.Workload)
+}
+
+// finish fills in what every result carries, whatever happened.
+func (r *run) finish(err error) {
+	r.res.FinishedAt = time.Now().UTC()
+	r.res.Complete = err == nil
+	if err != nil {
+		r.res.Error = err.Error()
+	}
+	if r.win != nil {
+		r.res.Profiles = append(r.res.Profiles, r.win.profiles...)
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, r.win.notes...)
+		r.res.Measurement.WindowSeconds = r.win.seconds()
+		r.res.Measurement.CPUSamples = r.win.cpu.Samples
+		r.res.Measurement.CPUSampleMs = cpuSampleInterval.Milliseconds()
+	}
+	r.res.Output = r.rep.text()
+	r.rep.emit(Event{Type: "done", Complete: r.res.Complete, Error: r.res.Error})
+}
+
+// openWindow starts the measured window of this run.
+func (r *run) openWindow() error {
+	w, err := openWindow(r.opts.OutDir, r.spec.Profiles, r.child)
+	if err != nil {
+		return err
+	}
+	r.win = w
+	if r.opts.OutDir == "" && len(r.spec.Profiles) > 0 {
+		r.rep.note("kbench: no --out directory, so no profiles are written")
+	}
+	return nil
+}
+
+// transport is a fresh kafka-go Transport: the shared default one caches
+// metadata across runs, which would let one run's topic state leak into
+// the next.
+func (r *run) transport(role string) (*kafka.Transport, error) {
+	return r.st.sec.Transport(r.clientID(role), 10*time.Second)
+}
+
+func (r *run) clientID(role string) string {
+	if r.st.clientID != "" {
+		return r.st.clientID
+	}
+	return "kbench-" + role
+}
+
+// explain turns kafka-go's terse network and auth failures into messages
+// that say what to check.
+func (r *run) explain(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	err = kafkasec.Explain(err, r.st.sec)
+	var opErr interface{ Timeout() bool }
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"),
+		errors.As(err, &opErr) && opErr.Timeout() && strings.Contains(msg, "dial"):
+		return fmt.Errorf("cannot reach broker %s: %w", strings.Join(r.brokers, ","), err)
+	}
+	return err
+}
+
+// preflight connects to the bootstrap servers once, with the run's TLS and
+// SASL settings, before anything else. kafka-go's Client reports a refused
+// connection or a failed login as "Broker Not Available" or a bare EOF; a
+// direct dial reports what really happened.
+func (r *run) preflight(ctx context.Context) error {
+	if len(r.brokers) == 0 {
+		return fieldErr("bootstrap-server", "no bootstrap server given")
+	}
+	dialer, err := r.st.sec.Dialer(r.clientID("preflight"), 10*time.Second)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, addr := range r.brokers {
+		conn, err := dialer.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return r.explain(errors.Join(errs...))
+}
+
+// ensureTopic creates the topic when it does not exist and returns its
+// partition count.
+func (r *run) ensureTopic(ctx context.Context) (int, error) {
+	tr, err := r.transport("admin")
+	if err != nil {
+		return 0, err
+	}
+	defer tr.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	resp, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{
+		Topic:             r.spec.Topic,
+		NumPartitions:     r.spec.Partitions,
+		ReplicationFactor: -1,
+	}}})
+	if err != nil {
+		return 0, fmt.Errorf("create topic %s: %w", r.spec.Topic, r.explain(err))
+	}
+	if terr := resp.Errors[r.spec.Topic]; terr != nil && !errors.Is(terr, kafka.TopicAlreadyExists) {
+		return 0, fmt.Errorf("create topic %s: %w", r.spec.Topic, terr)
+	}
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{r.spec.Topic}})
+	if err != nil {
+		return 0, fmt.Errorf("topic %s metadata: %w", r.spec.Topic, r.explain(err))
+	}
+	for _, t := range md.Topics {
+		if t.Name == r.spec.Topic {
+			if t.Error != nil {
+				return 0, fmt.Errorf("topic %s metadata: %w", r.spec.Topic, t.Error)
+			}
+			if len(t.Partitions) == 0 {
+				return 0, fmt.Errorf("topic %s has no partitions", r.spec.Topic)
+			}
+			if len(t.Partitions) != r.spec.Partitions {
+				r.rep.note("kbench: topic %s already exists with %d partitions (--partitions %d applies only when kbench creates it)",
+					r.spec.Topic, len(t.Partitions), r.spec.Partitions)
+			}
+			return len(t.Partitions), nil
+		}
+	}
+	return 0, fmt.Errorf("topic %s missing from metadata", r.spec.Topic)
+}
+
+// payloads returns the record values to send. Like Kafka's tool, generated
+// payloads are random uppercase letters; a payload file is split by its
+// delimiter and records pick one of its payloads at random.
+func (r *run) payloads() ([][]byte, error) {
+	if r.spec.PayloadFile == "" {
+		p := make([]byte, r.spec.RecordSize)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range p {
+			p[i] = byte('A' + rng.IntN(26))
+		}
+		return [][]byte{p}, nil
+	}
+	data, err := os.ReadFile(r.spec.PayloadFile)
+	if err != nil {
+		return nil, fieldErr("payload-file", "%v", err)
+	}
+	delim := r.spec.PayloadDelimiter
+	if delim == "" {
+		delim = "\n"
+	}
+	var out [][]byte
+	for _, p := range strings.Split(string(data), delim) {
+		if p != "" {
+			out = append(out, []byte(p))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fieldErr("payload-file", "%s holds no payloads", r.spec.PayloadFile)
+	}
+	return out, nil
+}
+
+// share splits n records across k workers, the remainder to the first ones.
+func share(n int64, k, i int) int64 {
+	s := n / int64(k)
+	if int64(i) < n%int64(k) {
+		s++
+	}
+	return s
+}

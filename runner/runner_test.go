@@ -1,0 +1,380 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/runner/embedded"
+)
+
+// brokerEnv makes the test binary act as `kbench broker` when a run starts
+// it as its embedded broker child, so tests exercise the real two-process
+// set-up without building the kbench binary first.
+const brokerEnv = "KBENCH_RUNNER_TEST_BROKER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(brokerEnv) == "1" && len(os.Args) > 1 && os.Args[1] == "broker" {
+		fs := flag.NewFlagSet("broker", flag.ExitOnError)
+		var opts BrokerOptions
+		fs.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "")
+		fs.BoolVar(&opts.Control, "control", false, "")
+		fs.Parse(os.Args[2:])
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		if err := ServeBroker(ctx, opts, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Setenv(brokerEnv, "1")
+	os.Exit(m.Run())
+}
+
+func testOptions(t *testing.T) (Options, *bytes.Buffer) {
+	t.Helper()
+	var out bytes.Buffer
+	return Options{
+		OutDir:        t.TempDir(),
+		Stdout:        &out,
+		Stderr:        testWriter{t},
+		BrokerCommand: []string{os.Args[0], "broker"},
+	}, &out
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// startBroker starts an in-process embedded broker for tests that need to
+// outlive a single run (produce, then consume the same records).
+func startBroker(t *testing.T, opts embedded.Options) *embedded.Broker {
+	t.Helper()
+	b, err := embedded.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+func mustParse(t *testing.T, workload string, args ...string) Spec {
+	t.Helper()
+	s, err := ParseArgs(workload, args)
+	if err != nil {
+		t.Fatalf("ParseArgs(%s, %q): %v", workload, args, err)
+	}
+	return s
+}
+
+func metric(t *testing.T, r *Result, name string) float64 {
+	t.Helper()
+	m, ok := r.Metric(name)
+	if !ok {
+		t.Fatalf("result has no metric %q; has %v", name, metricNames(r))
+	}
+	return m.Value
+}
+
+func metricNames(r *Result) []string {
+	var names []string
+	for _, m := range r.Metrics {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+var (
+	producerSummaryRe = regexp.MustCompile(`(?m)^\d+ records sent, \d+\.\d{6} records/sec \(\d+\.\d{2} MB/sec\), \d+\.\d{2} ms avg latency, \d+\.\d{2} ms max latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99\.9th\.$`)
+	producerIntervalRe = regexp.MustCompile(`(?m)^\d+ records sent, \d+\.\d records/sec \(\d+\.\d{2} MB/sec\), \d+\.\d ms avg latency, \d+\.\d ms max latency\.$`)
+	consumerRowRe      = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, \d+\.\d{4}, \d+\.\d{4}, (\d+), \d+\.\d{4}, \d+, \d+, \d+\.\d{4}, \d+\.\d{4}$`)
+)
+
+// TestProduceThenConsume sends records with the producer workload and reads
+// exactly those back with both consumer modes, over TCP to a real broker.
+func TestProduceThenConsume(t *testing.T) {
+	b := startBroker(t, embedded.Options{})
+	const n, size = 20000, 300
+	opts, out := testOptions(t)
+	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "roundtrip", "--partitions", "3",
+		"--num-records", fmt.Sprint(n), "--record-size", fmt.Sprint(size), "--throughput", "-1",
+		"--reporting-interval", "200", "--profile", "none", "--print-metrics")
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatalf("producer: %v", err)
+	}
+	if !res.Complete {
+		t.Fatalf("producer result not complete: %s", res.Error)
+	}
+	if got := metric(t, res, "records-sent"); got != n {
+		t.Errorf("records-sent = %v, want %d", got, n)
+	}
+	if got := res.Measurement.LatencySamples; got != n {
+		t.Errorf("latency samples = %d, want every record (%d)", got, n)
+	}
+	if !producerSummaryRe.MatchString(out.String()) {
+		t.Errorf("producer output has no Kafka summary line:\n%s", out.String())
+	}
+	if !strings.HasPrefix(out.String(), fmt.Sprintf("%d records sent", n)) && !producerIntervalRe.MatchString(out.String()) {
+		t.Errorf("producer output starts with neither an interval line nor the summary:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "producer-metrics:record-send-rate:{client-id=producer-1}") {
+		t.Errorf("--print-metrics block missing:\n%s", out.String())
+	}
+	onDisk, err := ReadResult(opts.OutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if onDisk.Output != out.String() {
+		t.Errorf("result.json output differs from stdout")
+	}
+
+	for _, mode := range []string{ModeGroup, ModeAssign} {
+		t.Run(mode, func(t *testing.T) {
+			opts, out := testOptions(t)
+			spec := mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", "roundtrip",
+				"--messages", fmt.Sprint(n), "--mode", mode, "--timeout", "20000", "--profile", "none")
+			res, err := Run(context.Background(), spec, opts)
+			if err != nil {
+				t.Fatalf("consumer: %v", err)
+			}
+			if res.Measurement.PrefillRecords != 0 {
+				t.Errorf("prefilled %d records, want 0: the producer left %d", res.Measurement.PrefillRecords, n)
+			}
+			if got := metric(t, res, "records-consumed-total"); got != n {
+				t.Errorf("records consumed = %v, want %d", got, n)
+			}
+			if got := metric(t, res, "bytes-consumed-total"); got != n*size {
+				t.Errorf("bytes consumed = %v, want %d", got, n*size)
+			}
+			m := consumerRowRe.FindStringSubmatch(out.String())
+			if m == nil || m[1] != fmt.Sprint(n) {
+				t.Errorf("consumer output has no Kafka summary row for %d records:\n%s", n, out.String())
+			}
+			if !strings.HasPrefix(out.String(), "start.time, end.time, data.consumed.in.MB") {
+				t.Errorf("consumer output does not start with Kafka's header:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestEmbeddedBrokerProfiles runs against a broker child process, as a user
+// without --bootstrap-server does, and checks every profile it writes.
+func TestEmbeddedBrokerProfiles(t *testing.T) {
+	opts, _ := testOptions(t)
+	spec := mustParse(t, Producer, "--num-records", "150000", "--record-size", "256",
+		"--profile", "cpu,heap,allocs,mutex,block,goroutine", "--warmup-records", "1000")
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if !strings.HasPrefix(res.Environment.Broker, "embedded") {
+		t.Errorf("broker = %q, want the embedded one", res.Environment.Broker)
+	}
+	if got := res.Measurement.MeasuredRecords; got != 149000 {
+		t.Errorf("measured records = %d, want 149000 (warm-up excluded)", got)
+	}
+	want := map[string]bool{"client/cpu": true, "client/heap": true, "client/allocs": true, "client/mutex": true,
+		"client/block": true, "client/goroutine": true, "broker/cpu": true}
+	for _, pf := range res.Profiles {
+		key := pf.Role + "/" + pf.Kind
+		if !want[key] {
+			t.Errorf("unexpected profile %s", key)
+			continue
+		}
+		delete(want, key)
+		f, err := os.Open(filepath.Join(opts.OutDir, pf.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := profile.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: not a pprof profile: %v", pf.File, err)
+			continue
+		}
+		if key == "client/cpu" {
+			if !hasFrame(p, "github.com/segmentio/kafka-go.") {
+				t.Errorf("client CPU profile (%d samples) holds no kafka-go frame", len(p.Sample))
+			}
+			if hasFrame(p, "kfake") {
+				t.Errorf("client CPU profile holds broker (kfake) frames: the broker must run in its own process")
+			}
+		}
+		if key == "broker/cpu" && len(p.Sample) > 0 && !hasFrame(p, "kfake") {
+			t.Errorf("broker CPU profile holds no kfake frame")
+		}
+	}
+	for k := range want {
+		t.Errorf("profile %s missing", k)
+	}
+	for _, name := range []string{"process-cpu-avg", "process-cpu-p99", "process-cpu-max", "gc-count", "gc-pause-total", "heap-peak", "syscw", "bytes-per-write-syscall"} {
+		metric(t, res, name)
+	}
+}
+
+func hasFrame(p *profile.Profile, substr string) bool {
+	for _, s := range p.Sample {
+		for _, loc := range s.Location {
+			for _, l := range loc.Line {
+				if l.Function != nil && strings.Contains(l.Function.Name, substr) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// TestConsumerPrefillsEmbeddedBroker: a fresh embedded broker holds nothing,
+// so the consumer first produces what it will read, outside the window.
+func TestConsumerPrefillsEmbeddedBroker(t *testing.T) {
+	opts, out := testOptions(t)
+	spec := mustParse(t, Consumer, "--messages", "5000", "--mode", "assign", "--profile", "none",
+		"--show-detailed-stats", "--reporting-interval", "100", "--partitions", "2")
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if res.Measurement.PrefillRecords != 5000 {
+		t.Errorf("prefill = %d, want 5000", res.Measurement.PrefillRecords)
+	}
+	if got := metric(t, res, "bytes-consumed-total"); got != 5000*512 {
+		t.Errorf("bytes = %v, want 5000 × the default 512 B", got)
+	}
+	if !strings.HasPrefix(out.String(), "time, threadId, data.consumed.in.MB") {
+		t.Errorf("detailed output does not start with Kafka's detailed header:\n%s", out.String())
+	}
+}
+
+func TestUnreachableBroker(t *testing.T) {
+	opts, _ := testOptions(t)
+	spec := mustParse(t, Producer, "--bootstrap-server", "127.0.0.1:1", "--num-records", "10", "--profile", "none")
+	start := time.Now()
+	res, err := Run(context.Background(), spec, opts)
+	if err == nil {
+		t.Fatal("run against a closed port succeeded")
+	}
+	if !strings.Contains(err.Error(), "cannot reach broker 127.0.0.1:1") {
+		t.Errorf("error = %q, want it to say the broker cannot be reached", err)
+	}
+	if time.Since(start) > 40*time.Second {
+		t.Errorf("failing took %v: an unreachable broker must fail within the client's timeouts", time.Since(start))
+	}
+	onDisk, rerr := ReadResult(opts.OutDir)
+	if rerr != nil {
+		t.Fatalf("no result.json after a failed run: %v", rerr)
+	}
+	if onDisk.Complete || onDisk.Error == "" || res.Complete {
+		t.Errorf("result complete=%v error=%q, want incomplete with the error", onDisk.Complete, onDisk.Error)
+	}
+}
+
+// TestBrokerLostMidRun: the broker dies while a throttled producer runs.
+// The run fails with an error and still writes what it measured.
+func TestBrokerLostMidRun(t *testing.T) {
+	b, err := embedded.Start(embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := testOptions(t)
+	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "100000", "--throughput", "2000",
+		"--profile", "none", "--producer-props", "retries=1", "retry.backoff.ms=50", "request.timeout.ms=2000")
+	time.AfterFunc(1500*time.Millisecond, b.Close)
+	res, err := Run(context.Background(), spec, opts)
+	if err == nil {
+		t.Fatal("run succeeded although its broker died")
+	}
+	onDisk, rerr := ReadResult(opts.OutDir)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if onDisk.Complete {
+		t.Error("result says complete")
+	}
+	if sent := metric(t, res, "records-sent"); sent <= 0 || sent >= 100000 {
+		t.Errorf("records-sent = %v, want the partial count acknowledged before the broker died", sent)
+	}
+}
+
+// TestCancelWritesPartialResult is what SIGINT does: the context ends, the
+// run stops, and what was measured is written with complete=false.
+func TestCancelWritesPartialResult(t *testing.T) {
+	b := startBroker(t, embedded.Options{})
+	opts, _ := testOptions(t)
+	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "1000000", "--throughput", "5000", "--profile", "cpu")
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer cancel()
+	res, err := Run(ctx, spec, opts)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the context's", err)
+	}
+	if res.Complete {
+		t.Error("canceled run says complete")
+	}
+	if sent := metric(t, res, "records-sent"); sent <= 0 {
+		t.Errorf("records-sent = %v, want what was acknowledged before the cancel", sent)
+	}
+	if _, err := os.Stat(filepath.Join(opts.OutDir, "client-cpu.pb.gz")); err != nil {
+		t.Errorf("CPU profile of the partial window missing: %v", err)
+	}
+}
+
+func TestSASL(t *testing.T) {
+	b := startBroker(t, embedded.Options{Users: []embedded.User{
+		{Mechanism: "PLAIN", Name: "alice", Password: "alice-secret"},
+		{Mechanism: "SCRAM-SHA-512", Name: "bob", Password: "bob-secret"},
+	}})
+	tests := []struct {
+		name    string
+		props   []string
+		wantErr string
+	}{
+		{"plain", []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN",
+			`sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="alice-secret";`}, ""},
+		{"scram", []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=SCRAM-SHA-512", "sasl.username=bob", "sasl.password=bob-secret"}, ""},
+		{"wrong password", []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN", "sasl.username=alice", "sasl.password=nope-nope"}, "alice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts, _ := testOptions(t)
+			args := append([]string{"--bootstrap-server", b.Addr(), "--num-records", "500", "--profile", "none", "--producer-props"}, tt.props...)
+			spec := mustParse(t, Producer, args...)
+			_, err := Run(context.Background(), spec, opts)
+			data, _ := os.ReadFile(filepath.Join(opts.OutDir, "result.json"))
+			for _, secret := range []string{"alice-secret", "bob-secret", "nope-nope"} {
+				if bytes.Contains(data, []byte(secret)) {
+					t.Errorf("result.json contains the password %q", secret)
+				}
+				if err != nil && strings.Contains(err.Error(), secret) {
+					t.Errorf("error contains the password: %v", err)
+				}
+			}
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("run: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authentication") || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want a clear authentication error naming %s", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,615 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Workload names.
+const (
+	Producer = "producer"
+	Consumer = "consumer"
+)
+
+// Consumer modes.
+const (
+	ModeGroup  = "group"  // kafka-go's consumer-group Reader: the application path
+	ModeAssign = "assign" // one connection per partition fetching in parallel
+)
+
+// Spec is everything that defines a benchmark run. Its JSON field names are
+// the CLI's flag names, so a spec reads the same on the command line, in the
+// web form and in the API.
+//
+// Secrets never live in a Spec that is written anywhere: Redacted returns the
+// copy to store.
+type Spec struct {
+	Workload string `json:"workload"`
+
+	Topic           string `json:"topic"`
+	BootstrapServer string `json:"bootstrap-server,omitempty"`
+	NumRecords      int64  `json:"num-records"`
+	RecordSize      int    `json:"record-size"`
+	PayloadFile     string `json:"payload-file,omitempty"`
+	// PayloadDelimiter splits PayloadFile into payloads (Kafka's default "\n").
+	PayloadDelimiter string `json:"payload-delimiter,omitempty"`
+	// Throughput caps records/s across all threads; -1 is unthrottled.
+	Throughput float64 `json:"throughput"`
+	// Props are the Kafka client properties: the config file's, overridden
+	// by --producer-props / --consumer-props.
+	Props map[string]string `json:"props,omitempty"`
+	// ConfigFile is the --producer.config / --consumer.config path, kept
+	// for the record; its contents are already merged into Props.
+	ConfigFile        string   `json:"config-file,omitempty"`
+	PrintMetrics      bool     `json:"print-metrics,omitempty"`
+	WarmupRecords     int64    `json:"warmup-records,omitempty"`
+	ReportingInterval int64    `json:"reporting-interval"` // milliseconds
+	Partitions        int      `json:"partitions"`
+	Threads           int      `json:"threads"`
+	Profiles          []string `json:"profile"`
+
+	// Consumer only.
+	Group             string `json:"group,omitempty"`
+	FetchSize         int    `json:"fetch-size,omitempty"`
+	Timeout           int64  `json:"timeout,omitempty"` // milliseconds without a record before giving up
+	FromLatest        bool   `json:"from-latest,omitempty"`
+	ShowDetailedStats bool   `json:"show-detailed-stats,omitempty"`
+	Mode              string `json:"mode,omitempty"`
+}
+
+// FieldError is invalid input for one option. Field is the option's flag
+// name, so the CLI, the form and the API all point at the same thing.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "--" + e.Field + ": " + e.Msg }
+
+// ErrHelp is returned by ParseArgs for -h/--help.
+var ErrHelp = errors.New("help requested")
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// DefaultSpec returns the spec a workload runs with when no flag is given.
+// Defaults follow Kafka's tools where they have one.
+func DefaultSpec(workload string) Spec {
+	s := Spec{
+		Workload:          workload,
+		Topic:             "kbench-" + workload,
+		NumRecords:        500000,
+		RecordSize:        512,
+		Throughput:        -1,
+		ReportingInterval: 5000,
+		Partitions:        1,
+		Threads:           1,
+		Profiles:          []string{"cpu", "heap"},
+	}
+	if workload == Consumer {
+		s.FetchSize = 1024 * 1024
+		s.Timeout = 10000
+		s.Mode = ModeGroup
+	}
+	return s
+}
+
+type optKind int
+
+const (
+	kindString optKind = iota
+	kindInt
+	kindFloat
+	kindBool
+	kindList  // comma-separated, repeatable
+	kindProps // k=v pairs: several arguments after the flag, or an object in JSON
+)
+
+// option is one flag of `kbench run`. The same table parses command lines,
+// API params and (later) the web form, so every entry point validates alike.
+type option struct {
+	name      string
+	aliases   []string
+	kind      optKind
+	workloads []string // nil: every workload
+	help      string
+	set       func(s *Spec, vals []string) error
+}
+
+func (o option) appliesTo(workload string) bool {
+	if o.workloads == nil {
+		return true
+	}
+	for _, w := range o.workloads {
+		if w == workload {
+			return true
+		}
+	}
+	return false
+}
+
+var both = []string{Producer, Consumer}
+
+func options() []option {
+	return []option{
+		{name: "topic", kind: kindString, help: "topic to produce to / consume from (created when missing)",
+			set: func(s *Spec, v []string) error { s.Topic = v[0]; return nil }},
+		{name: "bootstrap-server", aliases: []string{"broker-list", "bootstrap-servers"}, kind: kindString,
+			help: "host:port[,host:port] of a Kafka cluster; empty starts the embedded broker",
+			set:  func(s *Spec, v []string) error { s.BootstrapServer = v[0]; return nil }},
+		{name: "num-records", aliases: []string{"messages"}, kind: kindInt,
+			help: "records to send (producer) or consume (consumer), warm-up records included",
+			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
+		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
+			set: intSetter(func(s *Spec, n int64) { s.RecordSize = int(n) })},
+		{name: "payload-file", kind: kindString, workloads: []string{Producer},
+			help: "file of payloads, split by --payload-delimiter, picked at random per record",
+			set:  func(s *Spec, v []string) error { s.PayloadFile = v[0]; return nil }},
+		{name: "payload-delimiter", kind: kindString, workloads: []string{Producer},
+			help: `delimiter of --payload-file (default "\n")`,
+			set:  func(s *Spec, v []string) error { s.PayloadDelimiter = v[0]; return nil }},
+		{name: "throughput", kind: kindFloat, workloads: []string{Producer},
+			help: "maximum records/s across all threads; -1 for no limit",
+			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
+		{name: "producer-props", kind: kindProps, workloads: []string{Producer},
+			help: "Kafka producer properties k=v …, overriding --producer.config",
+			set:  propsSetter},
+		{name: "consumer-props", kind: kindProps, workloads: []string{Consumer},
+			help: "Kafka consumer properties k=v …, overriding --consumer.config",
+			set:  propsSetter},
+		{name: "producer.config", kind: kindString, workloads: []string{Producer},
+			help: "Kafka producer properties file", set: configFileSetter},
+		{name: "consumer.config", kind: kindString, workloads: []string{Consumer},
+			help: "Kafka consumer properties file", set: configFileSetter},
+		{name: "print-metrics", kind: kindBool, help: "print client metrics at the end, in Kafka's layout",
+			set: boolSetter(func(s *Spec, b bool) { s.PrintMetrics = b })},
+		{name: "warmup-records", kind: kindInt,
+			help: "the first records of --num-records, sent/consumed before the measured window and in no figure",
+			set:  intSetter(func(s *Spec, n int64) { s.WarmupRecords = n })},
+		{name: "reporting-interval", kind: kindInt, help: "milliseconds between interval lines (default 5000)",
+			set: intSetter(func(s *Spec, n int64) { s.ReportingInterval = n })},
+		{name: "partitions", kind: kindInt, help: "partitions of the topic when kbench creates it",
+			set: intSetter(func(s *Spec, n int64) { s.Partitions = int(n) })},
+		{name: "threads", kind: kindInt, workloads: []string{Producer},
+			help: "parallel producers, each with its own connections",
+			set:  intSetter(func(s *Spec, n int64) { s.Threads = int(n) })},
+		{name: "profile", kind: kindList,
+			help: "profiles to capture over the measured window: " + strings.Join(ProfileKinds, ",") + " or none",
+			set:  profileSetter},
+		{name: "group", kind: kindString, workloads: []string{Consumer},
+			help: "consumer group id (default perf-consumer-<random>)",
+			set:  func(s *Spec, v []string) error { s.Group = v[0]; return nil }},
+		{name: "fetch-size", kind: kindInt, workloads: []string{Consumer},
+			help: "bytes per partition per fetch (max.partition.fetch.bytes)",
+			set:  intSetter(func(s *Spec, n int64) { s.FetchSize = int(n) })},
+		{name: "timeout", kind: kindInt, workloads: []string{Consumer},
+			help: "milliseconds without a record before the consumer gives up",
+			set:  intSetter(func(s *Spec, n int64) { s.Timeout = n })},
+		{name: "from-latest", kind: kindBool, workloads: []string{Consumer},
+			help: "start at the end of the topic and read only records produced after the start",
+			set:  boolSetter(func(s *Spec, b bool) { s.FromLatest = b })},
+		{name: "show-detailed-stats", kind: kindBool, workloads: []string{Consumer},
+			help: "print a row per reporting interval",
+			set:  boolSetter(func(s *Spec, b bool) { s.ShowDetailedStats = b })},
+		{name: "mode", kind: kindString, workloads: []string{Consumer},
+			help: "group (kafka-go's consumer-group Reader) or assign (a connection per partition)",
+			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil }},
+	}
+}
+
+func intSetter(f func(*Spec, int64)) func(*Spec, []string) error {
+	return func(s *Spec, v []string) error {
+		var n int64
+		if _, err := fmt.Sscan(v[0], &n); err != nil || fmt.Sprint(n) != strings.TrimPrefix(v[0], "+") {
+			return fmt.Errorf("%q is not a whole number", v[0])
+		}
+		f(s, n)
+		return nil
+	}
+}
+
+func floatSetter(f func(*Spec, float64)) func(*Spec, []string) error {
+	return func(s *Spec, v []string) error {
+		var x float64
+		var rest string
+		if n, _ := fmt.Sscanf(v[0]+" ", "%g %s", &x, &rest); n != 1 {
+			return fmt.Errorf("%q is not a number", v[0])
+		}
+		f(s, x)
+		return nil
+	}
+}
+
+func boolSetter(f func(*Spec, bool)) func(*Spec, []string) error {
+	return func(s *Spec, v []string) error {
+		switch strings.ToLower(v[0]) {
+		case "true", "1", "yes", "on":
+			f(s, true)
+		case "false", "0", "no", "off":
+			f(s, false)
+		default:
+			return fmt.Errorf("%q is not true or false", v[0])
+		}
+		return nil
+	}
+}
+
+func propsSetter(s *Spec, vals []string) error {
+	if len(vals) == 0 {
+		return errors.New("needs at least one key=value")
+	}
+	if s.Props == nil {
+		s.Props = map[string]string{}
+	}
+	for _, kv := range vals {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return fmt.Errorf("%q is not key=value", kv)
+		}
+		s.Props[k] = strings.TrimSpace(v)
+	}
+	return nil
+}
+
+func configFileSetter(s *Spec, v []string) error {
+	data, err := os.ReadFile(v[0])
+	if err != nil {
+		return fmt.Errorf("read %s: %w", v[0], err)
+	}
+	file, err := ParseProperties(string(data))
+	if err != nil {
+		return fmt.Errorf("%s: %w", v[0], err)
+	}
+	// The file is the base; --*-props given earlier or later win over it.
+	merged := file
+	for k, val := range s.Props {
+		merged[k] = val
+	}
+	s.Props = merged
+	s.ConfigFile = v[0]
+	return nil
+}
+
+func profileSetter(s *Spec, vals []string) error {
+	var kinds []string
+	for _, v := range vals {
+		for _, k := range strings.Split(v, ",") {
+			k = strings.TrimSpace(k)
+			switch {
+			case k == "" || k == "none":
+			case isProfileKind(k):
+				kinds = append(kinds, k)
+			default:
+				return fmt.Errorf("unknown profile %q (want some of %s, or none)", k, strings.Join(ProfileKinds, ","))
+			}
+		}
+	}
+	s.Profiles = dedupe(kinds)
+	return nil
+}
+
+func dedupe(xs []string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func lookupOption(workload, name string) (option, bool) {
+	for _, o := range options() {
+		if !o.appliesTo(workload) {
+			continue
+		}
+		if o.name == name {
+			return o, true
+		}
+		for _, a := range o.aliases {
+			if a == name {
+				return o, true
+			}
+		}
+	}
+	return option{}, false
+}
+
+// ParseArgs parses `kbench run <workload>` arguments with Kafka's flag names:
+// --flag value, --flag=value, bare boolean flags, and --producer-props
+// followed by any number of key=value arguments. Props from a config file
+// are overridden by --*-props regardless of their order, as in Kafka.
+func ParseArgs(workload string, args []string) (Spec, error) {
+	if workload != Producer && workload != Consumer {
+		return Spec{}, fieldErr("workload", "unknown workload %q (want producer or consumer)", workload)
+	}
+	s := DefaultSpec(workload)
+	var configFile []string
+	var props []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "-h" || arg == "--help" || arg == "-help" {
+			return s, ErrHelp
+		}
+		if !strings.HasPrefix(arg, "-") {
+			return s, fmt.Errorf("unexpected argument %q (flags start with --)", arg)
+		}
+		name := strings.TrimLeft(arg, "-")
+		var val string
+		hasVal := false
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, val, hasVal = k, v, true
+		}
+		o, ok := lookupOption(workload, name)
+		if !ok {
+			return s, fieldErr(name, "unknown flag for kbench run %s (see --help)", workload)
+		}
+		var vals []string
+		switch {
+		case o.kind == kindProps:
+			if hasVal {
+				vals = append(vals, val)
+			}
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
+				i++
+				vals = append(vals, args[i])
+			}
+			props = append(props, vals...)
+			if len(vals) == 0 {
+				return s, fieldErr(o.name, "needs at least one key=value")
+			}
+			continue
+		case hasVal:
+			vals = []string{val}
+		case o.kind == kindBool:
+			vals = []string{"true"}
+		case i+1 < len(args):
+			i++
+			vals = []string{args[i]}
+		default:
+			return s, fieldErr(o.name, "needs a value")
+		}
+		if strings.HasSuffix(o.name, ".config") {
+			configFile = vals
+			continue
+		}
+		if err := o.set(&s, vals); err != nil {
+			return s, &FieldError{Field: o.name, Msg: err.Error()}
+		}
+	}
+	if err := applyProps(&s, workload, configFile, props); err != nil {
+		return s, err
+	}
+	return s, s.Validate()
+}
+
+// applyProps merges a config file and --*-props into s.Props, props last.
+func applyProps(s *Spec, workload string, configFile, props []string) error {
+	if configFile != nil {
+		if err := configFileSetter(s, configFile); err != nil {
+			return &FieldError{Field: workload + ".config", Msg: err.Error()}
+		}
+	}
+	if props != nil {
+		if err := propsSetter(s, props); err != nil {
+			return &FieldError{Field: workload + "-props", Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// SpecFromParams builds a spec from JSON params keyed by flag name, the
+// form the API and the server's spec files use. Values may be JSON numbers,
+// booleans or strings; props may be an object or a list of "k=v".
+func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, error) {
+	if workload != Producer && workload != Consumer {
+		return Spec{}, fieldErr("workload", "unknown workload %q (want producer or consumer)", workload)
+	}
+	s := DefaultSpec(workload)
+	names := make([]string, 0, len(params))
+	for k := range params {
+		names = append(names, k)
+	}
+	sort.Strings(names) // deterministic: the first bad field is always the same one
+	var configFile, props []string
+	for _, name := range names {
+		o, ok := lookupOption(workload, name)
+		if !ok {
+			if name == "props" {
+				o, _ = lookupOption(workload, workload+"-props")
+			} else {
+				return s, fieldErr(name, "unknown parameter for workload %s", workload)
+			}
+		}
+		vals, err := rawToStrings(params[name], o.kind)
+		if err != nil {
+			return s, &FieldError{Field: o.name, Msg: err.Error()}
+		}
+		switch {
+		case o.kind == kindProps:
+			props = append(props, vals...)
+			continue
+		case strings.HasSuffix(o.name, ".config"):
+			configFile = vals
+			continue
+		}
+		if err := o.set(&s, vals); err != nil {
+			return s, &FieldError{Field: o.name, Msg: err.Error()}
+		}
+	}
+	if err := applyProps(&s, workload, configFile, props); err != nil {
+		return s, err
+	}
+	return s, s.Validate()
+}
+
+func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("invalid JSON value: %v", err)
+	}
+	scalar := func(x any) (string, error) {
+		switch x := x.(type) {
+		case string:
+			return x, nil
+		case float64:
+			return trimFloat(x), nil
+		case bool:
+			return fmt.Sprint(x), nil
+		}
+		return "", fmt.Errorf("want a string, number or boolean, got %s", string(raw))
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if kind != kindProps {
+			return nil, fmt.Errorf("want a single value, got an object")
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make([]string, 0, len(keys))
+		for _, k := range keys {
+			sv, err := scalar(x[k])
+			if err != nil {
+				return nil, fmt.Errorf("property %s: %v", k, err)
+			}
+			out = append(out, k+"="+sv)
+		}
+		return out, nil
+	case []any:
+		if kind != kindProps && kind != kindList {
+			return nil, fmt.Errorf("want a single value, got a list")
+		}
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			sv, err := scalar(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sv)
+		}
+		return out, nil
+	case nil:
+		return nil, fmt.Errorf("must not be null")
+	default:
+		sv, err := scalar(x)
+		if err != nil {
+			return nil, err
+		}
+		return []string{sv}, nil
+	}
+}
+
+func trimFloat(f float64) string {
+	if f == float64(int64(f)) {
+		return fmt.Sprintf("%d", int64(f))
+	}
+	return fmt.Sprint(f)
+}
+
+// Validate checks ranges and combinations. Kafka properties are checked
+// when the client is configured (see clientConfig), which also names them.
+func (s *Spec) Validate() error {
+	switch {
+	case s.Topic == "":
+		return fieldErr("topic", "must not be empty")
+	case strings.ContainsAny(s.Topic, " /\\,"):
+		return fieldErr("topic", "%q is not a valid topic name", s.Topic)
+	case s.NumRecords <= 0:
+		return fieldErr("num-records", "must be at least 1, got %d", s.NumRecords)
+	case s.RecordSize <= 0 && s.PayloadFile == "":
+		return fieldErr("record-size", "must be at least 1 byte, got %d", s.RecordSize)
+	case s.RecordSize > 64<<20:
+		return fieldErr("record-size", "must be at most 64 MiB, got %d", s.RecordSize)
+	case s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1):
+		return fieldErr("throughput", "must be positive records/s, or -1 for no limit, got %v", s.Throughput)
+	case s.WarmupRecords < 0:
+		return fieldErr("warmup-records", "must not be negative, got %d", s.WarmupRecords)
+	case s.WarmupRecords >= s.NumRecords:
+		return fieldErr("warmup-records", "must be fewer than --num-records (%d), which include them, got %d", s.NumRecords, s.WarmupRecords)
+	case s.ReportingInterval < 100:
+		return fieldErr("reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
+	case s.Partitions < 1 || s.Partitions > 10000:
+		return fieldErr("partitions", "must be between 1 and 10000, got %d", s.Partitions)
+	case s.Threads < 1 || s.Threads > 256:
+		return fieldErr("threads", "must be between 1 and 256, got %d", s.Threads)
+	}
+	if s.Workload == Consumer {
+		switch {
+		case s.Mode != ModeGroup && s.Mode != ModeAssign:
+			return fieldErr("mode", "must be group or assign, got %q", s.Mode)
+		case s.FetchSize < 1:
+			return fieldErr("fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
+		case s.Timeout < 1:
+			return fieldErr("timeout", "must be at least 1 ms, got %d", s.Timeout)
+		case s.FromLatest && s.Mode == ModeAssign:
+			return fieldErr("from-latest", "only applies to --mode group")
+		}
+	}
+	if s.PayloadFile != "" && s.Workload == Producer {
+		if _, err := os.Stat(s.PayloadFile); err != nil {
+			return fieldErr("payload-file", "%v", err)
+		}
+	}
+	if _, err := clientSettings(s); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Usage describes the flags of a workload, for --help.
+func Usage(workload string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: kbench run %s [flags]\n\n", workload)
+	d := DefaultSpec(workload)
+	for _, o := range options() {
+		if !o.appliesTo(workload) {
+			continue
+		}
+		names := "--" + o.name
+		for _, a := range o.aliases {
+			names += ", --" + a
+		}
+		fmt.Fprintf(&b, "  %-36s %s%s\n", names, o.help, defaultNote(d, o.name))
+	}
+	b.WriteString("\n  --out DIR                            write result.json and profiles to DIR\n")
+	b.WriteString("  --spec FILE                          read the spec from a JSON file (keys are flag names)\n")
+	b.WriteString("  --progress text|json                 stdout: Kafka's text (default) or JSON lines\n")
+	fmt.Fprintf(&b, "\nKafka properties kbench understands: %s\n", strings.Join(supportedProps(workload), ", "))
+	return b.String()
+}
+
+func defaultNote(d Spec, name string) string {
+	var v any
+	switch name {
+	case "topic":
+		v = d.Topic
+	case "num-records":
+		v = d.NumRecords
+	case "record-size":
+		v = d.RecordSize
+	case "threads", "partitions":
+		v = 1
+	case "profile":
+		v = strings.Join(d.Profiles, ",")
+	case "fetch-size":
+		v = d.FetchSize
+	case "timeout":
+		v = d.Timeout
+	case "mode":
+		v = d.Mode
+	default:
+		return ""
+	}
+	return fmt.Sprintf(" (default %v)", v)
+}

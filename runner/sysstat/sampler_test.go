@@ -1,0 +1,195 @@
+package sysstat
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestCPUTime(t *testing.T) {
+	a, err := CPUTime()
+	if errors.Is(err, ErrUnsupported) {
+		t.Skipf("CPU time unavailable: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("CPUTime: %v", err)
+	}
+	spin(50 * time.Millisecond)
+	b, err := CPUTime()
+	if err != nil {
+		t.Fatalf("CPUTime: %v", err)
+	}
+	if b <= a {
+		t.Fatalf("CPU time did not advance across a 50ms spin: %v -> %v", a, b)
+	}
+	u, s, err := CPUTimes()
+	if err != nil || u < 0 || s < 0 || u+s < b {
+		t.Fatalf("CPUTimes = %v, %v, %v; want non-negative parts summing to >= %v", u, s, err, b)
+	}
+}
+
+func TestNearestRank(t *testing.T) {
+	tests := []struct{ n, p, want int }{
+		{1, 99, 1}, {2, 99, 2}, {99, 99, 99}, {100, 99, 99}, {101, 99, 100},
+		{200, 99, 198}, {1000, 99, 990}, {10, 50, 5}, {11, 50, 6}, {7, 100, 7},
+	}
+	for _, tc := range tests {
+		if got := nearestRank(tc.n, tc.p); got != tc.want {
+			t.Errorf("nearestRank(%d, %d) = %d, want %d", tc.n, tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	// 100 samples 1..100 (shuffled order must not matter): nearest-rank p99
+	// is the 99th smallest.
+	samples := make([]float64, 100)
+	for i := range samples {
+		samples[i] = float64((i*37)%100 + 1)
+	}
+	s := summarize(samples, 3*time.Second, 2*time.Second)
+	if s.Samples != 100 || s.P99Percent != 99 || s.MaxPercent != 100 {
+		t.Errorf("summarize: got samples=%d p99=%v max=%v, want 100, 99, 100", s.Samples, s.P99Percent, s.MaxPercent)
+	}
+	if s.AvgPercent != 150 { // 3s CPU over 2s wall = 1.5 cores
+		t.Errorf("avg = %v, want 150 (total CPU / total wall, not the mean of samples)", s.AvgPercent)
+	}
+	if samples[0] != 1 || samples[1] != 38 {
+		t.Error("summarize modified its input")
+	}
+
+	// Few samples: p99 is the max.
+	s = summarize([]float64{10, 90, 50}, time.Second, 10*time.Second)
+	if s.P99Percent != 90 || s.MaxPercent != 90 || s.AvgPercent != 10 {
+		t.Errorf("summarize(3 samples) = %+v", s)
+	}
+
+	// No samples: only the whole-window average.
+	s = summarize(nil, 5*time.Millisecond, 10*time.Millisecond)
+	if s.Samples != 0 || s.AvgPercent != 50 || s.P99Percent != 0 || s.MaxPercent != 0 {
+		t.Errorf("summarize(no samples) = %+v", s)
+	}
+	s = summarize(nil, 0, 0)
+	if s.AvgPercent != 0 {
+		t.Errorf("summarize(zero wall) avg = %v, want 0", s.AvgPercent)
+	}
+}
+
+func skipIfNoCPUTime(t *testing.T) {
+	t.Helper()
+	if _, err := CPUTime(); errors.Is(err, ErrUnsupported) {
+		t.Skipf("CPU time unavailable: %v", err)
+	}
+}
+
+func TestCPUSamplerSpin(t *testing.T) {
+	skipIfNoCPUTime(t)
+	const interval = 20 * time.Millisecond
+
+	// Independent measurement just outside the sampler's window.
+	w0 := time.Now()
+	c0, _ := CPUTime()
+	s := StartCPUSampler(interval)
+	spin(300 * time.Millisecond) // one goroutine busy: about one core
+	sum := s.Stop()
+	c1, _ := CPUTime()
+	w1 := time.Now()
+
+	t.Logf("summary: %+v", sum)
+	if sum.Err != nil {
+		t.Fatalf("sampler error: %v", sum.Err)
+	}
+	if sum.Interval != interval {
+		t.Errorf("Interval = %v, want %v", sum.Interval, interval)
+	}
+	if sum.Wall < 300*time.Millisecond {
+		t.Errorf("Wall = %v, shorter than the 300ms spin inside it", sum.Wall)
+	}
+	// The spinning goroutine alone should keep about one core busy. The
+	// bounds are deliberately loose so a slow, shared 2-core machine
+	// passes: at least 30% of a core, and at most every core the process
+	// can use plus a margin for runtime threads.
+	upper := 100*float64(max(runtime.GOMAXPROCS(0), runtime.NumCPU())) + 25
+	if sum.AvgPercent < 30 || sum.AvgPercent > upper {
+		t.Errorf("AvgPercent = %.1f, want within [30, %.0f]", sum.AvgPercent, upper)
+	}
+	// Consistency with the independent measurement, whose window encloses
+	// the sampler's: CPU time can only be smaller inside.
+	if outer := c1 - c0; sum.CPU > outer || sum.CPU <= 0 {
+		t.Errorf("sampler CPU %v, enclosing measurement %v", sum.CPU, outer)
+	}
+	if sum.Wall > w1.Sub(w0) {
+		t.Errorf("sampler wall %v longer than enclosing %v", sum.Wall, w1.Sub(w0))
+	}
+	// 300ms at 20ms should give many samples; demand only one so a
+	// starved sampler goroutine does not fail the test.
+	if sum.Samples < 1 {
+		t.Errorf("Samples = %d, want >= 1", sum.Samples)
+	}
+	if sum.Samples > int(sum.Wall/(interval/2))+1 {
+		t.Errorf("Samples = %d, more than possible with samples >= interval/2 in %v", sum.Samples, sum.Wall)
+	}
+	if sum.P99Percent > sum.MaxPercent || sum.MaxPercent <= 0 {
+		t.Errorf("P99 %.1f, Max %.1f: want 0 < P99 <= Max", sum.P99Percent, sum.MaxPercent)
+	}
+	if sum.HeapPeak.Observations < 2 || sum.HeapPeak.AllocBytes == 0 || sum.HeapPeak.InUseBytes < sum.HeapPeak.AllocBytes {
+		t.Errorf("HeapPeak = %+v", sum.HeapPeak)
+	}
+}
+
+func TestCPUSamplerNoSamples(t *testing.T) {
+	skipIfNoCPUTime(t)
+	s := StartCPUSampler(time.Hour)
+	spin(5 * time.Millisecond)
+	sum := s.Stop()
+	if sum.Err != nil {
+		t.Fatalf("sampler error: %v", sum.Err)
+	}
+	if sum.Samples != 0 || sum.P99Percent != 0 || sum.MaxPercent != 0 {
+		t.Errorf("expected no samples, got %+v", sum)
+	}
+	if sum.Wall <= 0 || sum.AvgPercent <= 0 {
+		t.Errorf("expected a whole-window average, got %+v", sum)
+	}
+}
+
+func TestCPUSamplerStopIdempotent(t *testing.T) {
+	s := StartCPUSampler(time.Millisecond)
+	time.Sleep(10 * time.Millisecond)
+
+	var wg sync.WaitGroup
+	results := make([]CPUSummary, 8)
+	for i := range results {
+		wg.Go(func() { results[i] = s.Stop() })
+	}
+	wg.Wait()
+	again := s.Stop()
+
+	select {
+	case <-s.done:
+	default:
+		t.Fatal("sampling goroutine still running after Stop returned")
+	}
+	for i, r := range results {
+		if r != again {
+			t.Errorf("Stop #%d returned %+v, later Stop returned %+v", i, r, again)
+		}
+	}
+	// Nothing may change after Stop, even after more ticks would have
+	// happened.
+	time.Sleep(5 * time.Millisecond)
+	if later := s.Stop(); later != again {
+		t.Errorf("summary changed after Stop: %+v then %+v", again, later)
+	}
+}
+
+func TestStartCPUSamplerPanicsOnBadInterval(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("StartCPUSampler(0) did not panic")
+		}
+	}()
+	StartCPUSampler(0)
+}

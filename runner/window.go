@@ -1,0 +1,301 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/runner/sysstat"
+)
+
+// ProfileKinds are the client profiles a run can capture.
+var ProfileKinds = []string{"cpu", "heap", "allocs", "mutex", "block", "goroutine"}
+
+func isProfileKind(k string) bool { return slices.Contains(ProfileKinds, k) }
+
+// Sampling rates for the contention profiles. Both are off outside the
+// window; these rates keep their overhead small while still catching the
+// contention that matters for a client benchmark.
+const (
+	mutexProfileFraction = 10    // one in ten contention events
+	blockProfileRateNs   = 10000 // one blocking event per 10 µs spent blocked, on average
+	cpuSampleInterval    = 100 * time.Millisecond
+)
+
+// window is the measured part of a run: everything between open and close
+// is in the figures and profiles; prefill and warm-up are outside it.
+type window struct {
+	dir    string // "" when profiles are not written
+	kinds  []string
+	broker *childBroker
+
+	start    time.Time
+	end      time.Time
+	cpuStart time.Duration
+	cpuEnd   time.Duration
+	io0, io1 sysstat.IO
+	ioErr    error
+	gc0, gc1 sysstat.GCSnapshot
+	sampler  *sysstat.CPUSampler
+	cpu      sysstat.CPUSummary
+	cpuFile  *os.File
+	allocs0  *profile.Profile
+
+	profiles []ProfileFile
+	notes    []string
+}
+
+func (w *window) wants(kind string) bool { return w.dir != "" && slices.Contains(w.kinds, kind) }
+
+// open starts the measured window: profiles first, counters last, so the
+// counters see as little of the profilers' start-up as possible.
+func openWindow(dir string, kinds []string, broker *childBroker) (*window, error) {
+	w := &window{dir: dir, kinds: kinds, broker: broker}
+	if w.wants("allocs") {
+		// The allocs profile is cumulative since the process started; keep
+		// a base so the stored profile holds only the window's allocations.
+		p, err := lookupProfile("allocs")
+		if err != nil {
+			return nil, err
+		}
+		w.allocs0 = p
+	}
+	if w.wants("mutex") {
+		runtime.SetMutexProfileFraction(mutexProfileFraction)
+	}
+	if w.wants("block") {
+		runtime.SetBlockProfileRate(blockProfileRateNs)
+	}
+	if w.wants("cpu") {
+		f, err := os.Create(filepath.Join(dir, "client-cpu.pb.gz"))
+		if err != nil {
+			return nil, fmt.Errorf("runner: cpu profile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("runner: cpu profile: %w", err)
+		}
+		w.cpuFile = f
+	}
+	if broker != nil && dir != "" {
+		if err := broker.startCPUProfile(filepath.Join(dir, "broker-cpu.pb.gz")); err != nil {
+			w.notes = append(w.notes, "broker CPU profile not captured: "+err.Error())
+		}
+	}
+	w.gc0 = sysstat.ReadGC()
+	w.io0, w.ioErr = sysstat.ReadIO()
+	w.cpuStart, _ = sysstat.CPUTime()
+	w.sampler = sysstat.StartCPUSampler(cpuSampleInterval)
+	w.start = time.Now()
+	return w, nil
+}
+
+// stop ends the measured window: counters first, then profilers.
+func (w *window) stop() {
+	if !w.end.IsZero() {
+		return
+	}
+	w.end = time.Now()
+	w.cpu = w.sampler.Stop()
+	w.cpuEnd, _ = sysstat.CPUTime()
+	if w.ioErr == nil {
+		w.io1, w.ioErr = sysstat.ReadIO()
+	}
+	w.gc1 = sysstat.ReadGC()
+	if w.cpuFile != nil {
+		pprof.StopCPUProfile()
+		if err := w.cpuFile.Close(); err != nil {
+			w.notes = append(w.notes, "client CPU profile: "+err.Error())
+		} else {
+			w.profiles = append(w.profiles, ProfileFile{Role: "client", Kind: "cpu", File: "client-cpu.pb.gz"})
+		}
+		w.cpuFile = nil
+	}
+	if w.broker != nil && w.dir != "" {
+		if err := w.broker.stopCPUProfile(); err != nil {
+			w.notes = append(w.notes, "broker CPU profile not captured: "+err.Error())
+		} else {
+			w.profiles = append(w.profiles, ProfileFile{Role: "broker", Kind: "cpu", File: "broker-cpu.pb.gz"})
+		}
+	}
+}
+
+// snapshot writes the point-in-time profiles. It runs after stop and before
+// the clients close, so they describe the workload's steady state without
+// their cost (a GC for heap) landing inside the measured figures.
+func (w *window) snapshot() {
+	for _, kind := range []string{"heap", "goroutine", "mutex", "block", "allocs"} {
+		if !w.wants(kind) {
+			continue
+		}
+		if err := w.writeSnapshot(kind); err != nil {
+			w.notes = append(w.notes, fmt.Sprintf("client %s profile not captured: %v", kind, err))
+			continue
+		}
+		w.profiles = append(w.profiles, ProfileFile{Role: "client", Kind: kind, File: "client-" + kind + ".pb.gz"})
+	}
+	if w.wants("mutex") {
+		runtime.SetMutexProfileFraction(0)
+	}
+	if w.wants("block") {
+		runtime.SetBlockProfileRate(0)
+	}
+}
+
+func (w *window) writeSnapshot(kind string) error {
+	path := filepath.Join(w.dir, "client-"+kind+".pb.gz")
+	if kind == "allocs" && w.allocs0 != nil {
+		end, err := lookupProfile("allocs")
+		if err != nil {
+			return err
+		}
+		delta, err := subtractProfile(end, w.allocs0)
+		if err != nil {
+			return err
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := delta.Write(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	if kind == "heap" {
+		// The heap profile reports the state as of the last GC; collect now
+		// so in-use figures are current.
+		runtime.GC()
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(kind).WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func lookupProfile(kind string) (*profile.Profile, error) {
+	var buf bytes.Buffer
+	if err := pprof.Lookup(kind).WriteTo(&buf, 0); err != nil {
+		return nil, fmt.Errorf("runner: %s profile: %w", kind, err)
+	}
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		return nil, fmt.Errorf("runner: %s profile: %w", kind, err)
+	}
+	return p, nil
+}
+
+// subtractProfile returns end − base: what was recorded between the two.
+func subtractProfile(end, base *profile.Profile) (*profile.Profile, error) {
+	base = base.Copy()
+	base.Scale(-1)
+	p, err := profile.Merge([]*profile.Profile{end, base})
+	if err != nil {
+		return nil, fmt.Errorf("runner: subtract profiles: %w", err)
+	}
+	kept := p.Sample[:0]
+	for _, s := range p.Sample {
+		for _, v := range s.Value {
+			if v != 0 {
+				kept = append(kept, s)
+				break
+			}
+		}
+	}
+	p.Sample = kept
+	p = p.Compact()
+	p.TimeNanos = end.TimeNanos
+	p.DurationNanos = end.TimeNanos - base.TimeNanos
+	if p.DurationNanos < 0 {
+		p.DurationNanos = 0
+	}
+	return p, nil
+}
+
+// seconds is the window's length; while open, up to now.
+func (w *window) seconds() float64 {
+	end := w.end
+	if end.IsZero() {
+		end = time.Now()
+	}
+	return end.Sub(w.start).Seconds()
+}
+
+// processMetrics are the figures about this process over the window.
+func (w *window) processMetrics(bytesMoved int64) []Metric {
+	secs := w.seconds()
+	cpuUsed := (w.cpuEnd - w.cpuStart).Seconds()
+	ms := []Metric{
+		{Name: "process-cpu-avg", Value: w.cpu.AvgPercent, Unit: "%", Better: LowerIsBetter,
+			Help: "process CPU time over the window's wall time, in % of one core"},
+		{Name: "process-cpu-p99", Value: w.cpu.P99Percent, Unit: "%", Better: LowerIsBetter,
+			Help: fmt.Sprintf("99th percentile of %d CPU samples of %v each, in %% of one core", w.cpu.Samples, cpuSampleInterval)},
+		{Name: "process-cpu-max", Value: w.cpu.MaxPercent, Unit: "%", Better: LowerIsBetter,
+			Help: "highest CPU sample, in % of one core"},
+		{Name: "process-cpu-seconds", Value: cpuUsed, Unit: "s", Better: LowerIsBetter,
+			Help: "user + system CPU time of the whole process over the window"},
+	}
+	if bytesMoved > 0 {
+		ms = append(ms, Metric{Name: "cpu-seconds-per-gb", Value: cpuUsed / (float64(bytesMoved) / 1e9), Unit: "s/GB", Better: LowerIsBetter,
+			Help: "client CPU time per 10^9 payload bytes"})
+	}
+	gc := w.gc1.Sub(w.gc0)
+	ms = append(ms,
+		Metric{Name: "gc-count", Value: float64(gc.Cycles), Unit: "cycles", Better: LowerIsBetter, Help: "completed GC cycles in the window"},
+		Metric{Name: "gc-pause-total", Value: gc.PauseTotal.Seconds() * 1000, Unit: "ms", Better: LowerIsBetter, Help: "stop-the-world GC pause time in the window"},
+		Metric{Name: "heap-peak", Value: float64(w.cpu.HeapPeak.AllocBytes) / (1 << 20), Unit: "MiB", Better: LowerIsBetter,
+			Help: fmt.Sprintf("largest live heap seen, sampled every %v", cpuSampleInterval)},
+	)
+	if w.ioErr != nil {
+		if errors.Is(w.ioErr, sysstat.ErrUnsupported) {
+			w.notes = append(w.notes, "syscall counters unavailable: "+w.ioErr.Error())
+		}
+		return ms
+	}
+	io := w.io1.Sub(w.io0)
+	ms = append(ms,
+		Metric{Name: "syscw", Value: float64(io.Syscw), Unit: "syscalls", Better: LowerIsBetter, Help: "write-type syscalls (write, writev, sendmsg…) of the process, /proc/self/io"},
+		Metric{Name: "syscr", Value: float64(io.Syscr), Unit: "syscalls", Better: LowerIsBetter, Help: "read-type syscalls of the process, /proc/self/io"},
+		Metric{Name: "wchar", Value: float64(io.Wchar), Unit: "bytes", Help: "bytes passed to write-type syscalls, /proc/self/io"},
+		Metric{Name: "rchar", Value: float64(io.Rchar), Unit: "bytes", Help: "bytes returned by read-type syscalls, /proc/self/io"},
+	)
+	if io.Syscw > 0 {
+		ms = append(ms, Metric{Name: "bytes-per-write-syscall", Value: float64(io.Wchar) / float64(io.Syscw), Unit: "bytes", Better: HigherIsBetter,
+			Help: "wchar / syscw: fewer, larger writes mean gathering write paths"})
+	}
+	if io.Syscr > 0 {
+		ms = append(ms, Metric{Name: "bytes-per-read-syscall", Value: float64(io.Rchar) / float64(io.Syscr), Unit: "bytes", Better: HigherIsBetter,
+			Help: "rchar / syscr"})
+	}
+	if secs > 0 {
+		ms = append(ms,
+			Metric{Name: "syscw-rate", Value: float64(io.Syscw) / secs, Unit: "syscalls/s", Help: "write-type syscalls per second"},
+		)
+	}
+	return ms
+}
+
+// close stops profilers left running by a failed run, so the process never
+// ends with a half-written CPU profile.
+func (w *window) close() {
+	if w == nil {
+		return
+	}
+	if w.end.IsZero() {
+		w.stop()
+	}
+}
