@@ -43,7 +43,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	switch args[0] {
 	case "run":
@@ -56,6 +56,23 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "kbench: unknown command %q\n\n%s", args[0], usage)
 	return 2
+}
+
+// signalContext ends on SIGINT or SIGTERM with the signal as its cause, so a
+// stopped run records "interrupted by signal: interrupt", not a bare
+// "context canceled".
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(fmt.Errorf("interrupted by signal: %v", sig))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel(nil) }
 }
 
 func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int {

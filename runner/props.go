@@ -177,7 +177,7 @@ var commonProps = map[string]propHandler{
 		}
 		return nil
 	},
-	"client.id": func(st *settings, v string) error { st.clientID = v; return nil },
+	"client.id":          func(st *settings, v string) error { st.clientID = v; return nil },
 	"request.timeout.ms": msProp(func(st *settings) *time.Duration { return &st.requestTimeout }, false),
 }
 
@@ -234,8 +234,8 @@ var producerProps = map[string]propHandler{
 		st.maxAttempts = int(n) + 1
 		return nil
 	},
-	"retry.backoff.ms":     msProp(func(st *settings) *time.Duration { return &st.backoffMin }, true),
-	"retry.backoff.max.ms": msProp(func(st *settings) *time.Duration { return &st.backoffMax }, true),
+	"retry.backoff.ms":                      msProp(func(st *settings) *time.Duration { return &st.backoffMin }, true),
+	"retry.backoff.max.ms":                  msProp(func(st *settings) *time.Duration { return &st.backoffMax }, true),
 	"max.in.flight.requests.per.connection": intProp(func(st *settings) *int { return &st.maxInFlight }, 1),
 	"enable.idempotence": func(_ *settings, v string) error {
 		if v != "false" {

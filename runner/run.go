@@ -71,6 +71,11 @@ func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		},
 	}
 	err := r.execute(ctx)
+	if cause := context.Cause(ctx); err != nil && cause != ctx.Err() && errors.Is(err, ctx.Err()) {
+		// Say why the context ended (a signal, a deadline) rather than
+		// "context canceled"; errors.Is still matches the original.
+		err = fmt.Errorf("%w (%w)", cause, err)
+	}
 	r.win.close()
 	if r.child != nil {
 		r.child.stop()

@@ -101,7 +101,7 @@ func metricNames(r *Result) []string {
 }
 
 var (
-	producerSummaryRe = regexp.MustCompile(`(?m)^\d+ records sent, \d+\.\d{6} records/sec \(\d+\.\d{2} MB/sec\), \d+\.\d{2} ms avg latency, \d+\.\d{2} ms max latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99\.9th\.$`)
+	producerSummaryRe  = regexp.MustCompile(`(?m)^\d+ records sent, \d+\.\d{6} records/sec \(\d+\.\d{2} MB/sec\), \d+\.\d{2} ms avg latency, \d+\.\d{2} ms max latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99\.9th\.$`)
 	producerIntervalRe = regexp.MustCompile(`(?m)^\d+ records sent, \d+\.\d records/sec \(\d+\.\d{2} MB/sec\), \d+\.\d ms avg latency, \d+\.\d ms max latency\.$`)
 	consumerRowRe      = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}, \d+\.\d{4}, \d+\.\d{4}, (\d+), \d+\.\d{4}, \d+, \d+, \d+\.\d{4}, \d+\.\d{4}$`)
 )

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -160,8 +161,17 @@ func explainTLS(err error, c Config) (string, bool) {
 		return fmt.Sprintf("kafka: TLS: the certificate of %s failed verification against %s", broker, c.trustDescription()), true
 	case errors.As(err, &recordErr) || strings.Contains(s, "first record does not look like a TLS handshake"):
 		return fmt.Sprintf("kafka: TLS: %s did not answer in TLS, so it is probably a plaintext listener; use security.protocol=PLAINTEXT or SASL_PLAINTEXT there, or the broker's TLS port", broker), true
-	case errors.As(err, &alert):
-		return fmt.Sprintf("kafka: TLS: %s rejected the handshake with alert %q; it may require a client certificate (ssl.keystore.location, or ssl.certificate.location with ssl.key.location), reject the one sent, or not accept TLS 1.2 or later", broker, alert.Error()), true
+	case errors.As(err, &alert) || strings.Contains(s, "remote error: tls: "):
+		// A received alert is a *net.OpError{Op: "remote error"}; with TLS
+		// 1.3 a missing client certificate is only reported on first read,
+		// after the handshake.
+		what := "an alert"
+		if i := strings.Index(s, "remote error: tls: "); i >= 0 {
+			what = strconv.Quote(s[i+len("remote error: "):])
+		} else {
+			what = strconv.Quote(alert.Error())
+		}
+		return fmt.Sprintf("kafka: TLS: %s rejected the handshake with %s; it may require a client certificate (ssl.keystore.location, or ssl.certificate.location with ssl.key.location), reject the one sent, or not accept TLS 1.2 or later", broker, what), true
 	case inHandshake && isTimeout(err):
 		return fmt.Sprintf("kafka: TLS: the handshake with %s timed out; a plaintext Kafka listener does not answer a TLS hello, so check the port and security.protocol (it is %s)", broker, c.protocol()), true
 	case inHandshake && closedByBroker(err):

@@ -86,42 +86,68 @@ func skipIfNoCPUTime(t *testing.T) {
 
 func TestCPUSamplerSpin(t *testing.T) {
 	skipIfNoCPUTime(t)
+	// The spinning goroutine alone should keep about one core busy. The
+	// upper bound allows every core the process can use plus a margin for
+	// runtime threads. The lower bound of 30% of a core is a property of
+	// the machine as much as of the code: on an oversubscribed box (three
+	// CPU hogs on two cores gave 24-66% here) the spinner really gets less.
+	// So an attempt below 30% is retried, and if every attempt is below
+	// it, the test is skipped, but only after the sampler's figures agreed
+	// with an independent measurement in every attempt.
+	upper := 100*float64(max(runtime.GOMAXPROCS(0), runtime.NumCPU())) + 25
+	const attempts = 3
+	var avgs []float64
+	for range attempts {
+		sum := spinAndSample(t)
+		if sum.AvgPercent > upper {
+			t.Fatalf("AvgPercent = %.1f, above %.0f", sum.AvgPercent, upper)
+		}
+		if sum.AvgPercent >= 30 {
+			return
+		}
+		avgs = append(avgs, sum.AvgPercent)
+	}
+	t.Skipf("machine overloaded: a busy goroutine got only %.1f%% of a core in each attempt (sampler and independent measurement agreed)", avgs)
+}
+
+// spinAndSample spins one goroutine for 300ms under a sampler and checks the
+// summary against an independent CPUTime measurement enclosing it.
+func spinAndSample(t *testing.T) CPUSummary {
+	t.Helper()
 	const interval = 20 * time.Millisecond
 
-	// Independent measurement just outside the sampler's window.
 	w0 := time.Now()
 	c0, _ := CPUTime()
 	s := StartCPUSampler(interval)
-	spin(300 * time.Millisecond) // one goroutine busy: about one core
+	spin(300 * time.Millisecond)
 	sum := s.Stop()
 	c1, _ := CPUTime()
-	w1 := time.Now()
+	outerWall := time.Since(w0)
+	outerCPU := c1 - c0
 
-	t.Logf("summary: %+v", sum)
+	t.Logf("summary: %+v; enclosing measurement: CPU %v over %v", sum, outerCPU, outerWall)
 	if sum.Err != nil {
 		t.Fatalf("sampler error: %v", sum.Err)
 	}
 	if sum.Interval != interval {
 		t.Errorf("Interval = %v, want %v", sum.Interval, interval)
 	}
-	if sum.Wall < 300*time.Millisecond {
-		t.Errorf("Wall = %v, shorter than the 300ms spin inside it", sum.Wall)
+	if sum.Wall < 300*time.Millisecond || sum.Wall > outerWall {
+		t.Errorf("Wall = %v, want between the 300ms spin and the enclosing %v", sum.Wall, outerWall)
 	}
-	// The spinning goroutine alone should keep about one core busy. The
-	// bounds are deliberately loose so a slow, shared 2-core machine
-	// passes: at least 30% of a core, and at most every core the process
-	// can use plus a margin for runtime threads.
-	upper := 100*float64(max(runtime.GOMAXPROCS(0), runtime.NumCPU())) + 25
-	if sum.AvgPercent < 30 || sum.AvgPercent > upper {
-		t.Errorf("AvgPercent = %.1f, want within [30, %.0f]", sum.AvgPercent, upper)
+	// The enclosing window contains the sampler's: CPU can only be larger
+	// outside, and by no more than the gap between the windows times the
+	// number of CPUs, plus a little for the coarse (tick-level) update of
+	// other threads' CPU time.
+	gap := outerWall - sum.Wall
+	if sum.CPU <= 0 || sum.CPU > outerCPU {
+		t.Errorf("sampler CPU %v, enclosing measurement %v", sum.CPU, outerCPU)
 	}
-	// Consistency with the independent measurement, whose window encloses
-	// the sampler's: CPU time can only be smaller inside.
-	if outer := c1 - c0; sum.CPU > outer || sum.CPU <= 0 {
-		t.Errorf("sampler CPU %v, enclosing measurement %v", sum.CPU, outer)
+	if lo := outerCPU - gap*time.Duration(runtime.NumCPU()) - 20*time.Millisecond; sum.CPU < lo {
+		t.Errorf("sampler CPU %v below %v implied by the enclosing measurement", sum.CPU, lo)
 	}
-	if sum.Wall > w1.Sub(w0) {
-		t.Errorf("sampler wall %v longer than enclosing %v", sum.Wall, w1.Sub(w0))
+	if got, want := sum.AvgPercent, percent(sum.CPU, sum.Wall); got != want {
+		t.Errorf("AvgPercent %v != 100*CPU/Wall %v", got, want)
 	}
 	// 300ms at 20ms should give many samples; demand only one so a
 	// starved sampler goroutine does not fail the test.
@@ -137,6 +163,7 @@ func TestCPUSamplerSpin(t *testing.T) {
 	if sum.HeapPeak.Observations < 2 || sum.HeapPeak.AllocBytes == 0 || sum.HeapPeak.InUseBytes < sum.HeapPeak.AllocBytes {
 		t.Errorf("HeapPeak = %+v", sum.HeapPeak)
 	}
+	return sum
 }
 
 func TestCPUSamplerNoSamples(t *testing.T) {

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestUsageErrorsExit2(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run"}, "name a workload"},
+		{[]string{"run", "producer", "--num-records", "many"}, "--num-records"},
+		{[]string{"run", "producer", "--unknown-flag"}, "--unknown-flag"},
+		{[]string{"run", "consumer", "--mode", "fast"}, "--mode"},
+		{[]string{"run", "producer", "--producer-props", "acks=7"}, "acks"},
+		{[]string{"run", "producer", "--progress", "xml"}, "--progress"},
+		{[]string{"run", "producer", "--out"}, "--out"},
+		{[]string{"broker", "--nope"}, "nope"},
+		// The embedded broker speaks PLAINTEXT only: a conflicting option.
+		{[]string{"run", "producer", "--producer-props", "security.protocol=SSL"}, "security.protocol"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := realMain(tt.args, &stdout, &stderr)
+		if code != 2 {
+			t.Errorf("kbench %q: exit %d, want 2 (stderr %q)", tt.args, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("kbench %q: stderr %q does not mention %q", tt.args, stderr.String(), tt.want)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"run", "producer", "--help"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, flag := range []string{"--num-records", "--producer-props", "--warmup-records", "--threads", "acks"} {
+		if !strings.Contains(stdout.String(), flag) {
+			t.Errorf("help does not mention %s", flag)
+		}
+	}
+}
+
+// buildKbench builds the real binary once per test run.
+func buildKbench(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kbench")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBinary runs the built binary the way users do: one producer run on
+// the embedded broker, then an interrupted run, checking that SIGINT
+// writes partial results and takes the broker child process down too.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildKbench(t)
+
+	t.Run("producer", func(t *testing.T) {
+		out := t.TempDir()
+		cmd := exec.Command(bin, "run", "producer", "--num-records", "20000", "--record-size", "128", "--out", out)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("kbench run producer: %v\n%s", err, stderr.String())
+		}
+		if !regexp.MustCompile(`^20000 records sent, `).MatchString(stdout.String()) {
+			t.Errorf("stdout is not Kafka's output alone:\n%s", stdout.String())
+		}
+		var res struct {
+			Complete bool `json:"complete"`
+			Profiles []struct{ Role, Kind, File string }
+		}
+		data, err := os.ReadFile(filepath.Join(out, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(data, &res)
+		if !res.Complete || len(res.Profiles) != 3 { // client cpu, heap and broker cpu
+			t.Errorf("complete=%v profiles=%+v, want complete with client cpu+heap and broker cpu", res.Complete, res.Profiles)
+		}
+	})
+
+	t.Run("sigint", func(t *testing.T) {
+		out := t.TempDir()
+		cmd := exec.Command(bin, "run", "producer", "--num-records", "1000000", "--throughput", "2000", "--out", out)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second)
+		cmd.Process.Signal(os.Interrupt)
+		err := cmd.Wait()
+		if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+			t.Fatalf("interrupted run: %v, want exit code 1\n%s", err, stderr.String())
+		}
+		var res struct {
+			Complete bool   `json:"complete"`
+			Error    string `json:"error"`
+		}
+		data, err := os.ReadFile(filepath.Join(out, "result.json"))
+		if err != nil {
+			t.Fatalf("no partial result: %v\n%s", err, stderr.String())
+		}
+		json.Unmarshal(data, &res)
+		if res.Complete || res.Error == "" {
+			t.Errorf("result complete=%v error=%q, want incomplete with a reason", res.Complete, res.Error)
+		}
+		m := regexp.MustCompile(`\(pid (\d+)\)`).FindStringSubmatch(stderr.String())
+		if m == nil {
+			t.Fatalf("no broker pid in stderr:\n%s", stderr.String())
+		}
+		pid, _ := strconv.Atoi(m[1])
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("broker child %d still running after the run exited", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}
