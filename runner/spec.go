@@ -171,7 +171,7 @@ func options() []option {
 		{name: "warmup-records", kind: kindInt,
 			help: "the first records of --num-records, sent/consumed before the measured window and in no figure",
 			set:  intSetter(func(s *Spec, n int64) { s.WarmupRecords = n })},
-		{name: "reporting-interval", kind: kindInt, help: "milliseconds between interval lines (default 5000)",
+		{name: "reporting-interval", kind: kindInt, help: "milliseconds between interval lines",
 			set: intSetter(func(s *Spec, n int64) { s.ReportingInterval = n })},
 		{name: "partitions", kind: kindInt, help: "partitions of the topic when kbench creates it",
 			set: intSetter(func(s *Spec, n int64) { s.Partitions = int(n) })},
@@ -590,26 +590,71 @@ func Usage(workload string) string {
 }
 
 func defaultNote(d Spec, name string) string {
-	var v any
-	switch name {
-	case "topic":
-		v = d.Topic
-	case "num-records":
-		v = d.NumRecords
-	case "record-size":
-		v = d.RecordSize
-	case "threads", "partitions":
-		v = 1
-	case "profile":
-		v = strings.Join(d.Profiles, ",")
-	case "fetch-size":
-		v = d.FetchSize
-	case "timeout":
-		v = d.Timeout
-	case "mode":
-		v = d.Mode
-	default:
+	if v := defaultValue(d, name); v != "" {
+		return " (default " + v + ")"
+	}
+	return ""
+}
+
+// Flag describes one option of `kbench run`, for building forms and docs.
+type Flag struct {
+	Name      string
+	Aliases   []string
+	Kind      string   // string, int, float, bool, list, props
+	Workloads []string // the workloads it applies to
+	Help      string
+	// Default is the default value as text, "" when there is none.
+	Default string
+}
+
+// Flags lists every option of `kbench run` in the order --help shows them.
+func Flags() []Flag {
+	kinds := map[optKind]string{kindString: "string", kindInt: "int", kindFloat: "float", kindBool: "bool", kindList: "list", kindProps: "props"}
+	var out []Flag
+	for _, o := range options() {
+		ws := o.workloads
+		if ws == nil {
+			ws = both
+		}
+		f := Flag{Name: o.name, Aliases: o.aliases, Kind: kinds[o.kind], Workloads: ws, Help: o.help}
+		for _, w := range ws {
+			if d := defaultValue(DefaultSpec(w), o.name); d != "" {
+				f.Default = d
+				break
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// defaultValue is the default of a flag as text, read from the spec's JSON
+// so it can never disagree with DefaultSpec.
+func defaultValue(s Spec, name string) string {
+	data, _ := json.Marshal(s)
+	var m map[string]json.RawMessage
+	json.Unmarshal(data, &m)
+	raw, ok := m[name]
+	if !ok {
 		return ""
 	}
-	return fmt.Sprintf(" (default %v)", v)
+	var v any
+	json.Unmarshal(raw, &v)
+	switch v := v.(type) {
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = fmt.Sprint(e)
+		}
+		return strings.Join(parts, ",")
+	case float64:
+		return trimFloat(v)
+	case bool:
+		if !v {
+			return ""
+		}
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
 }

@@ -249,7 +249,7 @@ func readTLS(c *Config, props map[string]string, get func(string) string) (sourc
 		}
 	}
 	if get(PropKeyPassword) != "" {
-		return n, fmt.Errorf("kafkasec: %s: encrypted private keys are not supported; decrypt the key (e.g. openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-plain.pem) and remove %s", PropKeyPassword, PropKeyPassword)
+		return n, fmt.Errorf("kafkasec: %s: encrypted private keys are not supported; decrypt the key (e.g. openssl pkey -in key.pem -out key-plain.pem) and remove %s", PropKeyPassword, PropKeyPassword)
 	}
 
 	// Trust: at most one source.

@@ -178,7 +178,7 @@ func (c Config) keyPair(n sourceNames) (*tls.Certificate, error) {
 	}
 	for _, b := range keyBlocks {
 		if isEncryptedKey(b) {
-			return nil, fmt.Errorf("kafkasec: %s holds an encrypted private key, which is not supported; decrypt it (e.g. openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-plain.pem)", keyName)
+			return nil, fmt.Errorf("kafkasec: %s holds an encrypted private key, which is not supported; decrypt it (e.g. openssl pkey -in key.pem -out key-plain.pem)", keyName)
 		}
 		if strings.HasSuffix(b.Type, "PRIVATE KEY") && key == nil {
 			key = pem.EncodeToMemory(b)

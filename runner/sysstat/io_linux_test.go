@@ -168,12 +168,6 @@ func TestSyscwCountsCallsNotBuffers(t *testing.T) {
 	}
 }
 
-// spin busy-waits for d without making system calls (time.Now uses the vDSO).
-func spin(d time.Duration) {
-	for start := time.Now(); time.Since(start) < d; {
-	}
-}
-
 // loopbackConn returns the client side of a TCP loopback connection whose
 // server side is drained by a goroutine; drained receives the drain error
 // once the client is closed.
