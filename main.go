@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -162,7 +161,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "kbench run: --spec: takes the whole spec; give no workload or other flags with it")
 			return 2
 		}
-		spec, err = readSpecFile(specFile)
+		spec, err = runner.ReadSpecFile(specFile, os.Getenv)
 	case workload == "":
 		if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help") {
 			fmt.Fprint(stdout, runner.Usage(runner.Producer), "\n", runner.Usage(runner.Consumer))
@@ -210,23 +209,4 @@ func cutFlag(a, name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// specFile is the JSON the server writes for its child: the workload and
-// params keyed by flag name, exactly like the API's request body.
-type specFile struct {
-	Workload string                     `json:"workload"`
-	Params   map[string]json.RawMessage `json:"params"`
-}
-
-func readSpecFile(path string) (runner.Spec, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return runner.Spec{}, fmt.Errorf("--spec: %w", err)
-	}
-	var f specFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return runner.Spec{}, fmt.Errorf("--spec: %s: %w", path, err)
-	}
-	return runner.SpecFromParams(f.Workload, f.Params)
 }

@@ -245,3 +245,47 @@ func TestLatencyPercentilesMatchSort(t *testing.T) {
 		t.Errorf("count = %d, want %d", h.count(), len(all))
 	}
 }
+
+func TestSpecFileRoundTripKeepsSecretsOutOfTheFile(t *testing.T) {
+	s := mustParse(t, Consumer, "--bootstrap-server", "k1:9093,k2:9093", "--messages", "1000", "--mode", "assign",
+		"--consumer-props", "security.protocol=SASL_SSL", "sasl.mechanism=SCRAM-SHA-256", "sasl.username=bench",
+		"sasl.password=s3cr3t-pw", "ssl.endpoint.identification.algorithm=")
+	public, secrets := SplitSecrets(s)
+	if secrets["sasl.password"] != "s3cr3t-pw" || public.Props["sasl.password"] != "" {
+		t.Fatalf("SplitSecrets: public %v, secrets %v", public.Props, secrets)
+	}
+	path := filepath.Join(t.TempDir(), "spec.json")
+	if err := WriteSpecFile(path, public); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), "s3cr3t-pw") {
+		t.Fatalf("spec file holds the password:\n%s", data)
+	}
+	env, _ := json.Marshal(secrets)
+	got, err := ReadSpecFile(path, func(k string) string {
+		if k == SecretPropsEnv {
+			return string(env)
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, s) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, s)
+	}
+	if got.Fingerprint() != s.Fingerprint() || len(s.Fingerprint()) != 16 {
+		t.Errorf("fingerprint changed or malformed: %q vs %q", got.Fingerprint(), s.Fingerprint())
+	}
+	other := s
+	other.NumRecords++
+	if other.Fingerprint() == s.Fingerprint() {
+		t.Error("different workloads share a fingerprint")
+	}
+	reporting := s
+	reporting.PrintMetrics = true
+	if reporting.Fingerprint() != s.Fingerprint() {
+		t.Error("--print-metrics changed the fingerprint")
+	}
+}
