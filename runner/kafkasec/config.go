@@ -6,6 +6,40 @@
 // Secrets (the SASL password and an inline private key) are never
 // marshalled to JSON, never printed by fmt or log/slog, never included in
 // an error message, and Redact hides them in property maps.
+//
+// Properties read by FromProperties (see Keys) and what they map to:
+//
+//	security.protocol                      Config.Protocol (default PLAINTEXT, any case)
+//	sasl.mechanism                         Config.Mechanism; required with SASL_* (Kafka's
+//	                                       default GSSAPI is not available in kafka-go)
+//	sasl.jaas.config                       username/password of one PlainLoginModule or
+//	                                       ScramLoginModule entry
+//	sasl.username, sasl.password           kbench extension, alternative to the JAAS text
+//	KBENCH_SASL_USERNAME/_PASSWORD (env)   used only when no property gives that value
+//	ssl.truststore.type                    PEM or unset; JKS/PKCS12 are rejected
+//	ssl.truststore.location                Config.CAFile (PEM file)
+//	ssl.truststore.certificates            Config.CAPEM (inline PEM)
+//	ssl.keystore.type                      PEM or unset; JKS/PKCS12 are rejected
+//	ssl.keystore.location                  Config.CertFile and KeyFile (one PEM file, key + chain)
+//	ssl.keystore.certificate.chain         Config.CertPEM (inline)
+//	ssl.keystore.key                       Config.KeyPEM (inline, unencrypted)
+//	ssl.ca.location                        Config.CAFile          (librdkafka name)
+//	ssl.ca.pem                             Config.CAPEM           (librdkafka name)
+//	ssl.certificate.location               Config.CertFile        (librdkafka name)
+//	ssl.certificate.pem                    Config.CertPEM         (librdkafka name)
+//	ssl.key.location                       Config.KeyFile         (librdkafka name)
+//	ssl.key.pem                            Config.KeyPEM          (librdkafka name)
+//	ssl.endpoint.identification.algorithm  https or absent: verify chain and host name;
+//	                                       empty (or none): Config.SkipHostnameVerification,
+//	                                       the chain is still verified
+//	enable.ssl.certificate.verification    false: Config.InsecureSkipVerify, nothing is
+//	                                       verified (librdkafka name)
+//	ssl.server.name                        Config.ServerName (kbench extension: SNI and the
+//	                                       name verified)
+//	ssl.key.password, ssl.keystore.password, ssl.truststore.password
+//	                                       rejected: encrypted keys and store passwords are
+//	                                       not supported with PEM (Kafka also rejects the
+//	                                       store passwords for PEM)
 package kafkasec
 
 import (

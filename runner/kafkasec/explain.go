@@ -74,28 +74,42 @@ func Explain(err error, c Config) error {
 		return &explained{msg: msg + ": " + text, kind: kind, err: err}
 	}
 
-	if msg, ok := explainTLS(err, c); ok {
+	// A Writer reports per-message failures as kafka.WriteErrors, which
+	// does not unwrap; look at its first error.
+	probe := err
+	var we kafka.WriteErrors
+	if errors.As(err, &we) {
+		for _, e := range we {
+			if e != nil {
+				probe = e
+				break
+			}
+		}
+	}
+
+	if msg, ok := explainTLS(probe, c); ok {
 		return wrap(ErrTLS, msg)
 	}
 	if p.UsesSASL() {
 		who := fmt.Sprintf("mechanism %s as user %q", c.Mechanism, c.Username)
 		switch {
-		case errors.Is(err, kafka.SASLAuthenticationFailed):
+		case errors.Is(probe, kafka.SASLAuthenticationFailed):
 			return wrap(ErrAuthentication, "kafka: SASL authentication with "+who+" failed (check the username and password)")
-		case closedByBroker(err):
-			msg := "kafka: SASL authentication with " + who + " failed (check the username and password); the broker closed the connection, which kafka-go reports as EOF"
+		case closedByBroker(probe):
+			msg := "kafka: SASL authentication with " + who + " failed (check the username and password; the broker closed the connection, which is how a rejected login shows through a kafka-go Transport"
 			if p == SASLPlaintext {
-				msg += " (if this listener uses TLS, set security.protocol=SASL_SSL)"
+				msg += "; if this listener uses TLS, set security.protocol=SASL_SSL"
 			}
+			msg += ")"
 			return wrap(ErrAuthentication, msg)
-		case errors.Is(err, kafka.UnsupportedSASLMechanism):
+		case errors.Is(probe, kafka.UnsupportedSASLMechanism):
 			return wrap(ErrAuthentication, fmt.Sprintf("kafka: the broker does not enable SASL mechanism %s (check sasl.mechanism against the broker's sasl.enabled.mechanisms)", c.Mechanism))
-		case errors.Is(err, kafka.IllegalSASLState):
+		case errors.Is(probe, kafka.IllegalSASLState):
 			return wrap(ErrAuthentication, "kafka: the broker refused the SASL exchange (illegal SASL state); check that this listener uses SASL (security.protocol)")
 		}
 		return err
 	}
-	if closedByBroker(err) {
+	if closedByBroker(probe) {
 		return wrap(ErrConnectionClosed, fmt.Sprintf("kafka: the broker closed the connection without answering; if its listener requires SASL or TLS, set security.protocol accordingly (it is %s)", p))
 	}
 	return err

@@ -154,7 +154,7 @@ func TestWrongPasswordIsExplained(t *testing.T) {
 			ctx := testCtx(t)
 			const wrong = "not-the-Passw0rd-xyzzy"
 			c := mustConfig(t, saslProps(SASLPlaintext, u.mech, u.user, wrong))
-			wantMsg := fmt.Sprintf("SASL authentication with mechanism %s as user %q failed (check the username and password)", u.mech, u.user)
+			wantMsg := fmt.Sprintf("SASL authentication with mechanism %s as user %q failed (check the username and password", u.mech, u.user)
 
 			check := func(path string, raw error, wantCause error) {
 				t.Helper()

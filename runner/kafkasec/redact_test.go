@@ -3,13 +3,17 @@ package kafkasec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	kafka "github.com/segmentio/kafka-go"
 )
 
 func TestRedact(t *testing.T) {
@@ -221,6 +225,11 @@ func TestExplainLeavesOtherErrorsAlone(t *testing.T) {
 	}
 	if got := Explain(other, Config{}); got != other {
 		t.Errorf("Explain changed %v into %v", other, got)
+	}
+	// A Writer's WriteErrors is looked into.
+	werr := kafka.WriteErrors{nil, io.ErrUnexpectedEOF, io.ErrUnexpectedEOF}
+	if got := Explain(werr, sasl); !errors.Is(got, ErrAuthentication) || !strings.Contains(got.Error(), `as user "u" failed`) {
+		t.Errorf("Explain(WriteErrors) = %v", got)
 	}
 	// A (hypothetical) original error quoting the password is scrubbed.
 	leaky := fmt.Errorf("broker said longpassword is wrong: %w", fmt.Errorf("unexpected EOF"))

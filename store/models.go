@@ -1,0 +1,134 @@
+// Package store keeps runs, their metrics, time series and profiles in a
+// database through GORM (SQLite by default). Nothing outside this package
+// sees a *gorm.DB.
+package store
+
+import (
+	"errors"
+	"time"
+)
+
+// Run statuses. A run moves queued → running → one of the final states;
+// a queued run may also be canceled directly.
+const (
+	StatusQueued      = "queued"
+	StatusRunning     = "running"
+	StatusSucceeded   = "succeeded"
+	StatusFailed      = "failed"
+	StatusCanceled    = "canceled"
+	StatusInterrupted = "interrupted"
+)
+
+// Run sources.
+const (
+	SourceLaunched = "launched"
+	SourceImported = "imported"
+)
+
+// ErrNotFound is returned when a run, profile or report does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned when a state change does not apply to a run's
+// current status (e.g. starting a run that is no longer queued).
+var ErrConflict = errors.New("conflicting state")
+
+// Run is one benchmark execution.
+type Run struct {
+	// Label, Workload, Status and GroupID are indexed for ListRuns by
+	// runListIndexes (runs.go), next to the queries they serve.
+	ID       uint   `gorm:"primaryKey"`
+	Label    string `gorm:"size:200"`
+	Workload string `gorm:"size:32"` // producer, consumer, writepath, imported
+	Status   string `gorm:"size:16"`
+	Source   string `gorm:"size:16"` // launched or imported
+	// Spec is the run's spec as JSON, secrets removed:
+	// {"workload": "...", "params": {flag: value, ...}}.
+	Spec string
+	// Fingerprint groups comparable runs: a hash of the fields that define
+	// the workload (not the label, not the target's credentials).
+	Fingerprint string `gorm:"index;size:64"`
+	Error       string
+	// GroupID ties the runs of one repetition group; "" for a single run.
+	GroupID string `gorm:"size:32"`
+	// GroupIndex is the 1-based position among the group's measured runs;
+	// warm-up runs have 0.
+	GroupIndex int
+	// Warmup marks a discarded warm-up run of a repetition group.
+	Warmup bool
+	// Environment and Measurement are JSON objects from result.json.
+	Environment string
+	Measurement string
+	// Output is the Kafka-format text the run printed.
+	Output   string
+	Complete bool
+	// Key figures copied from the metrics when the result is stored, so
+	// the runs list needs no join. Nil when the run has no such metric.
+	RecordsPerSec *float64
+	MBPerSec      *float64
+	P99Ms         *float64
+
+	CreatedAt  time.Time `gorm:"index"`
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+
+	Metrics  []Metric      `gorm:"constraint:OnDelete:CASCADE"`
+	Series   []SeriesPoint `gorm:"constraint:OnDelete:CASCADE"`
+	Profiles []Profile     `gorm:"constraint:OnDelete:CASCADE"`
+}
+
+// Final reports whether the status is one a run never leaves.
+func (r *Run) Final() bool { return finalStatus(r.Status) }
+
+// finalStatus reports whether status is one a run never leaves.
+func finalStatus(status string) bool {
+	switch status {
+	case StatusSucceeded, StatusFailed, StatusCanceled, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
+// knownStatus reports whether status is one of the Status constants.
+func knownStatus(status string) bool {
+	return status == StatusQueued || status == StatusRunning || finalStatus(status)
+}
+
+// Metric is one figure of a run.
+type Metric struct {
+	ID     uint   `gorm:"primaryKey"`
+	RunID  uint   `gorm:"index:idx_metric_run_name"`
+	Name   string `gorm:"index:idx_metric_run_name;size:100"`
+	Value  float64
+	Unit   string `gorm:"size:32"`
+	Better string `gorm:"size:8"` // higher, lower or ""
+	Help   string
+}
+
+// SeriesPoint is one reporting interval of a run.
+type SeriesPoint struct {
+	ID            uint    `gorm:"primaryKey"`
+	RunID         uint    `gorm:"index:idx_series_run_seq,priority:1"`
+	Seq           int     `gorm:"index:idx_series_run_seq,priority:2"`
+	T             float64 // seconds since the measured window began
+	Records       int64
+	Bytes         int64
+	RecordsPerSec float64
+	MBPerSec      float64
+	LatencyAvgMs  float64
+	LatencyMaxMs  float64
+	CPUPercent    float64
+}
+
+// Profile is a pprof profile of a run, stored gzipped as pprof writes it.
+type Profile struct {
+	ID      uint   `gorm:"primaryKey"`
+	RunID   uint   `gorm:"index"`
+	Role    string `gorm:"size:16"` // client or broker
+	Kind    string `gorm:"size:16"` // cpu, heap, allocs, mutex, block, goroutine
+	Bytes   int64  // size of Data
+	Samples int64  // number of samples in the profile
+	SHA256  string `gorm:"size:64"`
+	// Data is the gzipped pprof protobuf. Listing queries leave it out.
+	Data      []byte
+	CreatedAt time.Time
+}

@@ -1,0 +1,47 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// profileListColumns are the profiles columns lists load: all but Data.
+var profileListColumns = []string{
+	"id", "run_id", "role", "kind", "bytes", "samples", "sha256", "created_at",
+}
+
+// GetProfile returns a profile with its data.
+func (s *Store) GetProfile(ctx context.Context, id uint) (*Profile, error) {
+	var p Profile
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&p).Error; err != nil {
+		return nil, fmt.Errorf("store: profile %d: %w", id, notFound(err))
+	}
+	return &p, nil
+}
+
+// ListProfiles returns a run's profiles without their data, in the order
+// they were stored. A run without profiles gives an empty list; a missing
+// run gives ErrNotFound.
+func (s *Store) ListProfiles(ctx context.Context, runID uint) ([]Profile, error) {
+	db := s.db.WithContext(ctx)
+	var n int64
+	if err := db.Model(&Run{}).Where("id = ?", runID).Count(&n).Error; err != nil {
+		return nil, fmt.Errorf("store: run %d: profiles: %w", runID, err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("store: run %d: %w", runID, ErrNotFound)
+	}
+	ps, err := listProfiles(db, runID)
+	if err != nil {
+		return nil, fmt.Errorf("store: run %d: profiles: %w", runID, err)
+	}
+	return ps, nil
+}
+
+func listProfiles(db *gorm.DB, runID uint) ([]Profile, error) {
+	ps := []Profile{}
+	err := db.Select(profileListColumns).Where("run_id = ?", runID).Order("id").Find(&ps).Error
+	return ps, err
+}

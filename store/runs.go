@@ -1,0 +1,494 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// listColumns are the runs columns lists load: all but Environment,
+// Measurement and Output, which can be large and which only a run's own
+// page shows.
+var listColumns = []string{
+	"id", "label", "workload", "status", "source", "spec", "fingerprint",
+	"error", "group_id", "group_index", "warmup", "complete",
+	"records_per_sec", "mb_per_sec", "p99_ms",
+	"created_at", "started_at", "finished_at",
+}
+
+// Key figures copied onto a run from its metrics, most specific name first.
+var (
+	recordsPerSecMetrics = []string{"record-send-rate", "records-consumed-rate", "records-per-sec"}
+	mbPerSecMetrics      = []string{"mb-per-sec"}
+	p99Metrics           = []string{"record-latency-p99", "latency-p99"}
+)
+
+// Page sizes of ListRuns.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+// Batch sizes of multi-row inserts, well below SQLite's limit of 32766
+// bound variables per statement.
+const (
+	runBatch    = 100
+	metricBatch = 200
+	seriesBatch = 500
+)
+
+// CreateRuns stores new runs in one transaction: all of them or none.
+// It fills in each run's ID and CreatedAt; Status defaults to queued and
+// Source to launched. A run may be created already final, with its
+// Metrics, Series and Profiles (an imported result): they are stored with
+// it, as FinishRun would store them, so the run is never seen queued
+// without them. The children slices themselves are left unchanged.
+func (s *Store) CreateRuns(ctx context.Context, runs []*Run) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	for i, r := range runs {
+		if err := prepareRun(r); err != nil {
+			return fmt.Errorf("store: create runs: run %d: %w", i, err)
+		}
+	}
+	// On failure nothing is stored, so nothing may look stored: keep what
+	// the insert fills in to put it back.
+	type saved struct {
+		createdAt  time.Time
+		finishedAt *time.Time
+	}
+	before := make([]saved, len(runs))
+	for i, r := range runs {
+		before[i] = saved{r.CreatedAt, r.FinishedAt}
+	}
+	now := time.Now().UTC()
+	for _, r := range runs {
+		if r.Final() && r.FinishedAt == nil {
+			r.FinishedAt = &now
+		}
+	}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// Children are inserted below in batches of their own rather than
+		// by GORM's association saving, which puts all of a run's series
+		// points in one statement.
+		if err := tx.Omit(clause.Associations).CreateInBatches(runs, runBatch).Error; err != nil {
+			return err
+		}
+		for _, r := range runs {
+			if err := insertResults(tx, r.ID, r.Metrics, r.Series, r.Profiles); err != nil {
+				return fmt.Errorf("run %d: %w", r.ID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for i, r := range runs {
+			r.ID, r.CreatedAt, r.FinishedAt = 0, before[i].createdAt, before[i].finishedAt
+		}
+		return fmt.Errorf("store: create runs: %w", err)
+	}
+	return nil
+}
+
+// prepareRun fills in a new run's defaults and checks it.
+func prepareRun(r *Run) error {
+	if r == nil {
+		return errors.New("nil run")
+	}
+	if r.ID != 0 {
+		return fmt.Errorf("already has id %d", r.ID)
+	}
+	if r.Status == "" {
+		r.Status = StatusQueued
+	}
+	if !knownStatus(r.Status) {
+		return fmt.Errorf("unknown status %q", r.Status)
+	}
+	if r.Source == "" {
+		r.Source = SourceLaunched
+	}
+	if r.Source != SourceLaunched && r.Source != SourceImported {
+		return fmt.Errorf("unknown source %q", r.Source)
+	}
+	if err := checkProfiles(r.Profiles); err != nil {
+		return err
+	}
+	rps, mbps, p99 := keyFigures(r.Metrics)
+	if r.RecordsPerSec == nil {
+		r.RecordsPerSec = rps
+	}
+	if r.MBPerSec == nil {
+		r.MBPerSec = mbps
+	}
+	if r.P99Ms == nil {
+		r.P99Ms = p99
+	}
+	return nil
+}
+
+// GetRun returns a run with its metrics (in insertion order), its series
+// (by Seq) and its profiles without their data (GetProfile has it).
+func (s *Store) GetRun(ctx context.Context, id uint) (*Run, error) {
+	db := s.db.WithContext(ctx)
+	var r Run
+	if err := db.Where("id = ?", id).Take(&r).Error; err != nil {
+		return nil, fmt.Errorf("store: run %d: %w", id, notFound(err))
+	}
+	if err := db.Where("run_id = ?", id).Order("id").Find(&r.Metrics).Error; err != nil {
+		return nil, fmt.Errorf("store: run %d: metrics: %w", id, err)
+	}
+	if err := db.Where("run_id = ?", id).Order("seq, id").Find(&r.Series).Error; err != nil {
+		return nil, fmt.Errorf("store: run %d: series: %w", id, err)
+	}
+	ps, err := listProfiles(db, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: run %d: profiles: %w", id, err)
+	}
+	r.Profiles = ps
+	return &r, nil
+}
+
+// RunFilter selects runs for ListRuns. Zero fields do not filter; an empty
+// IDs does not filter either. Limit defaults to DefaultLimit and is capped
+// at MaxLimit.
+type RunFilter struct {
+	Workload, Label, Status, GroupID string
+	IDs                              []uint
+	Offset, Limit                    int
+}
+
+func (f RunFilter) apply(q *gorm.DB) *gorm.DB {
+	if f.Workload != "" {
+		q = q.Where("workload = ?", f.Workload)
+	}
+	if f.Label != "" {
+		q = q.Where("label = ?", f.Label)
+	}
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.GroupID != "" {
+		q = q.Where("group_id = ?", f.GroupID)
+	}
+	if len(f.IDs) > 0 {
+		q = q.Where("id IN ?", f.IDs)
+	}
+	return q
+}
+
+// ListRuns returns one page of the runs f selects, newest first, and how
+// many runs it selects in all. The runs carry no Environment, Measurement
+// or Output and no metrics, series or profiles: GetRun has those.
+func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, int64, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	offset := max(f.Offset, 0)
+
+	db := s.db.WithContext(ctx)
+	var total int64
+	if err := f.apply(db.Model(&Run{})).Count(&total).Error; err != nil {
+		return nil, 0, fmt.Errorf("store: list runs: count: %w", err)
+	}
+	runs := []Run{}
+	if int64(offset) >= total {
+		return runs, total, nil
+	}
+	if err := listQuery(db, f, limit, offset).Find(&runs).Error; err != nil {
+		return nil, 0, fmt.Errorf("store: list runs: %w", err)
+	}
+	return runs, total, nil
+}
+
+// runListIndexes serve ListRuns, its count and the queue queries. Each
+// filter column has an index that leads with it, then id, so the runs of
+// one filter value are read newest first without a sort; the other filter
+// columns follow, so that a combined filter (label and status, say) is
+// checked in the index too, and the runs table, whose rows hold large
+// outputs, is only read for the page itself. The index of id alone does
+// the same for the unfiltered list.
+var runListIndexes = []struct{ name, columns string }{
+	{"idx_runs_list_all", "id"},
+	{"idx_runs_list_status", "status, id, label, workload, group_id"},
+	{"idx_runs_list_label", "label, id, status, workload, group_id"},
+	{"idx_runs_list_workload", "workload, id, status, label, group_id"},
+	{"idx_runs_list_group", "group_id, id, status, label, workload"},
+}
+
+func createRunListIndexes(db *gorm.DB) error {
+	for _, ix := range runListIndexes {
+		if err := db.Exec("CREATE INDEX IF NOT EXISTS " + ix.name + " ON runs (" + ix.columns + ")").Error; err != nil {
+			return fmt.Errorf("index %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}
+
+// listQuery selects one page of runs in two steps: the subquery finds the
+// page's IDs in an index (skipping Offset entries there is cheap: index
+// entries are small), then only those rows are read. Skipping rows of the
+// table itself would step through every skipped run's output.
+func listQuery(db *gorm.DB, f RunFilter, limit, offset int) *gorm.DB {
+	page := f.apply(db.Model(&Run{})).Select("id").Order("id DESC").Limit(limit).Offset(offset)
+	return db.Model(&Run{}).Select(listColumns).Where("id IN (?)", page).Order("id DESC")
+}
+
+// Labels returns the distinct non-empty run labels, sorted.
+func (s *Store) Labels(ctx context.Context) ([]string, error) {
+	labels := []string{}
+	err := s.db.WithContext(ctx).
+		Raw("SELECT DISTINCT label FROM runs WHERE label <> '' ORDER BY label").
+		Scan(&labels).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: labels: %w", err)
+	}
+	return labels, nil
+}
+
+// CountRuns returns the number of runs.
+func (s *Store) CountRuns(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&Run{}).Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("store: count runs: %w", err)
+	}
+	return n, nil
+}
+
+// StartRun moves a queued run to running, started at at (now if zero).
+// The change is one conditional UPDATE, so of two callers starting the
+// same run exactly one succeeds; the other gets ErrConflict.
+func (s *Store) StartRun(ctx context.Context, id uint, at time.Time) error {
+	if at.IsZero() {
+		at = time.Now()
+	}
+	db := s.db.WithContext(ctx)
+	res := db.Model(&Run{}).
+		Where("id = ? AND status = ?", id, StatusQueued).
+		Updates(map[string]any{"status": StatusRunning, "started_at": at.UTC()})
+	if err := changed(db, id, res); err != nil {
+		return fmt.Errorf("store: start run %d: %w", id, err)
+	}
+	return nil
+}
+
+// CancelQueued cancels a run that has not started, with reason as its
+// error. A run already running is stopped by the runner, which then
+// finishes it with FinishRun.
+func (s *Store) CancelQueued(ctx context.Context, id uint, reason string) error {
+	db := s.db.WithContext(ctx)
+	res := db.Model(&Run{}).
+		Where("id = ? AND status = ?", id, StatusQueued).
+		Updates(map[string]any{
+			"status":      StatusCanceled,
+			"error":       reason,
+			"finished_at": time.Now().UTC(),
+		})
+	if err := changed(db, id, res); err != nil {
+		return fmt.Errorf("store: cancel run %d: %w", id, err)
+	}
+	return nil
+}
+
+// MarkInterrupted ends every running run as interrupted, with reason as
+// its error, and returns how many it ended. The server calls it at
+// start-up: a run still running then belonged to a process that is gone.
+func (s *Store) MarkInterrupted(ctx context.Context, reason string) (int64, error) {
+	res := s.db.WithContext(ctx).Model(&Run{}).
+		Where("status = ?", StatusRunning).
+		Updates(map[string]any{
+			"status":      StatusInterrupted,
+			"error":       reason,
+			"finished_at": time.Now().UTC(),
+		})
+	if res.Error != nil {
+		return 0, fmt.Errorf("store: mark interrupted: %w", res.Error)
+	}
+	return res.RowsAffected, nil
+}
+
+// QueuedRuns returns the queued runs, oldest first, with their specs.
+func (s *Store) QueuedRuns(ctx context.Context) ([]Run, error) {
+	runs := []Run{}
+	err := s.db.WithContext(ctx).Select(listColumns).
+		Where("status = ?", StatusQueued).Order("id").Find(&runs).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: queued runs: %w", err)
+	}
+	return runs, nil
+}
+
+// QueuePosition returns a queued run's 1-based position in the queue
+// (runs start in id order), or 0 if the run is not queued. It is one
+// statement, so the answer is never torn by a run starting meanwhile.
+func (s *Store) QueuePosition(ctx context.Context, id uint) (int, error) {
+	var pos int
+	res := s.db.WithContext(ctx).Raw(`SELECT CASE WHEN r.status = ?
+		THEN (SELECT COUNT(*) FROM runs q WHERE q.status = ? AND q.id <= r.id)
+		ELSE 0 END
+		FROM runs r WHERE r.id = ?`, StatusQueued, StatusQueued, id).Scan(&pos)
+	if res.Error != nil {
+		return 0, fmt.Errorf("store: queue position of run %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return 0, fmt.Errorf("store: run %d: %w", id, ErrNotFound)
+	}
+	return pos, nil
+}
+
+// Outcome is what a finished run produced.
+type Outcome struct {
+	// Status is one of the final statuses.
+	Status, Error string
+	Complete      bool
+	// Environment and Measurement are JSON objects; Output is the
+	// Kafka-format text the run printed.
+	Environment, Measurement, Output string
+	Metrics                          []Metric
+	Series                           []SeriesPoint
+	// Profiles have their Bytes and SHA256 computed from Data when those
+	// are left empty.
+	Profiles []Profile
+	// FinishedAt defaults to now.
+	FinishedAt time.Time
+}
+
+// FinishRun stores a queued or running run's outcome and its final status
+// in one transaction: if any part fails, nothing is stored and the run
+// keeps its status. A run in any other status gives ErrConflict. The run's
+// key figures (RecordsPerSec, MBPerSec, P99Ms) are copied from the metrics
+// so lists need no join.
+func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
+	if !finalStatus(o.Status) {
+		return fmt.Errorf("store: finish run %d: status %q is not a final status", id, o.Status)
+	}
+	if err := checkProfiles(o.Profiles); err != nil {
+		return fmt.Errorf("store: finish run %d: %w", id, err)
+	}
+	finished := o.FinishedAt
+	if finished.IsZero() {
+		finished = time.Now()
+	}
+	rps, mbps, p99 := keyFigures(o.Metrics)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&Run{}).
+			Where("id = ? AND status IN ?", id, []string{StatusQueued, StatusRunning}).
+			Updates(map[string]any{
+				"status":          o.Status,
+				"error":           o.Error,
+				"complete":        o.Complete,
+				"environment":     o.Environment,
+				"measurement":     o.Measurement,
+				"output":          o.Output,
+				"records_per_sec": rps,
+				"mb_per_sec":      mbps,
+				"p99_ms":          p99,
+				"finished_at":     finished.UTC(),
+			})
+		if err := changed(tx, id, res); err != nil {
+			return err
+		}
+		return insertResults(tx, id, o.Metrics, o.Series, o.Profiles)
+	})
+	if err != nil {
+		return fmt.Errorf("store: finish run %d: %w", id, err)
+	}
+	return nil
+}
+
+// changed explains a conditional update of run id: nil if it changed the
+// run, else ErrNotFound or ErrConflict naming the run's status.
+func changed(db *gorm.DB, id uint, res *gorm.DB) error {
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected > 0 {
+		return nil
+	}
+	var status string
+	st := db.Raw("SELECT status FROM runs WHERE id = ?", id).Scan(&status)
+	if st.Error != nil {
+		return st.Error
+	}
+	if st.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return fmt.Errorf("status is %s: %w", status, ErrConflict)
+}
+
+// insertResults stores a run's metrics, series and profiles. It inserts
+// copies, with IDs cleared and RunID set, so a failed transaction leaves
+// no IDs behind in the caller's values.
+func insertResults(tx *gorm.DB, runID uint, metrics []Metric, series []SeriesPoint, profiles []Profile) error {
+	if len(metrics) > 0 {
+		ms := slices.Clone(metrics)
+		for i := range ms {
+			ms[i].ID, ms[i].RunID = 0, runID
+		}
+		if err := tx.CreateInBatches(&ms, metricBatch).Error; err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+	}
+	if len(series) > 0 {
+		ss := slices.Clone(series)
+		for i := range ss {
+			ss[i].ID, ss[i].RunID = 0, runID
+		}
+		if err := tx.CreateInBatches(&ss, seriesBatch).Error; err != nil {
+			return fmt.Errorf("series: %w", err)
+		}
+	}
+	// One statement per profile: each holds a blob that may be megabytes.
+	for i := range profiles {
+		p := profiles[i]
+		p.ID, p.RunID = 0, runID
+		if p.Bytes == 0 {
+			p.Bytes = int64(len(p.Data))
+		}
+		if p.SHA256 == "" {
+			sum := sha256.Sum256(p.Data)
+			p.SHA256 = hex.EncodeToString(sum[:])
+		}
+		if err := tx.Create(&p).Error; err != nil {
+			return fmt.Errorf("profile %s/%s: %w", p.Role, p.Kind, err)
+		}
+	}
+	return nil
+}
+
+// checkProfiles rejects profiles no page could name.
+func checkProfiles(ps []Profile) error {
+	for i, p := range ps {
+		if p.Role == "" || p.Kind == "" {
+			return fmt.Errorf("profile %d: role and kind are required (got %q, %q)", i, p.Role, p.Kind)
+		}
+	}
+	return nil
+}
+
+// keyFigures picks a run's key figures from its metrics; nil when absent.
+func keyFigures(ms []Metric) (recordsPerSec, mbPerSec, p99Ms *float64) {
+	return pick(ms, recordsPerSecMetrics), pick(ms, mbPerSecMetrics), pick(ms, p99Metrics)
+}
+
+// pick returns the value of the first of names that ms holds.
+func pick(ms []Metric, names []string) *float64 {
+	for _, name := range names {
+		for _, m := range ms {
+			if m.Name == name {
+				v := m.Value
+				return &v
+			}
+		}
+	}
+	return nil
+}

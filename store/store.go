@@ -1,0 +1,148 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Store is kbench's database. It is safe for concurrent use.
+type Store struct {
+	db    *gorm.DB
+	sqlDB *sql.DB
+}
+
+// busyTimeout is how long a statement waits for another connection's write
+// lock before failing with SQLITE_BUSY. SQLite has one writer at a time;
+// the server's writes are short, so waiting beats failing.
+const busyTimeout = 5 * time.Second
+
+// Open opens (creating it if needed) the SQLite database at path and
+// brings its schema up to date. path must be a file: WAL mode, which lets
+// the run list be read while a result is being written, does not exist
+// for in-memory databases.
+func Open(path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("store: open: empty path")
+	}
+	// The driver reads options after a '?', so a path holding one would be
+	// cut short silently.
+	if strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("store: open %s: path must not contain '?'", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	// The options are applied by the driver to every pooled connection,
+	// which a PRAGMA run once through the pool would not be.
+	// _txlock=immediate makes every transaction take the write lock when it
+	// begins, so the busy timeout applies to it; a deferred transaction that
+	// reads and then writes can fail with SQLITE_BUSY at once instead.
+	// With WAL the driver sets synchronous=NORMAL: a commit survives the
+	// process crashing; a power cut may lose the last commits but does not
+	// corrupt the file.
+	dsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_txlock=immediate",
+		path, busyTimeout.Milliseconds())
+	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
+		Logger:  dbLogger{},
+		NowFunc: func() time.Time { return time.Now().UTC() },
+		// Single statements are atomic anyway; the operations that need
+		// more than one open their own transaction.
+		SkipDefaultTransaction: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s := &Store{db: db, sqlDB: sqlDB}
+	if err := s.init(); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// init checks the connection settings and migrates the schema.
+func (s *Store) init() error {
+	var mode string
+	if err := s.db.Raw("PRAGMA journal_mode").Scan(&mode).Error; err != nil {
+		return fmt.Errorf("journal mode: %w", err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("journal mode is %q, want wal", mode)
+	}
+	var fk int
+	if err := s.db.Raw("PRAGMA foreign_keys").Scan(&fk).Error; err != nil {
+		return fmt.Errorf("foreign keys: %w", err)
+	}
+	if fk != 1 {
+		return errors.New("foreign keys are off")
+	}
+	if err := s.db.AutoMigrate(&Run{}, &Metric{}, &SeriesPoint{}, &Profile{}); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := createRunListIndexes(s.db); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if err := s.sqlDB.Close(); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// dbLogger logs failed statements through log/slog and nothing else: no
+// SQL tracing, no slow-query warnings. Statements are logged without their
+// arguments (a spec or an output can be large, and row data has no place
+// in the server's log), and errors that only say the caller gave up or
+// found no row are left to the caller.
+type dbLogger struct{}
+
+func (l dbLogger) LogMode(logger.LogLevel) logger.Interface { return l }
+
+func (dbLogger) Info(context.Context, string, ...any) {}
+
+func (dbLogger) Warn(context.Context, string, ...any) {}
+
+func (dbLogger) Error(ctx context.Context, msg string, args ...any) {
+	slog.ErrorContext(ctx, "store: "+fmt.Sprintf(msg, args...))
+}
+
+func (dbLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+	if err == nil || errors.Is(err, gorm.ErrRecordNotFound) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	sql, _ := fc()
+	slog.ErrorContext(ctx, "store: statement failed", "err", err, "sql", sql, "elapsed", time.Since(begin))
+}
+
+// ParamsFilter drops a statement's arguments from what is logged.
+func (dbLogger) ParamsFilter(_ context.Context, sql string, _ ...any) (string, []any) {
+	return sql, nil
+}
+
+// notFound maps GORM's "no row" to ErrNotFound and leaves other errors.
+func notFound(err error) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ErrNotFound
+	}
+	return err
+}
