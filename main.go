@@ -2,6 +2,7 @@
 // captures pprof profiles while they run, and (with `kbench serve`) keeps
 // every run for comparison.
 //
+//	kbench serve [--listen ADDR] [--data DIR]  the web application
 //	kbench run producer|consumer [flags]   run one benchmark (Kafka's perf-test flags)
 //	kbench broker [--listen ADDR]          run the embedded Kafka-protocol broker
 //
@@ -25,6 +26,7 @@ import (
 const usage = `kbench: Kafka client benchmarks with profiles
 
 usage:
+  kbench serve [flags]           the web application (default http://127.0.0.1:8080)
   kbench run producer [flags]    like kafka-producer-perf-test, on kafka-go
   kbench run consumer [flags]    like kafka-consumer-perf-test, on kafka-go
   kbench broker [flags]          the embedded broker (franz-go's kfake)
@@ -49,6 +51,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "broker":
 		return cmdBroker(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

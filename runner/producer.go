@@ -267,7 +267,7 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 		RequiredAcks:    r.st.acks,
 		Async:           true,
 		Compression:     r.st.compression,
-		Transport:       tr,
+		Transport:       &metadataCache{next: tr, topic: r.spec.Topic},
 		Completion: func(msgs []kafka.Message, err error) {
 			t.credit.release(t.stats.complete(msgs, err))
 		},
@@ -287,6 +287,8 @@ func (r *run) produce(ctx context.Context) error {
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
 			"max.in.flight.requests.per.connection=%d: kafka-go's Writer keeps one produce request in flight per partition, so with 1 partition it is effectively 1", r.st.maxInFlight))
 	}
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+		"the kafka-go Writer's per-message partition-count lookups are answered from a cache refreshed every %d lookups (see runner/metacache.go)", metadataReuse))
 	throttled := r.spec.Throughput > 0
 	stats := &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist()}
 	threads := make([]*producerThread, r.spec.Threads)

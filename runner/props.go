@@ -102,9 +102,8 @@ func unescapeProp(s string) string {
 // settings is what the Kafka properties of a spec mean for kafka-go, after
 // validation. Each field names the property it came from.
 type settings struct {
-	bootstrap []string // bootstrap.servers, if --bootstrap-server is empty
-	clientID  string   // client.id
-	sec       kafkasec.Config
+	clientID string // client.id
+	sec      kafkasec.Config
 
 	// Producer.
 	acks           kafka.RequiredAcks // acks (default all, as in Kafka)
@@ -170,9 +169,9 @@ func oneOf(allowed ...string) propHandler {
 }
 
 var commonProps = map[string]propHandler{
-	"bootstrap.servers": func(st *settings, v string) error {
-		st.bootstrap = splitServers(v)
-		if len(st.bootstrap) == 0 {
+	// bootstrap.servers is read by Spec.Targets; here it is only checked.
+	"bootstrap.servers": func(_ *settings, v string) error {
+		if len(splitServers(v)) == 0 {
 			return fmt.Errorf("must list host:port pairs")
 		}
 		return nil
@@ -413,20 +412,17 @@ func splitServers(v string) []string {
 	return out
 }
 
-// brokers is where the client bootstraps from: --bootstrap-server first,
-// then bootstrap.servers from the properties.
-func (s *Spec) brokers(st settings) []string {
+// brokers is where the client bootstraps from.
+func (s *Spec) brokers() []string { return s.Targets() }
+
+// embedded reports whether this spec runs against kbench's own broker.
+func (s *Spec) embedded() bool { return len(s.Targets()) == 0 }
+
+// Targets lists the bootstrap servers the spec points at: --bootstrap-server,
+// else bootstrap.servers from its properties; none means the embedded broker.
+func (s Spec) Targets() []string {
 	if s.BootstrapServer != "" {
 		return splitServers(s.BootstrapServer)
 	}
-	return st.bootstrap
-}
-
-// embedded reports whether this spec runs against kbench's own broker.
-func (s *Spec) embedded() bool {
-	if s.BootstrapServer != "" {
-		return false
-	}
-	_, ok := s.Props["bootstrap.servers"]
-	return !ok
+	return splitServers(s.Props["bootstrap.servers"])
 }

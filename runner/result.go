@@ -111,7 +111,7 @@ func (s Spec) Redacted() Spec {
 	if s.Props != nil {
 		s.Props = kafkasec.Redact(s.Props)
 	}
-	s.Profiles = append([]string(nil), s.Profiles...)
+	s.Profiles = append([]string{}, s.Profiles...) // never null in JSON
 	return s
 }
 

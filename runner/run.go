@@ -125,7 +125,7 @@ func (r *run) execute(ctx context.Context) error {
 		r.res.Environment.Broker = "embedded kfake (own process, log.segment.bytes=1048576) at " + child.addr
 		r.rep.note("kbench: embedded broker at %s (pid %d)", child.addr, child.cmd.Process.Pid)
 	} else {
-		r.brokers = r.spec.brokers(r.st)
+		r.brokers = r.spec.brokers()
 		r.res.Environment.Broker = strings.Join(r.brokers, ",")
 	}
 	if err := r.preflight(ctx); err != nil {

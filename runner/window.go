@@ -85,7 +85,9 @@ func openWindow(dir string, kinds []string, broker *childBroker) (*window, error
 		}
 		w.cpuFile = f
 	}
-	if broker != nil && dir != "" {
+	// The broker's CPU profile comes with the client's: --profile none
+	// means no profiling anywhere.
+	if broker != nil && w.wants("cpu") {
 		if err := broker.startCPUProfile(filepath.Join(dir, "broker-cpu.pb.gz")); err != nil {
 			w.notes = append(w.notes, "broker CPU profile not captured: "+err.Error())
 		}
@@ -119,7 +121,7 @@ func (w *window) stop() {
 		}
 		w.cpuFile = nil
 	}
-	if w.broker != nil && w.dir != "" {
+	if w.broker != nil && w.wants("cpu") {
 		if err := w.broker.stopCPUProfile(); err != nil {
 			w.notes = append(w.notes, "broker CPU profile not captured: "+err.Error())
 		} else {

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/server"
+	"github.com/kbench/kbench/store"
+)
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// envOr returns the KBENCH_* variable for a flag, or def.
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv("KBENCH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))); ok {
+		return v
+	}
+	return def
+}
+
+// cmdServe starts the web application. Every flag can also be set with a
+// KBENCH_<FLAG> environment variable (flags win).
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kbench serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", envOr("listen", "127.0.0.1:8080"), "host:port to serve on")
+	data := fs.String("data", envOr("data", "./kbench-data"), "directory for the SQLite database and run files")
+	concurrency := fs.Int("concurrency", atoiOr(envOr("concurrency", "1"), 1), "runs executed at once (more than one makes runs share CPU)")
+	token := fs.String("token", envOr("token", ""), "token required for changes (and, with --private, for reading); needed off loopback")
+	private := fs.Bool("private", envOr("private", "") == "true", "require the token for reading too")
+	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
+	var allow listFlag
+	if v := envOr("allow-target", ""); v != "" {
+		allow = strings.Split(v, ",")
+	}
+	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * wildcards)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "kbench serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if !server.IsLoopbackAddr(*listen) && *token == "" {
+		fmt.Fprintf(stderr, "kbench serve: --listen %s is reachable from other machines; set --token (or KBENCH_TOKEN) to protect it\n", *listen)
+		return 2
+	}
+	if *concurrency < 1 {
+		fmt.Fprintln(stderr, "kbench serve: --concurrency: must be at least 1")
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	st, err := store.Open(filepath.Join(*data, "kbench.db"))
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		return 1
+	}
+	defer st.Close()
+	srv, err := server.New(server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
+		AllowTargets: allow, RunTimeout: *runTimeout, Logger: log}, st)
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		return 1
+	}
+	if err := srv.Start(ctx); err != nil {
+		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		srv.Close()
+		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		return 1
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "kbench serving on http://%s (data in %s)\n", ln.Addr(), *data)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+	}
+	// Stop runs first (they are stored as interrupted), then the listener.
+	srv.Close()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hs.Shutdown(shutCtx)
+	return 0
+}
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return def
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/kbench/kbench/store"
+)
+
+// heartbeat keeps idle event streams open through proxies.
+const heartbeat = 15 * time.Second
+
+// runEvents streams a run's live events as Server-Sent Events: first what
+// happened so far, then each event as it comes, ending with "done". A
+// finished run gets "done" at once.
+func (s *Server) runEvents(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	// Subscribe before reading the run, so no event between the read and
+	// the subscription is lost.
+	ch, catchUp, cancel := s.hub.subscribe(id)
+	defer cancel()
+	run, err := s.store.GetRun(c, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	w := c.Writer
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(ev liveEvent) bool {
+		data, err := json.Marshal(ev.Data)
+		if err != nil {
+			return false
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Name, data); err != nil {
+			return false
+		}
+		w.Flush()
+		return true
+	}
+	if run.Final() {
+		send(liveEvent{"done", map[string]string{"status": run.Status, "error": run.Error}})
+		return
+	}
+	status := map[string]any{"status": run.Status}
+	if run.Status == store.StatusQueued {
+		status["position"], _ = s.store.QueuePosition(c, id)
+	}
+	if !send(liveEvent{"status", status}) {
+		return
+	}
+	for _, ev := range catchUp {
+		if !send(ev) {
+			return
+		}
+	}
+	ping := time.NewTicker(heartbeat)
+	defer ping.Stop()
+	// A queued run's position changes as others finish; poll it cheaply.
+	position := time.NewTicker(2 * time.Second)
+	defer position.Stop()
+	for {
+		select {
+		case <-c.Request.Context().Done():
+			return
+		case ev := <-ch:
+			if !send(ev) || ev.Name == "done" {
+				return
+			}
+		case <-ping.C:
+			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+				return
+			}
+			w.Flush()
+		case <-position.C:
+			r, err := s.store.GetRun(c, id)
+			if err != nil {
+				return
+			}
+			if r.Final() { // finished while we were not told (e.g. canceled when queued)
+				send(liveEvent{"done", map[string]string{"status": r.Status, "error": r.Error}})
+				return
+			}
+			if r.Status == store.StatusQueued {
+				pos, _ := s.store.QueuePosition(c, id)
+				send(liveEvent{"status", map[string]any{"status": r.Status, "position": pos}})
+			}
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package server
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/kbench/kbench/runner"
+)
+
+// liveEvent is one Server-Sent Event: name and JSON-encodable payload.
+type liveEvent struct {
+	Name string
+	Data any
+}
+
+// liveState is what a late subscriber needs to catch up on a running run.
+type liveState struct {
+	status   string
+	progress *runner.Event
+	points   []runner.SeriesPoint
+	output   strings.Builder
+}
+
+// maxLiveOutput bounds the Kafka text kept for catching up; the full text
+// is stored with the result.
+const maxLiveOutput = 256 << 10
+
+// hub fans a run's live events out to its subscribers (browser tabs on
+// the run page, API clients) and keeps enough state for late joiners.
+type hub struct {
+	mu    sync.Mutex
+	subs  map[uint]map[chan liveEvent]struct{}
+	state map[uint]*liveState
+}
+
+func newHub() *hub {
+	return &hub{subs: map[uint]map[chan liveEvent]struct{}{}, state: map[uint]*liveState{}}
+}
+
+// subscribe returns a channel of the run's events and the events that
+// catch a new subscriber up. cancel must be called when done.
+func (h *hub) subscribe(id uint) (ch chan liveEvent, catchUp []liveEvent, cancel func()) {
+	ch = make(chan liveEvent, 512)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs[id] == nil {
+		h.subs[id] = map[chan liveEvent]struct{}{}
+	}
+	h.subs[id][ch] = struct{}{}
+	if st := h.state[id]; st != nil {
+		if st.status != "" {
+			catchUp = append(catchUp, liveEvent{"status", map[string]any{"status": st.status}})
+		}
+		if st.progress != nil {
+			catchUp = append(catchUp, liveEvent{"progress", progressData(*st.progress)})
+		}
+		for _, p := range st.points {
+			catchUp = append(catchUp, liveEvent{"interval", p})
+		}
+		if st.output.Len() > 0 {
+			catchUp = append(catchUp, liveEvent{"output", map[string]string{"text": st.output.String()}})
+		}
+	}
+	return ch, catchUp, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		delete(h.subs[id], ch)
+		if len(h.subs[id]) == 0 {
+			delete(h.subs, id)
+		}
+	}
+}
+
+func progressData(e runner.Event) map[string]any {
+	return map[string]any{"phase": e.Phase, "done": e.Done, "total": e.Total, "elapsed": e.Elapsed}
+}
+
+// publishRunner forwards one progress line of a run's child process.
+func (h *hub) publishRunner(id uint, e runner.Event) {
+	h.mu.Lock()
+	st := h.stateLocked(id)
+	var ev liveEvent
+	switch e.Type {
+	case "phase", "progress":
+		st.progress = &e
+		ev = liveEvent{"progress", progressData(e)}
+	case "interval":
+		if e.Point == nil {
+			h.mu.Unlock()
+			return
+		}
+		st.points = append(st.points, *e.Point)
+		ev = liveEvent{"interval", *e.Point}
+	case "output", "note":
+		if st.output.Len() < maxLiveOutput {
+			text := e.Text
+			if e.Type == "note" {
+				text = "# " + strings.TrimRight(text, "\n") + "\n"
+			}
+			st.output.WriteString(text)
+		}
+		ev = liveEvent{"output", map[string]string{"text": e.Text, "kind": e.Type}}
+	default:
+		h.mu.Unlock()
+		return // "done" comes from the server once the result is stored
+	}
+	h.sendLocked(id, ev)
+	h.mu.Unlock()
+}
+
+// publish sends a server-made event (status, done).
+func (h *hub) publish(id uint, ev liveEvent) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ev.Name == "status" {
+		if m, ok := ev.Data.(map[string]any); ok {
+			h.stateLocked(id).status, _ = m["status"].(string)
+		}
+	}
+	h.sendLocked(id, ev)
+	if ev.Name == "done" {
+		delete(h.state, id) // the stored run is the truth from now on
+	}
+}
+
+func (h *hub) stateLocked(id uint) *liveState {
+	st := h.state[id]
+	if st == nil {
+		st = &liveState{}
+		h.state[id] = st
+	}
+	return st
+}
+
+// sendLocked never blocks: a subscriber too slow to keep 512 events
+// buffered misses some, and its page still reloads on "done".
+func (h *hub) sendLocked(id uint, ev liveEvent) {
+	for ch := range h.subs[id] {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}

@@ -1,0 +1,371 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+)
+
+// cancelGrace is how long a canceled run's process gets to write its
+// partial result after SIGINT before it is killed.
+const cancelGrace = 15 * time.Second
+
+// queue executes runs in order, Concurrency at a time, each as a
+// `kbench run` child process: Go's CPU profiler is process-wide, and a
+// crash or SIGKILL of a run cannot take the server down.
+type queue struct {
+	s *Server
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending []uint
+	secrets map[uint]map[string]string // held in memory only, never stored
+	running map[uint]*execution
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+// execution is one running child process.
+type execution struct {
+	cmd      *exec.Cmd
+	mu       sync.Mutex
+	reason   string // why it was stopped early: "canceled", "timeout", "shutdown"
+	signaled bool
+	done     chan struct{}
+}
+
+func newQueue(s *Server) *queue {
+	q := &queue{s: s, secrets: map[uint]map[string]string{}, running: map[uint]*execution{}}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *queue) enqueue(id uint, secrets map[string]string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, id)
+	if secrets != nil {
+		q.secrets[id] = secrets
+	}
+	q.cond.Signal()
+}
+
+func (q *queue) start(workers int) {
+	for i := 0; i < workers; i++ {
+		q.wg.Add(1)
+		go q.work()
+	}
+}
+
+func (q *queue) work() {
+	defer q.wg.Done()
+	for {
+		q.mu.Lock()
+		for len(q.pending) == 0 && !q.stopped {
+			q.cond.Wait()
+		}
+		if q.stopped {
+			q.mu.Unlock()
+			return
+		}
+		id := q.pending[0]
+		q.pending = q.pending[1:]
+		secrets := q.secrets[id]
+		delete(q.secrets, id)
+		q.mu.Unlock()
+		q.run(id, secrets)
+	}
+}
+
+// stop interrupts running children and waits for their results to be
+// stored (as interrupted), then stops the workers.
+func (q *queue) stop() {
+	q.mu.Lock()
+	q.stopped = true
+	for _, ex := range q.running {
+		ex.interrupt("shutdown")
+	}
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	q.wg.Wait()
+}
+
+// cancel stops a queued or running run. It reports ErrConflict (wrapped)
+// when the run already finished.
+func (q *queue) cancel(ctx context.Context, id uint) error {
+	q.mu.Lock()
+	if ex := q.running[id]; ex != nil {
+		q.mu.Unlock()
+		ex.interrupt("canceled")
+		return nil
+	}
+	for i, p := range q.pending {
+		if p == id {
+			q.pending = append(q.pending[:i], q.pending[i+1:]...)
+			delete(q.secrets, id)
+			break
+		}
+	}
+	q.mu.Unlock()
+	if err := q.s.store.CancelQueued(ctx, id, "canceled before it started"); err != nil {
+		return err
+	}
+	q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": store.StatusCanceled}})
+	return nil
+}
+
+// interrupt asks the child to stop: SIGINT lets it write what it measured
+// and stop its broker; SIGKILL of the whole process group follows if it
+// does not exit within cancelGrace.
+func (ex *execution) interrupt(reason string) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.reason == "" {
+		ex.reason = reason
+	}
+	if ex.signaled || ex.cmd.Process == nil {
+		return
+	}
+	ex.signaled = true
+	ex.cmd.Process.Signal(os.Interrupt)
+	go func() {
+		select {
+		case <-ex.done:
+		case <-time.After(cancelGrace):
+			syscall.Kill(-ex.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}()
+}
+
+func (ex *execution) stopReason() string {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.reason
+}
+
+// run executes one run and stores its outcome, whatever happens.
+func (q *queue) run(id uint, secrets map[string]string) {
+	ctx := context.Background()
+	log := q.s.log.With("run", id)
+	if err := q.s.store.StartRun(ctx, id, time.Now().UTC()); err != nil {
+		if !errors.Is(err, store.ErrConflict) { // canceled meanwhile: nothing to do
+			log.Error("start run", "err", err)
+		}
+		return
+	}
+	q.s.hub.publish(id, liveEvent{"status", map[string]any{"status": store.StatusRunning}})
+	outcome := q.execute(ctx, id, secrets)
+	if err := q.s.store.FinishRun(ctx, id, outcome); err != nil {
+		log.Error("store result", "err", err)
+		// Never leave a run running: record at least the failure.
+		fallback := store.Outcome{Status: store.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
+		if err := q.s.store.FinishRun(ctx, id, fallback); err != nil {
+			log.Error("store failure", "err", err)
+		}
+		outcome = fallback
+	}
+	log.Info("run finished", "status", outcome.Status)
+	q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": outcome.Status, "error": outcome.Error}})
+}
+
+// execute runs the child process and turns what it left behind into an
+// outcome. It never returns a running status.
+func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string) store.Outcome {
+	failed := func(format string, args ...any) store.Outcome {
+		return store.Outcome{Status: store.StatusFailed, Error: fmt.Sprintf(format, args...), FinishedAt: time.Now().UTC()}
+	}
+	run, err := q.s.store.GetRun(ctx, id)
+	if err != nil {
+		return failed("load run: %v", err)
+	}
+	var file runner.SpecFile
+	if err := json.Unmarshal([]byte(run.Spec), &file); err != nil {
+		return failed("stored spec: %v", err)
+	}
+	spec, err := runner.SpecFromParams(file.Workload, file.Params)
+	if err != nil {
+		return failed("stored spec: %v", err)
+	}
+	public, _ := runner.SplitSecrets(spec) // drops the "[redacted]" placeholders
+	dir := filepath.Join(q.s.cfg.DataDir, "runs", strconv.FormatUint(uint64(id), 10))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return failed("run directory: %v", err)
+	}
+	specPath := filepath.Join(dir, "spec.json")
+	if err := runner.WriteSpecFile(specPath, public); err != nil {
+		return failed("%v", err)
+	}
+
+	args := append(append([]string(nil), q.s.cfg.KbenchCommand[1:]...), "run", "--spec", specPath, "--out", dir, "--progress", "json")
+	cmd := exec.Command(q.s.cfg.KbenchCommand[0], args...)
+	cmd.Env = childEnv(secrets)
+	// Its own process group, so a kill reaches the broker child too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return failed("start: %v", err)
+	}
+	stderrTail := &tailWriter{max: 8 << 10}
+	stderrLog, err := os.Create(filepath.Join(dir, "stderr.log"))
+	if err != nil {
+		return failed("start: %v", err)
+	}
+	defer stderrLog.Close()
+	cmd.Stderr = multiWriter{stderrLog, stderrTail}
+	ex := &execution{cmd: cmd, done: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		return failed("start kbench run: %v", err)
+	}
+	q.mu.Lock()
+	q.running[id] = ex
+	stopped := q.stopped
+	q.mu.Unlock()
+	if stopped {
+		ex.interrupt("shutdown")
+	}
+	defer func() {
+		q.mu.Lock()
+		delete(q.running, id)
+		q.mu.Unlock()
+	}()
+	timer := time.AfterFunc(q.s.cfg.RunTimeout, func() { ex.interrupt("timeout") })
+	defer timer.Stop()
+
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	for sc.Scan() {
+		var ev runner.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			stderrTail.Write(append(sc.Bytes(), '\n'))
+			continue
+		}
+		q.s.hub.publishRunner(id, ev)
+	}
+	waitErr := cmd.Wait()
+	close(ex.done)
+	return q.outcome(dir, waitErr, ex.stopReason(), stderrTail.String())
+}
+
+// outcome reads what a finished child left in dir.
+func (q *queue) outcome(dir string, waitErr error, stopReason, stderr string) store.Outcome {
+	o := store.Outcome{FinishedAt: time.Now().UTC()}
+	res, readErr := runner.ReadResult(dir)
+	switch stopReason {
+	case "canceled":
+		o.Status, o.Error = store.StatusCanceled, "canceled by a user"
+	case "shutdown":
+		o.Status, o.Error = store.StatusInterrupted, "interrupted: the kbench server stopped during the run"
+	case "timeout":
+		o.Status, o.Error = store.StatusFailed, fmt.Sprintf("stopped after the server's run timeout (%v)", q.s.cfg.RunTimeout)
+	default:
+		switch {
+		case waitErr == nil && readErr == nil && res.Complete:
+			o.Status = store.StatusSucceeded
+		case readErr == nil && res.Error != "":
+			o.Status, o.Error = store.StatusFailed, res.Error
+		default:
+			o.Status = store.StatusFailed
+			o.Error = "the run process failed"
+			if waitErr != nil {
+				o.Error = "the run process failed: " + waitErr.Error()
+			}
+			if tail := strings.TrimSpace(stderr); tail != "" {
+				o.Error += "\n" + tail
+			}
+		}
+	}
+	if readErr != nil {
+		return o // nothing measured to keep
+	}
+	o.Complete = res.Complete && o.Status == store.StatusSucceeded
+	o.Output = res.Output
+	if b, err := json.Marshal(res.Environment); err == nil {
+		o.Environment = string(b)
+	}
+	if b, err := json.Marshal(res.Measurement); err == nil {
+		o.Measurement = string(b)
+	}
+	for _, m := range res.Metrics {
+		o.Metrics = append(o.Metrics, store.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
+	}
+	for i, p := range res.Series {
+		o.Series = append(o.Series, store.SeriesPoint{Seq: i, T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
+			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent})
+	}
+	for _, pf := range res.Profiles {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(pf.File)))
+		if err != nil {
+			o.Error = strings.TrimSpace(o.Error + "\nprofile " + pf.File + " missing: " + err.Error())
+			continue
+		}
+		sum, err := profiles.Summarize(data)
+		if err != nil {
+			o.Error = strings.TrimSpace(o.Error + "\nprofile " + pf.File + " unreadable: " + err.Error())
+			continue
+		}
+		o.Profiles = append(o.Profiles, store.Profile{Role: pf.Role, Kind: pf.Kind, Data: data, Samples: sum.Samples})
+	}
+	return o
+}
+
+// childEnv is the server's environment plus the run's secrets, which the
+// child reads from runner.SecretPropsEnv; an inherited value is dropped.
+func childEnv(secrets map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, runner.SecretPropsEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	if len(secrets) > 0 {
+		b, _ := json.Marshal(secrets)
+		env = append(env, runner.SecretPropsEnv+"="+string(b))
+	}
+	return env
+}
+
+// tailWriter keeps the last max bytes written, for error messages.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+type multiWriter []interface{ Write([]byte) (int, error) }
+
+func (m multiWriter) Write(p []byte) (int, error) {
+	for _, w := range m {
+		w.Write(p)
+	}
+	return len(p), nil
+}

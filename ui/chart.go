@@ -1,0 +1,289 @@
+package ui
+
+import (
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Chart is a line chart of one or more series sharing both axes.
+type Chart struct {
+	Title  string
+	XLabel string // e.g. "seconds into the measured window"
+	YLabel string // e.g. "throughput"
+	Unit   string // unit of the Y values, e.g. "records/s"
+	Series []ChartSeries
+	// Width and Height are the SVG's size in pixels; zero picks
+	// DefaultChartWidth × DefaultChartHeight. The SVG scales down with CSS.
+	Width, Height int
+}
+
+// ChartSeries is one line. X and Y pair up by index; extra values of the
+// longer slice and non-finite points are skipped.
+type ChartSeries struct {
+	Name string
+	X, Y []float64
+}
+
+// Default chart size.
+const (
+	DefaultChartWidth  = 640
+	DefaultChartHeight = 260
+)
+
+// seriesStyles are the lines' colours (Okabe–Ito hues, darkened where
+// needed for contrast on white) and dash patterns, so series differ for
+// readers who cannot tell the colours apart.
+var seriesStyles = []struct{ color, dash string }{
+	{"#0072b2", ""},
+	{"#c44e00", "7 3"},
+	{"#007a5a", "2 3"},
+	{"#a23b72", "9 3 2 3"},
+	{"#8a6d00", "4 4"},
+	{"#333333", "1 2"},
+}
+
+// Chart geometry, in SVG user units.
+const (
+	chartMarginLeft   = 72
+	chartMarginRight  = 20
+	chartMarginTop    = 52
+	chartMarginBottom = 46
+	chartMaxTicks     = 6
+)
+
+type chartPoint struct{ x, y float64 }
+
+// LineChart renders c as an inline SVG element (no external references,
+// no scripts, no style attributes: it is safe under a strict CSP). All
+// text is escaped. The output depends only on c.
+func LineChart(c Chart) template.HTML {
+	w, h := c.Width, c.Height
+	if w <= 0 {
+		w = DefaultChartWidth
+	}
+	if h <= 0 {
+		h = DefaultChartHeight
+	}
+	// Keep a usable plot area whatever size is asked for.
+	w = max(w, chartMarginLeft+chartMarginRight+100)
+	h = max(h, chartMarginTop+chartMarginBottom+60)
+
+	type line struct {
+		name string
+		pts  []chartPoint
+	}
+	var lines []line
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		n := min(len(s.X), len(s.Y))
+		var pts []chartPoint
+		for i := 0; i < n; i++ {
+			x, y := s.X[i], s.Y[i]
+			if !finite(x) || !finite(y) {
+				continue
+			}
+			pts = append(pts, chartPoint{x, y})
+			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+		}
+		if len(pts) > 0 {
+			lines = append(lines, line{s.Name, pts})
+		}
+	}
+
+	yTitle := c.YLabel
+	switch {
+	case yTitle == "":
+		yTitle = c.Unit
+	case c.Unit != "":
+		yTitle += " (" + c.Unit + ")"
+	}
+
+	var b strings.Builder
+	b.WriteString(`<svg class="chart" viewBox="0 0 ` + itoa(w) + ` ` + itoa(h) + `" width="` + itoa(w) + `" height="` + itoa(h) + `" role="img" aria-label="` + esc(c.Title) + `">`)
+	b.WriteString(`<title>` + esc(c.Title) + `</title>`)
+	b.WriteString(`<rect class="chart-bg" x="0" y="0" width="` + itoa(w) + `" height="` + itoa(h) + `" fill="#ffffff"/>`)
+	b.WriteString(`<text class="chart-title" x="` + itoa(chartMarginLeft) + `" y="20" font-size="15" font-weight="600" fill="#1b1f24">` + esc(c.Title) + `</text>`)
+
+	left, top := float64(chartMarginLeft), float64(chartMarginTop)
+	right, bottom := float64(w-chartMarginRight), float64(h-chartMarginBottom)
+
+	if len(lines) == 0 {
+		b.WriteString(`<desc>No interval data.</desc>`)
+		b.WriteString(`<rect class="chart-frame" x="` + ftoa(left) + `" y="` + ftoa(top) + `" width="` + ftoa(right-left) + `" height="` + ftoa(bottom-top) + `" fill="none" stroke="#c9ced6" stroke-dasharray="4 4"/>`)
+		b.WriteString(`<text class="chart-empty" x="` + ftoa((left+right)/2) + `" y="` + ftoa((top+bottom)/2) + `" text-anchor="middle" dominant-baseline="middle" font-size="13" fill="#4a5160">no interval data</text>`)
+		b.WriteString(`</svg>`)
+		return template.HTML(b.String())
+	}
+
+	xt := niceAxis(xmin, xmax)
+	yt := niceAxis(ymin, ymax)
+	px := func(x float64) float64 { return left + (x-xt.lo)/(xt.hi-xt.lo)*(right-left) }
+	py := func(y float64) float64 { return bottom - (y-yt.lo)/(yt.hi-yt.lo)*(bottom-top) }
+
+	// Description for screen readers: what is plotted, over which ranges.
+	var desc strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			desc.WriteString("; ")
+		}
+		desc.WriteString(l.name + ": " + itoa(len(l.pts)) + " points")
+	}
+	desc.WriteString(". " + strings.TrimSpace(c.XLabel+" from "+FormatNumber(xmin)+" to "+FormatNumber(xmax)))
+	desc.WriteString("; " + strings.TrimSpace(yTitle+" from "+FormatNumber(ymin)+" to "+FormatNumber(ymax)) + ".")
+	b.WriteString(`<desc>` + esc(desc.String()) + `</desc>`)
+
+	// Gridlines.
+	b.WriteString(`<g class="chart-grid" stroke="#e3e6ea" stroke-width="1">`)
+	for _, v := range yt.ticks {
+		y := ftoa(py(v))
+		b.WriteString(`<line x1="` + ftoa(left) + `" y1="` + y + `" x2="` + ftoa(right) + `" y2="` + y + `"/>`)
+	}
+	for _, v := range xt.ticks {
+		x := ftoa(px(v))
+		b.WriteString(`<line x1="` + x + `" y1="` + ftoa(top) + `" x2="` + x + `" y2="` + ftoa(bottom) + `"/>`)
+	}
+	b.WriteString(`</g>`)
+
+	// Axes.
+	b.WriteString(`<g class="chart-axis" stroke="#6b7280" stroke-width="1">`)
+	b.WriteString(`<line x1="` + ftoa(left) + `" y1="` + ftoa(bottom) + `" x2="` + ftoa(right) + `" y2="` + ftoa(bottom) + `"/>`)
+	b.WriteString(`<line x1="` + ftoa(left) + `" y1="` + ftoa(top) + `" x2="` + ftoa(left) + `" y2="` + ftoa(bottom) + `"/>`)
+	b.WriteString(`</g>`)
+
+	// Tick labels.
+	b.WriteString(`<g class="chart-ticks" font-size="12" fill="#4a5160">`)
+	for i, v := range yt.ticks {
+		b.WriteString(`<text x="` + ftoa(left-6) + `" y="` + ftoa(py(v)) + `" text-anchor="end" dominant-baseline="middle">` + esc(yt.labels[i]) + `</text>`)
+	}
+	for i, v := range xt.ticks {
+		b.WriteString(`<text x="` + ftoa(px(v)) + `" y="` + ftoa(bottom+16) + `" text-anchor="middle">` + esc(xt.labels[i]) + `</text>`)
+	}
+	b.WriteString(`</g>`)
+
+	// Axis titles.
+	if c.XLabel != "" {
+		b.WriteString(`<text class="chart-xlabel" x="` + ftoa((left+right)/2) + `" y="` + itoa(h-8) + `" text-anchor="middle" font-size="13" fill="#1b1f24">` + esc(c.XLabel) + `</text>`)
+	}
+	if yTitle != "" {
+		cy := ftoa((top + bottom) / 2)
+		b.WriteString(`<text class="chart-ylabel" x="14" y="` + cy + `" transform="rotate(-90 14 ` + cy + `)" text-anchor="middle" font-size="13" fill="#1b1f24">` + esc(yTitle) + `</text>`)
+	}
+
+	// Legend, one row under the title.
+	b.WriteString(`<g class="chart-legend" font-size="13" fill="#1b1f24">`)
+	lx := left
+	for i, l := range lines {
+		st := seriesStyles[i%len(seriesStyles)]
+		b.WriteString(`<line x1="` + ftoa(lx) + `" y1="36" x2="` + ftoa(lx+22) + `" y2="36" stroke="` + st.color + `" stroke-width="2.5"` + dashAttr(st.dash) + `/>`)
+		b.WriteString(`<text x="` + ftoa(lx+28) + `" y="40">` + esc(l.name) + `</text>`)
+		lx += 28 + 7.5*float64(len([]rune(l.name))) + 20
+	}
+	b.WriteString(`</g>`)
+
+	// Series.
+	b.WriteString(`<g class="chart-series" fill="none" stroke-width="2" stroke-linejoin="round" stroke-linecap="round">`)
+	for i, l := range lines {
+		st := seriesStyles[i%len(seriesStyles)]
+		if len(l.pts) == 1 {
+			p := l.pts[0]
+			b.WriteString(`<circle cx="` + ftoa(px(p.x)) + `" cy="` + ftoa(py(p.y)) + `" r="3" fill="` + st.color + `" stroke="none"><title>` + esc(l.name) + `</title></circle>`)
+			continue
+		}
+		b.WriteString(`<polyline stroke="` + st.color + `"` + dashAttr(st.dash) + ` points="`)
+		for j, p := range l.pts {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(ftoa(px(p.x)) + "," + ftoa(py(p.y)))
+		}
+		b.WriteString(`"><title>` + esc(l.name) + `</title></polyline>`)
+	}
+	b.WriteString(`</g></svg>`)
+	return template.HTML(b.String())
+}
+
+// axis is a range rounded out to nice tick values.
+type axis struct {
+	lo, hi float64
+	ticks  []float64
+	labels []string
+}
+
+// niceAxis covers [lo, hi] and zero with ticks at 1, 2 or 5 × 10ⁿ steps.
+// Including zero keeps rates honest: a bar from 990 to 1,000 does not look
+// like a cliff.
+func niceAxis(lo, hi float64) axis {
+	lo, hi = math.Min(lo, 0), math.Max(hi, 0)
+	if lo == hi {
+		hi = 1
+	}
+	step := niceStep((hi - lo) / float64(chartMaxTicks-1))
+	a := axis{lo: math.Floor(lo/step) * step, hi: math.Ceil(hi/step) * step}
+	if a.lo == a.hi {
+		a.hi = a.lo + step
+	}
+	n := int(math.Round((a.hi - a.lo) / step))
+	scale, suffix := 1.0, ""
+	switch top := math.Max(math.Abs(a.lo), math.Abs(a.hi)); {
+	case top >= 1e9:
+		scale, suffix = 1e9, "G"
+	case top >= 1e6:
+		scale, suffix = 1e6, "M"
+	case top >= 1e4:
+		scale, suffix = 1e3, "k"
+	}
+	dec := max(0, -int(math.Floor(math.Log10(step/scale)+1e-9)))
+	for i := 0; i <= n; i++ {
+		v := a.lo + float64(i)*step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		a.ticks = append(a.ticks, v)
+		label := "0"
+		if v != 0 {
+			label = groupThousands(strconv.FormatFloat(v/scale, 'f', dec, 64)) + suffix
+		}
+		a.labels = append(a.labels, label)
+	}
+	return a
+}
+
+// niceStep is the smallest 1, 2 or 5 × 10ⁿ at least raw.
+func niceStep(raw float64) float64 {
+	if raw <= 0 || !finite(raw) {
+		return 1
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw*(1-1e-9) {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+func dashAttr(d string) string {
+	if d == "" {
+		return ""
+	}
+	return ` stroke-dasharray="` + d + `"`
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// ftoa formats an SVG coordinate with one decimal, never "-0.0".
+func ftoa(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 1, 64)
+	if s == "-0.0" {
+		return "0.0"
+	}
+	return s
+}
+
+func esc(s string) string { return template.HTMLEscapeString(s) }

@@ -1,0 +1,40 @@
+package ui
+
+import (
+	"testing"
+
+	"github.com/kbench/kbench/runner"
+)
+
+// fixtureFlags is a fixed copy of runner.Flags, so golden files change
+// only when the ui does, not when the runner rewords a help text.
+func fixtureFlags() []runner.Flag {
+	both := []string{"producer", "consumer"}
+	prod := []string{"producer"}
+	cons := []string{"consumer"}
+	return []runner.Flag{
+		{Name: "topic", Kind: "string", Workloads: both, Help: "topic to produce to / consume from", Default: "kbench-producer"},
+		{Name: "bootstrap-server", Aliases: []string{"broker-list"}, Kind: "string", Workloads: both, Help: "host:port of a Kafka cluster"},
+		{Name: "num-records", Aliases: []string{"messages"}, Kind: "int", Workloads: both, Help: "records to send or consume", Default: "500000"},
+		{Name: "record-size", Kind: "int", Workloads: both, Help: "bytes per record", Default: "512"},
+		{Name: "payload-file", Kind: "string", Workloads: prod, Help: "file of payloads"},
+		{Name: "throughput", Kind: "float", Workloads: prod, Help: "maximum records/s; -1 for no limit", Default: "-1"},
+		{Name: "producer-props", Kind: "props", Workloads: prod, Help: "Kafka producer properties"},
+		{Name: "consumer-props", Kind: "props", Workloads: cons, Help: "Kafka consumer properties"},
+		{Name: "producer.config", Kind: "string", Workloads: prod, Help: "Kafka producer properties file"},
+		{Name: "consumer.config", Kind: "string", Workloads: cons, Help: "Kafka consumer properties file"},
+		{Name: "print-metrics", Kind: "bool", Workloads: both, Help: "print client metrics at the end"},
+		{Name: "profile", Kind: "list", Workloads: both, Help: "profiles to capture", Default: "cpu,heap"},
+		{Name: "from-latest", Kind: "bool", Workloads: cons, Help: "start at the end of the topic"},
+		{Name: "show-detailed-stats", Kind: "bool", Workloads: cons, Help: "print a row per reporting interval"},
+		{Name: "mode", Kind: "string", Workloads: cons, Help: "group or assign", Default: "group"},
+	}
+}
+
+// withFixtureFlags makes the form use fixtureFlags for the test's duration.
+func withFixtureFlags(t *testing.T) {
+	t.Helper()
+	prev := runnerFlags
+	runnerFlags = fixtureFlags
+	t.Cleanup(func() { runnerFlags = prev })
+}

@@ -1,0 +1,416 @@
+package ui
+
+import (
+	"encoding/json"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kbench/kbench/runner"
+)
+
+// NewRunFormView is the new-run form. (The name NewRunView belongs to the
+// run page's constructor.)
+type NewRunFormView struct {
+	Page
+	Action string // where the form posts: CreateRunPath
+	// Errors lists the invalid fields in form order, for the summary.
+	Errors   []FormError
+	Sections []FormSection
+	// Workload is the chosen workload, for hiding fields that do not apply.
+	Workload string
+}
+
+// FormSection is a fieldset of the form.
+type FormSection struct {
+	ID     string
+	Legend string
+	Help   string
+	Fields []FormField
+}
+
+// FormError is one line of the error summary.
+type FormError struct {
+	Field   string
+	Label   string
+	Message string
+	Anchor  string // "#f-num-records", "" when the field is not on the form
+}
+
+// FormField is one input. Kind picks the control: text, number, password,
+// textarea, select, radio, checkbox or checkboxes.
+type FormField struct {
+	Name        string
+	ID          string
+	Label       string
+	Flag        bool // a `kbench run` flag: the label is its flag name
+	Kind        string
+	Value       string
+	Placeholder string
+	Help        string
+	HelpID      string
+	Error       string
+	ErrorID     string
+	DescribedBy string // ids for aria-describedby
+	Options     []Option
+	// Checked is a checkbox's state.
+	Checked bool
+	// NoneValue is sent in a hidden input of the same name alongside a
+	// checkbox group, so that unticking every box still sends the field.
+	NoneValue string
+	// Workloads is the data-workload attribute: the workloads the field
+	// applies to, space-separated; AppliesTo says it in words.
+	Workloads string
+	AppliesTo string
+	Min       string
+	Max       string
+	Step      string
+	MaxLength int
+	// Autocomplete is the autocomplete attribute, "" for the default.
+	Autocomplete string
+}
+
+// Fixed form fields besides the runner's flags.
+const (
+	FieldWorkload         = "workload"
+	FieldLabel            = "label"
+	FieldRepetitions      = "repetitions"
+	FieldWarmupRuns       = "warmup_runs"
+	FieldTarget           = "target"
+	FieldBootstrapServer  = "bootstrap-server"
+	FieldSecurityProtocol = "security-protocol"
+	FieldSASLMechanism    = "sasl-mechanism"
+	FieldSASLUsername     = "sasl-username"
+	FieldSASLPassword     = "sasl-password"
+)
+
+// Target choices.
+const (
+	TargetEmbedded  = "embedded"
+	TargetBootstrap = "bootstrap"
+)
+
+// Choices of the fixed select fields.
+var (
+	SecurityProtocols = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
+	SASLMechanisms    = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
+	ConsumerModes     = []string{runner.ModeGroup, runner.ModeAssign}
+)
+
+// ProfileFlag is the runner flag whose values are profile kinds.
+const ProfileFlag = "profile"
+
+// profileNone is what the profile checkbox group sends when nothing is ticked.
+const profileNone = "none"
+
+// excludedFlags are runner flags the web form does not offer: the
+// bootstrap server has its own field, and server-side file paths are not
+// accepted from a browser.
+var excludedFlags = map[string]bool{
+	"bootstrap-server":  true,
+	"payload-file":      true,
+	"payload-delimiter": true,
+	"producer.config":   true,
+	"consumer.config":   true,
+}
+
+// runnerFlags lists the runner's flags; tests swap in a fixed list so that
+// golden files do not change with every help text.
+var runnerFlags = runner.Flags
+
+// FormFlags are the runner flags the form offers, in --help order.
+func FormFlags() []runner.Flag {
+	var out []runner.Flag
+	for _, f := range runnerFlags() {
+		if !excludedFlags[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// NewRunForm builds the new-run form. values are what the user submitted
+// (nil or empty for a fresh form with defaults); errs maps field names
+// (flag names, label, repetitions, warmup_runs, target, bootstrap-server,
+// sasl-…) to messages. Every value is shown as submitted except the SASL
+// password, which is never rendered.
+func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
+	fresh := len(values) == 0
+	get := func(name, def string) string {
+		if fresh {
+			return def
+		}
+		return values.Get(name)
+	}
+	choice := func(name string, choices []string, def string) string {
+		v := strings.TrimSpace(values.Get(name))
+		if contains(choices, v) {
+			return v
+		}
+		return def
+	}
+
+	workload := choice(FieldWorkload, []string{runner.Producer, runner.Consumer}, runner.Producer)
+	v := NewRunFormView{
+		Page:     Page{Title: "New run"},
+		Action:   CreateRunPath,
+		Workload: workload,
+	}
+
+	run := FormSection{ID: "run", Legend: "Run", Fields: []FormField{
+		{Name: FieldWorkload, Label: "Workload", Kind: "radio", Value: workload,
+			Help:    "producer: kafka-producer-perf-test; consumer: kafka-consumer-perf-test",
+			Options: choiceOptions([]string{runner.Producer, runner.Consumer}, nil, workload)},
+		{Name: FieldLabel, Label: "Label", Kind: "text", Value: get(FieldLabel, ""), MaxLength: 200,
+			Placeholder: "e.g. trunk", Help: "names what is measured, e.g. trunk or my-branch: runs are compared by label"},
+		{Name: FieldRepetitions, Label: "Repetitions", Kind: "number", Value: get(FieldRepetitions, "1"),
+			Min: "1", Max: "50", Step: "1", Placeholder: "1",
+			Help: "measured runs, one after the other; at least 6 give a 95% confidence interval"},
+		{Name: FieldWarmupRuns, Label: "Warm-up runs", Kind: "number", Value: get(FieldWarmupRuns, "0"),
+			Min: "0", Max: "10", Step: "1", Placeholder: "0",
+			Help: "whole runs before the measured ones, discarded from every figure"},
+	}}
+
+	target := choice(FieldTarget, []string{TargetEmbedded, TargetBootstrap}, TargetEmbedded)
+	security := choice(FieldSecurityProtocol, SecurityProtocols, SecurityProtocols[0])
+	mechanism := choice(FieldSASLMechanism, SASLMechanisms, SASLMechanisms[0])
+	conn := FormSection{ID: "target", Legend: "Target", Fields: []FormField{
+		{Name: FieldTarget, Label: "Broker", Kind: "radio", Value: target,
+			Options: choiceOptions([]string{TargetEmbedded, TargetBootstrap}, map[string]string{
+				TargetEmbedded:  "embedded broker (kfake, in its own process)",
+				TargetBootstrap: "a Kafka cluster (bootstrap servers below)",
+			}, target)},
+		{Name: FieldBootstrapServer, Label: "Bootstrap servers", Kind: "text", Value: get(FieldBootstrapServer, ""),
+			Placeholder: "host:9092,host2:9092", Help: "host:port[,host:port] of the cluster, when the broker is a Kafka cluster",
+			Autocomplete: "off"},
+		{Name: FieldSecurityProtocol, Label: "Security protocol", Kind: "select", Value: security,
+			Options: choiceOptions(SecurityProtocols, nil, security), Help: "Kafka's security.protocol"},
+		{Name: FieldSASLMechanism, Label: "SASL mechanism", Kind: "select", Value: mechanism,
+			Options: choiceOptions(SASLMechanisms, nil, mechanism), Help: "with SASL_PLAINTEXT or SASL_SSL"},
+		{Name: FieldSASLUsername, Label: "SASL username", Kind: "text", Value: get(FieldSASLUsername, ""),
+			Autocomplete: "off", Help: "with SASL_PLAINTEXT or SASL_SSL"},
+		// The password is never rendered back: Value stays empty.
+		{Name: FieldSASLPassword, Label: "SASL password", Kind: "password", Autocomplete: "new-password",
+			Help: "used for this run only, never stored or shown; enter it again after a correction"},
+	}}
+
+	opts := FormSection{ID: "options", Legend: "Workload options",
+		Help: "Kafka's perf-test flags; empty fields take the default shown"}
+	for _, f := range FormFlags() {
+		opts.Fields = append(opts.Fields, flagField(f, values, fresh))
+	}
+	v.Sections = []FormSection{run, conn, opts}
+
+	// Wire up ids, errors and the summary, in form order.
+	known := map[string]bool{}
+	for si := range v.Sections {
+		for fi := range v.Sections[si].Fields {
+			f := &v.Sections[si].Fields[fi]
+			known[f.Name] = true
+			// A browser would blank a number input holding "12x": show
+			// what was sent, as text, so the user can see and fix it.
+			if f.Kind == "number" && f.Value != "" && !isNumber(f.Value) {
+				f.Kind, f.Min, f.Max, f.Step = "text", "", "", ""
+			}
+			f.ID = fieldID(f.Name)
+			var describedBy []string
+			if f.Help != "" || f.AppliesTo != "" {
+				f.HelpID = f.ID + "-help"
+				describedBy = append(describedBy, f.HelpID)
+			}
+			if msg, ok := errs[f.Name]; ok {
+				if msg == "" {
+					msg = "is not valid"
+				}
+				f.Error = msg
+				f.ErrorID = f.ID + "-error"
+				describedBy = append([]string{f.ErrorID}, describedBy...)
+				v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: msg, Anchor: "#" + f.ID})
+			}
+			f.DescribedBy = strings.Join(describedBy, " ")
+		}
+	}
+	var other []string
+	for name := range errs {
+		if !known[name] {
+			other = append(other, name)
+		}
+	}
+	sort.Strings(other)
+	for _, name := range other {
+		msg := errs[name]
+		if msg == "" {
+			msg = "is not valid"
+		}
+		v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: msg})
+	}
+	return v
+}
+
+// flagField is the input for one runner flag.
+func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
+	ff := FormField{
+		Name:        f.Name,
+		Label:       f.Name,
+		Flag:        true,
+		Help:        f.Help,
+		Placeholder: f.Default,
+		Value:       values.Get(f.Name),
+		Workloads:   strings.Join(f.Workloads, " "),
+	}
+	if len(f.Workloads) == 1 {
+		ff.AppliesTo = f.Workloads[0] + " only"
+	}
+	// A default naming the first workload ("kbench-producer") differs by
+	// workload: say so rather than show the producer's.
+	if len(f.Workloads) > 1 && f.Default == "kbench-"+f.Workloads[0] {
+		ff.Placeholder = "kbench-<workload>"
+	}
+	switch {
+	case f.Name == ProfileFlag:
+		ff.Kind, ff.Value, ff.Placeholder, ff.NoneValue = "checkboxes", "", "", profileNone
+		chosen := splitList(f.Default)
+		if _, sent := values[f.Name]; sent && !fresh {
+			chosen = nil
+			for _, v := range values[f.Name] {
+				chosen = append(chosen, splitList(v)...)
+			}
+		}
+		for _, k := range runner.ProfileKinds {
+			ff.Options = append(ff.Options, Option{Value: k, Label: k, Selected: contains(chosen, k)})
+		}
+	case f.Name == "mode":
+		ff.Kind, ff.Placeholder = "select", ""
+		cur := strings.TrimSpace(ff.Value)
+		if !contains(ConsumerModes, cur) {
+			cur = f.Default
+		}
+		ff.Value = cur
+		ff.Options = choiceOptions(ConsumerModes, map[string]string{
+			runner.ModeGroup:  "group: kafka-go's consumer-group Reader",
+			runner.ModeAssign: "assign: a connection per partition",
+		}, cur)
+	case f.Kind == "int":
+		ff.Kind, ff.Step = "number", "1"
+	case f.Kind == "float":
+		ff.Kind, ff.Step = "number", "any"
+	case f.Kind == "bool":
+		ff.Kind, ff.Placeholder = "checkbox", ""
+		ff.Checked = isTrue(ff.Value) || (fresh && isTrue(f.Default))
+		ff.Value = "true"
+	case f.Kind == "props":
+		ff.Kind = "textarea"
+		if ff.Placeholder == "" {
+			ff.Placeholder = "key=value, one per line"
+		}
+	case f.Kind == "list":
+		ff.Kind = "text"
+	default:
+		ff.Kind = "text"
+	}
+	return ff
+}
+
+// FormParams turns a submitted new-run form into the workload and the
+// params runner.SpecFromParams takes: only the flags the form offers that
+// apply to the workload, only non-empty ones; props one key=value a line;
+// an unticked profile group becomes "none". The fixed fields (label,
+// repetitions, target, SASL, …) are the caller's to read.
+func FormParams(values url.Values) (workload string, params map[string]json.RawMessage) {
+	workload = strings.TrimSpace(values.Get(FieldWorkload))
+	params = map[string]json.RawMessage{}
+	str := func(s string) json.RawMessage {
+		data, _ := json.Marshal(s)
+		return data
+	}
+	for _, f := range FormFlags() {
+		if !contains(f.Workloads, workload) {
+			continue
+		}
+		vals, sent := values[f.Name]
+		if !sent {
+			continue
+		}
+		switch {
+		case f.Kind == "bool":
+			for _, v := range vals {
+				if isTrue(v) {
+					params[f.Name] = json.RawMessage("true")
+				}
+			}
+		case f.Kind == "list":
+			var kinds []string
+			for _, v := range vals {
+				for _, k := range splitList(v) {
+					if k != profileNone {
+						kinds = append(kinds, k)
+					}
+				}
+			}
+			if len(kinds) == 0 {
+				params[f.Name] = str(profileNone)
+			} else {
+				params[f.Name] = str(strings.Join(kinds, ","))
+			}
+		case f.Kind == "props":
+			var kvs []string
+			for _, v := range vals {
+				for _, line := range strings.Split(v, "\n") {
+					line = strings.TrimSpace(line)
+					if line != "" && !strings.HasPrefix(line, "#") {
+						kvs = append(kvs, line)
+					}
+				}
+			}
+			if len(kvs) > 0 {
+				data, _ := json.Marshal(kvs)
+				params[f.Name] = data
+			}
+		default:
+			if v := strings.TrimSpace(vals[0]); v != "" {
+				params[f.Name] = str(v)
+			}
+		}
+	}
+	return workload, params
+}
+
+func choiceOptions(values []string, labels map[string]string, current string) []Option {
+	out := make([]Option, 0, len(values))
+	for _, v := range values {
+		l := labels[v]
+		if l == "" {
+			l = v
+		}
+		out = append(out, Option{Value: v, Label: l, Selected: v == current})
+	}
+	return out
+}
+
+func fieldID(name string) string {
+	return "f-" + strings.NewReplacer(".", "-", "_", "-", " ", "-").Replace(name)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil
+}
+
+func isTrue(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "on", "1", "yes":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,375 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+)
+
+// RunView is a run's page. While the run is queued or running (Live) it
+// shows progress fed by run.js over Server-Sent Events; once final, its
+// result: output, metrics, charts, how it was measured, where, and the
+// profiles.
+type RunView struct {
+	Page
+	ID          uint
+	Label       string
+	Workload    string
+	Status      string
+	StatusClass string
+	Source      string
+	Error       string
+	Created     string
+	Started     string
+	Finished    string
+	Duration    string
+	Group       string // "a1b2c3d4 #2", "a1b2c3d4 warm-up" or ""
+	GroupTitle  string
+	GroupURL    string // the runs list narrowed to the group
+
+	Queued        bool
+	QueuePosition int
+	QueueText     string // "position 3 in queue"
+
+	// Live is true while the run may still change (queued or running):
+	// the page then shows progress, live charts, live output and a Cancel
+	// form, and run.js subscribes to EventsURL. NewRunView sets it to
+	// !run.Final(); the server may override it.
+	Live      bool
+	Final     bool
+	EventsURL string
+	CancelURL string
+	// LivePoints is the interval series so far as JSON (the interval
+	// event's shape), for run.js to start its live chart from.
+	LivePoints string
+
+	// Complete is false when the run stopped before its result was whole.
+	Complete bool
+	// Incomplete marks a final run whose result is partial or missing.
+	Incomplete bool
+
+	Output      string
+	KeyFigures  []DefItem
+	Metrics     []MetricRow
+	Charts      []template.HTML
+	Measurement []DefItem
+	Notes       []string
+	Environment []DefItem
+	// Raw JSON shown as is when it could not be decoded.
+	MeasurementRaw string
+	EnvironmentRaw string
+	Spec           string // pretty-printed JSON
+	Profiles       []ProfileRow
+}
+
+// DefItem is one term and value of a definition list.
+type DefItem struct {
+	Term  string
+	Value string
+}
+
+// MetricRow is one line of a run's metrics table.
+type MetricRow struct {
+	Name  string
+	Value string // formatted with its unit
+	Unit  string
+	Arrow string // ↑, ↓ or ""
+	// Better says which way is better, in words ("higher is better").
+	Better string
+	Help   string
+}
+
+// ProfileRow is one profile of a run.
+type ProfileRow struct {
+	ID          uint
+	Role        string
+	Kind        string
+	Size        string
+	Samples     string
+	SHA256      string
+	SHA256Short string
+	DownloadURL string
+	FileName    string // the download attribute: run12-client-cpu.pb.gz
+}
+
+// ProfileDownloadURL is where a profile's gzipped pprof bytes are served.
+func ProfileDownloadURL(id uint) string {
+	return "/api/profiles/" + strconv.FormatUint(uint64(id), 10) + "/download"
+}
+
+// ProfileFileName is the file name a profile downloads as.
+func ProfileFileName(runID uint, role, kind string) string {
+	return "run" + strconv.FormatUint(uint64(runID), 10) + "-" + fileSafe(role) + "-" + fileSafe(kind) + ".pb.gz"
+}
+
+var unsafeFileChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func fileSafe(s string) string {
+	s = unsafeFileChars.ReplaceAllString(s, "_")
+	if s == "" {
+		return "_"
+	}
+	return s
+}
+
+// NewRunView builds a run's page. queuePosition is the run's 1-based place
+// in the queue (0 when unknown or not queued). Stored JSON that does not
+// decode is shown raw rather than failing the page; the error is for a
+// nil run.
+func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
+	if run == nil {
+		return RunView{}, errors.New("ui: no run")
+	}
+	r := run
+	v := RunView{
+		Page:        Page{Title: "Run #" + strconv.FormatUint(uint64(r.ID), 10)},
+		ID:          r.ID,
+		Label:       r.Label,
+		Workload:    r.Workload,
+		Status:      r.Status,
+		StatusClass: statusClass(r.Status),
+		Source:      r.Source,
+		Error:       r.Error,
+		Created:     FormatTime(r.CreatedAt),
+		Started:     formatTimePtr(r.StartedAt),
+		Finished:    formatTimePtr(r.FinishedAt),
+		Duration:    runDuration(r),
+		Final:       r.Final(),
+		Live:        !r.Final(),
+		Complete:    r.Complete,
+		Incomplete:  r.Final() && !r.Complete,
+		Output:      r.Output,
+		EventsURL:   "/api/runs/" + strconv.FormatUint(uint64(r.ID), 10) + "/events",
+		CancelURL:   runURL(r.ID) + "/cancel",
+	}
+	if r.Label != "" {
+		v.Title += " · " + r.Label
+	}
+	v.Group, v.GroupTitle = groupMarker(r)
+	if r.GroupID != "" {
+		v.GroupURL = RunsQuery{Group: r.GroupID}.URL()
+	}
+	if r.Status == store.StatusQueued {
+		v.Queued = true
+		v.QueuePosition = queuePosition
+		if queuePosition > 0 {
+			v.QueueText = "position " + strconv.Itoa(queuePosition) + " in queue"
+		} else {
+			v.QueueText = "waiting in the queue"
+		}
+	}
+
+	if r.RecordsPerSec != nil {
+		v.KeyFigures = append(v.KeyFigures, DefItem{"Throughput", FormatValue(*r.RecordsPerSec, "records/s")})
+	}
+	if r.MBPerSec != nil {
+		v.KeyFigures = append(v.KeyFigures, DefItem{"Data rate", FormatValue(*r.MBPerSec, "MB/s")})
+	}
+	if r.P99Ms != nil {
+		v.KeyFigures = append(v.KeyFigures, DefItem{"p99 latency", FormatValue(*r.P99Ms, "ms")})
+	}
+
+	for _, m := range r.Metrics {
+		row := MetricRow{Name: m.Name, Value: FormatValue(m.Value, m.Unit), Unit: m.Unit, Help: m.Help}
+		switch m.Better {
+		case runner.HigherIsBetter:
+			row.Arrow, row.Better = "↑", "higher is better"
+		case runner.LowerIsBetter:
+			row.Arrow, row.Better = "↓", "lower is better"
+		}
+		v.Metrics = append(v.Metrics, row)
+	}
+
+	series := sortedSeries(r.Series)
+	v.Charts = seriesCharts(series)
+	v.LivePoints = livePoints(series)
+
+	if m, ok, err := decodeJSON[runner.Measurement](r.Measurement); err != nil {
+		v.MeasurementRaw = r.Measurement
+	} else if ok {
+		v.Measurement, v.Notes = measurementItems(m)
+	}
+	if e, ok, err := decodeJSON[runner.Environment](r.Environment); err != nil {
+		v.EnvironmentRaw = r.Environment
+	} else if ok {
+		v.Environment = environmentItems(e)
+	}
+	v.Spec = prettyJSON(r.Spec)
+
+	for _, p := range r.Profiles {
+		row := ProfileRow{
+			ID:          p.ID,
+			Role:        p.Role,
+			Kind:        p.Kind,
+			Size:        FormatBytes(p.Bytes),
+			Samples:     FormatInt(p.Samples),
+			SHA256:      p.SHA256,
+			SHA256Short: p.SHA256,
+			DownloadURL: ProfileDownloadURL(p.ID),
+			FileName:    ProfileFileName(r.ID, p.Role, p.Kind),
+		}
+		if len(row.SHA256Short) > 12 {
+			row.SHA256Short = row.SHA256Short[:12]
+		}
+		v.Profiles = append(v.Profiles, row)
+	}
+	return v, nil
+}
+
+func formatTimePtr(t *time.Time) string {
+	if t == nil {
+		return dash
+	}
+	return FormatTime(*t)
+}
+
+func sortedSeries(pts []store.SeriesPoint) []store.SeriesPoint {
+	out := append([]store.SeriesPoint(nil), pts...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Seq != out[j].Seq {
+			return out[i].Seq < out[j].Seq
+		}
+		return out[i].T < out[j].T
+	})
+	return out
+}
+
+// windowAxis labels the X axis of every interval chart.
+const windowAxis = "seconds into the measured window"
+
+// seriesCharts draws a run's interval series: records/s, MB/s, and
+// latency and CPU when the run recorded them.
+func seriesCharts(pts []store.SeriesPoint) []template.HTML {
+	if len(pts) == 0 {
+		return []template.HTML{LineChart(Chart{Title: "Interval data", XLabel: windowAxis})}
+	}
+	n := len(pts)
+	t := make([]float64, n)
+	rps, mbs, avg, mx, cpu := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	hasLatency, hasCPU := false, false
+	for i, p := range pts {
+		t[i], rps[i], mbs[i], avg[i], mx[i], cpu[i] = p.T, p.RecordsPerSec, p.MBPerSec, p.LatencyAvgMs, p.LatencyMaxMs, p.CPUPercent
+		hasLatency = hasLatency || p.LatencyAvgMs > 0 || p.LatencyMaxMs > 0
+		hasCPU = hasCPU || p.CPUPercent > 0
+	}
+	charts := []template.HTML{
+		LineChart(Chart{Title: "Records per second", XLabel: windowAxis, YLabel: "throughput", Unit: "records/s",
+			Series: []ChartSeries{{Name: "records/s", X: t, Y: rps}}}),
+		LineChart(Chart{Title: "MB per second", XLabel: windowAxis, YLabel: "data rate", Unit: "MB/s",
+			Series: []ChartSeries{{Name: "MB/s", X: t, Y: mbs}}}),
+	}
+	if hasLatency {
+		charts = append(charts, LineChart(Chart{Title: "Latency", XLabel: windowAxis, YLabel: "latency", Unit: "ms",
+			Series: []ChartSeries{{Name: "average", X: t, Y: avg}, {Name: "maximum", X: t, Y: mx}}}))
+	}
+	if hasCPU {
+		charts = append(charts, LineChart(Chart{Title: "Process CPU", XLabel: windowAxis, YLabel: "CPU", Unit: "%",
+			Series: []ChartSeries{{Name: "CPU", X: t, Y: cpu}}}))
+	}
+	return charts
+}
+
+// livePoint has the fields of the SSE interval event that run.js charts.
+type livePoint struct {
+	T             float64 `json:"t"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	LatencyAvgMs  float64 `json:"latency_avg_ms,omitempty"`
+}
+
+func livePoints(pts []store.SeriesPoint) string {
+	out := make([]livePoint, 0, len(pts))
+	for _, p := range pts {
+		if finite(p.T) && finite(p.RecordsPerSec) && finite(p.LatencyAvgMs) {
+			out = append(out, livePoint{p.T, p.RecordsPerSec, p.LatencyAvgMs})
+		}
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return "[]"
+	}
+	return string(data)
+}
+
+// decodeJSON decodes a stored JSON object; ok is false when there is none.
+func decodeJSON[T any](s string) (v T, ok bool, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "null" || s == "{}" {
+		return v, false, nil
+	}
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return v, false, err
+	}
+	return v, true, nil
+}
+
+func measurementItems(m runner.Measurement) ([]DefItem, []string) {
+	num := FormatInt
+	items := []DefItem{{"Warm-up records", num(m.WarmupRecords) + " (not measured)"}}
+	if m.PrefillRecords > 0 {
+		items = append(items, DefItem{"Prefill records", num(m.PrefillRecords)})
+	}
+	items = append(items,
+		DefItem{"Measured records", num(m.MeasuredRecords)},
+		DefItem{"Measured window", FormatNumber(m.WindowSeconds) + " s"},
+	)
+	if m.LatencySamples > 0 {
+		items = append(items, DefItem{"Latency samples", num(m.LatencySamples)})
+	}
+	cpu := num(int64(m.CPUSamples))
+	if m.CPUSampleMs > 0 {
+		cpu += ", one every " + FormatDuration(time.Duration(m.CPUSampleMs)*time.Millisecond)
+	}
+	items = append(items, DefItem{"CPU samples", cpu})
+	return items, m.Notes
+}
+
+func environmentItems(e runner.Environment) []DefItem {
+	var items []DefItem
+	add := func(term, value string) {
+		if value != "" {
+			items = append(items, DefItem{term, value})
+		}
+	}
+	count := func(n int) string {
+		if n <= 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	add("kbench", e.KbenchVersion)
+	add("Go", e.GoVersion)
+	add("kafka-go", e.KafkaGoVersion)
+	osArch := e.OS
+	if e.Arch != "" {
+		osArch = strings.TrimPrefix(osArch+"/"+e.Arch, "/")
+	}
+	add("OS/arch", osArch)
+	add("Kernel", e.Kernel)
+	add("CPU model", e.CPUModel)
+	add("Cores", count(e.Cores))
+	add("GOMAXPROCS", count(e.GOMAXPROCS))
+	add("Host", e.Host)
+	add("Broker", e.Broker)
+	return items
+}
+
+// prettyJSON indents stored JSON, or returns it unchanged if it is not JSON.
+func prettyJSON(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(s), "", "  "); err != nil {
+		return s
+	}
+	return b.String()
+}

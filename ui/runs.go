@@ -1,0 +1,313 @@
+package ui
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kbench/kbench/store"
+)
+
+// DefaultPerPage is the runs list's page size when none is asked for;
+// MaxPerPage caps what a query may ask for.
+const (
+	DefaultPerPage = 50
+	MaxPerPage     = 500
+)
+
+// URL paths the pages link to. The runs list is the home page; its
+// filters are the query parameters workload, label, status, group, page
+// and per_page. Runs live under RunPathPrefix, and the new-run form posts
+// to CreateRunPath.
+const (
+	ListPath      = "/"
+	RunPathPrefix = "/runs/"
+	CreateRunPath = "/runs"
+	NewRunPath    = "/runs/new"
+	ComparePath   = "/compare"
+)
+
+// RunsQuery is the runs list's filter and page. Empty strings match
+// everything; Page is 1-based.
+type RunsQuery struct {
+	Workload string
+	Label    string
+	Status   string
+	// Group narrows the list to one repetition group (query parameter
+	// group); the group markers of the list link to it.
+	Group   string
+	Page    int
+	PerPage int
+}
+
+// ParseRunsQuery reads a RunsQuery from the list's query parameters,
+// clamping the page to 1.. and the page size to 1..MaxPerPage.
+func ParseRunsQuery(q url.Values) RunsQuery {
+	f := RunsQuery{
+		Workload: strings.TrimSpace(q.Get("workload")),
+		Label:    strings.TrimSpace(q.Get("label")),
+		Status:   strings.TrimSpace(q.Get("status")),
+		Group:    strings.TrimSpace(q.Get("group")),
+	}
+	f.Page, _ = strconv.Atoi(q.Get("page"))
+	f.PerPage, _ = strconv.Atoi(q.Get("per_page"))
+	return f.normalized()
+}
+
+func (f RunsQuery) normalized() RunsQuery {
+	if f.Page < 1 {
+		f.Page = 1
+	}
+	if f.PerPage < 1 {
+		f.PerPage = DefaultPerPage
+	}
+	f.PerPage = min(f.PerPage, MaxPerPage)
+	return f
+}
+
+// Offset is the number of runs before the page, for the store's query.
+func (f RunsQuery) Offset() int {
+	f = f.normalized()
+	return (f.Page - 1) * f.PerPage
+}
+
+// URL is the runs list's address for this query; defaults are left out.
+func (f RunsQuery) URL() string {
+	q := url.Values{}
+	if f.Workload != "" {
+		q.Set("workload", f.Workload)
+	}
+	if f.Label != "" {
+		q.Set("label", f.Label)
+	}
+	if f.Status != "" {
+		q.Set("status", f.Status)
+	}
+	if f.Group != "" {
+		q.Set("group", f.Group)
+	}
+	if f.Page > 1 {
+		q.Set("page", strconv.Itoa(f.Page))
+	}
+	if f.PerPage != DefaultPerPage && f.PerPage > 0 {
+		q.Set("per_page", strconv.Itoa(f.PerPage))
+	}
+	if len(q) == 0 {
+		return ListPath
+	}
+	return ListPath + "?" + q.Encode()
+}
+
+// RunsView is the runs list page.
+type RunsView struct {
+	Page
+	Rows []RunRow
+	// Total is the number of runs matching the filter, over all pages.
+	Total     int64
+	TotalText string // "1,234 runs"
+	Query     RunsQuery
+	Filtered  bool // a filter is set
+	// Group is the repetition group the list is narrowed to, "" for none;
+	// the filter form keeps it in a hidden field.
+	Group string
+	// Filter form options, the current value selected.
+	Workloads []Option
+	Labels    []Option
+	Statuses  []Option
+	// Pagination.
+	PageNum     int
+	PageCount   int
+	PageText    string // "page 2 of 7"
+	PrevURL     string // "" on the first page
+	NextURL     string // "" on the last page
+	ClearURL    string // the list without filters
+	ListPath    string // where the filter form submits
+	NewRunURL   string
+	ComparePath string
+}
+
+// RunRow is one line of the runs list.
+type RunRow struct {
+	ID          uint
+	URL         string
+	Workload    string
+	Label       string
+	Status      string
+	StatusClass string
+	Created     string // UTC, 2006-01-02 15:04:05
+	CreatedISO  string // RFC 3339, for <time datetime>
+	Duration    string
+	Records     string // records/s
+	MB          string // MB/s
+	P99         string // ms
+	Group       string // "a1b2c3d4 #2", "a1b2c3d4 warm-up" or ""
+	GroupTitle  string // the full group id
+	GroupURL    string // the list narrowed to the group
+	Warmup      bool
+	Incomplete  bool // finished without a complete result
+
+	index int // position in NewRunsView's input, for sorting
+}
+
+// Option is one choice of a select, radio group or checkbox group.
+type Option struct {
+	Value    string
+	Label    string
+	Selected bool
+}
+
+// Workloads and statuses the filters offer.
+var (
+	filterWorkloads = []string{"producer", "consumer", "writepath", "imported"}
+	filterStatuses  = []string{store.StatusQueued, store.StatusRunning, store.StatusSucceeded,
+		store.StatusFailed, store.StatusCanceled, store.StatusInterrupted}
+)
+
+// NewRunsView builds the runs list from one page of runs (newest first,
+// as the store returns them), the total matching the filter and every
+// label in use, for the label filter.
+func NewRunsView(runs []store.Run, total int64, f RunsQuery, labels []string) RunsView {
+	f = f.normalized()
+	v := RunsView{
+		Page:        Page{Title: "Runs"},
+		Rows:        make([]RunRow, 0, len(runs)),
+		Total:       total,
+		Query:       f,
+		Filtered:    f.Workload != "" || f.Label != "" || f.Status != "" || f.Group != "",
+		ClearURL:    ListPath,
+		ListPath:    ListPath,
+		NewRunURL:   NewRunPath,
+		ComparePath: ComparePath,
+	}
+	for i := range runs {
+		row := newRunRow(&runs[i])
+		row.index = i
+		v.Rows = append(v.Rows, row)
+	}
+	// Newest first, whatever order the page came in.
+	sort.SliceStable(v.Rows, func(i, j int) bool {
+		a, b := &runs[v.Rows[i].index], &runs[v.Rows[j].index]
+		if !a.CreatedAt.Equal(b.CreatedAt) {
+			return a.CreatedAt.After(b.CreatedAt)
+		}
+		return a.ID > b.ID
+	})
+	switch total {
+	case 1:
+		v.TotalText = "1 run"
+	default:
+		v.TotalText = FormatInt(total) + " runs"
+	}
+
+	v.Workloads = options(filterWorkloads, f.Workload, "any workload")
+	v.Statuses = options(filterStatuses, f.Status, "any status")
+	var ls []string
+	for _, l := range labels {
+		if l != "" && !contains(ls, l) {
+			ls = append(ls, l)
+		}
+	}
+	if f.Label != "" && !contains(ls, f.Label) {
+		ls = append(ls, f.Label) // keep the filter visible even if no run has it now
+	}
+	v.Labels = options(ls, f.Label, "any label")
+	v.Group = f.Group
+
+	v.PageNum = f.Page
+	v.PageCount = max(1, int((total+int64(f.PerPage)-1)/int64(f.PerPage)))
+	v.PageText = "page " + strconv.Itoa(v.PageNum) + " of " + strconv.Itoa(v.PageCount)
+	if f.Page > 1 {
+		p := f
+		p.Page = min(f.Page-1, v.PageCount)
+		v.PrevURL = p.URL()
+	}
+	if f.Page < v.PageCount {
+		n := f
+		n.Page = f.Page + 1
+		v.NextURL = n.URL()
+	}
+	return v
+}
+
+func newRunRow(r *store.Run) RunRow {
+	row := RunRow{
+		ID:          r.ID,
+		URL:         runURL(r.ID),
+		Workload:    r.Workload,
+		Label:       r.Label,
+		Status:      r.Status,
+		StatusClass: statusClass(r.Status),
+		Created:     FormatTime(r.CreatedAt),
+		Duration:    runDuration(r),
+		Records:     formatOptional(r.RecordsPerSec, "records/s"),
+		MB:          formatOptional(r.MBPerSec, "MB/s"),
+		P99:         formatOptional(r.P99Ms, "ms"),
+		Warmup:      r.Warmup,
+		Incomplete:  r.Final() && r.Status == store.StatusSucceeded && !r.Complete,
+	}
+	if !r.CreatedAt.IsZero() {
+		row.CreatedISO = r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	row.Group, row.GroupTitle = groupMarker(r)
+	if r.GroupID != "" {
+		row.GroupURL = RunsQuery{Group: r.GroupID}.URL()
+	}
+	return row
+}
+
+// groupMarker is a run's place in its repetition group, short enough for
+// a table cell, and the full group id.
+func groupMarker(r *store.Run) (string, string) {
+	if r.GroupID == "" {
+		if r.Warmup {
+			return "warm-up", ""
+		}
+		return "", ""
+	}
+	short := r.GroupID
+	if len(short) > 8 {
+		short = short[:8]
+	}
+	if r.Warmup {
+		return short + " warm-up", "repetition group " + r.GroupID + ", discarded warm-up run"
+	}
+	return short + " #" + strconv.Itoa(r.GroupIndex), "repetition group " + r.GroupID + ", measured run " + strconv.Itoa(r.GroupIndex)
+}
+
+// runDuration is how long a run took, or "—" while it has not finished.
+func runDuration(r *store.Run) string {
+	if r.StartedAt == nil || r.FinishedAt == nil {
+		return dash
+	}
+	return FormatDuration(r.FinishedAt.Sub(*r.StartedAt))
+}
+
+// statusClass is the CSS class of a status badge; unknown statuses share one.
+func statusClass(status string) string {
+	switch status {
+	case store.StatusQueued, store.StatusRunning, store.StatusSucceeded,
+		store.StatusFailed, store.StatusCanceled, store.StatusInterrupted:
+		return "badge badge-" + status
+	}
+	return "badge badge-unknown"
+}
+
+func options(values []string, current, anyLabel string) []Option {
+	out := []Option{{Value: "", Label: anyLabel, Selected: current == ""}}
+	for _, v := range values {
+		out = append(out, Option{Value: v, Label: v, Selected: v == current})
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, e := range xs {
+		if e == x {
+			return true
+		}
+	}
+	return false
+}
+
+func runURL(id uint) string { return RunPathPrefix + strconv.FormatUint(uint64(id), 10) }

@@ -1,0 +1,172 @@
+// Package ui turns kbench's data into pages: view models built from store
+// records, the formatting of numbers, sizes and durations, inline SVG
+// charts, and rendering through html/template. It knows nothing of HTTP:
+// the server builds a view, renders it into a buffer and writes that.
+package ui
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Page is embedded in every page's view. The server fills it.
+type Page struct {
+	Title string
+	// CSRF is the token every POST form sends back as the hidden _csrf field.
+	CSRF string
+	// Flash is a one-time message shown at the top of the page.
+	Flash string
+}
+
+// layoutFile wraps every page; a page file defines "content" and may
+// define "scripts". Files starting with "_" are partials shared by all
+// pages; every other *.html file is a page named after it.
+const layoutFile = "layout.html"
+
+// StaticPrefix is the URL path the server serves the static files under.
+const StaticPrefix = "/static/"
+
+// UI renders pages. It is safe for concurrent use.
+type UI struct {
+	pages  map[string]*template.Template
+	assets map[string]string // file name → URL with a content hash
+}
+
+// New parses every template of templatesFS and indexes staticFS, failing
+// on the first error so a broken template stops start-up, not a request.
+func New(templatesFS, staticFS fs.FS) (*UI, error) {
+	u := &UI{pages: map[string]*template.Template{}, assets: map[string]string{}}
+	err := fs.WalkDir(staticFS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(staticFS, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		u.assets[p] = StaticPrefix + p + "?v=" + hex.EncodeToString(sum[:6])
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ui: static files: %w", err)
+	}
+
+	names, err := fs.Glob(templatesFS, "*.html")
+	if err != nil {
+		return nil, fmt.Errorf("ui: templates: %w", err)
+	}
+	var partials, pages []string
+	hasLayout := false
+	for _, n := range names {
+		switch {
+		case n == layoutFile:
+			hasLayout = true
+		case strings.HasPrefix(n, "_"):
+			partials = append(partials, n)
+		default:
+			pages = append(pages, n)
+		}
+	}
+	if !hasLayout {
+		return nil, fmt.Errorf("ui: templates: no %s", layoutFile)
+	}
+	sort.Strings(pages)
+	for _, file := range pages {
+		name := strings.TrimSuffix(file, path.Ext(file))
+		t := template.New(layoutFile).Funcs(u.funcs(name))
+		files := append([]string{layoutFile, file}, partials...)
+		if _, err := t.ParseFS(templatesFS, files...); err != nil {
+			return nil, fmt.Errorf("ui: templates: %w", err)
+		}
+		if t.Lookup("content") == nil {
+			return nil, fmt.Errorf("ui: templates: %s defines no \"content\"", file)
+		}
+		// html/template escapes a template on its first execution: do it
+		// now, so a contextual escaping error stops start-up too. The
+		// execution itself fails on nil data and is of no interest.
+		var escErr *template.Error
+		if err := t.Execute(io.Discard, nil); errors.As(err, &escErr) {
+			return nil, fmt.Errorf("ui: templates: %w", err)
+		}
+		u.pages[name] = t
+	}
+	for _, p := range []string{"runs", "run", "new_run", "error"} {
+		if u.pages[p] == nil {
+			return nil, fmt.Errorf("ui: templates: page %q is missing", p)
+		}
+	}
+	return u, nil
+}
+
+// Pages lists the names Render accepts.
+func (u *UI) Pages() []string {
+	out := make([]string, 0, len(u.pages))
+	for p := range u.pages {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Render executes page with data into w. Render into a buffer and write it
+// only on success, so a failing template never sends half a page.
+func (u *UI) Render(w io.Writer, page string, data any) error {
+	t, ok := u.pages[page]
+	if !ok {
+		return fmt.Errorf("ui: no page %q", page)
+	}
+	if err := t.Execute(w, data); err != nil {
+		return fmt.Errorf("ui: render %s: %w", page, err)
+	}
+	return nil
+}
+
+// RenderBytes renders page into a new buffer.
+func (u *UI) RenderBytes(page string, data any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := u.Render(&b, page, data); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// navItems maps a navigation entry to the pages it is current on.
+var navItems = map[string][]string{
+	"runs":    {"runs", "run"},
+	"new_run": {"new_run"},
+}
+
+func (u *UI) funcs(page string) template.FuncMap {
+	return template.FuncMap{
+		// asset is the URL of a static file, with a content hash so
+		// browsers never run a stale script after an upgrade.
+		"asset": func(name string) (string, error) {
+			url, ok := u.assets[name]
+			if !ok {
+				return "", fmt.Errorf("no static file %q", name)
+			}
+			return url, nil
+		},
+		// page is the name of the page being rendered.
+		"page": func() string { return page },
+		// navCurrent reports whether the navigation entry is the page's.
+		"navCurrent": func(item string) bool {
+			for _, p := range navItems[item] {
+				if p == page {
+					return true
+				}
+			}
+			return false
+		},
+	}
+}

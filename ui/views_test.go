@@ -1,0 +1,315 @@
+package ui
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+)
+
+func TestRunsViewPagination(t *testing.T) {
+	f := RunsQuery{Workload: "producer", Label: "my branch", Status: "succeeded", Page: 2, PerPage: 20}
+	v := NewRunsView(nil, 45, f, []string{"trunk"})
+	if v.PageCount != 3 || v.PageText != "page 2 of 3" {
+		t.Errorf("PageCount %d, PageText %q; want 3, %q", v.PageCount, v.PageText, "page 2 of 3")
+	}
+	if want := "/?label=my+branch&per_page=20&status=succeeded&workload=producer"; v.PrevURL != want {
+		t.Errorf("PrevURL = %q, want %q", v.PrevURL, want)
+	}
+	if want := "/?label=my+branch&page=3&per_page=20&status=succeeded&workload=producer"; v.NextURL != want {
+		t.Errorf("NextURL = %q, want %q", v.NextURL, want)
+	}
+	if v.TotalText != "45 runs" {
+		t.Errorf("TotalText = %q, want %q", v.TotalText, "45 runs")
+	}
+	// The current label stays selectable even if no run carries it.
+	found := false
+	for _, o := range v.Labels {
+		if o.Value == "my branch" && o.Selected {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("label filter %q not selected among %v", f.Label, v.Labels)
+	}
+
+	last := NewRunsView(nil, 45, RunsQuery{Page: 3, PerPage: 20}, nil)
+	if last.NextURL != "" || last.PrevURL != "/?page=2&per_page=20" {
+		t.Errorf("last page: PrevURL %q, NextURL %q", last.PrevURL, last.NextURL)
+	}
+	empty := NewRunsView(nil, 0, RunsQuery{}, nil)
+	if empty.PageText != "page 1 of 1" || empty.PrevURL != "" || empty.NextURL != "" {
+		t.Errorf("empty list: %q, prev %q, next %q", empty.PageText, empty.PrevURL, empty.NextURL)
+	}
+}
+
+func TestParseRunsQuery(t *testing.T) {
+	q, _ := url.ParseQuery("workload=consumer&label=+trunk+&status=failed&page=-3&per_page=100000")
+	got := ParseRunsQuery(q)
+	want := RunsQuery{Workload: "consumer", Label: "trunk", Status: "failed", Page: 1, PerPage: MaxPerPage}
+	if got != want {
+		t.Errorf("ParseRunsQuery = %+v, want %+v", got, want)
+	}
+	if got := ParseRunsQuery(url.Values{"page": {"3"}}); got.Offset() != 2*DefaultPerPage {
+		t.Errorf("Offset = %d, want %d", got.Offset(), 2*DefaultPerPage)
+	}
+	// URL and ParseRunsQuery round-trip.
+	f := RunsQuery{Workload: "producer", Label: "a&b=c", Group: "g1", Page: 4, PerPage: 10}
+	u, _ := url.Parse(f.URL())
+	if back := ParseRunsQuery(u.Query()); back != f {
+		t.Errorf("round trip: %+v, want %+v", back, f)
+	}
+}
+
+func TestRunRow(t *testing.T) {
+	r := finishedRun()
+	row := newRunRow(r)
+	for _, c := range []struct{ name, got, want string }{
+		{"URL", row.URL, "/runs/42"},
+		{"Created", row.Created, "2025-03-14 09:26:53"},
+		{"Duration", row.Duration, "1m 05s"},
+		{"Records", row.Records, "72,900 records/s"},
+		{"MB", row.MB, "17.80 MB/s"},
+		{"P99", row.P99, "1,440 ms"},
+		{"Group", row.Group, "g7f3a9c2 #2"},
+		{"GroupURL", row.GroupURL, "/?group=g7f3a9c2e1d0"},
+		{"StatusClass", row.StatusClass, "badge badge-succeeded"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	q := newRunRow(queuedRun())
+	if q.Status != "queued" || q.Records != "—" || q.Duration != "—" || q.Group != "" {
+		t.Errorf("queued row: status %q, records %q, duration %q, group %q", q.Status, q.Records, q.Duration, q.Group)
+	}
+	w := newRunRow(&store.Run{GroupID: "abc", Warmup: true, Status: "weird"})
+	if w.Group != "abc warm-up" || w.StatusClass != "badge badge-unknown" {
+		t.Errorf("warm-up row: group %q, class %q", w.Group, w.StatusClass)
+	}
+}
+
+func TestNewRunView(t *testing.T) {
+	if _, err := NewRunView(nil, 0); err == nil {
+		t.Error("NewRunView(nil) succeeded")
+	}
+	v, err := NewRunView(finishedRun(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Live || !v.Final || v.Incomplete {
+		t.Errorf("finished run: Live %v, Final %v, Incomplete %v", v.Live, v.Final, v.Incomplete)
+	}
+	if len(v.Charts) != 4 {
+		t.Errorf("%d charts, want 4 (records/s, MB/s, latency, CPU)", len(v.Charts))
+	}
+	if len(v.Profiles) != 2 || v.Profiles[1].FileName != "run42-broker-cpu.pb.gz" ||
+		v.Profiles[1].DownloadURL != "/api/profiles/8/download" || v.Profiles[1].Size != "1.0 MiB" ||
+		v.Profiles[0].SHA256Short != "9f86d081884c" {
+		t.Errorf("profiles = %+v", v.Profiles)
+	}
+	if v.Metrics[0].Arrow != "↑" || v.Metrics[1].Arrow != "↓" || v.Metrics[2].Value != "56.0 KiB" {
+		t.Errorf("metrics = %+v", v.Metrics)
+	}
+	if want := `[{"t":5,"records_per_sec":70000,"latency_avg_ms":900},{"t":10,"records_per_sec":80000,"latency_avg_ms":700},{"t":12.35,"records_per_sec":63829.8,"latency_avg_ms":850}]`; v.LivePoints != want {
+		t.Errorf("LivePoints = %s, want %s", v.LivePoints, want)
+	}
+
+	bad := finishedRun()
+	bad.Environment = "{not json"
+	bad.Measurement = "[1]"
+	bad.Spec = "plain text"
+	bad.Series = nil
+	bad.Complete = false
+	bv, err := NewRunView(bad, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bv.EnvironmentRaw != "{not json" || bv.MeasurementRaw != "[1]" || bv.Spec != "plain text" || !bv.Incomplete {
+		t.Errorf("bad JSON: env raw %q, measurement raw %q, spec %q, incomplete %v", bv.EnvironmentRaw, bv.MeasurementRaw, bv.Spec, bv.Incomplete)
+	}
+	if len(bv.Charts) != 1 || !strings.Contains(string(bv.Charts[0]), "no interval data") {
+		t.Errorf("no series: charts %q", bv.Charts)
+	}
+
+	running := finishedRun()
+	running.Status = store.StatusRunning
+	rv, _ := NewRunView(running, 5)
+	if !rv.Live || rv.Final || rv.Queued || rv.QueueText != "" {
+		t.Errorf("running: Live %v, Final %v, Queued %v, QueueText %q", rv.Live, rv.Final, rv.Queued, rv.QueueText)
+	}
+}
+
+func TestNewRunFormFresh(t *testing.T) {
+	v := NewRunForm(nil, nil)
+	fields := formFields(v)
+	if v.Workload != "producer" || len(v.Errors) != 0 {
+		t.Errorf("fresh form: workload %q, %d errors", v.Workload, len(v.Errors))
+	}
+	for name, want := range map[string]string{"repetitions": "1", "warmup_runs": "0", "target": "embedded", "security-protocol": "PLAINTEXT", "sasl-mechanism": "PLAIN", "mode": "group"} {
+		if got := fields[name].Value; got != want {
+			t.Errorf("fresh %s = %q, want %q", name, got, want)
+		}
+	}
+	for _, excluded := range []string{"payload-file", "payload-delimiter", "producer.config", "consumer.config"} {
+		if _, ok := fields[excluded]; ok {
+			t.Errorf("form offers %s", excluded)
+		}
+	}
+	if f := fields["bootstrap-server"]; f.Flag {
+		t.Error("bootstrap-server rendered as a runner flag")
+	}
+	defaults := map[string]string{}
+	for _, f := range runner.Flags() {
+		defaults[f.Name] = f.Default
+	}
+	if f := fields["num-records"]; f.Kind != "number" || f.Placeholder != defaults["num-records"] || f.Value != "" || f.Step != "1" {
+		t.Errorf("num-records = %+v", f)
+	}
+	if f := fields["throughput"]; f.Kind != "number" || f.Step != "any" || f.AppliesTo != "producer only" || f.Workloads != "producer" {
+		t.Errorf("throughput = %+v", f)
+	}
+	if f := fields["print-metrics"]; f.Kind != "checkbox" || f.Value != "true" || f.Checked {
+		t.Errorf("print-metrics = %+v", f)
+	}
+	if f := fields["producer-props"]; f.Kind != "textarea" {
+		t.Errorf("producer-props kind %q, want textarea", f.Kind)
+	}
+	if got := checked(fields["profile"]); got != defaults["profile"] {
+		t.Errorf("fresh profile boxes = %q, want %q", got, defaults["profile"])
+	}
+	if f := fields["mode"]; f.Kind != "select" || len(f.Options) != 2 {
+		t.Errorf("mode = %+v", f)
+	}
+	if f := fields["topic"]; f.Placeholder != "kbench-<workload>" {
+		t.Errorf("topic placeholder %q", f.Placeholder)
+	}
+}
+
+func TestNewRunFormKeepsValues(t *testing.T) {
+	withFixtureFlags(t)
+	values := url.Values{
+		"workload": {"consumer"}, "label": {" spaced "}, "repetitions": {""}, "target": {"nonsense"},
+		"num-records": {"12x"}, "profile": {"none"}, "from-latest": {"on"}, "mode": {"assign"},
+		"consumer-props": {"a=1\nb=2"},
+	}
+	v := NewRunForm(values, map[string]string{"num-records": "not a number", "from-latest": "", "zzz": "other"})
+	fields := formFields(v)
+	for name, want := range map[string]string{"label": " spaced ", "repetitions": "", "target": "embedded", "num-records": "12x", "mode": "assign", "consumer-props": "a=1\nb=2"} {
+		if got := fields[name].Value; got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if got := checked(fields["profile"]); got != "" {
+		t.Errorf("profile boxes = %q, want none ticked", got)
+	}
+	if !fields["from-latest"].Checked {
+		t.Error("from-latest not kept checked")
+	}
+	f := fields["num-records"]
+	if f.Kind != "text" {
+		t.Errorf("num-records holding %q renders as %s, want text (a number input would blank it)", f.Value, f.Kind)
+	}
+	if f.Error != "not a number" || f.ErrorID != "f-num-records-error" || !strings.HasPrefix(f.DescribedBy, "f-num-records-error ") {
+		t.Errorf("num-records error wiring: %+v", f)
+	}
+	var summary []string
+	for _, e := range v.Errors {
+		summary = append(summary, e.Field+e.Anchor)
+	}
+	if got, want := strings.Join(summary, " "), "num-records#f-num-records from-latest#f-from-latest zzz"; got != want {
+		t.Errorf("summary = %q, want %q", got, want)
+	}
+	if fields["from-latest"].Error != "is not valid" {
+		t.Errorf("empty message became %q", fields["from-latest"].Error)
+	}
+}
+
+func TestFormParams(t *testing.T) {
+	withFixtureFlags(t)
+	values := url.Values{
+		"workload":       {"producer"},
+		"_csrf":          {"x"},
+		"label":          {"trunk"},
+		"topic":          {" t1 "},
+		"num-records":    {"1000"},
+		"record-size":    {""},
+		"throughput":     {"-1"},
+		"print-metrics":  {"true"},
+		"profile":        {"none", "cpu", "mutex"},
+		"producer-props": {"acks=all\r\n\n# comment\nlinger.ms=5\n"},
+		"consumer-props": {"ignored=1"},
+		"mode":           {"assign"},
+		"payload-file":   {"/etc/passwd"},
+	}
+	w, params := FormParams(values)
+	if w != "producer" {
+		t.Errorf("workload %q", w)
+	}
+	got := map[string]string{}
+	for k, v := range params {
+		got[k] = string(v)
+	}
+	want := map[string]string{
+		"topic":          `"t1"`,
+		"num-records":    `"1000"`,
+		"throughput":     `"-1"`,
+		"print-metrics":  `true`,
+		"profile":        `"cpu,mutex"`,
+		"producer-props": `["acks=all","linger.ms=5"]`,
+	}
+	if len(got) != len(want) {
+		t.Errorf("params = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("params[%s] = %s, want %s", k, got[k], v)
+		}
+	}
+	_, params = FormParams(url.Values{"workload": {"consumer"}, "profile": {"none"}})
+	if p := string(params["profile"]); p != `"none"` {
+		t.Errorf("unticked profile = %s, want \"none\"", p)
+	}
+	var probe map[string]json.RawMessage = params
+	if len(probe) != 1 {
+		t.Errorf("consumer params = %v", probe)
+	}
+}
+
+func formFields(v NewRunFormView) map[string]FormField {
+	m := map[string]FormField{}
+	for _, s := range v.Sections {
+		for _, f := range s.Fields {
+			m[f.Name] = f
+		}
+	}
+	return m
+}
+
+func checked(f FormField) string {
+	var out []string
+	for _, o := range f.Options {
+		if o.Selected {
+			out = append(out, o.Value)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func TestRunsViewNewestFirst(t *testing.T) {
+	old := store.Run{ID: 1, CreatedAt: t0}
+	tie := store.Run{ID: 2, CreatedAt: t0}
+	newer := store.Run{ID: 3, CreatedAt: t0.Add(time.Second)}
+	v := NewRunsView([]store.Run{old, newer, tie}, 3, RunsQuery{}, nil)
+	var ids []uint
+	for _, r := range v.Rows {
+		ids = append(ids, r.ID)
+	}
+	if len(ids) != 3 || ids[0] != 3 || ids[1] != 2 || ids[2] != 1 {
+		t.Errorf("row order %v, want [3 2 1]", ids)
+	}
+}
