@@ -23,6 +23,9 @@ func FormatNumber(v float64) string {
 		return "-∞"
 	case v == 0:
 		return "0"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		// Counts (records, cycles, syscalls) are whole: no ".00".
+		return groupThousands(strconv.FormatFloat(v, 'f', 0, 64))
 	case math.Abs(v) < 1e-6:
 		// Beyond what a page should show in fixed notation.
 		return strconv.FormatFloat(v, 'g', 3, 64)
