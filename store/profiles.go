@@ -45,3 +45,32 @@ func listProfiles(db *gorm.DB, runID uint) ([]Profile, error) {
 	err := db.Select(profileListColumns).Where("run_id = ?", runID).Order("id").Find(&ps).Error
 	return ps, err
 }
+
+// AddProfiles attaches profiles to an existing run, all or none, and
+// returns them with their IDs, sizes and checksums but without data.
+func (s *Store) AddProfiles(ctx context.Context, runID uint, ps []Profile) ([]Profile, error) {
+	if err := checkProfiles(ps); err != nil {
+		return nil, fmt.Errorf("store: run %d: add profiles: %w", runID, err)
+	}
+	var out []Profile
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&Run{}).Where("id = ?", runID).Count(&n).Error; err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		if err := insertResults(tx, runID, nil, nil, ps); err != nil {
+			return err
+		}
+		var err error
+		out, err = listProfiles(tx, runID)
+		out = out[len(out)-len(ps):]
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: run %d: add profiles: %w", runID, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,33 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func TestAddProfiles(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	runs := []*Run{{Label: "x", Workload: "producer", Spec: "{}"}}
+	if err := s.CreateRuns(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.AddProfiles(ctx, runs[0].ID, []Profile{{Role: "client", Kind: "cpu", Data: []byte("abc"), Samples: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID == 0 || got[0].Bytes != 3 || got[0].SHA256 == "" || got[0].Data != nil {
+		t.Errorf("AddProfiles = %+v, want one profile with id, size and checksum, no data", got)
+	}
+	if _, err := s.AddProfiles(ctx, 9999, []Profile{{Role: "client", Kind: "cpu", Data: []byte("abc")}}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing run: err = %v, want ErrNotFound", err)
+	}
+	if _, err := s.AddProfiles(ctx, runs[0].ID, []Profile{{Role: "client", Kind: "cpu", Data: []byte("a")}, {Role: "", Kind: "cpu"}}); err == nil {
+		t.Error("a profile without role was accepted")
+	}
+	ps, _ := s.ListProfiles(ctx, runs[0].ID)
+	if len(ps) != 1 {
+		t.Errorf("after a rejected batch: %d profiles, want 1 (all or none)", len(ps))
+	}
+}
