@@ -48,7 +48,13 @@ func (s *Server) logRequests(c *gin.Context) {
 // securityHeaders: no inline scripts or styles, no framing, no sniffing.
 func (s *Server) securityHeaders(c *gin.Context) {
 	h := c.Writer.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+	inline := ""
+	if isPprofPath(c.Request.URL.Path) {
+		// pprof's own pages carry their scripts and styles inline; they are
+		// pprof's code, not user input, so only they get 'unsafe-inline'.
+		inline = " 'unsafe-inline'"
+	}
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'"+inline+"; style-src 'self'"+inline+"; img-src 'self' data:; "+
 		"object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
@@ -59,12 +65,27 @@ func (s *Server) securityHeaders(c *gin.Context) {
 // limitBody bounds every request body; reading past the limit fails with
 // *http.MaxBytesError, which fail maps to 413.
 func (s *Server) limitBody(c *gin.Context) {
-	if c.Request.ContentLength > s.cfg.MaxBodyBytes {
+	limit := s.cfg.MaxBodyBytes
+	if isUpload(c.Request.URL.Path) {
+		limit = s.cfg.MaxUploadBytes
+	}
+	if c.Request.ContentLength > limit {
 		s.fail(c, errTooLarge)
 		return
 	}
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, s.cfg.MaxBodyBytes)
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, limit)
 	c.Next()
+}
+
+// isPprofPath reports whether a path belongs to an embedded pprof UI.
+func isPprofPath(path string) bool {
+	return (strings.HasPrefix(path, "/profiles/") || strings.HasPrefix(path, "/diff/")) &&
+		(strings.HasSuffix(path, "/pprof") || strings.Contains(path, "/pprof/"))
+}
+
+// isUpload reports whether a path takes file uploads (a larger limit).
+func isUpload(path string) bool {
+	return path == "/api/import" || path == "/import" || strings.HasSuffix(path, "/profiles") && (strings.HasPrefix(path, "/api/runs/") || strings.HasPrefix(path, "/runs/"))
 }
 
 // authenticate enforces --token: state-changing requests need it, and with

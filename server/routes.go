@@ -24,6 +24,19 @@ func (s *Server) routes() {
 	api.GET("/runs/:id/events", s.runEvents)
 	api.GET("/runs/:id/profiles", s.apiListProfiles)
 	api.GET("/profiles/:id/download", s.downloadProfile)
+	api.GET("/profiles/:id/flamegraph", s.flameGraph)
+	api.GET("/profiles/:id/writepaths", s.writePaths)
+	api.GET("/diff", s.diff)
+	api.POST("/runs/:id/profiles", s.attachProfiles)
+	api.POST("/import", s.importProfiles)
+
+	// Profiles: flame graphs, comparisons, the full pprof UI.
+	r.GET("/profiles/:id", s.profilePage)
+	r.GET("/compare/profiles", s.compareProfilesPage)
+	r.Any("/profiles/:id/pprof", s.pprofUI)
+	r.Any("/profiles/:id/pprof/*path", s.pprofUI)
+	r.Any("/diff/:base/:target/pprof", s.pprofDiffUI)
+	r.Any("/diff/:base/:target/pprof/*path", s.pprofDiffUI)
 
 	r.GET("/static/*filepath", func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=3600")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/static"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/templates"
@@ -51,6 +52,8 @@ type Config struct {
 	RunTimeout time.Duration
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
+	MaxUploadBytes int64
 	Logger       *slog.Logger
 }
 
@@ -61,6 +64,8 @@ type Server struct {
 	ui     *ui.UI
 	queue  *queue
 	hub    *hub
+	parsed *lru[uint, *loadedProfile]
+	pprof  *profiles.UI
 	engine *gin.Engine
 	log    *slog.Logger
 	static http.Handler
@@ -77,6 +82,9 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = 64 << 20
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -100,7 +108,8 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: templates: %w", err)
 	}
-	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, hub: newHub()}
+	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, hub: newHub(), parsed: newLRU[uint, *loadedProfile](32),
+		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.queue = newQueue(s)
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)

@@ -128,6 +128,9 @@ type Profile struct {
 	Bytes   int64  // size of Data
 	Samples int64  // number of samples in the profile
 	SHA256  string `gorm:"size:64"`
+	// Uploaded marks a profile a user uploaded rather than one kbench
+	// captured: the file paths inside it are not to be trusted.
+	Uploaded bool
 	// Data is the gzipped pprof protobuf. Listing queries leave it out.
 	Data      []byte
 	CreatedAt time.Time

@@ -9,7 +9,7 @@ import (
 
 // profileListColumns are the profiles columns lists load: all but Data.
 var profileListColumns = []string{
-	"id", "run_id", "role", "kind", "bytes", "samples", "sha256", "created_at",
+	"id", "run_id", "role", "kind", "bytes", "samples", "sha256", "uploaded", "created_at",
 }
 
 // GetProfile returns a profile with its data.

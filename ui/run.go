@@ -69,6 +69,9 @@ type RunView struct {
 	EnvironmentRaw string
 	Spec           string // pretty-printed JSON
 	Profiles       []ProfileRow
+	// FlameGraph is the run's first CPU profile (the client's first),
+	// drawn inline; nil when the run has no CPU profile.
+	FlameGraph *RunFlameGraph
 }
 
 // DefItem is one term and value of a definition list.
@@ -99,6 +102,7 @@ type ProfileRow struct {
 	SHA256Short string
 	DownloadURL string
 	FileName    string // the download attribute: run12-client-cpu.pb.gz
+	URL         string // the profile's page, with its flame graph
 }
 
 // ProfileDownloadURL is where a profile's gzipped pprof bytes are served.
@@ -216,12 +220,14 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 			SHA256Short: p.SHA256,
 			DownloadURL: ProfileDownloadURL(p.ID),
 			FileName:    ProfileFileName(r.ID, p.Role, p.Kind),
+			URL:         ProfileURL(p.ID),
 		}
 		if len(row.SHA256Short) > 12 {
 			row.SHA256Short = row.SHA256Short[:12]
 		}
 		v.Profiles = append(v.Profiles, row)
 	}
+	v.FlameGraph = runFlameGraph(v.Profiles)
 	return v, nil
 }
 

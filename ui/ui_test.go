@@ -23,10 +23,12 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // goldenStatic stands in for the static files in golden tests, so the
 // asset URLs' content hashes do not change whenever the CSS or JS does.
 var goldenStatic = fstest.MapFS{
-	"app.css":    {Data: []byte("/* css */")},
-	"run.js":     {Data: []byte("// run")},
-	"runs.js":    {Data: []byte("// runs")},
-	"new_run.js": {Data: []byte("// new run")},
+	"app.css":        {Data: []byte("/* css */")},
+	"run.js":         {Data: []byte("// run")},
+	"runs.js":        {Data: []byte("// runs")},
+	"new_run.js":     {Data: []byte("// new run")},
+	"flamegraph.js":  {Data: []byte("// flame graph")},
+	"flamegraph.css": {Data: []byte("/* flame graph */")},
 }
 
 func newTestUI(t *testing.T) *UI {
@@ -209,11 +211,13 @@ func TestZeroValueViews(t *testing.T) {
 			t.Fatal(err)
 		}
 		views := map[string]any{
-			"runs":    RunsView{},
-			"run":     RunView{},
-			"new_run": NewRunFormView{},
-			"error":   ErrorView{},
-			"login":   LoginView{},
+			"runs":             RunsView{},
+			"run":              RunView{},
+			"new_run":          NewRunFormView{},
+			"error":            ErrorView{},
+			"login":            LoginView{},
+			"profile":          ProfileView{},
+			"compare_profiles": CompareProfilesView{},
 		}
 		for _, p := range u.Pages() {
 			v, ok := views[p]

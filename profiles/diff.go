@@ -1,0 +1,507 @@
+package profiles
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// DiffNode is one frame of a differential flame graph: the union of the
+// base and target trees.
+type DiffNode struct {
+	Name string `json:"name"`
+	// Value and Self are the target's cumulative and flat values.
+	Value int64 `json:"value"`
+	Self  int64 `json:"self"`
+	// Base and BaseSelf are the base's, after scaling.
+	Base     int64 `json:"base"`
+	BaseSelf int64 `json:"base_self"`
+	// Children are sorted by name.
+	Children []*DiffNode `json:"children,omitempty"`
+}
+
+// Diff builds the differential flame graph of target against base, for
+// sample type sampleIndexBase of base and sampleIndexTarget of target (both
+// must have the same unit).
+//
+// Base values are multiplied by scale and rounded to the nearest integer
+// sample by sample, as profile.Scale (and so DiffProfile and pprof) does,
+// before they are added up: the root's Base is the scaled base total and its
+// Value the target total. The tree is built exactly as BuildTree builds each
+// side and holds the union of both: a frame only in base has Value 0 and
+// Base > 0, a frame only in target Base 0. Samples whose (scaled) value is 0
+// are left out. scale must be positive and finite.
+func Diff(base, target *profile.Profile, sampleIndexBase, sampleIndexTarget int, scale float64) (*DiffNode, error) {
+	if err := checkScale(scale); err != nil {
+		return nil, err
+	}
+	if err := checkComparable(base, target, sampleIndexBase, sampleIndexTarget); err != nil {
+		return nil, err
+	}
+	b := newTreeBuilder(true)
+	b.build(input{p: base, index: sampleIndexBase, scale: scale, base: true},
+		input{p: target, index: sampleIndexTarget, scale: 1})
+
+	nodes := make([]DiffNode, len(b.nodes))
+	ptrs := make([]*DiffNode, len(b.nodes)-1)
+	b.walkSorted(func(i int, kids []int32) {
+		a, bv := &b.nodes[i], b.base[i]
+		nodes[i] = DiffNode{Name: b.names.list[a.name], Value: a.value, Self: a.self, Base: bv.value, BaseSelf: bv.self}
+		if len(kids) > 0 {
+			cs := ptrs[:len(kids):len(kids)]
+			ptrs = ptrs[len(kids):]
+			for j, c := range kids {
+				cs[j] = &nodes[c]
+			}
+			nodes[i].Children = cs
+		}
+	})
+	return &nodes[0], nil
+}
+
+// DiffCompact is a diff tree flattened for the browser like Compact, with
+// six integers per node instead of four:
+//
+//	Nodes[6*i+0]  index into Names of node i's name
+//	Nodes[6*i+1]  target value (cumulative)
+//	Nodes[6*i+2]  target self value
+//	Nodes[6*i+3]  base value (cumulative, scaled)
+//	Nodes[6*i+4]  base self value (scaled)
+//	Nodes[6*i+5]  the number of node i's direct children
+//
+// in the same pre-order, with Names interned the same way. Stride is always
+// 6, so a decoder can tell the two encodings apart.
+type DiffCompact struct {
+	Names  []string `json:"names"`
+	Nodes  []int64  `json:"nodes"`
+	Stride int      `json:"stride"`
+}
+
+// Compact flattens the diff tree under n into the DiffCompact encoding.
+func (n *DiffNode) Compact() DiffCompact {
+	c := DiffCompact{Names: []string{}, Nodes: []int64{}, Stride: 6}
+	if n == nil {
+		return c
+	}
+	count := 0
+	stack := []*DiffNode{n}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = append(stack[:len(stack)-1], x.Children...)
+		count++
+	}
+	c.Nodes = make([]int64, 0, 6*count)
+	index := make(map[string]int64)
+	stack = append(stack[:0], n)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		id, ok := index[x.Name]
+		if !ok {
+			id = int64(len(c.Names))
+			index[x.Name] = id
+			c.Names = append(c.Names, x.Name)
+		}
+		c.Nodes = append(c.Nodes, id, x.Value, x.Self, x.Base, x.BaseSelf, int64(len(x.Children)))
+		for i := len(x.Children) - 1; i >= 0; i-- {
+			stack = append(stack, x.Children[i])
+		}
+	}
+	return c
+}
+
+func checkScale(scale float64) error {
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return fmt.Errorf("profiles: scale %v must be positive and finite", scale)
+	}
+	return nil
+}
+
+func checkComparable(base, target *profile.Profile, sb, st int) error {
+	if sb < 0 || sb >= len(base.SampleType) || base.SampleType[sb] == nil {
+		return fmt.Errorf("profiles: base sample index %d out of range (%d sample types)", sb, len(base.SampleType))
+	}
+	if st < 0 || st >= len(target.SampleType) || target.SampleType[st] == nil {
+		return fmt.Errorf("profiles: target sample index %d out of range (%d sample types)", st, len(target.SampleType))
+	}
+	if bu, tu := base.SampleType[sb].Unit, target.SampleType[st].Unit; bu != tu {
+		return fmt.Errorf("profiles: cannot compare base %s (%s) with target %s (%s): units differ",
+			base.SampleType[sb].Type, bu, target.SampleType[st].Type, tu)
+	}
+	return nil
+}
+
+// DiffProfile returns the single pprof profile that `go tool pprof
+// -diff_base` builds from base and target, with base scaled by scale first:
+// a copy of base with every sample labelled pprof::base=true and every value
+// multiplied by -scale (rounded per sample), merged with target. pprof's
+// reports then show target − scale×base, and its UI recognises the label.
+// Neither input is modified. The profiles must have the same sample and
+// period types; scale must be positive and finite.
+func DiffProfile(base, target *profile.Profile, scale float64) (*profile.Profile, error) {
+	if err := checkScale(scale); err != nil {
+		return nil, err
+	}
+	if err := base.CheckValid(); err != nil {
+		return nil, fmt.Errorf("profiles: base: %w", err)
+	}
+	if err := target.CheckValid(); err != nil {
+		return nil, fmt.Errorf("profiles: target: %w", err)
+	}
+	// profile.Merge dereferences the period and sample types without
+	// checking for nil: compare them here so that a mismatch is an error,
+	// not a panic.
+	if err := sameTypes(base, target); err != nil {
+		return nil, fmt.Errorf("profiles: diff: %w", err)
+	}
+	neg := base.Copy()
+	neg.SetLabel("pprof::base", []string{"true"})
+	neg.Scale(-scale)
+	if target.PeriodType == nil {
+		// Both lack one (sameTypes checked): give the copies an empty one.
+		target = target.Copy()
+		target.PeriodType = &profile.ValueType{}
+		neg.PeriodType = &profile.ValueType{}
+	}
+	p, err := profile.Merge([]*profile.Profile{target, neg})
+	if err != nil {
+		return nil, fmt.Errorf("profiles: diff: %w", err)
+	}
+	return p, nil
+}
+
+func sameTypes(a, b *profile.Profile) error {
+	vt := func(v *profile.ValueType) string {
+		if v == nil {
+			return "none"
+		}
+		return v.Type + "/" + v.Unit
+	}
+	if vt(a.PeriodType) != vt(b.PeriodType) {
+		return fmt.Errorf("incompatible period types %s and %s", vt(a.PeriodType), vt(b.PeriodType))
+	}
+	list := func(p *profile.Profile) string {
+		var s []string
+		for _, st := range p.SampleType {
+			s = append(s, vt(st))
+		}
+		return strings.Join(s, ", ")
+	}
+	if la, lb := list(a), list(b); la != lb {
+		return fmt.Errorf("incompatible sample types [%s] and [%s]", la, lb)
+	}
+	return nil
+}
+
+// Normalization says how base values are scaled before they are compared
+// with the target's, and why, in words for the page.
+type Normalization struct {
+	Mode    string  `json:"mode"`  // "none", "total" or "work"
+	Scale   float64 `json:"scale"` // base values are multiplied by this
+	Explain string  `json:"explain"`
+}
+
+// NormalizeNone compares values as measured (scale 1).
+func NormalizeNone() Normalization {
+	return Normalization{
+		Mode:    "none",
+		Scale:   1,
+		Explain: "no normalization: values compare as measured, so if the runs did different amounts of work, so do their profiles",
+	}
+}
+
+// NormalizeTotal scales base so that its total (sample type sb) equals the
+// target's (sample type st): scale = target total / base total. Values then
+// compare as shares of each profile's total, like pprof's -normalize. When
+// either total is not positive (or an index is out of range) there is
+// nothing sensible to scale by: the result has scale 1 and says why.
+func NormalizeTotal(base, target *profile.Profile, sb, st int) Normalization {
+	bt, bok := total(base, sb)
+	tt, tok := total(target, st)
+	if !bok || !tok {
+		n := NormalizeNone()
+		n.Mode = "total"
+		n.Explain = "cannot normalize by total: the sample type is missing from a profile; values compare as measured"
+		return n
+	}
+	bs := formatValue(bt, base.SampleType[sb])
+	ts := formatValue(tt, target.SampleType[st])
+	if bt <= 0 || tt <= 0 {
+		return Normalization{
+			Mode:    "total",
+			Scale:   1,
+			Explain: fmt.Sprintf("cannot normalize by total (base %s, target %s): values compare as measured", bs, ts),
+		}
+	}
+	scale := float64(tt) / float64(bt)
+	return Normalization{
+		Mode:  "total",
+		Scale: scale,
+		Explain: fmt.Sprintf("base scaled by %s (target total %s / base total %s): both totals are equal, values compare as shares of each profile's total",
+			formatScale(scale), ts, bs),
+	}
+}
+
+// NormalizeWork scales base by the work each run did, so that values
+// compare per unit of work: scale = targetWork / baseWork. unit names the
+// work in the plural ("records", "bytes", "requests"). Both amounts must be
+// positive and finite.
+func NormalizeWork(baseWork, targetWork float64, unit string) (Normalization, error) {
+	for _, w := range []struct {
+		name string
+		v    float64
+	}{{"base", baseWork}, {"target", targetWork}} {
+		if !(w.v > 0) || math.IsInf(w.v, 0) {
+			return Normalization{}, fmt.Errorf("profiles: %s work %v must be positive and finite", w.name, w.v)
+		}
+	}
+	unit = strings.TrimSpace(unit)
+	per := "unit of work"
+	if unit != "" {
+		per = singular(unit)
+	}
+	scale := targetWork / baseWork
+	return Normalization{
+		Mode:  "work",
+		Scale: scale,
+		Explain: fmt.Sprintf("base scaled by %s / %s: values compare per %s",
+			withUnit(formatAmount(targetWork), unit), withUnit(formatAmount(baseWork), unit), per),
+	}, nil
+}
+
+func withUnit(s, unit string) string {
+	if unit == "" {
+		return s
+	}
+	return s + " " + unit
+}
+
+// singular turns a plural unit into its singular for "per ...": "records" →
+// "record", "bytes" → "byte"; other words ("MB", "ms", "kiss") stay.
+func singular(unit string) string {
+	if len(unit) > 2 && strings.HasSuffix(unit, "s") && !strings.HasSuffix(unit, "ss") &&
+		strings.ToLower(unit) == unit {
+		return unit[:len(unit)-1]
+	}
+	return unit
+}
+
+func total(p *profile.Profile, i int) (int64, bool) {
+	if i < 0 || i >= len(p.SampleType) || p.SampleType[i] == nil {
+		return 0, false
+	}
+	var t int64
+	for _, x := range p.Sample {
+		if x != nil && i < len(x.Value) {
+			t += x.Value[i]
+		}
+	}
+	return t, true
+}
+
+// Change is how one function's values moved between base and target. Base
+// values are already scaled.
+type Change struct {
+	Name       string `json:"name"`
+	BaseFlat   int64  `json:"base_flat"`
+	TargetFlat int64  `json:"target_flat"`
+	BaseCum    int64  `json:"base_cum"`
+	TargetCum  int64  `json:"target_cum"`
+	// DeltaFlat = TargetFlat − BaseFlat; DeltaCum = TargetCum − BaseCum.
+	DeltaFlat int64 `json:"delta_flat"`
+	DeltaCum  int64 `json:"delta_cum"`
+	// Percentages of the base value: 100 × Delta / |Base|. When the base
+	// value is 0 they are +100 if the delta is positive, −100 if negative,
+	// and 0 if there is no change, never ±Inf or NaN.
+	DeltaFlatPct float64 `json:"delta_flat_pct"`
+	DeltaCumPct  float64 `json:"delta_cum_pct"`
+}
+
+// TopChanges compares base (sample type sb, values scaled by scale and
+// rounded per sample) with target (sample type st) function by function
+// (functions are matched by name, inlined calls count as their own
+// functions) and returns the n largest changes (all when n <= 0).
+//
+// Flat is the value of samples whose leaf is the function; cum the value of
+// samples with the function anywhere on the stack, counted once per sample
+// even when it recurses. These are pprof's -top flat and cum. Functions
+// whose flat and cum are both unchanged are left out. Order: |DeltaCum|
+// descending, then |DeltaFlat| descending, then name. An index out of
+// range or a scale that is not positive and finite gives nil.
+func TopChanges(base, target *profile.Profile, sb, st int, scale float64, n int) []Change {
+	if checkScale(scale) != nil || checkComparable(base, target, sb, st) != nil {
+		return nil
+	}
+	names := newNameTable()
+	bs := functionValues(base, sb, scale, names)
+	ts := functionValues(target, st, 1, names)
+	var out []Change
+	for id, name := range names.list {
+		var c Change
+		c.Name = name
+		if id < len(bs) {
+			c.BaseFlat, c.BaseCum = bs[id].flat, bs[id].cum
+		}
+		if id < len(ts) {
+			c.TargetFlat, c.TargetCum = ts[id].flat, ts[id].cum
+		}
+		c.DeltaFlat = c.TargetFlat - c.BaseFlat
+		c.DeltaCum = c.TargetCum - c.BaseCum
+		if c.DeltaFlat == 0 && c.DeltaCum == 0 {
+			continue
+		}
+		c.DeltaFlatPct = deltaPct(c.DeltaFlat, c.BaseFlat)
+		c.DeltaCumPct = deltaPct(c.DeltaCum, c.BaseCum)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b Change) int {
+		if x, y := absInt(a.DeltaCum), absInt(b.DeltaCum); x != y {
+			if x > y {
+				return -1
+			}
+			return 1
+		}
+		if x, y := absInt(a.DeltaFlat), absInt(b.DeltaFlat); x != y {
+			if x > y {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	if n > 0 && len(out) > n {
+		out = out[:n:n]
+	}
+	return out
+}
+
+func deltaPct(delta, base int64) float64 {
+	if base == 0 {
+		switch {
+		case delta > 0:
+			return 100
+		case delta < 0:
+			return -100
+		}
+		return 0
+	}
+	return 100 * float64(delta) / math.Abs(float64(base))
+}
+
+func absInt(v int64) uint64 {
+	if v < 0 {
+		return uint64(-(v + 1)) + 1
+	}
+	return uint64(v)
+}
+
+type flatCum struct{ flat, cum int64 }
+
+// functionValues returns flat and cum per name ID of names.
+func functionValues(p *profile.Profile, i int, scale float64, names *nameTable) []flatCum {
+	st := newStacker(p, names)
+	var vals []flatCum
+	var seen []int // seen[id] = 1 + index of the last sample that counted id
+	var buf []int32
+	for si, x := range p.Sample {
+		if x == nil {
+			continue
+		}
+		v, ok := sampleValue(x, i, scale)
+		if !ok || v == 0 {
+			continue
+		}
+		buf = st.stack(x, buf[:0])
+		if len(buf) == 0 {
+			continue
+		}
+		if n := len(names.list); n > len(vals) {
+			vals = append(vals, make([]flatCum, n-len(vals))...)
+			seen = append(seen, make([]int, n-len(seen))...)
+		}
+		vals[buf[len(buf)-1]].flat += v
+		for _, id := range buf {
+			if seen[id] != si+1 {
+				seen[id] = si + 1
+				vals[id].cum += v
+			}
+		}
+	}
+	return vals
+}
+
+// formatValue writes v in the sample type's unit for people: durations in
+// s/ms/µs/ns, sizes in B/KiB/MiB/GiB, counts with thousands separators and
+// the type's name ("1,234 samples").
+func formatValue(v int64, st *profile.ValueType) string {
+	switch st.Unit {
+	case "nanoseconds":
+		return formatScaled(v, []unitStep{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}})
+	case "bytes":
+		return formatScaled(v, []unitStep{{1 << 30, " GiB"}, {1 << 20, " MiB"}, {1 << 10, " KiB"}, {1, " B"}})
+	case "count", "":
+		return groupDigits(strconv.FormatInt(v, 10)) + " " + st.Type
+	}
+	return groupDigits(strconv.FormatInt(v, 10)) + " " + st.Unit
+}
+
+type unitStep struct {
+	size float64
+	name string
+}
+
+func formatScaled(v int64, steps []unitStep) string {
+	a := math.Abs(float64(v))
+	for _, s := range steps {
+		if a >= s.size || s.size == 1 {
+			return strconv.FormatFloat(math.Round(float64(v)/s.size*100)/100, 'f', -1, 64) + s.name
+		}
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// formatAmount writes an amount of work: integers with thousands
+// separators, other numbers with four significant digits.
+func formatAmount(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return groupDigits(strconv.FormatInt(int64(f), 10))
+	}
+	return strconv.FormatFloat(f, 'g', 4, 64)
+}
+
+func formatScale(f float64) string {
+	return strconv.FormatFloat(f, 'g', 4, 64)
+}
+
+// groupDigits inserts thousands separators into a decimal integer.
+func groupDigits(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	if len(s) <= 3 {
+		if neg {
+			return "-" + s
+		}
+		return s
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	head := len(s) % 3
+	if head > 0 {
+		b.WriteString(s[:head])
+	}
+	for i := head; i < len(s); i += 3 {
+		if b.Len() > 0 && !(neg && b.Len() == 1) {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}

@@ -1,0 +1,562 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// profileMeta is a profile as the API names it.
+type profileMeta struct {
+	ID       uint   `json:"id"`
+	RunID    uint   `json:"run_id"`
+	Role     string `json:"role"`
+	Kind     string `json:"kind"`
+	Bytes    int64  `json:"bytes"`
+	Samples  int64  `json:"samples"`
+	Uploaded bool   `json:"uploaded,omitempty"`
+}
+
+func metaOf(p *store.Profile) profileMeta {
+	return profileMeta{ID: p.ID, RunID: p.RunID, Role: p.Role, Kind: p.Kind, Bytes: p.Bytes, Samples: p.Samples, Uploaded: p.Uploaded}
+}
+
+// loadedProfile is a stored profile, parsed.
+type loadedProfile struct {
+	meta profileMeta
+	prof *profile.Profile
+}
+
+// loadProfile parses a stored profile, through a small cache: stored
+// profiles never change, and parsing a large one costs far more than
+// building its flame graph.
+func (s *Server) loadProfile(ctx context.Context, id uint) (*loadedProfile, error) {
+	if lp, ok := s.parsed.get(id); ok {
+		return lp, nil
+	}
+	sp, err := s.store.GetProfile(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err := profiles.Load(sp.Data)
+	if err != nil {
+		return nil, fmt.Errorf("server: stored profile %d: %w", id, err)
+	}
+	lp := &loadedProfile{meta: metaOf(sp), prof: p}
+	s.parsed.put(id, lp)
+	return lp, nil
+}
+
+func queryID(c *gin.Context, name string) (uint, error) {
+	v := c.Query(name)
+	id, err := strconv.ParseUint(v, 10, 32)
+	if err != nil || id == 0 {
+		return 0, badInput(name, "must be a profile id, got %q", v)
+	}
+	return uint(id), nil
+}
+
+// flameGraph answers GET /api/profiles/:id/flamegraph: the tree as JSON, or
+// with format=compact the flat encoding the browser draws from.
+func (s *Server) flameGraph(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	lp, err := s.loadProfile(c, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	idx, err := profiles.PickSample(lp.prof, c.Query("sample"))
+	if err != nil {
+		s.fail(c, badInput("sample", "%v", err))
+		return
+	}
+	tree := profiles.BuildTree(lp.prof, idx)
+	st := lp.prof.SampleType[idx]
+	body := gin.H{"profile": lp.meta, "sample_types": sampleTypes(lp.prof), "sample": st.Type, "unit": st.Unit, "total": tree.Value}
+	switch c.DefaultQuery("format", "tree") {
+	case "tree":
+		body["tree"] = tree
+	case "compact":
+		body["compact"] = tree.Compact()
+	default:
+		s.fail(c, badInput("format", "must be tree or compact"))
+		return
+	}
+	c.JSON(http.StatusOK, body)
+}
+
+type sampleType struct {
+	Type string `json:"type"`
+	Unit string `json:"unit"`
+}
+
+func sampleTypes(p *profile.Profile) []sampleType {
+	out := make([]sampleType, 0, len(p.SampleType))
+	for _, st := range p.SampleType {
+		out = append(out, sampleType{st.Type, st.Unit})
+	}
+	return out
+}
+
+func (s *Server) writePaths(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	lp, err := s.loadProfile(c, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	idx, err := profiles.PickSample(lp.prof, c.Query("sample"))
+	if err != nil {
+		s.fail(c, badInput("sample", "%v", err))
+		return
+	}
+	c.JSON(http.StatusOK, profiles.WritePaths(lp.prof, idx))
+}
+
+// comparison is everything the diff endpoint and the compare page share.
+type comparison struct {
+	base, target   *loadedProfile
+	sb, st         int
+	norm           profiles.Normalization
+	workAvailable  bool
+	workUnavailable string
+}
+
+// compare loads two profiles and works out the normalisation asked for.
+// "work" divides by the records each run moved, so runs that did
+// different amounts of work compare per record.
+func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, normalize string) (*comparison, error) {
+	base, err := s.loadProfile(ctx, baseID)
+	if err != nil {
+		return nil, err
+	}
+	target, err := s.loadProfile(ctx, targetID)
+	if err != nil {
+		return nil, err
+	}
+	cmp := &comparison{base: base, target: target}
+	if cmp.sb, err = profiles.PickSample(base.prof, sample); err != nil {
+		return nil, badInput("sample", "base: %v", err)
+	}
+	if cmp.st, err = profiles.PickSample(target.prof, sample); err != nil {
+		return nil, badInput("sample", "target: %v", err)
+	}
+	bw, bErr := s.runWork(ctx, base.meta.RunID)
+	tw, tErr := s.runWork(ctx, target.meta.RunID)
+	cmp.workAvailable = bErr == nil && tErr == nil
+	if !cmp.workAvailable {
+		cmp.workUnavailable = errors.Join(bErr, tErr).Error()
+	}
+	switch normalize {
+	case "", "total":
+		cmp.norm = profiles.NormalizeTotal(base.prof, target.prof, cmp.sb, cmp.st)
+	case "none":
+		cmp.norm = profiles.NormalizeNone()
+	case "work":
+		if !cmp.workAvailable {
+			return nil, badInput("normalize", "work needs both runs' record counts: %s", cmp.workUnavailable)
+		}
+		if cmp.norm, err = profiles.NormalizeWork(bw, tw, "records"); err != nil {
+			return nil, badInput("normalize", "%v", err)
+		}
+	default:
+		return nil, badInput("normalize", "must be total, work or none")
+	}
+	return cmp, nil
+}
+
+// runWork is how many records a run moved in its measured window.
+func (s *Server) runWork(ctx context.Context, runID uint) (float64, error) {
+	run, err := s.store.GetRun(ctx, runID)
+	if err != nil {
+		return 0, err
+	}
+	for _, name := range []string{"records-sent", "records-consumed-total", "records"} {
+		for _, m := range run.Metrics {
+			if m.Name == name && m.Value > 0 {
+				return m.Value, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("run %d has no record count", runID)
+}
+
+// diff answers GET /api/diff: the differential tree with base and target
+// values, the functions that changed most and both write-path panels.
+func (s *Server) diff(c *gin.Context) {
+	baseID, err := queryID(c, "base")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	targetID, err := queryID(c, "target")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	cmp, err := s.compare(c, baseID, targetID, c.Query("sample"), c.Query("normalize"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	tree, err := profiles.Diff(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale)
+	if err != nil {
+		s.fail(c, badInput("base", "%v", err))
+		return
+	}
+	st := cmp.target.prof.SampleType[cmp.st]
+	c.JSON(http.StatusOK, gin.H{
+		"base": cmp.base.meta, "target": cmp.target.meta, "sample": st.Type, "unit": st.Unit,
+		"normalization": cmp.norm, "tree": tree,
+		"changes": profiles.TopChanges(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale, 30),
+		"write_paths": gin.H{
+			"base":   profiles.WritePaths(cmp.base.prof, cmp.sb),
+			"target": profiles.WritePaths(cmp.target.prof, cmp.st),
+		},
+	})
+}
+
+// pprofUI serves the full pprof web UI of one stored profile under
+// /profiles/:id/pprof/.
+func (s *Server) pprofUI(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	prefix := fmt.Sprintf("/profiles/%d/pprof", id)
+	lp, err := s.loadProfile(c, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if lp.meta.Uploaded && readsServerFiles(c.Request.URL.Path) {
+		s.fail(c, badInput("path", "the source and disassembly views are off for uploaded profiles: they would read files the profile names from this server's disk"))
+		return
+	}
+	s.servePprof(c, prefix, "profile/"+strconv.Itoa(int(id)), func() (*profile.Profile, error) {
+		lp, err := s.loadProfile(c, id)
+		if err != nil {
+			return nil, err
+		}
+		return lp.prof.Copy(), nil
+	})
+}
+
+// pprofDiffUI serves pprof's UI for base − target built like
+// `go tool pprof -diff_base`, under /diff/:base/:target/pprof/.
+func (s *Server) pprofDiffUI(c *gin.Context) {
+	var ids [2]uint
+	for i, name := range []string{"base", "target"} {
+		id, err := strconv.ParseUint(c.Param(name), 10, 32)
+		if err != nil || id == 0 {
+			s.fail(c, errNotFound)
+			return
+		}
+		ids[i] = uint(id)
+	}
+	prefix := fmt.Sprintf("/diff/%d/%d/pprof", ids[0], ids[1])
+	if readsServerFiles(c.Request.URL.Path) {
+		s.fail(c, badInput("path", "the source and disassembly views are not offered for diffs"))
+		return
+	}
+	s.servePprof(c, prefix, fmt.Sprintf("diff/%d/%d", ids[0], ids[1]), func() (*profile.Profile, error) {
+		base, err := s.loadProfile(c, ids[0])
+		if err != nil {
+			return nil, err
+		}
+		target, err := s.loadProfile(c, ids[1])
+		if err != nil {
+			return nil, err
+		}
+		return profiles.DiffProfile(base.prof, target.prof, 1)
+	})
+}
+
+// readsServerFiles: pprof's source and disassembly views open the files
+// and binaries a profile names.
+func readsServerFiles(path string) bool {
+	return strings.HasSuffix(path, "/source") || strings.HasSuffix(path, "/disasm")
+}
+
+func (s *Server) servePprof(c *gin.Context, prefix, key string, load func() (*profile.Profile, error)) {
+	if c.Request.URL.Path == prefix {
+		// pprof's links are relative: they need the trailing slash.
+		c.Redirect(http.StatusMovedPermanently, prefix+"/")
+		return
+	}
+	h, err := s.pprof.Handler(key, load)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	http.StripPrefix(prefix, h).ServeHTTP(c.Writer, c.Request)
+}
+
+// --- Uploads ---
+
+// uploaded is one profile file from a multipart request, checked.
+type uploaded struct {
+	name string
+	data []byte
+	prof *profile.Profile
+}
+
+// readUploads reads every file of a multipart field and checks it is a
+// profile.
+func readUploads(files []*multipart.FileHeader) ([]uploaded, error) {
+	if len(files) == 0 {
+		return nil, badInput("profile", "no file given: attach a pprof profile or folded stacks")
+	}
+	var out []uploaded
+	for _, fh := range files {
+		f, err := fh.Open()
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		p, err := profiles.Load(data)
+		if err != nil {
+			return nil, badInput("profile", "%s: %v", fh.Filename, err)
+		}
+		// Store the canonical form (gzipped pprof protobuf): folded stacks
+		// and legacy formats become profiles every view and `go tool pprof`
+		// read alike.
+		var buf bytes.Buffer
+		if err := p.Write(&buf); err != nil {
+			return nil, fmt.Errorf("server: encode %s: %w", fh.Filename, err)
+		}
+		data = buf.Bytes()
+		out = append(out, uploaded{name: fh.Filename, data: data, prof: p})
+	}
+	return out, nil
+}
+
+func uploadRole(c *gin.Context) (string, error) {
+	role := c.DefaultPostForm("role", "client")
+	if role != "client" && role != "broker" {
+		return "", badInput("role", "must be client or broker")
+	}
+	return role, nil
+}
+
+func storedProfiles(c *gin.Context, ups []uploaded, role string) ([]store.Profile, error) {
+	kind := c.PostForm("kind")
+	var out []store.Profile
+	for _, u := range ups {
+		k := kind
+		if k == "" {
+			k = profiles.Kind(u.prof)
+		}
+		out = append(out, store.Profile{Role: role, Kind: k, Data: u.data, Samples: int64(len(u.prof.Sample)), Uploaded: true})
+	}
+	return out, nil
+}
+
+// attachProfiles handles POST /api/runs/:id/profiles (multipart field
+// "profile", optional "role" and "kind"): all files or none are stored.
+func (s *Server) attachProfiles(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
+		s.fail(c, uploadErr(err))
+		return
+	}
+	role, err := uploadRole(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ups, err := readUploads(c.Request.MultipartForm.File["profile"])
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ps, err := storedProfiles(c, ups, role)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	added, err := s.store.AddProfiles(c, id, ps)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, gin.H{"profiles": toAPIProfiles(added)})
+}
+
+// importProfiles handles POST /api/import with profiles only: a new
+// imported run holding them.
+func (s *Server) importProfiles(c *gin.Context) {
+	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
+		s.fail(c, uploadErr(err))
+		return
+	}
+	label := strings.TrimSpace(c.PostForm("label"))
+	if len(label) > maxLabel {
+		s.fail(c, badInput("label", "must be at most %d characters", maxLabel))
+		return
+	}
+	role, err := uploadRole(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ups, err := readUploads(c.Request.MultipartForm.File["profile"])
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ps, err := storedProfiles(c, ups, role)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	names := make([]string, len(ups))
+	for i, u := range ups {
+		names[i] = u.name
+	}
+	spec, _ := json.Marshal(map[string]any{"workload": "imported", "files": names})
+	run := &store.Run{Label: label, Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported,
+		Spec: string(spec), Complete: true, Profiles: ps}
+	if err := s.store.CreateRuns(c, []*store.Run{run}); err != nil {
+		s.fail(c, err)
+		return
+	}
+	stored, err := s.store.GetRun(c, run.ID)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, toAPIRun(stored, true))
+}
+
+// uploadErr maps multipart failures: too large is 413, anything else 400.
+func uploadErr(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return err
+	}
+	if errors.Is(err, http.ErrNotMultipart) || errors.Is(err, multipart.ErrMessageTooLarge) {
+		return badInput("body", "must be multipart/form-data with a \"profile\" file: %v", err)
+	}
+	return badInput("body", "unreadable upload: %v", err)
+}
+
+// --- Pages ---
+
+func (s *Server) uiMeta(ctx context.Context, m profileMeta) ui.ProfileMeta {
+	label := ""
+	if runs, _, err := s.store.ListRuns(ctx, store.RunFilter{IDs: []uint{m.RunID}, Limit: 1}); err == nil && len(runs) == 1 {
+		label = runs[0].Label
+	}
+	return ui.ProfileMeta{ID: m.ID, RunID: m.RunID, RunLabel: label, Role: m.Role, Kind: m.Kind, Bytes: m.Bytes, Samples: m.Samples}
+}
+
+func uiWritePaths(r profiles.WritePathReport) *ui.WritePaths {
+	w := &ui.WritePaths{Total: float64(r.Total), Unit: r.Unit}
+	for _, row := range r.Rows {
+		w.Rows = append(w.Rows, ui.WritePathRow{Direction: row.Direction, Path: row.Path, Value: float64(row.Value),
+			Samples: row.Samples, Percent: row.Percent, Frames: row.Frames})
+	}
+	return w
+}
+
+func sampleNames(p *profile.Profile) []string {
+	out := make([]string, 0, len(p.SampleType))
+	for _, st := range p.SampleType {
+		out = append(out, st.Type+"/"+st.Unit)
+	}
+	return out
+}
+
+// profilePage is /profiles/:id: the flame graph with its sample-type
+// picker, search and zoom kept in the URL, and the write-path panel.
+func (s *Server) profilePage(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	lp, err := s.loadProfile(c, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	idx, err := profiles.PickSample(lp.prof, c.Query("sample"))
+	if err != nil {
+		s.fail(c, badInput("sample", "%v", err))
+		return
+	}
+	st := lp.prof.SampleType[idx]
+	wp := uiWritePaths(profiles.WritePaths(lp.prof, idx))
+	v := ui.NewProfileView(s.uiMeta(c, lp.meta), sampleNames(lp.prof), st.Type+"/"+st.Unit, c.Query("focus"), c.Query("search"), wp)
+	title := v.Page.Title
+	v.Page = s.page(c, title)
+	s.render(c, http.StatusOK, "profile", v)
+}
+
+// compareProfilesPage is /compare/profiles: both flame graphs, the
+// differential one, the normalisation, the biggest changes and the write
+// paths side by side.
+func (s *Server) compareProfilesPage(c *gin.Context) {
+	baseID, err := queryID(c, "base")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	targetID, err := queryID(c, "target")
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	normalize := c.DefaultQuery("normalize", "total")
+	cmp, err := s.compare(c, baseID, targetID, c.Query("sample"), normalize)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var changes []ui.Change
+	for _, ch := range profiles.TopChanges(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale, 50) {
+		changes = append(changes, ui.Change{Name: ch.Name, BaseFlat: float64(ch.BaseFlat), TargetFlat: float64(ch.TargetFlat),
+			BaseCum: float64(ch.BaseCum), TargetCum: float64(ch.TargetCum), DeltaFlat: float64(ch.DeltaFlat), DeltaCum: float64(ch.DeltaCum),
+			DeltaFlatPct: ch.DeltaFlatPct, DeltaCumPct: ch.DeltaCumPct})
+	}
+	st := cmp.target.prof.SampleType[cmp.st]
+	norm := ui.Normalization{Mode: cmp.norm.Mode, Scale: cmp.norm.Scale, Explain: cmp.norm.Explain}
+	v := ui.NewCompareProfilesView(s.uiMeta(c, cmp.base.meta), s.uiMeta(c, cmp.target.meta), st.Type+"/"+st.Unit, normalize, norm,
+		cmp.workAvailable, cmp.workUnavailable, changes,
+		uiWritePaths(profiles.WritePaths(cmp.base.prof, cmp.sb)), uiWritePaths(profiles.WritePaths(cmp.target.prof, cmp.st)))
+	title := v.Page.Title
+	v.Page = s.page(c, title)
+	s.render(c, http.StatusOK, "compare_profiles", v)
+}

@@ -1,0 +1,1211 @@
+// flamegraph.js: flame graphs drawn on a canvas, as icicles (the root on
+// top, callees below their callers), for the profile, compare and run pages.
+//
+// It mounts on every <div class="flamegraph" data-src="URL"> of the page:
+//
+//   data-src           JSON to draw: {"compact":{"names":[…],"nodes":[…]}}, a
+//                      pre-order flat array of (name index, value, self, child
+//                      count) quadruples, or {"tree":{"name","value","self",
+//                      "base","base_self","children":[…]}}; a diff may also
+//                      come compact with "stride":6 (name index, value, self,
+//                      base, base self, child count), which decodes faster
+//   data-mode          "tree" (default) or "diff": a tree whose frames carry
+//                      base values too (already normalised by the server)
+//   data-focus         the zoomed frame: frame names from the root's child
+//                      down, joined with ";" (";" and "%" inside a name are
+//                      written %3B and %25)
+//   data-search        a regular expression to highlight
+//   data-unit          the values' unit when the JSON gives none
+//   data-focus-param,  the query parameters that keep focus and search in the
+//   data-search-param  page's URL (history.replaceState); default "focus" and
+//                      "search", "" for none. Graphs sharing a search
+//                      parameter share their search.
+//
+// Inside the element it uses (and creates when missing) a toolbar with the
+// search input .fg-search, a .fg-reset button and the .fg-match output,
+// the canvas .fg-canvas, the tooltip .fg-tooltip, the legend .fg-legend and
+// the status line .fg-message. After the first paint the element gets
+// data-rendered="true" and data-timing (milliseconds) and fires a bubbling
+// "flamegraph:rendered" event; element.flameGraph is a small API for tests.
+//
+// Click a frame to zoom into it, click one of its ancestors (drawn full
+// width above it) to zoom out, Escape to reset. Nothing here uses inline
+// code or markup styles, so it runs under script-src 'self'.
+(function () {
+  'use strict';
+
+  var ROW = 18;            // CSS pixels per stack level
+  var MIN_FRAME = 0.5;     // frames narrower than this are not drawn
+  var PAD = 4;             // label padding inside a frame
+  var FONT = '12px ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace';
+  var MAX_CANVAS = 32000;  // device pixels: browsers draw no taller canvas
+  var LEGEND_MAX = 14;
+  var SEARCH_DELAY = 120;  // ms between the last keystroke and the search
+
+  // ---- formatting (mirrors ui.FormatNumber and ui.FormatProfileValue) ----
+
+  function decimalsFor(v) {
+    var a = Math.abs(v);
+    if (a >= 1000) { return 0; }
+    if (a >= 100) { return 1; }
+    if (a >= 1) { return 2; }
+    return Math.min(20, 2 - Math.floor(Math.log10(a)));
+  }
+
+  function group(v, d) {
+    return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+  }
+
+  function fmtNumber(v) {
+    if (typeof v !== 'number' || isNaN(v)) { return 'NaN'; }
+    if (!isFinite(v)) { return v > 0 ? '∞' : '-∞'; }
+    if (v === 0) { return '0'; }
+    if (v === Math.trunc(v) && Math.abs(v) < 1e15) { return group(v, 0); }
+    if (Math.abs(v) < 1e-6) { return v.toPrecision(3); }
+    var d = decimalsFor(v);
+    var r = Number(v.toFixed(d));
+    if (r === 0) { return '0'; }
+    if (decimalsFor(r) < d) { d = decimalsFor(r); }
+    return group(v, d);
+  }
+
+  var BYTE_UNITS = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+
+  function fmtBytes(v) {
+    var sign = v < 0 ? '-' : '';
+    v = Math.abs(v);
+    if (v < 1024) { return sign + (v === Math.trunc(v) ? v.toFixed(0) : v.toFixed(1)) + ' B'; }
+    var unit = '';
+    for (var i = 0; i < BYTE_UNITS.length; i++) {
+      v /= 1024;
+      unit = BYTE_UNITS[i];
+      if (Math.round(v * 10) / 10 < 1024) { break; }
+    }
+    return sign + group(v, 1) + ' ' + unit;
+  }
+
+  var TIME_UNITS = { nanoseconds: 1, ns: 1, microseconds: 1e3, us: 1e3, milliseconds: 1e6, ms: 1e6, seconds: 1e9, s: 1e9 };
+
+  function fmtValue(v, unit) {
+    if (typeof v !== 'number' || !isFinite(v)) { return fmtNumber(v); }
+    if (Object.prototype.hasOwnProperty.call(TIME_UNITS, unit)) {
+      var ns = v * TIME_UNITS[unit], a = Math.abs(ns);
+      if (a >= 1e9) { return fmtNumber(ns / 1e9) + ' s'; }
+      if (a >= 1e6) { return fmtNumber(ns / 1e6) + ' ms'; }
+      if (a >= 1e3) { return fmtNumber(ns / 1e3) + ' µs'; }
+      return fmtNumber(ns) + ' ns';
+    }
+    if (unit === 'bytes' || unit === 'B') { return fmtBytes(v); }
+    if (!unit || unit === 'count') { return fmtNumber(v); }
+    return fmtNumber(v) + ' ' + unit;
+  }
+
+  function fmtSigned(v, unit) { return (v > 0 ? '+' : '') + fmtValue(v, unit); }
+
+  // fmtPct formats a fraction: 0.1234 → "12.3%".
+  function fmtPct(f) {
+    if (typeof f !== 'number' || !isFinite(f)) { return '—'; }
+    var p = f * 100;
+    if (p === 0) { return '0%'; }
+    if (Math.abs(p) < 0.1) { return p < 0 ? '>-0.1%' : '<0.1%'; }
+    return group(p, 1) + '%';
+  }
+
+  function fmtSignedPct(f) { return (f > 0 ? '+' : '') + fmtPct(f); }
+
+  // ---- packages and colours ----
+
+  var FAMILIES = {
+    runtime: { label: 'Go runtime', bands: [[34, 50]], s: 0.88, l: 0.6 },
+    std: { label: 'standard library', bands: [[196, 226]], s: 0.58, l: 0.7 },
+    kafkago: { label: 'kafka-go', bands: [[88, 132]], s: 0.48, l: 0.6 },
+    kbench: { label: 'kbench', bands: [[262, 292]], s: 0.52, l: 0.72 },
+    kernel: { label: 'kernel', bands: [[356, 370]], s: 0.68, l: 0.66 },
+    other: { label: 'other', bands: [[150, 182], [304, 336]], s: 0.4, l: 0.71 },
+    native: { label: 'native code', bands: [[20, 36]], s: 0.16, l: 0.7 },
+    root: { label: '', bands: [[210, 210]], s: 0.08, l: 0.8 }
+  };
+
+  // KERNEL_ENTRY names the usual Linux system call entries: native frames
+  // below one of them are kernel frames even without perf's _[k] mark.
+  var KERNEL_ENTRY = /^(entry_SYSCALL|do_syscall_64|system_call|sysenter_|__x64_sys_|__ia32_sys_|__se_sys_|__do_sys_|sys_[a-z0-9_]+$|ret_from_fork|page_fault|asm_exc_|asm_sysvec_|irq_exit|do_softirq|__softirqentry)/;
+
+  // frameKind splits a frame name into its package and family:
+  //   github.com/segmentio/kafka-go/protocol.(*encoder).Write → github.com/segmentio/kafka-go/protocol
+  //   runtime.mallocgc → runtime;  sun/nio/ch/IOUtil:.write_[j] → sun/nio/ch;  tcp_sendmsg_[k] → kernel
+  function frameKind(name) {
+    var mark = /_\[([a-z0-9])\]$/.exec(name);
+    var s = mark ? name.slice(0, mark.index) : name;
+    if ((mark && mark[1] === 'k') || /^\[(kernel|vdso)/.test(name)) { return { pkg: 'kernel', family: 'kernel' }; }
+    if (name.charAt(0) === '[' || s === '') { return { pkg: 'native code', family: 'native' }; }
+    var colon = s.indexOf(':.');
+    if (colon > 0 || (mark && s.indexOf('/') > 0 && s.indexOf('.') < 0)) {
+      // Java as perf-map-agent writes it: package/Class:.method
+      var cls = colon > 0 ? s.slice(0, colon) : s;
+      var slash = cls.lastIndexOf('/');
+      var jp = slash > 0 ? cls.slice(0, slash) : cls;
+      return { pkg: jp, family: /^(java|javax|jdk|sun|com\/sun)(\/|$)/.test(jp) ? 'std' : 'other' };
+    }
+    if (s.indexOf('::') > 0 && s.indexOf('.') < 0) {
+      return { pkg: s.slice(0, s.indexOf('::')), family: 'native' };
+    }
+    // Go: the package path ends at the first dot after the last slash;
+    // type parameters ([…]) may hold slashes and dots of their own.
+    var bracket = s.indexOf('[');
+    var head = bracket > 0 ? s.slice(0, bracket) : s;
+    var last = head.lastIndexOf('/');
+    var dot = head.indexOf('.', last + 1);
+    if (dot <= 0) {
+      if (KERNEL_ENTRY.test(s)) { return { pkg: 'kernel', family: 'kernel' }; }
+      return { pkg: 'native code', family: 'native' };
+    }
+    var pkg = head.slice(0, dot);
+    var family = 'other';
+    if (pkg === 'runtime' || pkg.indexOf('runtime/') === 0 || pkg.indexOf('internal/runtime/') === 0) {
+      family = 'runtime';
+    } else if (pkg === 'github.com/segmentio/kafka-go' || pkg.indexOf('github.com/segmentio/kafka-go/') === 0) {
+      family = 'kafkago';
+    } else if (pkg === 'github.com/kbench/kbench' || pkg.indexOf('github.com/kbench/kbench/') === 0) {
+      family = 'kbench';
+    } else if (/^(java|javax|jdk|sun)\./.test(s)) {
+      pkg = s.split('.').slice(0, -2).join('.') || pkg;
+      family = 'std';
+    } else if (pkg !== 'main' && pkg.split('/')[0].indexOf('.') < 0) {
+      family = 'std'; // no dot in the first path element: Go's own packages
+    }
+    return { pkg: pkg, family: family };
+  }
+
+  // shortName drops the package directory: github.com/a/b.F → b.F.
+  function shortName(name) {
+    var bracket = name.indexOf('[');
+    var head = bracket > 0 ? name.slice(0, bracket) : name;
+    var slash = head.lastIndexOf('/');
+    return slash >= 0 && slash < name.length - 1 ? name.slice(slash + 1) : name;
+  }
+
+  function hash(s) {
+    var h = 0x811c9dc5;
+    for (var i = 0; i < s.length; i++) {
+      h ^= s.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    return h >>> 0;
+  }
+
+  function hslToRgb(h, s, l) {
+    h = ((h % 360) + 360) % 360 / 360;
+    function f(n) {
+      var k = (n + h * 12) % 12;
+      var a = s * Math.min(l, 1 - l);
+      return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+    }
+    return [f(0), f(8), f(4)];
+  }
+
+  function luminance(rgb) {
+    return (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255;
+  }
+
+  function mix(rgb, to, t) {
+    return [Math.round(rgb[0] + (to[0] - rgb[0]) * t), Math.round(rgb[1] + (to[1] - rgb[1]) * t), Math.round(rgb[2] + (to[2] - rgb[2]) * t)];
+  }
+
+  function css(rgb) { return 'rgb(' + rgb[0] + ',' + rgb[1] + ',' + rgb[2] + ')'; }
+
+  var WHITE = [255, 255, 255];
+
+  // paint is a frame's fill, its faded fill (search misses) and label colour.
+  function paint(rgb) {
+    return { rgb: rgb, fill: css(rgb), faded: css(mix(rgb, WHITE, 0.72)), text: luminance(rgb) < 0.5 ? '#ffffff' : '#1b1f24' };
+  }
+
+  function packagePaint(pkg, family) {
+    var fam = FAMILIES[family] || FAMILIES.other;
+    var h = hash(pkg);
+    var band = fam.bands[h % fam.bands.length];
+    var hue = band[0] + ((h >>> 8) % 1000) / 1000 * (band[1] - band[0]);
+    var light = fam.l + (((h >>> 18) % 9) - 4) / 100;
+    return paint(hslToRgb(hue, fam.s, light));
+  }
+
+  var GREY = [206, 209, 214];
+  var RED = [214, 40, 40];
+  var BLUE = [36, 98, 204];
+  var DIFF_STEPS = 40;
+  var diffPaints = { grew: [], shrank: [], same: paint(GREY) };
+  for (var step = 0; step <= DIFF_STEPS; step++) {
+    diffPaints.grew.push(paint(mix(GREY, RED, step / DIFF_STEPS)));
+    diffPaints.shrank.push(paint(mix(GREY, BLUE, step / DIFF_STEPS)));
+  }
+
+  // diffPaint colours a frame of a differential graph: red when the
+  // candidate spends more than the base, blue when less, by how much.
+  function diffPaint(value, base) {
+    var m = Math.max(value, base);
+    if (!(m > 0) || value === base) { return diffPaints.same; }
+    var t = Math.pow(Math.abs(value - base) / m, 0.6);
+    var k = Math.max(1, Math.round(t * DIFF_STEPS));
+    return value > base ? diffPaints.grew[k] : diffPaints.shrank[k];
+  }
+
+  var NARROW = paint([228, 231, 235]);
+
+  // ---- decoding ----
+
+  // finish derives parent, depth and subtree end (exclusive) from the
+  // pre-order child counts: node i's children are i+1, end[i+1], … < end[i].
+  function finish(t, kids) {
+    var n = t.n;
+    t.parent = new Int32Array(n);
+    t.depth = new Int32Array(n);
+    t.end = new Int32Array(n);
+    var stackNode = new Int32Array(n + 1), left = new Int32Array(n + 1);
+    var sp = 0, maxDepth = 0;
+    for (var i = 0; i < n; i++) {
+      if (i > 0 && sp === 0) { throw new Error('the tree has more than one root'); }
+      if (sp > 0) {
+        t.parent[i] = stackNode[sp - 1];
+        left[sp - 1]--;
+      } else {
+        t.parent[i] = -1;
+      }
+      t.depth[i] = sp;
+      if (sp > maxDepth) { maxDepth = sp; }
+      stackNode[sp] = i;
+      left[sp] = kids[i];
+      sp++;
+      while (sp > 0 && left[sp - 1] <= 0) {
+        sp--;
+        t.end[stackNode[sp]] = i + 1;
+      }
+    }
+    while (sp > 0) { // truncated input: close what is open
+      sp--;
+      t.end[stackNode[sp]] = n;
+    }
+    t.maxDepth = maxDepth;
+    return t;
+  }
+
+  // decodeCompact reads the flat encoding: stride 4 (name index, value,
+  // self, child count) or, for a diff, stride 6 (name index, value, self,
+  // base, base self, child count).
+  function decodeCompact(c, diff) {
+    var names = c && c.names, q = c && c.nodes, stride = c && c.stride === 6 ? 6 : 4;
+    if (!Array.isArray(names) || !Array.isArray(q) || q.length < stride || q.length % stride !== 0) {
+      throw new Error('malformed compact tree');
+    }
+    var n = q.length / stride;
+    names = names.map(String);
+    var hasBase = diff && stride === 6;
+    var t = {
+      n: n, names: names, nameIdx: new Int32Array(n), value: new Float64Array(n), self: new Float64Array(n),
+      base: hasBase ? new Float64Array(n) : null, baseSelf: hasBase ? new Float64Array(n) : null
+    };
+    var kids = new Int32Array(n);
+    var bad = -1;
+    for (var i = 0, k = 0; i < n; i++, k += stride) {
+      var ni = q[k];
+      if (!(ni >= 0 && ni < names.length)) {
+        if (bad < 0) { bad = names.length; names.push('?'); }
+        ni = bad;
+      }
+      t.nameIdx[i] = ni;
+      t.value[i] = +q[k + 1] || 0;
+      t.self[i] = +q[k + 2] || 0;
+      if (hasBase) {
+        t.base[i] = +q[k + 3] || 0;
+        t.baseSelf[i] = +q[k + 4] || 0;
+      }
+      var kc = q[k + stride - 1];
+      kids[i] = kc > 0 ? kc : 0;
+    }
+    return finish(t, kids);
+  }
+
+  function decodeNested(root, diff) {
+    if (!root || typeof root !== 'object') { throw new Error('no tree'); }
+    // Count first, so that the columns are typed arrays from the start.
+    var n = 0, stack = [root];
+    while (stack.length > 0) {
+      var c = stack.pop().children;
+      n++;
+      if (Array.isArray(c)) { for (var k = 0; k < c.length; k++) { stack.push(c[k]); } }
+    }
+    var names = [], index = new Map();
+    var t = {
+      n: n, names: names, nameIdx: new Int32Array(n), value: new Float64Array(n), self: new Float64Array(n),
+      base: diff ? new Float64Array(n) : null, baseSelf: diff ? new Float64Array(n) : null
+    };
+    var kids = new Int32Array(n);
+    stack.push(root);
+    for (var j = 0; stack.length > 0; j++) {
+      var nd = stack.pop();
+      var name = typeof nd.name === 'string' ? nd.name : String(nd.name);
+      var ni = index.get(name);
+      if (ni === undefined) {
+        ni = names.length;
+        names.push(name);
+        index.set(name, ni);
+      }
+      t.nameIdx[j] = ni;
+      t.value[j] = +nd.value || 0;
+      t.self[j] = +nd.self || 0;
+      if (diff) {
+        t.base[j] = +nd.base || 0;
+        t.baseSelf[j] = +nd.base_self || 0;
+      }
+      var ch = nd.children;
+      if (Array.isArray(ch)) {
+        kids[j] = ch.length;
+        for (var i = ch.length - 1; i >= 0; i--) { stack.push(ch[i]); }
+      }
+    }
+    return finish(t, kids);
+  }
+
+  function decode(json, diff) {
+    if (json && json.compact) { return decodeCompact(json.compact, diff); }
+    if (json && json.tree) { return decodeNested(json.tree, diff); }
+    throw new Error('the response holds no flame graph');
+  }
+
+  // layout computes each frame's width w and left edge x, in value units.
+  // A diff frame that vanished from the candidate (value 0, base > 0)
+  // keeps its base width so that it stays visible:
+  //   w = value > 0 ? max(value, self + Σ w(children)) : max(base, Σ w(children))
+  function layout(t) {
+    var n = t.n, w = new Float64Array(n), acc = new Float64Array(n);
+    var value = t.value, self = t.self, base = t.base, parent = t.parent;
+    for (var i = n - 1; i >= 0; i--) {
+      var v = value[i], cs = acc[i], wi;
+      if (v > 0) {
+        wi = Math.max(v, self[i] + cs);
+      } else {
+        wi = Math.max(base ? base[i] : 0, cs);
+      }
+      w[i] = wi;
+      if (parent[i] >= 0) { acc[parent[i]] += wi; }
+    }
+    var x = new Float64Array(n);
+    for (var j = 0; j < n; j++) { // acc becomes each frame's next child's x
+      var p = parent[j];
+      if (p >= 0) {
+        x[j] = acc[p];
+        acc[p] += w[j];
+      }
+      acc[j] = x[j];
+    }
+    t.w = w;
+    t.x = x;
+  }
+
+  // classify gives every frame a package and its paint. Native frames
+  // called from the kernel are kernel frames.
+  function classify(t) {
+    var pkgIndex = new Map(), packages = [];
+    function intern(pkg, family) {
+      var key = family + '\u0000' + pkg;
+      var id = pkgIndex.get(key);
+      if (id === undefined) {
+        id = packages.length;
+        pkgIndex.set(key, id);
+        packages.push({ name: pkg, family: family, paint: packagePaint(pkg, family) });
+      }
+      return id;
+    }
+    var byName = new Int32Array(t.names.length);
+    for (var k = 0; k < t.names.length; k++) {
+      var fk = frameKind(t.names[k]);
+      byName[k] = intern(fk.pkg, fk.family);
+    }
+    var kernel = intern('kernel', 'kernel');
+    var pkgOf = new Int32Array(t.n);
+    for (var i = 0; i < t.n; i++) {
+      var id = byName[t.nameIdx[i]];
+      var p = t.parent[i];
+      if (p < 0) {
+        id = intern(t.names[t.nameIdx[i]], 'root');
+      } else if (packages[id].family === 'native' && packages[pkgOf[p]].family === 'kernel') {
+        id = kernel;
+      }
+      pkgOf[i] = id;
+    }
+    t.packages = packages;
+    t.pkgOf = pkgOf;
+    t.shortNames = new Array(t.names.length);
+  }
+
+  // ---- focus paths in URLs ----
+
+  function encodeFrame(name) { return name.replace(/[%;]/g, function (c) { return c === '%' ? '%25' : '%3B'; }); }
+  function decodeFrame(s) { return s.replace(/%(25|3B)/gi, function (m, c) { return c === '25' ? '%' : ';'; }); }
+
+  function readParam(name) {
+    if (!name) { return null; }
+    return new URLSearchParams(window.location.search).get(name);
+  }
+
+  function writeParams(updates) {
+    var u = new URL(window.location.href);
+    var changed = false;
+    Object.keys(updates).forEach(function (k) {
+      if (!k) { return; }
+      var v = updates[k];
+      if (v) {
+        if (u.searchParams.get(k) !== v) { u.searchParams.set(k, v); changed = true; }
+      } else if (u.searchParams.has(k)) {
+        u.searchParams.delete(k);
+        changed = true;
+      }
+    });
+    if (changed) {
+      window.history.replaceState(window.history.state, '', u.pathname + u.search + u.hash);
+    }
+    document.querySelectorAll('input[data-fg-sync]').forEach(function (inp) {
+      var k = inp.getAttribute('data-fg-sync');
+      if (Object.prototype.hasOwnProperty.call(updates, k)) { inp.value = updates[k] || ''; }
+    });
+  }
+
+  // ---- the graph ----
+
+  var graphs = [];
+  var active = null;
+
+  function child(el, cls, tag, parent, before) {
+    var found = el.querySelector('.' + cls);
+    if (found) { return found; }
+    var made = document.createElement(tag);
+    made.className = cls;
+    (parent || el).insertBefore(made, before || null);
+    return made;
+  }
+
+  function attr(el, name, dflt) {
+    return el.hasAttribute(name) ? el.getAttribute(name) : dflt;
+  }
+
+  function Graph(el) {
+    this.el = el;
+    this.mode = el.getAttribute('data-mode') === 'diff' ? 'diff' : 'tree';
+    this.unit = el.getAttribute('data-unit') || '';
+    this.focusParam = attr(el, 'data-focus-param', 'focus');
+    this.searchParam = attr(el, 'data-search-param', 'search');
+    this.t = null;
+    this.focus = 0;
+    this.hover = -1;
+    this.query = '';
+    this.re = null;
+    this.nameMatch = null;
+    this.hits = [];
+    this.narrow = [];
+    this.width = 0;
+    this.dpr = 1;
+    this.rows = 1;
+    this.pending = 0;
+    this.legendKey = '';
+    this.build();
+  }
+
+  Graph.prototype.build = function () {
+    var el = this.el, g = this;
+    var toolbar = el.querySelector('.fg-toolbar');
+    if (!toolbar) {
+      toolbar = document.createElement('div');
+      toolbar.className = 'fg-toolbar';
+      el.insertBefore(toolbar, el.firstChild);
+    }
+    this.toolbar = toolbar;
+    this.input = el.querySelector('.fg-search');
+    if (!this.input) {
+      var label = document.createElement('label');
+      label.className = 'fg-search-label';
+      label.textContent = 'Search ';
+      this.input = document.createElement('input');
+      this.input.type = 'search';
+      this.input.className = 'fg-search';
+      this.input.placeholder = 'regexp';
+      this.input.autocomplete = 'off';
+      this.input.spellcheck = false;
+      label.appendChild(this.input);
+      toolbar.appendChild(label);
+    }
+    this.reset = child(el, 'fg-reset', 'button', toolbar);
+    if (!this.reset.textContent) {
+      this.reset.type = 'button';
+      this.reset.textContent = 'Reset zoom';
+      this.reset.classList.add('button');
+    }
+    this.reset.hidden = false;
+    this.reset.disabled = true;
+    this.match = child(el, 'fg-match', 'output', toolbar);
+    this.match.setAttribute('aria-live', 'polite');
+    var submit = el.querySelector('.fg-search-submit');
+    if (submit) { submit.hidden = true; }
+    this.message = child(el, 'fg-message', 'p');
+    this.message.setAttribute('role', 'status');
+    this.message.textContent = 'Loading the flame graph…';
+    this.message.hidden = false;
+    this.canvas = child(el, 'fg-canvas', 'canvas');
+    this.canvas.tabIndex = 0;
+    this.canvas.setAttribute('role', 'img');
+    if (!this.canvas.hasAttribute('aria-label')) { this.canvas.setAttribute('aria-label', 'Flame graph'); }
+    this.canvas.setAttribute('aria-description', 'Click a frame to zoom into it, an ancestor to zoom out, Escape to reset; the search box highlights frames.');
+    this.tooltip = child(el, 'fg-tooltip', 'div');
+    this.tooltip.setAttribute('role', 'tooltip');
+    this.tooltip.hidden = true;
+    this.legend = child(el, 'fg-legend', 'ul');
+    this.ctx = this.canvas.getContext('2d');
+
+    var form = this.input.form;
+    if (form) {
+      form.addEventListener('submit', function (ev) {
+        ev.preventDefault();
+        g.setSearch(g.input.value, { sync: true });
+      });
+    }
+    var timer = 0;
+    this.input.addEventListener('input', function () {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(function () { g.setSearch(g.input.value, { sync: true }); }, SEARCH_DELAY);
+    });
+    this.reset.addEventListener('click', function () { active = g; g.setFocus(0); });
+    this.canvas.addEventListener('mousemove', function (ev) { g.onMove(ev); });
+    this.canvas.addEventListener('mouseleave', function () { g.onLeave(); });
+    this.canvas.addEventListener('click', function (ev) { g.onClick(ev); });
+    this.canvas.addEventListener('focus', function () { active = g; });
+    if (window.ResizeObserver) {
+      new ResizeObserver(function () { g.schedule(); }).observe(el);
+    }
+  };
+
+  Graph.prototype.load = function () {
+    var g = this, el = this.el, src = el.getAttribute('data-src');
+    el.setAttribute('data-state', 'loading');
+    var t0 = performance.now();
+    fetch(src, { credentials: 'same-origin', headers: { Accept: 'application/json' } }).then(function (res) {
+      if (!res.ok) {
+        return res.text().then(function (body) {
+          var msg = res.status + ' ' + res.statusText;
+          try {
+            var j = JSON.parse(body);
+            if (j && typeof j.error === 'string') { msg = j.error; }
+          } catch (e) { /* not JSON */ }
+          throw new Error(msg);
+        });
+      }
+      return res.text();
+    }).then(function (text) {
+      var t1 = performance.now();
+      var json = JSON.parse(text);
+      var t = decode(json, g.mode === 'diff');
+      var t2 = performance.now();
+      layout(t);
+      classify(t);
+      var t3 = performance.now();
+      if (json.unit) { g.unit = String(json.unit); }
+      g.t = t;
+      g.start();
+      var t4 = performance.now();
+      var timing = {
+        fetch: round(t1 - t0), decode: round(t2 - t1), layout: round(t3 - t2), paint: round(t4 - t3),
+        total: round(t4 - t1), nodes: t.n
+      };
+      el.setAttribute('data-nodes', String(t.n));
+      el.setAttribute('data-state', 'ready');
+      el.setAttribute('data-rendered', 'true');
+      el.setAttribute('data-timing', JSON.stringify(timing));
+      el.dispatchEvent(new CustomEvent('flamegraph:rendered', { bubbles: true, detail: timing }));
+    }).catch(function (err) {
+      el.setAttribute('data-state', 'error');
+      g.message.hidden = false;
+      g.message.classList.add('fg-error');
+      g.message.textContent = 'The flame graph could not be loaded: ' + (err && err.message ? err.message : String(err));
+      el.dispatchEvent(new CustomEvent('flamegraph:error', { bubbles: true, detail: String(err && err.message) }));
+    });
+  };
+
+  function round(ms) { return Math.round(ms * 10) / 10; }
+
+  // start applies the initial focus and search (data-* attributes, else
+  // the URL) and draws for the first time.
+  Graph.prototype.start = function () {
+    var t = this.t, el = this.el;
+    this.message.hidden = true;
+    if (!(t.value[0] > 0) && !(t.base && t.base[0] > 0)) {
+      this.message.hidden = false;
+      this.message.textContent = 'This profile has no samples of this type.';
+    }
+    var focus = el.getAttribute('data-focus') || readParam(this.focusParam) || '';
+    var search = this.searched ? this.query : el.getAttribute('data-search') || readParam(this.searchParam) || '';
+    this.focus = focus ? this.resolve(focus) : 0;
+    if (focus && this.t.focusMissing) {
+      this.message.hidden = false;
+      this.message.textContent = 'Some frames of the zoom path are not in this profile: zoomed to the deepest one that is.';
+    }
+    this.input.value = search;
+    this.compile(search);
+    this.resize();
+    this.draw();
+    this.updateControls();
+    this.updateMatch();
+  };
+
+  // resolve finds the frame at the end of a focus path.
+  Graph.prototype.resolve = function (path) {
+    var t = this.t, cur = 0;
+    t.focusMissing = false;
+    var parts = path.split(';');
+    for (var k = 0; k < parts.length; k++) {
+      var want = decodeFrame(parts[k]);
+      var found = -1;
+      for (var c = cur + 1; c < t.end[cur]; c = t.end[c]) {
+        if (t.names[t.nameIdx[c]] === want) { found = c; break; }
+      }
+      if (found < 0) {
+        t.focusMissing = true;
+        break;
+      }
+      cur = found;
+    }
+    return cur;
+  };
+
+  Graph.prototype.pathOf = function (i) {
+    var t = this.t, parts = [];
+    for (var a = i; a > 0; a = t.parent[a]) { parts.push(encodeFrame(t.names[t.nameIdx[a]])); }
+    return parts.reverse().join(';');
+  };
+
+  Graph.prototype.compile = function (q) {
+    this.query = q;
+    this.re = null;
+    this.nameMatch = null;
+    this.reError = '';
+    this.input.removeAttribute('aria-invalid');
+    if (!q) { return; }
+    try {
+      this.re = new RegExp(q);
+    } catch (e) {
+      this.reError = String(e && e.message || 'syntax error').replace(/^Invalid regular expression:\s*/i, '');
+      this.input.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    if (!this.t) { return; }
+    var names = this.t.names, m = new Uint8Array(names.length), re = this.re;
+    for (var i = 0; i < names.length; i++) {
+      re.lastIndex = 0;
+      if (re.test(names[i])) { m[i] = 1; }
+    }
+    this.nameMatch = m;
+  };
+
+  Graph.prototype.setSearch = function (q, opts) {
+    q = q || '';
+    if (q === this.query && this.input.value === q) { return; }
+    if (this.input.value !== q) { this.input.value = q; }
+    this.searched = true;
+    this.compile(q);
+    if (this.t) {
+      this.draw();
+      this.updateMatch();
+    }
+    var upd = {};
+    upd[this.searchParam] = q;
+    writeParams(upd);
+    if (opts && opts.sync && this.searchParam) {
+      var self = this;
+      graphs.forEach(function (o) {
+        if (o !== self && o.searchParam === self.searchParam) { o.setSearch(q); }
+      });
+    }
+  };
+
+  Graph.prototype.setFocus = function (i) {
+    if (!this.t) { return; }
+    if (i < 0 || i >= this.t.n) { i = 0; }
+    this.focus = i;
+    this.hover = -1;
+    this.tooltip.hidden = true;
+    this.draw();
+    this.updateControls();
+    this.updateMatch();
+    var upd = {};
+    upd[this.focusParam] = this.pathOf(i);
+    writeParams(upd);
+    this.el.setAttribute('data-current-focus', this.pathOf(i));
+  };
+
+  Graph.prototype.updateControls = function () {
+    this.reset.disabled = this.focus === 0;
+    this.el.setAttribute('data-current-focus', this.pathOf(this.focus));
+  };
+
+  // matched sums the values of matching frames, none counted twice (a
+  // match inside a match is already in its ancestor's value).
+  Graph.prototype.matched = function (arr) {
+    var t = this.t, m = this.nameMatch, f = this.focus;
+    var total = 0, zoom = 0, count = 0;
+    for (var i = 1; i < t.n;) {
+      if (m[t.nameIdx[i]]) {
+        total += arr[i];
+        count++;
+        i = t.end[i];
+      } else {
+        i++;
+      }
+    }
+    var covered = false;
+    for (var a = f; a > 0; a = t.parent[a]) {
+      if (m[t.nameIdx[a]]) { covered = true; }
+    }
+    if (covered) {
+      zoom = arr[f];
+    } else {
+      for (var j = f + 1; j < t.end[f];) {
+        if (m[t.nameIdx[j]]) {
+          zoom += arr[j];
+          j = t.end[j];
+        } else {
+          j++;
+        }
+      }
+    }
+    return { total: total, zoom: zoom, count: count };
+  };
+
+  Graph.prototype.updateMatch = function () {
+    var out = this.match, t = this.t;
+    out.classList.remove('fg-error');
+    out.removeAttribute('data-total-pct');
+    out.removeAttribute('data-zoom-pct');
+    if (this.reError) {
+      out.classList.add('fg-error');
+      out.textContent = 'Invalid regular expression: ' + this.reError;
+      return;
+    }
+    if (!this.nameMatch || !t) {
+      out.textContent = '';
+      return;
+    }
+    var r = this.matched(t.value);
+    var tot = t.value[0] > 0 ? r.total / t.value[0] : 0;
+    var text = 'matched: ' + fmtPct(tot) + ' of total';
+    out.setAttribute('data-total-pct', String(tot * 100));
+    if (this.focus !== 0) {
+      var zv = t.value[this.focus];
+      var zp = zv > 0 ? r.zoom / zv : 0;
+      out.setAttribute('data-zoom-pct', String(zp * 100));
+      text += ', ' + fmtPct(zp) + ' of the zoomed frame';
+    }
+    if (t.base && t.base[0] > 0) {
+      var b = this.matched(t.base);
+      text += ' (base: ' + fmtPct(b.total / t.base[0]) + ')';
+    }
+    if (r.count === 0) { text += ': no frame matches'; }
+    out.textContent = text;
+  };
+
+  // ---- drawing ----
+
+  Graph.prototype.resize = function () {
+    var w = this.canvas.clientWidth || this.el.clientWidth;
+    var dpr = window.devicePixelRatio || 1;
+    // Deeper frames than the canvas can hold are left out.
+    var rows = Math.min(this.t ? this.t.maxDepth + 1 : 1, Math.floor(MAX_CANVAS / (ROW * dpr)));
+    this.rows = rows;
+    var h = rows * ROW;
+    if (w === this.width && dpr === this.dpr && h === this.height) { return false; }
+    this.width = w;
+    this.height = h;
+    this.dpr = dpr;
+    this.canvas.width = Math.max(1, Math.round(w * dpr));
+    this.canvas.height = Math.max(1, Math.round(h * dpr));
+    this.canvas.style.height = h + 'px';
+    return true;
+  };
+
+  Graph.prototype.schedule = function () {
+    var g = this;
+    if (this.pending || !this.t) { return; }
+    this.pending = window.requestAnimationFrame(function () {
+      g.pending = 0;
+      g.resize();
+      g.draw();
+    });
+  };
+
+  Graph.prototype.paintOf = function (i) {
+    var t = this.t, p;
+    if (this.mode === 'diff' && t.base) {
+      p = i === 0 ? diffPaints.same : diffPaint(t.value[i], t.base[i]);
+    } else {
+      p = t.packages[t.pkgOf[i]].paint;
+    }
+    return p;
+  };
+
+  Graph.prototype.draw = function () {
+    var t = this.t, ctx = this.ctx, W = this.width;
+    if (!t || W <= 0) { return; }
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.clearRect(0, 0, W, this.height);
+    ctx.font = FONT;
+    ctx.textBaseline = 'middle';
+    if (!this.charW) { this.charW = ctx.measureText('MMMMMMMMMM').width / 10 || 7; }
+    var rows = this.rows;
+    for (var r = 0; r < rows; r++) {
+      if (this.hits[r]) { this.hits[r].length = 0; } else { this.hits[r] = []; }
+    }
+    this.narrow.length = 0;
+    this.pkgWidth = new Float64Array(t.packages.length);
+    this.hoverRect = null;
+
+    var f = this.focus;
+    var chain = [];
+    for (var a = t.parent[f]; a >= 0; a = t.parent[a]) { chain.push(a); }
+    for (var c = chain.length - 1; c >= 0; c--) { this.frame(chain[c], 0, W); }
+
+    var x0 = t.x[f], k = t.w[f] > 0 ? W / t.w[f] : 0;
+    var end = t.end[f], depth = t.depth, xs = t.x, ws = t.w;
+    var run = { d: -1, x0: 0, x1: 0, n: 0, parent: -1, value: 0 };
+    for (var i = f; i < end;) {
+      var pw = ws[i] * k;
+      if (pw < MIN_FRAME || depth[i] >= rows) {
+        var px = (xs[i] - x0) * k;
+        if (run.d === depth[i] && Math.abs(px - run.x1) < 1e-6) {
+          run.x1 = px + pw;
+          run.n++;
+          run.value += t.value[i];
+        } else {
+          this.flushNarrow(run);
+          run.d = depth[i];
+          run.x0 = px;
+          run.x1 = px + pw;
+          run.n = 1;
+          run.parent = t.parent[i];
+          run.value = t.value[i];
+        }
+        i = t.end[i];
+        continue;
+      }
+      if (run.n > 0) { this.flushNarrow(run); }
+      this.frame(i, (xs[i] - x0) * k, pw);
+      i++;
+    }
+    this.flushNarrow(run);
+    if (this.hoverRect) {
+      var hr = this.hoverRect;
+      ctx.strokeStyle = '#1b1f24';
+      ctx.lineWidth = 1.5;
+      ctx.strokeRect(hr[0] + 0.75, hr[1] + 0.75, Math.max(hr[2] - 2.5, 0.5), ROW - 2.5);
+    }
+    this.updateLegend();
+  };
+
+  // flushNarrow draws a run of adjacent frames each too narrow to draw as
+  // one grey block, when the run together is at least a pixel wide.
+  Graph.prototype.flushNarrow = function (run) {
+    if (run.n > 0 && run.x1 - run.x0 >= 1 && run.d < this.rows) {
+      var ctx = this.ctx, y = run.d * ROW;
+      ctx.fillStyle = NARROW.fill;
+      ctx.fillRect(run.x0, y, run.x1 - run.x0, ROW - 1);
+      var id = this.narrow.length;
+      this.narrow.push({ n: run.n, parent: run.parent, value: run.value });
+      this.hits[run.d].push(run.x0, run.x1 - run.x0, -1 - id);
+    }
+    run.n = 0;
+    run.d = -1;
+  };
+
+  Graph.prototype.frame = function (i, px, pw) {
+    var t = this.t, ctx = this.ctx, d = t.depth[i], y = d * ROW;
+    if (d >= this.rows) { return; }
+    var p = this.paintOf(i);
+    var miss = this.nameMatch && !this.nameMatch[t.nameIdx[i]];
+    ctx.fillStyle = miss ? p.faded : p.fill;
+    ctx.fillRect(px, y, pw > 2 ? pw - 1 : pw, ROW - 1);
+    this.hits[d].push(px, pw, i);
+    this.pkgWidth[t.pkgOf[i]] += pw;
+    if (i === this.hover) { this.hoverRect = [px, y, pw]; }
+    if (pw < PAD * 2 + this.charW * 2) { return; }
+    var ni = t.nameIdx[i], name = t.names[ni];
+    var max = Math.floor((pw - PAD * 2) / this.charW);
+    var label = name;
+    if (name.length > max) {
+      var short = t.shortNames[ni];
+      if (short === undefined) { short = t.shortNames[ni] = shortName(name); }
+      label = short.length <= max ? short : short.slice(0, max - 1) + '…';
+    }
+    ctx.fillStyle = miss ? '#6b7380' : p.text;
+    ctx.fillText(label, Math.max(px, 0) + PAD, y + ROW / 2);
+  };
+
+  Graph.prototype.updateLegend = function () {
+    var t = this.t, ul = this.legend;
+    if (this.mode === 'diff' && t.base) {
+      if (this.legendKey === 'diff') { return; }
+      this.legendKey = 'diff';
+      ul.textContent = '';
+      [['fg-swatch-grew', 'candidate spends more than the base'],
+        ['fg-swatch-shrank', 'candidate spends less (frames gone from the candidate keep their base width)'],
+        ['fg-swatch-same', 'unchanged'],
+        ['fg-swatch-narrow', 'frames too narrow to draw']].forEach(function (e) {
+        var li = document.createElement('li');
+        var sw = document.createElement('span');
+        sw.className = 'fg-swatch ' + e[0];
+        li.appendChild(sw);
+        li.appendChild(document.createTextNode(e[1]));
+        ul.appendChild(li);
+      });
+      return;
+    }
+    var ids = [];
+    for (var i = 0; i < t.packages.length; i++) {
+      if (this.pkgWidth[i] > 0 && t.packages[i].family !== 'root') { ids.push(i); }
+    }
+    var pw = this.pkgWidth;
+    ids.sort(function (a, b) { return pw[b] - pw[a] || (t.packages[a].name < t.packages[b].name ? -1 : 1); });
+    var more = ids.length - LEGEND_MAX;
+    ids = ids.slice(0, LEGEND_MAX);
+    var key = ids.join(',') + '+' + more;
+    if (key === this.legendKey) { return; }
+    this.legendKey = key;
+    ul.textContent = '';
+    ids.forEach(function (id) {
+      var pkg = t.packages[id];
+      var li = document.createElement('li');
+      var sw = document.createElement('span');
+      sw.className = 'fg-swatch';
+      sw.style.backgroundColor = pkg.paint.fill;
+      li.appendChild(sw);
+      li.appendChild(document.createTextNode(pkg.name));
+      li.title = FAMILIES[pkg.family].label;
+      ul.appendChild(li);
+    });
+    if (more > 0) {
+      var li = document.createElement('li');
+      li.className = 'fg-legend-more';
+      li.textContent = '+' + more + ' more';
+      ul.appendChild(li);
+    }
+  };
+
+  // ---- pointer ----
+
+  // hitAt returns the frame under a point: ≥ 0 a frame, < 0 a narrow run
+  // (-1 - index into this.narrow), null nothing.
+  Graph.prototype.hitAt = function (x, y) {
+    var row = this.hits[Math.floor(y / ROW)];
+    if (!row || row.length === 0) { return null; }
+    var lo = 0, hi = row.length / 3 - 1, best = -1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (row[mid * 3] <= x) { best = mid; lo = mid + 1; } else { hi = mid - 1; }
+    }
+    if (best < 0 || x > row[best * 3] + row[best * 3 + 1]) { return null; }
+    return row[best * 3 + 2];
+  };
+
+  function pointer(canvas, ev) {
+    var r = canvas.getBoundingClientRect();
+    return { x: ev.clientX - r.left, y: ev.clientY - r.top };
+  }
+
+  Graph.prototype.onMove = function (ev) {
+    if (!this.t) { return; }
+    active = this;
+    var p = pointer(this.canvas, ev);
+    var id = this.hitAt(p.x, p.y);
+    this.canvas.classList.toggle('fg-pointer', id !== null);
+    if (id === null) {
+      this.onLeave();
+      return;
+    }
+    if (id !== this.hover) {
+      this.hover = id;
+      this.fillTooltip(id);
+      this.schedule();
+    }
+    this.placeTooltip(ev);
+  };
+
+  Graph.prototype.onLeave = function () {
+    this.tooltip.hidden = true;
+    if (this.hover !== -1) {
+      this.hover = -1;
+      this.schedule();
+    }
+  };
+
+  Graph.prototype.onClick = function (ev) {
+    if (!this.t) { return; }
+    active = this;
+    var p = pointer(this.canvas, ev);
+    var id = this.hitAt(p.x, p.y);
+    if (id === null) { return; }
+    if (id < 0) { id = this.narrow[-1 - id].parent; }
+    if (id !== this.focus) { this.setFocus(id); }
+  };
+
+  Graph.prototype.placeTooltip = function (ev) {
+    var tip = this.tooltip, box = this.el.getBoundingClientRect();
+    tip.hidden = false;
+    var x = ev.clientX - box.left + 14, y = ev.clientY - box.top + 16;
+    var tw = tip.offsetWidth, th = tip.offsetHeight;
+    if (x + tw > box.width - 4) { x = Math.max(4, ev.clientX - box.left - tw - 14); }
+    if (y + th > box.height - 4 && ev.clientY - box.top - th - 8 > 0) { y = ev.clientY - box.top - th - 8; }
+    tip.style.left = x + 'px';
+    tip.style.top = y + 'px';
+  };
+
+  function row(dl, term, value, cls) {
+    var dt = document.createElement('dt');
+    dt.textContent = term;
+    var dd = document.createElement('dd');
+    dd.textContent = value;
+    if (cls) { dd.className = cls; }
+    dl.appendChild(dt);
+    dl.appendChild(dd);
+  }
+
+  Graph.prototype.fillTooltip = function (id) {
+    var t = this.t, tip = this.tooltip, unit = this.unit;
+    tip.textContent = '';
+    var title = document.createElement('strong');
+    title.className = 'fg-tip-name';
+    var dl = document.createElement('dl');
+    dl.className = 'fg-tip-rows';
+    var hint = document.createElement('p');
+    hint.className = 'fg-tip-hint';
+    var total = t.value[0], focus = this.focus, zv = t.value[focus];
+    var shares = function (v) {
+      var s = fmtPct(total > 0 ? v / total : 0) + ' of total';
+      if (focus !== 0 && zv > 0) { s += ', ' + fmtPct(v / zv) + ' of zoomed'; }
+      return s;
+    };
+    if (id < 0) {
+      var nr = this.narrow[-1 - id];
+      title.textContent = nr.n + (nr.n === 1 ? ' frame' : ' frames') + ' too narrow to draw';
+      tip.appendChild(title);
+      row(dl, 'Total', fmtValue(nr.value, unit) + ' (' + shares(nr.value) + ')');
+      tip.appendChild(dl);
+      hint.textContent = 'Click to zoom into their caller.';
+      tip.appendChild(hint);
+      return;
+    }
+    var name = t.names[t.nameIdx[id]];
+    title.textContent = name;
+    tip.appendChild(title);
+    var pkg = t.packages[t.pkgOf[id]];
+    if (pkg.family !== 'root') {
+      var sub = document.createElement('span');
+      sub.className = 'fg-tip-pkg';
+      sub.textContent = pkg.name + (pkg.family === 'other' || pkg.family === 'native' ? '' : ' · ' + FAMILIES[pkg.family].label);
+      tip.appendChild(sub);
+    }
+    var v = t.value[id], s = t.self[id];
+    if (this.mode === 'diff' && t.base) {
+      var b = t.base[id], bs = t.baseSelf[id], dv = v - b;
+      row(dl, 'Base', fmtValue(b, unit) + ' (self ' + fmtValue(bs, unit) + ')');
+      row(dl, 'Candidate', fmtValue(v, unit) + ' (self ' + fmtValue(s, unit) + ')');
+      var pct = b > 0 ? fmtSignedPct(dv / b) : (v > 0 ? 'new in the candidate' : '—');
+      if (v === 0 && b > 0) { pct += ', gone from the candidate'; }
+      row(dl, 'Δ', fmtSigned(dv, unit) + ' (' + pct + ')', dv > 0 ? 'fg-grew' : (dv < 0 ? 'fg-shrank' : ''));
+      row(dl, 'Δ self', fmtSigned(s - bs, unit));
+      row(dl, 'Share', shares(v));
+    } else {
+      row(dl, 'Total', fmtValue(v, unit) + ' (' + shares(v) + ')');
+      row(dl, 'Self', fmtValue(s, unit) + ' (' + shares(s) + ')');
+    }
+    tip.appendChild(dl);
+    if (id === this.focus) {
+      hint.textContent = id === 0 ? 'The whole profile.' : 'Zoomed frame: click an ancestor above or press Escape to zoom out.';
+    } else if (t.depth[id] < t.depth[this.focus]) {
+      hint.textContent = 'Click to zoom out to this frame.';
+    } else {
+      hint.textContent = 'Click to zoom in.';
+    }
+    tip.appendChild(hint);
+  };
+
+  // ---- the API for tests and other scripts ----
+
+  Graph.prototype.api = function () {
+    var g = this;
+    return {
+      zoomTo: function (path) { g.setFocus(path ? g.resolve(path) : 0); return g.pathOf(g.focus); },
+      reset: function () { g.setFocus(0); },
+      search: function (q) { g.setSearch(q, { sync: true }); },
+      state: function () {
+        return {
+          focus: g.t ? g.pathOf(g.focus) : '', search: g.query, mode: g.mode, unit: g.unit,
+          nodes: g.t ? g.t.n : 0, match: g.match.textContent
+        };
+      },
+      // frameBox gives a drawn frame's box in CSS pixels relative to the
+      // canvas, or null when the path is not drawn.
+      frameBox: function (path) {
+        if (!g.t) { return null; }
+        var i = path ? g.resolve(path) : 0;
+        if (g.t.focusMissing) { return null; }
+        var rowHits = g.hits[g.t.depth[i]] || [];
+        for (var k = 0; k < rowHits.length; k += 3) {
+          if (rowHits[k + 2] === i) { return { x: rowHits[k], y: g.t.depth[i] * ROW, width: rowHits[k + 1], height: ROW - 1 }; }
+        }
+        return null;
+      }
+    };
+  };
+
+  // ---- page wiring ----
+
+  function onKey(ev) {
+    if (ev.key !== 'Escape' || ev.defaultPrevented) { return; }
+    var tag = ev.target && ev.target.tagName;
+    if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') { return; }
+    var g = active || graphs[0];
+    if (g && g.t && g.focus !== 0) { g.setFocus(0); }
+  }
+
+  function onSearchLink(ev) {
+    var a = ev.target.closest && ev.target.closest('a[data-fg-search]');
+    if (!a || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) { return; }
+    var param = a.getAttribute('data-fg-param') || 'search';
+    var q = a.getAttribute('data-fg-search');
+    var targets = graphs.filter(function (g) { return g.searchParam === param; });
+    if (targets.length === 0) { return; }
+    ev.preventDefault();
+    targets.forEach(function (g) { g.setSearch(q); });
+    var id = (a.hash || '').slice(1);
+    var dest = id && document.getElementById(id);
+    if (dest) { dest.scrollIntoView({ block: 'start' }); }
+  }
+
+  function init() {
+    document.querySelectorAll('.flamegraph[data-src]').forEach(function (el) {
+      if (el.flameGraph) { return; }
+      var g = new Graph(el);
+      graphs.push(g);
+      el.flameGraph = g.api();
+      g.load();
+    });
+    document.addEventListener('keydown', onKey);
+    document.addEventListener('click', onSearchLink);
+    window.addEventListener('resize', function () { graphs.forEach(function (g) { g.schedule(); }); });
+    // A GET form whose select should apply at once (the sample picker).
+    document.querySelectorAll('select[data-autosubmit]').forEach(function (sel) {
+      sel.addEventListener('change', function () {
+        if (sel.form) { sel.form.submit(); }
+      });
+    });
+  }
+
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', init);
+  } else {
+    init();
+  }
+})();
