@@ -227,15 +227,25 @@ func (s *Server) diff(c *gin.Context) {
 		return
 	}
 	st := cmp.target.prof.SampleType[cmp.st]
-	c.JSON(http.StatusOK, gin.H{
+	body := gin.H{
 		"base": cmp.base.meta, "target": cmp.target.meta, "sample": st.Type, "unit": st.Unit,
-		"normalization": cmp.norm, "tree": tree,
+		"normalization": cmp.norm,
 		"changes": profiles.TopChanges(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale, 30),
 		"write_paths": gin.H{
 			"base":   profiles.WritePaths(cmp.base.prof, cmp.sb),
 			"target": profiles.WritePaths(cmp.target.prof, cmp.st),
 		},
-	})
+	}
+	switch c.DefaultQuery("format", "tree") {
+	case "tree":
+		body["tree"] = tree
+	case "compact":
+		body["compact"] = tree.Compact()
+	default:
+		s.fail(c, badInput("format", "must be tree or compact"))
+		return
+	}
+	c.JSON(http.StatusOK, body)
 }
 
 // pprofUI serves the full pprof web UI of one stored profile under

@@ -115,7 +115,7 @@ func TestNewCompareProfilesView(t *testing.T) {
 	if v.Normalize != "total" || v.Requested != "per unit of work" || v.NormScale != "0.831" || v.NormLabel != "same total" {
 		t.Errorf("normalisation: mode %q requested %q scale %q label %q", v.Normalize, v.Requested, v.NormScale, v.NormLabel)
 	}
-	if want := "/api/diff?base=7&normalize=total&sample=cpu&target=9"; v.Diff.DataURL != want {
+	if want := "/api/diff?base=7&format=compact&normalize=total&sample=cpu&target=9"; v.Diff.DataURL != want {
 		t.Errorf("diff URL %q, want %q", v.Diff.DataURL, want)
 	}
 	if v.Diff.Mode != "diff" || v.Base.FlameGraph.DataURL != "/api/profiles/7/flamegraph?format=compact&sample=cpu" ||
@@ -213,7 +213,7 @@ func TestCompareViewDefaults(t *testing.T) {
 	}
 	// Nothing known: no normalize parameter, the server decides.
 	v = NewCompareProfilesView(base, target, "", "bogus", Normalization{}, true, "", nil, nil, nil)
-	if v.Diff.DataURL != "/api/diff?base=7&target=9" || v.Normalize != "" {
+	if v.Diff.DataURL != "/api/diff?base=7&format=compact&target=9" || v.Normalize != "" {
 		t.Errorf("data URL %q mode %q", v.Diff.DataURL, v.Normalize)
 	}
 	// At most MaxChangeRows rows, and how many there were.
@@ -423,7 +423,7 @@ func TestProfilePagesContract(t *testing.T) {
 	for _, want := range []string{
 		`<div id="base-flamegraph" class="flamegraph" data-src="/api/profiles/7/flamegraph?format=compact&amp;sample=cpu" data-mode="tree"`,
 		`<div id="target-flamegraph" class="flamegraph" data-src="/api/profiles/9/flamegraph?format=compact&amp;sample=cpu" data-mode="tree"`,
-		`<div id="diff-flamegraph" class="flamegraph" data-src="/api/diff?base=7&amp;normalize=total&amp;sample=cpu&amp;target=9" data-mode="diff"`,
+		`<div id="diff-flamegraph" class="flamegraph" data-src="/api/diff?base=7&amp;format=compact&amp;normalize=total&amp;sample=cpu&amp;target=9" data-mode="diff"`,
 		`<input type="radio" id="norm-work" name="normalize" value="work" disabled aria-describedby="norm-work-reason">`,
 		`<input type="radio" id="norm-total" name="normalize" value="total" checked>`,
 		`Unavailable: the base run recorded no record count.`,
