@@ -137,10 +137,10 @@ func (s *Server) writePaths(c *gin.Context) {
 
 // comparison is everything the diff endpoint and the compare page share.
 type comparison struct {
-	base, target   *loadedProfile
-	sb, st         int
-	norm           profiles.Normalization
-	workAvailable  bool
+	base, target    *loadedProfile
+	sb, st          int
+	norm            profiles.Normalization
+	workAvailable   bool
 	workUnavailable string
 }
 
@@ -230,7 +230,7 @@ func (s *Server) diff(c *gin.Context) {
 	body := gin.H{
 		"base": cmp.base.meta, "target": cmp.target.meta, "sample": st.Type, "unit": st.Unit,
 		"normalization": cmp.norm,
-		"changes": profiles.TopChanges(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale, 30),
+		"changes":       profiles.TopChanges(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale, 30),
 		"write_paths": gin.H{
 			"base":   profiles.WritePaths(cmp.base.prof, cmp.sb),
 			"target": profiles.WritePaths(cmp.target.prof, cmp.st),

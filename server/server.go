@@ -54,7 +54,7 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
 	MaxUploadBytes int64
-	Logger       *slog.Logger
+	Logger         *slog.Logger
 }
 
 // Server is the web application. It is an http.Handler.
