@@ -376,7 +376,7 @@ func uploadRole(c *gin.Context) (string, error) {
 	return role, nil
 }
 
-func storedProfiles(c *gin.Context, ups []uploaded, role string) ([]store.Profile, error) {
+func storedProfiles(c *gin.Context, ups []uploaded, role string) []store.Profile {
 	kind := c.PostForm("kind")
 	var out []store.Profile
 	for _, u := range ups {
@@ -386,12 +386,44 @@ func storedProfiles(c *gin.Context, ups []uploaded, role string) ([]store.Profil
 		}
 		out = append(out, store.Profile{Role: role, Kind: k, Data: u.data, Samples: int64(len(u.prof.Sample)), Uploaded: true})
 	}
-	return out, nil
+	return out
+}
+
+// attach stores the uploaded profiles of a multipart request on run id,
+// all or none. Shared by the API and the run page's form.
+func (s *Server) attach(c *gin.Context, id uint) ([]store.Profile, error) {
+	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
+		return nil, uploadErr(err)
+	}
+	role, err := uploadRole(c)
+	if err != nil {
+		return nil, err
+	}
+	ups, err := readUploads(c.Request.MultipartForm.File["profile"])
+	if err != nil {
+		return nil, err
+	}
+	return s.store.AddProfiles(c, id, storedProfiles(c, ups, role))
 }
 
 // attachProfiles handles POST /api/runs/:id/profiles (multipart field
-// "profile", optional "role" and "kind"): all files or none are stored.
+// "profile", optional "role" and "kind").
 func (s *Server) attachProfiles(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	added, err := s.attach(c, id)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, gin.H{"profiles": toAPIProfiles(added)})
+}
+
+// attachProfilesForm is the run page's upload form.
+func (s *Server) attachProfilesForm(c *gin.Context) {
 	id, err := parseID(c)
 	if err != nil {
 		s.fail(c, err)
@@ -401,55 +433,33 @@ func (s *Server) attachProfiles(c *gin.Context) {
 		s.fail(c, uploadErr(err))
 		return
 	}
-	role, err := uploadRole(c)
-	if err != nil {
+	if !s.checkCSRF(c) {
+		return
+	}
+	if _, err := s.attach(c, id); err != nil {
 		s.fail(c, err)
 		return
 	}
-	ups, err := readUploads(c.Request.MultipartForm.File["profile"])
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	ps, err := storedProfiles(c, ups, role)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	added, err := s.store.AddProfiles(c, id, ps)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, gin.H{"profiles": toAPIProfiles(added)})
+	c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", id))
 }
 
-// importProfiles handles POST /api/import with profiles only: a new
-// imported run holding them.
-func (s *Server) importProfiles(c *gin.Context) {
+// importRun creates an imported run from the uploaded profiles of a
+// multipart request. Shared by the API and the import page.
+func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
-		s.fail(c, uploadErr(err))
-		return
+		return nil, uploadErr(err)
 	}
 	label := strings.TrimSpace(c.PostForm("label"))
 	if len(label) > maxLabel {
-		s.fail(c, badInput("label", "must be at most %d characters", maxLabel))
-		return
+		return nil, badInput("label", "must be at most %d characters", maxLabel)
 	}
 	role, err := uploadRole(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return nil, err
 	}
 	ups, err := readUploads(c.Request.MultipartForm.File["profile"])
 	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	ps, err := storedProfiles(c, ups, role)
-	if err != nil {
-		s.fail(c, err)
-		return
+		return nil, err
 	}
 	names := make([]string, len(ups))
 	for i, u := range ups {
@@ -457,17 +467,53 @@ func (s *Server) importProfiles(c *gin.Context) {
 	}
 	spec, _ := json.Marshal(map[string]any{"workload": "imported", "files": names})
 	run := &store.Run{Label: label, Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported,
-		Spec: string(spec), Complete: true, Profiles: ps}
+		Spec: string(spec), Complete: true, Profiles: storedProfiles(c, ups, role)}
 	if err := s.store.CreateRuns(c, []*store.Run{run}); err != nil {
-		s.fail(c, err)
-		return
+		return nil, err
 	}
-	stored, err := s.store.GetRun(c, run.ID)
+	return s.store.GetRun(c, run.ID)
+}
+
+// importProfiles handles POST /api/import with profiles: a new imported
+// run holding them.
+func (s *Server) importProfiles(c *gin.Context) {
+	run, err := s.importRun(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, toAPIRun(stored, true))
+	c.JSON(http.StatusCreated, toAPIRun(run, true))
+}
+
+func (s *Server) importPage(c *gin.Context) {
+	v := ui.ImportView{}
+	v.Page = s.page(c, "Import")
+	s.render(c, http.StatusOK, "import", v)
+}
+
+// importForm handles the import page; bad input re-renders it with the
+// message and the label kept.
+func (s *Server) importForm(c *gin.Context) {
+	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
+		s.fail(c, uploadErr(err))
+		return
+	}
+	if !s.checkCSRF(c) {
+		return
+	}
+	run, err := s.importRun(c)
+	if err != nil {
+		status, _, msg := classify(err)
+		if status != http.StatusBadRequest {
+			s.fail(c, err)
+			return
+		}
+		v := ui.ImportView{Label: c.PostForm("label"), Error: msg}
+		v.Page = s.page(c, "Import")
+		s.render(c, status, "import", v)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", run.ID))
 }
 
 // uploadErr maps multipart failures: too large is 413, anything else 400.

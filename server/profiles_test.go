@@ -219,3 +219,51 @@ func TestPprofUIMounted(t *testing.T) {
 		t.Errorf("kbench's own pages must keep the strict CSP; got %q", csp)
 	}
 }
+
+func TestImportPageAndAttachForm(t *testing.T) {
+	ts := newTestServer(t, nil)
+	get := ts.do(t, "GET", "/import", "")
+	if get.Code != 200 || !strings.Contains(get.Body.String(), `enctype="multipart/form-data"`) {
+		t.Fatalf("import page: %d", get.Code)
+	}
+	var token string
+	for _, c := range get.Result().Cookies() {
+		if c.Name == csrfCookie {
+			token = c.Value
+		}
+	}
+	post := func(target string, file []byte, fields map[string]string) *httptest.ResponseRecorder {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField(csrfField, token)
+		for k, v := range fields {
+			mw.WriteField(k, v)
+		}
+		w, _ := mw.CreateFormFile("profile", "stacks.txt")
+		w.Write(file)
+		mw.Close()
+		return ts.do(t, "POST", target, body.String(), "Content-Type", mw.FormDataContentType(), "Cookie", csrfCookie+"="+token)
+	}
+	bad := post("/import", []byte("\x00\x01 not stacks"), map[string]string{"label": "keep-me"})
+	if bad.Code != 400 || !strings.Contains(bad.Body.String(), "keep-me") || !strings.Contains(bad.Body.String(), "expected") {
+		t.Errorf("bad import: %d, want the form again with the label and the reason", bad.Code)
+	}
+	ok := post("/import", []byte(foldedGather), map[string]string{"label": "java"})
+	if ok.Code != http.StatusSeeOther {
+		t.Fatalf("import: %d %s", ok.Code, ok.Body)
+	}
+	loc := ok.Header().Get("Location")
+	page := ts.do(t, "GET", loc, "")
+	if !strings.Contains(page.Body.String(), "Attach a profile") || !strings.Contains(page.Body.String(), `class="flamegraph"`) {
+		t.Errorf("imported run page lacks the flame graph or the attach form")
+	}
+	attach := post(loc+"/profiles", []byte(foldedSingle), map[string]string{"role": "broker"})
+	if attach.Code != http.StatusSeeOther || attach.Header().Get("Location") != loc {
+		t.Errorf("attach form: %d → %s", attach.Code, attach.Header().Get("Location"))
+	}
+	var id uint
+	fmt.Sscanf(loc, "/runs/%d", &id)
+	if rec := ts.do(t, "GET", fmt.Sprintf("/api/runs/%d/profiles", id), ""); strings.Count(rec.Body.String(), `"id":`) != 2 {
+		t.Errorf("profiles after attach: %s", rec.Body)
+	}
+}

@@ -12,6 +12,9 @@ func (s *Server) routes() {
 	r.POST("/runs", s.createRunForm)
 	r.GET("/runs/:id", s.runPage)
 	r.POST("/runs/:id/cancel", s.cancelRunForm)
+	r.POST("/runs/:id/profiles", s.attachProfilesForm)
+	r.GET("/import", s.importPage)
+	r.POST("/import", s.importForm)
 	r.GET("/login", s.loginPage)
 	r.POST("/login", s.login)
 

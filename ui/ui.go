@@ -144,6 +144,7 @@ func (u *UI) RenderBytes(page string, data any) ([]byte, error) {
 var navItems = map[string][]string{
 	"runs":    {"runs", "run"},
 	"new_run": {"new_run"},
+	"import":  {"import"},
 }
 
 func (u *UI) funcs(page string) template.FuncMap {

@@ -216,6 +216,7 @@ func TestZeroValueViews(t *testing.T) {
 			"new_run":          NewRunFormView{},
 			"error":            ErrorView{},
 			"login":            LoginView{},
+			"import":           ImportView{},
 			"profile":          ProfileView{},
 			"compare_profiles": CompareProfilesView{},
 		}
@@ -381,6 +382,7 @@ func TestStrictCSP(t *testing.T) {
 		"new_run": render(t, u, "new_run", NewRunForm(nil, map[string]string{"label": "x"})),
 		"error":   render(t, u, "error", NewErrorView(500, "x")),
 		"login":   render(t, u, "login", LoginView{Error: "wrong token"}),
+		"import":  render(t, u, "import", ImportView{Error: "profile: x.txt: not a profile"}),
 	}
 	inlineScript := regexp.MustCompile(`<script(\s[^>]*)?>`)
 	handler := regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
