@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"os"
@@ -953,5 +954,119 @@ func TestE2ERunsListAndCancel(t *testing.T) {
 		t.Errorf("count line %q, want it to count 1 run matching the filters", c)
 	}
 	b.screenshot(t, "runs-filtered-canceled")
+	b.checkConsole(t)
+}
+
+// e2eImport posts folded stacks to /api/import and returns the profile id.
+func (s *e2eServer) e2eImport(t *testing.T, label, folded string) uint {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("label", label)
+	w, _ := mw.CreateFormFile("profile", label+".collapsed")
+	io.WriteString(w, folded)
+	mw.Close()
+	resp, err := s.http.Post(s.URL+"/api/import", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var run struct {
+		Profiles []struct{ ID uint } `json:"profiles"`
+	}
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(data, &run) != nil || len(run.Profiles) != 1 {
+		t.Fatalf("import %s: %d %s", label, resp.StatusCode, data)
+	}
+	return run.Profiles[0].ID
+}
+
+// Two write paths of the same request builder: the candidate spends more in
+// one write per buffer and less in encoding than the base.
+const (
+	e2eBaseStacks = `main.main;main.send;net.(*conn).Write;internal/poll.(*FD).Writev;syscall.Syscall6 300
+main.main;main.encode;main.appendRecord 500
+main.main;main.encode;main.crc 200
+`
+	e2eTargetStacks = `main.main;main.send;net.(*conn).Write;internal/poll.(*FD).Write;syscall.Syscall 900
+main.main;main.encode;main.appendRecord 100
+main.main;main.encode;main.crc 200
+`
+)
+
+// TestE2EFlameGraph opens a profile's flame graph, zooms with a real mouse
+// click, searches, checks the URL keeps that state, and opens the
+// comparison whose differential graph draws frames that grew in red and
+// frames that shrank in blue.
+func TestE2EFlameGraph(t *testing.T) {
+	e2eSkip(t)
+	srv := startE2EServer(t)
+	b := startE2EBrowser(t)
+	base := srv.e2eImport(t, "gather", e2eBaseStacks)
+	target := srv.e2eImport(t, "single", e2eTargetStacks)
+
+	b.do(t, "open the profile page", chromedp.Navigate(fmt.Sprintf("%s/profiles/%d?sample=samples", srv.URL, base)))
+	b.waitFor(t, "the flame graph's first paint", `document.querySelector("#flamegraph[data-rendered=true]") !== null`)
+	box := e2eEval[map[string]float64](t, b, "frame box", `(() => {
+		const el = document.getElementById("flamegraph");
+		const r = el.flameGraph.frameBox("main.main;main.encode");
+		const c = document.getElementById("flamegraph-canvas").getBoundingClientRect();
+		return r ? {x: c.left + r.x + r.width / 2, y: c.top + r.y + r.height / 2, w: r.width} : {};
+	})()`)
+	if box["w"] <= 0 {
+		t.Fatalf("main.encode is not drawn: %v", box)
+	}
+	b.do(t, "click main.encode", chromedp.MouseClickXY(box["x"], box["y"]))
+	b.waitFor(t, "the zoom", `document.getElementById("flamegraph").flameGraph.state().focus === "main.main;main.encode"`)
+	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "focus=") {
+		t.Errorf("the zoom is not in the URL: %s", u)
+	}
+	b.do(t, "search", chromedp.SendKeys("#flamegraph-search", "crc"))
+	b.waitFor(t, "the match share", `(document.getElementById("flamegraph-match").dataset.totalPct || "") !== ""`)
+	pct := e2eEval[string](t, b, "match share", `document.getElementById("flamegraph-match").dataset.totalPct`)
+	if f, err := strconv.ParseFloat(pct, 64); err != nil || f < 19.9 || f > 20.1 {
+		t.Errorf("main.crc holds 200 of 1000 samples; the page says %q%%", pct)
+	}
+	shared := e2eEval[string](t, b, "url", `location.href`)
+	if !strings.Contains(shared, "search=crc") {
+		t.Errorf("the search is not in the URL: %s", shared)
+	}
+	// The link shows the same view to whoever opens it.
+	b.do(t, "open the shared link", chromedp.Navigate(shared))
+	b.waitFor(t, "the shared view", `(() => { const s = document.getElementById("flamegraph").flameGraph; return s && s.state().focus === "main.main;main.encode" && s.state().search === "crc"; })()`)
+
+	b.do(t, "open the comparison", chromedp.Navigate(fmt.Sprintf("%s/compare/profiles?base=%d&target=%d&normalize=none&sample=samples", srv.URL, base, target)))
+	b.waitFor(t, "the differential graph", `document.querySelector("#diff-flamegraph[data-rendered=true]") !== null`)
+	colour := func(path string) [3]float64 {
+		c := e2eEval[[]float64](t, b, "pixel of "+path, fmt.Sprintf(`(() => {
+			const g = document.getElementById("diff-flamegraph").flameGraph;
+			const r = g.frameBox(%q);
+			if (!r) return [];
+			const cv = document.getElementById("diff-flamegraph-canvas");
+			const k = cv.width / cv.getBoundingClientRect().width;
+			const d = cv.getContext("2d").getImageData(Math.floor((r.x + 3) * k), Math.floor((r.y + r.height / 2) * k), 1, 1).data;
+			return [d[0], d[1], d[2]];
+		})()`, path))
+		if len(c) != 3 {
+			t.Fatalf("%s is not drawn in the differential graph", path)
+		}
+		return [3]float64{c[0], c[1], c[2]}
+	}
+	grew := colour("main.main;main.send;net.(*conn).Write;internal/poll.(*FD).Write")
+	shrank := colour("main.main;main.encode;main.appendRecord")
+	vanished := colour("main.main;main.send;net.(*conn).Write;internal/poll.(*FD).Writev")
+	if !(grew[0] > grew[2]+40) {
+		t.Errorf("a frame that grew is drawn rgb%v, want red", grew)
+	}
+	if !(shrank[2] > shrank[0]+40) || !(vanished[2] > vanished[0]+40) {
+		t.Errorf("frames that shrank or vanished are drawn rgb%v and rgb%v, want blue", shrank, vanished)
+	}
+	page := e2eEval[string](t, b, "page text", `document.body.innerText`)
+	for _, want := range []string{"internal/poll.(*FD).Write", "gather", "single"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the comparison page lacks %q", want)
+		}
+	}
+	b.screenshot(t, "compare-profiles")
 	b.checkConsole(t)
 }

@@ -74,7 +74,7 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildKbench(t)
+	bin := e2eKbench(t)
 
 	t.Run("producer", func(t *testing.T) {
 		out := t.TempDir()

@@ -192,7 +192,7 @@ func (r *run) consumerIntervals(stats *consumeStats, c consumer, base, bytes0 in
 				recs, bytes := stats.records.Load()-base, stats.bytes.Load()-bytes0
 				reb := c.rebalance() - rebalance0
 				secs := now.Sub(last).Seconds()
-				pt := SeriesPoint{T: r.win.seconds(), Records: recs - lastRecs, Bytes: bytes - lastBytes,
+				pt := SeriesPoint{T: r.win.since(now), Records: recs - lastRecs, Bytes: bytes - lastBytes,
 					RecordsPerSec: float64(recs-lastRecs) / secs, MBPerSec: float64(bytes-lastBytes) / secs / (1 << 20)}
 				r.addPoint(pt)
 				if r.spec.ShowDetailedStats {

@@ -433,7 +433,7 @@ func (r *run) producerIntervals(stats *produceStats) (stop func()) {
 				stats.mu.Unlock()
 				secs := now.Sub(last).Seconds()
 				last = now
-				pt := SeriesPoint{T: r.win.seconds(), Records: n, Bytes: b,
+				pt := SeriesPoint{T: r.win.since(now), Records: n, Bytes: b,
 					RecordsPerSec: float64(n) / secs, MBPerSec: float64(b) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
 				if n > 0 {
 					pt.LatencyAvgMs = ms(sum) / float64(n)

@@ -228,7 +228,13 @@ func subtractProfile(end, base *profile.Profile) (*profile.Profile, error) {
 	return p, nil
 }
 
-// seconds is the window's length; while open, up to now.
+// since is how far into the window t lies, in seconds. It reads only the
+// start, which never changes once the window is open, so interval
+// goroutines may call it while the window is being stopped.
+func (w *window) since(t time.Time) float64 { return t.Sub(w.start).Seconds() }
+
+// seconds is the window's length; while open, up to now. Only the run's own
+// goroutine may call it.
 func (w *window) seconds() float64 {
 	end := w.end
 	if end.IsZero() {

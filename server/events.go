@@ -27,7 +27,7 @@ func (s *Server) runEvents(c *gin.Context) {
 	// the subscription is lost.
 	ch, catchUp, cancel := s.hub.subscribe(id)
 	defer cancel()
-	run, err := s.store.GetRun(c, id)
+	run, err := s.store.GetRun(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -54,7 +54,7 @@ func (s *Server) runEvents(c *gin.Context) {
 	}
 	status := map[string]any{"status": run.Status}
 	if run.Status == store.StatusQueued {
-		status["position"], _ = s.store.QueuePosition(c, id)
+		status["position"], _ = s.store.QueuePosition(c.Request.Context(), id)
 	}
 	if !send(liveEvent{"status", status}) {
 		return
@@ -83,7 +83,7 @@ func (s *Server) runEvents(c *gin.Context) {
 			}
 			w.Flush()
 		case <-position.C:
-			r, err := s.store.GetRun(c, id)
+			r, err := s.store.GetRun(c.Request.Context(), id)
 			if err != nil {
 				return
 			}
@@ -92,7 +92,7 @@ func (s *Server) runEvents(c *gin.Context) {
 				return
 			}
 			if r.Status == store.StatusQueued {
-				pos, _ := s.store.QueuePosition(c, id)
+				pos, _ := s.store.QueuePosition(c.Request.Context(), id)
 				send(liveEvent{"status", map[string]any{"status": r.Status, "position": pos}})
 			}
 		}

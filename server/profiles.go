@@ -35,11 +35,18 @@ func metaOf(p *store.Profile) profileMeta {
 	return profileMeta{ID: p.ID, RunID: p.RunID, Role: p.Role, Kind: p.Kind, Bytes: p.Bytes, Samples: p.Samples, Uploaded: p.Uploaded}
 }
 
-// loadedProfile is a stored profile, parsed.
+// loadedProfile is a stored profile, parsed. prof is shared by every
+// request and must only be read: even profile.Copy writes to the profile
+// it copies (it encodes it first), so whoever needs to change or hand one
+// over takes fresh().
 type loadedProfile struct {
 	meta profileMeta
+	data []byte
 	prof *profile.Profile
 }
+
+// fresh parses the stored bytes again: a private profile to modify.
+func (lp *loadedProfile) fresh() (*profile.Profile, error) { return profiles.Load(lp.data) }
 
 // loadProfile parses a stored profile, through a small cache: stored
 // profiles never change, and parsing a large one costs far more than
@@ -56,7 +63,7 @@ func (s *Server) loadProfile(ctx context.Context, id uint) (*loadedProfile, erro
 	if err != nil {
 		return nil, fmt.Errorf("server: stored profile %d: %w", id, err)
 	}
-	lp := &loadedProfile{meta: metaOf(sp), prof: p}
+	lp := &loadedProfile{meta: metaOf(sp), data: sp.Data, prof: p}
 	s.parsed.put(id, lp)
 	return lp, nil
 }
@@ -78,7 +85,7 @@ func (s *Server) flameGraph(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	lp, err := s.loadProfile(c, id)
+	lp, err := s.loadProfile(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -122,7 +129,7 @@ func (s *Server) writePaths(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	lp, err := s.loadProfile(c, id)
+	lp, err := s.loadProfile(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -216,7 +223,7 @@ func (s *Server) diff(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	cmp, err := s.compare(c, baseID, targetID, c.Query("sample"), c.Query("normalize"))
+	cmp, err := s.compare(c.Request.Context(), baseID, targetID, c.Query("sample"), c.Query("normalize"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -257,7 +264,7 @@ func (s *Server) pprofUI(c *gin.Context) {
 		return
 	}
 	prefix := fmt.Sprintf("/profiles/%d/pprof", id)
-	lp, err := s.loadProfile(c, id)
+	lp, err := s.loadProfile(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -267,11 +274,7 @@ func (s *Server) pprofUI(c *gin.Context) {
 		return
 	}
 	s.servePprof(c, prefix, "profile/"+strconv.Itoa(int(id)), func() (*profile.Profile, error) {
-		lp, err := s.loadProfile(c, id)
-		if err != nil {
-			return nil, err
-		}
-		return lp.prof.Copy(), nil
+		return lp.fresh() // the driver keeps and changes what it is given
 	})
 }
 
@@ -293,15 +296,23 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 		return
 	}
 	s.servePprof(c, prefix, fmt.Sprintf("diff/%d/%d", ids[0], ids[1]), func() (*profile.Profile, error) {
-		base, err := s.loadProfile(c, ids[0])
+		base, err := s.loadProfile(c.Request.Context(), ids[0])
 		if err != nil {
 			return nil, err
 		}
-		target, err := s.loadProfile(c, ids[1])
+		target, err := s.loadProfile(c.Request.Context(), ids[1])
 		if err != nil {
 			return nil, err
 		}
-		return profiles.DiffProfile(base.prof, target.prof, 1)
+		bp, err := base.fresh()
+		if err != nil {
+			return nil, err
+		}
+		tp, err := target.fresh()
+		if err != nil {
+			return nil, err
+		}
+		return profiles.DiffProfile(bp, tp, 1)
 	})
 }
 
@@ -403,7 +414,7 @@ func (s *Server) attach(c *gin.Context, id uint) ([]store.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.AddProfiles(c, id, storedProfiles(c, ups, role))
+	return s.store.AddProfiles(c.Request.Context(), id, storedProfiles(c, ups, role))
 }
 
 // attachProfiles handles POST /api/runs/:id/profiles (multipart field
@@ -468,10 +479,10 @@ func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	spec, _ := json.Marshal(map[string]any{"workload": "imported", "files": names})
 	run := &store.Run{Label: label, Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported,
 		Spec: string(spec), Complete: true, Profiles: storedProfiles(c, ups, role)}
-	if err := s.store.CreateRuns(c, []*store.Run{run}); err != nil {
+	if err := s.store.CreateRuns(c.Request.Context(), []*store.Run{run}); err != nil {
 		return nil, err
 	}
-	return s.store.GetRun(c, run.ID)
+	return s.store.GetRun(c.Request.Context(), run.ID)
 }
 
 // importProfiles handles POST /api/import with profiles: a new imported
@@ -563,7 +574,7 @@ func (s *Server) profilePage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	lp, err := s.loadProfile(c, id)
+	lp, err := s.loadProfile(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -575,7 +586,7 @@ func (s *Server) profilePage(c *gin.Context) {
 	}
 	st := lp.prof.SampleType[idx]
 	wp := uiWritePaths(profiles.WritePaths(lp.prof, idx))
-	v := ui.NewProfileView(s.uiMeta(c, lp.meta), sampleNames(lp.prof), st.Type+"/"+st.Unit, c.Query("focus"), c.Query("search"), wp)
+	v := ui.NewProfileView(s.uiMeta(c.Request.Context(), lp.meta), sampleNames(lp.prof), st.Type+"/"+st.Unit, c.Query("focus"), c.Query("search"), wp)
 	title := v.Page.Title
 	v.Page = s.page(c, title)
 	s.render(c, http.StatusOK, "profile", v)
@@ -596,7 +607,7 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 		return
 	}
 	normalize := c.DefaultQuery("normalize", "total")
-	cmp, err := s.compare(c, baseID, targetID, c.Query("sample"), normalize)
+	cmp, err := s.compare(c.Request.Context(), baseID, targetID, c.Query("sample"), normalize)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -609,7 +620,7 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 	}
 	st := cmp.target.prof.SampleType[cmp.st]
 	norm := ui.Normalization{Mode: cmp.norm.Mode, Scale: cmp.norm.Scale, Explain: cmp.norm.Explain}
-	v := ui.NewCompareProfilesView(s.uiMeta(c, cmp.base.meta), s.uiMeta(c, cmp.target.meta), st.Type+"/"+st.Unit, normalize, norm,
+	v := ui.NewCompareProfilesView(s.uiMeta(c.Request.Context(), cmp.base.meta), s.uiMeta(c.Request.Context(), cmp.target.meta), st.Type+"/"+st.Unit, normalize, norm,
 		cmp.workAvailable, cmp.workUnavailable, changes,
 		uiWritePaths(profiles.WritePaths(cmp.base.prof, cmp.sb)), uiWritePaths(profiles.WritePaths(cmp.target.prof, cmp.st)))
 	title := v.Page.Title

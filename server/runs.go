@@ -182,13 +182,13 @@ func parseID(c *gin.Context) (uint, error) {
 
 func (s *Server) runsPage(c *gin.Context) {
 	q := ui.ParseRunsQuery(c.Request.URL.Query())
-	runs, total, err := s.store.ListRuns(c, store.RunFilter{Workload: q.Workload, Label: q.Label, Status: q.Status,
+	runs, total, err := s.store.ListRuns(c.Request.Context(), store.RunFilter{Workload: q.Workload, Label: q.Label, Status: q.Status,
 		GroupID: q.Group, Offset: q.Offset(), Limit: q.PerPage})
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	labels, err := s.store.Labels(c)
+	labels, err := s.store.Labels(c.Request.Context())
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -226,12 +226,13 @@ func (s *Server) createRunForm(c *gin.Context) {
 			s.fail(c, err)
 			return
 		}
-		v := ui.NewRunForm(form, map[string]string{field: msg})
+		// The form shows the field's name itself.
+		v := ui.NewRunForm(form, map[string]string{field: strings.TrimPrefix(msg, field+": ")})
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return
 	}
-	runs, err := s.createRuns(c, req, spec)
+	runs, err := s.createRuns(c.Request.Context(), req, spec)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -322,12 +323,12 @@ func (s *Server) runPage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	run, err := s.store.GetRun(c, id)
+	run, err := s.store.GetRun(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	pos, err := s.store.QueuePosition(c, id)
+	pos, err := s.store.QueuePosition(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -350,11 +351,11 @@ func (s *Server) cancelRunForm(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if _, err := s.store.GetRun(c, id); err != nil {
+	if _, err := s.store.GetRun(c.Request.Context(), id); err != nil {
 		s.fail(c, err)
 		return
 	}
-	if err := s.queue.cancel(c, id); err != nil && !errors.Is(err, store.ErrConflict) {
+	if err := s.queue.cancel(c.Request.Context(), id); err != nil && !errors.Is(err, store.ErrConflict) {
 		s.fail(c, err)
 		return
 	}
@@ -465,7 +466,7 @@ func (s *Server) apiListRuns(c *gin.Context) {
 			*q.dst = n
 		}
 	}
-	runs, total, err := s.store.ListRuns(c, f)
+	runs, total, err := s.store.ListRuns(c.Request.Context(), f)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -501,7 +502,7 @@ func (s *Server) apiCreateRuns(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	runs, err := s.createRuns(c, req, spec)
+	runs, err := s.createRuns(c.Request.Context(), req, spec)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -525,14 +526,14 @@ func (s *Server) apiGetRun(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	run, err := s.store.GetRun(c, id)
+	run, err := s.store.GetRun(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
 	a := toAPIRun(run, true)
 	if run.Status == store.StatusQueued {
-		a.QueuePosition, _ = s.store.QueuePosition(c, id)
+		a.QueuePosition, _ = s.store.QueuePosition(c.Request.Context(), id)
 	}
 	c.JSON(http.StatusOK, a)
 }
@@ -543,11 +544,11 @@ func (s *Server) apiCancelRun(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if _, err := s.store.GetRun(c, id); err != nil {
+	if _, err := s.store.GetRun(c.Request.Context(), id); err != nil {
 		s.fail(c, err)
 		return
 	}
-	if err := s.queue.cancel(c, id); err != nil {
+	if err := s.queue.cancel(c.Request.Context(), id); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -560,7 +561,7 @@ func (s *Server) apiListProfiles(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	ps, err := s.store.ListProfiles(c, id)
+	ps, err := s.store.ListProfiles(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -574,7 +575,7 @@ func (s *Server) downloadProfile(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	p, err := s.store.GetProfile(c, id)
+	p, err := s.store.GetProfile(c.Request.Context(), id)
 	if err != nil {
 		s.fail(c, err)
 		return

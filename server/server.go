@@ -114,7 +114,6 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)
 	s.engine = gin.New()
-	s.engine.ContextWithFallback = true
 	s.engine.Use(s.recoverer, s.logRequests, s.securityHeaders, s.limitBody, s.authenticate, s.checkOrigin)
 	s.routes()
 	return s, nil

@@ -282,7 +282,10 @@
           bar.removeAttribute('value');
         }
       }
-      set(textEl, total > 0 ? fmtNumber(done) + ' of ' + fmtNumber(total) + ' records (' + Math.floor(pct) + '%)' : fmtNumber(done) + ' records');
+      // "finishing" carries no counts: keep the measured phase's text.
+      if (d.phase !== 'finishing') {
+        set(textEl, total > 0 ? fmtNumber(done) + ' of ' + fmtNumber(total) + ' records (' + Math.floor(pct) + '%)' : fmtNumber(done) + ' records');
+      }
       // The server's elapsed is the measured window's; other phases use
       // this page's clock from the phase's first event.
       var elapsed = d.phase === 'measure' && d.elapsed > 0 ? d.elapsed : now - phase.start;

@@ -105,7 +105,7 @@ type RunsView struct {
 	Rows []RunRow
 	// Total is the number of runs matching the filter, over all pages.
 	Total     int64
-	TotalText string // "1,234 runs"
+	TotalText string // "1,234 runs", or with filters "1 run matches the filters"
 	Query     RunsQuery
 	Filtered  bool // a filter is set
 	// Group is the repetition group the list is narrowed to, "" for none;
@@ -193,9 +193,13 @@ func NewRunsView(runs []store.Run, total int64, f RunsQuery, labels []string) Ru
 		}
 		return a.ID > b.ID
 	})
-	switch total {
-	case 1:
+	switch {
+	case total == 1 && v.Filtered:
+		v.TotalText = "1 run matches the filters"
+	case total == 1:
 		v.TotalText = "1 run"
+	case v.Filtered:
+		v.TotalText = FormatInt(total) + " runs match the filters"
 	default:
 		v.TotalText = FormatInt(total) + " runs"
 	}

@@ -23,8 +23,8 @@ func TestRunsViewPagination(t *testing.T) {
 	if want := "/?label=my+branch&page=3&per_page=20&status=succeeded&workload=producer"; v.NextURL != want {
 		t.Errorf("NextURL = %q, want %q", v.NextURL, want)
 	}
-	if v.TotalText != "45 runs" {
-		t.Errorf("TotalText = %q, want %q", v.TotalText, "45 runs")
+	if v.TotalText != "45 runs match the filters" {
+		t.Errorf("TotalText = %q, want %q", v.TotalText, "45 runs match the filters")
 	}
 	// The current label stays selectable even if no run carries it.
 	found := false

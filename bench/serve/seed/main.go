@@ -29,7 +29,7 @@ func main() {
 	runs := flag.Int("runs", 10_000, "runs to store")
 	seed := flag.Uint64("seed", 1, "seed of the generated content")
 	batch := flag.Int("batch", 250, "runs per transaction")
-	profileBytes := flag.Int("profile-bytes", 1024, "bytes of each stored profile blob (3 per succeeded run); negative: no profiles")
+	profiles := flag.Bool("profiles", true, "store 3 small pprof profiles with each succeeded run")
 	appendRuns := flag.Bool("append", false, "add to a database that already holds runs")
 	quiet := flag.Bool("quiet", false, "no progress on stderr")
 	flag.Parse()
@@ -39,13 +39,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *data, *runs, *seed, *batch, *profileBytes, *appendRuns, *quiet); err != nil {
+	if err := run(ctx, *data, *runs, *seed, *batch, *profiles, *appendRuns, *quiet); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, data string, runs int, seed uint64, batch, profileBytes int, appendRuns, quiet bool) error {
+func run(ctx context.Context, data string, runs int, seed uint64, batch int, profiles, appendRuns, quiet bool) error {
 	st, err := store.Open(filepath.Join(data, "kbench.db"))
 	if err != nil {
 		return err
@@ -58,13 +58,10 @@ func run(ctx context.Context, data string, runs int, seed uint64, batch, profile
 	if have > 0 && !appendRuns {
 		return fmt.Errorf("%s already holds %d runs; use a fresh directory or -append", data, have)
 	}
-	if profileBytes == 0 {
-		profileBytes = -1 // fixture's 0 means its default
-	}
 	start := time.Now()
 	last := start
 	stats, err := fixture.Seed(ctx, st, fixture.Options{
-		Runs: runs, Seed: seed, Batch: batch, ProfileBytes: profileBytes,
+		Runs: runs, Seed: seed, Batch: batch, NoProfiles: !profiles,
 		Progress: func(n int) {
 			if !quiet && (time.Since(last) > 2*time.Second || n == runs) {
 				last = time.Now()
