@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
@@ -266,4 +267,32 @@ func TestImportPageAndAttachForm(t *testing.T) {
 	if rec := ts.do(t, "GET", fmt.Sprintf("/api/runs/%d/profiles", id), ""); strings.Count(rec.Body.String(), `"id":`) != 2 {
 		t.Errorf("profiles after attach: %s", rec.Body)
 	}
+}
+
+// FuzzImportUpload sends arbitrary bytes through the upload path: every
+// answer is 201 or a 400 that says what was wrong, never a 500, and a
+// refused upload stores nothing.
+func FuzzImportUpload(f *testing.F) {
+	f.Add([]byte(foldedGather))
+	f.Add([]byte("a;b;c 1\n\n# comment\nd 2\n"))
+	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
+	f.Add([]byte("--- contention:\ncycles/second=1\n"))
+	ts := newTestServer(f, nil)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before, _ := ts.st.CountRuns(context.Background())
+		rec := ts.upload(t, "/api/import", map[string][]byte{"fuzz": data}, map[string]string{"label": "fuzz"})
+		after, _ := ts.st.CountRuns(context.Background())
+		switch rec.Code {
+		case http.StatusCreated:
+			if after != before+1 {
+				t.Fatalf("201 but %d → %d runs", before, after)
+			}
+		case http.StatusBadRequest:
+			if after != before || !strings.Contains(rec.Body.String(), `"field"`) {
+				t.Fatalf("400 stored a run or named no field: %s", rec.Body)
+			}
+		default:
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	})
 }

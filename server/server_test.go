@@ -69,7 +69,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newTestServer(t *testing.T, mod func(*Config)) *testServer {
+func newTestServer(t testing.TB, mod func(*Config)) *testServer {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(filepath.Join(dir, "kbench.db"))
