@@ -343,6 +343,9 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 			return s, fmt.Errorf("unexpected argument %q (flags start with --)", arg)
 		}
 		name := strings.TrimLeft(arg, "-")
+		if name == "" || strings.HasPrefix(name, "=") {
+			return s, fmt.Errorf("unexpected argument %q (flags look like --name value)", arg)
+		}
 		var val string
 		hasVal := false
 		if k, v, ok := strings.Cut(name, "="); ok {
