@@ -182,20 +182,21 @@ func parseID(c *gin.Context) (uint, error) {
 
 func (s *Server) runsPage(c *gin.Context) {
 	q := ui.ParseRunsQuery(c.Request.URL.Query())
-	runs, total, err := s.store.ListRuns(c.Request.Context(), store.RunFilter{Workload: q.Workload, Label: q.Label, Status: q.Status,
-		GroupID: q.Group, Offset: q.Offset(), Limit: q.PerPage})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	labels, err := s.store.Labels(c.Request.Context())
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	v := ui.NewRunsView(runs, total, q, labels)
-	v.Page = s.page(c, "Runs")
-	s.render(c, http.StatusOK, "runs", v)
+	ctx := c.Request.Context()
+	s.cachedRender(c, "runs?"+q.URL(), func(csrf string) (string, any, error) {
+		runs, total, err := s.store.ListRuns(ctx, store.RunFilter{Workload: q.Workload, Label: q.Label, Status: q.Status,
+			GroupID: q.Group, Offset: q.Offset(), Limit: q.PerPage})
+		if err != nil {
+			return "", nil, err
+		}
+		labels, err := s.store.Labels(ctx)
+		if err != nil {
+			return "", nil, err
+		}
+		v := ui.NewRunsView(runs, total, q, labels)
+		v.Page = ui.Page{Title: "Runs", CSRF: csrf}
+		return "runs", v, nil
+	})
 }
 
 func (s *Server) newRunPage(c *gin.Context) {
@@ -323,23 +324,23 @@ func (s *Server) runPage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	run, err := s.store.GetRun(c.Request.Context(), id)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	pos, err := s.store.QueuePosition(c.Request.Context(), id)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	v, err := ui.NewRunView(run, pos)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	v.Page = s.page(c, fmt.Sprintf("Run %d", id))
-	s.render(c, http.StatusOK, "run", v)
+	ctx := c.Request.Context()
+	s.cachedRender(c, fmt.Sprintf("run/%d", id), func(csrf string) (string, any, error) {
+		run, err := s.store.GetRun(ctx, id)
+		if err != nil {
+			return "", nil, err
+		}
+		pos, err := s.store.QueuePosition(ctx, id)
+		if err != nil {
+			return "", nil, err
+		}
+		v, err := ui.NewRunView(run, pos)
+		if err != nil {
+			return "", nil, err
+		}
+		v.Page = ui.Page{Title: fmt.Sprintf("Run %d", id), CSRF: csrf}
+		return "run", v, nil
+	})
 }
 
 func (s *Server) cancelRunForm(c *gin.Context) {

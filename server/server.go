@@ -65,6 +65,9 @@ type Server struct {
 	queue  *queue
 	hub    *hub
 	parsed *lru[uint, *loadedProfile]
+	pages  *lru[string, cachedPage]
+	// csrfPlaceholder stands for the visitor's token in cached pages.
+	csrfPlaceholder []byte
 	pprof  *profiles.UI
 	engine *gin.Engine
 	log    *slog.Logger
@@ -109,6 +112,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("server: templates: %w", err)
 	}
 	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, hub: newHub(), parsed: newLRU[uint, *loadedProfile](32),
+		pages: newLRU[string, cachedPage](maxCachedPages), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.queue = newQueue(s)
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))

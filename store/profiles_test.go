@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestAddProfiles(t *testing.T) {
@@ -29,5 +30,31 @@ func TestAddProfiles(t *testing.T) {
 	ps, _ := s.ListProfiles(ctx, runs[0].ID)
 	if len(ps) != 1 {
 		t.Errorf("after a rejected batch: %d profiles, want 1 (all or none)", len(ps))
+	}
+}
+
+func TestGenerationChangesOnWritesOnly(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	g0 := s.Generation()
+	runs := []*Run{{Label: "a", Workload: "producer", Spec: "{}"}}
+	if err := s.CreateRuns(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	g1 := s.Generation()
+	if g1 == g0 {
+		t.Fatal("CreateRuns did not change the generation")
+	}
+	s.GetRun(ctx, runs[0].ID)
+	s.ListRuns(ctx, RunFilter{})
+	s.Labels(ctx)
+	if s.Generation() != g1 {
+		t.Error("reads changed the generation")
+	}
+	if err := s.StartRun(ctx, runs[0].ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Generation() == g1 {
+		t.Error("StartRun did not change the generation")
 	}
 }

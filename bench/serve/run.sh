@@ -114,11 +114,16 @@ run_pids() {
 machine_busy() { awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" {printf "%.2f %.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / hz, $9 / hz}' /proc/stat; }
 sum_cpu() { local t=0; for p in "$@"; do t=$(awk -v a="$t" -v b="$(cpu_s "$p")" 'BEGIN {printf "%.2f", a + b}'); done; echo "$t"; }
 
-# Memory sampler: VmRSS every second for the server's whole life, bounded.
+# the server's open SQLite connections: its descriptors open on the database file
+db_conns() { find "/proc/$SERVER_PID/fd" -maxdepth 1 -lname "$DATA/kbench.db" 2>/dev/null | wc -l; }
+
+# Sampler: VmRSS (kB) and SQLite connections every second for the server's
+# whole life, bounded.
 (
+  printf 'unix_time\tvm_rss_kb\tdb_conns\n'
   for _ in $(seq 1 7200); do
     kill -0 "$SERVER_PID" 2>/dev/null || exit 0
-    printf '%s\t%s\n' "$(date -u +%s)" "$(proc_kb VmRSS)"
+    printf '%s\t%s\t%s\n' "$(date -u +%s)" "$(proc_kb VmRSS)" "$(db_conns)"
     sleep 1
   done
 ) > "$OUT/rss.tsv" &
@@ -204,7 +209,8 @@ wait "$SAMPLER_PID" 2>/dev/null || true
 SAMPLER_PID=""
 
 # --- summary ---
-RSS_MAX=$(awk 'BEGIN {m = 0} $2 > m {m = $2} END {print m}' "$OUT/rss.tsv")
+RSS_MAX=$(awk 'NR > 1 && $2 > m {m = $2} END {print m + 0}' "$OUT/rss.tsv")
+DB_CONNS_MAX=$(awk 'NR > 1 && $3 > m {m = $3} END {print m + 0}' "$OUT/rss.tsv")
 WALL=$(awk -v a="$T0" -v b="$T1" 'BEGIN {printf "%.1f", b - a}')
 SERVER_CPU=$(awk -v a="$CPU_SERVER0" -v b="$CPU_SERVER1" 'BEGIN {printf "%.1f", b - a}')
 RUN_CPU=$(awk -v a="$CPU_RUN0" -v b="$CPU_RUN1" 'BEGIN {printf "%.1f", b - a}')
@@ -214,13 +220,13 @@ SERVER_5XX=$(grep -c 'status=5[0-9][0-9]' "$OUT/server.log" || true)
 
 jq -n --slurpfile lg "$OUT/loadgen.json" --slurpfile seed "$OUT/seed.json" \
   --arg duration "$DURATION" --argjson limit "$P99_LIMIT_MS" \
-  --argjson rss_idle "${RSS_IDLE:-0}" --argjson rss_hwm "${RSS_HWM:-0}" --argjson rss_max "${RSS_MAX:-0}" --argjson rss_end "${RSS_END:-0}" \
+  --argjson rss_idle "${RSS_IDLE:-0}" --argjson rss_hwm "${RSS_HWM:-0}" --argjson rss_max "${RSS_MAX:-0}" --argjson rss_end "${RSS_END:-0}" --argjson db_conns "${DB_CONNS_MAX:-0}" \
   --argjson wall "$WALL" --argjson server_cpu "$SERVER_CPU" --argjson run_cpu "$RUN_CPU" \
   --argjson machine_cpu "$MACHINE_CPU" --argjson steal_cpu "$STEAL_CPU" --argjson cores "$(nproc)" \
   --arg live_id "$LIVE_ID" --arg live_after "$LIVE_AFTER" --arg live_final "$final" --argjson server_5xx "$SERVER_5XX" \
   '{duration: $duration, p99_limit_ms: $limit, loadgen: $lg[0], seed: $seed[0],
     server: {rss_idle_kb: $rss_idle, vm_hwm_kb: $rss_hwm, vm_rss_max_sampled_kb: $rss_max, rss_end_kb: $rss_end,
-             cpu_s: $server_cpu, wall_s: $wall, logged_5xx: $server_5xx},
+             cpu_s: $server_cpu, wall_s: $wall, logged_5xx: $server_5xx, sqlite_conns_max_sampled: $db_conns},
     machine: {cores: $cores, busy_cpu_s: $machine_cpu, steal_cpu_s: $steal_cpu,
               rest_of_machine_cpu_s: (($machine_cpu - $server_cpu - $run_cpu - $lg[0].loadgen_cpu_s) * 10 | round / 10)},
     live_run: {id: ($live_id | tonumber), status_after_load: $live_after, final_status: $live_final, cpu_s: $run_cpu},
@@ -235,7 +241,7 @@ jq -n --slurpfile lg "$OUT/loadgen.json" --slurpfile seed "$OUT/seed.json" \
     (.loadgen.overall | ["all", .requests, (.req_per_s | floor), .p50_ms, .p90_ms, .p99_ms, .p99_9_ms, .max_ms, .errors, ((.bytes_per_req / 1024 * 10 | floor) / 10)] | @tsv)' \
     "$OUT/summary.json" | column -t -s $'\t' -R 2,3,4,5,6,7,8,9,10
   echo
-  jq -r '"server peak RSS (VmHWM): \(.server.vm_hwm_kb / 1024 | floor) MiB; max sampled VmRSS \(.server.vm_rss_max_sampled_kb / 1024 | floor) MiB; idle before load \(.server.rss_idle_kb / 1024 | floor) MiB",
+  jq -r '"server peak RSS (VmHWM): \(.server.vm_hwm_kb / 1024 | floor) MiB; max sampled VmRSS \(.server.vm_rss_max_sampled_kb / 1024 | floor) MiB; idle before load \(.server.rss_idle_kb / 1024 | floor) MiB; SQLite connections open (max sampled): \(.server.sqlite_conns_max_sampled)",
     "CPU during the load (\(.server.wall_s) s × \(.machine.cores) cores = \(.server.wall_s * .machine.cores | round) core-s): server \(.server.cpu_s) s (\(.server.cpu_s * 1000 / .loadgen.overall.requests * 100 | round / 100) ms/request), live run \(.live_run.cpu_s) s, loadgen \(.loadgen.loadgen_cpu_s * 10 | floor / 10) s, rest of the machine (other processes, unattributed kernel work) \(.machine.rest_of_machine_cpu_s) s, stolen \(.machine.steal_cpu_s) s",
     "live run \(.live_run.id): \(.live_run.status_after_load) after the load, then \(.live_run.final_status); 5xx lines in the server log: \(.server.logged_5xx)",
     "requirement p99 < \(.p99_limit_ms) ms on every URL with zero errors: \(if .pass then "PASS" else "FAIL" end)"' "$OUT/summary.json"
