@@ -68,10 +68,10 @@ type Server struct {
 	pages  *lru[string, cachedPage]
 	// csrfPlaceholder stands for the visitor's token in cached pages.
 	csrfPlaceholder []byte
-	pprof  *profiles.UI
-	engine *gin.Engine
-	log    *slog.Logger
-	static http.Handler
+	pprof           *profiles.UI
+	engine          *gin.Engine
+	log             *slog.Logger
+	static          http.Handler
 }
 
 // New builds the server. Call Start to recover state and start executing

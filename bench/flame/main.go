@@ -76,6 +76,13 @@ import (
 const (
 	sideKbench = "kbench"
 	sidePprof  = "pprof"
+
+	// modeWarm: a fresh tab in the browser's one default context, so
+	// kbench's static files come from the HTTP cache filled by the warm-up
+	// (a user's repeat visit). modeCold: a fresh tab in a fresh browser
+	// context: its own renderer process and an empty cache.
+	modeWarm = "warm"
+	modeCold = "cold"
 )
 
 type config struct {
@@ -93,6 +100,7 @@ type config struct {
 	height       int64
 	keep         bool
 	trace        bool
+	modes        []string
 }
 
 func main() {
@@ -112,7 +120,19 @@ func main() {
 	flag.Int64Var(&cfg.height, "height", 900, "browser viewport height (CSS px)")
 	flag.BoolVar(&cfg.trace, "trace", true, "after the rounds, load each page once more with Chrome tracing on and summarise its main thread (trace files in -out)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (data, converted files, variants)")
+	modes := flag.String("modes", "warm,cold", "page loads per round: warm (fresh tab, shared HTTP cache) and/or cold (fresh tab in a fresh browser context)")
 	flag.Parse()
+	for _, m := range strings.Split(*modes, ",") {
+		if m = strings.TrimSpace(m); m == modeWarm || m == modeCold {
+			cfg.modes = append(cfg.modes, m)
+		} else if m != "" {
+			fmt.Fprintf(os.Stderr, "flame: -modes: unknown mode %q\n", m)
+			os.Exit(2)
+		}
+	}
+	if len(cfg.modes) == 0 {
+		cfg.modes = []string{modeWarm}
+	}
 	for _, s := range strings.Split(inputs, ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			cfg.inputs = append(cfg.inputs, s)
@@ -157,19 +177,22 @@ type input struct {
 
 // dataSample is one time-to-data measurement.
 type dataSample struct {
-	Input  string  `json:"input"`
-	Side   string  `json:"side"`
-	Round  int     `json:"round"` // 0: the cold first request
-	MS     float64 `json:"ms"`
-	TTFBMS float64 `json:"ttfb_ms"`
-	Bytes  int64   `json:"bytes"`
+	Input      string  `json:"input"`
+	Side       string  `json:"side"`
+	Round      int     `json:"round"` // 0: the cold first request
+	BusyBefore float64 `json:"cpu_busy_before"`
+	MS         float64 `json:"ms"`
+	TTFBMS     float64 `json:"ttfb_ms"`
+	Bytes      int64   `json:"bytes"`
 }
 
 // paintSample is one time-to-first-paint measurement.
 type paintSample struct {
-	Input string `json:"input"`
-	Side  string `json:"side"`
-	Round int    `json:"round"` // 0: warm-up, not in the medians
+	Input      string  `json:"input"`
+	Side       string  `json:"side"`
+	Round      int     `json:"round"` // 0: warm-up, not in the medians
+	Mode       string  `json:"mode"`
+	BusyBefore float64 `json:"cpu_busy_before"`
 	pageResult
 	WallMS         float64            `json:"wall_ms"` // Go side: Page.navigate sent → painted seen
 	HeapUsedMB     float64            `json:"heap_used_mb"`
@@ -223,6 +246,33 @@ type memPoint struct {
 	Bytes   int64   `json:"bytes"`
 	RSSMB   float64 `json:"rss_mb"`
 	HWMMB   float64 `json:"hwm_mb"`
+	GC      gcLine  `json:"last_gc"`
+}
+
+// gcLine is one line of GODEBUG=gctrace=1 output.
+type gcLine struct {
+	Num    int `json:"num"`
+	LiveMB int `json:"live_mb"` // heap marked live by this cycle
+	GoalMB int `json:"goal_mb"`
+}
+
+var gcRe = regexp.MustCompile(`^gc (\d+) @.* (\d+)->(\d+)->(\d+) MB, (\d+) MB goal`)
+
+// lastGC reads the most recent gctrace line of a log.
+func lastGC(path string) gcLine {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return gcLine{}
+	}
+	var g gcLine
+	for _, line := range strings.Split(string(b), "\n") {
+		if m := gcRe.FindStringSubmatch(line); m != nil {
+			g.Num, _ = strconv.Atoi(m[1])
+			g.LiveMB, _ = strconv.Atoi(m[4])
+			g.GoalMB, _ = strconv.Atoi(m[5])
+		}
+	}
+	return g
 }
 
 type memResult struct {
@@ -232,6 +282,7 @@ type memResult struct {
 	BeforeRSSMB  float64    `json:"before_rss_mb"`
 	BeforeHWMMB  float64    `json:"before_hwm_mb"`
 	AfterPrefill float64    `json:"after_prefill_rss_mb"`
+	PrefillGC    gcLine     `json:"after_prefill_gc"`
 	Points       []memPoint `json:"points"`
 }
 
@@ -293,13 +344,19 @@ func run(ctx context.Context, cfg config) error {
 	}
 	kbase := fmt.Sprintf("http://127.0.0.1:%d", kport)
 	kargs := []string{bin, "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", kport), "--data", filepath.Join(tmp, "data")}
-	kb, err := startProc(ctx, "kbench serve", filepath.Join(outDir, "kbench-serve.log"), kargs, tmp)
+	// gctrace=1 only prints a line per garbage collection (to the log):
+	// the memory check reads the live heap from it.
+	godebug := "gctrace=1"
+	if v := os.Getenv("GODEBUG"); v != "" {
+		godebug = v + ",gctrace=1"
+	}
+	kb, err := startProc(ctx, "kbench serve", filepath.Join(outDir, "kbench-serve.log"), kargs, tmp, "GODEBUG="+godebug)
 	if err != nil {
 		return err
 	}
 	defer kb.stop()
 	res.KbenchPID = kb.cmd.Process.Pid
-	res.Commands = append(res.Commands, strings.Join(kargs, " "))
+	res.Commands = append(res.Commands, "GODEBUG="+godebug+" "+strings.Join(kargs, " "))
 	client := &http.Client{Timeout: 3 * time.Minute, Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 4}}
 	if err := waitHTTP(ctx, client, kbase+"/api/runs?limit=1", 60*time.Second); err != nil {
 		return fmt.Errorf("kbench serve did not come up: %w (see %s)", err, kb.logPath)
@@ -351,7 +408,9 @@ func run(ctx context.Context, cfg config) error {
 		return fmt.Sprintf("%s/api/profiles/%d/flamegraph?format=compact", kbase, in.KbenchID)
 	}
 	kbPage := func(in *input) string { return fmt.Sprintf("%s/profiles/%d", kbase, in.KbenchID) }
-	ppURL := func(in *input) string { return in.pprofURL + "/flamegraph" }
+	// pprof serves its UI under /ui/ (and redirects /flamegraph there in
+	// four hops); go straight to the page.
+	ppURL := func(in *input) string { return in.pprofURL + "/ui/flamegraph" }
 
 	// cold first requests: kbench parses the stored profile on its first
 	// use; pprof parsed its file at start-up.
@@ -379,38 +438,43 @@ func run(ctx context.Context, cfg config) error {
 		"pprof: a MutationObserver sees #stack-chart holding .boxbg elements (stackViewer inserts every box with one replaceChildren call from the page's inline script)",
 		"both: then painted = a setTimeout(0) queued from the next requestAnimationFrame callback, i.e. after that frame's style, layout and paint; times are performance.now(), ms since navigation start",
 	}
-	measure := func(in *input, side string, round int) error {
+	measure := func(in *input, side string, round int, modes []string) error {
+		busy := waitIdle(ctx)
 		ds, err := timeGET(ctx, client, map[string]string{sideKbench: kbData(in), sidePprof: ppURL(in)}[side])
 		if err != nil {
 			return fmt.Errorf("data %s %s: %w", side, in.Name, err)
 		}
-		ds.Input, ds.Side, ds.Round = in.Name, side, round
+		ds.Input, ds.Side, ds.Round, ds.BusyBefore = in.Name, side, round, busy
 		if round > 0 {
 			res.Data = append(res.Data, ds)
 		}
-		u := map[string]string{sideKbench: kbPage(in), sidePprof: ppURL(in)}[side]
-		ps, err := br.paint(ctx, cfg, u, side)
-		if err != nil {
-			return fmt.Errorf("paint %s %s: %w", side, in.Name, err)
+		for _, mode := range modes {
+			busy := waitIdle(ctx)
+			u := map[string]string{sideKbench: kbPage(in), sidePprof: ppURL(in)}[side]
+			ps, err := br.paint(ctx, cfg, u, side, mode == modeCold)
+			if err != nil {
+				return fmt.Errorf("paint %s %s (%s): %w", side, in.Name, mode, err)
+			}
+			ps.Input, ps.Side, ps.Round, ps.Mode, ps.BusyBefore = in.Name, side, round, mode, busy
+			kr, kh := procMem(kb.cmd.Process.Pid)
+			pr, ph := procMem(in.pprof.toolPID())
+			ps.KbenchRSSMB, ps.PprofProcRSSMB = kr, pr
+			if side == sideKbench {
+				ps.ServerRSSMB, ps.ServerHWMMB = kr, kh
+			} else {
+				ps.ServerRSSMB, ps.ServerHWMMB = pr, ph
+			}
+			res.Paint = append(res.Paint, ps)
+			logf("round %d %-24s %-6s %-4s data %7.1f ms %9s | drawn %7.1f painted %7.1f ms wall %7.1f | heap %6.1f MB | rss %6.1f MB | cpu busy before %3.0f%%",
+				round, in.Name, side, mode, ds.MS, mb(ds.Bytes), ps.DrawnMS, ps.PaintedMS, ps.WallMS, ps.HeapUsedMB, ps.ServerRSSMB, busy*100)
 		}
-		ps.Input, ps.Side, ps.Round = in.Name, side, round
-		kr, kh := procMem(kb.cmd.Process.Pid)
-		pr, ph := procMem(in.pprof.toolPID())
-		ps.KbenchRSSMB, ps.PprofProcRSSMB = kr, pr
-		if side == sideKbench {
-			ps.ServerRSSMB, ps.ServerHWMMB = kr, kh
-		} else {
-			ps.ServerRSSMB, ps.ServerHWMMB = pr, ph
-		}
-		res.Paint = append(res.Paint, ps)
-		logf("round %d %-24s %-6s data %7.1f ms %9s | drawn %7.1f painted %7.1f ms wall %7.1f | heap %6.1f MB | rss %6.1f MB",
-			round, in.Name, side, ds.MS, mb(ds.Bytes), ps.DrawnMS, ps.PaintedMS, ps.WallMS, ps.HeapUsedMB, ps.ServerRSSMB)
 		return nil
 	}
-	// Warm-up (round 0): Chromium's first pages, not in the medians.
+	// Warm-up (round 0): Chromium's first pages (and kbench's static
+	// files into the browser's cache), not in the medians.
 	for _, in := range res.Inputs {
 		for _, side := range []string{sideKbench, sidePprof} {
-			if err := measure(in, side, 0); err != nil {
+			if err := measure(in, side, 0, []string{modeWarm}); err != nil {
 				return err
 			}
 		}
@@ -418,30 +482,35 @@ func run(ctx context.Context, cfg config) error {
 	for r := 1; r <= cfg.rounds; r++ {
 		sides := []string{sideKbench, sidePprof}
 		ins := slices.Clone(res.Inputs)
+		modes := slices.Clone(cfg.modes)
 		if r%2 == 0 {
 			slices.Reverse(sides)
 			slices.Reverse(ins)
+			slices.Reverse(modes)
 		}
 		for _, in := range ins {
 			for _, side := range sides {
-				if err := measure(in, side, r); err != nil {
+				if err := measure(in, side, r, modes); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	if cfg.trace {
-		for _, in := range res.Inputs {
-			for _, side := range []string{sideKbench, sidePprof} {
-				u := map[string]string{sideKbench: kbPage(in), sidePprof: ppURL(in)}[side]
-				file := filepath.Join(outDir, fmt.Sprintf("trace-%s-%s.json", in.Name, side))
-				ts, err := br.trace(ctx, cfg, u, side, file)
-				if err != nil {
-					return fmt.Errorf("trace %s %s: %w", side, in.Name, err)
+		for _, mode := range cfg.modes {
+			for _, in := range res.Inputs {
+				for _, side := range []string{sideKbench, sidePprof} {
+					waitIdle(ctx)
+					u := map[string]string{sideKbench: kbPage(in), sidePprof: ppURL(in)}[side]
+					file := filepath.Join(outDir, fmt.Sprintf("trace-%s-%s-%s.json", in.Name, side, mode))
+					ts, err := br.trace(ctx, cfg, u, side, file, mode == modeCold)
+					if err != nil {
+						return fmt.Errorf("trace %s %s: %w", side, in.Name, err)
+					}
+					ts.Input, ts.Side, ts.Mode, ts.File = in.Name, side, mode, file
+					res.Traces = append(res.Traces, ts)
+					logf("traced %s %s %s: painted at %.0f ms, main thread busy %.0f ms", in.Name, side, mode, ts.PaintedMS, ts.BusyMS)
 				}
-				ts.Input, ts.Side, ts.File = in.Name, side, file
-				res.Traces = append(res.Traces, ts)
-				logf("traced %s %s: painted at %.0f ms, main thread busy %.0f ms", in.Name, side, ts.PaintedMS, ts.BusyMS)
 			}
 		}
 	}
@@ -459,7 +528,7 @@ func run(ctx context.Context, cfg config) error {
 		if src == nil {
 			src = res.Inputs[0]
 		}
-		res.Memory, err = memoryCheck(ctx, cfg, client, kbase, kb.cmd.Process.Pid, src.PprofFile)
+		res.Memory, err = memoryCheck(ctx, cfg, client, kbase, kb.cmd.Process.Pid, kb.logPath, src.PprofFile)
 		if err != nil {
 			return fmt.Errorf("memory check: %w", err)
 		}
@@ -494,7 +563,7 @@ type proc struct {
 // stops what it started, e.g. the pprof binary `go tool` runs), with its
 // output in logPath. KBENCH_* variables are removed from its environment so
 // that only the flags given here configure kbench serve.
-func startProc(ctx context.Context, name, logPath string, argv []string, home string) (*proc, error) {
+func startProc(ctx context.Context, name, logPath string, argv []string, home string, extraEnv ...string) (*proc, error) {
 	f, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -511,6 +580,7 @@ func startProc(ctx context.Context, name, logPath string, argv []string, home st
 	if os.Getenv("HOME") == "" {
 		env = append(env, "HOME="+home) // pprof needs a configuration directory
 	}
+	env = append(env, extraEnv...)
 	cmd.Env = env
 	if err := cmd.Start(); err != nil {
 		f.Close()
@@ -612,6 +682,48 @@ func procMem(pid int) (rss, hwm float64) {
 		}
 	}
 	return rss, hwm
+}
+
+// waitIdle waits (at most 5 s) until the machine's CPUs were less than 30%
+// busy over a quarter of a second, so that one measurement does not pay for
+// the previous one's clean-up (a closing renderer, a server's GC). It
+// returns the last busy fraction seen.
+func waitIdle(ctx context.Context) float64 {
+	busy := 1.0
+	for i := 0; i < 20; i++ {
+		a, ta := cpuTimes()
+		select {
+		case <-ctx.Done():
+			return busy
+		case <-time.After(250 * time.Millisecond):
+		}
+		b, tb := cpuTimes()
+		if tb > ta {
+			busy = 1 - float64(b-a)/float64(tb-ta)
+		}
+		if busy < 0.3 {
+			break
+		}
+	}
+	return busy
+}
+
+// cpuTimes returns the idle (idle + iowait) and total jiffies of all CPUs.
+func cpuTimes() (idle, total uint64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fs := strings.Fields(line)
+	for i, f := range fs[1:min(len(fs), 9)] {
+		v, _ := strconv.ParseUint(f, 10, 64)
+		total += v
+		if i == 3 || i == 4 {
+			idle += v
+		}
+	}
+	return idle, total
 }
 
 func cpuCount() int {
@@ -915,11 +1027,16 @@ const collectResult = `(function () {
   };
 })()`
 
-// paint opens u in a fresh tab of a fresh browser context (its own renderer
-// process and an empty HTTP cache) and waits until the graph is painted.
-func (b *browser) paint(ctx context.Context, cfg config, u, side string) (paintSample, error) {
+// paint opens u in a fresh tab (with fresh, in a fresh browser context:
+// its own renderer process and an empty HTTP cache) and waits until the
+// graph is painted.
+func (b *browser) paint(ctx context.Context, cfg config, u, side string, fresh bool) (paintSample, error) {
 	var ps paintSample
-	tab, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+	var opts []chromedp.ContextOption
+	if fresh {
+		opts = append(opts, chromedp.WithNewBrowserContext())
+	}
+	tab, cancel := chromedp.NewContext(b.ctx, opts...)
 	defer cancel()
 	script := fmt.Sprintf(injectCommon, map[string]string{sideKbench: injectKbench, sidePprof: injectPprof}[side])
 	// Set-up on the tab's own context (its first Run creates the target).
@@ -993,7 +1110,7 @@ func (b *browser) paint(ctx context.Context, cfg config, u, side string) (paintS
 
 // --- the embedded pprof UI's memory ---
 
-func memoryCheck(ctx context.Context, cfg config, c *http.Client, base string, pid int, src string) (*memResult, error) {
+func memoryCheck(ctx context.Context, cfg config, c *http.Client, base string, pid int, gclog, src string) (*memResult, error) {
 	raw, err := os.ReadFile(src)
 	if err != nil {
 		return nil, err
@@ -1040,6 +1157,7 @@ func memoryCheck(ctx context.Context, cfg config, c *http.Client, base string, p
 		}
 	}
 	m.AfterPrefill, _ = procMem(pid)
+	m.PrefillGC = lastGC(gclog)
 	logf("memory: %d variants imported (%d samples each, ~%s), server RSS %.1f MB before import, %.1f MB with all parsed",
 		len(ids), m.SamplesEach[0], mb(m.BytesEach[0]), m.BeforeRSSMB, m.AfterPrefill)
 	for pass := 1; pass <= 2; pass++ {
@@ -1049,8 +1167,9 @@ func memoryCheck(ctx context.Context, cfg config, c *http.Client, base string, p
 				return nil, err
 			}
 			r, h := procMem(pid)
-			m.Points = append(m.Points, memPoint{Pass: pass, Open: i + 1, Profile: id, MS: ds.MS, Bytes: ds.Bytes, RSSMB: r, HWMMB: h})
-			logf("memory pass %d open %2d (profile %d): %6.0f ms, RSS %6.1f MB, HWM %6.1f MB", pass, i+1, id, ds.MS, r, h)
+			g := lastGC(gclog)
+			m.Points = append(m.Points, memPoint{Pass: pass, Open: i + 1, Profile: id, MS: ds.MS, Bytes: ds.Bytes, RSSMB: r, HWMMB: h, GC: g})
+			logf("memory pass %d open %2d (profile %d): %6.0f ms, RSS %6.1f MB, HWM %6.1f MB, live heap at GC %d: %d MB", pass, i+1, id, ds.MS, r, h, g.Num, g.LiveMB)
 		}
 	}
 	return m, nil
@@ -1059,7 +1178,7 @@ func memoryCheck(ctx context.Context, cfg config, c *http.Client, base string, p
 // --- the report ---
 
 func report(w io.Writer, cfg config, res *results) {
-	fmt.Fprintf(w, "kbench flame graph vs go tool pprof -http: medians of %d rounds (interleaved; warm-up and cold requests not in the medians)\n", cfg.rounds)
+	fmt.Fprintf(w, "kbench flame graph vs go tool pprof -http: medians of %d rounds (interleaved; warm-up and cold first requests not in the medians)\n", cfg.rounds)
 	fmt.Fprintf(w, "host: %d CPUs; %s; %s; viewport %dx%d\n\n", res.Host.CPUs, res.Host.Go, res.Host.Chromium, cfg.width, cfg.height)
 	fmt.Fprintln(w, "commands:")
 	for _, c := range res.Commands {
@@ -1069,6 +1188,8 @@ func report(w io.Writer, cfg config, res *results) {
 	for _, s := range res.Signals {
 		fmt.Fprintln(w, "  "+s)
 	}
+	fmt.Fprintln(w, "page loads: warm = a fresh tab in the browser's default context (kbench's static files cached by the warm-up, as on a repeat visit);")
+	fmt.Fprintln(w, "            cold = a fresh tab in a fresh browser context (own renderer process, empty HTTP cache).")
 	fmt.Fprintln(w)
 	for _, in := range res.Inputs {
 		fmt.Fprintf(w, "== %s (kbench profile %d)\n", in.Name, in.KbenchID)
@@ -1088,51 +1209,61 @@ func report(w io.Writer, cfg config, res *results) {
 		}
 		measured := func(r int) bool { return r > 0 }
 		cold := func(r int) bool { return r == 0 }
-		paint := func(side string, f func(paintSample) float64) float64 {
-			var xs []float64
-			for _, p := range res.Paint {
-				if p.Input == in.Name && p.Side == side && p.Round > 0 {
-					xs = append(xs, f(p))
-				}
-			}
-			return median(xs)
-		}
 		row := func(name string, k, p float64, unit string) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", name, num(k, unit), num(p, unit), ratio(p, k))
 		}
-		row("time to data, GET + full body (ms)", data(sideKbench, measured, func(d dataSample) float64 { return d.MS }), data(sidePprof, measured, func(d dataSample) float64 { return d.MS }), "ms")
-		row("  time to first byte (ms)", data(sideKbench, measured, func(d dataSample) float64 { return d.TTFBMS }), data(sidePprof, measured, func(d dataSample) float64 { return d.TTFBMS }), "ms")
-		row("  body (MB)", data(sideKbench, measured, func(d dataSample) float64 { return float64(d.Bytes) / 1e6 }), data(sidePprof, measured, func(d dataSample) float64 { return float64(d.Bytes) / 1e6 }), "MB")
-		row("  cold first request (ms, 1 sample)", data(sideKbench, cold, func(d dataSample) float64 { return d.MS }), data(sidePprof, cold, func(d dataSample) float64 { return d.MS }), "ms")
-		row("first paint: nav start → drawn (ms)", paint(sideKbench, func(p paintSample) float64 { return p.DrawnMS }), paint(sidePprof, func(p paintSample) float64 { return p.DrawnMS }), "ms")
-		row("first paint: nav start → frame rendered (ms)", paint(sideKbench, func(p paintSample) float64 { return p.PaintedMS }), paint(sidePprof, func(p paintSample) float64 { return p.PaintedMS }), "ms")
-		row("  wall, Go: navigate → painted seen (ms)", paint(sideKbench, func(p paintSample) float64 { return p.WallMS }), paint(sidePprof, func(p paintSample) float64 { return p.WallMS }), "ms")
-		row("  HTML response end (ms)", paint(sideKbench, func(p paintSample) float64 { return p.ResponseEnd }), paint(sidePprof, func(p paintSample) float64 { return p.ResponseEnd }), "ms")
-		row("  DOMContentLoaded end (ms)", paint(sideKbench, func(p paintSample) float64 { return p.DCL }), paint(sidePprof, func(p paintSample) float64 { return p.DCL }), "ms")
-		row("  page script time (ms)", paint(sideKbench, func(p paintSample) float64 { return p.Metrics["ScriptDuration"] * 1000 }), paint(sidePprof, func(p paintSample) float64 { return p.Metrics["ScriptDuration"] * 1000 }), "ms")
-		row("  page layout + style time (ms)", paint(sideKbench, func(p paintSample) float64 {
-			return (p.Metrics["LayoutDuration"] + p.Metrics["RecalcStyleDuration"]) * 1000
-		}), paint(sidePprof, func(p paintSample) float64 {
-			return (p.Metrics["LayoutDuration"] + p.Metrics["RecalcStyleDuration"]) * 1000
-		}), "ms")
-		row("JS heap used after paint (MB)", paint(sideKbench, func(p paintSample) float64 { return p.HeapUsedMB }), paint(sidePprof, func(p paintSample) float64 { return p.HeapUsedMB }), "MB")
-		row("JS heap used after GC (MB)", paint(sideKbench, func(p paintSample) float64 { return p.HeapAfterGCMB }), paint(sidePprof, func(p paintSample) float64 { return p.HeapAfterGCMB }), "MB")
-		row("DOM nodes", paint(sideKbench, func(p paintSample) float64 { return p.Metrics["Nodes"] }), paint(sidePprof, func(p paintSample) float64 { return p.Metrics["Nodes"] }), "n")
-		row("server RSS after the page (MB)", paint(sideKbench, func(p paintSample) float64 { return p.ServerRSSMB }), paint(sidePprof, func(p paintSample) float64 { return p.ServerRSSMB }), "MB")
-		row("server peak RSS, VmHWM (MB)", paint(sideKbench, func(p paintSample) float64 { return p.ServerHWMMB }), paint(sidePprof, func(p paintSample) float64 { return p.ServerHWMMB }), "MB")
+		drow := func(name string, f func(dataSample) float64, unit string, round func(int) bool) {
+			row(name, data(sideKbench, round, f), data(sidePprof, round, f), unit)
+		}
+		drow("time to data: GET, full body (ms)", func(d dataSample) float64 { return d.MS }, "ms", measured)
+		drow("  time to first byte (ms)", func(d dataSample) float64 { return d.TTFBMS }, "ms", measured)
+		drow("  body (MB)", func(d dataSample) float64 { return float64(d.Bytes) / 1e6 }, "MB", measured)
+		drow("  cold first request (ms, 1 sample)", func(d dataSample) float64 { return d.MS }, "ms", cold)
+		verdicts := []string{fmt.Sprintf("time to data %s (%.1f×)", verdict(data(sidePprof, measured, func(d dataSample) float64 { return d.MS })/data(sideKbench, measured, func(d dataSample) float64 { return d.MS })),
+			data(sidePprof, measured, func(d dataSample) float64 { return d.MS })/data(sideKbench, measured, func(d dataSample) float64 { return d.MS }))}
+		var notes []string
+		for _, mode := range cfg.modes {
+			paint := func(side string, f func(paintSample) float64) float64 {
+				var xs []float64
+				for _, p := range res.Paint {
+					if p.Input == in.Name && p.Side == side && p.Mode == mode && p.Round > 0 {
+						xs = append(xs, f(p))
+					}
+				}
+				return median(xs)
+			}
+			prow := func(name string, f func(paintSample) float64, unit string) {
+				row(name, paint(sideKbench, f), paint(sidePprof, f), unit)
+			}
+			fmt.Fprintf(tw, "-- %s page loads\t\t\t\t\n", mode)
+			prow("first paint: nav start → drawn (ms)", func(p paintSample) float64 { return p.DrawnMS }, "ms")
+			prow("first paint: nav start → frame rendered (ms)", func(p paintSample) float64 { return p.PaintedMS }, "ms")
+			prow("  wall, Go: navigate → painted seen (ms)", func(p paintSample) float64 { return p.WallMS }, "ms")
+			prow("  HTML response end (ms)", func(p paintSample) float64 { return p.ResponseEnd }, "ms")
+			prow("  DOMContentLoaded end (ms)", func(p paintSample) float64 { return p.DCL }, "ms")
+			prow("  page script time (ms)", func(p paintSample) float64 { return p.Metrics["ScriptDuration"] * 1000 }, "ms")
+			prow("  page layout + style time (ms)", func(p paintSample) float64 {
+				return (p.Metrics["LayoutDuration"] + p.Metrics["RecalcStyleDuration"]) * 1000
+			}, "ms")
+			prow("JS heap used after paint (MB)", func(p paintSample) float64 { return p.HeapUsedMB }, "MB")
+			prow("JS heap used after GC (MB)", func(p paintSample) float64 { return p.HeapAfterGCMB }, "MB")
+			prow("DOM nodes", func(p paintSample) float64 { return p.Metrics["Nodes"] }, "n")
+			prow("server RSS after the page (MB)", func(p paintSample) float64 { return p.ServerRSSMB }, "MB")
+			prow("server peak RSS, VmHWM (MB)", func(p paintSample) float64 { return p.ServerHWMMB }, "MB")
+			kt := func(k string) float64 { return paint(sideKbench, func(p paintSample) float64 { return p.Timing[k] }) }
+			notes = append(notes, fmt.Sprintf("   %s: kbench data-timing medians: fetch %.1f, decode %.1f, layout %.1f, paint %.1f ms (%.0f frames); pprof drew %.0f boxes",
+				mode, kt("fetch"), kt("decode"), kt("layout"), kt("paint"), kt("nodes"), paint(sidePprof, func(p paintSample) float64 { return float64(p.Boxes) })))
+			r := paint(sidePprof, func(p paintSample) float64 { return p.PaintedMS }) / paint(sideKbench, func(p paintSample) float64 { return p.PaintedMS })
+			verdicts = append(verdicts, fmt.Sprintf("first paint (%s) %s (%.1f×)", mode, verdict(r), r))
+		}
 		tw.Flush()
-		kt := func(k string) float64 { return paint(sideKbench, func(p paintSample) float64 { return p.Timing[k] }) }
-		fmt.Fprintf(w, "   kbench data-timing (median ms): fetch %.1f, decode %.1f, layout %.1f, paint %.1f, total after fetch %.1f; %.0f frames\n",
-			kt("fetch"), kt("decode"), kt("layout"), kt("paint"), kt("total"), kt("nodes"))
-		fmt.Fprintf(w, "   pprof boxes drawn (median): %.0f\n", paint(sidePprof, func(p paintSample) float64 { return float64(p.Boxes) }))
-		kd := paint(sideKbench, func(p paintSample) float64 { return p.PaintedMS })
-		pd := paint(sidePprof, func(p paintSample) float64 { return p.PaintedMS })
-		kdat := data(sideKbench, measured, func(d dataSample) float64 { return d.MS })
-		pdat := data(sidePprof, measured, func(d dataSample) float64 { return d.MS })
-		fmt.Fprintf(w, "   target ≥ 3×: time to data %s (%.1f×), first paint %s (%.1f×)\n\n", verdict(pdat/kdat), pdat/kdat, verdict(pd/kd), pd/kd)
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+		fmt.Fprintf(w, "   target ≥ 3×: %s\n\n", strings.Join(verdicts, "; "))
 	}
 	for _, t := range res.Traces {
-		fmt.Fprintf(w, "== trace %s %s (one traced load, %s): painted at %.0f ms; main thread busy %.0f ms\n", t.Input, t.Side, filepath.Base(t.File), t.PaintedMS, t.BusyMS)
+		fmt.Fprintf(w, "== trace %s %s %s (one traced load, %s): painted at %.0f ms; main thread busy %.0f ms\n", t.Input, t.Side, t.Mode, filepath.Base(t.File), t.PaintedMS, t.BusyMS)
 		var parts []string
 		for _, x := range t.SelfMS {
 			parts = append(parts, fmt.Sprintf("%s %.0f", x.Name, x.MS))
@@ -1157,12 +1288,13 @@ func report(w io.Writer, cfg config, res *results) {
 	if m := res.Memory; m != nil {
 		fmt.Fprintf(w, "\n== embedded pprof UI memory: %d variants of the first pprof input (every %dth sample, %d samples, ~%s each), /profiles/{id}/pprof/flamegraph opened twice over\n",
 			m.Variants, cfg.variantEvery, m.SamplesEach[0], mb(m.BytesEach[0]))
-		fmt.Fprintf(w, "   kbench RSS before the import %.1f MB; after importing and parsing all (flame-graph API, parsed-profile LRU of 32) %.1f MB\n", m.BeforeRSSMB, m.AfterPrefill)
+		fmt.Fprintf(w, "   kbench RSS before the import %.1f MB; after importing and parsing all (flame-graph API, parsed-profile LRU of 32) %.1f MB, live heap at GC %d: %d MB\n", m.BeforeRSSMB, m.AfterPrefill, m.PrefillGC.Num, m.PrefillGC.LiveMB)
+		fmt.Fprintln(w, "   live heap = what the most recent garbage collection (GODEBUG=gctrace=1) marked live; Δ RSS is against the row above")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "pass\topen\tprofile\tms\tRSS MB\tΔ MB\tHWM MB\t")
+		fmt.Fprintln(tw, "pass\topen\tprofile\tms\tRSS MB\tΔ RSS MB\tHWM MB\tlast GC\tlive heap MB\t")
 		prev := m.AfterPrefill
 		for _, p := range m.Points {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%.0f\t%.1f\t%+.1f\t%.1f\t\n", p.Pass, p.Open, p.Profile, p.MS, p.RSSMB, p.RSSMB-prev, p.HWMMB)
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%.0f\t%.1f\t%+.1f\t%.1f\t%d\t%d\t\n", p.Pass, p.Open, p.Profile, p.MS, p.RSSMB, p.RSSMB-prev, p.HWMMB, p.GC.Num, p.GC.LiveMB)
 			prev = p.RSSMB
 		}
 		tw.Flush()
@@ -1183,6 +1315,18 @@ func report(w io.Writer, cfg config, res *results) {
 		}
 		growth := func(pass, from, to int) float64 { return rssAt(pass, to) - rssAt(pass, from-1) }
 		n := m.Variants
+		liveMax := func(pass, from, to int) (mx int) {
+			for _, p := range m.Points {
+				if p.Pass == pass && p.Open >= from && p.Open <= to && p.GC.LiveMB > mx {
+					mx = p.GC.LiveMB
+				}
+			}
+			return mx
+		}
+		if n > 16 {
+			fmt.Fprintf(w, "   live heap (largest seen): after prefill %d MB; pass 1 opens 1–16 %d MB, opens 17–%d %d MB; pass 2 %d MB\n",
+				m.PrefillGC.LiveMB, liveMax(1, 1, 16), n, liveMax(1, 17, n), liveMax(2, 1, n))
+		}
 		if n > 16 {
 			fmt.Fprintf(w, "   RSS growth: opens 1–16 %+.1f MB (%.1f MB per handler set); opens 17–%d %+.1f MB (%.1f per open, cache full, evicting); second pass, all %d rebuilt: %+.1f MB\n",
 				growth(1, 1, 16), growth(1, 1, 16)/16, n, growth(1, 17, n), growth(1, 17, n)/float64(n-16), n, growth(2, 1, n))

@@ -31,6 +31,7 @@ var traceCategories = []string{
 type traceSummary struct {
 	Input     string         `json:"input"`
 	Side      string         `json:"side"`
+	Mode      string         `json:"mode"`
 	File      string         `json:"file"`
 	PaintedMS float64        `json:"painted_ms"`
 	BusyMS    float64        `json:"busy_ms"` // main thread in a task
@@ -72,8 +73,12 @@ type traceEvent struct {
 // trace loads u once more in a fresh tab with Chrome tracing on, writes the
 // trace to path (open it in chrome://tracing, DevTools' Performance panel or
 // Perfetto) and summarises the page's main thread.
-func (b *browser) trace(ctx context.Context, cfg config, u, side, path string) (*traceSummary, error) {
-	tab, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+func (b *browser) trace(ctx context.Context, cfg config, u, side, path string, fresh bool) (*traceSummary, error) {
+	var opts []chromedp.ContextOption
+	if fresh {
+		opts = append(opts, chromedp.WithNewBrowserContext())
+	}
+	tab, cancel := chromedp.NewContext(b.ctx, opts...)
 	defer cancel()
 	script := fmt.Sprintf(injectCommon, map[string]string{sideKbench: injectKbench, sidePprof: injectPprof}[side])
 	var (
@@ -308,7 +313,7 @@ func summarizeTrace(raw [][]byte, u string, paintedMS float64) (*traceSummary, e
 	reqs := map[string]*req{}
 	var order []string
 	for _, e := range evs {
-		if e.Name != "ResourceSendRequest" && e.Name != "ResourceFinish" {
+		if e.Name != "ResourceWillSendRequest" && e.Name != "ResourceSendRequest" && e.Name != "ResourceFinish" {
 			continue
 		}
 		var a struct {
@@ -326,10 +331,21 @@ func summarizeTrace(raw [][]byte, u string, paintedMS float64) (*traceSummary, e
 			reqs[a.Data.RequestID] = r
 			order = append(order, a.Data.RequestID)
 		}
-		if e.Name == "ResourceSendRequest" {
-			r.url, r.start = a.Data.URL, e.Ts
-		} else {
+		switch e.Name {
+		case "ResourceFinish":
 			r.end = e.Ts
+		case "ResourceSendRequest":
+			if a.Data.URL != "" {
+				r.url = a.Data.URL // the last one: the URL after redirects
+			}
+			fallthrough
+		default:
+			// The browser process logs ResourceWillSendRequest when it
+			// sends a navigation request; the renderer logs the document's
+			// ResourceSendRequest only once it commits.
+			if r.start == 0 || e.Ts < r.start {
+				r.start = e.Ts
+			}
 		}
 	}
 	for _, id := range order {
