@@ -144,7 +144,7 @@ type childBroker struct {
 	addr   string
 	stdin  io.WriteCloser
 	lines  chan string
-	stderr *tailBuffer
+	stderr *TailBuffer
 	exited chan struct{}
 }
 
@@ -161,7 +161,7 @@ func startChildBroker(ctx context.Context, command []string) (*childBroker, erro
 	if err != nil {
 		return nil, err
 	}
-	b := &childBroker{cmd: cmd, stdin: stdin, lines: make(chan string, 16), stderr: newTailBuffer(4096), exited: make(chan struct{})}
+	b := &childBroker{cmd: cmd, stdin: stdin, lines: make(chan string, 16), stderr: NewTailBuffer(4096), exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start embedded broker: %w", err)
@@ -265,17 +265,20 @@ func (b *childBroker) kill() {
 	<-b.exited
 }
 
-// tailBuffer keeps the last n bytes written to it: a child's stderr tail for
-// error messages, without unbounded memory.
-type tailBuffer struct {
+// TailBuffer keeps the last n bytes written to it: a child process's stderr
+// tail for error messages, without unbounded memory. It is safe for
+// concurrent use.
+type TailBuffer struct {
 	mu  sync.Mutex
 	buf []byte
 	n   int
 }
 
-func newTailBuffer(n int) *tailBuffer { return &tailBuffer{n: n} }
+// NewTailBuffer keeps the last n bytes.
+func NewTailBuffer(n int) *TailBuffer { return &TailBuffer{n: n} }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
+// Write implements io.Writer.
+func (t *TailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, p...)
@@ -285,7 +288,8 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (t *tailBuffer) String() string {
+// String returns the bytes kept.
+func (t *TailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)

@@ -77,22 +77,30 @@ func queryID(c *gin.Context, name string) (uint, error) {
 	return uint(id), nil
 }
 
-// flameGraph answers GET /api/profiles/:id/flamegraph: the tree as JSON, or
-// with format=compact the flat encoding the browser draws from.
-func (s *Server) flameGraph(c *gin.Context) {
+// profileSample loads the profile named by the :id parameter and picks the
+// sample type named by ?sample= (the profile's default when absent).
+func (s *Server) profileSample(c *gin.Context) (*loadedProfile, int, error) {
 	id, err := parseID(c)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return nil, 0, err
 	}
 	lp, err := s.loadProfile(c.Request.Context(), id)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return nil, 0, err
 	}
 	idx, err := profiles.PickSample(lp.prof, c.Query("sample"))
 	if err != nil {
-		s.fail(c, badInput("sample", "%v", err))
+		return nil, 0, badInput("sample", "%v", err)
+	}
+	return lp, idx, nil
+}
+
+// flameGraph answers GET /api/profiles/:id/flamegraph: the tree as JSON, or
+// with format=compact the flat encoding the browser draws from.
+func (s *Server) flameGraph(c *gin.Context) {
+	lp, idx, err := s.profileSample(c)
+	if err != nil {
+		s.fail(c, err)
 		return
 	}
 	tree := profiles.BuildTree(lp.prof, idx)
@@ -124,19 +132,9 @@ func sampleTypes(p *profile.Profile) []sampleType {
 }
 
 func (s *Server) writePaths(c *gin.Context) {
-	id, err := parseID(c)
+	lp, idx, err := s.profileSample(c)
 	if err != nil {
 		s.fail(c, err)
-		return
-	}
-	lp, err := s.loadProfile(c.Request.Context(), id)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	idx, err := profiles.PickSample(lp.prof, c.Query("sample"))
-	if err != nil {
-		s.fail(c, badInput("sample", "%v", err))
 		return
 	}
 	c.JSON(http.StatusOK, profiles.WritePaths(lp.prof, idx))
@@ -569,19 +567,9 @@ func sampleNames(p *profile.Profile) []string {
 // profilePage is /profiles/:id: the flame graph with its sample-type
 // picker, search and zoom kept in the URL, and the write-path panel.
 func (s *Server) profilePage(c *gin.Context) {
-	id, err := parseID(c)
+	lp, idx, err := s.profileSample(c)
 	if err != nil {
 		s.fail(c, err)
-		return
-	}
-	lp, err := s.loadProfile(c.Request.Context(), id)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	idx, err := profiles.PickSample(lp.prof, c.Query("sample"))
-	if err != nil {
-		s.fail(c, badInput("sample", "%v", err))
 		return
 	}
 	st := lp.prof.SampleType[idx]

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,13 +220,13 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string)
 	if err != nil {
 		return failed("start: %v", err)
 	}
-	stderrTail := &tailWriter{max: 8 << 10}
+	stderrTail := runner.NewTailBuffer(8 << 10)
 	stderrLog, err := os.Create(filepath.Join(dir, "stderr.log"))
 	if err != nil {
 		return failed("start: %v", err)
 	}
 	defer stderrLog.Close()
-	cmd.Stderr = multiWriter{stderrLog, stderrTail}
+	cmd.Stderr = io.MultiWriter(stderrLog, stderrTail)
 	ex := &execution{cmd: cmd, done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		return failed("start kbench run: %v", err)
@@ -336,36 +337,4 @@ func childEnv(secrets map[string]string) []string {
 		env = append(env, runner.SecretPropsEnv+"="+string(b))
 	}
 	return env
-}
-
-// tailWriter keeps the last max bytes written, for error messages.
-type tailWriter struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-type multiWriter []interface{ Write([]byte) (int, error) }
-
-func (m multiWriter) Write(p []byte) (int, error) {
-	for _, w := range m {
-		w.Write(p)
-	}
-	return len(p), nil
 }
