@@ -1,0 +1,404 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"html"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Meta is what a report adds to a table: a title, the author's notes, the
+// report's link and its creation time.
+type Meta struct {
+	Title   string
+	Notes   string
+	URL     string
+	Created time.Time
+}
+
+// defaultTitle titles a Markdown export without one.
+const defaultTitle = "kbench comparison"
+
+// Markdown renders t as GitHub-flavoured Markdown, ready to paste in a
+// pull request:
+//
+//   - "## Title", then a line with the creation time (UTC) and the link,
+//     then meta.Notes as written (Markdown of the author's own);
+//   - one table: the first column is the metric, its unit and an arrow
+//     for its direction, then one column per run or group (the baseline
+//     first); section rows in bold; cells as [Row.ValueText], followed in
+//     non-baseline columns by the change in parentheses as
+//     [Table.ChangeText], e.g. "1,300,000 (+5.3% ✓)", and by "(n=7)" when
+//     a metric is missing from some of a column's runs;
+//   - the legend ([Table.Legend]) and the table's notes;
+//   - each measured run's Kafka-format output in a
+//     <details><summary>#id label</summary> block holding a fenced code
+//     block (runs without output are left out).
+//
+// Labels, units and the title are escaped (|, backticks and the other
+// inline Markdown characters); summaries are HTML-escaped; a fence is
+// longer than any run of backticks in the output it holds. The output is
+// deterministic.
+func Markdown(t *Table, meta Meta) string {
+	var b strings.Builder
+	b.Grow(256 + len(t.Rows)*len(t.Columns)*32 + outputsLen(t))
+	title := meta.Title
+	if strings.TrimSpace(title) == "" {
+		title = defaultTitle
+	}
+	b.WriteString("## ")
+	b.WriteString(escapeInline(title))
+	b.WriteString("\n\n")
+	var info []string
+	if !meta.Created.IsZero() {
+		info = append(info, "Created "+meta.Created.UTC().Format("2006-01-02 15:04")+" UTC")
+	}
+	if meta.URL != "" {
+		info = append(info, "report: ["+escapeInline(meta.URL)+"]("+escapeURL(meta.URL)+")")
+	}
+	if len(info) > 0 {
+		b.WriteString(strings.Join(info, " · "))
+		b.WriteString("\n\n")
+	}
+	if notes := strings.TrimSpace(normalizeNewlines(meta.Notes)); notes != "" {
+		b.WriteString(notes)
+		b.WriteString("\n\n")
+	}
+
+	// Header.
+	b.WriteString("| Metric |")
+	for _, c := range t.Columns {
+		b.WriteString(" ")
+		b.WriteString(escapeInline(c.Name))
+		if c.Baseline {
+			b.WriteString(" · baseline")
+		}
+		if n := len(c.Runs); n > 1 {
+			b.WriteString(" · " + strconv.Itoa(n) + " runs")
+		}
+		b.WriteString(" |")
+	}
+	b.WriteString("\n| :--- |")
+	for range t.Columns {
+		b.WriteString(" ---: |")
+	}
+	b.WriteString("\n")
+
+	section := ""
+	for _, row := range t.Rows {
+		if row.Section != section {
+			section = row.Section
+			b.WriteString("| **")
+			b.WriteString(section)
+			b.WriteString("** |")
+			for range t.Columns {
+				b.WriteString("  |")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("| ")
+		b.WriteString(escapeInline(row.Metric))
+		if row.Unit != "" {
+			b.WriteString(" (")
+			b.WriteString(escapeInline(row.Unit))
+			b.WriteString(")")
+		}
+		switch row.Better {
+		case HigherIsBetter:
+			b.WriteString(" " + arrowHigherBetter)
+		case LowerIsBetter:
+			b.WriteString(" " + arrowLowerBetter)
+		}
+		b.WriteString(" |")
+		for i, c := range row.Cells {
+			b.WriteString(" ")
+			b.WriteString(row.ValueText(i))
+			if runs := len(t.Columns[i].Runs); c.N > 0 && c.N != runs {
+				b.WriteString(" (n=" + strconv.Itoa(c.N) + ")")
+			}
+			if ch := t.ChangeText(c); ch != "" {
+				b.WriteString(" (")
+				b.WriteString(ch)
+				b.WriteString(")")
+			}
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	if len(t.Rows) == 0 {
+		b.WriteString("\nNo metrics to show.\n")
+	}
+
+	b.WriteString("\n**Legend:** ")
+	b.WriteString(t.Legend())
+	b.WriteString("\n\n**Notes**\n\n")
+	for _, n := range t.Notes {
+		b.WriteString("- ")
+		b.WriteString(escapeInline(n))
+		b.WriteString("\n")
+	}
+
+	first := true
+	for _, outs := range t.outputs {
+		for _, o := range outs {
+			text := strings.TrimRight(normalizeNewlines(o.Output), "\n")
+			if strings.TrimSpace(text) == "" {
+				continue
+			}
+			if first {
+				b.WriteString("\n### Kafka output\n")
+				first = false
+			}
+			name := "#" + strconv.FormatUint(uint64(o.ID), 10)
+			if o.Label != "" {
+				name += " " + strings.Join(strings.Fields(o.Label), " ")
+			}
+			fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+			b.WriteString("\n<details><summary>")
+			b.WriteString(html.EscapeString(name))
+			b.WriteString("</summary>\n\n")
+			b.WriteString(fence)
+			b.WriteString("text\n")
+			b.WriteString(text)
+			b.WriteString("\n")
+			b.WriteString(fence)
+			b.WriteString("\n\n</details>\n")
+		}
+	}
+	return b.String()
+}
+
+func outputsLen(t *Table) int {
+	n := 0
+	for _, outs := range t.outputs {
+		for _, o := range outs {
+			n += len(o.Output) + 96
+		}
+	}
+	return n
+}
+
+// escapeInline makes text safe inside a Markdown table cell or heading:
+// line breaks become spaces and the characters that start inline markup
+// (backslash, backtick, emphasis, links, HTML, entities, strikethrough)
+// or end a cell (|) are backslash-escaped.
+func escapeInline(s string) string {
+	if !strings.ContainsAny(s, "\\`*_[]<>|~&\r\n\t") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		switch r {
+		case '\r', '\n', '\t':
+			b.WriteByte(' ')
+			continue
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '&':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// escapeURL makes a link destination safe in Markdown.
+func escapeURL(u string) string {
+	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\n", "", "\r", "", "|", "%7C").Replace(u)
+}
+
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	best, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			cur++
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}
+
+// csvHeader are the columns of [CSV].
+var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "value", "lo", "hi", "delta_pct", "p_value", "verdict", "test"}
+
+// CSV renders t as one record per metric × column with raw numbers
+// (the fewest digits that read back exactly, "." as the decimal point,
+// no exponent, no separators):
+//
+//	section, metric, unit, better, column, n, value, lo, hi, delta_pct, p_value, verdict, test
+//
+// value is the run's value or the median, empty when n is 0; lo and hi
+// are the median's interval, empty without one; delta_pct, p_value,
+// verdict and test are empty for the baseline and when not computed.
+// test is one of the Test constants ("significant", "not significant",
+// "too few samples", "single runs"). Text cells that a spreadsheet would
+// take for a formula (starting =, +, -, @) are prefixed with a quote.
+func CSV(t *Table) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write(csvHeader)
+	rec := make([]string, len(csvHeader))
+	for _, row := range t.Rows {
+		for i, c := range row.Cells {
+			rec[0] = row.Section
+			rec[1] = csvText(row.Metric)
+			rec[2] = csvText(row.Unit)
+			rec[3] = row.Better
+			rec[4] = csvText(t.Columns[i].Name)
+			rec[5] = strconv.Itoa(c.N)
+			rec[6] = ""
+			if c.N > 0 {
+				rec[6] = rawFloat(c.Value)
+			}
+			rec[7], rec[8] = optFloat(c.Lo), optFloat(c.Hi)
+			rec[9], rec[10] = optFloat(c.DeltaPct), optFloat(c.P)
+			rec[11], rec[12] = c.Verdict, c.Test
+			_ = w.Write(rec)
+		}
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// rawFloat formats v in the fewest digits that read back as v, without
+// an exponent.
+func rawFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func optFloat(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return rawFloat(*p)
+}
+
+// csvText defuses text a spreadsheet would run as a formula.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// The JSON document of [JSON].
+type (
+	jsonTable struct {
+		Title         string       `json:"title"`
+		Notes         string       `json:"notes,omitempty"`
+		URL           string       `json:"url,omitempty"`
+		Created       string       `json:"created,omitempty"`
+		Alpha         float64      `json:"alpha"`
+		Confidence    float64      `json:"confidence"`
+		IntervalMinN  int          `json:"interval_min_n"`
+		TestMinN      int          `json:"test_min_n"`
+		HideUnchanged bool         `json:"hide_unchanged"`
+		Columns       []jsonColumn `json:"columns"`
+		Rows          []jsonRow    `json:"rows"`
+		Hidden        []string     `json:"hidden_metrics,omitempty"`
+		TableNotes    []string     `json:"table_notes"`
+		Legend        string       `json:"legend"`
+	}
+	jsonColumn struct {
+		Name            string `json:"name"`
+		Baseline        bool   `json:"baseline"`
+		Runs            []uint `json:"runs"`
+		WarmupsExcluded []uint `json:"warmups_excluded,omitempty"`
+	}
+	jsonRow struct {
+		Section string     `json:"section"`
+		Metric  string     `json:"metric"`
+		Unit    string     `json:"unit"`
+		Better  string     `json:"better"`
+		Help    string     `json:"help,omitempty"`
+		Notes   []string   `json:"notes,omitempty"`
+		Cells   []jsonCell `json:"cells"`
+	}
+	jsonCell struct {
+		Column   string    `json:"column"`
+		N        int       `json:"n"`
+		Value    *float64  `json:"value"`
+		Values   []float64 `json:"values,omitempty"`
+		Lo       *float64  `json:"lo"`
+		Hi       *float64  `json:"hi"`
+		DeltaPct *float64  `json:"delta_pct"`
+		P        *float64  `json:"p_value"`
+		Test     string    `json:"test"`
+		Verdict  string    `json:"verdict"`
+		Text     string    `json:"text"`
+		Change   string    `json:"change"`
+		Notes    []string  `json:"notes,omitempty"`
+	}
+)
+
+// JSON renders t and meta as one indented JSON object with raw numbers,
+// ending in a newline:
+// title, notes, url, created (RFC 3339, UTC), alpha, confidence,
+// interval_min_n, test_min_n, hide_unchanged, columns (name, baseline,
+// runs, warmups_excluded), rows (section, metric, unit, better, help,
+// notes, cells), hidden_metrics, table_notes and legend. A cell has
+// column, n, value (null when missing), values (the samples, ascending),
+// lo, hi, delta_pct and p_value (null when not computed), test, verdict,
+// its text and change as Markdown shows them, and notes.
+func JSON(t *Table, meta Meta) ([]byte, error) {
+	doc := jsonTable{
+		Title:         meta.Title,
+		Notes:         meta.Notes,
+		URL:           meta.URL,
+		Alpha:         t.Alpha,
+		Confidence:    t.Confidence,
+		IntervalMinN:  t.IntervalMinN,
+		TestMinN:      t.TestMinN,
+		HideUnchanged: t.HideUnchanged,
+		Columns:       make([]jsonColumn, len(t.Columns)),
+		Rows:          make([]jsonRow, len(t.Rows)),
+		Hidden:        t.Hidden,
+		TableNotes:    t.Notes,
+		Legend:        t.Legend(),
+	}
+	if !meta.Created.IsZero() {
+		doc.Created = meta.Created.UTC().Format(time.RFC3339)
+	}
+	for i, c := range t.Columns {
+		runs := c.Runs
+		if runs == nil {
+			runs = []uint{}
+		}
+		doc.Columns[i] = jsonColumn{Name: c.Name, Baseline: c.Baseline, Runs: runs, WarmupsExcluded: c.WarmupsExcluded}
+	}
+	for i, row := range t.Rows {
+		jr := jsonRow{Section: row.Section, Metric: row.Metric, Unit: row.Unit, Better: row.Better, Help: row.Help, Notes: row.Notes,
+			Cells: make([]jsonCell, len(row.Cells))}
+		for j, c := range row.Cells {
+			jc := jsonCell{Column: t.Columns[j].Name, N: c.N, Values: c.Values, Lo: c.Lo, Hi: c.Hi, DeltaPct: c.DeltaPct, P: c.P,
+				Test: c.Test, Verdict: c.Verdict, Text: row.ValueText(j), Change: t.ChangeText(c), Notes: c.Notes}
+			if c.N > 0 {
+				v := c.Value
+				jc.Value = &v
+			}
+			jr.Cells[j] = jc
+		}
+		doc.Rows[i] = jr
+	}
+	if doc.TableNotes == nil {
+		doc.TableNotes = []string{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // "n<4" stays readable; this is not HTML
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

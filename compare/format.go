@@ -1,0 +1,282 @@
+package compare
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// minus is the sign of negative numbers and changes in text: a real
+// minus (U+2212), not a hyphen. CSV and JSON keep raw numbers.
+const minus = "−"
+
+// Marks of the text notation, defined in [Table.Legend].
+const (
+	markBetter        = "✓"
+	markWorse         = "✗"
+	markSame          = "~"
+	markChanged       = "≠"
+	markEqual         = "="
+	markUntested      = "?"
+	markMissing       = "—"
+	arrowHigherBetter = "↑"
+	arrowLowerBetter  = "↓"
+)
+
+// FormatNumber formats v for people: thousands separators and about three
+// significant digits without hiding the integer part. Whole numbers have
+// no decimals; otherwise values of 1000 and more have none, of 100 and
+// more one, of 1 and more two, and smaller values three significant
+// digits. Negative numbers take a real minus sign.
+//
+//	1234567.89 → "1,234,568"   4.1234 → "4.12"   123.45 → "123.5"   0.01234 → "0.0123"   -2 → "−2"
+func FormatNumber(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "∞"
+	case math.IsInf(v, -1):
+		return minus + "∞"
+	case v == 0:
+		return "0"
+	case v < 0:
+		s := FormatNumber(-v)
+		if s == "0" {
+			return s
+		}
+		return minus + s
+	case v == math.Trunc(v) && v < 1e15:
+		return groupThousands(strconv.FormatFloat(v, 'f', 0, 64))
+	case v < 1e-6:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	d := decimals(v)
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	// Rounding may carry into the next magnitude (999.96 → "1000.0"):
+	// use that magnitude's decimals.
+	if r, err := strconv.ParseFloat(s, 64); err == nil && r != 0 {
+		if d2 := decimals(r); d2 < d {
+			s = strconv.FormatFloat(r, 'f', d2, 64)
+		}
+	}
+	return groupThousands(s)
+}
+
+// decimals is the number of decimals FormatNumber shows for v > 0.
+func decimals(v float64) int {
+	switch {
+	case v >= 1000:
+		return 0
+	case v >= 100:
+		return 1
+	case v >= 1:
+		return 2
+	}
+	return 2 - int(math.Floor(math.Log10(v)))
+}
+
+// groupThousands puts commas into the integer part of an unsigned number.
+func groupThousands(s string) string {
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	if len(intPart) > 3 {
+		var b strings.Builder
+		lead := len(intPart) % 3
+		b.WriteString(intPart[:lead])
+		for i := lead; i < len(intPart); i += 3 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(intPart[i : i+3])
+		}
+		intPart = b.String()
+	}
+	if hasFrac {
+		return intPart + "." + frac
+	}
+	return intPart
+}
+
+// FormatValue formats a value with its unit: "1,234,567 records/s",
+// "4.12 ms", "87.5%". No unit gives the number alone.
+func FormatValue(v float64, unit string) string {
+	switch unit {
+	case "":
+		return FormatNumber(v)
+	case "%":
+		return FormatNumber(v) + "%"
+	}
+	return FormatNumber(v) + " " + unit
+}
+
+// FormatDelta formats a change in percent with its sign: "+3.4%",
+// "−12.0%", "0.0%"; one decimal below 100%, none from 100% on
+// ("+250%", "+1,234%"), two (or "<0.01%") for changes that would round
+// to zero.
+func FormatDelta(pct float64) string {
+	switch {
+	case math.IsNaN(pct):
+		return "?"
+	case pct == 0:
+		return "0.0%"
+	}
+	sign := "+"
+	if pct < 0 {
+		sign = minus
+	}
+	a := math.Abs(pct)
+	var s string
+	switch {
+	case math.IsInf(a, 0):
+		s = "∞"
+	case a >= 100:
+		s = groupThousands(strconv.FormatFloat(a, 'f', 0, 64))
+	case a >= 0.05:
+		s = strconv.FormatFloat(a, 'f', 1, 64)
+	case a >= 0.005:
+		s = strconv.FormatFloat(a, 'f', 2, 64)
+	default:
+		s = "<0.01"
+	}
+	return sign + s + "%"
+}
+
+// FormatP formats a p-value as benchstat does, three decimals:
+// "p=0.310"; below 0.001, "p<0.001".
+func FormatP(p float64) string {
+	if p < 0.0005 {
+		return "p<0.001"
+	}
+	return "p=" + strconv.FormatFloat(p, 'f', 3, 64)
+}
+
+// formatInterval formats the confidence interval of a median: "±2.3%"
+// (the larger distance of the bounds from the median, in percent of it),
+// or "lo … hi" when the bounds do not share the median's sign.
+func formatInterval(center, lo, hi float64) string {
+	if (center > 0 && lo > 0) || (center < 0 && hi < 0) {
+		w := math.Max(hi-center, center-lo) / math.Abs(center) * 100
+		if w >= 10 {
+			return "±" + groupThousands(strconv.FormatFloat(w, 'f', 0, 64)) + "%"
+		}
+		return "±" + strconv.FormatFloat(w, 'f', 1, 64) + "%"
+	}
+	if center == 0 && lo == 0 && hi == 0 {
+		return "±0.0%"
+	}
+	return "[" + FormatNumber(lo) + " … " + FormatNumber(hi) + "]"
+}
+
+// ValueText is the figure of cell i as tables show it, without the unit:
+// the value with the row's decimals ("1,234,567", "4.12"), then for a
+// median with an interval the interval ("4.12 ±2.3%"); "—" when the
+// metric is missing.
+func (r Row) ValueText(i int) string {
+	c := r.Cells[i]
+	if c.N == 0 {
+		return markMissing
+	}
+	s := formatFixed(c.Value, r.Decimals)
+	if c.Lo != nil && c.Hi != nil {
+		s += " " + formatInterval(c.Value, *c.Lo, *c.Hi)
+	}
+	return s
+}
+
+// rowDecimals is the number of decimals that shows every value of a row
+// with FormatNumber's precision: 0 when all are whole numbers, else the
+// most any fractional value needs (at most 9), so that a column of
+// figures lines up ("95.00" next to "94.76", not "95").
+func rowDecimals(cells []Cell) int {
+	d := 0
+	for _, c := range cells {
+		a := math.Abs(c.Value)
+		if c.N == 0 || a == math.Trunc(a) || math.IsInf(a, 0) {
+			continue
+		}
+		d = max(d, decimals(a))
+	}
+	return min(d, 9)
+}
+
+// formatFixed formats v with d decimals, thousands separators and a real
+// minus sign.
+func formatFixed(v float64, d int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return FormatNumber(v)
+	}
+	s := groupThousands(strconv.FormatFloat(math.Abs(v), 'f', d, 64))
+	if v < 0 && strings.Trim(s, "0.,") != "" {
+		return minus + s
+	}
+	return s
+}
+
+// ChangeText is a cell's change against the baseline in the notation of
+// [Table.Legend], "" for the baseline or a missing value:
+//
+//	"+3.4% ✓"          significant, better
+//	"−12.0% ✗"         significant, worse
+//	"+5.1% ≠"          significant, metric without a direction
+//	"+0.8% ~ p=0.382"  no significant difference
+//	"+3.4% n<4"        too few samples to test
+//	"+3.4% ✓?"         single runs, better by direction only, untested
+//	"−3.4% ✗?"         single runs, worse by direction only, untested
+//	"0.0% ="           single runs, identical values
+//	"+3.4%"            single runs, metric without a direction
+//
+// A baseline of 0 shows "from 0" instead of a percentage.
+func (t *Table) ChangeText(c Cell) string {
+	if c.Test == TestNone {
+		return ""
+	}
+	delta := "from 0"
+	if c.DeltaPct != nil {
+		delta = FormatDelta(*c.DeltaPct)
+	}
+	var mark string
+	switch c.Test {
+	case TestSignificant:
+		switch c.Verdict {
+		case VerdictBetter:
+			mark = markBetter
+		case VerdictWorse:
+			mark = markWorse
+		default:
+			mark = markChanged
+		}
+	case TestNotSignificant:
+		mark = markSame
+		if c.P != nil {
+			mark += " " + FormatP(*c.P)
+		}
+	case TestTooFew:
+		mark = "n<" + strconv.Itoa(t.TestMinN)
+	case TestSingleRuns:
+		switch c.Verdict {
+		case VerdictBetter:
+			mark = markBetter + markUntested
+		case VerdictWorse:
+			mark = markWorse + markUntested
+		default:
+			if c.Sign == 0 {
+				mark = markEqual
+			}
+		}
+	}
+	if mark == "" {
+		return delta
+	}
+	return delta + " " + mark
+}
+
+// Legend explains the notation of the table's text exports, one line.
+func (t *Table) Legend() string {
+	a := trimFloat(t.Alpha)
+	return "↑ higher is better, ↓ lower is better · value: the run's figure, or the median of a column's runs with its " +
+		pctLevel(t.Confidence) + " confidence interval (±) · (change vs the baseline column) · " +
+		"✓ better, ✗ worse: significant (Mann-Whitney U, p ≤ " + a + ", ≥ " + strconv.Itoa(t.TestMinN) + " runs per side) · " +
+		"≠ significant change, metric without a direction · ~ no significant difference, with its p-value · " +
+		"n<" + strconv.Itoa(t.TestMinN) + " too few runs to test, no verdict · " +
+		"✓? ✗? single runs: direction only, not tested · = same value · — not measured"
+}
