@@ -103,19 +103,34 @@ func (s *Server) flameGraph(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	tree := profiles.BuildTree(lp.prof, idx)
-	st := lp.prof.SampleType[idx]
-	body := gin.H{"profile": lp.meta, "sample_types": sampleTypes(lp.prof), "sample": st.Type, "unit": st.Unit, "total": tree.Value}
-	switch c.DefaultQuery("format", "tree") {
-	case "tree":
-		body["tree"] = tree
-	case "compact":
-		body["compact"] = tree.Compact()
-	default:
+	format := c.DefaultQuery("format", "tree")
+	if format != "tree" && format != "compact" {
 		s.fail(c, badInput("format", "must be tree or compact"))
 		return
 	}
-	c.JSON(http.StatusOK, body)
+	// Stored profiles never change, so neither does their flame graph:
+	// building and encoding a large one costs ~150 ms, serving it again
+	// nothing.
+	key := fmt.Sprintf("%d/%d/%s", lp.meta.ID, idx, format)
+	if body, ok := s.flames.get(key); ok {
+		c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+		return
+	}
+	tree := profiles.BuildTree(lp.prof, idx)
+	st := lp.prof.SampleType[idx]
+	resp := gin.H{"profile": lp.meta, "sample_types": sampleTypes(lp.prof), "sample": st.Type, "unit": st.Unit, "total": tree.Value}
+	if format == "compact" {
+		resp["compact"] = tree.Compact()
+	} else {
+		resp["tree"] = tree
+	}
+	body, err := json.Marshal(resp)
+	if err != nil {
+		s.fail(c, fmt.Errorf("server: encode flame graph: %w", err))
+		return
+	}
+	s.flames.put(key, body)
+	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 }
 
 type sampleType struct {

@@ -350,7 +350,7 @@ func summarizeTrace(raw [][]byte, u string, paintedMS float64) (*traceSummary, e
 	}
 	for _, id := range order {
 		r := reqs[id]
-		if r.url == "" || r.start < nav || r.start > end {
+		if r.url == "" || strings.HasPrefix(r.url, "data:") || r.start < nav || r.start > end {
 			continue
 		}
 		rs := requestSpan{URL: r.url, StartMS: (r.start - nav) / 1000}
