@@ -108,7 +108,7 @@ kbench_produce() {
   [ $# -gt 0 ] && props=(--producer-props "$@")
   log "round $round: $case / $side"
   "$KBENCH" run producer --bootstrap-server "$ADDR" --topic "$topic" --num-records "$n" \
-    --record-size "$size" --throughput -1 --partitions 1 --profile "$profile" \
+    --record-size "$size" --throughput -1 --partitions 1 --profile "$profile" --mode "${PRODUCER_MODE:-writer}" \
     --out "$OUT/runs/$name" ${props[@]+"${props[@]}"} >"$OUT/runs/$name.log" 2>&1 \
     || { tail -5 "$OUT/runs/$name.log" >&2; exit 1; }
   "$SUM" line --round "$round" --case "$case" --side "$side" --config "$desc" \
