@@ -3,7 +3,7 @@
 // every run for comparison.
 //
 //	kbench serve [--listen ADDR] [--data DIR]  the web application
-//	kbench run producer|consumer [flags]   run one benchmark (Kafka's perf-test flags)
+//	kbench run producer|consumer|writepath [flags]   run one benchmark (Kafka's perf-test flags)
 //	kbench broker [--listen ADDR]          run the embedded Kafka-protocol broker
 //
 // Exit codes: 0 success, 1 the run failed (partial results are still
@@ -29,6 +29,7 @@ usage:
   kbench serve [flags]           the web application (default http://127.0.0.1:8080)
   kbench run producer [flags]    like kafka-producer-perf-test, on kafka-go
   kbench run consumer [flags]    like kafka-consumer-perf-test, on kafka-go
+  kbench run writepath [flags]   Produce requests of many buffers: gathering vs other write strategies
   kbench broker [flags]          the embedded broker (franz-go's kfake)
 
 Without --bootstrap-server, "kbench run" starts its own broker process.
@@ -85,6 +86,7 @@ func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0 picks a free one)")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write the broker's CPU profile to this file on exit")
 	fs.BoolVar(&opts.Control, "control", false, "read profiling commands from stdin and exit when it closes (used by kbench run)")
+	sink := fs.Bool("sink", false, "be the write-path sink instead: answer Produce requests at once, store nothing (used by kbench run writepath --sink)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -94,6 +96,14 @@ func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kbench broker: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if *sink {
+		err := runner.ServeSink(ctx, runner.SinkOptions{Listen: opts.Listen, CPUProfile: opts.CPUProfile, Control: opts.Control}, os.Stdin, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "kbench broker --sink: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	if err := runner.ServeBroker(ctx, opts, os.Stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "kbench broker: %v\n", err)
@@ -143,7 +153,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 2
 			}
 			progress = v
-		case workload == "" && specFile == "" && len(rest) == 0 && (a == runner.Producer || a == runner.Consumer):
+		case workload == "" && specFile == "" && len(rest) == 0 && (a == runner.Producer || a == runner.Consumer || a == runner.Writepath):
 			workload = a
 		default:
 			rest = append(rest, a)
@@ -168,10 +178,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		spec, err = runner.ReadSpecFile(specFile, os.Getenv)
 	case workload == "":
 		if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help") {
-			fmt.Fprint(stdout, runner.Usage(runner.Producer), "\n", runner.Usage(runner.Consumer))
+			fmt.Fprint(stdout, runner.Usage(runner.Producer), "\n", runner.Usage(runner.Consumer), "\n", runner.Usage(runner.Writepath))
 			return 0
 		}
-		fmt.Fprintln(stderr, "kbench run: name a workload: producer or consumer (or give --spec FILE)")
+		fmt.Fprintln(stderr, "kbench run: name a workload: producer, consumer or writepath (or give --spec FILE)")
 		return 2
 	default:
 		spec, err = runner.ParseArgs(workload, rest)

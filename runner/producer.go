@@ -52,37 +52,60 @@ type produceStats struct {
 
 func (s *produceStats) now() time.Duration { return time.Since(s.base) }
 
+// complete records a kafka-go Writer batch: each message carries its slot.
 func (s *produceStats) complete(msgs []kafka.Message, err error) (bytes int64) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := range msgs {
-		slot := msgs[i].WriterData.(*sendSlot)
-		bytes += int64(slot.size)
-		if err != nil {
-			s.errors++
-			continue
-		}
-		s.acked++
-		if !slot.measured {
-			continue
-		}
-		lat := now - slot.sent
-		s.hist.record(lat)
-		if s.throttled {
-			s.intended.record(now - slot.intended)
-		}
-		s.records++
-		s.bytes += int64(slot.size)
-		s.ivRecords++
-		s.ivBytes += int64(slot.size)
-		s.ivLatSum += lat
-		s.ivLatMax = max(s.ivLatMax, lat)
+		bytes += s.recordLocked(msgs[i].WriterData.(*sendSlot), now, err)
 	}
+	s.noteErrLocked(err)
+	return bytes
+}
+
+// completeSlots records a batch sent by the client mode.
+func (s *produceStats) completeSlots(slots []*sendSlot, err error) (bytes int64) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, slot := range slots {
+		bytes += s.recordLocked(slot, now, err)
+	}
+	s.noteErrLocked(err)
+	return bytes
+}
+
+func (s *produceStats) noteErrLocked(err error) {
 	if err != nil && s.firstErr == nil {
 		s.firstErr = err
 	}
-	return bytes
+}
+
+// recordLocked counts one record's acknowledgement (or failure) at now and
+// returns its size; s.mu is held.
+func (s *produceStats) recordLocked(slot *sendSlot, now time.Duration, err error) int64 {
+	size := int64(slot.size)
+	if err != nil {
+		s.errors++
+		return size
+	}
+	s.acked++
+	if !slot.measured {
+		return size
+	}
+	lat := now - slot.sent
+	s.hist.record(lat)
+	if s.throttled {
+		s.intended.record(now - slot.intended)
+	}
+	s.records++
+	s.bytes += size
+	s.ivRecords++
+	s.ivBytes += size
+	s.ivLatSum += lat
+	s.ivLatMax = max(s.ivLatMax, lat)
+	return size
 }
 
 func (s *produceStats) failed() bool {
@@ -141,12 +164,21 @@ func (c *credit) idle() {
 
 type producerThread struct {
 	id       int
-	w        *kafka.Writer
+	w        *kafka.Writer // mode writer
+	client   *clientSender // mode client
 	credit   *credit
 	stats    *produceStats
 	payloads [][]byte
 	rng      *rand.Rand
 	slab     []sendSlot
+}
+
+// requestStats returns the client's request figures since the last call.
+func (t *producerThread) requestStats() kafka.WriterStats {
+	if t.client != nil {
+		return t.client.takeStats()
+	}
+	return t.w.Stats()
 }
 
 func (t *producerThread) slot() *sendSlot {
@@ -283,19 +315,32 @@ func (r *run) produce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.st.maxInFlight > 1 && partitions == 1 {
+	client := r.spec.Mode == ModeClient
+	switch {
+	case client:
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-			"max.in.flight.requests.per.connection=%d: kafka-go's Writer keeps one produce request in flight per partition, so with 1 partition it is effectively 1", r.st.maxInFlight))
+			"mode client: records sent with kafka-go's Client.Produce, batched by kbench (batch.size %d bytes, linger.ms %d), up to %d requests in flight per thread; kafka-go's Transport does not pipeline, so each request in flight uses its own connection",
+			r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight))
+	default:
+		if r.st.maxInFlight > 1 && partitions == 1 {
+			r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+				"max.in.flight.requests.per.connection=%d: kafka-go's Writer keeps one produce request in flight per partition, so with 1 partition it is effectively 1", r.st.maxInFlight))
+		}
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"mode writer: the kafka-go Writer's per-message partition-count lookups are answered from a cache refreshed every %d lookups (see runner/metacache.go)", metadataReuse))
 	}
-	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-		"the kafka-go Writer's per-message partition-count lookups are answered from a cache refreshed every %d lookups (see runner/metacache.go)", metadataReuse))
 	throttled := r.spec.Throughput > 0
 	stats := &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist()}
 	threads := make([]*producerThread, r.spec.Threads)
 	for i := range threads {
 		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory / int64(r.spec.Threads)), stats: stats,
 			payloads: payloads, rng: rand.New(rand.NewPCG(uint64(i), 7))}
-		if t.w, err = r.newWriter(t, partitions); err != nil {
+		if client {
+			t.client, err = r.newClientSender(t, partitions)
+		} else {
+			t.w, err = r.newWriter(t, partitions)
+		}
+		if err != nil {
 			return err
 		}
 		threads[i] = t
@@ -307,7 +352,9 @@ func (r *run) produce(ctx context.Context) error {
 		}
 		closed = true
 		for _, t := range threads {
-			t.w.Close()
+			if t.w != nil {
+				t.w.Close()
+			}
 		}
 	}
 	defer closeWriters()
@@ -333,7 +380,11 @@ func (r *run) produce(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = t.send(ctx, share(total, len(threads), i), rate, measured)
+				if t.client != nil {
+					errs[i] = t.client.send(ctx, share(total, len(threads), i), rate, measured)
+				} else {
+					errs[i] = t.send(ctx, share(total, len(threads), i), rate, measured)
+				}
 			}()
 		}
 		wg.Wait()
@@ -357,7 +408,7 @@ func (r *run) produce(ctx context.Context) error {
 		r.res.Measurement.WarmupRecords = r.spec.WarmupRecords
 	}
 	for _, t := range threads {
-		t.w.Stats() // reset kafka-go's counters: only the window counts
+		t.requestStats() // reset the client's counters: only the window counts
 	}
 	if err := r.openWindow(); err != nil {
 		return err
@@ -369,7 +420,7 @@ func (r *run) produce(ctx context.Context) error {
 	stopIntervals()
 	var ws []kafka.WriterStats
 	for _, t := range threads {
-		ws = append(ws, t.w.Stats())
+		ws = append(ws, t.requestStats())
 	}
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)

@@ -28,6 +28,10 @@ type Options struct {
 	// runner appends --listen and --control. Default: this executable with
 	// the "broker" subcommand.
 	BrokerCommand []string
+	// SinkCommand starts the write-path sink (`kbench run writepath
+	// --sink`) as a child process; the runner appends --listen and
+	// --control. Default: this executable with "broker --sink".
+	SinkCommand []string
 }
 
 // ErrIncomplete marks a run that stopped before measuring everything it
@@ -104,7 +108,11 @@ func (r *run) execute(ctx context.Context) error {
 		}
 	}
 	r.rep.phase("starting", 0)
-	if r.spec.embedded() {
+	if r.spec.Workload == Writepath && r.spec.Sink {
+		if err := r.startSink(ctx); err != nil {
+			return err
+		}
+	} else if r.spec.embedded() {
 		cmd := r.opts.BrokerCommand
 		if len(cmd) == 0 {
 			exe, err := os.Executable()
@@ -136,6 +144,8 @@ func (r *run) execute(ctx context.Context) error {
 		return r.produce(ctx)
 	case Consumer:
 		return r.consume(ctx)
+	case Writepath:
+		return r.writepath(ctx)
 	}
 	return fieldErr("workload", "unknown workload %q", r.spec.Workload)
 }

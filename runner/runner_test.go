@@ -378,3 +378,54 @@ func TestSASL(t *testing.T) {
 		})
 	}
 }
+
+// TestProducerClientMode: kbench's own batching over Client.Produce delivers
+// exactly the records asked for, unthrottled and throttled, and a consumer
+// reads them back.
+func TestProducerClientMode(t *testing.T) {
+	b := startBroker(t, embedded.Options{})
+	tests := []struct {
+		name  string
+		topic string
+		args  []string
+		n     int64
+	}{
+		{"unthrottled", "client-fast", []string{"--producer-props", "max.in.flight.requests.per.connection=3", "batch.size=65536"}, 30000},
+		{"throttled", "client-slow", []string{"--throughput", "5000", "--producer-props", "linger.ms=2"}, 3000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts, out := testOptions(t)
+			args := append([]string{"--bootstrap-server", b.Addr(), "--topic", tt.topic, "--partitions", "2", "--mode", "client",
+				"--num-records", fmt.Sprint(tt.n), "--record-size", "200", "--profile", "none"}, tt.args...)
+			res, err := Run(context.Background(), mustParse(t, Producer, args...), opts)
+			if err != nil {
+				t.Fatalf("producer: %v", err)
+			}
+			if got := metric(t, res, "records-sent"); got != float64(tt.n) {
+				t.Errorf("records-sent = %v, want %d", got, tt.n)
+			}
+			if got := res.Measurement.LatencySamples; got != tt.n {
+				t.Errorf("latency samples = %d, want %d", got, tt.n)
+			}
+			if metric(t, res, "request-rate") <= 0 || metric(t, res, "records-per-request-avg") < 1 {
+				t.Errorf("request figures missing")
+			}
+			if !producerSummaryRe.MatchString(out.String()) {
+				t.Errorf("no Kafka summary line:\n%s", out.String())
+			}
+			copts, _ := testOptions(t)
+			cres, err := Run(context.Background(), mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", tt.topic,
+				"--messages", fmt.Sprint(tt.n), "--mode", "assign", "--profile", "none", "--timeout", "20000"), copts)
+			if err != nil {
+				t.Fatalf("consumer: %v", err)
+			}
+			if cres.Measurement.PrefillRecords != 0 || metric(t, cres, "bytes-consumed-total") != float64(tt.n*200) {
+				t.Errorf("read back: prefill %d, bytes %v; want 0 and %d", cres.Measurement.PrefillRecords, metric(t, cres, "bytes-consumed-total"), tt.n*200)
+			}
+		})
+	}
+	if _, err := ParseArgs(Producer, []string{"--mode", "assign"}); err == nil {
+		t.Error("a consumer mode was accepted for the producer")
+	}
+}

@@ -13,10 +13,28 @@ import (
 const (
 	Producer = "producer"
 	Consumer = "consumer"
+	// Writepath sends Produce requests built from many buffers with a
+	// chosen write strategy (see writepath.go).
+	Writepath = "writepath"
 )
 
-// Consumer modes.
+// Workloads lists every workload of `kbench run`.
+func Workloads() []string { return []string{Producer, Consumer, Writepath} }
+
+func isWorkload(name string) bool {
+	for _, w := range Workloads() {
+		if w == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Producer and consumer modes.
 const (
+	ModeWriter = "writer" // kafka-go's Writer: the application path
+	ModeClient = "client" // kafka-go's Client.Produce, batched by kbench
+
 	ModeGroup  = "group"  // kafka-go's consumer-group Reader: the application path
 	ModeAssign = "assign" // one connection per partition fetching in parallel
 )
@@ -59,6 +77,17 @@ type Spec struct {
 	FromLatest        bool   `json:"from-latest,omitempty"`
 	ShowDetailedStats bool   `json:"show-detailed-stats,omitempty"`
 	Mode              string `json:"mode,omitempty"`
+
+	// Writepath only (see writepath.go); its --request-rate (alias
+	// --throughput) is Throughput, in requests/s.
+	Strategy          string  `json:"strategy,omitempty"`
+	Requests          int64   `json:"requests,omitempty"`
+	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests
+	RecordsPerRequest int     `json:"records-per-request,omitempty"`
+	InFlight          int     `json:"in-flight,omitempty"`
+	WarmupRequests    int64   `json:"warmup-requests,omitempty"`
+	Acks              string  `json:"acks,omitempty"`
+	Sink              bool    `json:"sink,omitempty"`
 }
 
 // FieldError is invalid input for one option. Field is the option's flag
@@ -91,10 +120,16 @@ func DefaultSpec(workload string) Spec {
 		Threads:           1,
 		Profiles:          []string{"cpu", "heap"},
 	}
+	if workload == Producer {
+		s.Mode = ModeWriter
+	}
 	if workload == Consumer {
 		s.FetchSize = 1024 * 1024
 		s.Timeout = 10000
 		s.Mode = ModeGroup
+	}
+	if workload == Writepath {
+		writepathDefaults(&s)
 	}
 	return s
 }
@@ -136,13 +171,13 @@ func (o option) appliesTo(workload string) bool {
 var both = []string{Producer, Consumer}
 
 func options() []option {
-	return []option{
+	return append([]option{
 		{name: "topic", kind: kindString, help: "topic to produce to / consume from (created when missing)",
 			set: func(s *Spec, v []string) error { s.Topic = v[0]; return nil }},
 		{name: "bootstrap-server", aliases: []string{"broker-list", "bootstrap-servers"}, kind: kindString,
 			help: "host:port[,host:port] of a Kafka cluster; empty starts the embedded broker",
 			set:  func(s *Spec, v []string) error { s.BootstrapServer = v[0]; return nil }},
-		{name: "num-records", aliases: []string{"messages"}, kind: kindInt,
+		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: both,
 			help: "records to send (producer) or consume (consumer), warm-up records included",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
 		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
@@ -166,9 +201,9 @@ func options() []option {
 			help: "Kafka producer properties file", set: configFileSetter},
 		{name: "consumer.config", kind: kindString, workloads: []string{Consumer},
 			help: "Kafka consumer properties file", set: configFileSetter},
-		{name: "print-metrics", kind: kindBool, help: "print client metrics at the end, in Kafka's layout",
+		{name: "print-metrics", kind: kindBool, workloads: both, help: "print client metrics at the end, in Kafka's layout",
 			set: boolSetter(func(s *Spec, b bool) { s.PrintMetrics = b })},
-		{name: "warmup-records", kind: kindInt,
+		{name: "warmup-records", kind: kindInt, workloads: both,
 			help: "the first records of --num-records, sent/consumed before the measured window and in no figure",
 			set:  intSetter(func(s *Spec, n int64) { s.WarmupRecords = n })},
 		{name: "reporting-interval", kind: kindInt, help: "milliseconds between interval lines",
@@ -196,10 +231,10 @@ func options() []option {
 		{name: "show-detailed-stats", kind: kindBool, workloads: []string{Consumer},
 			help: "print a row per reporting interval",
 			set:  boolSetter(func(s *Spec, b bool) { s.ShowDetailedStats = b })},
-		{name: "mode", kind: kindString, workloads: []string{Consumer},
-			help: "group (kafka-go's consumer-group Reader) or assign (a connection per partition)",
+		{name: "mode", kind: kindString, workloads: []string{Producer, Consumer},
+			help: "producer: writer (kafka-go's Writer, what applications use) or client (Client.Produce with kbench's batching); consumer: group (kafka-go's consumer-group Reader) or assign (a connection per partition)",
 			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil }},
-	}
+	}, writepathOptions()...)
 }
 
 func intSetter(f func(*Spec, int64)) func(*Spec, []string) error {
@@ -328,8 +363,8 @@ func lookupOption(workload, name string) (option, bool) {
 // followed by any number of key=value arguments. Props from a config file
 // are overridden by --*-props regardless of their order, as in Kafka.
 func ParseArgs(workload string, args []string) (Spec, error) {
-	if workload != Producer && workload != Consumer {
-		return Spec{}, fieldErr("workload", "unknown workload %q (want producer or consumer)", workload)
+	if !isWorkload(workload) {
+		return Spec{}, fieldErr("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
 	}
 	s := DefaultSpec(workload)
 	var configFile []string
@@ -413,8 +448,8 @@ func applyProps(s *Spec, workload string, configFile, props []string) error {
 // form the API and the server's spec files use. Values may be JSON numbers,
 // booleans or strings; props may be an object or a list of "k=v".
 func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, error) {
-	if workload != Producer && workload != Consumer {
-		return Spec{}, fieldErr("workload", "unknown workload %q (want producer or consumer)", workload)
+	if !isWorkload(workload) {
+		return Spec{}, fieldErr("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
 	}
 	s := DefaultSpec(workload)
 	names := make([]string, 0, len(params))
@@ -523,6 +558,9 @@ func trimFloat(f float64) string {
 // Validate checks ranges and combinations. Kafka properties are checked
 // when the client is configured (see clientConfig), which also names them.
 func (s *Spec) Validate() error {
+	if s.Workload == Writepath {
+		return s.validateWritepath()
+	}
 	switch {
 	case s.Topic == "":
 		return fieldErr("topic", "must not be empty")
@@ -546,6 +584,9 @@ func (s *Spec) Validate() error {
 		return fieldErr("partitions", "must be between 1 and 10000, got %d", s.Partitions)
 	case s.Threads < 1 || s.Threads > 256:
 		return fieldErr("threads", "must be between 1 and 256, got %d", s.Threads)
+	}
+	if s.Workload == Producer && s.Mode != ModeWriter && s.Mode != ModeClient {
+		return fieldErr("mode", "must be writer or client, got %q", s.Mode)
 	}
 	if s.Workload == Consumer {
 		switch {
@@ -588,7 +629,9 @@ func Usage(workload string) string {
 	b.WriteString("\n  --out DIR                            write result.json and profiles to DIR\n")
 	b.WriteString("  --spec FILE                          read the spec from a JSON file (keys are flag names)\n")
 	b.WriteString("  --progress text|json                 stdout: Kafka's text (default) or JSON lines\n")
-	fmt.Fprintf(&b, "\nKafka properties kbench understands: %s\n", strings.Join(supportedProps(workload), ", "))
+	if workload != Writepath {
+		fmt.Fprintf(&b, "\nKafka properties kbench understands: %s\n", strings.Join(supportedProps(workload), ", "))
+	}
 	return b.String()
 }
 
@@ -617,7 +660,7 @@ func Flags() []Flag {
 	for _, o := range options() {
 		ws := o.workloads
 		if ws == nil {
-			ws = both
+			ws = Workloads()
 		}
 		f := Flag{Name: o.name, Aliases: o.aliases, Kind: kinds[o.kind], Workloads: ws, Help: o.help}
 		for _, w := range ws {

@@ -1,0 +1,162 @@
+// Command summarize prints the medians of a bench/writepath/run.sh run:
+// one row per shape, target and strategy, and the gather/per-buffer ratios.
+//
+//	summarize bench/out/writepath-<stamp>/runs
+//
+// Run directories are named r<round>-<target>-<records>x<size>-<strategy>
+// and hold kbench's result.json.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+type result struct {
+	Complete bool `json:"complete"`
+	Metrics  []struct {
+		Name  string  `json:"name"`
+		Value float64 `json:"value"`
+	} `json:"metrics"`
+}
+
+type run struct {
+	round   int
+	metrics map[string]float64
+}
+
+type key struct{ shape, target, strategy string }
+
+var dirRe = regexp.MustCompile(`^r(\d+)-(sink|broker)-(\d+x\d+)-(.+)$`)
+
+var strategyOrder = []string{"gather", "per-buffer", "copy", "kafka-go", "kafka-go-conn"}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: summarize RUNS_DIR")
+		os.Exit(2)
+	}
+	runs := map[key][]run{}
+	failed := map[key]int{}
+	entries, err := os.ReadDir(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, e := range entries {
+		m := dirRe.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		k := key{shape: m[3], target: m[2], strategy: m[4]}
+		data, err := os.ReadFile(filepath.Join(os.Args[1], e.Name(), "result.json"))
+		var r result
+		if err == nil {
+			err = json.Unmarshal(data, &r)
+		}
+		if err != nil || !r.Complete {
+			failed[k]++
+			continue
+		}
+		round, _ := strconv.Atoi(m[1])
+		ms := map[string]float64{}
+		for _, x := range r.Metrics {
+			ms[x.Name] = x.Value
+		}
+		runs[k] = append(runs[k], run{round: round, metrics: ms})
+	}
+	keys := make([]key, 0, len(runs))
+	for k := range runs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.shape != b.shape {
+			return shapeBytes(a.shape) < shapeBytes(b.shape)
+		}
+		if a.target != b.target {
+			return a.target > b.target // sink first
+		}
+		return slices.Index(strategyOrder, a.strategy) < slices.Index(strategyOrder, b.strategy)
+	})
+
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "shape\ttarget\tstrategy\truns\treq/s\twrite syscalls/req\tbytes/write\tMB/s\tp50 ms\tp99 ms\tCPU s/MB\tvs gather\t")
+	for _, k := range keys {
+		rs := runs[k]
+		med := func(name string) float64 { return median(rs, name) }
+		vs := ""
+		if g, ok := runs[key{k.shape, k.target, "gather"}]; ok {
+			vs = fmt.Sprintf("%.2f", med("requests-per-sec")/median(g, "requests-per-sec"))
+		}
+		n := fmt.Sprint(len(rs))
+		if failed[k] > 0 {
+			n += fmt.Sprintf(" (+%d failed)", failed[k])
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.2f\t%.0f\t%.1f\t%.3f\t%.3f\t%.4f\t%s\t\n", k.shape, k.target, k.strategy, n,
+			med("requests-per-sec"), med("write-syscalls-per-request"), med("bytes-per-write-syscall"), med("mb-per-sec"),
+			med("request-latency-p50"), med("request-latency-p99"), med("cpu-seconds-per-mb"), vs)
+	}
+	tw.Flush()
+
+	fmt.Println()
+	fmt.Println("gather / per-buffer requests/s: ratio of the medians (median of the per-round ratios)")
+	seen := map[[2]string]bool{}
+	for _, k := range keys {
+		pair := [2]string{k.shape, k.target}
+		if seen[pair] {
+			continue
+		}
+		seen[pair] = true
+		g, p := runs[key{k.shape, k.target, "gather"}], runs[key{k.shape, k.target, "per-buffer"}]
+		if len(g) == 0 || len(p) == 0 {
+			continue
+		}
+		var ratios []float64
+		for _, a := range g {
+			for _, b := range p {
+				if a.round == b.round && b.metrics["requests-per-sec"] > 0 {
+					ratios = append(ratios, a.metrics["requests-per-sec"]/b.metrics["requests-per-sec"])
+				}
+			}
+		}
+		fmt.Printf("  %-9s %-7s %.2f (%.2f)\n", k.shape, k.target, median(g, "requests-per-sec")/median(p, "requests-per-sec"), medianOf(ratios))
+	}
+}
+
+func shapeBytes(shape string) int {
+	r, s, _ := strings.Cut(shape, "x")
+	a, _ := strconv.Atoi(r)
+	b, _ := strconv.Atoi(s)
+	return a * b
+}
+
+func median(rs []run, name string) float64 {
+	var xs []float64
+	for _, r := range rs {
+		if v, ok := r.metrics[name]; ok {
+			xs = append(xs, v)
+		}
+	}
+	return medianOf(xs)
+}
+
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	if len(xs)%2 == 1 {
+		return xs[len(xs)/2]
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+}

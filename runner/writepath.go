@@ -1,0 +1,610 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/runner/sysstat"
+	"github.com/kbench/kbench/runner/wire"
+)
+
+// The write-path workload (`kbench run writepath`) sends Kafka Produce
+// requests built from many buffers, as a client's request builder lays them
+// out, and measures what the way they are written costs. See runner/wire
+// for the buffer layout: a request of R records is R+2 buffers.
+
+// Write strategies.
+const (
+	// StrategyGather writes all buffers of a request with one
+	// net.Buffers.WriteTo on the *net.TCPConn: one writev(2) per request
+	// (per 1024 buffers).
+	StrategyGather = "gather"
+	// StrategyPerBuffer calls Write once per buffer: one write(2) each.
+	StrategyPerBuffer = "per-buffer"
+	// StrategyCopy copies the buffers into one reused buffer and writes
+	// it with one Write.
+	StrategyCopy = "copy"
+	// StrategyKafkaGo sends the same records with kafka-go's Writer
+	// (its Transport encodes and writes the request).
+	StrategyKafkaGo = "kafka-go"
+	// StrategyKafkaGoConn sends them with kafka-go's low-level Conn
+	// (WriteMessages).
+	StrategyKafkaGoConn = "kafka-go-conn"
+)
+
+// WritepathStrategies lists the strategies in the order --help shows them.
+func WritepathStrategies() []string {
+	return []string{StrategyGather, StrategyPerBuffer, StrategyCopy, StrategyKafkaGo, StrategyKafkaGoConn}
+}
+
+// Write-path defaults.
+const (
+	defaultWritepathRequests = 20000
+	// maxIovecs is the most buffers one writev takes on Linux (IOV_MAX);
+	// a request with more is gathered in several calls.
+	maxIovecs = 1024
+	// maxRequestPayload bounds records-per-request × record-size, well
+	// under Kafka's socket.request.max.bytes (100 MiB) with framing.
+	maxRequestPayload = 64 << 20
+	// writepathTimeout is how long requests may stay unanswered.
+	writepathTimeout = 30 * time.Second
+)
+
+func writepathDefaults(s *Spec) {
+	s.NumRecords = 0
+	s.RecordSize = 256
+	s.Strategy = StrategyGather
+	s.RecordsPerRequest = 16
+	s.InFlight = 5
+	s.Acks = "all"
+}
+
+var writepathOnly = []string{Writepath}
+
+// writepathOptions are the flags only the write-path workload takes.
+func writepathOptions() []option {
+	return []option{
+		{name: "strategy", kind: kindString, workloads: writepathOnly,
+			help: "how requests are written: gather (one writev of all buffers), per-buffer (one write per buffer), " +
+				"copy (copy into one buffer, one write), kafka-go (kafka-go's Writer), kafka-go-conn (kafka-go's Conn)",
+			set: func(s *Spec, v []string) error { s.Strategy = v[0]; return nil }},
+		{name: "requests", kind: kindInt, workloads: writepathOnly,
+			help: fmt.Sprintf("Produce requests in the measured window, after the warm-up (default %d unless --duration is given)", defaultWritepathRequests),
+			set:  intSetter(func(s *Spec, n int64) { s.Requests = n })},
+		{name: "duration", kind: kindFloat, workloads: writepathOnly,
+			help: "seconds to send for, instead of --requests (the profile then covers a fixed time, not a fixed amount of work)",
+			set:  floatSetter(func(s *Spec, f float64) { s.Duration = f })},
+		{name: "records-per-request", kind: kindInt, workloads: writepathOnly,
+			help: "records per Produce request; a request is this many buffers plus 2 (request header, record-batch header)",
+			set:  intSetter(func(s *Spec, n int64) { s.RecordsPerRequest = int(n) })},
+		{name: "in-flight", kind: kindInt, workloads: writepathOnly,
+			help: "requests sent before waiting for a response (kafka-go's Writer itself keeps only one in flight per partition)",
+			set:  intSetter(func(s *Spec, n int64) { s.InFlight = int(n) })},
+		{name: "warmup-requests", kind: kindInt, workloads: writepathOnly,
+			help: "requests sent before the measured window, in no figure",
+			set:  intSetter(func(s *Spec, n int64) { s.WarmupRequests = n })},
+		{name: "request-rate", aliases: []string{"throughput"}, kind: kindFloat, workloads: writepathOnly,
+			help: "maximum requests/s, a throttle; -1 (the default) for no limit",
+			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
+		{name: "acks", kind: kindString, workloads: writepathOnly,
+			help: "acks of the requests: all (-1) or 1; 0 is refused, since brokers answer no such request",
+			set:  func(s *Spec, v []string) error { s.Acks = v[0]; return nil }},
+		{name: "sink", kind: kindBool, workloads: writepathOnly,
+			help: "send to kbench's sink (its own process; answers Produce requests at once, stores nothing) instead of a broker",
+			set:  boolSetter(func(s *Spec, b bool) { s.Sink = b })},
+	}
+}
+
+// validateWritepath checks a write-path spec. The flags shared with the
+// other workloads are checked the same way as theirs.
+func (s *Spec) validateWritepath() error {
+	switch {
+	case s.Topic == "":
+		return fieldErr("topic", "must not be empty")
+	case strings.ContainsAny(s.Topic, " /\\,"):
+		return fieldErr("topic", "%q is not a valid topic name", s.Topic)
+	case !isStrategy(s.Strategy):
+		return fieldErr("strategy", "must be one of %s, got %q", strings.Join(WritepathStrategies(), ", "), s.Strategy)
+	case s.Requests < 0:
+		return fieldErr("requests", "must be at least 1, got %d", s.Requests)
+	case s.Duration < 0:
+		return fieldErr("duration", "must be positive seconds, got %v", s.Duration)
+	case s.Duration > 0 && s.Requests > 0:
+		return fieldErr("duration", "give --requests or --duration, not both")
+	case s.RecordsPerRequest < 1 || s.RecordsPerRequest > 1000000:
+		return fieldErr("records-per-request", "must be between 1 and 1000000, got %d", s.RecordsPerRequest)
+	case s.RecordSize < 1:
+		return fieldErr("record-size", "must be at least 1 byte, got %d", s.RecordSize)
+	case int64(s.RecordSize)*int64(s.RecordsPerRequest) > maxRequestPayload:
+		return fieldErr("records-per-request", "%d records of %d B make a request over %d MiB", s.RecordsPerRequest, s.RecordSize, maxRequestPayload>>20)
+	case s.InFlight < 1 || s.InFlight > 1024:
+		return fieldErr("in-flight", "must be between 1 and 1024, got %d", s.InFlight)
+	case s.WarmupRequests < 0:
+		return fieldErr("warmup-requests", "must not be negative, got %d", s.WarmupRequests)
+	case s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1):
+		return fieldErr("request-rate", "must be positive requests/s, or -1 for no limit, got %v", s.Throughput)
+	case s.ReportingInterval < 100:
+		return fieldErr("reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
+	case s.Partitions < 1 || s.Partitions > 10000:
+		return fieldErr("partitions", "must be between 1 and 10000, got %d", s.Partitions)
+	case s.Sink && len(s.Targets()) > 0:
+		return fieldErr("sink", "sends to kbench's own sink; give no --bootstrap-server with it")
+	}
+	if _, err := s.writepathAcks(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func isStrategy(name string) bool {
+	for _, s := range WritepathStrategies() {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Spec) writepathAcks() (int16, error) {
+	switch strings.ToLower(s.Acks) {
+	case "all", "-1":
+		return -1, nil
+	case "1":
+		return 1, nil
+	case "0":
+		return 0, fieldErr("acks", "0 is not measurable: a broker answers no request sent with acks=0; use all or 1")
+	}
+	return 0, fieldErr("acks", "must be all, -1 or 1, got %q", s.Acks)
+}
+
+// requestTarget is the number of measured requests; 0 with --duration.
+func (s *Spec) requestTarget() int64 {
+	switch {
+	case s.Requests > 0:
+		return s.Requests
+	case s.Duration > 0:
+		return 0
+	}
+	return defaultWritepathRequests
+}
+
+// wpStats aggregates the responses of every request.
+type wpStats struct {
+	mu        sync.Mutex
+	hist      *latencyHist
+	responded int64 // all phases, for progress
+	measured  int64 // responses to measured requests
+	firstErr  error
+	// The current reporting interval.
+	ivRequests int64
+	ivLatSum   time.Duration
+	ivLatMax   time.Duration
+}
+
+func (s *wpStats) record(lat time.Duration, measured bool) {
+	s.mu.Lock()
+	s.responded++
+	if measured {
+		s.measured++
+		s.hist.record(lat)
+		s.ivRequests++
+		s.ivLatSum += lat
+		s.ivLatMax = max(s.ivLatMax, lat)
+	}
+	s.mu.Unlock()
+}
+
+func (s *wpStats) fail(err error) {
+	s.mu.Lock()
+	if s.firstErr == nil {
+		s.firstErr = err
+	}
+	s.mu.Unlock()
+}
+
+func (s *wpStats) err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.firstErr
+}
+
+func (s *wpStats) respondedCount() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.responded
+}
+
+// wpClient sends the requests of one strategy.
+type wpClient interface {
+	// send sends n requests (with n == 0, until the deadline) and returns
+	// once every one of them is answered or the first failed.
+	send(ctx context.Context, n int64, deadline time.Time, measured bool) error
+	// describe says how requests are written, for the result's notes.
+	describe() string
+	close()
+}
+
+// wpShape is what every strategy sends per request.
+type wpShape struct {
+	topic     string
+	clientID  string
+	acks      int16
+	records   int
+	payload   []byte
+	rate      float64 // requests/s; 0 for no limit
+	inFlight  int
+	base      time.Time
+	stats     *wpStats
+	timestamp int64
+}
+
+func (w *wpShape) since() time.Duration { return time.Since(w.base) }
+
+// pace waits until request i of a throttled phase is due.
+func (w *wpShape) pace(ctx context.Context, start time.Duration, i int64) {
+	if w.rate <= 0 {
+		return
+	}
+	due := start + time.Duration(float64(i)*float64(time.Second)/w.rate)
+	sleepCtx(ctx, due-w.since())
+}
+
+func (r *run) writepath(ctx context.Context) error {
+	acks, err := r.spec.writepathAcks()
+	if err != nil {
+		return err
+	}
+	payloads, err := r.payloads()
+	if err != nil {
+		return err
+	}
+	shape := &wpShape{
+		topic:     r.spec.Topic,
+		clientID:  r.clientID("writepath"),
+		acks:      acks,
+		records:   r.spec.RecordsPerRequest,
+		payload:   payloads[0],
+		inFlight:  r.spec.InFlight,
+		base:      time.Now(),
+		stats:     &wpStats{hist: newLatencyHist()},
+		timestamp: time.Now().UnixMilli(),
+	}
+	if r.spec.Throughput > 0 {
+		shape.rate = r.spec.Throughput
+	}
+	if !r.spec.Sink {
+		if _, err := r.ensureTopic(ctx); err != nil {
+			return err
+		}
+	}
+	client, err := r.writepathClient(ctx, shape)
+	if err != nil {
+		return err
+	}
+	closed := false
+	closeClient := func() {
+		if !closed {
+			closed = true
+			client.close()
+		}
+	}
+	defer closeClient()
+
+	notes := &r.res.Measurement.Notes
+	*notes = append(*notes, client.describe())
+	if r.spec.Duration > 0 {
+		*notes = append(*notes, fmt.Sprintf("the measured phase ran for %v s, not a fixed number of requests: CPU profiles of runs that did different amounts of work compare only per request", r.spec.Duration))
+	}
+	*notes = append(*notes, "write-syscalls-per-request is the process's write-type syscalls in the window (/proc/self/io syscw) over the requests answered; it includes the process's few other writes (output lines, the Go runtime's wake-ups)")
+	if shape.rate > 0 {
+		*notes = append(*notes, fmt.Sprintf("throttled to %v requests/s", shape.rate))
+	}
+	target := r.spec.requestTarget()
+	r.rep.note("kbench: writepath %s: %s × %d records of %d B, %d in flight, to %s",
+		r.spec.Strategy, requestsText(target, r.spec.Duration), shape.records, len(shape.payload), shape.inFlight, r.res.Environment.Broker)
+
+	runPhase := func(name string, n int64, deadline time.Time, measured bool) error {
+		r.rep.phase(name, n)
+		before := shape.stats.respondedCount()
+		stop := r.tickProgress(name, n, func() int64 { return shape.stats.respondedCount() - before })
+		defer stop()
+		err := client.send(ctx, n, deadline, measured)
+		if serr := shape.stats.err(); serr != nil {
+			err = serr
+		}
+		if err != nil {
+			return r.explain(err)
+		}
+		return ctx.Err()
+	}
+	if w := r.spec.WarmupRequests; w > 0 {
+		r.rep.note("kbench: warming up with %d requests", w)
+		if err := runPhase("warmup", w, time.Time{}, false); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		r.res.Measurement.WarmupRecords = w * int64(shape.records)
+	}
+	if err := r.openWindow(); err != nil {
+		return err
+	}
+	stopIntervals := r.writepathIntervals(shape)
+	var deadline time.Time
+	if r.spec.Duration > 0 {
+		deadline = time.Now().Add(time.Duration(r.spec.Duration * float64(time.Second)))
+	}
+	phaseErr := runPhase("measure", target, deadline, true)
+	r.win.stop()
+	stopIntervals()
+	r.win.snapshot()
+	r.rep.phase("finishing", 0)
+	closeClient()
+
+	r.writepathResults(shape, client)
+	if phaseErr != nil {
+		return phaseErr
+	}
+	if target > 0 && shape.stats.measured < target {
+		return fmt.Errorf("%w: %d of %d requests answered", ErrIncomplete, shape.stats.measured, target)
+	}
+	return nil
+}
+
+func requestsText(n int64, duration float64) string {
+	if n > 0 {
+		return fmt.Sprintf("%d requests", n)
+	}
+	return fmt.Sprintf("%v s of requests", duration)
+}
+
+// writepathClient connects the strategy's client to the partition leader
+// (for the raw strategies) or the bootstrap servers (kafka-go).
+func (r *run) writepathClient(ctx context.Context, shape *wpShape) (wpClient, error) {
+	switch r.spec.Strategy {
+	case StrategyKafkaGo:
+		return r.newKafkaGoWriter(shape)
+	case StrategyKafkaGoConn:
+		return r.newKafkaGoConn(ctx, shape)
+	}
+	leader := r.brokers[0]
+	if !r.spec.Sink {
+		var err error
+		if leader, err = r.partitionLeader(ctx); err != nil {
+			return nil, err
+		}
+	}
+	req, err := wire.Encode(wire.Produce{
+		ClientID:  shape.clientID,
+		Topic:     shape.topic,
+		Partition: 0,
+		Acks:      shape.acks,
+		TimeoutMs: int32(writepathTimeout / time.Millisecond),
+		Timestamp: shape.timestamp,
+		Values:    repeatPayload(shape.payload, shape.records),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := d.DialContext(dctx, "tcp", leader)
+	if err != nil {
+		return nil, r.explain(fmt.Errorf("dial partition leader %s: %w", leader, err))
+	}
+	return newRawClient(c.(*net.TCPConn), req, r.spec.Strategy, shape), nil
+}
+
+func repeatPayload(p []byte, n int) [][]byte {
+	vs := make([][]byte, n)
+	for i := range vs {
+		vs[i] = p
+	}
+	return vs
+}
+
+// partitionLeader finds the leader of partition 0 of the run's topic.
+func (r *run) partitionLeader(ctx context.Context) (string, error) {
+	tr, err := r.transport("admin")
+	if err != nil {
+		return "", err
+	}
+	defer tr.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{r.spec.Topic}})
+	if err != nil {
+		return "", fmt.Errorf("topic %s metadata: %w", r.spec.Topic, r.explain(err))
+	}
+	for _, t := range md.Topics {
+		if t.Name != r.spec.Topic {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if p.ID == 0 {
+				if p.Leader.Host == "" {
+					return "", fmt.Errorf("topic %s partition 0 has no leader", r.spec.Topic)
+				}
+				return net.JoinHostPort(p.Leader.Host, strconv.Itoa(p.Leader.Port)), nil
+			}
+		}
+	}
+	return "", fmt.Errorf("topic %s partition 0 missing from metadata", r.spec.Topic)
+}
+
+// writepathIntervals prints an interval line every reporting interval and
+// records the series.
+func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Duration(r.spec.ReportingInterval) * time.Millisecond)
+		defer tick.Stop()
+		last := time.Now()
+		io0, ioErr := sysstat.ReadIO()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				st := shape.stats
+				st.mu.Lock()
+				n, sum, mx := st.ivRequests, st.ivLatSum, st.ivLatMax
+				st.ivRequests, st.ivLatSum, st.ivLatMax = 0, 0, 0
+				st.mu.Unlock()
+				syscalls := -1.0
+				if ioErr == nil {
+					if io1, err := sysstat.ReadIO(); err == nil {
+						if n > 0 {
+							syscalls = float64(io1.Sub(io0).Syscw) / float64(n)
+						}
+						io0 = io1
+					}
+				}
+				secs := now.Sub(last).Seconds()
+				last = now
+				records := n * int64(shape.records)
+				bytes := records * int64(len(shape.payload))
+				pt := SeriesPoint{T: r.win.since(now), Records: records, Bytes: bytes,
+					RecordsPerSec: float64(records) / secs, MBPerSec: float64(bytes) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
+				if n > 0 {
+					pt.LatencyAvgMs = ms(sum) / float64(n)
+				}
+				r.addPoint(pt)
+				r.rep.kafka(writepathInterval(n, float64(n)/secs, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs, syscalls))
+			}
+		}
+	}()
+	return func() { close(quit); wg.Wait() }
+}
+
+// writepathInterval renders one interval line:
+//
+//	%d requests sent, %.1f requests/sec, %.1f records/sec (%.2f MB/sec), %.3f ms avg latency, %.3f ms max latency, %.2f write syscalls/request.
+//
+// The syscall clause is left out where /proc/self/io is unavailable.
+func writepathInterval(requests int64, reqRate, recRate, mbRate, avgMs, maxMs, syscallsPerReq float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d requests sent, %s requests/sec, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency",
+		requests, kafkafmt.JavaFixed(reqRate, 1), kafkafmt.JavaFixed(recRate, 1), kafkafmt.JavaFixed(mbRate, 2),
+		kafkafmt.JavaFixed(avgMs, 3), kafkafmt.JavaFixed(maxMs, 3))
+	if syscallsPerReq >= 0 {
+		fmt.Fprintf(&b, ", %s write syscalls/request", kafkafmt.JavaFixed(syscallsPerReq, 2))
+	}
+	b.WriteString(".\n")
+	return b.String()
+}
+
+// writepathTotals are the figures of the summary line.
+type writepathTotals struct {
+	Requests                    int64
+	RequestsPerSec, RecordsPerS float64
+	MBPerSec                    float64
+	AvgMs, MaxMs                float64
+	P50, P95, P99, P999         float64
+	SyscallsPerRequest          float64 // < 0: unavailable
+	BytesPerSyscall             float64
+	Strategy                    string
+	Shape                       string // "18 buffers/request" or "16 records/request"
+}
+
+// writepathSummary renders the summary line:
+//
+//	%d requests sent, %f requests/sec, %f records/sec (%.2f MB/sec), %.3f ms avg latency, %.3f ms max latency, %.3f ms 50th, %.3f ms 95th, %.3f ms 99th, %.3f ms 99.9th, %.2f write syscalls/request, %.1f bytes/write syscall (STRATEGY, SHAPE).
+//
+// Latencies have three decimals because a loopback request takes tens of
+// microseconds; the syscall clauses are left out where /proc/self/io is
+// unavailable.
+func writepathSummary(t writepathTotals) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d requests sent, %s requests/sec, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency, %s ms 50th, %s ms 95th, %s ms 99th, %s ms 99.9th",
+		t.Requests, kafkafmt.JavaFixed(t.RequestsPerSec, 6), kafkafmt.JavaFixed(t.RecordsPerS, 6), kafkafmt.JavaFixed(t.MBPerSec, 2),
+		kafkafmt.JavaFixed(t.AvgMs, 3), kafkafmt.JavaFixed(t.MaxMs, 3),
+		kafkafmt.JavaFixed(t.P50, 3), kafkafmt.JavaFixed(t.P95, 3), kafkafmt.JavaFixed(t.P99, 3), kafkafmt.JavaFixed(t.P999, 3))
+	if t.SyscallsPerRequest >= 0 {
+		fmt.Fprintf(&b, ", %s write syscalls/request, %s bytes/write syscall",
+			kafkafmt.JavaFixed(t.SyscallsPerRequest, 2), kafkafmt.JavaFixed(t.BytesPerSyscall, 1))
+	}
+	fmt.Fprintf(&b, " (%s, %s).\n", t.Strategy, t.Shape)
+	return b.String()
+}
+
+func (r *run) writepathResults(shape *wpShape, client wpClient) {
+	secs := r.win.seconds()
+	st := shape.stats
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	h := st.hist
+	requests := st.measured
+	records := requests * int64(shape.records)
+	bytes := records * int64(len(shape.payload))
+	m := &r.res.Measurement
+	m.MeasuredRecords = records
+	m.LatencySamples = h.count()
+	if h.clamped > 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("%d latencies above %v were recorded as %v", h.clamped, time.Hour, time.Hour))
+	}
+	add := func(name string, v float64, unit, better, help string) {
+		r.res.Metrics = append(r.res.Metrics, Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
+	}
+	add("requests-sent", float64(requests), "requests", "", "Produce requests answered in the measured window")
+	add("requests-per-sec", float64(requests)/secs, "requests/s", HigherIsBetter, "answered requests / window seconds")
+	add("records-per-sec", float64(records)/secs, "records/s", HigherIsBetter, "records of the answered requests / window seconds")
+	add("mb-per-sec", float64(bytes)/secs/(1<<20), "MB/s", HigherIsBetter, "record payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
+	if raw, ok := client.(*rawClient); ok {
+		add("buffers-per-request", float64(raw.req.NumBuffers()), "buffers", "", "request header + record-batch header + one per record")
+		add("bytes-per-request", float64(raw.req.Len()), "bytes", "", "Produce request size on the wire, size prefix included")
+	}
+	if h.count() > 0 {
+		lat := fmt.Sprintf("write start → response, all %d requests, HdrHistogram µs, 3 significant digits", h.count())
+		add("request-latency-avg", h.meanMs(), "ms", LowerIsBetter, lat)
+		add("request-latency-p50", h.quantileMs(50), "ms", LowerIsBetter, lat)
+		add("request-latency-p95", h.quantileMs(95), "ms", LowerIsBetter, lat)
+		add("request-latency-p99", h.quantileMs(99), "ms", LowerIsBetter, lat)
+		add("request-latency-p999", h.quantileMs(99.9), "ms", LowerIsBetter, lat)
+		add("request-latency-max", h.maxMs(), "ms", LowerIsBetter, lat)
+	}
+	syscalls, perSyscall := -1.0, 0.0
+	if r.win.ioErr == nil && requests > 0 {
+		io := r.win.io1.Sub(r.win.io0)
+		syscalls = float64(io.Syscw) / float64(requests)
+		add("write-syscalls-per-request", syscalls, "syscalls", LowerIsBetter,
+			"write-type syscalls of the process in the window (/proc/self/io syscw) / requests: 1 for one writev or write per request")
+		if io.Syscw > 0 {
+			perSyscall = float64(io.Wchar) / float64(io.Syscw)
+		}
+	}
+	if bytes > 0 {
+		cpu := (r.win.cpuEnd - r.win.cpuStart).Seconds()
+		add("cpu-seconds-per-mb", cpu/(float64(bytes)/(1<<20)), "s/MB", LowerIsBetter,
+			"client process CPU time per MB of record payload (MB = 1,048,576 bytes)")
+	}
+	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
+
+	if requests > 0 {
+		shapeText := fmt.Sprintf("%d records/request", shape.records)
+		if raw, ok := client.(*rawClient); ok {
+			shapeText = fmt.Sprintf("%d buffers/request", raw.req.NumBuffers())
+		}
+		r.rep.kafka(writepathSummary(writepathTotals{
+			Requests: requests, RequestsPerSec: float64(requests) / secs, RecordsPerS: float64(records) / secs,
+			MBPerSec: float64(bytes) / secs / (1 << 20), AvgMs: h.meanMs(), MaxMs: h.maxMs(),
+			P50: h.quantileMs(50), P95: h.quantileMs(95), P99: h.quantileMs(99), P999: h.quantileMs(99.9),
+			SyscallsPerRequest: syscalls, BytesPerSyscall: perSyscall, Strategy: r.spec.Strategy, Shape: shapeText,
+		}))
+	}
+}
+
+// errNoResponse is a request that stayed unanswered too long.
+var errNoResponse = errors.New("no response")
