@@ -15,6 +15,9 @@ func (s *Server) routes() {
 	r.POST("/runs/:id/profiles", s.attachProfilesForm)
 	r.GET("/import", s.importPage)
 	r.POST("/import", s.importForm)
+	r.GET("/compare", s.comparePage)
+	r.POST("/reports", s.createReportForm)
+	r.GET("/r/:slug", s.report)
 	r.GET("/login", s.loginPage)
 	r.POST("/login", s.login)
 
@@ -23,6 +26,7 @@ func (s *Server) routes() {
 	api.GET("/runs", s.apiListRuns)
 	api.POST("/runs", s.apiCreateRuns)
 	api.GET("/runs/:id", s.apiGetRun)
+	api.DELETE("/runs/:id", s.apiDeleteRun)
 	api.POST("/runs/:id/cancel", s.apiCancelRun)
 	api.GET("/runs/:id/events", s.runEvents)
 	api.GET("/runs/:id/profiles", s.apiListProfiles)
@@ -32,6 +36,8 @@ func (s *Server) routes() {
 	api.GET("/diff", s.diff)
 	api.POST("/runs/:id/profiles", s.attachProfiles)
 	api.POST("/import", s.importProfiles)
+	api.GET("/compare", s.apiCompare)
+	api.POST("/reports", s.apiCreateReport)
 
 	// Profiles: flame graphs, comparisons, the full pprof UI.
 	r.GET("/profiles/:id", s.profilePage)

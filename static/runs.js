@@ -1,6 +1,8 @@
 // runs.js: keeps the "Compare selected (n)" link of the runs list in step
-// with the ticked runs. Without JavaScript the table is a GET form whose
-// submit button sends /compare?runs=1&runs=2.
+// with the ticked runs, oldest first (the first is the comparison's
+// baseline). Without JavaScript the table is a GET form whose submit
+// button sends /compare?runs=2&runs=1, which the server also takes oldest
+// first.
 (function () {
   'use strict';
 
@@ -21,6 +23,7 @@
           ids.push(boxes[i].value);
         }
       }
+      ids.sort(function (a, b) { return Number(a) - Number(b); });
       link.textContent = 'Compare selected (' + ids.length + ')';
       if (ids.length > 0) {
         link.setAttribute('href', base + '?runs=' + ids.map(encodeURIComponent).join(','));

@@ -111,7 +111,7 @@ func (s *Store) init() error {
 	if fk != 1 {
 		return errors.New("foreign keys are off")
 	}
-	if err := s.db.AutoMigrate(&Run{}, &Metric{}, &SeriesPoint{}, &Profile{}); err != nil {
+	if err := s.db.AutoMigrate(&Run{}, &Metric{}, &SeriesPoint{}, &Profile{}, &Report{}, &ReportRun{}); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	if err := createRunListIndexes(s.db); err != nil {

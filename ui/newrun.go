@@ -95,7 +95,8 @@ const (
 var (
 	SecurityProtocols = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
 	SASLMechanisms    = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
-	ConsumerModes     = []string{runner.ModeGroup, runner.ModeAssign}
+	// Modes are the --mode choices of both workloads; "" is each one's default.
+	Modes = []string{"", runner.ModeWriter, runner.ModeClient, runner.ModeGroup, runner.ModeAssign}
 )
 
 // ProfileFlag is the runner flag whose values are profile kinds.
@@ -281,15 +282,20 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 			ff.Options = append(ff.Options, Option{Value: k, Label: k, Selected: contains(chosen, k)})
 		}
 	case f.Name == "mode":
+		// One field serves both workloads: "" keeps each one's default, and
+		// a mode of the other workload is refused by the server by name.
 		ff.Kind, ff.Placeholder = "select", ""
 		cur := strings.TrimSpace(ff.Value)
-		if !contains(ConsumerModes, cur) {
-			cur = f.Default
+		if !contains(Modes, cur) {
+			cur = ""
 		}
 		ff.Value = cur
-		ff.Options = choiceOptions(ConsumerModes, map[string]string{
-			runner.ModeGroup:  "group: kafka-go's consumer-group Reader",
-			runner.ModeAssign: "assign: a connection per partition",
+		ff.Options = choiceOptions(Modes, map[string]string{
+			"":                "default (producer: writer, consumer: group)",
+			runner.ModeWriter: "producer: writer — kafka-go's Writer, as applications use it",
+			runner.ModeClient: "producer: client — Client.Produce with kbench's batching",
+			runner.ModeGroup:  "consumer: group — kafka-go's consumer-group Reader",
+			runner.ModeAssign: "consumer: assign — a connection per partition",
 		}, cur)
 	case f.Kind == "int":
 		ff.Kind, ff.Step = "number", "1"

@@ -29,6 +29,7 @@ var goldenStatic = fstest.MapFS{
 	"new_run.js":     {Data: []byte("// new run")},
 	"flamegraph.js":  {Data: []byte("// flame graph")},
 	"flamegraph.css": {Data: []byte("/* flame graph */")},
+	"compare.js":     {Data: []byte("// compare")},
 }
 
 func newTestUI(t *testing.T) *UI {
@@ -219,6 +220,8 @@ func TestZeroValueViews(t *testing.T) {
 			"import":           ImportView{},
 			"profile":          ProfileView{},
 			"compare_profiles": CompareProfilesView{},
+			"compare":          CompareView{},
+			"report":           ReportView{},
 		}
 		for _, p := range u.Pages() {
 			v, ok := views[p]

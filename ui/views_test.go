@@ -150,7 +150,7 @@ func TestNewRunFormFresh(t *testing.T) {
 	if v.Workload != "producer" || len(v.Errors) != 0 {
 		t.Errorf("fresh form: workload %q, %d errors", v.Workload, len(v.Errors))
 	}
-	for name, want := range map[string]string{"repetitions": "1", "warmup_runs": "0", "target": "embedded", "security-protocol": "PLAINTEXT", "sasl-mechanism": "PLAIN", "mode": "group"} {
+	for name, want := range map[string]string{"repetitions": "1", "warmup_runs": "0", "target": "embedded", "security-protocol": "PLAINTEXT", "sasl-mechanism": "PLAIN", "mode": ""} {
 		if got := fields[name].Value; got != want {
 			t.Errorf("fresh %s = %q, want %q", name, got, want)
 		}
@@ -182,7 +182,7 @@ func TestNewRunFormFresh(t *testing.T) {
 	if got := checked(fields["profile"]); got != defaults["profile"] {
 		t.Errorf("fresh profile boxes = %q, want %q", got, defaults["profile"])
 	}
-	if f := fields["mode"]; f.Kind != "select" || len(f.Options) != 2 {
+	if f := fields["mode"]; f.Kind != "select" || len(f.Options) != 5 {
 		t.Errorf("mode = %+v", f)
 	}
 	if f := fields["topic"]; f.Placeholder != "kbench-<workload>" {
@@ -243,7 +243,7 @@ func TestFormParams(t *testing.T) {
 		"profile":        {"none", "cpu", "mutex"},
 		"producer-props": {"acks=all\r\n\n# comment\nlinger.ms=5\n"},
 		"consumer-props": {"ignored=1"},
-		"mode":           {"assign"},
+		"mode":           {"client"},
 		"payload-file":   {"/etc/passwd"},
 	}
 	w, params := FormParams(values)
@@ -261,6 +261,7 @@ func TestFormParams(t *testing.T) {
 		"print-metrics":  `true`,
 		"profile":        `"cpu,mutex"`,
 		"producer-props": `["acks=all","linger.ms=5"]`,
+		"mode":           `"client"`,
 	}
 	if len(got) != len(want) {
 		t.Errorf("params = %v, want %v", got, want)

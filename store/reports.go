@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Report is a saved comparison at a permanent link /r/<slug>. It stores
+// which runs to compare and how, not the figures: the table is computed
+// again from the stored runs each time, so a report stays correct after
+// more runs are added. A run a report uses cannot be deleted (DeleteRun
+// refuses with ErrConflict): reports are never frozen copies.
+type Report struct {
+	ID uint `gorm:"primaryKey"`
+	// Slug is the report's random name in its link: 16 random bytes
+	// (128 bits) in lower-case base32 without padding, 26 characters.
+	Slug  string `gorm:"uniqueIndex;size:32"`
+	Title string `gorm:"size:200"`
+	Notes string
+	// RunIDs are the compared runs in column order; the first is the
+	// baseline. Stored as a JSON list.
+	RunIDs []uint `gorm:"serializer:json"`
+	// By is how columns are formed: run, label or group.
+	By        string `gorm:"size:8"`
+	CreatedAt time.Time
+}
+
+// ReportRun records that a report uses a run, so DeleteRun can find the
+// reports that hold a run back with one indexed query.
+type ReportRun struct {
+	ID       uint `gorm:"primaryKey"`
+	ReportID uint `gorm:"index"`
+	RunID    uint `gorm:"index"`
+}
+
+// slugEncoding is lower-case base32 without padding: URL-safe and easy
+// to read aloud.
+var slugEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// NewSlug returns a random report slug of 128 bits.
+func NewSlug() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return slugEncoding.EncodeToString(b)
+}
+
+// CreateReport stores a new report. It fills in ID, Slug (unless set)
+// and CreatedAt. Every run must exist (ErrNotFound otherwise) and appear
+// once; there must be at least one.
+func (s *Store) CreateReport(ctx context.Context, r *Report) error {
+	defer s.wrote()
+	if r == nil || r.ID != 0 {
+		return errors.New("store: create report: not a new report")
+	}
+	if len(r.RunIDs) == 0 {
+		return errors.New("store: create report: no runs")
+	}
+	seen := map[uint]bool{}
+	for _, id := range r.RunIDs {
+		if seen[id] {
+			return fmt.Errorf("store: create report: run %d appears twice", id)
+		}
+		seen[id] = true
+	}
+	if r.Slug == "" {
+		r.Slug = NewSlug()
+	}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n int64
+		if err := tx.Model(&Run{}).Where("id IN ?", r.RunIDs).Count(&n).Error; err != nil {
+			return err
+		}
+		if int(n) != len(r.RunIDs) {
+			return fmt.Errorf("a run of the report: %w", ErrNotFound)
+		}
+		if err := tx.Create(r).Error; err != nil {
+			return err
+		}
+		links := make([]ReportRun, len(r.RunIDs))
+		for i, id := range r.RunIDs {
+			links[i] = ReportRun{ReportID: r.ID, RunID: id}
+		}
+		return tx.Create(&links).Error
+	})
+	if err != nil {
+		r.ID = 0
+		return fmt.Errorf("store: create report: %w", err)
+	}
+	return nil
+}
+
+// GetReport returns the report with the given slug, or ErrNotFound.
+func (s *Store) GetReport(ctx context.Context, slug string) (*Report, error) {
+	var r Report
+	if err := s.db.WithContext(ctx).Where("slug = ?", slug).Take(&r).Error; err != nil {
+		return nil, fmt.Errorf("store: report: %w", notFound(err))
+	}
+	return &r, nil
+}
+
+// DeleteRun deletes a finished run with its metrics, series and
+// profiles. It refuses with ErrConflict a run that is queued or running,
+// and a run any report uses: reports are recomputed from their runs, so
+// deleting one would silently change or break a shared link.
+func (s *Store) DeleteRun(ctx context.Context, id uint) error {
+	defer s.wrote()
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r Run
+		if err := tx.Select("id", "status").Where("id = ?", id).Take(&r).Error; err != nil {
+			return notFound(err)
+		}
+		if !r.Final() {
+			return fmt.Errorf("run %d is %s: %w", id, r.Status, ErrConflict)
+		}
+		var slugs []string
+		if err := tx.Model(&Report{}).Joins("JOIN report_runs ON report_runs.report_id = reports.id").
+			Where("report_runs.run_id = ?", id).Order("reports.id").Limit(5).Pluck("reports.slug", &slugs).Error; err != nil {
+			return err
+		}
+		if len(slugs) > 0 {
+			return fmt.Errorf("run %d is used by report %s: %w", id, strings.Join(slugs, ", "), ErrConflict)
+		}
+		return tx.Delete(&Run{}, id).Error
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete run %d: %w", id, err)
+	}
+	return nil
+}

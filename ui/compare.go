@@ -1,0 +1,409 @@
+package ui
+
+import (
+	"html/template"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/store"
+)
+
+// Paths of the comparison and report pages.
+const (
+	APIComparePath   = "/api/compare"
+	CreateReportPath = "/reports"
+	ReportPathPrefix = "/r/"
+	DefaultCompareBy = compare.ByRun
+	compareTitle     = "Compare runs"
+	MaxReportTitle   = 200 // characters
+)
+
+// CompareQuery is what a comparison shows: the runs in column order (the
+// first is the baseline), how columns are formed and whether rows that
+// did not change are hidden.
+type CompareQuery struct {
+	Runs          []uint
+	By            string // run, label or group
+	HideUnchanged bool
+}
+
+// RunsParam is the runs as the runs query parameter writes them: "1,2,3".
+func (q CompareQuery) RunsParam() string {
+	parts := make([]string, len(q.Runs))
+	for i, id := range q.Runs {
+		parts[i] = uintStr(id)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Values encodes the query: runs, by (when not the default) and
+// hide_unchanged (when set).
+func (q CompareQuery) Values() url.Values {
+	v := url.Values{"runs": {q.RunsParam()}}
+	if q.By != "" && q.By != DefaultCompareBy {
+		v.Set("by", q.By)
+	}
+	if q.HideUnchanged {
+		v.Set("hide_unchanged", "1")
+	}
+	return v
+}
+
+// CompareURL is the comparison page of q.
+func CompareURL(q CompareQuery) string { return ComparePath + "?" + q.Values().Encode() }
+
+// ReportURL is a report's page; ext ("", ".md", ".csv", ".json") picks
+// the page or an export.
+func ReportURL(slug, ext string) string { return ReportPathPrefix + slug + ext }
+
+// ComparisonTable is a comparison table as a page shows it: sections of
+// rows, one cell per column, changes classed by verdict.
+type ComparisonTable struct {
+	Columns  []CompareColumn
+	Sections []CompareSection
+	Notes    []string // the table's notes: baseline, samples, method
+	Legend   string
+	// Hidden are the metrics "hide unchanged" dropped.
+	Hidden []string
+	// ColSpan is the number of columns with the metric's: section rows
+	// span them all.
+	ColSpan int
+}
+
+// CompareColumn is one column: a run, or the runs of a group or label.
+type CompareColumn struct {
+	Name     string
+	Baseline bool
+	Runs     []RunLink
+	Excluded []RunLink // warm-up runs left out of the figures
+}
+
+// RunLink links to a run: "#12 trunk".
+type RunLink struct {
+	ID   uint
+	URL  string
+	Text string
+}
+
+// CompareSection is a group of rows: throughput, latency, …
+type CompareSection struct {
+	Name string
+	Rows []CompareRow
+}
+
+// CompareRow is one metric across the columns.
+type CompareRow struct {
+	Metric    string
+	Unit      string
+	Help      string
+	Direction string // "↑", "↓" or ""
+	DirText   string // "higher is better", …
+	Notes     []string
+	Cells     []CompareCell
+}
+
+// CompareCell is one figure and, off the baseline, its change.
+type CompareCell struct {
+	Value   string // "1,234,567", "4.12 ±2.3%", "—" when missing
+	Unit    string // "" when missing
+	Missing bool
+	N       int    // samples (runs with the metric)
+	Change  string // "+3.4% ✓", "−0.8% ~ p=0.382", "" on the baseline
+	Class   string // CSS classes of the change, by verdict
+	Note    string // the cell's notes joined, for a tooltip
+}
+
+// Change classes: green for better, red for worse; a change from single
+// runs is better or worse by direction only, and also "delta-untested".
+const (
+	classBetter   = "delta delta-better"
+	classWorse    = "delta delta-worse"
+	classSame     = "delta delta-same"
+	classChanged  = "delta delta-changed"
+	classTooFew   = "delta delta-toofew"
+	classUntested = " delta-untested"
+)
+
+// changeClass classes a cell's change by its test and verdict.
+func changeClass(c compare.Cell) string {
+	switch c.Test {
+	case compare.TestSignificant:
+		switch c.Verdict {
+		case compare.VerdictBetter:
+			return classBetter
+		case compare.VerdictWorse:
+			return classWorse
+		}
+		return classChanged
+	case compare.TestNotSignificant:
+		return classSame
+	case compare.TestTooFew:
+		return classTooFew
+	case compare.TestSingleRuns:
+		switch c.Verdict {
+		case compare.VerdictBetter:
+			return classBetter + classUntested
+		case compare.VerdictWorse:
+			return classWorse + classUntested
+		}
+		return classSame + classUntested
+	}
+	return ""
+}
+
+// NewComparisonTable builds the page's table from a compare.Table; runs
+// name the columns' run links.
+func NewComparisonTable(t *compare.Table, runs []store.Run) ComparisonTable {
+	byID := make(map[uint]*store.Run, len(runs))
+	for i := range runs {
+		byID[runs[i].ID] = &runs[i]
+	}
+	link := func(id uint) RunLink {
+		l := RunLink{ID: id, URL: runURL(id), Text: "#" + uintStr(id)}
+		if r := byID[id]; r != nil && r.Label != "" {
+			l.Text += " " + r.Label
+		}
+		return l
+	}
+	out := ComparisonTable{Notes: t.Notes, Legend: t.Legend(), Hidden: t.Hidden}
+	for _, c := range t.Columns {
+		col := CompareColumn{Name: c.Name, Baseline: c.Baseline}
+		for _, id := range c.Runs {
+			col.Runs = append(col.Runs, link(id))
+		}
+		for _, id := range c.WarmupsExcluded {
+			col.Excluded = append(col.Excluded, link(id))
+		}
+		out.Columns = append(out.Columns, col)
+	}
+	out.ColSpan = len(out.Columns) + 1
+	for _, row := range t.Rows {
+		if len(out.Sections) == 0 || out.Sections[len(out.Sections)-1].Name != row.Section {
+			out.Sections = append(out.Sections, CompareSection{Name: row.Section})
+		}
+		r := CompareRow{Metric: row.Metric, Unit: row.Unit, Help: row.Help, Notes: row.Notes}
+		switch row.Better {
+		case compare.HigherIsBetter:
+			r.Direction, r.DirText = "↑", "higher is better"
+		case compare.LowerIsBetter:
+			r.Direction, r.DirText = "↓", "lower is better"
+		}
+		for i, c := range row.Cells {
+			cell := CompareCell{Value: row.ValueText(i), N: c.N, Missing: c.N == 0, Note: strings.Join(c.Notes, "; ")}
+			if !cell.Missing {
+				cell.Unit = row.Unit
+			}
+			if i > 0 {
+				cell.Change = t.ChangeText(c)
+				cell.Class = changeClass(c)
+			}
+			r.Cells = append(r.Cells, cell)
+		}
+		s := &out.Sections[len(out.Sections)-1]
+		s.Rows = append(s.Rows, r)
+	}
+	return out
+}
+
+// ByOption is one choice of the column naming switch.
+type ByOption struct {
+	Value   string
+	Label   string
+	URL     string
+	Current bool
+}
+
+var byLabels = []struct{ value, label string }{
+	{compare.ByRun, "run"},
+	{compare.ByLabel, "label"},
+	{compare.ByGroup, "repetition group"},
+}
+
+// CompareView is the comparison page: the table, the naming switch, the
+// "hide unchanged" toggle, the Markdown to copy and the "Save as report"
+// form.
+type CompareView struct {
+	Page
+	Query      CompareQuery
+	Table      ComparisonTable
+	ByOptions  []ByOption
+	ToggleURL  string // the page with "hide unchanged" flipped
+	ToggleText string
+	Markdown   string
+	JSONURL    string // the same comparison from the API
+	SaveAction string
+	// DefaultTitle fills the report title field.
+	DefaultTitle string
+}
+
+// NewCompareView builds the comparison page of q from its table, runs
+// and Markdown export.
+func NewCompareView(t *compare.Table, runs []store.Run, q CompareQuery, markdown string) CompareView {
+	v := CompareView{Page: Page{Title: compareTitle}, Query: q, Table: NewComparisonTable(t, runs), Markdown: markdown,
+		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath}
+	if v.Query.By == "" {
+		v.Query.By = DefaultCompareBy
+	}
+	for _, o := range byLabels {
+		q2 := q
+		q2.By = o.value
+		v.ByOptions = append(v.ByOptions, ByOption{Value: o.value, Label: o.label, URL: CompareURL(q2), Current: o.value == v.Query.By})
+	}
+	flip := q
+	flip.HideUnchanged = !q.HideUnchanged
+	v.ToggleURL = CompareURL(flip)
+	if q.HideUnchanged {
+		v.ToggleText = "Show all metrics"
+	} else {
+		v.ToggleText = "Hide unchanged metrics"
+	}
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	v.DefaultTitle = strings.Join(names, " vs ")
+	if r := []rune(v.DefaultTitle); len(r) > MaxReportTitle {
+		v.DefaultTitle = string(r[:MaxReportTitle])
+	}
+	return v
+}
+
+// ReportDiff is the differential flame graph of a candidate column's run
+// against the baseline's, from their client CPU profiles.
+type ReportDiff struct {
+	Base, Target RunLink
+	CompareURL   string // the full profile comparison page
+	FlameGraph   FlameGraph
+}
+
+// ExportLink links to an export of a report.
+type ExportLink struct {
+	Label string
+	URL   string
+	Type  string
+}
+
+// ReportView is a report's read-only page.
+type ReportView struct {
+	Page
+	Slug       string
+	Heading    string
+	Notes      string
+	Created    string
+	CreatedISO string
+	Table      ComparisonTable
+	Runs       []RunLink
+	Charts     []template.HTML
+	Diffs      []ReportDiff
+	// NoDiffs says why there is no differential flame graph, "" when
+	// there is one.
+	NoDiffs    string
+	Markdown   string
+	Exports    []ExportLink
+	CompareURL string // the live comparison of the same runs
+}
+
+// NewReportView builds a report's page from its table (computed from the
+// report's runs, in the report's order) and Markdown export.
+func NewReportView(rep *store.Report, t *compare.Table, runs []store.Run, markdown string) ReportView {
+	v := ReportView{Page: Page{Title: rep.Title}, Slug: rep.Slug, Heading: rep.Title, Notes: rep.Notes,
+		Created: FormatTime(rep.CreatedAt), CreatedISO: rep.CreatedAt.UTC().Format(time.RFC3339),
+		Table: NewComparisonTable(t, runs), Markdown: markdown,
+		CompareURL: CompareURL(CompareQuery{Runs: rep.RunIDs, By: rep.By})}
+	for _, e := range []ExportLink{{"Markdown", ".md", "text/markdown"}, {"CSV", ".csv", "text/csv"}, {"JSON", ".json", "application/json"}} {
+		v.Exports = append(v.Exports, ExportLink{Label: e.Label, URL: ReportURL(rep.Slug, e.URL), Type: e.Type})
+	}
+	byID := map[uint]*store.Run{}
+	for i := range runs {
+		r := &runs[i]
+		byID[r.ID] = r
+		v.Runs = append(v.Runs, runLink(r))
+	}
+	v.Charts = overlayCharts(runs)
+
+	// One differential flame graph per candidate column: its first
+	// measured run against the baseline column's.
+	firstRun := func(c compare.ColumnInfo) *store.Run {
+		if len(c.Runs) == 0 {
+			return nil
+		}
+		return byID[c.Runs[0]]
+	}
+	if len(t.Columns) > 0 {
+		base := firstRun(t.Columns[0])
+		bp := clientCPU(base)
+		for i, c := range t.Columns[1:] {
+			target := firstRun(c)
+			tp := clientCPU(target)
+			if bp == 0 || tp == 0 {
+				continue
+			}
+			n := strconv.Itoa(i + 1)
+			v.Diffs = append(v.Diffs, ReportDiff{Base: runLink(base), Target: runLink(target),
+				CompareURL: CompareProfilesURL(bp, tp, "", ""),
+				FlameGraph: FlameGraph{ID: "diff-flamegraph-" + n, DataURL: DiffDataURL(bp, tp, "", ""), Mode: "diff",
+					FocusParam: "focus-" + n, SearchParam: "search-" + n,
+					Label: "Differential flame graph: run #" + uintStr(target.ID) + " against run #" + uintStr(base.ID)}})
+		}
+	}
+	if len(v.Diffs) == 0 {
+		v.NoDiffs = "No differential flame graph: the baseline and the other columns' runs need a client CPU profile each."
+	}
+	return v
+}
+
+func runLink(r *store.Run) RunLink {
+	l := RunLink{ID: r.ID, URL: runURL(r.ID), Text: "#" + uintStr(r.ID)}
+	if r.Label != "" {
+		l.Text += " " + r.Label
+	}
+	return l
+}
+
+// clientCPU is the ID of a run's client CPU profile, 0 without one.
+func clientCPU(r *store.Run) uint {
+	if r == nil {
+		return 0
+	}
+	for _, p := range r.Profiles {
+		if p.Role == "client" && p.Kind == "cpu" {
+			return p.ID
+		}
+	}
+	return 0
+}
+
+// overlayCharts draws the runs' interval series on shared axes:
+// throughput, and latency when any run recorded it.
+func overlayCharts(runs []store.Run) []template.HTML {
+	var rps, lat []ChartSeries
+	for i := range runs {
+		r := &runs[i]
+		pts := sortedSeries(r.Series)
+		if len(pts) == 0 {
+			continue
+		}
+		name := runLink(r).Text
+		t, y, l := make([]float64, len(pts)), make([]float64, len(pts)), make([]float64, len(pts))
+		hasLatency := false
+		for j, p := range pts {
+			t[j], y[j], l[j] = p.T, p.RecordsPerSec, p.LatencyAvgMs
+			hasLatency = hasLatency || p.LatencyAvgMs > 0
+		}
+		rps = append(rps, ChartSeries{Name: name, X: t, Y: y})
+		if hasLatency {
+			lat = append(lat, ChartSeries{Name: name, X: t, Y: l})
+		}
+	}
+	if len(rps) == 0 {
+		return nil
+	}
+	charts := []template.HTML{LineChart(Chart{Title: "Throughput", XLabel: windowAxis, YLabel: "throughput", Unit: "records/s", Series: rps})}
+	if len(lat) > 0 {
+		charts = append(charts, LineChart(Chart{Title: "Average latency", XLabel: windowAxis, YLabel: "latency", Unit: "ms", Series: lat}))
+	}
+	return charts
+}
