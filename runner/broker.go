@@ -50,9 +50,17 @@ func ServeBroker(ctx context.Context, opts BrokerOptions, stdin io.Reader, stdou
 	}
 	defer b.Close()
 
+	return serveControlled(ctx, b.Addr(), opts.CPUProfile, opts.Control, stdin, stdout)
+}
+
+// serveControlled is the life of a child server (the embedded broker, the
+// write-path sink) once it listens: announce the address, optionally
+// profile the whole process, and with control read cpu-start/cpu-stop
+// commands from stdin until it closes or ctx ends.
+func serveControlled(ctx context.Context, addr, cpuProfile string, control bool, stdin io.Reader, stdout io.Writer) error {
 	prof := &cpuProfiler{}
-	if opts.CPUProfile != "" {
-		if err := prof.start(opts.CPUProfile); err != nil {
+	if cpuProfile != "" {
+		if err := prof.start(cpuProfile); err != nil {
 			return err
 		}
 	}
@@ -64,9 +72,9 @@ func ServeBroker(ctx context.Context, opts BrokerOptions, stdin io.Reader, stdou
 		defer out.Unlock()
 		fmt.Fprintf(stdout, format+"\n", args...)
 	}
-	say("%s%s", listeningPrefix, b.Addr())
+	say("%s%s", listeningPrefix, addr)
 
-	if !opts.Control {
+	if !control {
 		<-ctx.Done()
 		return prof.stop()
 	}

@@ -63,58 +63,7 @@ func ServeSink(ctx context.Context, opts SinkOptions, stdin io.Reader, stdout io
 	go s.serve()
 	defer s.close()
 
-	prof := &cpuProfiler{}
-	if opts.CPUProfile != "" {
-		if err := prof.start(opts.CPUProfile); err != nil {
-			return err
-		}
-	}
-	defer prof.stop()
-
-	var out sync.Mutex
-	say := func(format string, args ...any) {
-		out.Lock()
-		defer out.Unlock()
-		fmt.Fprintf(stdout, format+"\n", args...)
-	}
-	say("%s%s", listeningPrefix, ln.Addr())
-	if !opts.Control {
-		<-ctx.Done()
-		return prof.stop()
-	}
-	cmds := make(chan string)
-	go func() {
-		defer close(cmds)
-		sc := bufio.NewScanner(stdin)
-		for sc.Scan() {
-			cmds <- sc.Text()
-		}
-	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return prof.stop()
-		case line, ok := <-cmds:
-			if !ok {
-				return prof.stop()
-			}
-			verb, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
-			var err error
-			switch verb {
-			case "cpu-start":
-				err = prof.start(arg)
-			case "cpu-stop":
-				err = prof.stop()
-			default:
-				err = fmt.Errorf("unknown command %q", verb)
-			}
-			if err != nil {
-				say("error: %v", err)
-			} else {
-				say("ok")
-			}
-		}
-	}
+	return serveControlled(ctx, ln.Addr().String(), opts.CPUProfile, opts.Control, stdin, stdout)
 }
 
 type sink struct {
