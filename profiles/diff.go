@@ -83,35 +83,14 @@ type DiffCompact struct {
 
 // Compact flattens the diff tree under n into the DiffCompact encoding.
 func (n *DiffNode) Compact() DiffCompact {
-	c := DiffCompact{Names: []string{}, Nodes: []int64{}, Stride: 6}
 	if n == nil {
-		return c
+		return DiffCompact{Names: []string{}, Nodes: []int64{}, Stride: 6}
 	}
-	count := 0
-	stack := []*DiffNode{n}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = append(stack[:len(stack)-1], x.Children...)
-		count++
-	}
-	c.Nodes = make([]int64, 0, 6*count)
-	index := make(map[string]int64)
-	stack = append(stack[:0], n)
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		id, ok := index[x.Name]
-		if !ok {
-			id = int64(len(c.Names))
-			index[x.Name] = id
-			c.Names = append(c.Names, x.Name)
-		}
-		c.Nodes = append(c.Nodes, id, x.Value, x.Self, x.Base, x.BaseSelf, int64(len(x.Children)))
-		for i := len(x.Children) - 1; i >= 0; i-- {
-			stack = append(stack, x.Children[i])
-		}
-	}
-	return c
+	names, nodes := flatten(n, 6, func(x *DiffNode) []*DiffNode { return x.Children }, func(x *DiffNode) string { return x.Name },
+		func(dst []int64, x *DiffNode, id int64) []int64 {
+			return append(dst, id, x.Value, x.Self, x.Base, x.BaseSelf, int64(len(x.Children)))
+		})
+	return DiffCompact{Names: names, Nodes: nodes, Stride: 6}
 }
 
 func checkScale(scale float64) error {

@@ -140,37 +140,49 @@ type Compact struct {
 
 // Compact flattens the tree under n into the Compact encoding.
 func (n *Node) Compact() Compact {
-	c := Compact{Names: []string{}, Nodes: []int64{}}
 	if n == nil {
-		return c
+		return Compact{Names: []string{}, Nodes: []int64{}}
 	}
+	names, nodes := flatten(n, 4, func(x *Node) []*Node { return x.Children }, func(x *Node) string { return x.Name },
+		func(dst []int64, x *Node, id int64) []int64 {
+			return append(dst, id, x.Value, x.Self, int64(len(x.Children)))
+		})
+	return Compact{Names: names, Nodes: nodes}
+}
+
+// flatten walks a tree in pre-order and appends each node's row (stride
+// integers, the name's index first) to one flat slice, interning names in
+// order of first appearance. Shared by the flame-graph and diff encodings.
+func flatten[T any](root *T, stride int, children func(*T) []*T, name func(*T) string, row func([]int64, *T, int64) []int64) ([]string, []int64) {
 	// Size the output exactly: one walk to count is cheaper than growing
 	// a slice of millions of integers.
 	count := 0
-	stack := []*Node{n}
+	stack := []*T{root}
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
-		stack = append(stack[:len(stack)-1], x.Children...)
+		stack = append(stack[:len(stack)-1], children(x)...)
 		count++
 	}
-	c.Nodes = make([]int64, 0, 4*count)
+	names := []string{}
+	nodes := make([]int64, 0, stride*count)
 	index := make(map[string]int64)
-	stack = append(stack[:0], n)
+	stack = append(stack[:0], root)
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		id, ok := index[x.Name]
+		id, ok := index[name(x)]
 		if !ok {
-			id = int64(len(c.Names))
-			index[x.Name] = id
-			c.Names = append(c.Names, x.Name)
+			id = int64(len(names))
+			index[name(x)] = id
+			names = append(names, name(x))
 		}
-		c.Nodes = append(c.Nodes, id, x.Value, x.Self, int64(len(x.Children)))
-		for i := len(x.Children) - 1; i >= 0; i-- {
-			stack = append(stack, x.Children[i])
+		nodes = row(nodes, x, id)
+		kids := children(x)
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
 		}
 	}
-	return c
+	return names, nodes
 }
 
 // nameTable interns frame names. IDs are dense and start at 0.
