@@ -5,6 +5,7 @@
 //	kbench serve [--listen ADDR] [--data DIR]  the web application
 //	kbench run producer|consumer|writepath [flags]   run one benchmark (Kafka's perf-test flags)
 //	kbench broker [--listen ADDR]          run the embedded Kafka-protocol broker
+//	kbench import --label L FILE           send Kafka perf-tool output to a running server
 //
 // Exit codes: 0 success, 1 the run failed (partial results are still
 // written), 2 bad usage.
@@ -31,6 +32,7 @@ usage:
   kbench run consumer [flags]    like kafka-consumer-perf-test, on kafka-go
   kbench run writepath [flags]   Produce requests of many buffers: gathering vs other write strategies
   kbench broker [flags]          the embedded broker (franz-go's kfake)
+  kbench import --label L FILE   send kafka-producer/consumer-perf-test output to a running kbench serve
 
 Without --bootstrap-server, "kbench run" starts its own broker process.
 "kbench run producer --help" lists a workload's flags.
@@ -54,6 +56,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdBroker(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "import":
+		return cmdImport(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

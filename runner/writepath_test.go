@@ -217,28 +217,45 @@ func TestWritepathWriteSyscalls(t *testing.T) {
 		for _, strategy := range []string{StrategyGather, StrategyCopy, StrategyPerBuffer} {
 			c := &rawClient{shape: shape, conn: conn, req: req, strategy: strategy, scratch: make([][]byte, 0, req.NumBuffers())}
 			const n = 500
-			io0, _ := sysstat.ReadIO()
-			for i := 0; i < n; i++ {
-				if err := c.write(); err != nil {
-					t.Fatal(err)
-				}
-				for left := req.Len(); left > 0; {
-					left -= <-read
-				}
-			}
-			io1, _ := sysstat.ReadIO()
-			d := io1.Sub(io0)
 			per := int64(1)
 			if strategy == StrategyPerBuffer {
 				per = buffers
 			}
-			extraCalls, extraBytes := d.Syscw-n*per, d.Wchar-int64(n*req.Len())
-			t.Logf("%d×%d B %s: %d write syscalls for %d requests (%.3f per request), %d extra bytes", tc.records, tc.size, strategy, d.Syscw, n, float64(d.Syscw)/n, extraBytes)
-			if extraCalls < 0 || extraCalls > n*per/50+4 {
-				t.Errorf("%d×%d B %s: %d write syscalls for %d requests, want %d per request (+2%% +4 for the runtime)", tc.records, tc.size, strategy, d.Syscw, n, per)
+			// /proc/self/io counts the whole process: the Go runtime's
+			// netpoll wake-ups (8-byte eventfd writes) and goroutines other
+			// tests left behind write too. Everything beyond the requests'
+			// bytes must be 8-byte wake-ups, and once they are taken out the
+			// count must be exact; a window disturbed otherwise is measured
+			// again (at most three times) rather than loosening the check.
+			var problem string
+			for attempt := 0; attempt < 3; attempt++ {
+				io0, _ := sysstat.ReadIO()
+				for i := 0; i < n; i++ {
+					if err := c.write(); err != nil {
+						t.Fatal(err)
+					}
+					for left := req.Len(); left > 0; {
+						left -= <-read
+					}
+				}
+				io1, _ := sysstat.ReadIO()
+				d := io1.Sub(io0)
+				extraBytes := d.Wchar - int64(n*req.Len())
+				t.Logf("%d×%d B %s: %d write syscalls for %d requests (%.3f per request), %d extra bytes", tc.records, tc.size, strategy, d.Syscw, n, float64(d.Syscw)/n, extraBytes)
+				switch got := d.Syscw - extraBytes/8; {
+				case extraBytes < 0 || extraBytes%8 != 0:
+					problem = fmt.Sprintf("%d bytes written beyond the requests: not 8-byte runtime wake-ups", extraBytes)
+				case got != n*per:
+					problem = fmt.Sprintf("%d write syscalls for %d requests (runtime wake-ups taken out), want %d per request", got, n, per)
+				default:
+					problem = ""
+				}
+				if problem == "" {
+					break
+				}
 			}
-			if extraBytes < 0 || extraBytes > 8*max(extraCalls, 0) {
-				t.Errorf("%d×%d B %s: %d bytes written beyond the requests in %d extra syscalls", tc.records, tc.size, strategy, extraBytes, extraCalls)
+			if problem != "" {
+				t.Errorf("%d×%d B %s: %s", tc.records, tc.size, strategy, problem)
 			}
 		}
 	}

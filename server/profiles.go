@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/runner/kafkafmt"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -467,8 +469,12 @@ func (s *Server) attachProfilesForm(c *gin.Context) {
 	c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", id))
 }
 
-// importRun creates an imported run from the uploaded profiles of a
-// multipart request. Shared by the API and the import page.
+// importRun creates an imported run from a multipart request: the text
+// output of kafka-producer-perf-test or kafka-consumer-perf-test (field
+// "output", a file or pasted text) and/or uploaded profiles (field
+// "profile"). Everything is checked before anything is stored, and the run
+// with its metrics, series and profiles is stored in one CreateRuns call:
+// nothing is ever half imported. Shared by the API and the import page.
 func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
 		return nil, uploadErr(err)
@@ -481,21 +487,173 @@ func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	ups, err := readUploads(c.Request.MultipartForm.File["profile"])
+	out, err := readOutput(c.Request.MultipartForm)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(ups))
-	for i, u := range ups {
-		names[i] = u.name
+	files := c.Request.MultipartForm.File["profile"]
+	if out == nil && len(files) == 0 {
+		return nil, badInput("profile", "no file given: attach the output of kafka-producer-perf-test or kafka-consumer-perf-test (\"output\"), a pprof profile or folded stacks (\"profile\")")
 	}
-	spec, _ := json.Marshal(map[string]any{"workload": "imported", "files": names})
+	var ups []uploaded
+	if len(files) > 0 {
+		if ups, err = readUploads(files); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, 0, len(ups)+1)
+	if out != nil {
+		names = append(names, out.name)
+	}
+	for _, u := range ups {
+		names = append(names, u.name)
+	}
+	specDoc := map[string]any{"workload": "imported", "files": names}
 	run := &store.Run{Label: label, Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported,
-		Spec: string(spec), Complete: true, Profiles: storedProfiles(c, ups, role)}
+		Complete: true, Profiles: storedProfiles(c, ups, role)}
+	if out != nil {
+		specDoc["tool"] = out.imp.Tool
+		fillImported(run, out)
+	}
+	spec, _ := json.Marshal(specDoc)
+	run.Spec = string(spec)
 	if err := s.store.CreateRuns(c.Request.Context(), []*store.Run{run}); err != nil {
 		return nil, err
 	}
 	return s.store.GetRun(c.Request.Context(), run.ID)
+}
+
+// importedOutput is the parsed "output" field of an import.
+type importedOutput struct {
+	name string // the file's name, or "pasted output"
+	text string
+	imp  *kafkafmt.Imported
+}
+
+// outputParseError is a line of an uploaded output the parser refused: a
+// 400 on the "output" field (through its inputError) that also carries the
+// *kafkafmt.ParseError, so the API can name the line.
+type outputParseError struct {
+	input error
+	parse *kafkafmt.ParseError
+}
+
+func (e *outputParseError) Error() string   { return e.input.Error() }
+func (e *outputParseError) Unwrap() []error { return []error{e.input, e.parse} }
+
+// readOutput reads and parses the "output" field: an uploaded file or
+// pasted text, not both. It returns nil when the request has neither.
+func readOutput(form *multipart.Form) (*importedOutput, error) {
+	fhs := form.File["output"]
+	var pasted string
+	for _, v := range form.Value["output"] {
+		if strings.TrimSpace(v) != "" {
+			pasted = v
+		}
+	}
+	var out importedOutput
+	switch {
+	case len(fhs) > 1:
+		return nil, badInput("output", "give one output file, not %d", len(fhs))
+	case len(fhs) == 1 && pasted != "":
+		return nil, badInput("output", "give the output as a file or pasted, not both")
+	case len(fhs) == 1:
+		f, err := fhs[0].Open()
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(io.LimitReader(f, kafkafmt.MaxImportBytes+1))
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out.name, out.text = fhs[0].Filename, string(data)
+	case pasted != "":
+		out.name, out.text = "pasted output", pasted
+	default:
+		return nil, nil
+	}
+	imp, err := kafkafmt.ParseOutput(strings.NewReader(out.text))
+	if err != nil {
+		var pe *kafkafmt.ParseError
+		switch {
+		case errors.As(err, &pe):
+			return nil, &outputParseError{input: badInput("output", "%v", pe), parse: pe}
+		case errors.Is(err, kafkafmt.ErrImportTooLarge):
+			return nil, fmt.Errorf("output: %w: %w", errTooLarge, err)
+		}
+		return nil, fmt.Errorf("server: parse output: %w", err)
+	}
+	out.imp = imp
+	return &out, nil
+}
+
+// pastedOutput is the pasted text of the "output" field, kept when the
+// import page is shown again; an uploaded file cannot be kept.
+func pastedOutput(form *multipart.Form) string {
+	if form == nil {
+		return ""
+	}
+	for _, v := range form.Value["output"] {
+		if strings.TrimSpace(v) != "" && len(v) <= 1<<20 {
+			return v
+		}
+	}
+	return ""
+}
+
+// toolCommand is the name users know a Kafka tool by.
+func toolCommand(tool string) string {
+	if tool == kafkafmt.ToolConsumer {
+		return "kafka-consumer-perf-test"
+	}
+	return "kafka-producer-perf-test"
+}
+
+// fillImported makes run the result of the parsed output: the workload of
+// the tool (producer or consumer, so the runs list and comparisons put it
+// next to kbench's own runs; Source says it was imported), its metrics
+// under kbench's names, its intervals as the series, the text itself as
+// the output, and Measurement and Environment saying where it came from.
+func fillImported(run *store.Run, out *importedOutput) {
+	imp := out.imp
+	cmd := toolCommand(imp.Tool)
+	run.Workload = imp.Tool
+	run.Output = out.text
+	notes := []string{"imported from Kafka's " + cmd + " output"}
+	notes = append(notes, imp.Notes...)
+	values := map[string]float64{}
+	for _, m := range imp.Metrics {
+		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+			// SQLite and JSON hold no NaN or infinity.
+			notes = append(notes, fmt.Sprintf("%s was %v in the output: left out", m.Name, m.Value))
+			continue
+		}
+		values[m.Name] = m.Value
+		run.Metrics = append(run.Metrics, store.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better})
+	}
+	for i, iv := range imp.Intervals {
+		run.Series = append(run.Series, store.SeriesPoint{Seq: i, T: iv.T, Records: iv.Records, RecordsPerSec: iv.RecordsPerSec,
+			MBPerSec: iv.MBPerSec, LatencyAvgMs: iv.LatencyAvgMs, LatencyMaxMs: iv.LatencyMaxMs})
+	}
+	records, rate := values["records-sent"], values["record-send-rate"]
+	if imp.Tool == kafkafmt.ToolConsumer {
+		records, rate = values["records-consumed-total"], values["records-consumed-rate"]
+	}
+	window := 0.0
+	if rate > 0 {
+		window = records / rate
+	}
+	measurement, _ := json.Marshal(map[string]any{
+		"source": "imported", "tool": cmd, "measured_records": int64(records), "window_seconds": window,
+		"lines": imp.Lines, "notes": notes,
+	})
+	run.Measurement = string(measurement)
+	environment, _ := json.Marshal(map[string]any{
+		"source": "imported", "tool": cmd,
+		"broker": "imported: " + cmd + " does not print its environment",
+	})
+	run.Environment = string(environment)
 }
 
 // importProfiles handles POST /api/import with profiles: a new imported
@@ -503,6 +661,13 @@ func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 func (s *Server) importProfiles(c *gin.Context) {
 	run, err := s.importRun(c)
 	if err != nil {
+		var pe *kafkafmt.ParseError
+		if errors.As(err, &pe) && pe.Line > 0 {
+			// As fail answers, plus the line, for clients to point at.
+			_, field, msg := classify(err)
+			c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": msg, "field": field, "line": pe.Line})
+			return
+		}
 		s.fail(c, err)
 		return
 	}
@@ -532,7 +697,7 @@ func (s *Server) importForm(c *gin.Context) {
 			s.fail(c, err)
 			return
 		}
-		v := ui.ImportView{Label: c.PostForm("label"), Error: msg}
+		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)
 		return
@@ -547,7 +712,7 @@ func uploadErr(err error) error {
 		return err
 	}
 	if errors.Is(err, http.ErrNotMultipart) || errors.Is(err, multipart.ErrMessageTooLarge) {
-		return badInput("body", "must be multipart/form-data with a \"profile\" file: %v", err)
+		return badInput("body", "must be multipart/form-data with an \"output\" or \"profile\" file: %v", err)
 	}
 	return badInput("body", "unreadable upload: %v", err)
 }

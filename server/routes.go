@@ -20,6 +20,9 @@ func (s *Server) routes() {
 	r.GET("/r/:slug", s.report)
 	r.GET("/login", s.loginPage)
 	r.POST("/login", s.login)
+	r.GET("/writepath", s.writepathPage)
+	r.POST("/writepath", s.writepathForm)
+	r.GET("/writepath/:batch", s.writepathResult)
 
 	// JSON API.
 	api := r.Group("/api")
@@ -38,6 +41,7 @@ func (s *Server) routes() {
 	api.POST("/import", s.importProfiles)
 	api.GET("/compare", s.apiCompare)
 	api.POST("/reports", s.apiCreateReport)
+	api.POST("/presets/writepath", s.apiWritepathPreset)
 
 	// Profiles: flame graphs, comparisons, the full pprof UI.
 	r.GET("/profiles/:id", s.profilePage)

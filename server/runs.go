@@ -55,8 +55,8 @@ var serverRefused = map[string]bool{"payload-file": true, "payload-delimiter": t
 func (s *Server) prepare(req *createRequest) (runner.Spec, error) {
 	req.Label = strings.TrimSpace(req.Label)
 	switch {
-	case req.Workload != runner.Producer && req.Workload != runner.Consumer:
-		return runner.Spec{}, badInput("workload", "must be producer or consumer, got %q", req.Workload)
+	case req.Workload != runner.Producer && req.Workload != runner.Consumer && req.Workload != runner.Writepath:
+		return runner.Spec{}, badInput("workload", "must be producer, consumer or writepath, got %q", req.Workload)
 	case len(req.Label) > maxLabel:
 		return runner.Spec{}, badInput("label", "must be at most %d characters", maxLabel)
 	case req.Repetitions < 0 || req.Repetitions > maxRepetitions:

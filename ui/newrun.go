@@ -152,7 +152,7 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 		return def
 	}
 
-	workload := choice(FieldWorkload, []string{runner.Producer, runner.Consumer}, runner.Producer)
+	workload := choice(FieldWorkload, runner.Workloads(), runner.Producer)
 	v := NewRunFormView{
 		Page:     Page{Title: "New run"},
 		Action:   CreateRunPath,
@@ -161,8 +161,8 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 
 	run := FormSection{ID: "run", Legend: "Run", Fields: []FormField{
 		{Name: FieldWorkload, Label: "Workload", Kind: "radio", Value: workload,
-			Help:    "producer: kafka-producer-perf-test; consumer: kafka-consumer-perf-test",
-			Options: choiceOptions([]string{runner.Producer, runner.Consumer}, nil, workload)},
+			Help:    "producer: kafka-producer-perf-test; consumer: kafka-consumer-perf-test; writepath: Produce requests written with a chosen strategy (see the write-path lab)",
+			Options: choiceOptions(runner.Workloads(), nil, workload)},
 		{Name: FieldLabel, Label: "Label", Kind: "text", Value: get(FieldLabel, ""), MaxLength: 200,
 			Placeholder: "e.g. trunk", Help: "names what is measured, e.g. trunk or my-branch: runs are compared by label"},
 		{Name: FieldRepetitions, Label: "Repetitions", Kind: "number", Value: get(FieldRepetitions, "1"),

@@ -201,6 +201,11 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 		v.MeasurementRaw = r.Measurement
 	} else if ok {
 		v.Measurement, v.Notes = measurementItems(m)
+		if r.Source == store.SourceImported {
+			// kbench measured nothing of an imported run: only what the
+			// importer noted about the output is true.
+			v.Measurement = nil
+		}
 	}
 	if e, ok, err := decodeJSON[runner.Environment](r.Environment); err != nil {
 		v.EnvironmentRaw = r.Environment

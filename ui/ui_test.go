@@ -30,6 +30,7 @@ var goldenStatic = fstest.MapFS{
 	"flamegraph.js":  {Data: []byte("// flame graph")},
 	"flamegraph.css": {Data: []byte("/* flame graph */")},
 	"compare.js":     {Data: []byte("// compare")},
+	"writepath.css":  {Data: []byte("/* write path */")},
 }
 
 func newTestUI(t *testing.T) *UI {
@@ -222,6 +223,7 @@ func TestZeroValueViews(t *testing.T) {
 			"compare_profiles": CompareProfilesView{},
 			"compare":          CompareView{},
 			"report":           ReportView{},
+			"writepath":        WritepathView{},
 		}
 		for _, p := range u.Pages() {
 			v, ok := views[p]

@@ -26,6 +26,7 @@ RUN_PARAMS=${RUN_PARAMS:-'{"num-records":50000000,"throughput":20000,"profile":"
 RUN_NICE=${RUN_NICE:-0}      # >0: renice the live run's processes by this much
 PERF=${PERF:-0}              # 1: perf record the server during the load (needs perf)
 KEEP=${KEEP:-0}              # 1: keep the seeded data directory
+COMPARE=${COMPARE:-0}        # 1: also load a 10-run comparison page and a report page
 OUT=${OUT:-bench/serve/out/$(date -u +%Y%m%dT%H%M%SZ)}
 KBENCH_BIN=${KBENCH_BIN:-}   # a prebuilt kbench to measure instead of the work tree
 KBENCH_REV=${KBENCH_REV:-}   # a git revision to build and measure instead of the work tree
@@ -156,6 +157,16 @@ if [ "$RUN_NICE" -gt 0 ] && [ -n "$RUN_PIDS" ]; then
 fi
 
 URLS=("$BASE/" "$BASE/?page=150" "$BASE/runs/$SAMPLE_ID" "$BASE/runs/$LIVE_ID")
+if [ "$COMPARE" = 1 ]; then
+  # A comparison of 10 stored runs (all their metrics) and a saved report
+  # of the same runs, as the reports issue asks.
+  CMP_IDS=$(seq -s, $((SAMPLE_ID - 9)) "$SAMPLE_ID")
+  SLUG=$(curl -sS -m 10 -H 'Content-Type: application/json' \
+    -d "{\"title\":\"bench report\",\"runs\":[$CMP_IDS]}" "$BASE/api/reports" | jq -r .slug)
+  [ -n "$SLUG" ] && [ "$SLUG" != null ] || die "could not create the report"
+  URLS+=("$BASE/compare?runs=$CMP_IDS" "$BASE/r/$SLUG")
+  log "compare and report pages: runs $CMP_IDS, report $SLUG"
+fi
 for u in "${URLS[@]}"; do
   code=$(curl -sS -m 10 -o /dev/null -w '%{http_code}' "$u")
   [ "$code" = 200 ] || die "GET $u answered $code before the load"

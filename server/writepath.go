@@ -1,0 +1,284 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// The write-path lab's preset runs every write strategy with the same
+// parameters, interleaved (gather, per-buffer, …, then again) so that
+// noise hits all alike. Runs are labelled with their strategy; the runs
+// of one strategy form a repetition group "wp-<batch>-<strategy>", which
+// is how /writepath/<batch> finds them again.
+
+// writepathPreset is the body of POST /api/presets/writepath; every field
+// is optional.
+type writepathPreset struct {
+	RecordsPerRequest *int  `json:"records-per-request"`
+	RecordSize        *int  `json:"record-size"`
+	Requests          *int  `json:"requests"`
+	Repetitions       *int  `json:"repetitions"`
+	Sink              *bool `json:"sink"`
+	InFlight          *int  `json:"in-flight"`
+}
+
+// Preset defaults and limits.
+const (
+	wpDefaultRecords     = 16
+	wpDefaultRecordSize  = 256
+	wpDefaultRequests    = 20000
+	wpDefaultRepetitions = 3
+	wpDefaultInFlight    = 5
+	wpMaxRepetitions     = 10
+	wpGroupPrefix        = "wp-"
+)
+
+// wpBatchRE matches a batch id as the preset makes them.
+var wpBatchRE = regexp.MustCompile(`^[0-9a-f]{12}$`)
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// wpGroup is the repetition group of one strategy's runs in a batch.
+func wpGroup(batch, strategy string) string { return wpGroupPrefix + batch + "-" + strategy }
+
+// createWritepathPreset validates the preset and stores and queues its
+// runs; it returns the batch id and the runs in creation order.
+func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (string, []*store.Run, error) {
+	reps := intOr(p.Repetitions, wpDefaultRepetitions)
+	if reps < 1 || reps > wpMaxRepetitions {
+		return "", nil, badInput("repetitions", "must be between 1 and %d, got %d", wpMaxRepetitions, reps)
+	}
+	sink := true
+	if p.Sink != nil {
+		sink = *p.Sink
+	}
+	// 0 requests would mean the runner's default, not none.
+	if p.Requests != nil && *p.Requests < 1 {
+		return "", nil, badInput("requests", "must be at least 1, got %d", *p.Requests)
+	}
+	num := func(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
+	strategies := runner.WritepathStrategies()
+	specs := make([]runner.Spec, len(strategies))
+	for i, strategy := range strategies {
+		params := map[string]json.RawMessage{
+			"strategy":            json.RawMessage(strconv.Quote(strategy)),
+			"records-per-request": num(intOr(p.RecordsPerRequest, wpDefaultRecords)),
+			"record-size":         num(intOr(p.RecordSize, wpDefaultRecordSize)),
+			"requests":            num(intOr(p.Requests, wpDefaultRequests)),
+			"in-flight":           num(intOr(p.InFlight, wpDefaultInFlight)),
+			"sink":                json.RawMessage(strconv.FormatBool(sink)),
+		}
+		req := createRequest{Workload: runner.Writepath, Label: strategy, Repetitions: 1, Params: params}
+		spec, err := s.prepare(&req)
+		if err != nil {
+			return "", nil, err
+		}
+		specs[i] = spec
+	}
+	batch := randomID(6)
+	var runs []*store.Run
+	secrets := make([]map[string]string, 0, len(strategies)*reps)
+	for rep := 1; rep <= reps; rep++ {
+		for i, strategy := range strategies {
+			spec := specs[i]
+			_, sec := runner.SplitSecrets(spec)
+			specJSON, err := json.Marshal(runner.SpecFile{Workload: spec.Workload, Params: spec.Redacted().Params()})
+			if err != nil {
+				return "", nil, fmt.Errorf("server: encode spec: %w", err)
+			}
+			runs = append(runs, &store.Run{Label: strategy, Workload: spec.Workload, Status: store.StatusQueued,
+				Source: store.SourceLaunched, Spec: string(specJSON), Fingerprint: spec.Fingerprint(),
+				GroupID: wpGroup(batch, strategy), GroupIndex: rep})
+			secrets = append(secrets, sec)
+		}
+	}
+	if err := s.store.CreateRuns(ctx, runs); err != nil {
+		return "", nil, err
+	}
+	for i, r := range runs {
+		s.queue.enqueue(r.ID, secrets[i])
+	}
+	return batch, runs, nil
+}
+
+// apiWritepathPreset answers POST /api/presets/writepath with 201
+// {"batch", "runs", "compare_url"}.
+func (s *Server) apiWritepathPreset(c *gin.Context) {
+	var p writepathPreset
+	dec := json.NewDecoder(c.Request.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		var mbe *http.MaxBytesError
+		var ute *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &mbe):
+			s.fail(c, err)
+		case errors.As(err, &ute):
+			s.fail(c, badInput(ute.Field, "must be a %s", ute.Type))
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			s.fail(c, badInput(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field"))
+		default:
+			s.fail(c, badInput("body", "invalid JSON: %v", err))
+		}
+		return
+	}
+	batch, runs, err := s.createWritepathPreset(c.Request.Context(), p)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]apiRun, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, toAPIRun(r, false))
+	}
+	u := ui.WritepathResultURL(batch)
+	c.Header("Location", u)
+	c.JSON(http.StatusCreated, gin.H{"batch": batch, "runs": out, "compare_url": u})
+}
+
+// writepathPage is /writepath: what the lab measures and the preset's form.
+func (s *Server) writepathPage(c *gin.Context) {
+	v := ui.NewWritepathForm(url.Values{}, nil)
+	v.Page = s.page(c, v.Page.Title)
+	s.render(c, http.StatusOK, "writepath", v)
+}
+
+// writepathForm handles the "Write-path comparison" button: 303 to the
+// batch's page, or the form again naming the bad field.
+func (s *Server) writepathForm(c *gin.Context) {
+	if err := c.Request.ParseForm(); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if !s.checkCSRF(c) {
+		return
+	}
+	form := c.Request.PostForm
+	p, err := presetFromForm(form)
+	var batch string
+	if err == nil {
+		batch, _, err = s.createWritepathPreset(c.Request.Context(), p)
+	}
+	if err != nil {
+		status, field, msg := classify(err)
+		if status != http.StatusBadRequest {
+			s.fail(c, err)
+			return
+		}
+		v := ui.NewWritepathForm(form, map[string]string{field: strings.TrimPrefix(msg, field+": ")})
+		v.Page = s.page(c, v.Page.Title)
+		s.render(c, http.StatusBadRequest, "writepath", v)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, ui.WritepathResultURL(batch))
+}
+
+// presetFromForm reads the preset's form; empty fields take the defaults.
+func presetFromForm(form url.Values) (writepathPreset, error) {
+	var p writepathPreset
+	for _, f := range []struct {
+		name string
+		dst  **int
+	}{{ui.WPFieldRecords, &p.RecordsPerRequest}, {ui.WPFieldRecordSize, &p.RecordSize}, {ui.WPFieldRequests, &p.Requests},
+		{ui.WPFieldRepetitions, &p.Repetitions}, {ui.WPFieldInFlight, &p.InFlight}} {
+		v := strings.TrimSpace(form.Get(f.name))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return p, badInput(f.name, "%q is not a whole number", v)
+		}
+		*f.dst = &n
+	}
+	sink := form.Get(ui.WPFieldSink) == "true"
+	p.Sink = &sink
+	return p, nil
+}
+
+// writepathRuns loads a batch's runs, strategy by strategy in the lab's
+// order, each strategy's by id.
+func (s *Server) writepathRuns(ctx context.Context, batch string) ([]store.Run, error) {
+	if !wpBatchRE.MatchString(batch) {
+		return nil, errNotFound
+	}
+	var ids []uint
+	for _, strategy := range runner.WritepathStrategies() {
+		list, _, err := s.store.ListRuns(ctx, store.RunFilter{GroupID: wpGroup(batch, strategy), Limit: wpMaxRepetitions + 1})
+		if err != nil {
+			return nil, err
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+		for _, r := range list {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, errNotFound
+	}
+	return s.loadRuns(ctx, ids)
+}
+
+// writepathResult is /writepath/<batch>: the runs' status while any is
+// unfinished, then the comparison by strategy with gather as baseline,
+// the ratios to gather, the write-path panels and the link to the
+// differential flame graph per-buffer vs gather.
+func (s *Server) writepathResult(c *gin.Context) {
+	ctx := c.Request.Context()
+	batch := c.Param("batch")
+	runs, err := s.writepathRuns(ctx, batch)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var table *compare.Table
+	panels := map[string]*ui.WritePaths{}
+	if ui.AllFinal(runs) {
+		table, err = compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		for i := range runs {
+			r := &runs[i]
+			id := ui.ClientCPUProfile(r)
+			if _, done := panels[r.Label]; done || id == 0 {
+				continue
+			}
+			lp, err := s.loadProfile(ctx, id)
+			if err != nil {
+				s.log.Warn("write-path panel", "profile", id, "err", err)
+				continue
+			}
+			idx, err := profiles.PickSample(lp.prof, "")
+			if err != nil {
+				continue
+			}
+			panels[r.Label] = uiWritePaths(profiles.WritePaths(lp.prof, idx))
+		}
+	}
+	v := ui.NewWritepathResult(batch, runs, table, panels)
+	v.Page = s.page(c, v.Page.Title)
+	s.render(c, http.StatusOK, "writepath", v)
+}

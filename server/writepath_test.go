@@ -1,0 +1,271 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+)
+
+// checkWritepathRun checks what a finished write-path run stored.
+func checkWritepathRun(t *testing.T, r apiRun) {
+	t.Helper()
+	if r.Status != store.StatusSucceeded || !r.Complete || r.Workload != runner.Writepath {
+		t.Fatalf("run %d: workload %s status %s complete %v error %q", r.ID, r.Workload, r.Status, r.Complete, r.Error)
+	}
+	metrics := map[string]float64{}
+	for _, m := range r.Metrics {
+		metrics[m.Name] = m.Value
+	}
+	for _, want := range []string{"requests-per-sec", "write-syscalls-per-request", "bytes-per-write-syscall"} {
+		if metrics[want] <= 0 {
+			t.Errorf("run %d: metric %s = %v, want > 0", r.ID, want, metrics[want])
+		}
+	}
+	cpu := false
+	for _, p := range r.Profiles {
+		cpu = cpu || (p.Role == "client" && p.Kind == "cpu")
+	}
+	if !cpu {
+		t.Errorf("run %d: no client CPU profile in %+v", r.ID, r.Profiles)
+	}
+}
+
+func TestWritepathRunThroughAPI(t *testing.T) {
+	ts := newTestServer(t, nil)
+	id := ts.createRun(t, `{"workload":"writepath","label":"pb","params":{"sink":true,"requests":300,"strategy":"per-buffer","records-per-request":16}}`)
+	r := ts.waitFinal(t, id)
+	checkWritepathRun(t, r)
+	for _, m := range r.Metrics {
+		// 16 records + 2 headers: one write per buffer.
+		if m.Name == "write-syscalls-per-request" && (m.Value < 17 || m.Value > 20) {
+			t.Errorf("per-buffer: %v write syscalls per request, want about 18", m.Value)
+		}
+	}
+	if page := ts.do(t, "GET", fmt.Sprintf("/runs/%d", id), ""); page.Code != 200 || !strings.Contains(page.Body.String(), "write-syscalls-per-request") {
+		t.Errorf("run page of a writepath run = %d, lacks its metrics", page.Code)
+	}
+	var spec struct {
+		Workload string
+		Params   map[string]any
+	}
+	if err := json.Unmarshal(r.Spec, &spec); err != nil || spec.Workload != runner.Writepath || spec.Params["sink"] != true {
+		t.Errorf("stored spec %s (%v)", r.Spec, err)
+	}
+
+	// The form takes writepath too, its flags by name.
+	ok := ts.formPost(t, "/runs", url.Values{"workload": {"writepath"}, "sink": {"true"}, "requests": {"300"},
+		"strategy": {"gather"}, "profile": {"none", "cpu"}, "label": {"form-gather"}})
+	if ok.Code != http.StatusSeeOther {
+		t.Fatalf("writepath form: %d %s", ok.Code, ok.Body)
+	}
+	var fid uint
+	fmt.Sscanf(ok.Header().Get("Location"), "/runs/%d", &fid)
+	fr := ts.waitFinal(t, fid)
+	checkWritepathRun(t, fr)
+	for _, m := range fr.Metrics {
+		if m.Name == "write-syscalls-per-request" && m.Value > 1.5 {
+			t.Errorf("gather: %v write syscalls per request, want about 1", m.Value)
+		}
+	}
+
+	bad := ts.formPost(t, "/runs", url.Values{"workload": {"writepath"}, "sink": {"true"}, "strategy": {"sideways"}})
+	if bad.Code != 400 || !strings.Contains(bad.Body.String(), "strategy") || !strings.Contains(bad.Body.String(), `value="sideways"`) {
+		t.Errorf("bad strategy in the form: %d", bad.Code)
+	}
+	page := ts.do(t, "GET", "/runs/new", "")
+	if !strings.Contains(page.Body.String(), `value="writepath"`) || !strings.Contains(page.Body.String(), `name="sink"`) {
+		t.Error("the new-run form offers no writepath workload or sink")
+	}
+}
+
+func TestWritepathAPIBadInput(t *testing.T) {
+	ts := newTestServer(t, nil)
+	for _, tt := range []struct{ name, body, field string }{
+		{"bad strategy", `{"workload":"writepath","params":{"strategy":"fast"}}`, "strategy"},
+		{"target not allowed", `{"workload":"writepath","params":{"bootstrap-server":"10.1.2.3:9092"}}`, "bootstrap-server"},
+		{"target through target", `{"workload":"writepath","target":{"bootstrap_server":"10.1.2.3:9092"}}`, "bootstrap-server"},
+		{"producer flag", `{"workload":"writepath","params":{"num-records":5}}`, "num-records"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.do(t, "POST", "/api/runs", tt.body)
+			var resp struct{ Error, Field string }
+			json.Unmarshal(rec.Body.Bytes(), &resp)
+			if rec.Code != 400 || resp.Field != tt.field {
+				t.Errorf("got %d field %q (%s), want 400 %q", rec.Code, resp.Field, resp.Error, tt.field)
+			}
+		})
+	}
+}
+
+type presetResponse struct {
+	Batch      string   `json:"batch"`
+	Runs       []apiRun `json:"runs"`
+	CompareURL string   `json:"compare_url"`
+}
+
+func TestWritepathPreset(t *testing.T) {
+	ts := newTestServer(t, nil)
+	rec := ts.do(t, "POST", "/api/presets/writepath", `{"records-per-request":16,"record-size":256,"requests":300,"repetitions":2,"sink":true,"in-flight":5}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("preset = %d %s", rec.Code, rec.Body)
+	}
+	var resp presetResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	strategies := runner.WritepathStrategies()
+	if len(resp.Runs) != 2*len(strategies) {
+		t.Fatalf("%d runs, want %d", len(resp.Runs), 2*len(strategies))
+	}
+	if resp.CompareURL != "/writepath/"+resp.Batch || !regexp.MustCompile(`^[0-9a-f]{12}$`).MatchString(resp.Batch) {
+		t.Errorf("compare_url %q batch %q", resp.CompareURL, resp.Batch)
+	}
+	groups := map[string]string{}
+	for i, r := range resp.Runs {
+		want := strategies[i%len(strategies)]
+		if r.Label != want || r.Workload != runner.Writepath || r.GroupIndex != i/len(strategies)+1 {
+			t.Errorf("run %d: label %s workload %s index %d, want %s, repetition %d (interleaved)", i, r.Label, r.Workload, r.GroupIndex, want, i/len(strategies)+1)
+		}
+		if i > 0 && r.ID <= resp.Runs[i-1].ID {
+			t.Errorf("runs not created in order: %d after %d", r.ID, resp.Runs[i-1].ID)
+		}
+		if g, ok := groups[r.Label]; ok && g != r.GroupID {
+			t.Errorf("strategy %s in two groups", r.Label)
+		}
+		groups[r.Label] = r.GroupID
+		if !strings.Contains(string(r.Spec), `"strategy":"`+want+`"`) || !strings.Contains(string(r.Spec), `"sink":true`) ||
+			!strings.Contains(string(r.Spec), `"requests":300`) {
+			t.Errorf("run %d spec %s", i, r.Spec)
+		}
+	}
+	if len(groups) != len(strategies) {
+		t.Errorf("groups %v, want one per strategy", groups)
+	}
+
+	// While runs are unfinished the page lists them and reloads itself.
+	page := ts.do(t, "GET", resp.CompareURL, "")
+	if page.Code != 200 || !strings.Contains(page.Body.String(), "wp-runs") {
+		t.Fatalf("result page = %d", page.Code)
+	}
+	for _, r := range resp.Runs {
+		checkWritepathRun(t, ts.waitFinal(t, r.ID))
+	}
+	page = ts.do(t, "GET", resp.CompareURL, "")
+	body := page.Body.String()
+	if page.Code != 200 {
+		t.Fatalf("result page = %d", page.Code)
+	}
+	if strings.Contains(body, `http-equiv="refresh"`) {
+		t.Error("finished batch still reloads itself")
+	}
+	for _, want := range []string{`id="comparison"`, `id="wp-ratios"`, `data-strategy="per-buffer"`, `data-metric="requests-per-sec"`,
+		`data-metric="write-syscalls-per-request"`, `id="wp-diff-link"`, "normalize=total", `class="wp-panel" data-strategy="gather"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("result page lacks %s", want)
+		}
+	}
+	// gather is the baseline column, then the others in the lab's order.
+	cols := regexp.MustCompile(`<span class="col-name">([^<]+)</span>`).FindAllStringSubmatch(body, -1)
+	var names []string
+	for _, c := range cols {
+		names = append(names, c[1])
+	}
+	if strings.Join(names, ",") != strings.Join(strategies, ",") {
+		t.Errorf("columns %v, want %v", names, strategies)
+	}
+	// per-buffer needs far more write syscalls per request than gather.
+	m := regexp.MustCompile(`(?s)data-strategy="per-buffer">.*?wp-ratio">[^<]*</td>.*?wp-ratio">×([0-9.]+)</td>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no syscall ratio for per-buffer in %s", body)
+	}
+	var ratio float64
+	fmt.Sscanf(m[1], "%g", &ratio)
+	if ratio < 5 {
+		t.Errorf("per-buffer/gather write syscalls per request = %v, want about 18", ratio)
+	}
+	diff := regexp.MustCompile(`href="(/compare/profiles\?[^"]+)"`).FindStringSubmatch(body)
+	if diff == nil {
+		t.Fatal("no differential flame graph link")
+	}
+	if d := ts.do(t, "GET", strings.ReplaceAll(diff[1], "&amp;", "&"), ""); d.Code != 200 {
+		t.Errorf("diff page %s = %d", diff[1], d.Code)
+	}
+}
+
+func TestWritepathPresetBadInput(t *testing.T) {
+	ts := newTestServer(t, nil)
+	for _, tt := range []struct{ name, body, field string }{
+		{"repetitions", `{"repetitions":0}`, "repetitions"},
+		{"too many repetitions", `{"repetitions":11}`, "repetitions"},
+		{"records", `{"records-per-request":0}`, "records-per-request"},
+		{"record size", `{"record-size":-1}`, "record-size"},
+		{"requests", `{"requests":0}`, "requests"},
+		{"in flight", `{"in-flight":5000}`, "in-flight"},
+		{"wrong type", `{"record-size":"big"}`, "record-size"},
+		{"unknown field", `{"strategy":"gather"}`, "strategy"},
+		{"not json", `{"requests":`, "body"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.do(t, "POST", "/api/presets/writepath", tt.body)
+			var resp struct{ Error, Field string }
+			json.Unmarshal(rec.Body.Bytes(), &resp)
+			if rec.Code != 400 || resp.Field != tt.field {
+				t.Errorf("got %d field %q (%s), want 400 %q", rec.Code, resp.Field, resp.Error, tt.field)
+			}
+		})
+	}
+	if n, _ := ts.st.CountRuns(t.Context()); n != 0 {
+		t.Errorf("bad presets created %d runs", n)
+	}
+	for _, p := range []string{"/writepath/nothing", "/writepath/0123456789ab"} {
+		if rec := ts.do(t, "GET", p, ""); rec.Code != 404 {
+			t.Errorf("GET %s = %d, want 404", p, rec.Code)
+		}
+	}
+}
+
+func TestWritepathPageAndForm(t *testing.T) {
+	ts := newTestServer(t, nil)
+	page := ts.do(t, "GET", "/writepath", "")
+	body := page.Body.String()
+	if page.Code != 200 {
+		t.Fatalf("GET /writepath = %d", page.Code)
+	}
+	for _, want := range []string{"writev", "64 ms to 2 ms", "GatheringByteChannel", `name="_csrf"`, "Write-path comparison",
+		`href="/writepath" aria-current="page"`, `name="records-per-request"`, `name="sink"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/writepath lacks %q", want)
+		}
+	}
+	bad := ts.formPost(t, "/writepath", url.Values{"requests": {"many"}, "record-size": {"128"}, "sink": {"true"}})
+	if bad.Code != 400 || !strings.Contains(bad.Body.String(), `id="f-requests-error"`) || !strings.Contains(bad.Body.String(), `value="128"`) {
+		t.Errorf("bad form: %d", bad.Code)
+	}
+	ok := ts.formPost(t, "/writepath", url.Values{"requests": {"300"}, "repetitions": {"1"}, "sink": {"true"}})
+	loc := ok.Header().Get("Location")
+	if ok.Code != http.StatusSeeOther || !regexp.MustCompile(`^/writepath/[0-9a-f]{12}$`).MatchString(loc) {
+		t.Fatalf("form = %d %s", ok.Code, loc)
+	}
+	batch := strings.TrimPrefix(loc, "/writepath/")
+	runs, _, err := ts.st.ListRuns(t.Context(), store.RunFilter{Workload: runner.Writepath, Limit: 50})
+	if err != nil || len(runs) != len(runner.WritepathStrategies()) {
+		t.Fatalf("%d runs (%v)", len(runs), err)
+	}
+	for _, r := range runs {
+		ts.waitFinal(t, r.ID)
+		if !strings.HasPrefix(r.GroupID, "wp-"+batch+"-") {
+			t.Errorf("run %d group %q", r.ID, r.GroupID)
+		}
+	}
+	// Posting without the CSRF token is refused.
+	if rec := ts.do(t, "POST", "/writepath", "requests=300", "Content-Type", "application/x-www-form-urlencoded"); rec.Code != http.StatusForbidden {
+		t.Errorf("no CSRF: %d", rec.Code)
+	}
+}

@@ -1,0 +1,92 @@
+package ui
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/store"
+)
+
+func wpRun(id uint, label, status string, rps, syscalls float64) store.Run {
+	r := store.Run{ID: id, Label: label, Status: status, Workload: "writepath", GroupIndex: 1,
+		Profiles: []store.Profile{{ID: id * 10, RunID: id, Role: "client", Kind: "cpu"}}}
+	if status == store.StatusSucceeded {
+		r.Metrics = []store.Metric{
+			{RunID: id, Name: "requests-per-sec", Value: rps, Unit: "requests/s", Better: "higher"},
+			{RunID: id, Name: "write-syscalls-per-request", Value: syscalls, Unit: "syscalls", Better: "lower"},
+		}
+	}
+	return r
+}
+
+func TestWritepathResultProgress(t *testing.T) {
+	runs := []store.Run{wpRun(1, "gather", store.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", store.StatusRunning, 0, 0)}
+	if AllFinal(runs) {
+		t.Fatal("a running run is final")
+	}
+	v := NewWritepathResult("0123456789ab", runs, nil, nil)
+	if !v.Refresh || v.Done != 1 || v.Total != 2 || v.HasTable || len(v.Runs) != 2 || v.Runs[1].Status != store.StatusRunning {
+		t.Errorf("progress view %+v", v)
+	}
+	html, err := newTestUI(t).RenderBytes("writepath", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), `<meta http-equiv="refresh" content="2">`) || !strings.Contains(string(html), "1 of 2 runs finished") {
+		t.Error("an unfinished batch's page does not reload itself")
+	}
+}
+
+func TestWritepathResultRatios(t *testing.T) {
+	runs := []store.Run{
+		wpRun(1, "gather", store.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", store.StatusSucceeded, 10000, 18),
+		wpRun(3, "gather", store.StatusSucceeded, 120000, 1), wpRun(4, "per-buffer", store.StatusFailed, 0, 0),
+	}
+	// Columns by label, gather first.
+	ordered := []store.Run{runs[0], runs[2], runs[1], runs[3]}
+	table, err := compare.Build(compare.Columns(ordered, compare.ByLabel), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewWritepathResult("0123456789ab", ordered, table, map[string]*WritePaths{
+		"gather": {Unit: "nanoseconds", Total: 100, Rows: []WritePathRow{{Direction: "write", Path: "gather", Value: 40, Samples: 4}}},
+	})
+	if v.Refresh || !v.HasTable || len(v.Ratios) != 2 {
+		t.Fatalf("view %+v", v)
+	}
+	g, pb := v.Ratios[0], v.Ratios[1]
+	if g.Strategy != "gather" || !g.Baseline || g.RequestsRatio != "×1.00" || g.SyscallsRatio != "×1.00" {
+		t.Errorf("gather %+v", g)
+	}
+	// Medians of succeeded runs: 110000 vs 10000 requests/s, 1 vs 18 syscalls.
+	if pb.RequestsRatio != "×0.091" || pb.SyscallsRatio != "×18.0" {
+		t.Errorf("per-buffer %+v", pb)
+	}
+	if len(v.Panels) != 1 || v.Panels[0].Strategy != "gather" || v.Panels[0].ProfileURL != "/profiles/10" {
+		t.Errorf("panels %+v", v.Panels)
+	}
+	if v.Diff == nil || v.Diff.DataURL != "/api/diff?base=10&format=compact&normalize=total&target=20" || v.Diff.Mode != "diff" {
+		t.Errorf("inline diff %+v", v.Diff)
+	}
+	if v.DiffURL != "/compare/profiles?base=10&normalize=total&target=20" {
+		t.Errorf("diff url %q", v.DiffURL)
+	}
+	// No succeeded per-buffer run with a profile: no diff, and why.
+	v = NewWritepathResult("0123456789ab", ordered[:2], table, nil)
+	if v.DiffURL != "" || v.Diff != nil || v.NoDiff == "" {
+		t.Errorf("diff without per-buffer: %q %q", v.DiffURL, v.NoDiff)
+	}
+}
+
+func TestWritepathForm(t *testing.T) {
+	v := NewWritepathForm(url.Values{}, nil)
+	if !v.Sink || len(v.Fields) != 5 || v.Action != "/writepath" {
+		t.Errorf("fresh form %+v", v)
+	}
+	v = NewWritepathForm(url.Values{"requests": {"x"}}, map[string]string{"requests": "bad", "body": "worse"})
+	if v.Sink || len(v.Errors) != 2 || v.Errors[0].Anchor != "#f-requests" || v.Errors[1].Field != "body" {
+		t.Errorf("form with errors %+v", v.Errors)
+	}
+}
