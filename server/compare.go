@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -215,21 +214,8 @@ func (s *Server) createReport(ctx context.Context, req reportRequest) (*store.Re
 // apiCreateReport answers POST /api/reports with 201 {"slug", "url"}.
 func (s *Server) apiCreateReport(c *gin.Context) {
 	var req reportRequest
-	dec := json.NewDecoder(c.Request.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		var mbe *http.MaxBytesError
-		var ute *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &mbe):
-			s.fail(c, err)
-		case errors.As(err, &ute):
-			s.fail(c, badInput(ute.Field, "must be a %s", ute.Type))
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			s.fail(c, badInput(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field"))
-		default:
-			s.fail(c, badInput("body", "invalid JSON: %v", err))
-		}
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
 		return
 	}
 	rep, err := s.createReport(c.Request.Context(), req)

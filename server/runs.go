@@ -481,21 +481,8 @@ func (s *Server) apiListRuns(c *gin.Context) {
 
 func (s *Server) apiCreateRuns(c *gin.Context) {
 	var req createRequest
-	dec := json.NewDecoder(c.Request.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		var mbe *http.MaxBytesError
-		var ute *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &mbe):
-			s.fail(c, err)
-		case errors.As(err, &ute):
-			s.fail(c, badInput(ute.Field, "must be a %s", ute.Type))
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			s.fail(c, badInput(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field"))
-		default:
-			s.fail(c, badInput("body", "invalid JSON: %v", err))
-		}
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
 		return
 	}
 	spec, err := s.prepare(&req)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -126,21 +125,8 @@ func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (
 // {"batch", "runs", "compare_url"}.
 func (s *Server) apiWritepathPreset(c *gin.Context) {
 	var p writepathPreset
-	dec := json.NewDecoder(c.Request.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		var mbe *http.MaxBytesError
-		var ute *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &mbe):
-			s.fail(c, err)
-		case errors.As(err, &ute):
-			s.fail(c, badInput(ute.Field, "must be a %s", ute.Type))
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			s.fail(c, badInput(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field"))
-		default:
-			s.fail(c, badInput("body", "invalid JSON: %v", err))
-		}
+	if err := decodeJSON(c, &p); err != nil {
+		s.fail(c, err)
 		return
 	}
 	batch, runs, err := s.createWritepathPreset(c.Request.Context(), p)
