@@ -49,7 +49,8 @@ func SectionOf(metric string) string {
 	switch {
 	case m == "syscw" || m == "syscr" || m == "wchar" || m == "rchar",
 		strings.HasPrefix(m, "syscw-") || strings.HasPrefix(m, "syscr-"),
-		strings.HasPrefix(m, "bytes-per-") && strings.HasSuffix(m, "-syscall"):
+		strings.HasPrefix(m, "bytes-per-") && strings.HasSuffix(m, "-syscall"),
+		strings.Contains(m, "syscalls-per-"), m == "buffers-per-request", m == "bytes-per-request":
 		return SectionNetwork
 	case hasAnyPrefix(m, "process-cpu-", "cpu-", "gc-", "heap-"):
 		return SectionCPU

@@ -250,12 +250,17 @@ func (w *window) processMetrics(bytesMoved int64) []Metric {
 	ms := []Metric{
 		{Name: "process-cpu-avg", Value: w.cpu.AvgPercent, Unit: "%", Better: LowerIsBetter,
 			Help: "process CPU time over the window's wall time, in % of one core"},
-		{Name: "process-cpu-p99", Value: w.cpu.P99Percent, Unit: "%", Better: LowerIsBetter,
-			Help: fmt.Sprintf("99th percentile of %d CPU samples of %v each, in %% of one core", w.cpu.Samples, cpuSampleInterval)},
-		{Name: "process-cpu-max", Value: w.cpu.MaxPercent, Unit: "%", Better: LowerIsBetter,
-			Help: "highest CPU sample, in % of one core"},
 		{Name: "process-cpu-seconds", Value: cpuUsed, Unit: "s", Better: LowerIsBetter,
 			Help: "user + system CPU time of the whole process over the window"},
+	}
+	if w.cpu.Samples > 0 {
+		// A window shorter than one sample has no p99 or maximum to show;
+		// reporting 0% would read as an idle client.
+		ms = append(ms,
+			Metric{Name: "process-cpu-p99", Value: w.cpu.P99Percent, Unit: "%", Better: LowerIsBetter,
+				Help: fmt.Sprintf("99th percentile of %d CPU samples of %v each, in %% of one core", w.cpu.Samples, cpuSampleInterval)},
+			Metric{Name: "process-cpu-max", Value: w.cpu.MaxPercent, Unit: "%", Better: LowerIsBetter,
+				Help: "highest CPU sample, in % of one core"})
 	}
 	if bytesMoved > 0 {
 		ms = append(ms, Metric{Name: "cpu-seconds-per-gb", Value: cpuUsed / (float64(bytesMoved) / 1e9), Unit: "s/GB", Better: LowerIsBetter,
