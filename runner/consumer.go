@@ -176,38 +176,24 @@ func (r *run) readPhase(ctx context.Context, c consumer, stats *consumeStats, ph
 // consumerIntervals prints --show-detailed-stats rows and records the
 // series every reporting interval.
 func (r *run) consumerIntervals(stats *consumeStats, c consumer, base, bytes0 int64, start time.Time, rebalance0 time.Duration) (stop func()) {
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Duration(r.spec.ReportingInterval) * time.Millisecond)
-		defer tick.Stop()
-		last, lastRecs, lastBytes, lastReb := start, int64(0), int64(0), time.Duration(0)
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-tick.C:
-				recs, bytes := stats.records.Load()-base, stats.bytes.Load()-bytes0
-				reb := c.rebalance() - rebalance0
-				secs := now.Sub(last).Seconds()
-				pt := SeriesPoint{T: r.win.since(now), Records: recs - lastRecs, Bytes: bytes - lastBytes,
-					RecordsPerSec: float64(recs-lastRecs) / secs, MBPerSec: float64(bytes-lastBytes) / secs / (1 << 20)}
-				r.addPoint(pt)
-				if r.spec.ShowDetailedStats {
-					row := kafkafmt.ConsumerIntervalCounters{
-						StartMs: last.UnixMilli(), EndMs: now.UnixMilli(),
-						Bytes: bytes, LastBytes: lastBytes, Messages: recs, LastMessages: lastRecs,
-						RebalanceMs: (reb - lastReb).Milliseconds(),
-					}.Row(nil)
-					r.rep.kafka(kafkafmt.ConsumerDetailedRow(row))
-				}
-				last, lastRecs, lastBytes, lastReb = now, recs, bytes, reb
-			}
+	last, lastRecs, lastBytes, lastReb := start, int64(0), int64(0), time.Duration(0)
+	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
+		recs, bytes := stats.records.Load()-base, stats.bytes.Load()-bytes0
+		reb := c.rebalance() - rebalance0
+		secs := now.Sub(last).Seconds()
+		pt := SeriesPoint{T: r.win.since(now), Records: recs - lastRecs, Bytes: bytes - lastBytes,
+			RecordsPerSec: float64(recs-lastRecs) / secs, MBPerSec: float64(bytes-lastBytes) / secs / (1 << 20)}
+		r.addPoint(pt)
+		if r.spec.ShowDetailedStats {
+			row := kafkafmt.ConsumerIntervalCounters{
+				StartMs: last.UnixMilli(), EndMs: now.UnixMilli(),
+				Bytes: bytes, LastBytes: lastBytes, Messages: recs, LastMessages: lastRecs,
+				RebalanceMs: (reb - lastReb).Milliseconds(),
+			}.Row(nil)
+			r.rep.kafka(kafkafmt.ConsumerDetailedRow(row))
 		}
-	}()
-	return func() { close(quit); wg.Wait() }
+		last, lastRecs, lastBytes, lastReb = now, recs, bytes, reb
+	})
 }
 
 func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, end time.Time, rebalance time.Duration) {

@@ -441,60 +441,31 @@ func (r *run) tickProgress(phase string, total int64, done func() int64) (stop f
 	if !r.rep.json {
 		return func() {}
 	}
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
 	start := time.Now()
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(500 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-quit:
-				r.rep.progress(phase, done(), total, time.Since(start).Seconds())
-				return
-			case <-tick.C:
-				r.rep.progress(phase, done(), total, time.Since(start).Seconds())
-			}
-		}
-	}()
-	return func() { close(quit); wg.Wait() }
+	emit := func() { r.rep.progress(phase, done(), total, time.Since(start).Seconds()) }
+	stop = every(500*time.Millisecond, func(time.Time) { emit() })
+	return func() { stop(); emit() }
 }
 
 // producerIntervals prints Kafka's periodic producer line every reporting
 // interval and records the series.
 func (r *run) producerIntervals(stats *produceStats) (stop func()) {
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Duration(r.spec.ReportingInterval) * time.Millisecond)
-		defer tick.Stop()
-		last := time.Now()
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-tick.C:
-				stats.mu.Lock()
-				n, b, sum, mx := stats.ivRecords, stats.ivBytes, stats.ivLatSum, stats.ivLatMax
-				stats.ivRecords, stats.ivBytes, stats.ivLatSum, stats.ivLatMax = 0, 0, 0, 0
-				stats.mu.Unlock()
-				secs := now.Sub(last).Seconds()
-				last = now
-				pt := SeriesPoint{T: r.win.since(now), Records: n, Bytes: b,
-					RecordsPerSec: float64(n) / secs, MBPerSec: float64(b) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
-				if n > 0 {
-					pt.LatencyAvgMs = ms(sum) / float64(n)
-				}
-				r.addPoint(pt)
-				r.rep.kafka(kafkafmt.ProducerInterval(n, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs))
-			}
+	last := time.Now()
+	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
+		stats.mu.Lock()
+		n, b, sum, mx := stats.ivRecords, stats.ivBytes, stats.ivLatSum, stats.ivLatMax
+		stats.ivRecords, stats.ivBytes, stats.ivLatSum, stats.ivLatMax = 0, 0, 0, 0
+		stats.mu.Unlock()
+		secs := now.Sub(last).Seconds()
+		last = now
+		pt := SeriesPoint{T: r.win.since(now), Records: n, Bytes: b,
+			RecordsPerSec: float64(n) / secs, MBPerSec: float64(b) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
+		if n > 0 {
+			pt.LatencyAvgMs = ms(sum) / float64(n)
 		}
-	}()
-	return func() { close(quit); wg.Wait() }
+		r.addPoint(pt)
+		r.rep.kafka(kafkafmt.ProducerInterval(n, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs))
+	})
 }
 
 func (r *run) addPoint(pt SeriesPoint) {

@@ -90,3 +90,24 @@ func (r *reporter) text() string {
 	defer r.mu.Unlock()
 	return r.output.String()
 }
+
+// every calls tick on its own goroutine every d until the returned stop is
+// called; stop waits for a tick in progress, so nothing ticks after it.
+func every(d time.Duration, tick func(now time.Time)) (stop func()) {
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-t.C:
+				tick(now)
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}

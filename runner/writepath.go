@@ -444,49 +444,35 @@ func (r *run) partitionLeader(ctx context.Context) (string, error) {
 // writepathIntervals prints an interval line every reporting interval and
 // records the series.
 func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Duration(r.spec.ReportingInterval) * time.Millisecond)
-		defer tick.Stop()
-		last := time.Now()
-		io0, ioErr := sysstat.ReadIO()
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-tick.C:
-				st := shape.stats
-				st.mu.Lock()
-				n, sum, mx := st.ivRequests, st.ivLatSum, st.ivLatMax
-				st.ivRequests, st.ivLatSum, st.ivLatMax = 0, 0, 0
-				st.mu.Unlock()
-				syscalls := -1.0
-				if ioErr == nil {
-					if io1, err := sysstat.ReadIO(); err == nil {
-						if n > 0 {
-							syscalls = float64(io1.Sub(io0).Syscw) / float64(n)
-						}
-						io0 = io1
-					}
-				}
-				secs := now.Sub(last).Seconds()
-				last = now
-				records := n * int64(shape.records)
-				bytes := records * int64(len(shape.payload))
-				pt := SeriesPoint{T: r.win.since(now), Records: records, Bytes: bytes,
-					RecordsPerSec: float64(records) / secs, MBPerSec: float64(bytes) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
+	last := time.Now()
+	io0, ioErr := sysstat.ReadIO()
+	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
+		st := shape.stats
+		st.mu.Lock()
+		n, sum, mx := st.ivRequests, st.ivLatSum, st.ivLatMax
+		st.ivRequests, st.ivLatSum, st.ivLatMax = 0, 0, 0
+		st.mu.Unlock()
+		syscalls := -1.0
+		if ioErr == nil {
+			if io1, err := sysstat.ReadIO(); err == nil {
 				if n > 0 {
-					pt.LatencyAvgMs = ms(sum) / float64(n)
+					syscalls = float64(io1.Sub(io0).Syscw) / float64(n)
 				}
-				r.addPoint(pt)
-				r.rep.kafka(writepathInterval(n, float64(n)/secs, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs, syscalls))
+				io0 = io1
 			}
 		}
-	}()
-	return func() { close(quit); wg.Wait() }
+		secs := now.Sub(last).Seconds()
+		last = now
+		records := n * int64(shape.records)
+		bytes := records * int64(len(shape.payload))
+		pt := SeriesPoint{T: r.win.since(now), Records: records, Bytes: bytes,
+			RecordsPerSec: float64(records) / secs, MBPerSec: float64(bytes) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
+		if n > 0 {
+			pt.LatencyAvgMs = ms(sum) / float64(n)
+		}
+		r.addPoint(pt)
+		r.rep.kafka(writepathInterval(n, float64(n)/secs, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs, syscalls))
+	})
 }
 
 // writepathInterval renders one interval line:
