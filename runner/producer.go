@@ -443,8 +443,8 @@ func (r *run) tickProgress(phase string, total int64, done func() int64) (stop f
 	}
 	start := time.Now()
 	emit := func() { r.rep.progress(phase, done(), total, time.Since(start).Seconds()) }
-	stop = every(500*time.Millisecond, func(time.Time) { emit() })
-	return func() { stop(); emit() }
+	stopTicks := every(500*time.Millisecond, func(time.Time) { emit() })
+	return func() { stopTicks(); emit() }
 }
 
 // producerIntervals prints Kafka's periodic producer line every reporting

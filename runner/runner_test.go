@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -432,5 +433,36 @@ func TestProducerClientMode(t *testing.T) {
 	}
 	if _, err := ParseArgs(Producer, []string{"--mode", "assign"}); err == nil {
 		t.Error("a consumer mode was accepted for the producer")
+	}
+}
+
+// TestJSONProgress runs with --progress json, as the server's children do:
+// stdout is one event per line, progress ends at the phase's total, and the
+// Kafka text travels in output events.
+func TestJSONProgress(t *testing.T) {
+	b := startBroker(t, embedded.Options{})
+	opts, out := testOptions(t)
+	opts.JSONProgress = true
+	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "20000", "--profile", "none", "--reporting-interval", "100")
+	if _, err := Run(context.Background(), spec, opts); err != nil {
+		t.Fatal(err)
+	}
+	var lastProgress, sawOutput, done bool
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("stdout line is not an event: %q", line)
+		}
+		switch e.Type {
+		case "progress":
+			lastProgress = e.Phase == "measure" && e.Done == e.Total || lastProgress
+		case "output":
+			sawOutput = sawOutput || strings.Contains(e.Text, "20000 records sent")
+		case "done":
+			done = e.Complete
+		}
+	}
+	if !lastProgress || !sawOutput || !done {
+		t.Errorf("progress reached the total: %v, summary in output events: %v, done and complete: %v", lastProgress, sawOutput, done)
 	}
 }
