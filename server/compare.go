@@ -230,14 +230,10 @@ func (s *Server) apiCreateReport(c *gin.Context) {
 
 // createReportForm handles the "Save as report" form: 303 to the report.
 func (s *Server) createReportForm(c *gin.Context) {
-	if err := c.Request.ParseForm(); err != nil {
-		s.fail(c, err)
+	form, ok := s.postedForm(c)
+	if !ok {
 		return
 	}
-	if !s.checkCSRF(c) {
-		return
-	}
-	form := c.Request.PostForm
 	req := reportRequest{Title: form.Get("title"), Notes: form.Get("notes"), By: form.Get("by")}
 	ids, err := parseRunIDs(form["runs"])
 	if err != nil {

@@ -184,6 +184,19 @@ func (s *Server) checkCSRF(c *gin.Context) bool {
 	return true
 }
 
+// postedForm parses a browser form and checks its CSRF token; on failure
+// the answer is already written and ok is false.
+func (s *Server) postedForm(c *gin.Context) (form url.Values, ok bool) {
+	if err := c.Request.ParseForm(); err != nil {
+		s.fail(c, err)
+		return nil, false
+	}
+	if !s.checkCSRF(c) {
+		return nil, false
+	}
+	return c.Request.PostForm, true
+}
+
 // page fills the fields every page view carries.
 func (s *Server) page(c *gin.Context, title string) ui.Page {
 	return ui.Page{Title: title, CSRF: s.csrfToken(c)}

@@ -209,6 +209,19 @@ func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, nor
 	return cmp, nil
 }
 
+// compareQuery is compare for the ?base=&target=&sample= of a request.
+func (s *Server) compareQuery(c *gin.Context, normalize string) (*comparison, error) {
+	baseID, err := queryID(c, "base")
+	if err != nil {
+		return nil, err
+	}
+	targetID, err := queryID(c, "target")
+	if err != nil {
+		return nil, err
+	}
+	return s.compare(c.Request.Context(), baseID, targetID, c.Query("sample"), normalize)
+}
+
 // runWork is how many records a run moved in its measured window.
 func (s *Server) runWork(ctx context.Context, runID uint) (float64, error) {
 	run, err := s.store.GetRun(ctx, runID)
@@ -228,17 +241,7 @@ func (s *Server) runWork(ctx context.Context, runID uint) (float64, error) {
 // diff answers GET /api/diff: the differential tree with base and target
 // values, the functions that changed most and both write-path panels.
 func (s *Server) diff(c *gin.Context) {
-	baseID, err := queryID(c, "base")
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	targetID, err := queryID(c, "target")
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	cmp, err := s.compare(c.Request.Context(), baseID, targetID, c.Query("sample"), c.Query("normalize"))
+	cmp, err := s.compareQuery(c, c.Query("normalize"))
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -764,18 +767,8 @@ func (s *Server) profilePage(c *gin.Context) {
 // differential one, the normalisation, the biggest changes and the write
 // paths side by side.
 func (s *Server) compareProfilesPage(c *gin.Context) {
-	baseID, err := queryID(c, "base")
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	targetID, err := queryID(c, "target")
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
 	normalize := c.DefaultQuery("normalize", "total")
-	cmp, err := s.compare(c.Request.Context(), baseID, targetID, c.Query("sample"), normalize)
+	cmp, err := s.compareQuery(c, normalize)
 	if err != nil {
 		s.fail(c, err)
 		return

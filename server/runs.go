@@ -208,14 +208,10 @@ func (s *Server) newRunPage(c *gin.Context) {
 // createRunForm handles the new-run form: invalid input re-renders the form
 // with the bad field named and every value kept (but the password).
 func (s *Server) createRunForm(c *gin.Context) {
-	if err := c.Request.ParseForm(); err != nil {
-		s.fail(c, err)
+	form, ok := s.postedForm(c)
+	if !ok {
 		return
 	}
-	if !s.checkCSRF(c) {
-		return
-	}
-	form := c.Request.PostForm
 	req, err := requestFromForm(form)
 	var spec runner.Spec
 	if err == nil {

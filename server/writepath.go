@@ -153,14 +153,10 @@ func (s *Server) writepathPage(c *gin.Context) {
 // writepathForm handles the "Write-path comparison" button: 303 to the
 // batch's page, or the form again naming the bad field.
 func (s *Server) writepathForm(c *gin.Context) {
-	if err := c.Request.ParseForm(); err != nil {
-		s.fail(c, err)
+	form, ok := s.postedForm(c)
+	if !ok {
 		return
 	}
-	if !s.checkCSRF(c) {
-		return
-	}
-	form := c.Request.PostForm
 	p, err := presetFromForm(form)
 	var batch string
 	if err == nil {
