@@ -1,32 +1,53 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
+
+	"github.com/kbench/kbench/runner/wire"
 )
 
-// clientSender produces with kafka-go's Client.Produce, doing the batching
+// clientSender produces with kafka-go's Client, doing the batching
 // kafka.Writer would do itself: records go into one partition's batch until
 // batch.size bytes or linger.ms, then the batch is sent while the next one
 // fills, with up to max.in.flight.requests.per.connection requests
-// outstanding. It is the producer's counterpart of the consumer's assign
-// mode: kafka-go's fastest produce path, not the one applications use.
+// outstanding. It serves two modes:
+//
+//   - client: each batch is a list of kafka.Record that kafka-go encodes
+//     (Client.Produce), so kafka-go's record encoder is measured;
+//   - raw: kbench encodes each record into the batch as it arrives
+//     (runner/wire) and kafka-go sends the finished batch
+//     (Client.RawProduce), so kafka-go's transport is measured without
+//     its per-record encoding costs. It is the producer's counterpart of
+//     the consumer's assign mode: the fastest way to drive a broker with
+//     kafka-go, not the way applications produce.
 type clientSender struct {
 	t          *producerThread
 	client     *kafka.Client
+	raw        bool
 	topic      string
 	partitions int
 	acks       kafka.RequiredAcks
 	comp       kafka.Compression
+	compressor *wire.Compressor // mode raw, nil without compression
 	batchBytes int64
 	linger     time.Duration
-	inFlight   chan struct{}
-	wg         sync.WaitGroup
-	next       int // partition of the next batch
+	// retries + 1, retry.backoff.ms and retry.backoff.max.ms
+	maxAttempts            int
+	backoffMin, backoffMax time.Duration
+	inFlight               chan struct{}
+	wg                     sync.WaitGroup
+	next                   int   // partition of the next batch
+	tsBase                 int64 // UnixMilli of the stats' time base, for record timestamps
+	free                   chan *clientBatch
 
 	mu    sync.Mutex
 	stats kafka.WriterStats // the same figures the Writer reports
@@ -43,27 +64,91 @@ const (
 
 type clientBatch struct {
 	partition int
-	recs      []kafka.Record
+	recs      []kafka.Record   // mode client
+	enc       wire.RecordBatch // mode raw
 	slots     []*sendSlot
 	bytes     int64
 	opened    time.Duration
 }
 
+// add appends a record of value created at now (since the time base).
+func (c *clientSender) add(b *clientBatch, value []byte, slot *sendSlot, now time.Duration) {
+	if c.raw {
+		b.enc.Append(c.tsBase+now.Milliseconds(), value)
+	} else {
+		b.recs = append(b.recs, kafka.Record{Value: kafka.NewBytes(value)})
+	}
+	b.slots = append(b.slots, slot)
+	b.bytes += int64(len(value)) + recordOverhead
+}
+
+// open returns an empty batch for the next partition, reusing the memory of
+// one already acknowledged when there is one: a raw batch's buffer grows to
+// batch.size once and is then kept.
+func (c *clientSender) open(now time.Duration) *clientBatch {
+	var b *clientBatch
+	select {
+	case b = <-c.free:
+	default:
+		b = &clientBatch{}
+	}
+	b.partition, b.opened, b.bytes = c.next, now, batchOverhead
+	c.next = (c.next + 1) % c.partitions
+	return b
+}
+
+// release hands an acknowledged batch's memory back for reuse.
+func (c *clientSender) release(b *clientBatch) {
+	if !c.raw {
+		return // kafka.Records are not reused: kafka-go may still read them
+	}
+	b.enc.Reset()
+	clear(b.slots)
+	b.slots = b.slots[:0]
+	select {
+	case c.free <- b:
+	default:
+	}
+}
+
 func (r *run) newClientSender(t *producerThread, partitions int) (*clientSender, error) {
-	tr, err := r.transport("producer-client")
+	tr, err := r.transport("producer-" + r.spec.Mode)
 	if err != nil {
 		return nil, err
 	}
+	raw := r.spec.Mode == ModeRaw
+	var comp *wire.Compressor
+	if codec := r.st.compression.Codec(); raw && codec != nil {
+		comp = &wire.Compressor{Codec: codec.Code(), Append: func(dst, src []byte) ([]byte, error) {
+			buf := bytes.NewBuffer(dst)
+			w := codec.NewWriter(buf)
+			if _, err := w.Write(src); err != nil {
+				w.Close()
+				return nil, err
+			}
+			if err := w.Close(); err != nil {
+				return nil, err
+			}
+			return buf.Bytes(), nil
+		}}
+	}
 	return &clientSender{
-		t:          t,
-		client:     &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: r.st.requestTimeout},
-		topic:      r.spec.Topic,
-		partitions: partitions,
-		acks:       r.st.acks,
-		comp:       r.st.compression,
-		batchBytes: int64(r.st.batchBytes),
-		linger:     r.st.linger,
-		inFlight:   make(chan struct{}, r.st.maxInFlight),
+		t:           t,
+		client:      &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: r.st.requestTimeout},
+		raw:         raw,
+		compressor:  comp,
+		tsBase:      t.stats.base.UnixMilli(),
+		free:        make(chan *clientBatch, r.st.maxInFlight+1),
+		topic:       r.spec.Topic,
+		partitions:  partitions,
+		acks:        r.st.acks,
+		comp:        r.st.compression,
+		batchBytes:  int64(r.st.batchBytes),
+		maxAttempts: r.st.maxAttempts,
+		backoffMin:  r.st.backoffMin,
+		backoffMax:  r.st.backoffMax,
+		linger:      r.st.linger,
+		inFlight:    make(chan struct{}, r.st.maxInFlight),
 	}, nil
 }
 
@@ -112,14 +197,11 @@ func (c *clientSender) send(ctx context.Context, n int64, rate float64, measured
 			b = nil
 		}
 		if b == nil {
-			b = &clientBatch{partition: c.next, opened: now, bytes: batchOverhead}
-			c.next = (c.next + 1) % c.partitions
+			b = c.open(now)
 		}
 		s := t.slot()
 		s.sent, s.intended, s.size, s.measured = now, intended, int32(len(p)), measured
-		b.recs = append(b.recs, kafka.Record{Value: kafka.NewBytes(p)})
-		b.slots = append(b.slots, s)
-		b.bytes += int64(len(p)) + recordOverhead
+		c.add(b, p, s, now)
 		sent++
 		if now-b.opened >= c.linger && c.dispatch(ctx, b, false) {
 			b = nil // lingered enough and a slot was free; else keep filling
@@ -155,16 +237,78 @@ func (c *clientSender) dispatch(ctx context.Context, b *clientBatch, wait bool) 
 		defer c.wg.Done()
 		defer func() { <-c.inFlight }()
 		t0 := time.Now()
-		resp, err := c.client.Produce(ctx, &kafka.ProduceRequest{
-			Topic: c.topic, Partition: b.partition, RequiredAcks: c.acks, Compression: c.comp,
-			Records: kafka.NewRecordReader(b.recs...),
-		})
-		if err == nil && resp.Error != nil {
-			err = resp.Error
-		}
+		err := c.produce(ctx, b)
 		c.finish(b, err, time.Since(t0))
+		c.release(b)
 	}()
 	return true
+}
+
+// produce sends one batch and waits for its response, retrying as the
+// Writer does (retries, retry.backoff.ms, retry.backoff.max.ms): errors the
+// broker calls temporary and dropped connections are retried after a
+// growing pause, anything else fails the batch at once.
+func (c *clientSender) produce(ctx context.Context, b *clientBatch) error {
+	var batch []byte
+	if c.raw {
+		var err error
+		if batch, err = b.enc.Finish(c.compressor); err != nil {
+			return err
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		var resp *kafka.ProduceResponse
+		var err error
+		if c.raw {
+			resp, err = c.client.RawProduce(ctx, &kafka.RawProduceRequest{
+				Topic: c.topic, Partition: b.partition, RequiredAcks: c.acks,
+				RawRecords: protocol.RawRecordSet{Reader: wire.NewRecordsField(batch)},
+			})
+		} else {
+			if attempt > 1 {
+				rewind(b.recs)
+			}
+			resp, err = c.client.Produce(ctx, &kafka.ProduceRequest{
+				Topic: c.topic, Partition: b.partition, RequiredAcks: c.acks, Compression: c.comp,
+				Records: kafka.NewRecordReader(b.recs...),
+			})
+		}
+		if err == nil && resp != nil && resp.Error != nil {
+			err = resp.Error
+		}
+		if err == nil || attempt >= c.maxAttempts || !retriable(err) {
+			return err
+		}
+		c.mu.Lock()
+		c.stats.Retries++
+		c.mu.Unlock()
+		sleepCtx(ctx, min(time.Duration(attempt*attempt)*c.backoffMin, c.backoffMax))
+		if ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// rewind makes the values of records a failed attempt has read readable
+// again: kafka.NewBytes values are bytes.Readers underneath.
+func rewind(recs []kafka.Record) {
+	for _, r := range recs {
+		if s, ok := r.Value.(io.Seeker); ok {
+			s.Seek(0, io.SeekStart)
+		}
+	}
+}
+
+// retriable reports whether a failed produce request may succeed if sent
+// again: the broker says so (a kafka.Error that is Temporary, such as
+// NOT_LEADER_OR_FOLLOWER), or the connection broke.
+func retriable(err error) bool {
+	var temp interface{ Temporary() bool }
+	if errors.As(err, &temp) && temp.Temporary() {
+		return true
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // finish records the batch's acknowledgements (or failure) and returns its
@@ -180,9 +324,13 @@ func (c *clientSender) finish(b *clientBatch, err error, took time.Duration) {
 	defer c.mu.Unlock()
 	c.stats.Writes++
 	c.stats.BatchSize.Count++
-	c.stats.BatchSize.Sum += int64(len(b.recs))
+	c.stats.BatchSize.Sum += int64(len(b.slots))
 	c.stats.BatchBytes.Count++
-	c.stats.BatchBytes.Sum += b.bytes // encoded size, upper bound
+	if c.raw {
+		c.stats.BatchBytes.Sum += int64(b.enc.Len()) // exact, before compression
+	} else {
+		c.stats.BatchBytes.Sum += b.bytes // encoded size, upper bound
+	}
 	c.stats.WriteTime.Sum += took
 	c.stats.WriteTime.Max = max(c.stats.WriteTime.Max, took)
 	if err != nil {

@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbench/kbench/runner/embedded"
 )
@@ -292,30 +295,39 @@ func TestUnreachableBroker(t *testing.T) {
 	}
 }
 
-// TestBrokerLostMidRun: the broker dies while a throttled producer runs.
-// The run fails with an error and still writes what it measured.
+// TestBrokerLostMidRun: the broker dies while a throttled producer runs,
+// in every producer mode. The run fails with an error and still writes
+// what it measured.
 func TestBrokerLostMidRun(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, _ := testOptions(t)
-	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "100000", "--throughput", "2000",
-		"--profile", "none", "--producer-props", "retries=1", "retry.backoff.ms=50", "request.timeout.ms=2000")
-	time.AfterFunc(1500*time.Millisecond, b.Close)
-	res, err := Run(context.Background(), spec, opts)
-	if err == nil {
-		t.Fatal("run succeeded although its broker died")
-	}
-	onDisk, rerr := ReadResult(opts.OutDir)
-	if rerr != nil {
-		t.Fatal(rerr)
-	}
-	if onDisk.Complete {
-		t.Error("result says complete")
-	}
-	if sent := metric(t, res, "records-sent"); sent <= 0 || sent >= 100000 {
-		t.Errorf("records-sent = %v, want the partial count acknowledged before the broker died", sent)
+	for _, mode := range []string{ModeWriter, ModeClient, ModeRaw} {
+		t.Run(mode, func(t *testing.T) {
+			b, err := embedded.Start(embedded.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts, _ := testOptions(t)
+			spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "100000", "--throughput", "2000", "--mode", mode,
+				"--profile", "none", "--producer-props", "retries=1", "retry.backoff.ms=50", "request.timeout.ms=2000")
+			time.AfterFunc(1500*time.Millisecond, b.Close)
+			start := time.Now()
+			res, err := Run(context.Background(), spec, opts)
+			if err == nil {
+				t.Fatal("run succeeded although its broker died")
+			}
+			if time.Since(start) > 45*time.Second {
+				t.Errorf("failing took %v: a lost broker must end the run within the client's timeouts", time.Since(start))
+			}
+			onDisk, rerr := ReadResult(opts.OutDir)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			if onDisk.Complete {
+				t.Error("result says complete")
+			}
+			if sent := metric(t, res, "records-sent"); sent <= 0 || sent >= 100000 {
+				t.Errorf("records-sent = %v, want the partial count acknowledged before the broker died", sent)
+			}
+		})
 	}
 }
 
@@ -385,24 +397,30 @@ func TestSASL(t *testing.T) {
 	}
 }
 
-// TestProducerClientMode: kbench's own batching over Client.Produce delivers
-// exactly the records asked for, unthrottled and throttled, and a consumer
-// reads them back.
-func TestProducerClientMode(t *testing.T) {
+// TestProducerBatchingModes: kbench's own batching over Client.Produce
+// (client) and over Client.RawProduce with its own record encoder (raw)
+// delivers exactly the records asked for, unthrottled, throttled and
+// compressed, and a consumer reads them back.
+func TestProducerBatchingModes(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	tests := []struct {
-		name  string
-		topic string
-		args  []string
-		n     int64
+		name string
+		mode string
+		args []string
+		n    int64
 	}{
-		{"unthrottled", "client-fast", []string{"--producer-props", "max.in.flight.requests.per.connection=3", "batch.size=65536"}, 30000},
-		{"throttled", "client-slow", []string{"--throughput", "5000", "--producer-props", "linger.ms=2"}, 3000},
+		{"client-unthrottled", ModeClient, []string{"--producer-props", "max.in.flight.requests.per.connection=3", "batch.size=65536"}, 30000},
+		{"client-throttled", ModeClient, []string{"--throughput", "5000", "--producer-props", "linger.ms=2"}, 3000},
+		{"raw-unthrottled", ModeRaw, []string{"--producer-props", "max.in.flight.requests.per.connection=3", "batch.size=65536"}, 30000},
+		{"raw-throttled", ModeRaw, []string{"--throughput", "5000", "--producer-props", "linger.ms=2"}, 3000},
+		{"raw-gzip", ModeRaw, []string{"--producer-props", "compression.type=gzip", "batch.size=32768"}, 10000},
+		{"raw-zstd-acks1", ModeRaw, []string{"--producer-props", "compression.type=zstd", "acks=1"}, 10000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts, out := testOptions(t)
-			args := append([]string{"--bootstrap-server", b.Addr(), "--topic", tt.topic, "--partitions", "2", "--mode", "client",
+			topic := "batching-" + tt.name
+			args := append([]string{"--bootstrap-server", b.Addr(), "--topic", topic, "--partitions", "2", "--mode", tt.mode,
 				"--num-records", fmt.Sprint(tt.n), "--record-size", "200", "--profile", "none"}, tt.args...)
 			res, err := Run(context.Background(), mustParse(t, Producer, args...), opts)
 			if err != nil {
@@ -417,11 +435,22 @@ func TestProducerClientMode(t *testing.T) {
 			if metric(t, res, "request-rate") <= 0 || metric(t, res, "records-per-request-avg") < 1 {
 				t.Errorf("request figures missing")
 			}
+			if tt.mode == ModeRaw {
+				// Exact sizes: 61 header bytes plus, per 200 B record,
+				// 200 value bytes and 8 to 10 bytes of record framing.
+				perRecord := (metric(t, res, "batch-size-avg") - 61) / metric(t, res, "records-per-request-avg")
+				if perRecord < 208 || perRecord > 210 {
+					t.Errorf("raw batch bytes per record = %.2f, want 208 to 210", perRecord)
+				}
+			}
 			if !producerSummaryRe.MatchString(out.String()) {
 				t.Errorf("no Kafka summary line:\n%s", out.String())
 			}
+			if !strings.Contains(strings.Join(res.Measurement.Notes, "\n"), "mode "+tt.mode+":") {
+				t.Errorf("notes do not say how mode %s sent: %q", tt.mode, res.Measurement.Notes)
+			}
 			copts, _ := testOptions(t)
-			cres, err := Run(context.Background(), mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", tt.topic,
+			cres, err := Run(context.Background(), mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", topic,
 				"--messages", fmt.Sprint(tt.n), "--mode", "assign", "--profile", "none", "--timeout", "20000"), copts)
 			if err != nil {
 				t.Fatalf("consumer: %v", err)
@@ -433,6 +462,60 @@ func TestProducerClientMode(t *testing.T) {
 	}
 	if _, err := ParseArgs(Producer, []string{"--mode", "assign"}); err == nil {
 		t.Error("a consumer mode was accepted for the producer")
+	}
+}
+
+// TestProducerRetries: a broker that answers the first produce requests
+// with NOT_LEADER_OR_FOLLOWER (retriable) costs retries, not records, in
+// every producer mode; with retries=0 the same answer fails the run.
+func TestProducerRetries(t *testing.T) {
+	for _, mode := range []string{ModeWriter, ModeClient, ModeRaw} {
+		for _, retries := range []int{5, 0} {
+			t.Run(fmt.Sprintf("%s-retries-%d", mode, retries), func(t *testing.T) {
+				c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "retried"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				for range 2 {
+					c.ControlKey(int16(kmsg.Produce), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+						req := kr.(*kmsg.ProduceRequest)
+						resp := req.ResponseKind().(*kmsg.ProduceResponse)
+						for _, rt := range req.Topics {
+							st := kmsg.NewProduceResponseTopic()
+							st.Topic = rt.Topic
+							for _, rp := range rt.Partitions {
+								sp := kmsg.NewProduceResponseTopicPartition()
+								sp.Partition = rp.Partition
+								sp.ErrorCode = kerr.NotLeaderForPartition.Code
+								st.Partitions = append(st.Partitions, sp)
+							}
+							resp.Topics = append(resp.Topics, st)
+						}
+						return resp, nil, true
+					})
+				}
+				opts, _ := testOptions(t)
+				res, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", c.ListenAddrs()[0], "--topic", "retried",
+					"--mode", mode, "--num-records", "2000", "--profile", "none", "--producer-props",
+					fmt.Sprintf("retries=%d", retries), "retry.backoff.ms=10", "linger.ms=1"), opts)
+				if retries == 0 {
+					if err == nil || !strings.Contains(err.Error(), "Not Leader For Partition") {
+						t.Fatalf("err = %v, want the broker's error", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := metric(t, res, "records-sent"); got != 2000 {
+					t.Errorf("records-sent = %v, want 2000", got)
+				}
+				if got := metric(t, res, "record-retry-total"); got < 1 {
+					t.Errorf("record-retry-total = %v, want the refused requests retried", got)
+				}
+			})
+		}
 	}
 }
 

@@ -34,6 +34,7 @@ func isWorkload(name string) bool {
 const (
 	ModeWriter = "writer" // kafka-go's Writer: the application path
 	ModeClient = "client" // kafka-go's Client.Produce, batched by kbench
+	ModeRaw    = "raw"    // kafka-go's Client.RawProduce, batches encoded by kbench
 
 	ModeGroup  = "group"  // kafka-go's consumer-group Reader: the application path
 	ModeAssign = "assign" // one connection per partition fetching in parallel
@@ -232,7 +233,7 @@ func options() []option {
 			help: "print a row per reporting interval",
 			set:  boolSetter(func(s *Spec, b bool) { s.ShowDetailedStats = b })},
 		{name: "mode", kind: kindString, workloads: []string{Producer, Consumer},
-			help: "producer: writer (kafka-go's Writer, what applications use) or client (Client.Produce with kbench's batching); consumer: group (kafka-go's consumer-group Reader) or assign (a connection per partition)",
+			help: "producer: writer (kafka-go's Writer, what applications use), client (Client.Produce with kbench's batching) or raw (Client.RawProduce of record batches kbench encodes: the fastest kafka-go path); consumer: group (kafka-go's consumer-group Reader) or assign (a connection per partition)",
 			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil }},
 	}, writepathOptions()...)
 }
@@ -585,8 +586,8 @@ func (s *Spec) Validate() error {
 	case s.Threads < 1 || s.Threads > 256:
 		return fieldErr("threads", "must be between 1 and 256, got %d", s.Threads)
 	}
-	if s.Workload == Producer && s.Mode != ModeWriter && s.Mode != ModeClient {
-		return fieldErr("mode", "must be writer or client, got %q", s.Mode)
+	if s.Workload == Producer && s.Mode != ModeWriter && s.Mode != ModeClient && s.Mode != ModeRaw {
+		return fieldErr("mode", "must be writer, client or raw, got %q", s.Mode)
 	}
 	if s.Workload == Consumer {
 		switch {

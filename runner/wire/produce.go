@@ -89,7 +89,7 @@ func Encode(p Produce) (*Request, error) {
 	bufs = append(bufs, nil, nil) // filled in below
 	recordsLen := 0
 	for i, v := range p.Values {
-		rec := appendRecord(nil, int32(i), v)
+		rec := appendRecord(nil, int32(i), 0, v)
 		recordsLen += len(rec)
 		bufs = append(bufs, rec)
 	}
@@ -98,20 +98,7 @@ func Encode(p Produce) (*Request, error) {
 		return nil, fmt.Errorf("wire: record batch of %d bytes exceeds %d", batchLen, MaxFrameSize)
 	}
 
-	bh := make([]byte, 0, BatchHeaderSize)
-	bh = binary.BigEndian.AppendUint64(bh, 0)                       // base offset
-	bh = binary.BigEndian.AppendUint32(bh, uint32(batchLen-12))     // batch length: after this field
-	bh = binary.BigEndian.AppendUint32(bh, 0xffffffff)              // partition leader epoch -1
-	bh = append(bh, 2)                                              // magic
-	bh = binary.BigEndian.AppendUint32(bh, 0)                       // CRC, below
-	bh = binary.BigEndian.AppendUint16(bh, 0)                       // attributes: no compression, create time
-	bh = binary.BigEndian.AppendUint32(bh, uint32(len(p.Values)-1)) // last offset delta
-	bh = binary.BigEndian.AppendUint64(bh, uint64(p.Timestamp))     // base timestamp
-	bh = binary.BigEndian.AppendUint64(bh, uint64(p.Timestamp))     // max timestamp
-	bh = binary.BigEndian.AppendUint64(bh, 0xffffffffffffffff)      // producer id -1
-	bh = binary.BigEndian.AppendUint16(bh, 0xffff)                  // producer epoch -1
-	bh = binary.BigEndian.AppendUint32(bh, 0xffffffff)              // base sequence -1
-	bh = binary.BigEndian.AppendUint32(bh, uint32(len(p.Values)))   // record count
+	bh := appendBatchHeader(make([]byte, 0, BatchHeaderSize), batchLen, 0, int32(len(p.Values)), p.Timestamp, p.Timestamp)
 	crc := crc32.Update(0, castagnoli, bh[attributesOff:])
 	for _, rec := range bufs[2:] {
 		crc = crc32.Update(crc, castagnoli, rec)
@@ -142,12 +129,33 @@ func Encode(p Produce) (*Request, error) {
 	return &Request{bufs: bufs, size: size}, nil
 }
 
+// appendBatchHeader appends a record batch v2 header for count records
+// whose batch (header included) is batchLen bytes, with the CRC left zero:
+// the caller computes it over everything from the attributes on. The batch
+// carries no producer id, epoch or sequence, so brokers accept it without
+// idempotence or transactions.
+func appendBatchHeader(dst []byte, batchLen int, attributes int16, count int32, baseTimestamp, maxTimestamp int64) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, 0)                     // base offset
+	dst = binary.BigEndian.AppendUint32(dst, uint32(batchLen-12))   // batch length: after this field
+	dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)            // partition leader epoch -1
+	dst = append(dst, 2)                                            // magic
+	dst = binary.BigEndian.AppendUint32(dst, 0)                     // CRC
+	dst = binary.BigEndian.AppendUint16(dst, uint16(attributes))    // compression codec, create time
+	dst = binary.BigEndian.AppendUint32(dst, uint32(count-1))       // last offset delta
+	dst = binary.BigEndian.AppendUint64(dst, uint64(baseTimestamp)) // base timestamp
+	dst = binary.BigEndian.AppendUint64(dst, uint64(maxTimestamp))  // max timestamp
+	dst = binary.BigEndian.AppendUint64(dst, 0xffffffffffffffff)    // producer id -1
+	dst = binary.BigEndian.AppendUint16(dst, 0xffff)                // producer epoch -1
+	dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)            // base sequence -1
+	return binary.BigEndian.AppendUint32(dst, uint32(count))        // record count
+}
+
 // appendRecord appends one record v2 with a null key and no headers.
-func appendRecord(dst []byte, offsetDelta int32, value []byte) []byte {
+func appendRecord(dst []byte, offsetDelta int32, timestampDelta int64, value []byte) []byte {
 	var body [32]byte
 	b := body[:0]
 	b = append(b, 0)                               // attributes
-	b = binary.AppendVarint(b, 0)                  // timestamp delta
+	b = binary.AppendVarint(b, timestampDelta)     // timestamp delta
 	b = binary.AppendVarint(b, int64(offsetDelta)) // offset delta
 	b = binary.AppendVarint(b, -1)                 // key length: null
 	b = binary.AppendVarint(b, int64(len(value)))  // value length
