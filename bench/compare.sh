@@ -13,6 +13,9 @@
 #   N512          records per 512 B producer run (default 500000)
 #   NCONSUME      records per consumer run (default 1000000)
 #   CONSUME_SIZE  record size of the consumer topic (default 256)
+#   MODE          kbench producer mode of the matched and profile cases
+#                 (default raw, kafka-go's fastest path; the writer case
+#                 always measures the Writer, the defaults case too)
 #   OUT           output directory (default bench/out/<UTC time>)
 #   KBENCH_BIN    measure this prebuilt kbench binary instead of building the
 #                 work tree's (e.g. a candidate change built elsewhere)
@@ -26,15 +29,17 @@ N256=${N:-${N256:-1000000}}
 N512=${N:-${N512:-500000}}
 NCONSUME=${N:-${NCONSUME:-1000000}}
 CONSUME_SIZE=${CONSUME_SIZE:-256}
+MODE=${MODE:-raw}
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$ROOT/bench/out/$STAMP}
 RUNS=$OUT/runs.jsonl
 
 # The two producer configurations, as each client spells them.
-MATCHED_KBENCH=(batch.size=1048576 linger.ms=10)
-MATCHED_DESC_KBENCH="kbench (kafka-go Writer): acks=all, 1 partition, batch.size=1048576, linger.ms=10, compression none, buffer.memory 32 MiB, 1 request in flight"
+MATCHED_KBENCH=(batch.size=1048576 linger.ms=10 max.in.flight.requests.per.connection=1)
+MATCHED_DESC_KBENCH="kbench --mode $MODE: acks=all, 1 partition, batch.size=1048576, linger.ms=10, compression none, buffer.memory 32 MiB, 1 request in flight"
+WRITER_DESC_KBENCH="kbench --mode writer (kafka-go Writer): acks=all, 1 partition, batch.size=1048576, linger.ms=10, compression none, buffer.memory 32 MiB, 1 request in flight"
 MATCHED_DESC_KGO="kgo: acks=all, 1 partition, ProducerBatchMaxBytes 1048576, ProducerLinger 10ms (kgo's default), no compression, idempotence off, 1 request in flight, MaxBufferedBytes 32 MiB"
-DEFAULTS_DESC_KBENCH="kbench Kafka defaults: acks=all, 1 partition, batch.size=16384, linger.ms=5, compression none, buffer.memory 32 MiB"
+DEFAULTS_DESC_KBENCH="kbench --mode writer with Kafka defaults: acks=all, 1 partition, batch.size=16384, linger.ms=5, compression none, buffer.memory 32 MiB"
 DEFAULTS_DESC_KGO="kgo defaults: acks=all, idempotent (5 in flight), snappy preferred, 1000012-byte batches, 10ms linger, 50000 buffered records"
 CONSUME_DESC_KBENCH="kbench consumer --mode assign: a kafka-go Conn per partition, ReadBatch min 1 B, max 1 MiB, max wait 500 ms"
 CONSUME_DESC_KGO="kgo consumer: ConsumeTopics + ConsumeResetOffset(start), no group, FetchMinBytes 1, FetchMaxWait 500ms, FetchMaxPartitionBytes 1 MiB, FetchMaxBytes 1 MiB"
@@ -90,25 +95,27 @@ log "broker pid $BROKER_PID at $ADDR"
   echo "order: sides alternate per round (odd rounds kbench/cpu first), and even rounds run the cases in reverse order"
   echo "producer-matched: $MATCHED_DESC_KBENCH"
   echo "                  $MATCHED_DESC_KGO"
+  echo "producer-writer:  $WRITER_DESC_KBENCH"
+  echo "                  $MATCHED_DESC_KGO"
   echo "producer-defaults: $DEFAULTS_DESC_KBENCH"
   echo "                   $DEFAULTS_DESC_KGO"
   echo "consume: $CONSUME_DESC_KBENCH"
   echo "         $CONSUME_DESC_KGO"
-  echo "profile: kbench producer-matched at 256 B, --profile cpu vs --profile none"
+  echo "profile: kbench producer-matched (--mode $MODE) at 256 B, --profile cpu vs --profile none"
 } | tee "$OUT/header.txt"
 
 # ---- one run of each kind; each appends a line to $RUNS ----
 
-# kbench_produce CASE SIDE ROUND SIZE N PROFILE DESC [PROPS…]
+# kbench_produce CASE SIDE ROUND MODE SIZE N PROFILE DESC [PROPS…]
 kbench_produce() {
-  local case=$1 side=$2 round=$3 size=$4 n=$5 profile=$6 desc=$7
-  shift 7
+  local case=$1 side=$2 round=$3 mode=$4 size=$5 n=$6 profile=$7 desc=$8
+  shift 8
   local name="$case-$side-r$round" topic="cmp-$case-$side-r$round"
   local props=()
   [ $# -gt 0 ] && props=(--producer-props "$@")
   log "round $round: $case / $side"
   "$KBENCH" run producer --bootstrap-server "$ADDR" --topic "$topic" --num-records "$n" \
-    --record-size "$size" --throughput -1 --partitions 1 --profile "$profile" --mode "${PRODUCER_MODE:-writer}" \
+    --record-size "$size" --throughput -1 --partitions 1 --profile "$profile" --mode "$mode" \
     --out "$OUT/runs/$name" ${props[@]+"${props[@]}"} >"$OUT/runs/$name.log" 2>&1 \
     || { tail -5 "$OUT/runs/$name.log" >&2; exit 1; }
   "$SUM" line --round "$round" --case "$case" --side "$side" --config "$desc" \
@@ -154,21 +161,29 @@ kgo_consume() {
 
 case_produce_256() {
   local r=$1 first=$2
-  local a=(kbench_produce produce-256 kbench "$r" 256 "$N256" none "$MATCHED_DESC_KBENCH" "${MATCHED_KBENCH[@]}")
+  local a=(kbench_produce produce-256 kbench "$r" "$MODE" 256 "$N256" none "$MATCHED_DESC_KBENCH" "${MATCHED_KBENCH[@]}")
   local b=(kgo_produce produce-256 "$r" 256 "$N256" matched "$MATCHED_DESC_KGO")
   if [ "$first" = a ]; then "${a[@]}"; "${b[@]}"; else "${b[@]}"; "${a[@]}"; fi
 }
 
 case_produce_512() {
   local r=$1 first=$2
-  local a=(kbench_produce produce-512 kbench "$r" 512 "$N512" none "$MATCHED_DESC_KBENCH" "${MATCHED_KBENCH[@]}")
+  local a=(kbench_produce produce-512 kbench "$r" "$MODE" 512 "$N512" none "$MATCHED_DESC_KBENCH" "${MATCHED_KBENCH[@]}")
   local b=(kgo_produce produce-512 "$r" 512 "$N512" matched "$MATCHED_DESC_KGO")
+  if [ "$first" = a ]; then "${a[@]}"; "${b[@]}"; else "${b[@]}"; "${a[@]}"; fi
+}
+
+# The application path: kafka-go's Writer, with the same settings.
+case_produce_writer() {
+  local r=$1 first=$2
+  local a=(kbench_produce produce-256-writer kbench "$r" writer 256 "$N256" none "$WRITER_DESC_KBENCH" "${MATCHED_KBENCH[@]}")
+  local b=(kgo_produce produce-256-writer "$r" 256 "$N256" matched "$MATCHED_DESC_KGO")
   if [ "$first" = a ]; then "${a[@]}"; "${b[@]}"; else "${b[@]}"; "${a[@]}"; fi
 }
 
 case_produce_defaults() {
   local r=$1 first=$2
-  local a=(kbench_produce produce-256-defaults kbench "$r" 256 "$N256" none "$DEFAULTS_DESC_KBENCH")
+  local a=(kbench_produce produce-256-defaults kbench "$r" writer 256 "$N256" none "$DEFAULTS_DESC_KBENCH")
   local b=(kgo_produce produce-256-defaults "$r" 256 "$N256" kgo-defaults "$DEFAULTS_DESC_KGO")
   if [ "$first" = a ]; then "${a[@]}"; "${b[@]}"; else "${b[@]}"; "${a[@]}"; fi
 }
@@ -180,12 +195,12 @@ case_consume() {
 
 case_profile() {
   local r=$1 first=$2
-  local a=(kbench_produce profile-256 cpu "$r" 256 "$N256" cpu "$MATCHED_DESC_KBENCH --profile cpu" "${MATCHED_KBENCH[@]}")
-  local b=(kbench_produce profile-256 none "$r" 256 "$N256" none "$MATCHED_DESC_KBENCH --profile none" "${MATCHED_KBENCH[@]}")
+  local a=(kbench_produce profile-256 cpu "$r" "$MODE" 256 "$N256" cpu "$MATCHED_DESC_KBENCH --profile cpu" "${MATCHED_KBENCH[@]}")
+  local b=(kbench_produce profile-256 none "$r" "$MODE" 256 "$N256" none "$MATCHED_DESC_KBENCH --profile none" "${MATCHED_KBENCH[@]}")
   if [ "$first" = a ]; then "${a[@]}"; "${b[@]}"; else "${b[@]}"; "${a[@]}"; fi
 }
 
-CASES=(case_produce_256 case_produce_512 case_consume case_profile case_produce_defaults)
+CASES=(case_produce_256 case_produce_512 case_produce_writer case_consume case_profile case_produce_defaults)
 
 # The consumer topic is filled once, by a kbench consumer run that is not
 # counted (it also warms up the broker and both binaries' page cache).

@@ -27,7 +27,7 @@ func fixtureFlags() []runner.Flag {
 		{Name: "profile", Kind: "list", Workloads: both, Help: "profiles to capture", Default: "cpu,heap"},
 		{Name: "from-latest", Kind: "bool", Workloads: cons, Help: "start at the end of the topic"},
 		{Name: "show-detailed-stats", Kind: "bool", Workloads: cons, Help: "print a row per reporting interval"},
-		{Name: "mode", Kind: "string", Workloads: []string{"producer", "consumer"}, Help: "producer: writer or client; consumer: group or assign", Default: "writer"},
+		{Name: "mode", Kind: "string", Workloads: []string{"producer", "consumer"}, Help: "producer: raw, writer or client; consumer: group or assign", Default: "raw"},
 	}
 }
 

@@ -96,7 +96,7 @@ var (
 	SecurityProtocols = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
 	SASLMechanisms    = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
 	// Modes are the --mode choices of both workloads; "" is each one's default.
-	Modes = []string{"", runner.ModeWriter, runner.ModeClient, runner.ModeRaw, runner.ModeGroup, runner.ModeAssign}
+	Modes = []string{"", runner.ModeRaw, runner.ModeWriter, runner.ModeClient, runner.ModeGroup, runner.ModeAssign}
 )
 
 // ProfileFlag is the runner flag whose values are profile kinds.
@@ -291,7 +291,7 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 		}
 		ff.Value = cur
 		ff.Options = choiceOptions(Modes, map[string]string{
-			"":                "default (producer: writer, consumer: group)",
+			"":                "default (producer: raw, consumer: group)",
 			runner.ModeWriter: "producer: writer — kafka-go's Writer, as applications use it",
 			runner.ModeClient: "producer: client — Client.Produce with kbench's batching",
 			runner.ModeRaw:    "producer: raw — Client.RawProduce of batches kbench encodes (fastest)",
