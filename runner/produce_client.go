@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"syscall"
@@ -112,7 +113,7 @@ func (c *clientSender) release(b *clientBatch) {
 }
 
 func (r *run) newClientSender(t *producerThread, partitions int) (*clientSender, error) {
-	tr, err := r.transport("producer-" + r.spec.Mode)
+	tr, err := r.transport(fmt.Sprintf("producer-%d", t.id+1)) // as the Writer's, so client.id reads the same in every mode
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func (c *clientSender) dispatch(ctx context.Context, b *clientBatch, wait bool) 
 		select {
 		case c.inFlight <- struct{}{}:
 		case <-ctx.Done():
-			c.finish(b, ctx.Err(), 0)
+			c.finish(ctx, b, ctx.Err(), 0)
 			return true
 		}
 	}
@@ -238,7 +239,7 @@ func (c *clientSender) dispatch(ctx context.Context, b *clientBatch, wait bool) 
 		defer func() { <-c.inFlight }()
 		t0 := time.Now()
 		err := c.produce(ctx, b)
-		c.finish(b, err, time.Since(t0))
+		c.finish(ctx, b, err, time.Since(t0))
 		c.release(b)
 	}()
 	return true
@@ -312,14 +313,20 @@ func retriable(err error) bool {
 }
 
 // finish records the batch's acknowledgements (or failure) and returns its
-// bytes to the buffer budget.
-func (c *clientSender) finish(b *clientBatch, err error, took time.Duration) {
-	var bytes int64
-	if errors.Is(err, context.Canceled) && c.t.stats.failed() {
-		err = nil // another batch's error already ended the run
+// bytes to the buffer budget. A request cut short because the run is
+// stopping (cancel, SIGINT, the end of --duration) was neither acknowledged
+// nor refused by the broker, so its records count as neither: they are
+// simply not in the result, as records still queued are not.
+func (c *clientSender) finish(ctx context.Context, b *clientBatch, err error, took time.Duration) {
+	if err != nil && ctx.Err() != nil {
+		var bytes int64
+		for _, s := range b.slots {
+			bytes += int64(s.size)
+		}
+		c.t.credit.release(bytes)
+		return
 	}
-	bytes = c.t.stats.completeSlots(b.slots, err)
-	c.t.credit.release(bytes)
+	c.t.credit.release(c.t.stats.completeSlots(b.slots, err))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stats.Writes++

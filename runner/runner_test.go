@@ -331,26 +331,36 @@ func TestBrokerLostMidRun(t *testing.T) {
 	}
 }
 
-// TestCancelWritesPartialResult is what SIGINT does: the context ends, the
-// run stops, and what was measured is written with complete=false.
+// TestCancelWritesPartialResult is what SIGINT does, in every producer
+// mode: the context ends, the run stops, requests cut short count as
+// neither acknowledged nor failed, and what was measured is written with
+// complete=false.
 func TestCancelWritesPartialResult(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
-	opts, _ := testOptions(t)
-	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "1000000", "--throughput", "5000", "--profile", "cpu")
-	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
-	defer cancel()
-	res, err := Run(ctx, spec, opts)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want the context's", err)
-	}
-	if res.Complete {
-		t.Error("canceled run says complete")
-	}
-	if sent := metric(t, res, "records-sent"); sent <= 0 {
-		t.Errorf("records-sent = %v, want what was acknowledged before the cancel", sent)
-	}
-	if _, err := os.Stat(filepath.Join(opts.OutDir, "client-cpu.pb.gz")); err != nil {
-		t.Errorf("CPU profile of the partial window missing: %v", err)
+	for _, mode := range []string{ModeRaw, ModeWriter, ModeClient} {
+		t.Run(mode, func(t *testing.T) {
+			opts, _ := testOptions(t)
+			spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "cancel-"+mode, "--mode", mode,
+				"--num-records", "1000000", "--throughput", "5000", "--profile", "cpu")
+			ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+			defer cancel()
+			res, err := Run(ctx, spec, opts)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want the context's", err)
+			}
+			if res.Complete {
+				t.Error("canceled run says complete")
+			}
+			if sent := metric(t, res, "records-sent"); sent <= 0 {
+				t.Errorf("records-sent = %v, want what was acknowledged before the cancel", sent)
+			}
+			if failed := metric(t, res, "record-error-total"); failed != 0 {
+				t.Errorf("record-error-total = %v: records cut short by the cancel are not failures", failed)
+			}
+			if _, err := os.Stat(filepath.Join(opts.OutDir, "client-cpu.pb.gz")); err != nil {
+				t.Errorf("CPU profile of the partial window missing: %v", err)
+			}
+		})
 	}
 }
 
