@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -120,18 +119,7 @@ func (r *run) newClientSender(t *producerThread, partitions int) (*clientSender,
 	raw := r.spec.Mode == ModeRaw
 	var comp *wire.Compressor
 	if codec := r.st.compression.Codec(); raw && codec != nil {
-		comp = &wire.Compressor{Codec: codec.Code(), Append: func(dst, src []byte) ([]byte, error) {
-			buf := bytes.NewBuffer(dst)
-			w := codec.NewWriter(buf)
-			if _, err := w.Write(src); err != nil {
-				w.Close()
-				return nil, err
-			}
-			if err := w.Close(); err != nil {
-				return nil, err
-			}
-			return buf.Bytes(), nil
-		}}
+		comp = wire.StreamCompressor(codec.Code(), codec.NewWriter)
 	}
 	return &clientSender{
 		t:           t,

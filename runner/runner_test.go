@@ -342,15 +342,7 @@ func TestCancelWritesPartialResult(t *testing.T) {
 			opts, _ := testOptions(t)
 			spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "cancel-"+mode, "--mode", mode,
 				"--num-records", "1000000", "--throughput", "5000", "--profile", "cpu")
-			ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
-			defer cancel()
-			res, err := Run(ctx, spec, opts)
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("err = %v, want the context's", err)
-			}
-			if res.Complete {
-				t.Error("canceled run says complete")
-			}
+			res := runCanceled(t, spec, opts, 1200*time.Millisecond)
 			if sent := metric(t, res, "records-sent"); sent <= 0 {
 				t.Errorf("records-sent = %v, want what was acknowledged before the cancel", sent)
 			}
@@ -362,6 +354,22 @@ func TestCancelWritesPartialResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runCanceled runs spec until its context ends after d and checks that the
+// run says so: the context's error, and a result that is not complete.
+func runCanceled(t *testing.T, spec Spec, opts Options, d time.Duration) *Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	res, err := Run(ctx, spec, opts)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the context's", err)
+	}
+	if res.Complete {
+		t.Error("canceled run says complete")
+	}
+	return res
 }
 
 func TestSASL(t *testing.T) {

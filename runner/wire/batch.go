@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,6 +16,23 @@ import (
 type Compressor struct {
 	Codec  int8
 	Append func(dst, src []byte) ([]byte, error)
+}
+
+// StreamCompressor adapts a streaming codec, such as kafka-go's
+// compress.Codec (pass its Code() and NewWriter), to a Compressor.
+func StreamCompressor(codec int8, newWriter func(io.Writer) io.WriteCloser) *Compressor {
+	return &Compressor{Codec: codec, Append: func(dst, src []byte) ([]byte, error) {
+		buf := bytes.NewBuffer(dst)
+		w := newWriter(buf)
+		if _, err := w.Write(src); err != nil {
+			w.Close()
+			return nil, err
+		}
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}}
 }
 
 // RecordBatch builds one record batch v2 as records arrive, in a single

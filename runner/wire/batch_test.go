@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,27 +12,14 @@ import (
 	"github.com/segmentio/kafka-go/compress"
 	"github.com/segmentio/kafka-go/protocol"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/kbench/kbench/runner/embedded"
 )
 
-// compressor adapts a kafka-go codec, as the runner does.
+// compressor adapts a kafka-go codec, as the runner does; nil for none.
 func compressor(c compress.Codec) *Compressor {
 	if c == nil {
 		return nil
 	}
-	return &Compressor{Codec: c.Code(), Append: func(dst, src []byte) ([]byte, error) {
-		buf := bytes.NewBuffer(dst)
-		w := c.NewWriter(buf)
-		if _, err := w.Write(src); err != nil {
-			w.Close()
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		return buf.Bytes(), nil
-	}}
+	return StreamCompressor(c.Code(), c.NewWriter)
 }
 
 // decodeBatch checks a finished batch field by field with franz-go's
@@ -160,13 +146,7 @@ func TestRecordBatchRejects(t *testing.T) {
 // Client.RawProduce to the embedded broker (which checks CRCs and batch
 // fields), compressed and not, and reads every record back with kafka-go.
 func TestRawProduceRoundTrip(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	b, ctx := startBroker(t)
 	const topic = "wire-raw"
 	client := &kafka.Client{Addr: kafka.TCP(b.Addr()), Timeout: 10 * time.Second}
 	if _, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: 1, ReplicationFactor: 1}}}); err != nil {

@@ -145,17 +145,25 @@ func crcCastagnoli(b []byte) uint32 {
 	return ^crc
 }
 
-// TestBrokerAcceptsAndConsumerReadsBack sends encoded requests to the
-// embedded broker (kfake, which checks the CRC and every batch field) with
-// one gathering write each, and reads the records back with kafka-go.
-func TestBrokerAcceptsAndConsumerReadsBack(t *testing.T) {
+// startBroker starts an embedded broker for one test, with a context that
+// bounds the test's talk to it.
+func startBroker(t *testing.T) (*embedded.Broker, context.Context) {
+	t.Helper()
 	b, err := embedded.Start(embedded.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(b.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
+	return b, ctx
+}
+
+// TestBrokerAcceptsAndConsumerReadsBack sends encoded requests to the
+// embedded broker (kfake, which checks the CRC and every batch field) with
+// one gathering write each, and reads the records back with kafka-go.
+func TestBrokerAcceptsAndConsumerReadsBack(t *testing.T) {
+	b, ctx := startBroker(t)
 	const topic, requests, perRequest = "wire-roundtrip", 20, 16
 	// Auto-create the topic and find its leader with kafka-go.
 	lc, err := kafka.DialLeader(ctx, "tcp", b.Addr(), topic, 0)
