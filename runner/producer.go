@@ -319,11 +319,11 @@ func (r *run) produce(ctx context.Context) error {
 	switch {
 	case r.spec.Mode == ModeClient:
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-			"mode client: records sent with kafka-go's Client.Produce, batched by kbench (batch.size %d bytes, linger.ms %d), up to %d requests in flight per thread, retried as the Writer retries; kafka-go's Transport does not pipeline, so each request in flight uses its own connection",
+			"mode client: records sent with kafka-go's Client.Produce, batched by kbench (batch.size %d bytes, linger.ms %d), up to %d requests in flight per thread, retried as the Writer retries; kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
 			r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight))
 	case r.spec.Mode == ModeRaw:
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-			"mode raw: kbench encodes each record into a record batch v2 as it is sent (runner/wire; null keys, no headers, no producer id) and kafka-go's Client.RawProduce sends each finished batch (batch.size %d bytes, linger.ms %d, compression %v), up to %d requests in flight per thread, retried as the Writer retries; kafka-go's Transport does not pipeline, so each request in flight uses its own connection",
+			"mode raw: kbench encodes each record into a record batch v2 as it is sent (runner/wire; null keys, no headers, no producer id) and kafka-go's Client.RawProduce sends each finished batch (batch.size %d bytes, linger.ms %d, compression %v), up to %d requests in flight per thread, retried as the Writer retries; kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
 			r.st.batchBytes, r.st.linger.Milliseconds(), r.st.compression, r.st.maxInFlight))
 	default:
 		if r.st.maxInFlight > 1 && partitions == 1 {
