@@ -5,50 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/kbench/kbench/internal/golden"
 	"github.com/kbench/kbench/store"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./compare/ -update to create it)", err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < max(len(gl), len(wl)); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Fatalf("%s differs from the golden file at line %d (refresh with -update if intended):\ngot:  %q\nwant: %q", path, i+1, g, w)
-		}
-	}
-}
 
 var reportMeta = Meta{
 	Title:   "Consumer: CLASSIC vs CONSUMER protocol",
@@ -86,13 +50,13 @@ func TestGolden(t *testing.T) {
 	for _, tt := range tables {
 		t.Run(tt.name, func(t *testing.T) {
 			md := Markdown(tt.tab, tt.meta)
-			golden(t, tt.name+".md", []byte(md))
-			golden(t, tt.name+".csv", CSV(tt.tab))
+			golden.Check(t, tt.name+".md", md)
+			golden.Check(t, tt.name+".csv", string(CSV(tt.tab)))
 			js, err := JSON(tt.tab, tt.meta)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name+".json", js)
+			golden.Check(t, tt.name+".json", string(js))
 		})
 	}
 }

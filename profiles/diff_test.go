@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/internal/golden"
 )
 
 // diffPaths flattens a diff tree into "a;b;c" → node.
@@ -141,7 +143,7 @@ func TestDiffMatchesDiffProfile(t *testing.T) {
 
 func TestDiffProfileMatchesPprofDiffBase(t *testing.T) {
 	want := runPprof(t, "-top", "-nodecount=100000", "-nodefraction=0", "-edgefraction=0", "-sample_index=samples", "-diff_base", fixtureBase, fixtureTarget)
-	checkGolden(t, "go-cpu.diff_base.top.golden", []byte(topTable(want)))
+	golden.Check(t, "go-cpu.diff_base.top.golden", topTable(want))
 
 	dp, err := DiffProfile(loadFixture(t, fixtureBase), loadFixture(t, fixtureTarget), 1)
 	if err != nil {
@@ -217,14 +219,14 @@ func TestDiffGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "go-cpu.diff.json", mustJSON(t, d))
+	golden.Check(t, "go-cpu.diff.json", string(mustJSON(t, d)))
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-32s %6s %6s %6s %6s %6s %6s %9s %9s\n", "name", "bflat", "tflat", "bcum", "tcum", "dflat", "dcum", "dflat%", "dcum%")
 	for _, c := range TopChanges(base, target, 0, 0, 0.9, 0) {
 		fmt.Fprintf(&b, "%-32s %6d %6d %6d %6d %6d %6d %9.2f %9.2f\n", c.Name, c.BaseFlat, c.TargetFlat, c.BaseCum, c.TargetCum, c.DeltaFlat, c.DeltaCum, c.DeltaFlatPct, c.DeltaCumPct)
 	}
-	checkGolden(t, "go-cpu.topchanges.golden", []byte(b.String()))
+	golden.Check(t, "go-cpu.topchanges.golden", b.String())
 }
 
 func TestTopChanges(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/internal/golden"
 )
 
 func TestParseFolded(t *testing.T) {
@@ -159,7 +161,7 @@ func TestWriteFoldedFromPprof(t *testing.T) {
 	if err := WriteFolded(&buf, fixtureGoCPU(false), 0); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "go-cpu-base.folded", buf.Bytes())
+	golden.Check(t, "go-cpu-base.folded", buf.String())
 	// Folding the stacks back gives the same flame graph.
 	p, err := ParseFolded(bytes.NewReader(buf.Bytes()), 10*time.Millisecond)
 	if err != nil {

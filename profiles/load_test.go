@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"runtime/pprof"
@@ -14,19 +13,6 @@ import (
 
 	"github.com/google/pprof/profile"
 )
-
-// The golden files and fixtures are rewritten with go test -update. The flag
-// is registered only if no other test file of the package did.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files and fixtures in testdata")
-	}
-}
-
-func updatingGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func gzipBytes(t testing.TB, b []byte) []byte {
 	t.Helper()

@@ -8,13 +8,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/internal/golden"
 )
 
 // fixtureGoCPU builds a small Go CPU profile with known stacks: inlined
@@ -121,7 +122,7 @@ func TestFixturesMatchCode(t *testing.T) {
 		if err := p.Write(&buf); err != nil {
 			t.Fatal(err)
 		}
-		if updatingGolden() {
+		if golden.Updating() {
 			if err := os.WriteFile(tc.file, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -148,38 +149,6 @@ func loadFixture(t testing.TB, file string) *profile.Profile {
 		t.Fatalf("%s: %v", file, err)
 	}
 	return p
-}
-
-// checkGolden compares got with testdata/name, or writes it with -update.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updatingGolden() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Errorf("%s line %d:\n got %q\nwant %q\n(run with -update if the change is intended)", path, i+1, g, w)
-				return
-			}
-		}
-	}
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -385,8 +354,8 @@ func TestBuildTreeGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := BuildTree(p, idx)
-	checkGolden(t, "go-cpu-base.tree.json", mustJSON(t, root))
-	checkGolden(t, "go-cpu-base.compact.json", mustJSON(t, root.Compact()))
+	golden.Check(t, "go-cpu-base.tree.json", string(mustJSON(t, root)))
+	golden.Check(t, "go-cpu-base.compact.json", string(mustJSON(t, root.Compact())))
 }
 
 // checkInvariants checks Value = Self + Σ children's Value and name order.

@@ -4,22 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/golden"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/store"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // foldedProfile is a gzipped pprof CPU profile from folded stacks.
 func foldedProfile(t *testing.T, folded string) store.Profile {
@@ -243,7 +239,7 @@ func TestReports(t *testing.T) {
 		}
 		got := strings.ReplaceAll(rec.Body.String(), slug, "SLUG")
 		got = regexp.MustCompile(`\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\dZ)?`).ReplaceAllString(got, "TIME")
-		golden(t, "report"+c.ext, got)
+		golden.Check(t, "report"+c.ext, got)
 	}
 
 	// A report stays correct after more runs are added.
@@ -307,25 +303,6 @@ func TestReports(t *testing.T) {
 	rec = ts.do(t, "POST", "/reports", form.Encode(), "Content-Type", "application/x-www-form-urlencoded")
 	if rec.Code != http.StatusForbidden {
 		t.Errorf("POST /reports without CSRF = %d, want 403", rec.Code)
-	}
-}
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/internal/golden"
 )
 
 func fixtureMeta() (base, target ProfileMeta) {
@@ -54,12 +56,12 @@ func fixtureCompareView() CompareProfilesView {
 
 func TestGoldenProfilePage(t *testing.T) {
 	u := newTestUI(t)
-	golden(t, "profile.html", render(t, u, "profile", fixtureProfileView()))
+	golden.Check(t, "profile.html", render(t, u, "profile", fixtureProfileView()))
 }
 
 func TestGoldenCompareProfilesPage(t *testing.T) {
 	u := newTestUI(t)
-	golden(t, "compare_profiles.html", render(t, u, "compare_profiles", fixtureCompareView()))
+	golden.Check(t, "compare_profiles.html", render(t, u, "compare_profiles", fixtureCompareView()))
 }
 
 func TestNewProfileView(t *testing.T) {

@@ -2,23 +2,19 @@ package ui
 
 import (
 	"bytes"
-	"flag"
 	"io/fs"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 
+	"github.com/kbench/kbench/internal/golden"
 	"github.com/kbench/kbench/static"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/templates"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // goldenStatic stands in for the static files in golden tests, so the
 // asset URLs' content hashes do not change whenever the CSS or JS does.
@@ -49,37 +45,6 @@ func render(t *testing.T, u *UI, page string, data any) string {
 		t.Fatalf("Render(%s): %v", page, err)
 	}
 	return b.String()
-}
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./ui/ -update to create it)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\ngot  %q\nwant %q\n(run go test ./ui/ -update if the change is intended)", name, i+1, g, w)
-			}
-		}
-	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -133,7 +98,7 @@ func TestGoldenRunsPage(t *testing.T) {
 		[]string{"branch", "trunk", ""})
 	v.CSRF = "tok"
 	v.Flash = "Run #43 queued."
-	golden(t, "runs.html", render(t, u, "runs", v))
+	golden.Check(t, "runs.html", render(t, u, "runs", v))
 }
 
 func TestGoldenFinishedRun(t *testing.T) {
@@ -143,7 +108,7 @@ func TestGoldenFinishedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.CSRF = "tok"
-	golden(t, "run_finished.html", render(t, u, "run", v))
+	golden.Check(t, "run_finished.html", render(t, u, "run", v))
 }
 
 func TestGoldenQueuedRun(t *testing.T) {
@@ -162,7 +127,7 @@ func TestGoldenQueuedRun(t *testing.T) {
 			t.Errorf("queued run page lacks %s", want)
 		}
 	}
-	golden(t, "run_queued.html", got)
+	golden.Check(t, "run_queued.html", got)
 }
 
 func TestGoldenNewRunErrors(t *testing.T) {
@@ -193,7 +158,7 @@ func TestGoldenNewRunErrors(t *testing.T) {
 	v := NewRunForm(values, errs)
 	v.CSRF = "tok"
 	got := render(t, u, "new_run", v)
-	golden(t, "new_run_errors.html", got)
+	golden.Check(t, "new_run_errors.html", got)
 }
 
 func TestGoldenLineChart(t *testing.T) {
@@ -202,8 +167,8 @@ func TestGoldenLineChart(t *testing.T) {
 			{Name: "average", X: []float64{5, 10, 15, 20}, Y: []float64{1.2, 3.4, 2.2, 0.9}},
 			{Name: "maximum", X: []float64{5, 10, 15, 20}, Y: []float64{4, 9.75, 6, 3}},
 		}}
-	golden(t, "chart.svg", string(LineChart(c))+"\n")
-	golden(t, "chart_empty.svg", string(LineChart(Chart{Title: "Records per second", Width: 400, Height: 200}))+"\n")
+	golden.Check(t, "chart.svg", string(LineChart(c))+"\n")
+	golden.Check(t, "chart_empty.svg", string(LineChart(Chart{Title: "Records per second", Width: 400, Height: 200}))+"\n")
 }
 
 func TestZeroValueViews(t *testing.T) {

@@ -1,55 +1,13 @@
 package kafkafmt
 
 import (
-	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
-
-// checkGolden compares got with testdata/name, or rewrites the file with
-// -update.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run go test -update to create it): %v", err)
-	}
-	want := string(b)
-	if got == want {
-		return
-	}
-	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(gl) || i < len(wl); i++ {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Errorf("%s line %d: got %q, want %q", path, i+1, g, w)
-			return
-		}
-	}
-	t.Errorf("%s: got %q, want %q", path, got, want)
-}
 
 // goldenProducerWindows are five reporting windows of a 1 KiB-record run.
 var goldenProducerWindows = []ProducerCounters{
@@ -77,12 +35,12 @@ func TestGoldenProducer(t *testing.T) {
 	total.TotalLatencyMs += 70712
 	total.ElapsedMs += 1774
 	b.WriteString(ProducerSummary(total.Totals(2, 5, 9, 287)))
-	checkGolden(t, "producer.golden", b.String())
+	golden.Check(t, "producer.golden", b.String())
 }
 
 func TestGoldenConsumer(t *testing.T) {
 	c := ConsumerCounters{StartMs: 1715000000123, EndMs: 1715000031789, Bytes: 1_000_000 * 100, Messages: 1_000_000, RebalanceMs: 3021}
-	checkGolden(t, "consumer.golden", ConsumerHeader(false)+ConsumerSummaryRow(c.Row(time.UTC)))
+	golden.Check(t, "consumer.golden", ConsumerHeader(false)+ConsumerSummaryRow(c.Row(time.UTC)))
 }
 
 func TestGoldenConsumerDetailed(t *testing.T) {
@@ -101,7 +59,7 @@ func TestGoldenConsumerDetailed(t *testing.T) {
 		start, lastMsgs = end, msgs[i]
 	}
 	b.WriteString(ConsumerTimeoutWarning(10000))
-	checkGolden(t, "consumer_detailed.golden", b.String())
+	golden.Check(t, "consumer_detailed.golden", b.String())
 }
 
 func TestGoldenMetrics(t *testing.T) {
@@ -128,5 +86,5 @@ func TestGoldenMetrics(t *testing.T) {
 		{Group: "app-info", Name: "commit-id", Tags: client, Value: "a60e31147e6b01ee"},
 		{Group: "app-info", Name: "start-time-ms", Tags: client, Value: int64(1715000000011)},
 	}
-	checkGolden(t, "metrics.golden", PrintMetrics(ms))
+	golden.Check(t, "metrics.golden", PrintMetrics(ms))
 }
