@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -53,3 +54,22 @@ func (l *latencyHist) quantileMs(q float64) float64 {
 
 func (l *latencyHist) meanMs() float64 { return l.h.Mean() / 1000 }
 func (l *latencyHist) maxMs() float64  { return float64(l.h.Max()) / 1000 }
+
+// metrics reports the histogram as prefix-avg, prefix-p50, -p95, -p99,
+// -p999 and prefix-max, in ms, lower being better, all with the same help;
+// the percentiles named in skip are left out.
+func (l *latencyHist) metrics(prefix, help string, skip ...string) []Metric {
+	m := func(suffix string, v float64) Metric {
+		return Metric{Name: prefix + "-" + suffix, Value: v, Unit: "ms", Better: LowerIsBetter, Help: help}
+	}
+	out := []Metric{m("avg", l.meanMs())}
+	for _, p := range []struct {
+		suffix string
+		q      float64
+	}{{"p50", 50}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}} {
+		if !slices.Contains(skip, p.suffix) {
+			out = append(out, m(p.suffix, l.quantileMs(p.q)))
+		}
+	}
+	return append(out, m("max", l.maxMs()))
+}

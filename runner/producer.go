@@ -502,21 +502,11 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 	add("mb-per-sec", mbRate, "MB/s", HigherIsBetter, "payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
 	if h.count() > 0 {
 		lat := fmt.Sprintf("send → acknowledgement, all %d records, HdrHistogram µs, 3 significant digits", h.count())
-		add("record-latency-avg", h.meanMs(), "ms", LowerIsBetter, lat)
-		add("record-latency-p50", h.quantileMs(50), "ms", LowerIsBetter, lat)
-		add("record-latency-p95", h.quantileMs(95), "ms", LowerIsBetter, lat)
-		add("record-latency-p99", h.quantileMs(99), "ms", LowerIsBetter, lat)
-		add("record-latency-p999", h.quantileMs(99.9), "ms", LowerIsBetter, lat)
-		add("record-latency-max", h.maxMs(), "ms", LowerIsBetter, lat)
+		r.res.Metrics = append(r.res.Metrics, h.metrics("record-latency", lat)...)
 	}
 	if stats.throttled && stats.intended.count() > 0 {
-		in := stats.intended
 		help := "from the intended send time of a throttled producer to acknowledgement: includes queueing a stalled producer would otherwise hide (coordinated omission)"
-		add("record-latency-intended-avg", in.meanMs(), "ms", LowerIsBetter, help)
-		add("record-latency-intended-p50", in.quantileMs(50), "ms", LowerIsBetter, help)
-		add("record-latency-intended-p99", in.quantileMs(99), "ms", LowerIsBetter, help)
-		add("record-latency-intended-p999", in.quantileMs(99.9), "ms", LowerIsBetter, help)
-		add("record-latency-intended-max", in.maxMs(), "ms", LowerIsBetter, help)
+		r.res.Metrics = append(r.res.Metrics, stats.intended.metrics("record-latency-intended", help, "p95")...)
 	}
 	add("record-error-total", float64(stats.errors), "records", LowerIsBetter, "records kafka-go reported as failed after its retries")
 

@@ -246,6 +246,32 @@ func TestLatencyPercentilesMatchSort(t *testing.T) {
 	}
 }
 
+// TestLatencyMetrics: a histogram reports as named metrics in ms, in the
+// order result pages show them, and skipped percentiles are left out.
+func TestLatencyMetrics(t *testing.T) {
+	h := newLatencyHist()
+	for ms := 1; ms <= 1000; ms++ {
+		h.record(time.Duration(ms) * time.Millisecond)
+	}
+	var names []string
+	for _, m := range h.metrics("x-latency", "why") {
+		names = append(names, m.Name)
+		if m.Unit != "ms" || m.Better != LowerIsBetter || m.Help != "why" {
+			t.Errorf("%s: %+v", m.Name, m)
+		}
+	}
+	if want := "x-latency-avg x-latency-p50 x-latency-p95 x-latency-p99 x-latency-p999 x-latency-max"; strings.Join(names, " ") != want {
+		t.Errorf("names %q, want %q", names, want)
+	}
+	ms := h.metrics("y", "", "p95")
+	if len(ms) != 5 || ms[2].Name != "y-p99" {
+		t.Errorf("skipping p95 gives %+v", ms)
+	}
+	if p50, max := ms[1].Value, ms[4].Value; math.Abs(p50-500) > 0.5 || math.Abs(max-1000) > 1 {
+		t.Errorf("p50 %.3f ms, max %.3f ms; want 500 and 1000", p50, max)
+	}
+}
+
 func TestSpecFileRoundTripKeepsSecretsOutOfTheFile(t *testing.T) {
 	s := mustParse(t, Consumer, "--bootstrap-server", "k1:9093,k2:9093", "--messages", "1000", "--mode", "assign",
 		"--consumer-props", "security.protocol=SASL_SSL", "sasl.mechanism=SCRAM-SHA-256", "sasl.username=bench",

@@ -554,12 +554,7 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 	}
 	if h.count() > 0 {
 		lat := fmt.Sprintf("write start → response, all %d requests, HdrHistogram µs, 3 significant digits", h.count())
-		add("request-latency-avg", h.meanMs(), "ms", LowerIsBetter, lat)
-		add("request-latency-p50", h.quantileMs(50), "ms", LowerIsBetter, lat)
-		add("request-latency-p95", h.quantileMs(95), "ms", LowerIsBetter, lat)
-		add("request-latency-p99", h.quantileMs(99), "ms", LowerIsBetter, lat)
-		add("request-latency-p999", h.quantileMs(99.9), "ms", LowerIsBetter, lat)
-		add("request-latency-max", h.maxMs(), "ms", LowerIsBetter, lat)
+		r.res.Metrics = append(r.res.Metrics, h.metrics("request-latency", lat)...)
 	}
 	syscalls, perSyscall := -1.0, 0.0
 	if r.win.ioErr == nil && requests > 0 {
