@@ -182,19 +182,24 @@ func (c *rawClient) sendAll(ctx context.Context, n int64, deadline time.Time, me
 			return fmt.Errorf("write request: %w", err)
 		}
 	}
-	// Wait for the responses: once every token can be taken, none is left
-	// in flight.
-	for range cap(c.sem) {
+	return drainInFlight(ctx, c.sem, c.dead, c.failure)
+}
+
+// drainInFlight waits for every request in flight to be answered: once all
+// of sem's tokens can be taken, none is out. It gives up with failure()
+// when failed closes, or with the context's error.
+func drainInFlight(ctx context.Context, sem chan struct{}, failed <-chan struct{}, failure func() error) error {
+	for range cap(sem) {
 		select {
-		case c.sem <- struct{}{}:
-		case <-c.dead:
-			return c.failure()
+		case sem <- struct{}{}:
+		case <-failed:
+			return failure()
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	for range cap(c.sem) {
-		<-c.sem
+	for range cap(sem) {
+		<-sem
 	}
 	return nil
 }
@@ -370,19 +375,7 @@ func (c *kafkaGoWriter) send(ctx context.Context, n int64, deadline time.Time, m
 			return fmt.Errorf("kafka-go Writer: %w", err)
 		}
 	}
-	for range cap(c.sem) {
-		select {
-		case c.sem <- struct{}{}:
-		case <-c.failed:
-			return c.shape.stats.err()
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	for range cap(c.sem) {
-		<-c.sem
-	}
-	return nil
+	return drainInFlight(ctx, c.sem, c.failed, c.shape.stats.err)
 }
 
 func (c *kafkaGoWriter) describe() string {
