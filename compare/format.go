@@ -30,37 +30,43 @@ const (
 // digits. Negative numbers take a real minus sign.
 //
 //	1234567.89 → "1,234,568"   4.1234 → "4.12"   123.45 → "123.5"   0.01234 → "0.0123"   -2 → "−2"
-func FormatNumber(v float64) string {
+func FormatNumber(v float64) string { return FormatNumberSign(v, minus) }
+
+// FormatNumberSign is FormatNumber with neg as the negative sign, for
+// places that want an ASCII "-" (form values, labels people copy).
+func FormatNumberSign(v float64, neg string) string {
 	switch {
 	case math.IsNaN(v):
 		return "NaN"
 	case math.IsInf(v, 1):
 		return "∞"
 	case math.IsInf(v, -1):
-		return minus + "∞"
+		return neg + "∞"
 	case v == 0:
 		return "0"
 	case v < 0:
-		s := FormatNumber(-v)
+		s := FormatNumberSign(-v, neg)
 		if s == "0" {
-			return s
+			return s // rounds to zero: no sign
 		}
-		return minus + s
+		return neg + s
 	case v == math.Trunc(v) && v < 1e15:
-		return groupThousands(strconv.FormatFloat(v, 'f', 0, 64))
+		// Counts (records, cycles, syscalls) are whole: no ".00".
+		return GroupThousands(strconv.FormatFloat(v, 'f', 0, 64))
 	case v < 1e-6:
+		// Beyond what a page should show in fixed notation.
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
 	d := decimals(v)
 	s := strconv.FormatFloat(v, 'f', d, 64)
-	// Rounding may carry into the next magnitude (999.96 → "1000.0"):
-	// use that magnitude's decimals.
+	// Rounding may carry into the next magnitude (999.96 → "1000.0",
+	// 0.9996 → "1.000"): use that magnitude's decimals.
 	if r, err := strconv.ParseFloat(s, 64); err == nil && r != 0 {
 		if d2 := decimals(r); d2 < d {
 			s = strconv.FormatFloat(r, 'f', d2, 64)
 		}
 	}
-	return groupThousands(s)
+	return GroupThousands(s)
 }
 
 // decimals is the number of decimals FormatNumber shows for v > 0.
@@ -73,11 +79,17 @@ func decimals(v float64) int {
 	case v >= 1:
 		return 2
 	}
+	// Three significant digits: 0.5 → 3 decimals, 0.05 → 4, …
 	return 2 - int(math.Floor(math.Log10(v)))
 }
 
-// groupThousands puts commas into the integer part of an unsigned number.
-func groupThousands(s string) string {
+// GroupThousands puts commas into the integer part of a number formatted
+// by strconv ("-1234567.5" → "-1,234,567.5").
+func GroupThousands(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
 	intPart, frac, hasFrac := strings.Cut(s, ".")
 	if len(intPart) > 3 {
 		var b strings.Builder
@@ -92,9 +104,9 @@ func groupThousands(s string) string {
 		intPart = b.String()
 	}
 	if hasFrac {
-		return intPart + "." + frac
+		return sign + intPart + "." + frac
 	}
-	return intPart
+	return sign + intPart
 }
 
 // FormatValue formats a value with its unit: "1,234,567 records/s",
@@ -130,7 +142,7 @@ func FormatDelta(pct float64) string {
 	case math.IsInf(a, 0):
 		s = "∞"
 	case a >= 100:
-		s = groupThousands(strconv.FormatFloat(a, 'f', 0, 64))
+		s = GroupThousands(strconv.FormatFloat(a, 'f', 0, 64))
 	case a >= 0.05:
 		s = strconv.FormatFloat(a, 'f', 1, 64)
 	case a >= 0.005:
@@ -157,7 +169,7 @@ func formatInterval(center, lo, hi float64) string {
 	if (center > 0 && lo > 0) || (center < 0 && hi < 0) {
 		w := math.Max(hi-center, center-lo) / math.Abs(center) * 100
 		if w >= 10 {
-			return "±" + groupThousands(strconv.FormatFloat(w, 'f', 0, 64)) + "%"
+			return "±" + GroupThousands(strconv.FormatFloat(w, 'f', 0, 64)) + "%"
 		}
 		return "±" + strconv.FormatFloat(w, 'f', 1, 64) + "%"
 	}
@@ -205,7 +217,7 @@ func formatFixed(v float64, d int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return FormatNumber(v)
 	}
-	s := groupThousands(strconv.FormatFloat(math.Abs(v), 'f', d, 64))
+	s := GroupThousands(strconv.FormatFloat(math.Abs(v), 'f', d, 64))
 	if v < 0 && strings.Trim(s, "0.,") != "" {
 		return minus + s
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kbench/kbench/compare"
 )
 
 // Chart is a line chart of one or more series sharing both axes.
@@ -245,7 +247,7 @@ func niceAxis(lo, hi float64) axis {
 		a.ticks = append(a.ticks, v)
 		label := "0"
 		if v != 0 {
-			label = groupThousands(strconv.FormatFloat(v/scale, 'f', dec, 64)) + suffix
+			label = compare.GroupThousands(strconv.FormatFloat(v/scale, 'f', dec, 64)) + suffix
 		}
 		a.labels = append(a.labels, label)
 	}

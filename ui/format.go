@@ -3,90 +3,17 @@ package ui
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/kbench/kbench/compare"
 )
 
 // FormatNumber formats v for people: thousands separators and a number of
 // decimals that keeps about three significant digits without hiding the
-// integer part. Values of 1000 and more have no decimals, 100 and more one,
-// 1 and more two, and smaller values three significant digits.
+// integer part (compare.FormatNumber's rules), with an ASCII minus.
 //
 //	1234567.89 → "1,234,568"    123.45 → "123.5"    1.5 → "1.50"    0.01234 → "0.0123"
-func FormatNumber(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "∞"
-	case math.IsInf(v, -1):
-		return "-∞"
-	case v == 0:
-		return "0"
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
-		// Counts (records, cycles, syscalls) are whole: no ".00".
-		return groupThousands(strconv.FormatFloat(v, 'f', 0, 64))
-	case math.Abs(v) < 1e-6:
-		// Beyond what a page should show in fixed notation.
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	d := numberDecimals(v)
-	s := strconv.FormatFloat(v, 'f', d, 64)
-	// Rounding can carry into the next magnitude (999.96 → "1000.0",
-	// 0.9996 → "1.000"): format again with that magnitude's decimals.
-	if r, err := strconv.ParseFloat(s, 64); err == nil && r != 0 {
-		if d2 := numberDecimals(r); d2 < d {
-			d = d2
-			s = strconv.FormatFloat(r, 'f', d, 64)
-		}
-	}
-	if r, _ := strconv.ParseFloat(s, 64); r == 0 {
-		return "0"
-	}
-	return groupThousands(s)
-}
-
-// numberDecimals is the number of decimals FormatNumber shows for v ≠ 0.
-func numberDecimals(v float64) int {
-	a := math.Abs(v)
-	switch {
-	case a >= 1000:
-		return 0
-	case a >= 100:
-		return 1
-	case a >= 1:
-		return 2
-	}
-	// Three significant digits: 0.5 → 3 decimals, 0.05 → 4, …
-	return 2 - int(math.Floor(math.Log10(a)))
-}
-
-// groupThousands inserts commas into the integer part of a formatted number.
-func groupThousands(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if len(intPart) > 3 {
-		var b strings.Builder
-		lead := len(intPart) % 3
-		if lead > 0 {
-			b.WriteString(intPart[:lead])
-		}
-		for i := lead; i < len(intPart); i += 3 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(intPart[i : i+3])
-		}
-		intPart = b.String()
-	}
-	if hasFrac {
-		return sign + intPart + "." + frac
-	}
-	return sign + intPart
-}
+func FormatNumber(v float64) string { return compare.FormatNumberSign(v, "-") }
 
 // FormatValue formats a metric value with its unit: FormatNumber, a space
 // and the unit. Byte units become human sizes: "bytes" → "1.5 MiB",
@@ -135,7 +62,7 @@ func formatBytesFloat(v float64) string {
 			break
 		}
 	}
-	return sign + groupThousands(strconv.FormatFloat(v, 'f', 1, 64)) + " " + unit
+	return sign + compare.GroupThousands(strconv.FormatFloat(v, 'f', 1, 64)) + " " + unit
 }
 
 // FormatDuration formats a duration for people: "850 µs", "850 ms",
@@ -196,5 +123,5 @@ func formatOptional(v *float64, unit string) string {
 
 // FormatInt formats a count with thousands separators: 1234567 → "1,234,567".
 func FormatInt(n int64) string {
-	return groupThousands(strconv.FormatInt(n, 10))
+	return compare.GroupThousands(strconv.FormatInt(n, 10))
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kbench/kbench/compare"
 )
 
 // The profile pages: one profile's flame graph (page "profile") and two
@@ -634,7 +636,7 @@ func formatPercent(p float64) string {
 		}
 		return "<0.1%"
 	}
-	return groupThousands(strconv.FormatFloat(p, 'f', 1, 64)) + "%"
+	return compare.GroupThousands(strconv.FormatFloat(p, 'f', 1, 64)) + "%"
 }
 
 func formatSignedPercent(p float64) string {
