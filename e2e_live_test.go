@@ -59,3 +59,62 @@ func TestE2ELiveOutputKeepsLines(t *testing.T) {
 	b.waitFor(t, "the canceled run's final page", e2eFinalView)
 	b.checkConsole(t)
 }
+
+// TestE2ERunsListRefreshes opens the runs list while a run waits in the
+// queue and watches, without a reload, its row turn running and then
+// succeeded with its figures; the refreshed row reads as a reload shows it.
+func TestE2ERunsListRefreshes(t *testing.T) {
+	e2eSkip(t)
+	srv := startE2EServer(t)
+	b := startE2EBrowser(t)
+
+	blocker := srv.createRun(t, map[string]any{"workload": "producer", "label": "blocker",
+		"params": map[string]any{"num-records": 5000000, "throughput": 2000, "profile": "none"}})
+	id := srv.createRun(t, map[string]any{"workload": "producer", "label": "refresh",
+		"params": map[string]any{"num-records": 20000, "profile": "none"}})
+
+	rowOf := func(id uint) string {
+		return fmt.Sprintf(`Array.from(document.querySelectorAll('table.runs-table tbody tr')).find(tr => !!tr.querySelector('a[href="/runs/%d"]'))`, id)
+	}
+	row := rowOf(id)
+	cell := func(name string) string {
+		// The row's cells as the list shows them, by column heading.
+		return fmt.Sprintf(`(() => {
+			const heads = Array.from(document.querySelectorAll('table.runs-table thead th')).map(th => th.textContent.trim());
+			const r = %s;
+			return r ? r.children[heads.indexOf(%s)].textContent.trim() : '';
+		})()`, row, e2eJS(name))
+	}
+	b.do(t, "open the runs list", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("table.runs-table")))
+	if s := e2eEval[string](t, b, "read the status", cell("Status")); s != "queued" {
+		t.Fatalf("run %d shows %q on the list, want queued (the blocker runs)", id, s)
+	}
+	// A reload would drop this mark: it tells that the page refreshed itself.
+	e2eEval[bool](t, b, "mark the page", `(window.kbenchE2EMark = true)`)
+	b.do(t, "tick the run", chromedp.Click(chromedp.ID(fmt.Sprintf("select-run-%d", id))))
+
+	srv.api(t, http.MethodPost, fmt.Sprintf("/api/runs/%d/cancel", blocker), nil, http.StatusAccepted, nil)
+	b.poll(t, "the blocker's row to turn canceled", `(() => {
+		const r = `+rowOf(blocker)+`;
+		return !!r && r.querySelector('.badge').textContent.trim() === 'canceled';
+	})()`)
+	b.poll(t, "the run's row to turn succeeded", cell("Status")+` === 'succeeded'`)
+	if !e2eEval[bool](t, b, "read the mark", `window.kbenchE2EMark === true`) {
+		t.Fatal("the runs list reloaded; it should refresh its rows in place")
+	}
+	if !e2eEval[bool](t, b, "read the tick", fmt.Sprintf(`document.getElementById('select-run-%d').checked`, id)) {
+		t.Error("refreshing the row lost its tick")
+	}
+	for _, col := range []string{"Duration", "Throughput", "Data rate", "p99 latency"} {
+		if v := e2eEval[string](t, b, "read "+col, cell(col)); v == "" || v == "—" {
+			t.Errorf("finished run's %s shows %q after the refresh, want its figure", col, v)
+		}
+	}
+	rowText := `Array.from(` + row + `.children).slice(1).map(td => td.innerHTML.trim())`
+	refreshed := e2eEval[[]string](t, b, "read the refreshed row", rowText)
+	b.do(t, "reload the list", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("table.runs-table")))
+	if reloaded := e2eEval[[]string](t, b, "read the reloaded row", rowText); strings.Join(reloaded, "\n") != strings.Join(refreshed, "\n") {
+		t.Errorf("the refreshed row differs from a reload:\nrefreshed %q\nreloaded  %q", refreshed, reloaded)
+	}
+	b.checkConsole(t)
+}
