@@ -109,6 +109,11 @@ func (h *hub) publishRunner(id uint, e runner.Event) {
 			return
 		}
 		st.points = append(st.points, *e.Point)
+		if len(st.points) > runner.MaxSeriesPoints {
+			// The run coarsens its series at the same length: late joiners
+			// get what the result will hold.
+			st.points = runner.CoarsenSeries(st.points)
+		}
 		ev = liveEvent{"interval", *e.Point}
 	case "output", "note":
 		text := st.outputText(e)

@@ -86,3 +86,41 @@ func TestHubNoteStartsItsOwnLine(t *testing.T) {
 		t.Errorf("catch-up output %q, want %q", got, want)
 	}
 }
+
+// TestHubCatchUpSeriesBounded: a long run's points are kept for late
+// joiners as the run keeps them, coarsened past runner.MaxSeriesPoints, so
+// catching up never replays tens of thousands of events.
+func TestHubCatchUpSeriesBounded(t *testing.T) {
+	h := newHub()
+	const id = 9
+	var all []runner.SeriesPoint
+	var records int64
+	for i := 1; i <= runner.MaxSeriesPoints+1; i++ {
+		p := runner.SeriesPoint{T: float64(i) / 4, Records: 250, RecordsPerSec: 1000}
+		all = append(all, p)
+		records += p.Records
+		h.publishRunner(id, runner.Event{Type: "interval", Point: &p})
+	}
+	_, catchUp, cancel := h.subscribe(id)
+	defer cancel()
+	var got []runner.SeriesPoint
+	for _, ev := range catchUp {
+		if ev.Name == "interval" {
+			got = append(got, ev.Data.(runner.SeriesPoint))
+		}
+	}
+	want := runner.CoarsenSeries(all)
+	if len(got) != len(want) {
+		t.Fatalf("%d points to catch up on, want %d (coarsened as the run does)", len(got), len(want))
+	}
+	var sum int64
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("point %d = %+v, want %+v", i, got[i], want[i])
+		}
+		sum += got[i].Records
+	}
+	if sum != records {
+		t.Errorf("catch-up points hold %d records, want %d", sum, records)
+	}
+}
