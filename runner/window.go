@@ -38,8 +38,8 @@ type window struct {
 	kinds  []string
 	broker *childBroker
 
-	start    time.Time
-	end      time.Time
+	start time.Time
+	end   time.Time
 	// endAt is end for other goroutines: the series' ticker must not add a
 	// point past the window's end.
 	endAt    atomic.Pointer[time.Time]
