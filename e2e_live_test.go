@@ -118,3 +118,100 @@ func TestE2ERunsListRefreshes(t *testing.T) {
 	}
 	b.checkConsole(t)
 }
+
+// e2eChartRecorder is injected into a live run page: on every redraw of the
+// live records/s chart it keeps, in sessionStorage (which outlives the
+// reload on "done"), the drawing with the most points: their count, the
+// last point's x, the plot's right edge and the time axis' tick labels.
+const e2eChartRecorder = `(() => {
+	const key = 'kbench-e2e-chart';
+	const box = document.getElementById('live-chart-records');
+	if (!box) { return false; }
+	sessionStorage.setItem(key, JSON.stringify({points: 0}));
+	const record = () => {
+		const line = box.querySelector('polyline');
+		if (!line) { return; }
+		const pts = line.getAttribute('points').trim().split(/\s+/);
+		const best = JSON.parse(sessionStorage.getItem(key));
+		if (pts.length < best.points) { return; }
+		const axis = box.querySelector('svg > g[stroke="#6b7280"] line');
+		sessionStorage.setItem(key, JSON.stringify({
+			points: pts.length,
+			lastX: pts[pts.length - 1].split(',')[0],
+			right: axis ? axis.getAttribute('x2') : '',
+			labels: Array.from(box.querySelectorAll('text[y="230"]')).map(t => t.textContent)
+		}));
+	};
+	new MutationObserver(record).observe(box, {childList: true, subtree: true});
+	record();
+	return true;
+})()`
+
+// e2eChart is what e2eChartRecorder keeps.
+type e2eChart struct {
+	Points int      `json:"points"`
+	LastX  string   `json:"lastX"`
+	Right  string   `json:"right"`
+	Labels []string `json:"labels"`
+}
+
+// TestE2EDefaultRunCharts follows a default producer run, whose measured
+// window is about a second (far shorter than the 5 s reporting interval):
+// its live page draws the interval chart as points arrive, with the time
+// axis ending at the last point, and the finished page has its charts,
+// their time axis ending where the data ends too.
+func TestE2EDefaultRunCharts(t *testing.T) {
+	e2eSkip(t)
+	srv := startE2EServer(t)
+	b := startE2EBrowser(t)
+
+	blocker := srv.createRun(t, map[string]any{"workload": "producer", "label": "blocker",
+		"params": map[string]any{"num-records": 5000000, "throughput": 2000, "profile": "none"}})
+	id := srv.createRun(t, map[string]any{"workload": "producer", "label": "default"})
+
+	b.do(t, "open the queued run", chromedp.Navigate(fmt.Sprintf("%s/runs/%d", srv.URL, id)))
+	b.poll(t, "the live connection of the queued run", `document.getElementById('run').getAttribute('data-live') === 'true' &&
+		/^Live/.test(document.getElementById('connection-state').textContent)`)
+	if !e2eEval[bool](t, b, "record the live chart", e2eChartRecorder) {
+		t.Fatalf("the live page has no records chart\n%s", b.state())
+	}
+	srv.api(t, http.MethodPost, fmt.Sprintf("/api/runs/%d/cancel", blocker), nil, http.StatusAccepted, nil)
+	b.waitFor(t, "the finished run page", e2eFinalView)
+
+	live := e2eEval[e2eChart](t, b, "read the recorded live chart", `JSON.parse(sessionStorage.getItem('kbench-e2e-chart') || '{}')`)
+	t.Logf("live chart at its fullest: %+v", live)
+	if live.Points < 2 {
+		t.Errorf("the live chart drew at most %d points of a run of about a second, want a line", live.Points)
+	}
+	if live.Points > 0 && (live.Right == "" || live.LastX != live.Right+".0" && live.LastX != live.Right) {
+		t.Errorf("the live chart's last point is at x=%s, the time axis ends at x=%s: the axis should end at the data", live.LastX, live.Right)
+	}
+
+	type finalChart struct {
+		Title  string   `json:"title"`
+		Points int      `json:"points"`
+		LastX  string   `json:"lastX"`
+		Labels []string `json:"labels"`
+	}
+	charts := e2eEval[[]finalChart](t, b, "read the result's charts", `Array.from(document.querySelectorAll('figure.chart-box svg')).map(svg => {
+		const line = svg.querySelector('polyline');
+		const pts = line ? line.getAttribute('points').trim().split(/\s+/) : [];
+		return {title: svg.getAttribute('aria-label'), points: pts.length,
+			lastX: pts.length ? pts[pts.length - 1].split(',')[0] : '',
+			labels: Array.from(svg.querySelectorAll('.chart-ticks text[y="230.0"]')).map(t => t.textContent)};
+	})`)
+	t.Logf("result charts: %+v", charts)
+	if len(charts) < 2 {
+		t.Fatalf("the finished default run shows %d interval charts, want records/s and MB/s at least\n%s", len(charts), b.state())
+	}
+	for _, c := range charts {
+		if c.Points < 2 {
+			t.Errorf("chart %q draws %d points, want a line", c.Title, c.Points)
+		}
+		if c.LastX != "620.0" {
+			t.Errorf("chart %q: last point at x=%s, want the plot's right edge (620.0): the time axis should end at the data", c.Title, c.LastX)
+		}
+	}
+	b.screenshot(t, fmt.Sprintf("run-%d-default-charts", id))
+	b.checkConsole(t)
+}
