@@ -105,10 +105,18 @@ func (r *run) consume(ctx context.Context) error {
 	c.collect(&consumeStats{}) // drop the client's statistics of the warm-up
 	stats.resetFetches()
 	stopIntervals := r.consumerIntervals(stats, c, base, bytes0, start, rebalance0)
+	seriesRecs, seriesBytes := base, bytes0
+	stopSeries := r.recordSeries(func(secs float64) SeriesPoint {
+		recs, bytes := stats.records.Load(), stats.bytes.Load()
+		pt := ivCounters{}.point(secs, recs-seriesRecs, bytes-seriesBytes, 0)
+		seriesRecs, seriesBytes = recs, bytes
+		return pt
+	})
 	readErr := r.readPhase(ctx, c, stats, "measure", base, target-measureFrom+base)
 	end := time.Now()
 	r.win.stop()
 	stopIntervals()
+	stopSeries()
 	c.collect(stats)
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
@@ -173,25 +181,22 @@ func (r *run) readPhase(ctx context.Context, c consumer, stats *consumeStats, ph
 	return nil
 }
 
-// consumerIntervals prints --show-detailed-stats rows and records the
-// series every reporting interval.
+// consumerIntervals prints --show-detailed-stats rows every reporting
+// interval (the series has its own step: recordSeries).
 func (r *run) consumerIntervals(stats *consumeStats, c consumer, base, bytes0 int64, start time.Time, rebalance0 time.Duration) (stop func()) {
+	if !r.spec.ShowDetailedStats {
+		return func() {}
+	}
 	last, lastRecs, lastBytes, lastReb := start, int64(0), int64(0), time.Duration(0)
 	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
 		recs, bytes := stats.records.Load()-base, stats.bytes.Load()-bytes0
 		reb := c.rebalance() - rebalance0
-		secs := now.Sub(last).Seconds()
-		pt := SeriesPoint{T: r.win.since(now), Records: recs - lastRecs, Bytes: bytes - lastBytes,
-			RecordsPerSec: float64(recs-lastRecs) / secs, MBPerSec: float64(bytes-lastBytes) / secs / (1 << 20)}
-		r.addPoint(pt)
-		if r.spec.ShowDetailedStats {
-			row := kafkafmt.ConsumerIntervalCounters{
-				StartMs: last.UnixMilli(), EndMs: now.UnixMilli(),
-				Bytes: bytes, LastBytes: lastBytes, Messages: recs, LastMessages: lastRecs,
-				RebalanceMs: (reb - lastReb).Milliseconds(),
-			}.Row(nil)
-			r.rep.kafka(kafkafmt.ConsumerDetailedRow(row))
-		}
+		row := kafkafmt.ConsumerIntervalCounters{
+			StartMs: last.UnixMilli(), EndMs: now.UnixMilli(),
+			Bytes: bytes, LastBytes: lastBytes, Messages: recs, LastMessages: lastRecs,
+			RebalanceMs: (reb - lastReb).Milliseconds(),
+		}.Row(nil)
+		r.rep.kafka(kafkafmt.ConsumerDetailedRow(row))
 		last, lastRecs, lastBytes, lastReb = now, recs, bytes, reb
 	})
 }

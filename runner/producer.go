@@ -43,11 +43,8 @@ type produceStats struct {
 	bytes    int64        // measured payload bytes
 	errors   int64
 	firstErr error
-	// The current reporting interval.
-	ivRecords int64
-	ivBytes   int64
-	ivLatSum  time.Duration
-	ivLatMax  time.Duration
+	// The current interval of the text lines and of the series.
+	line, point ivCounters
 }
 
 func (s *produceStats) now() time.Duration { return time.Since(s.base) }
@@ -101,10 +98,8 @@ func (s *produceStats) recordLocked(slot *sendSlot, now time.Duration, err error
 	}
 	s.records++
 	s.bytes += size
-	s.ivRecords++
-	s.ivBytes += size
-	s.ivLatSum += lat
-	s.ivLatMax = max(s.ivLatMax, lat)
+	s.line.add(1, size, lat)
+	s.point.add(1, size, lat)
 	return size
 }
 
@@ -418,10 +413,17 @@ func (r *run) produce(ctx context.Context) error {
 		return err
 	}
 	stopIntervals := r.producerIntervals(stats)
+	stopSeries := r.recordSeries(func(secs float64) SeriesPoint {
+		stats.mu.Lock()
+		c := stats.point.take()
+		stats.mu.Unlock()
+		return c.point(secs, c.records, c.bytes, c.records)
+	})
 	measured := r.spec.NumRecords - r.spec.WarmupRecords
 	phaseErr := runPhase("measure", measured, true)
 	r.win.stop()
 	stopIntervals()
+	stopSeries()
 	var ws []kafka.WriterStats
 	for _, t := range threads {
 		ws = append(ws, t.requestStats())
@@ -452,31 +454,18 @@ func (r *run) tickProgress(phase string, total int64, done func() int64) (stop f
 }
 
 // producerIntervals prints Kafka's periodic producer line every reporting
-// interval and records the series.
+// interval (the series has its own step: recordSeries).
 func (r *run) producerIntervals(stats *produceStats) (stop func()) {
 	last := time.Now()
 	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
 		stats.mu.Lock()
-		n, b, sum, mx := stats.ivRecords, stats.ivBytes, stats.ivLatSum, stats.ivLatMax
-		stats.ivRecords, stats.ivBytes, stats.ivLatSum, stats.ivLatMax = 0, 0, 0, 0
+		c := stats.line.take()
 		stats.mu.Unlock()
 		secs := now.Sub(last).Seconds()
 		last = now
-		pt := SeriesPoint{T: r.win.since(now), Records: n, Bytes: b,
-			RecordsPerSec: float64(n) / secs, MBPerSec: float64(b) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
-		if n > 0 {
-			pt.LatencyAvgMs = ms(sum) / float64(n)
-		}
-		r.addPoint(pt)
-		r.rep.kafka(kafkafmt.ProducerInterval(n, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs))
+		pt := c.point(secs, c.records, c.bytes, c.records)
+		r.rep.kafka(kafkafmt.ProducerInterval(c.records, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs))
 	})
-}
-
-func (r *run) addPoint(pt SeriesPoint) {
-	r.rep.mu.Lock()
-	r.res.Series = append(r.res.Series, pt)
-	r.rep.mu.Unlock()
-	r.rep.emit(Event{Type: "interval", Point: &pt, Elapsed: pt.T})
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -37,8 +38,11 @@ type window struct {
 	kinds  []string
 	broker *childBroker
 
-	start    time.Time
-	end      time.Time
+	start time.Time
+	end   time.Time
+	// endAt is end for other goroutines: the series' ticker must not add a
+	// point past the window's end.
+	endAt    atomic.Pointer[time.Time]
 	cpuStart time.Duration
 	cpuEnd   time.Duration
 	io0, io1 sysstat.IO
@@ -106,6 +110,8 @@ func (w *window) stop() {
 		return
 	}
 	w.end = time.Now()
+	end := w.end
+	w.endAt.Store(&end)
 	w.cpu = w.sampler.Stop()
 	w.cpuEnd, _ = sysstat.CPUTime()
 	if w.ioErr == nil {
@@ -232,6 +238,12 @@ func subtractProfile(end, base *profile.Profile) (*profile.Profile, error) {
 // start, which never changes once the window is open, so interval
 // goroutines may call it while the window is being stopped.
 func (w *window) since(t time.Time) float64 { return t.Sub(w.start).Seconds() }
+
+// ended reports whether the window had ended by t; any goroutine may ask.
+func (w *window) ended(t time.Time) bool {
+	end := w.endAt.Load()
+	return end != nil && !t.Before(*end)
+}
 
 // seconds is the window's length; while open, up to now. Only the run's own
 // goroutine may call it.

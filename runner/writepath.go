@@ -184,10 +184,9 @@ type wpStats struct {
 	responded int64 // all phases, for progress
 	measured  int64 // responses to measured requests
 	firstErr  error
-	// The current reporting interval.
-	ivRequests int64
-	ivLatSum   time.Duration
-	ivLatMax   time.Duration
+	// The current interval of the text lines and of the series, in
+	// requests.
+	line, point ivCounters
 }
 
 func (s *wpStats) record(lat time.Duration, measured bool) {
@@ -196,9 +195,8 @@ func (s *wpStats) record(lat time.Duration, measured bool) {
 	if measured {
 		s.measured++
 		s.hist.record(lat)
-		s.ivRequests++
-		s.ivLatSum += lat
-		s.ivLatMax = max(s.ivLatMax, lat)
+		s.line.add(1, 0, lat)
+		s.point.add(1, 0, lat)
 	}
 	s.mu.Unlock()
 }
@@ -337,6 +335,13 @@ func (r *run) writepath(ctx context.Context) error {
 		return err
 	}
 	stopIntervals := r.writepathIntervals(shape)
+	stopSeries := r.recordSeries(func(secs float64) SeriesPoint {
+		shape.stats.mu.Lock()
+		c := shape.stats.point.take()
+		shape.stats.mu.Unlock()
+		records := c.records * int64(shape.records)
+		return c.point(secs, records, records*int64(len(shape.payload)), c.records)
+	})
 	var deadline time.Time
 	if r.spec.Duration > 0 {
 		deadline = time.Now().Add(time.Duration(r.spec.Duration * float64(time.Second)))
@@ -344,6 +349,7 @@ func (r *run) writepath(ctx context.Context) error {
 	phaseErr := runPhase("measure", target, deadline, true)
 	r.win.stop()
 	stopIntervals()
+	stopSeries()
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
 	closeClient()
@@ -441,17 +447,17 @@ func (r *run) partitionLeader(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("topic %s partition 0 missing from metadata", r.spec.Topic)
 }
 
-// writepathIntervals prints an interval line every reporting interval and
-// records the series.
+// writepathIntervals prints an interval line every reporting interval (the
+// series has its own step: recordSeries).
 func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
 	last := time.Now()
 	io0, ioErr := sysstat.ReadIO()
 	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
 		st := shape.stats
 		st.mu.Lock()
-		n, sum, mx := st.ivRequests, st.ivLatSum, st.ivLatMax
-		st.ivRequests, st.ivLatSum, st.ivLatMax = 0, 0, 0
+		c := st.line.take()
 		st.mu.Unlock()
+		n := c.records
 		syscalls := -1.0
 		if ioErr == nil {
 			if io1, err := sysstat.ReadIO(); err == nil {
@@ -464,13 +470,7 @@ func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
 		secs := now.Sub(last).Seconds()
 		last = now
 		records := n * int64(shape.records)
-		bytes := records * int64(len(shape.payload))
-		pt := SeriesPoint{T: r.win.since(now), Records: records, Bytes: bytes,
-			RecordsPerSec: float64(records) / secs, MBPerSec: float64(bytes) / secs / (1 << 20), LatencyMaxMs: ms(mx)}
-		if n > 0 {
-			pt.LatencyAvgMs = ms(sum) / float64(n)
-		}
-		r.addPoint(pt)
+		pt := c.point(secs, records, records*int64(len(shape.payload)), n)
 		r.rep.kafka(writepathInterval(n, float64(n)/secs, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs, syscalls))
 	})
 }

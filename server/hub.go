@@ -19,6 +19,25 @@ type liveState struct {
 	progress *runner.Event
 	points   []runner.SeriesPoint
 	output   strings.Builder
+	// midLine is true when the text so far does not end with a newline.
+	midLine bool
+}
+
+// outputText is how an output or note event reads in the run page's
+// output, the same for the live stream and the catch-up copy: Kafka's
+// text as printed, a note as a "# " comment on a line of its own.
+func (st *liveState) outputText(e runner.Event) string {
+	text := e.Text
+	if e.Type == "note" {
+		text = "# " + strings.TrimRight(text, "\n") + "\n"
+		if st.midLine {
+			text = "\n" + text
+		}
+	}
+	if text != "" {
+		st.midLine = !strings.HasSuffix(text, "\n")
+	}
+	return text
 }
 
 // maxLiveOutput bounds the Kafka text kept for catching up; the full text
@@ -90,16 +109,18 @@ func (h *hub) publishRunner(id uint, e runner.Event) {
 			return
 		}
 		st.points = append(st.points, *e.Point)
+		if len(st.points) > runner.MaxSeriesPoints {
+			// The run coarsens its series at the same length: late joiners
+			// get what the result will hold.
+			st.points = runner.CoarsenSeries(st.points)
+		}
 		ev = liveEvent{"interval", *e.Point}
 	case "output", "note":
+		text := st.outputText(e)
 		if st.output.Len() < maxLiveOutput {
-			text := e.Text
-			if e.Type == "note" {
-				text = "# " + strings.TrimRight(text, "\n") + "\n"
-			}
 			st.output.WriteString(text)
 		}
-		ev = liveEvent{"output", map[string]string{"text": e.Text, "kind": e.Type}}
+		ev = liveEvent{"output", map[string]string{"text": text, "kind": e.Type}}
 	default:
 		h.mu.Unlock()
 		return // "done" comes from the server once the result is stored

@@ -185,7 +185,7 @@ func (s *Server) runsPage(c *gin.Context) {
 	ctx := c.Request.Context()
 	s.cachedRender(c, "runs?"+q.URL(), func(csrf string) (string, any, error) {
 		runs, total, err := s.store.ListRuns(ctx, store.RunFilter{Workload: q.Workload, Label: q.Label, Status: q.Status,
-			GroupID: q.Group, Offset: q.Offset(), Limit: q.PerPage})
+			GroupID: q.Group, IDs: q.IDList(), Offset: q.Offset(), Limit: q.PerPage})
 		if err != nil {
 			return "", nil, err
 		}

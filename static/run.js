@@ -58,7 +58,7 @@
       .replace(/"/g, '&#34;').replace(/'/g, '&#39;');
   }
 
-  // ---- SVG line chart (same geometry as ui.LineChart) ----
+  // ---- SVG line chart (same geometry and axes as ui.LineChart) ----
 
   var W = 640, H = 260, ML = 72, MR = 20, MT = 52, MB = 46, MAX_TICKS = 6;
   var STYLES = [
@@ -76,6 +76,24 @@
     return 10 * mag;
   }
 
+  // addTicks puts a tick and its label on every multiple of step in [a.lo, a.hi].
+  function addTicks(a, step) {
+    var top = Math.max(Math.abs(a.lo), Math.abs(a.hi));
+    var scale = 1, suffix = '';
+    if (top >= 1e9) { scale = 1e9; suffix = 'G'; } else if (top >= 1e6) { scale = 1e6; suffix = 'M'; } else if (top >= 1e4) { scale = 1e3; suffix = 'k'; }
+    var dec = Math.max(0, -Math.floor(Math.log10(step / scale) + 1e-9));
+    var first = Math.ceil(a.lo / step - 1e-9);
+    var n = Math.floor(a.hi / step + 1e-9) - first;
+    for (var i = 0; i <= n; i++) {
+      var v = (first + i) * step;
+      if (Math.abs(v) < step * 1e-9) { v = 0; }
+      a.ticks.push(v);
+      a.labels.push(v === 0 ? '0' : (v / scale).toLocaleString('en-US', { minimumFractionDigits: dec, maximumFractionDigits: dec }) + suffix);
+    }
+    return a;
+  }
+
+  // niceAxis (values): covers [lo, hi] and zero, rounded out to ticks.
   function niceAxis(lo, hi) {
     lo = Math.min(lo, 0);
     hi = Math.max(hi, 0);
@@ -83,18 +101,14 @@
     var step = niceStep((hi - lo) / (MAX_TICKS - 1));
     var a = { lo: Math.floor(lo / step) * step, hi: Math.ceil(hi / step) * step, ticks: [], labels: [] };
     if (a.lo === a.hi) { a.hi = a.lo + step; }
-    var n = Math.round((a.hi - a.lo) / step);
-    var top = Math.max(Math.abs(a.lo), Math.abs(a.hi));
-    var scale = 1, suffix = '';
-    if (top >= 1e9) { scale = 1e9; suffix = 'G'; } else if (top >= 1e6) { scale = 1e6; suffix = 'M'; } else if (top >= 1e4) { scale = 1e3; suffix = 'k'; }
-    var dec = Math.max(0, -Math.floor(Math.log10(step / scale) + 1e-9));
-    for (var i = 0; i <= n; i++) {
-      var v = a.lo + i * step;
-      if (Math.abs(v) < step * 1e-9) { v = 0; }
-      a.ticks.push(v);
-      a.labels.push(v === 0 ? '0' : (v / scale).toLocaleString('en-US', { minimumFractionDigits: dec, maximumFractionDigits: dec }) + suffix);
-    }
-    return a;
+    return addTicks(a, step);
+  }
+
+  // dataAxis (time): from zero to exactly where the data ends.
+  function dataAxis(lo, hi) {
+    lo = Math.min(lo, 0);
+    if (!(hi > lo)) { hi = lo + 1; }
+    return addTicks({ lo: lo, hi: hi, ticks: [], labels: [] }, niceStep((hi - lo) / (MAX_TICKS - 1)));
   }
 
   function f1(x) { var s = x.toFixed(1); return s === '-0.0' ? '0.0' : s; }
@@ -119,7 +133,7 @@
         '" fill="none" stroke="#c9ced6" stroke-dasharray="4 4"/><text x="' + f1((left + right) / 2) + '" y="' + f1((top + bottom) / 2) +
         '" text-anchor="middle" dominant-baseline="middle" font-size="13" fill="#4a5160">waiting for the first interval</text></svg>';
     }
-    var xa = niceAxis(xmin, xmax), ya = niceAxis(ymin, ymax);
+    var xa = dataAxis(xmin, xmax), ya = niceAxis(ymin, ymax);
     function px(x) { return left + (x - xa.lo) / (xa.hi - xa.lo) * (right - left); }
     function py(y) { return bottom - (y - ya.lo) / (ya.hi - ya.lo) * (bottom - top); }
     out += '<g stroke="#e3e6ea" stroke-width="1">';
@@ -205,6 +219,10 @@
     finishing: 'Finishing'
   };
   var MAX_OUTPUT = 200000; // characters kept in the live output
+  // Points a live line draws at most, as ui.maxChartPoints: a run sends a
+  // point every 250 ms, so a long run's are merged for drawing.
+  var MAX_CHART_POINTS = 600;
+  var DRAW_DELAY_MS = 100; // a burst of events (catching up) draws once
 
   function initLive(root) {
     var url = root.getAttribute('data-events-url');
@@ -227,18 +245,50 @@
       points.push({
         t: p.t,
         rps: isFinite(p.records_per_sec) ? p.records_per_sec : 0,
-        lat: typeof p.latency_avg_ms === 'number' && isFinite(p.latency_avg_ms) ? p.latency_avg_ms : 0
+        lat: typeof p.latency_avg_ms === 'number' && isFinite(p.latency_avg_ms) ? p.latency_avg_ms : 0,
+        records: typeof p.records === 'number' && isFinite(p.records) ? p.records : -1
       });
       return true;
     }
 
+    // merged returns the points merged into one per k consecutive
+    // intervals, as runner.MergeSeries does for the server's charts: the
+    // rate averaged over the merged time, the latency weighted by records.
+    function merged(k) {
+      var out = [], start = 0;
+      for (var i = 0; i < points.length; i += k) {
+        var group = points.slice(i, i + k), prev = start;
+        var secs = 0, rps = 0, mean = 0, latW = 0, latSum = 0, latT = 0, latTSum = 0;
+        group.forEach(function (p) {
+          var d = Math.max(p.t - prev, 0);
+          prev = p.t;
+          secs += d;
+          rps += p.rps * d;
+          mean += p.rps / group.length;
+          if (p.lat > 0) {
+            var w = p.records >= 0 ? p.records : p.rps * d;
+            latW += w;
+            latSum += p.lat * w;
+            latT += d;
+            latTSum += p.lat * d;
+          }
+        });
+        var last = group[group.length - 1];
+        out.push({ t: last.t, rps: secs > 0 ? rps / secs : mean, lat: latW > 0 ? latSum / latW : (latT > 0 ? latTSum / latT : 0) });
+        start = last.t;
+      }
+      return out;
+    }
+
     function draw() {
       var axis = 'seconds into the measured window';
+      var k = Math.ceil(points.length / MAX_CHART_POINTS);
+      var pts = k > 1 ? merged(k) : points;
       if (recordsBox) {
         recordsBox.innerHTML = lineChart('Records per second (live)', 'throughput (records/s)', axis,
-          [{ name: 'records/s', pts: points.map(function (p) { return [p.t, p.rps]; }) }]);
+          [{ name: 'records/s', pts: pts.map(function (p) { return [p.t, p.rps]; }) }]);
       }
-      var lat = points.filter(function (p) { return p.lat > 0; });
+      var lat = pts.filter(function (p) { return p.lat > 0; });
       if (latencyBox && lat.length > 0) {
         latencyBox.hidden = false;
         latencyBox.innerHTML = lineChart('Average latency (live)', 'latency (ms)', axis,
@@ -338,7 +388,12 @@
       set(conn, es.readyState === EventSource.CLOSED ? 'Disconnected: reload the page.' : 'Connection lost, reconnecting…');
     });
     es.addEventListener('progress', handler(onProgress));
-    es.addEventListener('interval', handler(function (d) { if (addPoint(d)) { draw(); } }));
+    var drawTimer = 0;
+    function scheduleDraw() {
+      if (drawTimer) { return; }
+      drawTimer = window.setTimeout(function () { drawTimer = 0; draw(); }, DRAW_DELAY_MS);
+    }
+    es.addEventListener('interval', handler(function (d) { if (addPoint(d)) { scheduleDraw(); } }));
     es.addEventListener('status', handler(onStatus));
     es.addEventListener('output', handler(onOutput));
     es.addEventListener('done', function (ev) {

@@ -382,7 +382,7 @@ func overlayCharts(runs []store.Run) []template.HTML {
 	var rps, lat []ChartSeries
 	for i := range runs {
 		r := &runs[i]
-		pts := sortedSeries(r.Series)
+		pts := chartSeries(r.Series)
 		if len(pts) == 0 {
 			continue
 		}

@@ -193,9 +193,8 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 		v.Metrics = append(v.Metrics, row)
 	}
 
-	series := sortedSeries(r.Series)
-	v.Charts = seriesCharts(series)
-	v.LivePoints = livePoints(series)
+	v.Charts = seriesCharts(chartSeries(r.Series))
+	v.LivePoints = livePoints(sortedSeries(r.Series))
 
 	if m, ok, err := decodeJSON[runner.Measurement](r.Measurement); err != nil {
 		v.MeasurementRaw = r.Measurement
@@ -256,6 +255,35 @@ func sortedSeries(pts []store.SeriesPoint) []store.SeriesPoint {
 
 // windowAxis labels the X axis of every interval chart.
 const windowAxis = "seconds into the measured window"
+
+// maxChartPoints bounds the points a line of an interval chart draws: about
+// one per pixel of a chart's plot area. A longer series (a run keeps up to
+// runner.MaxSeriesPoints) is drawn with consecutive intervals merged
+// (runner.MergeSeries: records add up, rates are averaged over time, maxima
+// kept), which keeps pages small and loses nothing the width could show.
+// static/run.js draws live charts with the same bound.
+const maxChartPoints = 600
+
+// chartSeries is what a chart draws of a stored series: in order, merged
+// down to maxChartPoints.
+func chartSeries(stored []store.SeriesPoint) []store.SeriesPoint {
+	pts := sortedSeries(stored)
+	if len(pts) <= maxChartPoints {
+		return pts
+	}
+	rs := make([]runner.SeriesPoint, len(pts))
+	for i, p := range pts {
+		rs[i] = runner.SeriesPoint{T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
+			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent}
+	}
+	rs = runner.MergeSeries(rs, (len(rs)+maxChartPoints-1)/maxChartPoints)
+	out := make([]store.SeriesPoint, len(rs))
+	for i, p := range rs {
+		out[i] = store.SeriesPoint{Seq: i, T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
+			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent}
+	}
+	return out
+}
 
 // seriesCharts draws a run's interval series: records/s, MB/s, and
 // latency and CPU when the run recorded them.

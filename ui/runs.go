@@ -17,8 +17,8 @@ const (
 )
 
 // URL paths the pages link to. The runs list is the home page; its
-// filters are the query parameters workload, label, status, group, page
-// and per_page. Runs live under RunPathPrefix, and the new-run form posts
+// filters are the query parameters workload, label, status, group, ids,
+// page and per_page. Runs live under RunPathPrefix, and the new-run form posts
 // to CreateRunPath.
 const (
 	ListPath      = "/"
@@ -36,9 +36,45 @@ type RunsQuery struct {
 	Status   string
 	// Group narrows the list to one repetition group (query parameter
 	// group); the group markers of the list link to it.
-	Group   string
+	Group string
+	// IDs narrows the list to the runs listed (query parameter ids, run
+	// ids separated by commas): the list's script asks for the rows of
+	// unfinished runs this way to refresh them. It is kept normalized
+	// ("3,5,7": no blanks, no repeats, at most MaxPerPage ids) so the
+	// query stays comparable and its URL stable.
+	IDs     string
 	Page    int
 	PerPage int
+}
+
+// IDList returns the run ids of f.IDs.
+func (f RunsQuery) IDList() []uint {
+	var ids []uint
+	for _, s := range strings.Split(f.IDs, ",") {
+		if n, err := strconv.ParseUint(s, 10, 32); err == nil && n > 0 {
+			ids = append(ids, uint(n))
+		}
+	}
+	return ids
+}
+
+// normalizeIDs keeps the valid, distinct run ids of a comma-separated list
+// (or several: the parameter may be repeated), in their order, and at most
+// MaxPerPage of them.
+func normalizeIDs(lists []string) string {
+	seen := map[uint64]bool{}
+	var out []string
+	for _, l := range lists {
+		for _, s := range strings.Split(l, ",") {
+			n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32)
+			if err != nil || n == 0 || seen[n] || len(out) == MaxPerPage {
+				continue
+			}
+			seen[n] = true
+			out = append(out, strconv.FormatUint(n, 10))
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 // ParseRunsQuery reads a RunsQuery from the list's query parameters,
@@ -49,6 +85,7 @@ func ParseRunsQuery(q url.Values) RunsQuery {
 		Label:    strings.TrimSpace(q.Get("label")),
 		Status:   strings.TrimSpace(q.Get("status")),
 		Group:    strings.TrimSpace(q.Get("group")),
+		IDs:      normalizeIDs(q["ids"]),
 	}
 	f.Page, _ = strconv.Atoi(q.Get("page"))
 	f.PerPage, _ = strconv.Atoi(q.Get("per_page"))
@@ -87,6 +124,9 @@ func (f RunsQuery) URL() string {
 	if f.Group != "" {
 		q.Set("group", f.Group)
 	}
+	if f.IDs != "" {
+		q.Set("ids", f.IDs)
+	}
 	if f.Page > 1 {
 		q.Set("page", strconv.Itoa(f.Page))
 	}
@@ -111,6 +151,9 @@ type RunsView struct {
 	// Group is the repetition group the list is narrowed to, "" for none;
 	// the filter form keeps it in a hidden field.
 	Group string
+	// IDs are the runs the list is narrowed to ("3,5,7"), "" for all; the
+	// filter form keeps them in a hidden field too.
+	IDs string
 	// Filter form options, the current value selected.
 	Workloads []Option
 	Labels    []Option
@@ -174,7 +217,7 @@ func NewRunsView(runs []store.Run, total int64, f RunsQuery, labels []string) Ru
 		Rows:        make([]RunRow, 0, len(runs)),
 		Total:       total,
 		Query:       f,
-		Filtered:    f.Workload != "" || f.Label != "" || f.Status != "" || f.Group != "",
+		Filtered:    f.Workload != "" || f.Label != "" || f.Status != "" || f.Group != "" || f.IDs != "",
 		ClearURL:    ListPath,
 		ListPath:    ListPath,
 		NewRunURL:   NewRunPath,
@@ -217,6 +260,7 @@ func NewRunsView(runs []store.Run, total int64, f RunsQuery, labels []string) Ru
 	}
 	v.Labels = options(ls, f.Label, "any label")
 	v.Group = f.Group
+	v.IDs = f.IDs
 
 	v.PageNum = f.Page
 	v.PageCount = max(1, int((total+int64(f.PerPage)-1)/int64(f.PerPage)))

@@ -3,6 +3,8 @@ package ui
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -312,5 +314,42 @@ func TestRunsViewNewestFirst(t *testing.T) {
 	}
 	if len(ids) != 3 || ids[0] != 3 || ids[1] != 2 || ids[2] != 1 {
 		t.Errorf("row order %v, want [3 2 1]", ids)
+	}
+}
+
+// TestRunsQueryIDs: the ids filter the list's refresh asks with keeps the
+// valid, distinct run ids in order and survives the URL round trip.
+func TestRunsQueryIDs(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		ids   string
+		list  []uint
+	}{
+		{"ids=3,5,7", "3,5,7", []uint{3, 5, 7}},
+		{"ids=7&ids=3,+5", "7,3,5", []uint{7, 3, 5}},
+		{"ids=3,3,x,0,-1,,99999999999,4", "3,4", []uint{3, 4}},
+		{"ids=", "", nil},
+		{"", "", nil},
+	} {
+		q, _ := url.ParseQuery(tc.query)
+		f := ParseRunsQuery(q)
+		if f.IDs != tc.ids || !slices.Equal(f.IDList(), tc.list) {
+			t.Errorf("%q: IDs %q (%v), want %q (%v)", tc.query, f.IDs, f.IDList(), tc.ids, tc.list)
+		}
+		u, _ := url.Parse(f.URL())
+		if back := ParseRunsQuery(u.Query()); back != f {
+			t.Errorf("%q: round trip %+v, want %+v", tc.query, back, f)
+		}
+	}
+	var many []string
+	for i := 1; i <= MaxPerPage+10; i++ {
+		many = append(many, strconv.Itoa(i))
+	}
+	if n := len(ParseRunsQuery(url.Values{"ids": {strings.Join(many, ",")}}).IDList()); n != MaxPerPage {
+		t.Errorf("%d ids kept of %d, want at most %d", n, len(many), MaxPerPage)
+	}
+	v := NewRunsView(nil, 0, RunsQuery{IDs: "3,5"}, nil)
+	if !v.Filtered || v.IDs != "3,5" {
+		t.Errorf("list narrowed to ids: Filtered %v, IDs %q", v.Filtered, v.IDs)
 	}
 }
