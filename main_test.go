@@ -141,3 +141,29 @@ func TestBinary(t *testing.T) {
 		}
 	})
 }
+
+// TestServeRefusesUnprotectedNonLoopback: without a token, kbench serve
+// only listens on loopback; a name that merely starts like a loopback
+// address is not one.
+func TestServeRefusesUnprotectedNonLoopback(t *testing.T) {
+	t.Setenv("KBENCH_TOKEN", "")
+	for _, listen := range []string{"127.evil.invalid:0", "localhost.evil.invalid:0", "0.0.0.0:0", ":0", "[::ffff:10.0.0.1]:0"} {
+		var stdout, stderr bytes.Buffer
+		data := filepath.Join(t.TempDir(), "data")
+		code := realMain([]string{"serve", "--listen", listen, "--data", data}, &stdout, &stderr)
+		if code != 2 {
+			t.Errorf("serve --listen %s without a token: exit %d, want 2 (stderr %q)", listen, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "--token") {
+			t.Errorf("serve --listen %s: stderr %q does not say to set --token", listen, stderr.String())
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("serve --listen %s: the refused server created its data directory", listen)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"serve", "--listen", "127.0.0.1", "--data", t.TempDir()}, &stdout, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "host:port") {
+		t.Errorf("serve --listen without a port: exit %d, stderr %q; want 2 and a message asking for host:port", code, stderr.String())
+	}
+}

@@ -59,6 +59,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
+	if _, _, err := net.SplitHostPort(*listen); err != nil {
+		fmt.Fprintf(stderr, "kbench serve: --listen %s: must be host:port (e.g. 127.0.0.1:8080): %v\n", *listen, err)
+		return 2
+	}
 	if !server.IsLoopbackAddr(*listen) && *token == "" {
 		fmt.Fprintf(stderr, "kbench serve: --listen %s is reachable from other machines; set --token (or KBENCH_TOKEN) to protect it\n", *listen)
 		return 2

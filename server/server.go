@@ -15,7 +15,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -170,20 +169,4 @@ func randomID(n int) string {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
 	return hex.EncodeToString(b)
-}
-
-// isLoopback reports whether a listen address only accepts local clients.
-func isLoopback(host string) bool {
-	host = strings.Trim(host, "[]")
-	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1"
-}
-
-// IsLoopbackAddr reports whether host:port listens on loopback only; main
-// refuses other addresses without a token.
-func IsLoopbackAddr(addr string) bool {
-	i := strings.LastIndex(addr, ":")
-	if i < 0 {
-		return false
-	}
-	return isLoopback(addr[:i])
 }
