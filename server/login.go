@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/subtle"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -31,10 +32,27 @@ func (s *Server) login(c *gin.Context) {
 	c.Redirect(http.StatusSeeOther, next)
 }
 
-// safeNext keeps redirects on this site.
+// safeNext keeps redirects on this site: next must be a path that starts
+// with exactly one slash and holds no control character or backslash,
+// both as sent and percent-decoded. Browsers skip tabs and newlines and
+// read a backslash as a slash, so "/\t/evil.example" or "/\\evil.example"
+// would leave the site. Anything else redirects to /.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, `\`) {
+	unescaped, err := url.PathUnescape(next)
+	if err != nil || !localPath(next) || !localPath(unescaped) {
 		return "/"
 	}
 	return next
+}
+
+func localPath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.Contains(p, `\`) {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x20 || p[i] == 0x7f {
+			return false
+		}
+	}
+	return true
 }
