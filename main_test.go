@@ -31,6 +31,10 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"broker", "--nope"}, "nope"},
 		// The embedded broker speaks PLAINTEXT only: a conflicting option.
 		{[]string{"run", "producer", "--producer-props", "security.protocol=SSL"}, "security.protocol"},
+		// --allow-target patterns are checked before anything is opened.
+		{[]string{"serve", "--data", t.TempDir(), "--allow-target", "kafka-?:9092"}, "--allow-target"},
+		{[]string{"serve", "--data", t.TempDir(), "--allow-target", "kafka-1"}, "host:port"},
+		{[]string{"serve", "--data", t.TempDir(), "--allow-target", "kafka:80:9092"}, "--allow-target"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

@@ -1,9 +1,17 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/store"
 )
 
 func TestIsLoopbackAddr(t *testing.T) {
@@ -80,5 +88,148 @@ func TestLoginRedirectStaysOnSite(t *testing.T) {
 		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != tt.want {
 			t.Errorf("login with next=%q: %d Location %q, want 303 to %q", tt.next, rec.Code, rec.Header().Get("Location"), tt.want)
 		}
+	}
+}
+
+func TestAllowTargetMatching(t *testing.T) {
+	tests := []struct {
+		pattern, target string
+		want            bool
+	}{
+		{"kafka-*:9092", "kafka-1:9092", true},
+		{"kafka-*:9092", "KAFKA-1:9092", true},
+		{"kafka-*:9092", "kafka-evil.attacker.example:9092", false},
+		{"kafka-*:9092", "kafka-169.254.169.254.nip.io:9092", false},
+		{"kafka-*:9092", "kafka-1:9093", false},
+		{"kafka-*:9092", "zookeeper:9092", false},
+		{"kafka-*.internal:9093", "kafka-3.internal:9093", true},
+		{"kafka-*.internal:9093", "kafka-3.evil.internal:9093", false},
+		{"kafka-*.internal:9093", "kafka-3.internal.evil.example:9093", false},
+		{"*.internal:9093", "b1.internal:9093", true},
+		{"*.internal:9093", "a.b1.internal:9093", false},
+		{"*-kafka-*.prod.example:9092", "eu-kafka-7.prod.example:9092", true},
+		{"*-kafka-*.prod.example:9092", "eu-kafka.prod.example:9092", false},
+		{"broker.example:*", "broker.example:1", true},
+		{"broker.example:*", "broker.example.evil:1", false},
+		{"127.0.0.1:*", "127.0.0.1:9092", true},
+		{"127.0.0.1:*", "127.0.0.10:9092", false},
+		{"10.0.0.*:9092", "10.0.0.7:9092", true},
+		{"10.0.0.*:9092", "10.0.0.7.nip.io:9092", false},
+		{"[::1]:9092", "[::1]:9092", true},
+		{"[::1]:9092", "[0:0::1]:9092", true},
+		{"[::1]:9092", "[::2]:9092", false},
+		{"*:9092", "[::1]:9092", false}, // wildcards match names and IPv4, never IPv6 addresses
+		{"*:9092", "kafka:9092", true},
+		{"*:9092", "kafka.example:9092", false},
+		{"kafka:9092", "kafka:09092", true},
+	}
+	for _, tt := range tests {
+		p, err := compileTargetPattern(tt.pattern)
+		if err != nil {
+			t.Errorf("compile %q: %v", tt.pattern, err)
+			continue
+		}
+		tg, err := parseTarget(tt.target)
+		if err != nil {
+			t.Errorf("parseTarget(%q): %v", tt.target, err)
+			continue
+		}
+		if got := p.match(tg); got != tt.want {
+			t.Errorf("%q matches %q = %v, want %v", tt.pattern, tt.target, got, tt.want)
+		}
+	}
+}
+
+func TestAllowTargetPatternsValidated(t *testing.T) {
+	for _, p := range []string{"kafka-?:9092", "kafka-[12]:9092", "kafka", "kafka:", ":9092", "kafka:port", "kafka:0", "kafka:65536",
+		"kafka:90*", "kafka..internal:9092", "kafka:80:9092", "[::1*]:9092", "kafka/1:9092", "", "kafka 1:9092"} {
+		cfg := Config{AllowTargets: []string{p}}
+		err := cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), "--allow-target") {
+			t.Errorf("--allow-target %q: error %v, want one naming --allow-target", p, err)
+		}
+	}
+	for _, p := range []string{"kafka-*:9092", "127.0.0.1:*", "[::1]:9092", " kafka-1.internal:9093 ", "kafka_1:9092"} {
+		cfg := Config{AllowTargets: []string{p}}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("--allow-target %q: %v", p, err)
+		}
+	}
+}
+
+// TestAllowTargetRefusesCrossDotAndMalformed creates runs through every
+// way a target is given (API target, API params, the Kafka property, the
+// form) and checks that none outside --allow-target gets through.
+func TestAllowTargetRefusesCrossDotAndMalformed(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"kafka-*:9092"} })
+	tests := []struct {
+		name, body string
+		malformed  bool
+	}{
+		{"crosses a dot", `{"workload":"producer","target":{"bootstrap_server":"kafka-evil.attacker.example:9092"}}`, false},
+		{"nip.io", `{"workload":"producer","target":{"bootstrap_server":"kafka-169.254.169.254.nip.io:9092"}}`, false},
+		{"second server", `{"workload":"producer","target":{"bootstrap_server":"kafka-1:9092,kafka-x.evil:9092"}}`, false},
+		{"params", `{"workload":"consumer","params":{"bootstrap-server":"kafka-evil.attacker.example:9092"}}`, false},
+		{"property", `{"workload":"producer","params":{"producer-props":["bootstrap.servers=kafka-a.evil:9092"]}}`, false},
+		{"extra colon", `{"workload":"producer","target":{"bootstrap_server":"kafka-x:80:9092"}}`, true},
+		{"no port", `{"workload":"producer","target":{"bootstrap_server":"kafka-x"}}`, true},
+		{"empty host", `{"workload":"producer","target":{"bootstrap_server":":9092"}}`, true},
+		{"bad port", `{"workload":"producer","target":{"bootstrap_server":"kafka-x:99999"}}`, true},
+		{"bad name", `{"workload":"producer","target":{"bootstrap_server":"kafka-x/y:9092"}}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.do(t, "POST", "/api/runs", tt.body)
+			var resp struct{ Error, Field string }
+			json.Unmarshal(rec.Body.Bytes(), &resp)
+			if rec.Code != 400 || resp.Field != "bootstrap-server" {
+				t.Fatalf("got %d %s, want 400 naming bootstrap-server", rec.Code, rec.Body)
+			}
+			if tt.malformed != strings.Contains(resp.Error, "not a valid host:port") {
+				t.Errorf("error %q: malformed=%v expected", resp.Error, tt.malformed)
+			}
+		})
+	}
+	rec := ts.formPost(t, "/runs", url.Values{"workload": {"producer"}, "target": {"bootstrap"}, "bootstrap-server": {"kafka-evil.attacker.example:9092"}})
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "not an allowed target") {
+		t.Errorf("form with a cross-dot target: %d", rec.Code)
+	}
+	if n, _ := ts.st.CountRuns(context.Background()); n != 0 {
+		t.Errorf("refused targets created %d runs", n)
+	}
+	// An allowed target passes validation.
+	req := createRequest{Workload: "producer", Target: &targetRequest{BootstrapServer: "kafka-1:9092"}}
+	if _, err := ts.prepare(&req); err != nil {
+		t.Errorf("kafka-1:9092 refused: %v", err)
+	}
+}
+
+// TestRestartCancelsQueuedRunsNoLongerAllowed: a queued run whose target
+// the restarted server no longer allows is canceled, not executed.
+func TestRestartCancelsQueuedRunsNoLongerAllowed(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	spec := `{"workload":"producer","params":{"bootstrap-server":"kafka-evil.attacker.example:9092","num-records":100}}`
+	runs := []*store.Run{{Label: "old", Workload: "producer", Status: store.StatusQueued, Spec: spec}}
+	if err := st.CreateRuns(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, AllowTargets: []string{"kafka-*:9092"},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, _ := st.GetRun(ctx, runs[0].ID)
+	if got.Status != store.StatusCanceled || !strings.Contains(got.Error, "--allow-target") {
+		t.Errorf("queued run with a target no longer allowed: %s %q, want canceled naming --allow-target", got.Status, got.Error)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"time"
 
@@ -40,9 +39,9 @@ type Config struct {
 	Token string
 	// Private makes reading pages and the API require the token too.
 	Private bool
-	// AllowTargets are host:port patterns (path.Match syntax, e.g.
-	// "kafka-*.internal:9093") a run may target besides the embedded
-	// broker. Empty: only the embedded broker.
+	// AllowTargets are host:port patterns (e.g. "kafka-*.internal:9093",
+	// where * matches within one DNS label; see targets.go) a run may
+	// target besides the embedded broker. Empty: only the embedded broker.
 	AllowTargets []string
 	// KbenchCommand starts kbench for a run; "run --spec … --out …
 	// --progress json" is appended. Default: this executable.
@@ -54,6 +53,13 @@ type Config struct {
 	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
 	MaxUploadBytes int64
 	Logger         *slog.Logger
+}
+
+// Validate checks the parts of a configuration users write by hand (the
+// --allow-target patterns), so main can refuse them before touching disk.
+func (c Config) Validate() error {
+	_, err := compileTargetPatterns(c.AllowTargets)
+	return err
 }
 
 // Server is the web application. It is an http.Handler.
@@ -72,6 +78,9 @@ type Server struct {
 	engine          *gin.Engine
 	log             *slog.Logger
 	static          http.Handler
+
+	// allowTargets are the compiled --allow-target patterns.
+	allowTargets []targetPattern
 }
 
 // New builds the server. Call Start to recover state and start executing
@@ -99,10 +108,9 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		}
 		cfg.KbenchCommand = []string{exe}
 	}
-	for _, p := range cfg.AllowTargets {
-		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("server: --allow-target %q: %w", p, err)
-		}
+	allowTargets, err := compileTargetPatterns(cfg.AllowTargets)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "runs"), 0o755); err != nil {
 		return nil, fmt.Errorf("server: data directory: %w", err)
@@ -115,6 +123,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pages: newLRU[string, cachedPage](maxCachedPages), flames: newLRU[string, []byte](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.queue = newQueue(s)
+	s.allowTargets = allowTargets
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)
 	s.engine = gin.New()
@@ -148,6 +157,13 @@ func (s *Server) Start(ctx context.Context) error {
 			// Secrets live only in memory; after a restart they are gone.
 			reason := "canceled: the server restarted and this run's credentials were only held in memory; launch it again"
 			if err := s.store.CancelQueued(ctx, r.ID, reason); err != nil && !errors.Is(err, store.ErrConflict) {
+				return fmt.Errorf("server: recover queue: %w", err)
+			}
+			continue
+		}
+		if err := s.storedTargetsAllowed(r.Spec); err != nil {
+			// --allow-target may have narrowed since the run was queued.
+			if err := s.store.CancelQueued(ctx, r.ID, "canceled when the server restarted: "+err.Error()); err != nil && !errors.Is(err, store.ErrConflict) {
 				return fmt.Errorf("server: recover queue: %w", err)
 			}
 			continue
