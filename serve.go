@@ -46,6 +46,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
 	allow := listFlag(splitList(envOr("allow-target", "")))
 	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
+	allowHosts := listFlag(splitList(envOr("allow-host", "")))
+	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -70,7 +72,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
-		AllowTargets: allow, RunTimeout: *runTimeout, Logger: log}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Logger: log}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 2

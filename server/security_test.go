@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -231,5 +232,95 @@ func TestRestartCancelsQueuedRunsNoLongerAllowed(t *testing.T) {
 	got, _ := st.GetRun(ctx, runs[0].ID)
 	if got.Status != store.StatusCanceled || !strings.Contains(got.Error, "--allow-target") {
 		t.Errorf("queued run with a target no longer allowed: %s %q, want canceled naming --allow-target", got.Status, got.Error)
+	}
+}
+
+// TestHostCheckAgainstDNSRebinding: a loopback server without a token
+// answers only requests addressed to a loopback name, on every route.
+func TestHostCheckAgainstDNSRebinding(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Loopback = true; c.AllowHosts = []string{"kbench.test"} })
+	routes := []struct{ method, path, body string }{
+		{"GET", "/", ""},
+		{"GET", "/runs/new", ""},
+		{"GET", "/runs/1", ""},
+		{"GET", "/api/runs", ""},
+		{"POST", "/api/runs", smallProducer},
+		{"GET", "/api/runs/999/events", ""},
+		{"GET", "/profiles/999/pprof/", ""},
+		{"GET", "/static/app.css", ""},
+		{"GET", "/healthz", ""},
+		{"GET", "/login", ""},
+		{"GET", "/no/such/page", ""},
+	}
+	send := func(method, path, body, host string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Host = host
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Origin", "http://"+host) // the attacker's page is same-origin with itself
+		}
+		rec := httptest.NewRecorder()
+		ts.ServeHTTP(rec, req)
+		return rec
+	}
+	for _, host := range []string{"rebind.attacker.example:8080", "rebind.attacker.example", "127.evil.invalid:8080",
+		"localhost.attacker.example", "kbench.test.attacker.example", "0.0.0.0:8080", "10.0.0.1:8080", "[::]:8080", ""} {
+		for _, r := range routes {
+			rec := send(r.method, r.path, r.body, host)
+			if rec.Code != http.StatusForbidden {
+				t.Errorf("Host %q: %s %s = %d, want 403", host, r.method, r.path, rec.Code)
+				continue
+			}
+			if host != "" && !strings.Contains(rec.Body.String(), "--allow-host") {
+				t.Errorf("Host %q: %s %s: the refusal does not say how to allow the name: %s", host, r.method, r.path, rec.Body)
+			}
+			if strings.HasPrefix(r.path, "/api/") && !json.Valid(rec.Body.Bytes()) {
+				t.Errorf("Host %q: %s %s: API refusal is not JSON: %s", host, r.method, r.path, rec.Body)
+			}
+		}
+	}
+	if n, _ := ts.st.CountRuns(context.Background()); n != 0 {
+		t.Fatalf("requests with a foreign Host created %d runs", n)
+	}
+	for _, host := range []string{"127.0.0.1:8080", "127.9.9.9", "localhost:8080", "LOCALHOST", "[::1]:8080", "[::ffff:127.0.0.1]:80",
+		"kbench.test:8080", "KBench.Test"} {
+		for _, r := range routes {
+			if r.method != "GET" {
+				continue
+			}
+			if rec := send(r.method, r.path, r.body, host); rec.Code == http.StatusForbidden {
+				t.Errorf("Host %q: %s %s = 403 %s", host, r.method, r.path, rec.Body)
+			}
+		}
+	}
+	// A token protects a server however it is addressed; a server that
+	// does not listen on loopback is reached by other names anyway.
+	for _, mod := range []func(*Config){
+		func(c *Config) { c.Loopback = true; c.Token = "tok-123" },
+		func(c *Config) { c.Loopback = false },
+	} {
+		other := newTestServer(t, mod)
+		req := httptest.NewRequest("GET", "/api/runs", nil)
+		req.Host = "kbench.example:8080"
+		rec := httptest.NewRecorder()
+		other.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Errorf("Host check applied where it does not belong: %d %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+func TestAllowHostsValidated(t *testing.T) {
+	for _, h := range []string{"", "kbench.test:8080", "*.test", "kb ench", "http://kbench.test", "kbench..test"} {
+		cfg := Config{AllowHosts: []string{h}}
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--allow-host") {
+			t.Errorf("--allow-host %q: error %v, want one naming --allow-host", h, err)
+		}
+	}
+	for _, h := range []string{"kbench.test", "KBench.Test", "devbox", "192.168.1.5", "[fe80::1]", "fe80::1"} {
+		cfg := Config{AllowHosts: []string{h}}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("--allow-host %q: %v", h, err)
+		}
 	}
 }

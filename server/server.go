@@ -39,6 +39,15 @@ type Config struct {
 	Token string
 	// Private makes reading pages and the API require the token too.
 	Private bool
+	// Loopback says the server listens on a loopback address only (main
+	// sets it from --listen). Without a token such a server answers only
+	// requests whose Host is a loopback address, localhost or one of
+	// AllowHosts: a web page cannot reach it by rebinding its own name
+	// to 127.0.0.1 (DNS rebinding).
+	Loopback bool
+	// AllowHosts are further host names (--allow-host) a loopback server
+	// without a token answers to, e.g. a name in /etc/hosts or a proxy's.
+	AllowHosts []string
 	// AllowTargets are host:port patterns (e.g. "kafka-*.internal:9093",
 	// where * matches within one DNS label; see targets.go) a run may
 	// target besides the embedded broker. Empty: only the embedded broker.
@@ -56,9 +65,12 @@ type Config struct {
 }
 
 // Validate checks the parts of a configuration users write by hand (the
-// --allow-target patterns), so main can refuse them before touching disk.
+// --allow-target patterns and --allow-host names), so main can refuse them before touching disk.
 func (c Config) Validate() error {
-	_, err := compileTargetPatterns(c.AllowTargets)
+	if _, err := compileTargetPatterns(c.AllowTargets); err != nil {
+		return err
+	}
+	_, err := compileAllowHosts(c.AllowHosts)
 	return err
 }
 
@@ -81,6 +93,8 @@ type Server struct {
 
 	// allowTargets are the compiled --allow-target patterns.
 	allowTargets []targetPattern
+	// allowHosts are the --allow-host names (see checkHost).
+	allowHosts map[string]bool
 }
 
 // New builds the server. Call Start to recover state and start executing
@@ -112,6 +126,10 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	allowHosts, err := compileAllowHosts(cfg.AllowHosts)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "runs"), 0o755); err != nil {
 		return nil, fmt.Errorf("server: data directory: %w", err)
 	}
@@ -124,10 +142,11 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.queue = newQueue(s)
 	s.allowTargets = allowTargets
+	s.allowHosts = allowHosts
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)
 	s.engine = gin.New()
-	s.engine.Use(s.recoverer, s.logRequests, s.securityHeaders, s.limitBody, s.authenticate, s.checkOrigin)
+	s.engine.Use(s.recoverer, s.logRequests, s.securityHeaders, s.checkHost, s.limitBody, s.authenticate, s.checkOrigin)
 	s.routes()
 	return s, nil
 }
