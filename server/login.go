@@ -1,7 +1,10 @@
 package server
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,7 +19,7 @@ func (s *Server) loginPage(c *gin.Context) {
 	s.render(c, http.StatusOK, "login", v)
 }
 
-// login checks the token from the form and sets it as an HttpOnly cookie.
+// login checks the token from the form and sets the session cookie.
 func (s *Server) login(c *gin.Context) {
 	if !s.checkCSRF(c) {
 		return
@@ -28,7 +31,10 @@ func (s *Server) login(c *gin.Context) {
 		s.render(c, http.StatusUnauthorized, "login", v)
 		return
 	}
-	http.SetCookie(c.Writer, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	// Secure when the request came over TLS: the browser then never sends
+	// the session over plain HTTP.
+	http.SetCookie(c.Writer, &http.Cookie{Name: tokenCookie, Value: sessionValue(s.cfg.Token), Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: c.Request.TLS != nil})
 	c.Redirect(http.StatusSeeOther, next)
 }
 
@@ -55,4 +61,18 @@ func localPath(p string) bool {
 		}
 	}
 	return true
+}
+
+// sessionContext is what the session value authenticates: changing it
+// logs every browser out.
+const sessionContext = "kbench session v1"
+
+// sessionValue is what the login cookie holds: HMAC-SHA256 keyed by the
+// token over a fixed context, hex. A cookie that leaks (a backup of the
+// browser profile, a proxy log) does not reveal the token, and it cannot be
+// used as a Bearer token in scripts.
+func sessionValue(token string) string {
+	mac := hmac.New(sha256.New, []byte(token))
+	mac.Write([]byte(sessionContext))
+	return hex.EncodeToString(mac.Sum(nil))
 }

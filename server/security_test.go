@@ -2,6 +2,10 @@ package server
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -321,6 +325,142 @@ func TestAllowHostsValidated(t *testing.T) {
 		cfg := Config{AllowHosts: []string{h}}
 		if err := cfg.Validate(); err != nil {
 			t.Errorf("--allow-host %q: %v", h, err)
+		}
+	}
+}
+
+// TestCrossOriginProtection: state-changing requests from other origins
+// are refused (JSON for the API, the error page for forms); scripts
+// without Origin and same-origin browsers keep working.
+func TestCrossOriginProtection(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := `{"workload":"producer","params":{"num-records":100,"profile":"none"}}`
+	tests := []struct {
+		name string
+		hdr  []string
+		want int
+	}{
+		{"curl, no Origin", nil, 201},
+		{"same origin", []string{"Origin", "http://example.com"}, 201},
+		{"fetch metadata same-origin", []string{"Sec-Fetch-Site", "same-origin", "Origin", "http://example.com"}, 201},
+		{"typed by the user", []string{"Sec-Fetch-Site", "none"}, 201},
+		{"other origin", []string{"Origin", "https://evil.example"}, 403},
+		{"other port", []string{"Origin", "http://example.com:8081"}, 403},
+		{"Origin null", []string{"Origin", "null"}, 403},
+		{"cross-site", []string{"Sec-Fetch-Site", "cross-site"}, 403},
+		{"same-site", []string{"Sec-Fetch-Site", "same-site", "Origin", "http://sub.example.com"}, 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.do(t, "POST", "/api/runs", body, tt.hdr...)
+			if rec.Code != tt.want {
+				t.Fatalf("got %d %s, want %d", rec.Code, rec.Body, tt.want)
+			}
+			if tt.want == 403 {
+				var resp struct{ Error string }
+				if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || !strings.Contains(resp.Error, "cross-origin") {
+					t.Errorf("API refusal %q, want a JSON error saying cross-origin", rec.Body)
+				}
+			}
+		})
+	}
+	// Without a Host, net/http's check alone would take Origin null for
+	// this (empty) origin.
+	req := httptest.NewRequest("POST", "/api/runs", strings.NewReader(body))
+	req.Host = ""
+	req.Header.Set("Origin", "null")
+	rec := httptest.NewRecorder()
+	ts.ServeHTTP(rec, req)
+	if rec.Code != 403 {
+		t.Errorf("Origin null without Host: %d, want 403", rec.Code)
+	}
+	// A form posted from another site (its CSRF token stolen or not) gets
+	// the error page.
+	get := ts.do(t, "GET", "/runs/new", "")
+	var tok string
+	for _, c := range get.Result().Cookies() {
+		if c.Name == csrfCookie {
+			tok = c.Value
+		}
+	}
+	form := url.Values{"workload": {"producer"}, csrfField: {tok}}
+	for _, origin := range []string{"null", "https://evil.example"} {
+		rec := ts.do(t, "POST", "/runs", form.Encode(), "Content-Type", "application/x-www-form-urlencoded",
+			"Cookie", csrfCookie+"="+tok, "Origin", origin)
+		if rec.Code != 403 || !strings.Contains(rec.Header().Get("Content-Type"), "text/html") || !strings.Contains(rec.Body.String(), "cross-origin") {
+			t.Errorf("form from Origin %s: %d %s, want the 403 error page", origin, rec.Code, rec.Header().Get("Content-Type"))
+		}
+	}
+}
+
+// TestSessionCookie: the login cookie holds a value derived from the
+// token, never the token; cookies are Secure when the request came over
+// TLS.
+func TestSessionCookie(t *testing.T) {
+	const token = "tok-123"
+	ts := newTestServer(t, func(c *Config) { c.Token = token })
+	for _, overTLS := range []bool{false, true} {
+		get := httptest.NewRequest("GET", "/login", nil)
+		if overTLS {
+			get.TLS = &tls.ConnectionState{}
+		}
+		rec := httptest.NewRecorder()
+		ts.ServeHTTP(rec, get)
+		var csrf *http.Cookie
+		for _, c := range rec.Result().Cookies() {
+			if c.Name == csrfCookie {
+				csrf = c
+			}
+		}
+		if csrf == nil || csrf.Secure != overTLS || !csrf.HttpOnly {
+			t.Fatalf("TLS=%v: CSRF cookie %+v, want HttpOnly and Secure=%v", overTLS, csrf, overTLS)
+		}
+		form := url.Values{"token": {token}, "next": {"/"}, csrfField: {csrf.Value}}
+		post := httptest.NewRequest("POST", "/login", strings.NewReader(form.Encode()))
+		post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		post.AddCookie(csrf)
+		if overTLS {
+			post.TLS = &tls.ConnectionState{}
+		}
+		rec = httptest.NewRecorder()
+		ts.ServeHTTP(rec, post)
+		var session *http.Cookie
+		for _, c := range rec.Result().Cookies() {
+			if c.Name == tokenCookie {
+				session = c
+			}
+		}
+		if rec.Code != http.StatusSeeOther || session == nil {
+			t.Fatalf("TLS=%v: login %d, cookie %v", overTLS, rec.Code, session)
+		}
+		if session.Secure != overTLS || !session.HttpOnly || session.SameSite != http.SameSiteStrictMode {
+			t.Errorf("TLS=%v: session cookie %+v, want HttpOnly, SameSite=Strict, Secure=%v", overTLS, session, overTLS)
+		}
+		if strings.Contains(session.Value, token) || session.Value == "" {
+			t.Errorf("the session cookie holds the token: %q", session.Value)
+		}
+		mac := hmac.New(sha256.New, []byte(token))
+		mac.Write([]byte(sessionContext))
+		if want := hex.EncodeToString(mac.Sum(nil)); session.Value != want {
+			t.Errorf("session cookie %q, want HMAC-SHA256(token, %q) = %q", session.Value, sessionContext, want)
+		}
+		// The session cookie authenticates.
+		if rec := ts.do(t, "POST", "/api/runs", `{"workload":"sideways"}`, "Cookie", tokenCookie+"="+session.Value); rec.Code != 400 {
+			t.Errorf("POST with the session cookie = %d, want 400 (authenticated, bad workload)", rec.Code)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		hdr  []string
+		want int
+	}{
+		{"raw token as cookie", []string{"Cookie", tokenCookie + "=" + token}, 401},
+		{"wrong cookie", []string{"Cookie", tokenCookie + "=0123abcd"}, 401},
+		{"bearer token", []string{"Authorization", "Bearer " + token}, 400},
+		{"bearer session value", []string{"Authorization", "Bearer " + sessionValue(token)}, 401},
+	} {
+		if rec := ts.do(t, "POST", "/api/runs", `{"workload":"sideways"}`, tt.hdr...); rec.Code != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, rec.Code, tt.want)
 		}
 	}
 }
