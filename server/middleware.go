@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"crypto/subtle"
+	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -177,10 +179,16 @@ func (s *Server) csrfToken(c *gin.Context) string {
 	return v
 }
 
-// checkCSRF verifies a form's token against the cookie.
+// checkCSRF verifies a form's token against the cookie. It parses the form
+// first, so a body that does not parse is answered as the client's error
+// (gin's PostForm would read it as an empty form).
 func (s *Server) checkCSRF(c *gin.Context) bool {
+	if err := parseForm(c.Request); err != nil {
+		s.fail(c, err)
+		return false
+	}
 	ck, err := c.Cookie(csrfCookie)
-	form := c.PostForm(csrfField)
+	form := c.Request.PostForm.Get(csrfField)
 	if err != nil || ck == "" || subtle.ConstantTimeCompare([]byte(ck), []byte(form)) != 1 {
 		s.forbid(c, "the form expired or came from another site; reload the page and try again")
 		return false
@@ -191,14 +199,35 @@ func (s *Server) checkCSRF(c *gin.Context) bool {
 // postedForm parses a browser form and checks its CSRF token; on failure
 // the answer is already written and ok is false.
 func (s *Server) postedForm(c *gin.Context) (form url.Values, ok bool) {
-	if err := c.Request.ParseForm(); err != nil {
-		s.fail(c, err)
-		return nil, false
-	}
 	if !s.checkCSRF(c) {
 		return nil, false
 	}
 	return c.Request.PostForm, true
+}
+
+// maxFormMemory is how much of a multipart form is held in memory; larger
+// files go to temporary files (as the upload handlers do).
+const maxFormMemory = 8 << 20
+
+// parseForm parses a request's form, URL-encoded or multipart (both calls
+// do nothing the second time). A malformed body or query (a bad % escape,
+// a broken multipart body, an unparsable Content-Type) is an input error
+// naming it; a body over the limit stays *http.MaxBytesError (413).
+func parseForm(r *http.Request) error {
+	var err error
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		err = r.ParseMultipartForm(maxFormMemory)
+	} else {
+		err = r.ParseForm()
+	}
+	var mbe *http.MaxBytesError
+	if err == nil || errors.As(err, &mbe) {
+		return err
+	}
+	if _, qerr := url.ParseQuery(r.URL.RawQuery); qerr != nil {
+		return badInput("query", "malformed URL query: %v", qerr)
+	}
+	return badInput("body", "malformed form data: %v", err)
 }
 
 // page fills the fields every page view carries.

@@ -464,3 +464,49 @@ func TestSessionCookie(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedFormBody: a form body (or query) that does not parse is the
+// client's error on every form route: 400 naming it, never a 500 and never
+// silently read as an empty form.
+func TestMalformedFormBody(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.Token = "" })
+	get := ts.do(t, "GET", "/runs/new", "")
+	var tok string
+	for _, c := range get.Result().Cookies() {
+		if c.Name == csrfCookie {
+			tok = c.Value
+		}
+	}
+	const urlencoded = "application/x-www-form-urlencoded"
+	const multipartCT = "multipart/form-data; boundary=XYZ"
+	truncated := "--XYZ\r\nContent-Disposition: form-data; name=\"_csrf\"\r\n\r\n" + tok + "\r\n--XYZ\r\nContent-Disposition: form-data; name=\"label\"\r\n\r\nunfinished"
+	tests := []struct {
+		path, ctype, body, field string
+	}{
+		{"/runs", urlencoded, "_csrf=" + tok + "&workload=producer&label=%zz", "body"},
+		{"/runs?x=%zz", urlencoded, "_csrf=" + tok + "&workload=producer", "query"},
+		{"/reports", urlencoded, "_csrf=" + tok + "&title=%4", "body"},
+		{"/writepath", urlencoded, "_csrf=" + tok + "&requests=%G0", "body"},
+		{"/login", urlencoded, "_csrf=" + tok + "&token=%zz&next=%2F", "body"},
+		{"/runs/1/cancel", urlencoded, "_csrf=" + tok + "&x=%", "body"},
+		{"/import", urlencoded, "_csrf=" + tok + "&label=%zz", "body"},
+		{"/import", multipartCT, truncated, "body"},
+		{"/runs/1/profiles", urlencoded, "_csrf=" + tok + "&role=%zz", "body"},
+		{"/runs/1/profiles", multipartCT, truncated, "body"},
+		{"/login", multipartCT, truncated, "body"},
+		{"/runs", "text/plain; charset", "_csrf=" + tok, "body"},
+	}
+	for _, tt := range tests {
+		rec := ts.do(t, "POST", tt.path, tt.body, "Content-Type", tt.ctype, "Cookie", csrfCookie+"="+tok)
+		if rec.Code != http.StatusBadRequest {
+			t.Errorf("POST %s (%s) %q: %d, want 400", tt.path, tt.ctype, tt.body, rec.Code)
+			continue
+		}
+		if !strings.Contains(rec.Body.String(), tt.field+": ") {
+			t.Errorf("POST %s %q: the answer does not name the %s:\n%s", tt.path, tt.body, tt.field, rec.Body)
+		}
+	}
+	if n, _ := ts.st.CountRuns(context.Background()); n != 0 {
+		t.Errorf("malformed forms created %d runs", n)
+	}
+}
