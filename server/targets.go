@@ -103,8 +103,11 @@ func (p targetPattern) match(t target) bool {
 }
 
 // labelMatch matches one label against a pattern label in which * stands
-// for any run of characters (the label holds no dot, so neither can *).
+// for any run of characters. A label holds no dot, so neither can *.
 func labelMatch(pattern, s string) bool {
+	if strings.Contains(s, ".") {
+		return false
+	}
 	star, resume := -1, 0 // last * in pattern, and where in s its match ends
 	pi, si := 0, 0
 	for si < len(s) {
