@@ -55,6 +55,8 @@ func compileAllowHosts(names []string) (map[string]bool, error) {
 	return set, nil
 }
 
+// allowHostKey checks one --allow-host value: an IP address (IPv6 with or
+// without brackets) or a host name, without port or wildcard.
 func allowHostKey(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]") {

@@ -65,7 +65,8 @@ type Config struct {
 }
 
 // Validate checks the parts of a configuration users write by hand (the
-// --allow-target patterns and --allow-host names), so main can refuse them before touching disk.
+// --allow-target patterns and --allow-host names), so main can refuse
+// them before touching disk. New checks them too.
 func (c Config) Validate() error {
 	if _, err := compileTargetPatterns(c.AllowTargets); err != nil {
 		return err
