@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +33,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"broker", "--nope"}, "nope"},
 		// The embedded broker speaks PLAINTEXT only: a conflicting option.
 		{[]string{"run", "producer", "--producer-props", "security.protocol=SSL"}, "security.protocol"},
+		// --allow-target patterns are checked before anything is opened.
+		{[]string{"serve", "--data", t.TempDir(), "--allow-target", "kafka-?:9092"}, "--allow-target"},
+		{[]string{"serve", "--data", t.TempDir(), "--allow-target", "kafka-1"}, "host:port"},
+		{[]string{"serve", "--data", t.TempDir(), "--allow-target", "kafka:80:9092"}, "--allow-target"},
+		{[]string{"serve", "--data", t.TempDir(), "--allow-host", "kbench.test:8080"}, "--allow-host"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -140,4 +147,94 @@ func TestBinary(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
+}
+
+// TestServeRefusesUnprotectedNonLoopback: without a token, kbench serve
+// only listens on loopback; a name that merely starts like a loopback
+// address is not one.
+func TestServeRefusesUnprotectedNonLoopback(t *testing.T) {
+	t.Setenv("KBENCH_TOKEN", "")
+	for _, listen := range []string{"127.evil.invalid:0", "localhost.evil.invalid:0", "0.0.0.0:0", ":0", "[::ffff:10.0.0.1]:0"} {
+		var stdout, stderr bytes.Buffer
+		data := filepath.Join(t.TempDir(), "data")
+		code := realMain([]string{"serve", "--listen", listen, "--data", data}, &stdout, &stderr)
+		if code != 2 {
+			t.Errorf("serve --listen %s without a token: exit %d, want 2 (stderr %q)", listen, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "--token") {
+			t.Errorf("serve --listen %s: stderr %q does not say to set --token", listen, stderr.String())
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Errorf("serve --listen %s: the refused server created its data directory", listen)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"serve", "--listen", "127.0.0.1", "--data", t.TempDir()}, &stdout, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "host:port") {
+		t.Errorf("serve --listen without a port: exit %d, stderr %q; want 2 and a message asking for host:port", code, stderr.String())
+	}
+}
+
+// TestServeHostCheck starts the real `kbench serve` on loopback without a
+// token: it answers loopback names and the --allow-host (flag and
+// KBENCH_ALLOW_HOST) names, and refuses any other Host (DNS rebinding).
+func TestServeHostCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := e2eKbench(t)
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(), "--allow-host", "kbench.test")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KBENCH_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "KBENCH_ALLOW_HOST=other.test, third.test")
+	var stdout, stderr e2eBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == ""; time.Sleep(20 * time.Millisecond) {
+		if m := e2eServingLine.FindStringSubmatch(stdout.String()); m != nil {
+			base = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("kbench serve printed no address\nstderr: %s", stderr.String())
+		}
+	}
+	client := &http.Client{Timeout: 15 * time.Second}
+	for _, tt := range []struct {
+		host string
+		want int
+	}{
+		{"", 200}, // the address itself: 127.0.0.1:PORT
+		{"localhost", 200},
+		{"kbench.test", 200},
+		{"other.test", 200},
+		{"third.test", 200},
+		{"rebind.attacker.example", 403},
+		{"127.evil.invalid", 403},
+	} {
+		req, err := http.NewRequest("GET", base+"/api/runs", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.host != "" {
+			req.Host = tt.host + ":8080"
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("Host %q: %d %s, want %d", tt.host, resp.StatusCode, body, tt.want)
+		}
+	}
 }

@@ -44,11 +44,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	token := fs.String("token", envOr("token", ""), "token required for changes (and, with --private, for reading); needed off loopback")
 	private := fs.Bool("private", envOr("private", "") == "true", "require the token for reading too")
 	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
-	var allow listFlag
-	if v := envOr("allow-target", ""); v != "" {
-		allow = strings.Split(v, ",")
-	}
-	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * wildcards)")
+	allow := listFlag(splitList(envOr("allow-target", "")))
+	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
+	allowHosts := listFlag(splitList(envOr("allow-host", "")))
+	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -57,6 +56,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kbench serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if _, _, err := net.SplitHostPort(*listen); err != nil {
+		fmt.Fprintf(stderr, "kbench serve: --listen %s: must be host:port (e.g. 127.0.0.1:8080): %v\n", *listen, err)
 		return 2
 	}
 	if !server.IsLoopbackAddr(*listen) && *token == "" {
@@ -68,14 +71,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Logger: log}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		return 2
+	}
 	st, err := store.Open(filepath.Join(*data, "kbench.db"))
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
 	defer st.Close()
-	srv, err := server.New(server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
-		AllowTargets: allow, RunTimeout: *runTimeout, Logger: log}, st)
+	srv, err := server.New(cfg, st)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
@@ -105,6 +113,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	defer cancel()
 	hs.Shutdown(shutCtx)
 	return 0
+}
+
+// splitList splits a comma-separated KBENCH_* list, dropping blanks.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func atoiOr(s string, def int) int {

@@ -3,7 +3,9 @@ package server
 import (
 	"bytes"
 	"crypto/subtle"
+	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -114,34 +116,37 @@ func (s *Server) authenticate(c *gin.Context) {
 	c.Next()
 }
 
+// hasToken reports whether the request carries the token: as a Bearer
+// header (scripts send the token itself) or as the session cookie the
+// login form sets (a value derived from the token, see sessionValue).
 func (s *Server) hasToken(c *gin.Context) bool {
-	got := ""
+	got, want := "", s.cfg.Token
 	if h := c.GetHeader("Authorization"); strings.HasPrefix(h, "Bearer ") {
 		got = strings.TrimPrefix(h, "Bearer ")
 	} else if ck, err := c.Cookie(tokenCookie); err == nil {
-		got = ck
+		got, want = ck, sessionValue(s.cfg.Token)
 	}
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// checkOrigin rejects cross-site state-changing requests: a browser always
-// sends Origin (or Sec-Fetch-Site) on them, scripts like curl send neither.
-// Forms additionally carry a CSRF token (checkCSRF).
+// crossOrigin is net/http's cross-origin protection with no exceptions: it
+// refuses state-changing requests a browser marks as coming from another
+// origin (Sec-Fetch-Site), or, from browsers without Fetch metadata, whose
+// Origin is not this Host. Scripts like curl send neither and pass. Forms
+// additionally carry a CSRF token (checkCSRF).
+var crossOrigin = http.NewCrossOriginProtection()
+
+// checkOrigin applies crossOrigin, answering refusals as every other error
+// (JSON for the API, the error page otherwise). Origin "null" (sandboxed
+// frames, data: URLs) is never this site; crossOrigin refuses it too,
+// except on a request without Host, where the empty host of "null" equals
+// the empty Host.
 func (s *Server) checkOrigin(c *gin.Context) {
-	if c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead {
-		c.Next()
+	m := c.Request.Method
+	safe := m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+	if crossOrigin.Check(c.Request) != nil || !safe && c.GetHeader("Origin") == "null" {
+		s.forbid(c, "cross-origin request refused: kbench accepts changes only from its own pages, or from scripts that send no Origin")
 		return
-	}
-	if c.GetHeader("Sec-Fetch-Site") == "cross-site" {
-		s.forbid(c, "cross-site request refused")
-		return
-	}
-	if o := c.GetHeader("Origin"); o != "" && o != "null" {
-		u, err := url.Parse(o)
-		if err != nil || u.Host != c.Request.Host {
-			s.forbid(c, "cross-origin request refused")
-			return
-		}
 	}
 	c.Next()
 }
@@ -169,14 +174,21 @@ func (s *Server) csrfToken(c *gin.Context) string {
 	}
 	v := randomID(16)
 	c.Set(csrfCookie, v)
-	http.SetCookie(c.Writer, &http.Cookie{Name: csrfCookie, Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(c.Writer, &http.Cookie{Name: csrfCookie, Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: c.Request.TLS != nil})
 	return v
 }
 
-// checkCSRF verifies a form's token against the cookie.
+// checkCSRF verifies a form's token against the cookie. It parses the form
+// first, so a body that does not parse is answered as the client's error
+// (gin's PostForm would read it as an empty form).
 func (s *Server) checkCSRF(c *gin.Context) bool {
+	if err := parseForm(c.Request); err != nil {
+		s.fail(c, err)
+		return false
+	}
 	ck, err := c.Cookie(csrfCookie)
-	form := c.PostForm(csrfField)
+	form := c.Request.PostForm.Get(csrfField)
 	if err != nil || ck == "" || subtle.ConstantTimeCompare([]byte(ck), []byte(form)) != 1 {
 		s.forbid(c, "the form expired or came from another site; reload the page and try again")
 		return false
@@ -187,14 +199,35 @@ func (s *Server) checkCSRF(c *gin.Context) bool {
 // postedForm parses a browser form and checks its CSRF token; on failure
 // the answer is already written and ok is false.
 func (s *Server) postedForm(c *gin.Context) (form url.Values, ok bool) {
-	if err := c.Request.ParseForm(); err != nil {
-		s.fail(c, err)
-		return nil, false
-	}
 	if !s.checkCSRF(c) {
 		return nil, false
 	}
 	return c.Request.PostForm, true
+}
+
+// maxFormMemory is how much of a multipart form is held in memory; larger
+// files go to temporary files (as the upload handlers do).
+const maxFormMemory = 8 << 20
+
+// parseForm parses a request's form, URL-encoded or multipart (both calls
+// do nothing the second time). A malformed body or query (a bad % escape,
+// a broken multipart body, an unparsable Content-Type) is an input error
+// naming it; a body over the limit stays *http.MaxBytesError (413).
+func parseForm(r *http.Request) error {
+	var err error
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct == "multipart/form-data" {
+		err = r.ParseMultipartForm(maxFormMemory)
+	} else {
+		err = r.ParseForm()
+	}
+	var mbe *http.MaxBytesError
+	if err == nil || errors.As(err, &mbe) {
+		return err
+	}
+	if _, qerr := url.ParseQuery(r.URL.RawQuery); qerr != nil {
+		return badInput("query", "malformed URL query: %v", qerr)
+	}
+	return badInput("body", "malformed form data: %v", err)
 }
 
 // page fills the fields every page view carries.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -81,10 +80,8 @@ func (s *Server) prepare(req *createRequest) (runner.Spec, error) {
 			return spec, err
 		}
 	}
-	for _, addr := range spec.Targets() {
-		if !s.targetAllowed(addr) {
-			return spec, badInput("bootstrap-server", "%s is not an allowed target; start kbench serve with --allow-target '%s' to allow it", addr, addr)
-		}
+	if err := s.checkTargets(spec.Targets()); err != nil {
+		return spec, err
 	}
 	return spec, nil
 }
@@ -123,15 +120,6 @@ func applyTarget(spec *runner.Spec, t *targetRequest) error {
 		return err
 	}
 	return nil
-}
-
-func (s *Server) targetAllowed(addr string) bool {
-	for _, p := range s.cfg.AllowTargets {
-		if ok, _ := path.Match(p, addr); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // specNeedsSecrets reports whether a stored spec had secrets removed.

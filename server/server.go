@@ -13,9 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -41,9 +39,18 @@ type Config struct {
 	Token string
 	// Private makes reading pages and the API require the token too.
 	Private bool
-	// AllowTargets are host:port patterns (path.Match syntax, e.g.
-	// "kafka-*.internal:9093") a run may target besides the embedded
-	// broker. Empty: only the embedded broker.
+	// Loopback says the server listens on a loopback address only (main
+	// sets it from --listen). Without a token such a server answers only
+	// requests whose Host is a loopback address, localhost or one of
+	// AllowHosts: a web page cannot reach it by rebinding its own name
+	// to 127.0.0.1 (DNS rebinding).
+	Loopback bool
+	// AllowHosts are further host names (--allow-host) a loopback server
+	// without a token answers to, e.g. a name in /etc/hosts or a proxy's.
+	AllowHosts []string
+	// AllowTargets are host:port patterns (e.g. "kafka-*.internal:9093",
+	// where * matches within one DNS label; see targets.go) a run may
+	// target besides the embedded broker. Empty: only the embedded broker.
 	AllowTargets []string
 	// KbenchCommand starts kbench for a run; "run --spec … --out …
 	// --progress json" is appended. Default: this executable.
@@ -55,6 +62,17 @@ type Config struct {
 	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
 	MaxUploadBytes int64
 	Logger         *slog.Logger
+}
+
+// Validate checks the parts of a configuration users write by hand (the
+// --allow-target patterns and --allow-host names), so main can refuse
+// them before touching disk. New checks them too.
+func (c Config) Validate() error {
+	if _, err := compileTargetPatterns(c.AllowTargets); err != nil {
+		return err
+	}
+	_, err := compileAllowHosts(c.AllowHosts)
+	return err
 }
 
 // Server is the web application. It is an http.Handler.
@@ -73,6 +91,11 @@ type Server struct {
 	engine          *gin.Engine
 	log             *slog.Logger
 	static          http.Handler
+
+	// allowTargets are the compiled --allow-target patterns.
+	allowTargets []targetPattern
+	// allowHosts are the --allow-host names (see checkHost).
+	allowHosts map[string]bool
 }
 
 // New builds the server. Call Start to recover state and start executing
@@ -100,10 +123,13 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		}
 		cfg.KbenchCommand = []string{exe}
 	}
-	for _, p := range cfg.AllowTargets {
-		if _, err := path.Match(p, ""); err != nil {
-			return nil, fmt.Errorf("server: --allow-target %q: %w", p, err)
-		}
+	allowTargets, err := compileTargetPatterns(cfg.AllowTargets)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	allowHosts, err := compileAllowHosts(cfg.AllowHosts)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "runs"), 0o755); err != nil {
 		return nil, fmt.Errorf("server: data directory: %w", err)
@@ -116,10 +142,12 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pages: newLRU[string, cachedPage](maxCachedPages), flames: newLRU[string, []byte](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.queue = newQueue(s)
+	s.allowTargets = allowTargets
+	s.allowHosts = allowHosts
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)
 	s.engine = gin.New()
-	s.engine.Use(s.recoverer, s.logRequests, s.securityHeaders, s.limitBody, s.authenticate, s.checkOrigin)
+	s.engine.Use(s.recoverer, s.logRequests, s.securityHeaders, s.checkHost, s.limitBody, s.authenticate, s.checkOrigin)
 	s.routes()
 	return s, nil
 }
@@ -153,6 +181,13 @@ func (s *Server) Start(ctx context.Context) error {
 			}
 			continue
 		}
+		if err := s.storedTargetsAllowed(r.Spec); err != nil {
+			// --allow-target may have narrowed since the run was queued.
+			if err := s.store.CancelQueued(ctx, r.ID, "canceled when the server restarted: "+err.Error()); err != nil && !errors.Is(err, store.ErrConflict) {
+				return fmt.Errorf("server: recover queue: %w", err)
+			}
+			continue
+		}
 		s.queue.enqueue(r.ID, nil)
 	}
 	s.queue.start(s.cfg.Concurrency)
@@ -170,20 +205,4 @@ func randomID(n int) string {
 		panic(err) // crypto/rand never fails on supported platforms
 	}
 	return hex.EncodeToString(b)
-}
-
-// isLoopback reports whether a listen address only accepts local clients.
-func isLoopback(host string) bool {
-	host = strings.Trim(host, "[]")
-	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1"
-}
-
-// IsLoopbackAddr reports whether host:port listens on loopback only; main
-// refuses other addresses without a token.
-func IsLoopbackAddr(addr string) bool {
-	i := strings.LastIndex(addr, ":")
-	if i < 0 {
-		return false
-	}
-	return isLoopback(addr[:i])
 }
