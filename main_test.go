@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3"
 )
 
 func TestUsageErrorsExit2(t *testing.T) {
@@ -140,4 +143,75 @@ func TestBinary(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
+}
+
+// TestServeRefusesForeignDatabase: `kbench serve` on a data directory
+// whose kbench.db holds another application's schema exits 1 with a
+// message saying so, and leaves the file exactly as it was.
+func TestServeRefusesForeignDatabase(t *testing.T) {
+	bin := e2eKbench(t)
+	data := t.TempDir()
+	path := filepath.Join(data, "kbench.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"PRAGMA journal_mode=DELETE", "CREATE TABLE runs(id text primary key, foo blob)", "INSERT INTO runs VALUES ('a', x'00')"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", data)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("kbench serve started on a foreign database\n%s", stderr.String())
+	}
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+		t.Errorf("kbench serve: %v, want exit status 1", err)
+	}
+	for _, want := range []string{"not a kbench database", "table runs", "foo", "nothing was changed"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q does not say %q", stderr.String(), want)
+		}
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi2, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, before) || !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Error("kbench serve changed the foreign database")
+	}
+	ents, _ := os.ReadDir(data)
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("data directory holds %v, want only kbench.db", names)
+	}
 }

@@ -71,6 +71,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	st, err := store.Open(filepath.Join(*data, "kbench.db"))
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		if errors.Is(err, store.ErrForeignDatabase) || errors.Is(err, store.ErrNewerSchema) {
+			fmt.Fprintln(stderr, "kbench serve: nothing was changed in the file; move it away or choose another --data directory")
+		}
 		return 1
 	}
 	defer st.Close()

@@ -211,30 +211,6 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, int64, error)
 	return runs, total, nil
 }
 
-// runListIndexes serve ListRuns, its count and the queue queries. Each
-// filter column has an index that leads with it, then id, so the runs of
-// one filter value are read newest first without a sort; the other filter
-// columns follow, so that a combined filter (label and status, say) is
-// checked in the index too, and the runs table, whose rows hold large
-// outputs, is only read for the page itself. The index of id alone does
-// the same for the unfiltered list.
-var runListIndexes = []struct{ name, columns string }{
-	{"idx_runs_list_all", "id"},
-	{"idx_runs_list_status", "status, id, label, workload, group_id"},
-	{"idx_runs_list_label", "label, id, status, workload, group_id"},
-	{"idx_runs_list_workload", "workload, id, status, label, group_id"},
-	{"idx_runs_list_group", "group_id, id, status, label, workload"},
-}
-
-func createRunListIndexes(db *gorm.DB) error {
-	for _, ix := range runListIndexes {
-		if err := db.Exec("CREATE INDEX IF NOT EXISTS " + ix.name + " ON runs (" + ix.columns + ")").Error; err != nil {
-			return fmt.Errorf("index %s: %w", ix.name, err)
-		}
-	}
-	return nil
-}
-
 // listQuery selects one page of runs in two steps: the subquery finds the
 // page's IDs in an index (skipping Offset entries there is cheap: index
 // entries are small), then only those rows are read. Skipping rows of the
