@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,5 +214,44 @@ func TestServeRefusesForeignDatabase(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("data directory holds %v, want only kbench.db", names)
+	}
+}
+
+// TestRunSilentBroker: `kbench run` against a bootstrap server that accepts
+// TCP and never answers exits 1 saying so, after the configured
+// socket.connection.setup.timeout.ms.
+func TestRunSilentBroker(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c // held open, never written to
+		}
+	}()
+	defer func() {
+		for {
+			select {
+			case c := <-accepted:
+				c.Close()
+			default:
+				return
+			}
+		}
+	}()
+	addr := ln.Addr().String()
+	var stdout, stderr bytes.Buffer
+	code := realMain([]string{"run", "producer", "--bootstrap-server", addr, "--num-records", "10", "--profile", "none",
+		"--producer-props", "socket.connection.setup.timeout.ms=500"}, &stdout, &stderr)
+	want := "no answer from " + addr + " within 0.5 s"
+	if code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("kbench run: exit %d, stderr %q; want exit 1 saying %q", code, stderr.String(), want)
 	}
 }

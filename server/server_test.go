@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -615,5 +616,45 @@ func TestCancelWhileStarting(t *testing.T) {
 				t.Errorf("next run: %s (%s)", r.Status, r.Error)
 			}
 		})
+	}
+}
+
+// TestSilentBrokerRunFails: a target that accepts TCP and never answers
+// fails the run with "no answer from ADDR within N s", N being the run's
+// socket.connection.setup.timeout.ms.
+func TestSilentBrokerRunFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	addr := ln.Addr().String()
+	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
+	id := ts.createRun(t, fmt.Sprintf(`{"workload":"producer","target":{"bootstrap_server":%q},"params":{"num-records":100,"profile":"none","producer-props":{"socket.connection.setup.timeout.ms":"500"}}}`, addr))
+	r := ts.waitFinal(t, id)
+	want := "no answer from " + addr + " within 0.5 s"
+	if r.Status != store.StatusFailed || !strings.Contains(r.Error, want) {
+		t.Errorf("status %s error %q, want failed: %s", r.Status, r.Error, want)
 	}
 }
