@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"net"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/kbench/kbench/store"
 )
 
 func TestUsageErrorsExit2(t *testing.T) {
@@ -253,5 +256,95 @@ func TestRunSilentBroker(t *testing.T) {
 	want := "no answer from " + addr + " within 0.5 s"
 	if code != 1 || !strings.Contains(stderr.String(), want) {
 		t.Errorf("kbench run: exit %d, stderr %q; want exit 1 saying %q", code, stderr.String(), want)
+	}
+}
+
+// TestServeRetainInvalid: --retain and KBENCH_RETAIN take a whole number of
+// days; anything else exits 2 naming the flag, before the data directory
+// is touched.
+func TestServeRetainInvalid(t *testing.T) {
+	for _, v := range []string{"x", "-1", "1.5", "30d", "99999999"} {
+		data := filepath.Join(t.TempDir(), "data")
+		var stdout, stderr bytes.Buffer
+		if code := realMain([]string{"serve", "--data", data, "--retain", v}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--retain") {
+			t.Errorf("serve --retain %q: exit %d, stderr %q; want 2 naming --retain", v, code, stderr.String())
+		}
+		t.Setenv("KBENCH_RETAIN", v)
+		stderr.Reset()
+		if code := realMain([]string{"serve", "--data", data}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "KBENCH_RETAIN") {
+			t.Errorf("KBENCH_RETAIN=%q: exit %d, stderr %q; want 2 naming it", v, code, stderr.String())
+		}
+		if _, err := os.Stat(data); !os.IsNotExist(err) {
+			t.Errorf("the data directory was created although --retain %q was refused", v)
+		}
+	}
+}
+
+// TestServeRetain: `kbench serve` with KBENCH_RETAIN=30 deletes, at start,
+// a finished run that ended 31 days ago with its files, keeps one that
+// ended yesterday, and logs how many it pruned.
+func TestServeRetain(t *testing.T) {
+	bin := e2eKbench(t)
+	data := t.TempDir()
+	st, err := store.Open(filepath.Join(data, "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, recent := time.Now().Add(-31*24*time.Hour), time.Now().Add(-24*time.Hour)
+	runs := []*store.Run{
+		{Label: "old", Status: store.StatusSucceeded, CreatedAt: old, FinishedAt: &old},
+		{Label: "recent", Status: store.StatusSucceeded, CreatedAt: recent, FinishedAt: &recent},
+	}
+	if err := st.CreateRuns(context.Background(), runs); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, r := range runs {
+		dir := filepath.Join(data, "runs", strconv.FormatUint(uint64(r.ID), 10))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "result.json"), []byte("{}"), 0o644)
+	}
+
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", data)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "KBENCH_RETAIN=30"}
+	var stdout, stderr e2eBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !e2eServingLine.MatchString(stdout.String()) {
+		select {
+		case err := <-exited:
+			t.Fatalf("kbench serve exited: %v\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("kbench serve did not start\n%s", stderr.String())
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := <-exited; err != nil {
+		t.Errorf("kbench serve after SIGINT: %v", err)
+	}
+	if !regexp.MustCompile(`msg="pruned runs" older_than_days=30 count=1`).MatchString(stderr.String()) {
+		t.Errorf("log does not say one run was pruned:\n%s", stderr.String())
+	}
+	st, err = store.Open(filepath.Join(data, "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, r := range runs {
+		_, err := st.GetRun(context.Background(), r.ID)
+		_, ferr := os.Stat(filepath.Join(data, "runs", strconv.FormatUint(uint64(r.ID), 10)))
+		if pruned := i == 0; pruned != (err != nil) || pruned != os.IsNotExist(ferr) {
+			t.Errorf("run %q: store %v, files %v; want it pruned=%v", r.Label, err, ferr, pruned)
+		}
 	}
 }

@@ -44,6 +44,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	token := fs.String("token", envOr("token", ""), "token required for changes (and, with --private, for reading); needed off loopback")
 	private := fs.Bool("private", envOr("private", "") == "true", "require the token for reading too")
 	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
+	retain := fs.String("retain", envOr("retain", "0"), "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
 	var allow listFlag
 	if v := envOr("allow-target", ""); v != "" {
 		allow = strings.Split(v, ",")
@@ -67,6 +68,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "kbench serve: --concurrency: must be at least 1")
 		return 2
 	}
+	retainFor, err := parseRetain(*retain)
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench serve: --retain (or KBENCH_RETAIN): %v\n", err)
+		return 2
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	st, err := store.Open(filepath.Join(*data, "kbench.db"))
 	if err != nil {
@@ -78,7 +84,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer st.Close()
 	srv, err := server.New(server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
-		AllowTargets: allow, RunTimeout: *runTimeout, Logger: log}, st)
+		AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor, Logger: log}, st)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
@@ -115,4 +121,21 @@ func atoiOr(s string, def int) int {
 		return n
 	}
 	return def
+}
+
+// maxRetainDays bounds --retain: a century is "forever" for benchmark runs,
+// and the bound keeps DAYS×24h far from time.Duration's limit.
+const maxRetainDays = 36500
+
+// parseRetain reads --retain: a whole number of days, 0 (keep forever) up
+// to maxRetainDays; empty is 0.
+func parseRetain(v string) (time.Duration, error) {
+	if strings.TrimSpace(v) == "" {
+		return 0, nil // KBENCH_RETAIN set but empty: as if absent
+	}
+	days, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || days < 0 || days > maxRetainDays {
+		return 0, fmt.Errorf("%q is not a number of days from 0 (keep runs forever) to %d", v, maxRetainDays)
+	}
+	return time.Duration(days) * 24 * time.Hour, nil
 }
