@@ -70,6 +70,9 @@ func TestPruneRuns(t *testing.T) {
 	if got, err := s.PruneRuns(ctx, now.Add(-30*24*time.Hour)); err != nil || len(got) != 0 {
 		t.Errorf("second PruneRuns = %v, %v; want nothing", got, err)
 	}
+	if s.Generation() != gen {
+		t.Error("a PruneRuns that deleted nothing changed the generation (cached pages would be dropped for nothing)")
+	}
 }
 
 // TestPruneRunsInBatches: more runs than one batch are all pruned.
