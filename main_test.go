@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +17,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/kbench/kbench/store"
 )
 
 func TestUsageErrorsExit2(t *testing.T) {
@@ -147,6 +154,206 @@ func TestBinary(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
+}
+
+// TestServeRefusesForeignDatabase: `kbench serve` on a data directory
+// whose kbench.db holds another application's schema exits 1 with a
+// message saying so, and leaves the file exactly as it was.
+func TestServeRefusesForeignDatabase(t *testing.T) {
+	bin := e2eKbench(t)
+	data := t.TempDir()
+	path := filepath.Join(data, "kbench.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"PRAGMA journal_mode=DELETE", "CREATE TABLE runs(id text primary key, foo blob)", "INSERT INTO runs VALUES ('a', x'00')"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", data)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("kbench serve started on a foreign database\n%s", stderr.String())
+	}
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+		t.Errorf("kbench serve: %v, want exit status 1", err)
+	}
+	for _, want := range []string{"not a kbench database", "table runs", "foo", "nothing was changed"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q does not say %q", stderr.String(), want)
+		}
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi2, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, before) || !fi2.ModTime().Equal(fi.ModTime()) {
+		t.Error("kbench serve changed the foreign database")
+	}
+	ents, _ := os.ReadDir(data)
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("data directory holds %v, want only kbench.db", names)
+	}
+}
+
+// TestRunSilentBroker: `kbench run` against a bootstrap server that accepts
+// TCP and never answers exits 1 saying so, after the configured
+// socket.connection.setup.timeout.ms.
+func TestRunSilentBroker(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c // held open, never written to
+		}
+	}()
+	defer func() {
+		for {
+			select {
+			case c := <-accepted:
+				c.Close()
+			default:
+				return
+			}
+		}
+	}()
+	addr := ln.Addr().String()
+	var stdout, stderr bytes.Buffer
+	code := realMain([]string{"run", "producer", "--bootstrap-server", addr, "--num-records", "10", "--profile", "none",
+		"--producer-props", "socket.connection.setup.timeout.ms=500"}, &stdout, &stderr)
+	want := "no answer from " + addr + " within 0.5 s"
+	if code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("kbench run: exit %d, stderr %q; want exit 1 saying %q", code, stderr.String(), want)
+	}
+}
+
+// TestServeRetainInvalid: --retain and KBENCH_RETAIN take a whole number of
+// days; anything else exits 2 naming the flag, before the data directory
+// is touched.
+func TestServeRetainInvalid(t *testing.T) {
+	for _, v := range []string{"x", "-1", "1.5", "30d", "99999999"} {
+		data := filepath.Join(t.TempDir(), "data")
+		var stdout, stderr bytes.Buffer
+		if code := realMain([]string{"serve", "--data", data, "--retain", v}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--retain") {
+			t.Errorf("serve --retain %q: exit %d, stderr %q; want 2 naming --retain", v, code, stderr.String())
+		}
+		t.Setenv("KBENCH_RETAIN", v)
+		stderr.Reset()
+		if code := realMain([]string{"serve", "--data", data}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "KBENCH_RETAIN") {
+			t.Errorf("KBENCH_RETAIN=%q: exit %d, stderr %q; want 2 naming it", v, code, stderr.String())
+		}
+		if _, err := os.Stat(data); !os.IsNotExist(err) {
+			t.Errorf("the data directory was created although --retain %q was refused", v)
+		}
+	}
+}
+
+// TestServeRetain: `kbench serve` with KBENCH_RETAIN=30 deletes, at start,
+// a finished run that ended 31 days ago with its files, keeps one that
+// ended yesterday, and logs how many it pruned.
+func TestServeRetain(t *testing.T) {
+	bin := e2eKbench(t)
+	data := t.TempDir()
+	st, err := store.Open(filepath.Join(data, "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, recent := time.Now().Add(-31*24*time.Hour), time.Now().Add(-24*time.Hour)
+	runs := []*store.Run{
+		{Label: "old", Status: store.StatusSucceeded, CreatedAt: old, FinishedAt: &old},
+		{Label: "recent", Status: store.StatusSucceeded, CreatedAt: recent, FinishedAt: &recent},
+	}
+	if err := st.CreateRuns(context.Background(), runs); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, r := range runs {
+		dir := filepath.Join(data, "runs", strconv.FormatUint(uint64(r.ID), 10))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "result.json"), []byte("{}"), 0o644)
+	}
+
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", data)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "KBENCH_RETAIN=30"}
+	var stdout, stderr e2eBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !e2eServingLine.MatchString(stdout.String()) {
+		select {
+		case err := <-exited:
+			t.Fatalf("kbench serve exited: %v\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("kbench serve did not start\n%s", stderr.String())
+		}
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := <-exited; err != nil {
+		t.Errorf("kbench serve after SIGINT: %v", err)
+	}
+	if !regexp.MustCompile(`msg="pruned runs" older_than_days=30 count=1`).MatchString(stderr.String()) {
+		t.Errorf("log does not say one run was pruned:\n%s", stderr.String())
+	}
+	st, err = store.Open(filepath.Join(data, "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, r := range runs {
+		_, err := st.GetRun(context.Background(), r.ID)
+		_, ferr := os.Stat(filepath.Join(data, "runs", strconv.FormatUint(uint64(r.ID), 10)))
+		if pruned := i == 0; pruned != (err != nil) || pruned != os.IsNotExist(ferr) {
+			t.Errorf("run %q: store %v, files %v; want it pruned=%v", r.Label, err, ferr, pruned)
+		}
+	}
 }
 
 // TestServeRefusesUnprotectedNonLoopback: without a token, kbench serve

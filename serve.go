@@ -44,6 +44,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	token := fs.String("token", envOr("token", ""), "token required for changes (and, with --private, for reading); needed off loopback")
 	private := fs.Bool("private", envOr("private", "") == "true", "require the token for reading too")
 	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
+	retain := fs.String("retain", envOr("retain", "0"), "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
 	allow := listFlag(splitList(envOr("allow-target", "")))
 	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
 	allowHosts := listFlag(splitList(envOr("allow-host", "")))
@@ -70,9 +71,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "kbench serve: --concurrency: must be at least 1")
 		return 2
 	}
+	retainFor, err := parseRetain(*retain)
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench serve: --retain (or KBENCH_RETAIN): %v\n", err)
+		return 2
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Logger: log}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor, Logger: log}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 2
@@ -80,6 +86,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	st, err := store.Open(filepath.Join(*data, "kbench.db"))
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		if errors.Is(err, store.ErrForeignDatabase) || errors.Is(err, store.ErrNewerSchema) {
+			fmt.Fprintln(stderr, "kbench serve: nothing was changed in the file; move it away or choose another --data directory")
+		}
 		return 1
 	}
 	defer st.Close()
@@ -131,4 +140,21 @@ func atoiOr(s string, def int) int {
 		return n
 	}
 	return def
+}
+
+// maxRetainDays bounds --retain: a century is "forever" for benchmark runs,
+// and the bound keeps DAYS×24h far from time.Duration's limit.
+const maxRetainDays = 36500
+
+// parseRetain reads --retain: a whole number of days, 0 (keep forever) up
+// to maxRetainDays; empty is 0.
+func parseRetain(v string) (time.Duration, error) {
+	if strings.TrimSpace(v) == "" {
+		return 0, nil // KBENCH_RETAIN set but empty: as if absent
+	}
+	days, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || days < 0 || days > maxRetainDays {
+		return 0, fmt.Errorf("%q is not a number of days from 0 (keep runs forever) to %d", v, maxRetainDays)
+	}
+	return time.Duration(days) * 24 * time.Hour, nil
 }

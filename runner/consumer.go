@@ -366,7 +366,7 @@ type groupConsumer struct {
 }
 
 func (r *run) newGroupConsumer() (*groupConsumer, error) {
-	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), 10*time.Second)
+	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), r.st.setupTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -465,7 +465,7 @@ func (r *run) newAssignConsumer(ctx context.Context) (*assignConsumer, error) {
 	if err != nil {
 		return nil, err
 	}
-	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), 10*time.Second)
+	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), r.st.setupTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -104,6 +104,10 @@ func unescapeProp(s string) string {
 type settings struct {
 	clientID string // client.id
 	sec      kafkasec.Config
+	// setupTimeout bounds setting up a connection: TCP, TLS, SASL and,
+	// in the preflight, the broker's first answer
+	// (socket.connection.setup.timeout.ms, Kafka's default 10 s).
+	setupTimeout time.Duration
 
 	// Producer.
 	acks           kafka.RequiredAcks // acks (default all, as in Kafka)
@@ -176,8 +180,9 @@ var commonProps = map[string]propHandler{
 		}
 		return nil
 	},
-	"client.id":          func(st *settings, v string) error { st.clientID = v; return nil },
-	"request.timeout.ms": msProp(func(st *settings) *time.Duration { return &st.requestTimeout }, false),
+	"client.id":                          func(st *settings, v string) error { st.clientID = v; return nil },
+	"request.timeout.ms":                 msProp(func(st *settings) *time.Duration { return &st.requestTimeout }, false),
+	"socket.connection.setup.timeout.ms": msProp(func(st *settings) *time.Duration { return &st.setupTimeout }, false),
 }
 
 var producerProps = map[string]propHandler{
@@ -339,6 +344,7 @@ func clientSettings(s *Spec) (settings, error) {
 		batchBytes:     16384,
 		bufferMemory:   32 << 20,
 		requestTimeout: 30 * time.Second,
+		setupTimeout:   10 * time.Second,
 		maxAttempts:    10,
 		backoffMin:     100 * time.Millisecond,
 		backoffMax:     1 * time.Second,

@@ -185,7 +185,7 @@ func (r *run) openWindow() error {
 // metadata across runs, which would let one run's topic state leak into
 // the next.
 func (r *run) transport(role string) (*kafka.Transport, error) {
-	return r.st.sec.Transport(r.clientID(role), 10*time.Second)
+	return r.st.sec.Transport(r.clientID(role), r.st.setupTimeout)
 }
 
 func (r *run) clientID(role string) string {
@@ -202,6 +202,9 @@ func (r *run) explain(err error) error {
 		return err
 	}
 	err = kafkasec.Explain(err, r.st.sec)
+	if errors.Is(err, kafkasec.ErrNoAnswer) {
+		return err // it names the broker and says what happened
+	}
 	var opErr interface{ Timeout() bool }
 	msg := err.Error()
 	switch {
@@ -213,27 +216,53 @@ func (r *run) explain(err error) error {
 }
 
 // preflight connects to the bootstrap servers once, with the run's TLS and
-// SASL settings, before anything else. kafka-go's Client reports a refused
-// connection or a failed login as "Broker Not Available" or a bare EOF; a
-// direct dial reports what really happened.
+// SASL settings, before anything else, and asks the broker for its API
+// versions. kafka-go's Client reports a refused connection, a failed login
+// or a broker that never answers as "Broker Not Available" or a bare EOF;
+// a direct dial and one request report what really happened. The answer
+// must come within socket.connection.setup.timeout.ms of the dial.
 func (r *run) preflight(ctx context.Context) error {
 	if len(r.brokers) == 0 {
 		return fieldErr("bootstrap-server", "no bootstrap server given")
 	}
-	dialer, err := r.st.sec.Dialer(r.clientID("preflight"), 10*time.Second)
+	dialer, err := r.st.sec.Dialer(r.clientID("preflight"), r.st.setupTimeout)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, addr := range r.brokers {
-		conn, err := dialer.DialContext(ctx, "tcp", addr)
-		if err == nil {
-			conn.Close()
-			return nil
+		if err := r.probe(ctx, dialer, addr); err != nil {
+			errs = append(errs, err)
+			continue
 		}
-		errs = append(errs, err)
+		return nil
 	}
 	return r.explain(errors.Join(errs...))
+}
+
+// probe dials addr and waits for its answer to an ApiVersions request,
+// which every Kafka broker answers, before or without authentication.
+func (r *run) probe(ctx context.Context, dialer *kafka.Dialer, addr string) error {
+	deadline := time.Now().Add(r.st.setupTimeout)
+	conn, err := dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// The request is not bound to ctx: a canceled run closes the
+	// connection, which ends the wait.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	if err := conn.SetDeadline(deadline); err != nil {
+		return err
+	}
+	if _, err := conn.ApiVersions(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("broker %s: %w", addr, err)
+	}
+	return nil
 }
 
 // ensureTopic creates the topic when it does not exist and returns its

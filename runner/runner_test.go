@@ -7,11 +7,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +26,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/runner/kafkasec"
 )
 
 // brokerEnv makes the test binary act as `kbench broker` when a run starts
@@ -565,5 +570,107 @@ func TestJSONProgress(t *testing.T) {
 	}
 	if !lastProgress || !sawOutput || !done {
 		t.Errorf("progress reached the total: %v, summary in output events: %v, done and complete: %v", lastProgress, sawOutput, done)
+	}
+}
+
+// silentListener accepts TCP connections and never writes to them: a
+// broker that is up at the network level but does not answer.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go io.Copy(io.Discard, c) // read what the client sends, answer nothing
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// TestSilentBroker: a bootstrap server that accepts the connection and
+// never answers fails the producer and the consumer (the write path shares
+// their preflight but takes no properties) with "no answer from ADDR within N
+// s", N being socket.connection.setup.timeout.ms, rather than kafka-go's
+// "Broker Not Available".
+func TestSilentBroker(t *testing.T) {
+	addr := silentListener(t)
+	for _, tc := range []struct {
+		workload string
+		args     []string
+	}{
+		{Producer, []string{"--num-records", "10", "--producer-props", "socket.connection.setup.timeout.ms=500"}},
+		{Consumer, []string{"--messages", "10", "--consumer-props", "socket.connection.setup.timeout.ms=500"}},
+		// kafka-go's Dialer leaves the SASL handshake without a deadline:
+		// this waited forever.
+		{Producer, []string{"--num-records", "10", "--producer-props", "socket.connection.setup.timeout.ms=500",
+			"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN", "sasl.username=u", "sasl.password=secret"}},
+	} {
+		t.Run(tc.workload+"-"+tc.args[len(tc.args)-1], func(t *testing.T) {
+			opts, _ := testOptions(t)
+			args := append([]string{"--bootstrap-server", addr, "--profile", "none"}, tc.args...)
+			spec := mustParse(t, tc.workload, args...)
+			res, err := Run(context.Background(), spec, opts)
+			if err == nil {
+				t.Fatal("a run against a broker that never answers succeeded")
+			}
+			want := "no answer from " + addr + " within 0.5 s"
+			if !strings.Contains(err.Error(), want) || !strings.Contains(res.Error, want) {
+				t.Errorf("error %q, want it to say %q", err, want)
+			}
+			if !errors.Is(err, kafkasec.ErrNoAnswer) {
+				t.Errorf("error %v does not match kafkasec.ErrNoAnswer", err)
+			}
+		})
+	}
+}
+
+// TestSilentAdvertisedBroker: the bootstrap server answers, but the broker
+// its metadata names (the controller, which creates the topic) accepts
+// connections and never answers. Topic creation fails saying so, within
+// socket.connection.setup.timeout.ms.
+func TestSilentAdvertisedBroker(t *testing.T) {
+	silent := silentListener(t)
+	host, portText, _ := net.SplitHostPort(silent)
+	port, _ := strconv.Atoi(portText)
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.ControlKey(int16(kmsg.Metadata), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		resp := kr.(*kmsg.MetadataRequest).ResponseKind().(*kmsg.MetadataResponse)
+		b := kmsg.NewMetadataResponseBroker()
+		b.NodeID, b.Host, b.Port = 0, host, int32(port)
+		resp.Brokers = append(resp.Brokers, b)
+		resp.ControllerID = 0
+		return resp, nil, true
+	})
+	opts, _ := testOptions(t)
+	spec := mustParse(t, Producer, "--bootstrap-server", c.ListenAddrs()[0], "--num-records", "10", "--profile", "none",
+		"--producer-props", "socket.connection.setup.timeout.ms=500")
+	_, err = Run(context.Background(), spec, opts)
+	want := "no answer from " + silent + " within 0.5 s"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "create topic") {
+		t.Errorf("error %v, want topic creation to fail with %q", err, want)
 	}
 }

@@ -400,7 +400,7 @@ func (r *run) writepathClient(ctx context.Context, shape *wpShape) (wpClient, er
 		return nil, err
 	}
 	var d net.Dialer
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	dctx, cancel := context.WithTimeout(ctx, r.st.setupTimeout)
 	defer cancel()
 	c, err := d.DialContext(dctx, "tcp", leader)
 	if err != nil {

@@ -399,7 +399,7 @@ type kafkaGoConn struct {
 }
 
 func (r *run) newKafkaGoConn(ctx context.Context, shape *wpShape) (wpClient, error) {
-	dialer, err := r.st.sec.Dialer(shape.clientID, 10*time.Second)
+	dialer, err := r.st.sec.Dialer(shape.clientID, r.st.setupTimeout)
 	if err != nil {
 		return nil, err
 	}

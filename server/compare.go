@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -328,23 +326,4 @@ func (s *Server) reportExport(c *gin.Context, slug, ext string) {
 	}
 	c.Header("Content-Disposition", `inline; filename="kbench-report-`+rep.Slug+ext+`"`)
 	c.Data(http.StatusOK, reportExports[ext], body)
-}
-
-// apiDeleteRun answers DELETE /api/runs/{id}: 204, or 409 when the run is
-// queued, running or used by a report (reports are recomputed from their
-// runs, so their runs stay). The run's files go with it.
-func (s *Server) apiDeleteRun(c *gin.Context) {
-	id, err := parseID(c)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	if err := s.store.DeleteRun(c.Request.Context(), id); err != nil {
-		s.fail(c, err)
-		return
-	}
-	if err := os.RemoveAll(filepath.Join(s.cfg.DataDir, "runs", strconv.FormatUint(uint64(id), 10))); err != nil {
-		s.log.Warn("delete run files", "run", id, "err", err)
-	}
-	c.Status(http.StatusNoContent)
 }

@@ -38,15 +38,25 @@ type queue struct {
 	running map[uint]*execution
 	stopped bool
 	wg      sync.WaitGroup
+
+	// hook, when a test sets it, is called by the worker at named points
+	// of starting a run ("taken": off the pending list, not yet started in
+	// the store; "started": started in the store, no process yet), so a
+	// test can act exactly there.
+	hook func(point string, id uint)
 }
 
-// execution is one running child process.
+// execution is one run a worker has taken off the pending list, from
+// then until its outcome is stored. It is registered in queue.running
+// before the store starts the run, so a cancel always finds a run either
+// pending or here; its process is started only if no stop was asked for
+// by then, and one asked for later signals the process.
 type execution struct {
-	cmd      *exec.Cmd
 	mu       sync.Mutex
-	reason   string // why it was stopped early: "canceled", "timeout", "shutdown"
+	cmd      *exec.Cmd // nil until the process is started
+	reason   string    // why it was stopped early: "canceled", "timeout", "shutdown"
 	signaled bool
-	done     chan struct{}
+	done     chan struct{} // closed when the process has exited
 }
 
 func newQueue(s *Server) *queue {
@@ -87,8 +97,26 @@ func (q *queue) work() {
 		q.pending = q.pending[1:]
 		secrets := q.secrets[id]
 		delete(q.secrets, id)
+		// Registered in the same critical section that takes it off the
+		// pending list: a cancel finds it in one or the other.
+		ex := &execution{done: make(chan struct{})}
+		q.running[id] = ex
 		q.mu.Unlock()
-		q.run(id, secrets)
+		q.at("taken", id)
+		q.run(id, secrets, ex)
+		q.mu.Lock()
+		delete(q.running, id)
+		q.mu.Unlock()
+	}
+}
+
+// at calls the test hook, if any.
+func (q *queue) at(point string, id uint) {
+	q.mu.Lock()
+	hook := q.hook
+	q.mu.Unlock()
+	if hook != nil {
+		hook(point, id)
 	}
 }
 
@@ -105,8 +133,10 @@ func (q *queue) stop() {
 	q.wg.Wait()
 }
 
-// cancel stops a queued or running run. It reports ErrConflict (wrapped)
-// when the run already finished.
+// cancel stops a queued or running run: one still pending is canceled in
+// the store at once; one a worker has taken is stopped by the worker,
+// whether its process has started yet or not. It reports ErrConflict
+// (wrapped) when the run already finished.
 func (q *queue) cancel(ctx context.Context, id uint) error {
 	q.mu.Lock()
 	if ex := q.running[id]; ex != nil {
@@ -138,8 +168,8 @@ func (ex *execution) interrupt(reason string) {
 	if ex.reason == "" {
 		ex.reason = reason
 	}
-	if ex.signaled || ex.cmd.Process == nil {
-		return
+	if ex.signaled || ex.cmd == nil || ex.cmd.Process == nil {
+		return // not started: the worker sees the reason and does not start it
 	}
 	ex.signaled = true
 	ex.cmd.Process.Signal(os.Interrupt)
@@ -159,9 +189,23 @@ func (ex *execution) stopReason() string {
 }
 
 // run executes one run and stores its outcome, whatever happens.
-func (q *queue) run(id uint, secrets map[string]string) {
+func (q *queue) run(id uint, secrets map[string]string, ex *execution) {
 	ctx := context.Background()
 	log := q.s.log.With("run", id)
+	switch ex.stopReason() {
+	case "canceled":
+		// Canceled after it left the pending list, before it started.
+		if err := q.s.store.CancelQueued(ctx, id, "canceled before it started"); err != nil {
+			if !errors.Is(err, store.ErrConflict) {
+				log.Error("cancel run", "err", err)
+			}
+			return
+		}
+		q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": store.StatusCanceled}})
+		return
+	case "shutdown":
+		return // still queued: the next server start queues it again
+	}
 	if err := q.s.store.StartRun(ctx, id, time.Now().UTC()); err != nil {
 		if !errors.Is(err, store.ErrConflict) { // canceled meanwhile: nothing to do
 			log.Error("start run", "err", err)
@@ -169,7 +213,8 @@ func (q *queue) run(id uint, secrets map[string]string) {
 		return
 	}
 	q.s.hub.publish(id, liveEvent{"status", map[string]any{"status": store.StatusRunning}})
-	outcome := q.execute(ctx, id, secrets)
+	q.at("started", id)
+	outcome := q.execute(ctx, id, secrets, ex)
 	if err := q.s.store.FinishRun(ctx, id, outcome); err != nil {
 		log.Error("store result", "err", err)
 		// Never leave a run running: record at least the failure.
@@ -185,7 +230,7 @@ func (q *queue) run(id uint, secrets map[string]string) {
 
 // execute runs the child process and turns what it left behind into an
 // outcome. It never returns a running status.
-func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string) store.Outcome {
+func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) store.Outcome {
 	failed := func(format string, args ...any) store.Outcome {
 		return store.Outcome{Status: store.StatusFailed, Error: fmt.Sprintf(format, args...), FinishedAt: time.Now().UTC()}
 	}
@@ -227,22 +272,19 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string)
 	}
 	defer stderrLog.Close()
 	cmd.Stderr = io.MultiWriter(stderrLog, stderrTail)
-	ex := &execution{cmd: cmd, done: make(chan struct{})}
+	// Under ex.mu, a stop asked for meanwhile is either seen here, and the
+	// process never starts, or comes after ex.cmd is set and signals it.
+	ex.mu.Lock()
+	if reason := ex.reason; reason != "" {
+		ex.mu.Unlock()
+		return q.outcome(dir, nil, reason, "")
+	}
 	if err := cmd.Start(); err != nil {
+		ex.mu.Unlock()
 		return failed("start kbench run: %v", err)
 	}
-	q.mu.Lock()
-	q.running[id] = ex
-	stopped := q.stopped
-	q.mu.Unlock()
-	if stopped {
-		ex.interrupt("shutdown")
-	}
-	defer func() {
-		q.mu.Lock()
-		delete(q.running, id)
-		q.mu.Unlock()
-	}()
+	ex.cmd = cmd
+	ex.mu.Unlock()
 	timer := time.AfterFunc(q.s.cfg.RunTimeout, func() { ex.interrupt("timeout") })
 	defer timer.Stop()
 

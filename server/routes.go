@@ -12,6 +12,7 @@ func (s *Server) routes() {
 	r.POST("/runs", s.createRunForm)
 	r.GET("/runs/:id", s.runPage)
 	r.POST("/runs/:id/cancel", s.cancelRunForm)
+	r.POST("/runs/:id/delete", s.deleteRunForm)
 	r.POST("/runs/:id/profiles", s.attachProfilesForm)
 	r.GET("/import", s.importPage)
 	r.POST("/import", s.importForm)

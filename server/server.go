@@ -57,6 +57,10 @@ type Config struct {
 	KbenchCommand []string
 	// RunTimeout bounds one run's wall time (default 2h).
 	RunTimeout time.Duration
+	// Retain, when positive, is how long finished runs are kept: at Start
+	// and then every hour, finished runs older than it that no report
+	// uses are deleted with their files. Zero keeps runs forever.
+	Retain time.Duration
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
@@ -96,6 +100,10 @@ type Server struct {
 	allowTargets []targetPattern
 	// allowHosts are the --allow-host names (see checkHost).
 	allowHosts map[string]bool
+	// stopPruner ends the periodic pruning of old runs (Config.Retain);
+	// prunerDone is closed when it has ended.
+	stopPruner context.CancelFunc
+	prunerDone chan struct{}
 }
 
 // New builds the server. Call Start to recover state and start executing
@@ -159,7 +167,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.Se
 
 // Start recovers from a previous process and starts executing runs: runs
 // left running are marked interrupted (their process died with the old
-// server), and queued runs are queued again.
+// server), and queued runs are queued again. With Config.Retain it then
+// prunes old runs, and does so again every hour until Close.
 func (s *Server) Start(ctx context.Context) error {
 	n, err := s.store.MarkInterrupted(ctx, "interrupted: the kbench server stopped while this run was in progress")
 	if err != nil {
@@ -191,12 +200,17 @@ func (s *Server) Start(ctx context.Context) error {
 		s.queue.enqueue(r.ID, nil)
 	}
 	s.queue.start(s.cfg.Concurrency)
+	s.startPruner(ctx)
 	return nil
 }
 
 // Close stops executing runs: running children are interrupted and their
-// runs marked interrupted, so nothing is left in a running state.
-func (s *Server) Close() { s.queue.stop() }
+// runs marked interrupted, so nothing is left in a running state. It also
+// stops pruning old runs.
+func (s *Server) Close() {
+	s.closePruner()
+	s.queue.stop()
+}
 
 // randomID returns n random bytes as hex.
 func randomID(n int) string {

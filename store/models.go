@@ -35,7 +35,7 @@ var ErrConflict = errors.New("conflicting state")
 // Run is one benchmark execution.
 type Run struct {
 	// Label, Workload, Status and GroupID are indexed for ListRuns by
-	// runListIndexes (runs.go), next to the queries they serve.
+	// runListIndexes0001 (migrations.go).
 	ID       uint   `gorm:"primaryKey"`
 	Label    string `gorm:"size:200"`
 	Workload string `gorm:"size:32"` // producer, consumer, writepath, imported

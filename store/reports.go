@@ -6,7 +6,6 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -107,32 +106,24 @@ func (s *Store) GetReport(ctx context.Context, slug string) (*Report, error) {
 	return &r, nil
 }
 
-// DeleteRun deletes a finished run with its metrics, series and
-// profiles. It refuses with ErrConflict a run that is queued or running,
-// and a run any report uses: reports are recomputed from their runs, so
-// deleting one would silently change or break a shared link.
-func (s *Store) DeleteRun(ctx context.Context, id uint) error {
-	defer s.wrote()
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var r Run
-		if err := tx.Select("id", "status").Where("id = ?", id).Take(&r).Error; err != nil {
-			return notFound(err)
-		}
-		if !r.Final() {
-			return fmt.Errorf("run %d is %s: %w", id, r.Status, ErrConflict)
-		}
-		var slugs []string
-		if err := tx.Model(&Report{}).Joins("JOIN report_runs ON report_runs.report_id = reports.id").
-			Where("report_runs.run_id = ?", id).Order("reports.id").Limit(5).Pluck("reports.slug", &slugs).Error; err != nil {
-			return err
-		}
-		if len(slugs) > 0 {
-			return fmt.Errorf("run %d is used by report %s: %w", id, strings.Join(slugs, ", "), ErrConflict)
-		}
-		return tx.Delete(&Run{}, id).Error
-	})
-	if err != nil {
-		return fmt.Errorf("store: delete run %d: %w", id, err)
+// ReportsUsingRun returns the reports that use a run (ID, Slug and Title
+// only), oldest first: while there are any, the run cannot be deleted.
+func (s *Store) ReportsUsingRun(ctx context.Context, runID uint) ([]Report, error) {
+	reports := []Report{}
+	if err := reportsUsing(s.db.WithContext(ctx), runID, 0).Find(&reports).Error; err != nil {
+		return nil, fmt.Errorf("store: reports using run %d: %w", runID, err)
 	}
-	return nil
+	return reports, nil
+}
+
+// reportsUsing selects the reports that use a run, at most limit of them
+// (0: all).
+func reportsUsing(db *gorm.DB, runID uint, limit int) *gorm.DB {
+	q := db.Model(&Report{}).Select("reports.id", "reports.slug", "reports.title").
+		Joins("JOIN report_runs ON report_runs.report_id = reports.id").
+		Where("report_runs.run_id = ?", runID).Order("reports.id")
+	if limit > 0 {
+		q = q.Limit(limit)
+	}
+	return q
 }

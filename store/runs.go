@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -211,30 +212,6 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, int64, error)
 	return runs, total, nil
 }
 
-// runListIndexes serve ListRuns, its count and the queue queries. Each
-// filter column has an index that leads with it, then id, so the runs of
-// one filter value are read newest first without a sort; the other filter
-// columns follow, so that a combined filter (label and status, say) is
-// checked in the index too, and the runs table, whose rows hold large
-// outputs, is only read for the page itself. The index of id alone does
-// the same for the unfiltered list.
-var runListIndexes = []struct{ name, columns string }{
-	{"idx_runs_list_all", "id"},
-	{"idx_runs_list_status", "status, id, label, workload, group_id"},
-	{"idx_runs_list_label", "label, id, status, workload, group_id"},
-	{"idx_runs_list_workload", "workload, id, status, label, group_id"},
-	{"idx_runs_list_group", "group_id, id, status, label, workload"},
-}
-
-func createRunListIndexes(db *gorm.DB) error {
-	for _, ix := range runListIndexes {
-		if err := db.Exec("CREATE INDEX IF NOT EXISTS " + ix.name + " ON runs (" + ix.columns + ")").Error; err != nil {
-			return fmt.Errorf("index %s: %w", ix.name, err)
-		}
-	}
-	return nil
-}
-
 // listQuery selects one page of runs in two steps: the subquery finds the
 // page's IDs in an index (skipping Offset entries there is cheap: index
 // entries are small), then only those rows are read. Skipping rows of the
@@ -413,6 +390,72 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 		return fmt.Errorf("store: finish run %d: %w", id, err)
 	}
 	return nil
+}
+
+// DeleteRun deletes a finished run with its metrics, series and
+// profiles. It refuses with ErrConflict a run that is queued or running,
+// and a run any report uses: reports are recomputed from their runs, so
+// deleting one would silently change or break a shared link. The run's
+// files are the caller's to remove.
+func (s *Store) DeleteRun(ctx context.Context, id uint) error {
+	defer s.wrote()
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r Run
+		if err := tx.Select("id", "status").Where("id = ?", id).Take(&r).Error; err != nil {
+			return notFound(err)
+		}
+		if !r.Final() {
+			return fmt.Errorf("run %d is %s; cancel it first: %w", id, r.Status, ErrConflict)
+		}
+		var slugs []string
+		if err := reportsUsing(tx, id, 5).Pluck("reports.slug", &slugs).Error; err != nil {
+			return err
+		}
+		if len(slugs) > 0 {
+			return fmt.Errorf("run %d is used by report %s, which is computed from its runs: %w", id, strings.Join(slugs, ", "), ErrConflict)
+		}
+		return tx.Delete(&Run{}, id).Error
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete run %d: %w", id, err)
+	}
+	return nil
+}
+
+// pruneBatch is how many runs PruneRuns deletes per transaction, so that
+// the write lock is never held for long.
+const pruneBatch = 100
+
+// PruneRuns deletes the finished runs that ended before cutoff (or, with
+// no finish time, were created before it) and that no report uses, with
+// their metrics, series and profiles, and returns their IDs. The run
+// files are the caller's to remove. It deletes in batches, each checked
+// and deleted in one transaction, so a report created meanwhile always
+// keeps its runs.
+func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error) {
+	pruned := []uint{}
+	final := []string{StatusSucceeded, StatusFailed, StatusCanceled, StatusInterrupted}
+	for {
+		var batch []uint
+		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			err := tx.Model(&Run{}).
+				Where("status IN ? AND COALESCE(finished_at, created_at) < ?", final, cutoff.UTC()).
+				Where("id NOT IN (?)", tx.Model(&ReportRun{}).Select("run_id")).
+				Order("id").Limit(pruneBatch).Pluck("id", &batch).Error
+			if err != nil || len(batch) == 0 {
+				return err
+			}
+			return tx.Delete(&Run{}, batch).Error
+		})
+		if err != nil {
+			return pruned, fmt.Errorf("store: prune runs: %w", err)
+		}
+		if len(batch) == 0 {
+			return pruned, nil
+		}
+		s.wrote()
+		pruned = append(pruned, batch...)
+	}
 }
 
 // changed explains a conditional update of run id: nil if it changed the

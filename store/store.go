@@ -45,6 +45,12 @@ const busyTimeout = 5 * time.Second
 // brings its schema up to date. path must be a file: WAL mode, which lets
 // the run list be read while a result is being written, does not exist
 // for in-memory databases.
+//
+// A file that is not a kbench database, or one a newer kbench wrote, is
+// refused with a *SchemaError (errors.Is ErrForeignDatabase or
+// ErrNewerSchema) before anything is written to it: the file is left
+// exactly as it was. A kbench database from before schema versions is
+// recognised as version 0001_initial and upgraded.
 func Open(path string) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("store: open: empty path")
@@ -55,6 +61,11 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: path must not contain '?'", path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	// Decide before the first connection below, which writes: it switches
+	// the file to WAL, and the migrations create tables.
+	if err := inspect(path); err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	// The options are applied by the driver to every pooled connection,
@@ -95,7 +106,8 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
-// init checks the connection settings and migrates the schema.
+// init checks the connection settings and migrates the schema to
+// SchemaVersion.
 func (s *Store) init() error {
 	var mode string
 	if err := s.db.Raw("PRAGMA journal_mode").Scan(&mode).Error; err != nil {
@@ -111,13 +123,7 @@ func (s *Store) init() error {
 	if fk != 1 {
 		return errors.New("foreign keys are off")
 	}
-	if err := s.db.AutoMigrate(&Run{}, &Metric{}, &SeriesPoint{}, &Profile{}, &Report{}, &ReportRun{}); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	if err := createRunListIndexes(s.db); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+	return migrate(s.db)
 }
 
 // Close closes the database.

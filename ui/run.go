@@ -48,6 +48,11 @@ type RunView struct {
 	Final     bool
 	EventsURL string
 	CancelURL string
+	// DeleteURL is where the Delete form of a final run posts. UsedBy are
+	// the reports that use the run: while there are any the page names
+	// them instead of offering the form (SetUsedBy fills it in).
+	DeleteURL string
+	UsedBy    []ReportLink
 	// LivePoints is the interval series so far as JSON (the interval
 	// event's shape), for run.js to start its live chart from.
 	LivePoints string
@@ -72,6 +77,24 @@ type RunView struct {
 	// FlameGraph is the run's first CPU profile (the client's first),
 	// drawn inline; nil when the run has no CPU profile.
 	FlameGraph *RunFlameGraph
+}
+
+// ReportLink names a report and links to it.
+type ReportLink struct {
+	Title string
+	URL   string
+}
+
+// SetUsedBy records the reports that use the run (store.ReportsUsingRun).
+func (v *RunView) SetUsedBy(reports []store.Report) {
+	v.UsedBy = nil
+	for _, r := range reports {
+		title := r.Title
+		if title == "" {
+			title = "report " + r.Slug
+		}
+		v.UsedBy = append(v.UsedBy, ReportLink{Title: title, URL: ReportURL(r.Slug, "")})
+	}
 }
 
 // DefItem is one term and value of a definition list.
@@ -154,6 +177,9 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 		Output:      r.Output,
 		EventsURL:   "/api/runs/" + strconv.FormatUint(uint64(r.ID), 10) + "/events",
 		CancelURL:   runURL(r.ID) + "/cancel",
+	}
+	if r.Final() {
+		v.DeleteURL = runURL(r.ID) + "/delete"
 	}
 	if r.Label != "" {
 		v.Title += " · " + r.Label

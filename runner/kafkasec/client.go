@@ -109,7 +109,9 @@ func checkMechanism(m string) error {
 
 // Dialer returns a kafka-go Dialer for c. With TLS, the TLS handshake is
 // done by the Dialer's DialFunc (its TLS field stays nil), so a handshake
-// failure comes back as a *TLSError naming the broker address.
+// failure comes back as a *TLSError naming the broker address. A read
+// that times out on a connection the broker never sent a byte on fails
+// with a *NoAnswerError.
 func (c Config) Dialer(clientID string, timeout time.Duration) (*kafka.Dialer, error) {
 	tc, mech, err := c.build()
 	if err != nil {
@@ -121,8 +123,9 @@ func (c Config) Dialer(clientID string, timeout time.Duration) (*kafka.Dialer, e
 		DualStack:     true,
 		SASLMechanism: mech,
 	}
+	d.DialFunc = watchSilence((&net.Dialer{}).DialContext)
 	if tc != nil {
-		d.DialFunc = tlsDialFunc(tc, &net.Dialer{})
+		d.DialFunc = tlsDialFunc(tc, d.DialFunc)
 	}
 	return d, nil
 }
@@ -130,7 +133,7 @@ func (c Config) Dialer(clientID string, timeout time.Duration) (*kafka.Dialer, e
 // Transport returns a new kafka-go Transport for c (never shared, so
 // closing its idle connections affects no one else). As with Dialer, TLS is
 // set up in the Transport's Dial function and handshake failures are
-// reported as *TLSError.
+// reported as *TLSError; silent brokers as *NoAnswerError.
 func (c Config) Transport(clientID string, dialTimeout time.Duration) (*kafka.Transport, error) {
 	tc, mech, err := c.build()
 	if err != nil {
@@ -141,8 +144,9 @@ func (c Config) Transport(clientID string, dialTimeout time.Duration) (*kafka.Tr
 		DialTimeout: dialTimeout,
 		SASL:        mech,
 	}
+	t.Dial = watchSilence((&net.Dialer{Timeout: dialTimeout}).DialContext)
 	if tc != nil {
-		t.Dial = tlsDialFunc(tc, &net.Dialer{Timeout: dialTimeout})
+		t.Dial = tlsDialFunc(tc, t.Dial)
 	}
 	return t, nil
 }
@@ -174,9 +178,9 @@ func (e *TLSError) Error() string {
 
 func (e *TLSError) Unwrap() error { return e.Err }
 
-func tlsDialFunc(base *tls.Config, nd *net.Dialer) func(context.Context, string, string) (net.Conn, error) {
+func tlsDialFunc(base *tls.Config, dial func(context.Context, string, string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
 	return func(ctx context.Context, network, address string) (net.Conn, error) {
-		raw, err := nd.DialContext(ctx, network, address)
+		raw, err := dial(ctx, network, address)
 		if err != nil {
 			return nil, err
 		}

@@ -25,6 +25,9 @@ var (
 	// ErrConnectionClosed marks a connection the broker closed without an
 	// answer while no SASL was configured.
 	ErrConnectionClosed = errors.New("kafka broker closed the connection")
+	// ErrNoAnswer marks a broker that accepted the connection and never
+	// answered (see NoAnswerError).
+	ErrNoAnswer = errors.New("kafka broker did not answer")
 )
 
 // explained is an error Explain produced: an explanation followed by the
@@ -57,6 +60,9 @@ func (e *explained) Unwrap() []error { return []error{e.kind, e.err} }
 //     does not look like a TLS handshake"), and a handshake that timed out
 //     or was cut off (what a plaintext Kafka listener does to a TLS hello).
 //   - Without SASL, an EOF: the listener may need SASL or TLS.
+//   - A broker that accepted the connection and never sent a byte before
+//     the read deadline (*NoAnswerError from this package's dialers):
+//     "no answer from ADDR within N s" (ErrNoAnswer).
 func Explain(err error, c Config) error {
 	if err == nil {
 		return nil
@@ -89,6 +95,13 @@ func Explain(err error, c Config) error {
 
 	if msg, ok := explainTLS(probe, c); ok {
 		return wrap(ErrTLS, msg)
+	}
+	var silent *NoAnswerError
+	if errors.As(probe, &silent) {
+		// The original text adds nothing but kafka-go's wording around it.
+		return &explained{kind: ErrNoAnswer, err: err, msg: fmt.Sprintf(
+			"kafka: %v: it accepted the TCP connection but did not answer a Kafka request (check that %s is a Kafka listener, with security.protocol %s, and that the broker is healthy; socket.connection.setup.timeout.ms sets how long to wait)",
+			silent, silent.Addr, p)}
 	}
 	if p.UsesSASL() {
 		who := fmt.Sprintf("mechanism %s as user %q", c.Mechanism, c.Username)

@@ -1,0 +1,182 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/store"
+)
+
+// finishedRun stores a finished run, with a file in its run directory as a
+// launched run leaves one.
+func finishedRun(t *testing.T, st *store.Store, dataDir, label string, finished time.Time) *store.Run {
+	t.Helper()
+	r := &store.Run{Label: label, Workload: "producer", Status: store.StatusSucceeded, CreatedAt: finished.Add(-time.Minute), FinishedAt: &finished,
+		Metrics: []store.Metric{{Name: "records-per-sec", Value: 1}}}
+	if err := st.CreateRuns(context.Background(), []*store.Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	dir := runDir(dataDir, r.ID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stderr.log"), []byte("log\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func runDir(dataDir string, id uint) string {
+	return filepath.Join(dataDir, "runs", strconv.FormatUint(uint64(id), 10))
+}
+
+// TestDeleteRunForm: the run page of a finished run has a Delete form; its
+// POST needs the CSRF token, deletes the run and its files like DELETE
+// /api/runs/{id}, and is refused (409) for a run a report uses (the page
+// names the report instead of offering the button) or one not finished.
+func TestDeleteRunForm(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	free := finishedRun(t, ts.st, ts.dir, "free", now)
+	used := finishedRun(t, ts.st, ts.dir, "used", now)
+	rep := &store.Report{Title: "the <weekly> report", RunIDs: []uint{used.ID}, By: "run"}
+	if err := ts.st.CreateReport(ctx, rep); err != nil {
+		t.Fatal(err)
+	}
+	queued := &store.Run{Label: "waiting"}
+	if err := ts.st.CreateRuns(ctx, []*store.Run{queued}); err != nil {
+		t.Fatal(err)
+	}
+	deleteURL := func(id uint) string { return fmt.Sprintf("/runs/%d/delete", id) }
+
+	page := ts.do(t, "GET", fmt.Sprintf("/runs/%d", free.ID), "").Body.String()
+	if !strings.Contains(page, `action="`+deleteURL(free.ID)+`"`) {
+		t.Errorf("the run page has no delete form posting to %s", deleteURL(free.ID))
+	}
+	page = ts.do(t, "GET", fmt.Sprintf("/runs/%d", used.ID), "").Body.String()
+	if strings.Contains(page, `action="`+deleteURL(used.ID)+`"`) || !strings.Contains(page, `href="/r/`+rep.Slug+`"`) ||
+		!strings.Contains(page, "the &lt;weekly&gt; report") {
+		t.Errorf("the page of a run a report uses offers to delete it or does not link the report")
+	}
+	page = ts.do(t, "GET", fmt.Sprintf("/runs/%d", queued.ID), "").Body.String()
+	if strings.Contains(page, `action="`+deleteURL(queued.ID)+`"`) {
+		t.Errorf("the page of a queued run offers to delete it")
+	}
+
+	// Without the CSRF token: refused, nothing deleted.
+	if rec := ts.do(t, "POST", deleteURL(free.ID), "", "Content-Type", "application/x-www-form-urlencoded"); rec.Code != http.StatusForbidden {
+		t.Errorf("POST without CSRF token = %d, want 403", rec.Code)
+	}
+	if rec := ts.formPost(t, deleteURL(used.ID), url.Values{}); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), rep.Slug) {
+		t.Errorf("delete of a report's run = %d, want 409 naming the report:\n%s", rec.Code, rec.Body)
+	}
+	if rec := ts.formPost(t, deleteURL(queued.ID), url.Values{}); rec.Code != http.StatusConflict {
+		t.Errorf("delete of a queued run = %d, want 409", rec.Code)
+	}
+	if rec := ts.formPost(t, deleteURL(999999), url.Values{}); rec.Code != http.StatusNotFound {
+		t.Errorf("delete of an unknown run = %d, want 404", rec.Code)
+	}
+	for _, id := range []uint{free.ID, used.ID, queued.ID} {
+		if rec := ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", id), ""); rec.Code != http.StatusOK {
+			t.Fatalf("run %d is gone before its delete was accepted", id)
+		}
+	}
+
+	rec := ts.formPost(t, deleteURL(free.ID), url.Values{})
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/" {
+		t.Fatalf("delete = %d to %q, want 303 to the runs list", rec.Code, rec.Header().Get("Location"))
+	}
+	if rec := ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", free.ID), ""); rec.Code != http.StatusNotFound {
+		t.Errorf("deleted run: GET = %d, want 404", rec.Code)
+	}
+	if _, err := os.Stat(runDir(ts.dir, free.ID)); !os.IsNotExist(err) {
+		t.Errorf("the deleted run's files are still there: %v", err)
+	}
+	if _, err := os.Stat(runDir(ts.dir, used.ID)); err != nil {
+		t.Errorf("the kept run's files: %v", err)
+	}
+}
+
+// TestRetainPrunesAtStart: with Retain set, Start deletes the finished runs
+// older than it that no report uses, with their files, and logs how many;
+// recent runs, unfinished runs and runs a report uses stay.
+func TestRetainPrunesAtStart(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	old := now.Add(-31 * 24 * time.Hour)
+	oldRun := finishedRun(t, st, dir, "old", old)
+	oldRun2 := finishedRun(t, st, dir, "old too", old.Add(-time.Hour))
+	oldReported := finishedRun(t, st, dir, "old, in a report", old)
+	recent := finishedRun(t, st, dir, "recent", now.Add(-29*24*time.Hour))
+	if err := st.CreateReport(ctx, &store.Report{Title: "r", RunIDs: []uint{oldReported.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Retain: 30 * 24 * time.Hour,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, r := range []*store.Run{oldRun, oldRun2} {
+		if _, err := st.GetRun(ctx, r.ID); err == nil {
+			t.Errorf("run %q (finished 31 days ago) was kept", r.Label)
+		}
+		if _, err := os.Stat(runDir(dir, r.ID)); !os.IsNotExist(err) {
+			t.Errorf("files of pruned run %q: %v", r.Label, err)
+		}
+	}
+	for _, r := range []*store.Run{oldReported, recent} {
+		if _, err := st.GetRun(ctx, r.ID); err != nil {
+			t.Errorf("run %q was pruned: %v", r.Label, err)
+		}
+		if _, err := os.Stat(runDir(dir, r.ID)); err != nil {
+			t.Errorf("files of kept run %q: %v", r.Label, err)
+		}
+	}
+	if !strings.Contains(logs.String(), "pruned runs") || !strings.Contains(logs.String(), "count=2") {
+		t.Errorf("log does not say how many runs were pruned:\n%s", logs)
+	}
+}
+
+// TestRetainZeroKeepsEverything: without Retain nothing is pruned.
+func TestRetainZeroKeepsEverything(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ancient := finishedRun(t, st, dir, "ancient", time.Now().Add(-3650*24*time.Hour))
+	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := st.GetRun(context.Background(), ancient.ID); err != nil {
+		t.Errorf("a run was pruned without Retain: %v", err)
+	}
+}

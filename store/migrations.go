@@ -1,0 +1,163 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/go-gormigrate/gormigrate/v2"
+	"gorm.io/gorm"
+)
+
+// migrationsTable is gormigrate's table of applied migration IDs. It has
+// kbench's name rather than gormigrate's default "migrations", so that
+// another application's migrations table is never taken for kbench's.
+const migrationsTable = "kbench_migrations"
+
+// SchemaVersion is the ID of the last migration this kbench knows: the
+// schema version it writes. A database whose migrations table holds an ID
+// not in migrations was written by a newer kbench and is refused.
+const SchemaVersion = "0001_initial"
+
+// migrations are the schema's versions, oldest first. IDs sort in the
+// order they apply. A migration is never edited once released: each
+// declares the tables it creates or changes as they are at that version
+// (its own struct types, not the live models), so it does the same thing
+// on every database whenever it runs. TestMigrationsMakeTodaysSchema checks
+// that the live models match what the migrations build.
+var migrations = []*gormigrate.Migration{
+	{ID: "0001_initial", Migrate: migrate0001},
+}
+
+// migrationOptions: every migration that has not run yet runs in one
+// transaction (SQLite's DDL is transactional), so a failure leaves the
+// database as it was; unknown IDs fail the migration even if a newer kbench
+// migrated the file between inspect and migrate.
+func migrationOptions() *gormigrate.Options {
+	return &gormigrate.Options{
+		TableName:                 migrationsTable,
+		IDColumnName:              "id",
+		IDColumnSize:              255,
+		UseTransaction:            true,
+		ValidateUnknownMigrations: true,
+	}
+}
+
+// migrate brings db's schema to SchemaVersion.
+func migrate(db *gorm.DB) error {
+	if err := gormigrate.New(db, migrationOptions(), migrations).Migrate(); err != nil {
+		return fmt.Errorf("migrate to schema %s: %w", SchemaVersion, err)
+	}
+	return nil
+}
+
+// schema0001 returns the tables of schema 0001_initial, the schema kbench
+// had before it recorded versions. inspect compares an unversioned
+// database's columns with these, and migrate0001 creates them; on a
+// database from before versions, which has them, it changes nothing.
+func schema0001() []any {
+	type Metric struct {
+		ID     uint   `gorm:"primaryKey"`
+		RunID  uint   `gorm:"index:idx_metric_run_name"`
+		Name   string `gorm:"index:idx_metric_run_name;size:100"`
+		Value  float64
+		Unit   string `gorm:"size:32"`
+		Better string `gorm:"size:8"`
+		Help   string
+	}
+	type SeriesPoint struct {
+		ID            uint `gorm:"primaryKey"`
+		RunID         uint `gorm:"index:idx_series_run_seq,priority:1"`
+		Seq           int  `gorm:"index:idx_series_run_seq,priority:2"`
+		T             float64
+		Records       int64
+		Bytes         int64
+		RecordsPerSec float64
+		MBPerSec      float64
+		LatencyAvgMs  float64
+		LatencyMaxMs  float64
+		CPUPercent    float64
+	}
+	type Profile struct {
+		ID        uint   `gorm:"primaryKey"`
+		RunID     uint   `gorm:"index"`
+		Role      string `gorm:"size:16"`
+		Kind      string `gorm:"size:16"`
+		Bytes     int64
+		Samples   int64
+		SHA256    string `gorm:"size:64"`
+		Uploaded  bool
+		Data      []byte
+		CreatedAt time.Time
+	}
+	type Run struct {
+		ID            uint   `gorm:"primaryKey"`
+		Label         string `gorm:"size:200"`
+		Workload      string `gorm:"size:32"`
+		Status        string `gorm:"size:16"`
+		Source        string `gorm:"size:16"`
+		Spec          string
+		Fingerprint   string `gorm:"index;size:64"`
+		Error         string
+		GroupID       string `gorm:"size:32"`
+		GroupIndex    int
+		Warmup        bool
+		Environment   string
+		Measurement   string
+		Output        string
+		Complete      bool
+		RecordsPerSec *float64
+		MBPerSec      *float64
+		P99Ms         *float64
+		CreatedAt     time.Time `gorm:"index"`
+		StartedAt     *time.Time
+		FinishedAt    *time.Time
+		Metrics       []Metric      `gorm:"constraint:OnDelete:CASCADE"`
+		Series        []SeriesPoint `gorm:"constraint:OnDelete:CASCADE"`
+		Profiles      []Profile     `gorm:"constraint:OnDelete:CASCADE"`
+	}
+	type Report struct {
+		ID        uint   `gorm:"primaryKey"`
+		Slug      string `gorm:"uniqueIndex;size:32"`
+		Title     string `gorm:"size:200"`
+		Notes     string
+		RunIDs    []uint `gorm:"serializer:json"`
+		By        string `gorm:"size:8"`
+		CreatedAt time.Time
+	}
+	type ReportRun struct {
+		ID       uint `gorm:"primaryKey"`
+		ReportID uint `gorm:"index"`
+		RunID    uint `gorm:"index"`
+	}
+	return []any{&Run{}, &Metric{}, &SeriesPoint{}, &Profile{}, &Report{}, &ReportRun{}}
+}
+
+// runListIndexes0001 serve ListRuns, its count and the queue queries. Each
+// filter column has an index that leads with it, then id, so the runs of
+// one filter value are read newest first without a sort; the other filter
+// columns follow, so that a combined filter (label and status, say) is
+// checked in the index too, and the runs table, whose rows hold large
+// outputs, is only read for the page itself. The index of id alone does
+// the same for the unfiltered list.
+var runListIndexes0001 = []struct{ name, columns string }{
+	{"idx_runs_list_all", "id"},
+	{"idx_runs_list_status", "status, id, label, workload, group_id"},
+	{"idx_runs_list_label", "label, id, status, workload, group_id"},
+	{"idx_runs_list_workload", "workload, id, status, label, group_id"},
+	{"idx_runs_list_group", "group_id, id, status, label, workload"},
+}
+
+// migrate0001 creates schema 0001_initial. AutoMigrate and CREATE INDEX IF
+// NOT EXISTS leave a database that already has it (one from before
+// versions) as it is.
+func migrate0001(tx *gorm.DB) error {
+	if err := tx.AutoMigrate(schema0001()...); err != nil {
+		return err
+	}
+	for _, ix := range runListIndexes0001 {
+		if err := tx.Exec("CREATE INDEX IF NOT EXISTS " + ix.name + " ON runs (" + ix.columns + ")").Error; err != nil {
+			return fmt.Errorf("index %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}
