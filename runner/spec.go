@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -90,6 +93,11 @@ type Spec struct {
 	Acks              string  `json:"acks,omitempty"`
 	Sink              bool    `json:"sink,omitempty"`
 }
+
+// MinRate is the lowest --throughput (records/s) and --request-rate
+// (requests/s) taken: the interval between sends of a slower rate would
+// overflow the clock's arithmetic and silently unthrottle the run.
+const MinRate = 0.001
 
 // FieldError is invalid input for one option. Field is the option's flag
 // name, so the CLI, the form and the API all point at the same thing.
@@ -242,8 +250,11 @@ func options() []option {
 
 func intSetter(f func(*Spec, int64)) func(*Spec, []string) error {
 	return func(s *Spec, v []string) error {
-		var n int64
-		if _, err := fmt.Sscan(v[0], &n); err != nil || fmt.Sprint(n) != strings.TrimPrefix(v[0], "+") {
+		n, err := strconv.ParseInt(v[0], 10, 64)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return fmt.Errorf("%q is out of range", v[0])
+			}
 			return fmt.Errorf("%q is not a whole number", v[0])
 		}
 		f(s, n)
@@ -251,12 +262,21 @@ func intSetter(f func(*Spec, int64)) func(*Spec, []string) error {
 	}
 }
 
+// floatSetter parses a finite number. NaN and ±Inf are refused: every range
+// check is false for NaN, so it would pass validation and then mean
+// something nobody asked for (and a spec holding one cannot be encoded).
 func floatSetter(f func(*Spec, float64)) func(*Spec, []string) error {
 	return func(s *Spec, v []string) error {
-		var x float64
-		var rest string
-		if n, _ := fmt.Sscanf(v[0]+" ", "%g %s", &x, &rest); n != 1 {
+		x, err := strconv.ParseFloat(v[0], 64)
+		switch {
+		case errors.Is(err, strconv.ErrRange) && math.IsInf(x, 0):
+			return fmt.Errorf("%q is out of range", v[0])
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			// ErrRange with a finite x is an underflow to (almost) zero,
+			// which the range checks judge like any small number.
 			return fmt.Errorf("%q is not a number", v[0])
+		case math.IsNaN(x) || math.IsInf(x, 0):
+			return fmt.Errorf("%q is not a finite number", v[0])
 		}
 		f(s, x)
 		return nil
@@ -493,16 +513,23 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 }
 
 func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
+	// Numbers keep their literal text: through float64, 12345678901234567
+	// would become …68 and 1e999 +Inf.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("invalid JSON value: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("invalid JSON value: data after the value")
 	}
 	scalar := func(x any) (string, error) {
 		switch x := x.(type) {
 		case string:
 			return x, nil
-		case float64:
-			return trimFloat(x), nil
+		case json.Number:
+			return numberText(x), nil
 		case bool:
 			return fmt.Sprint(x), nil
 		}
@@ -551,6 +578,21 @@ func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
 	}
 }
 
+// numberText is a JSON number as the flag parsers take it: its literal,
+// except that a whole number written as a float (1e3, 20.0) reads as the
+// integer, when float64 holds it exactly, so int flags accept it as before.
+func numberText(n json.Number) string {
+	s := n.String()
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return s
+}
+
 func trimFloat(f float64) string {
 	if f == float64(int64(f)) {
 		return fmt.Sprintf("%d", int64(f))
@@ -577,6 +619,8 @@ func (s *Spec) Validate() error {
 		return fieldErr("record-size", "must be at most 64 MiB, got %d", s.RecordSize)
 	case s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1):
 		return fieldErr("throughput", "must be positive records/s, or -1 for no limit, got %v", s.Throughput)
+	case s.Throughput > 0 && s.Throughput < MinRate:
+		return fieldErr("throughput", "must be at least %v records/s, or -1 for no limit, got %v", MinRate, s.Throughput)
 	case s.WarmupRecords < 0:
 		return fieldErr("warmup-records", "must not be negative, got %d", s.WarmupRecords)
 	case s.WarmupRecords >= s.NumRecords:
@@ -680,15 +724,19 @@ func Flags() []Flag {
 // defaultValue is the default of a flag as text, read from the spec's JSON
 // so it can never disagree with DefaultSpec.
 func defaultValue(s Spec, name string) string {
-	data, _ := json.Marshal(s)
-	var m map[string]json.RawMessage
-	json.Unmarshal(data, &m)
-	raw, ok := m[name]
+	params, err := s.Params()
+	if err != nil {
+		// DefaultSpec is a constant of this package: it always encodes.
+		panic(fmt.Sprintf("runner: default spec of %s: %v", s.Workload, err))
+	}
+	raw, ok := params[name]
 	if !ok {
 		return ""
 	}
 	var v any
-	json.Unmarshal(raw, &v)
+	if err := json.Unmarshal(raw, &v); err != nil {
+		panic(fmt.Sprintf("runner: default of --%s: %v", name, err))
+	}
 	switch v := v.(type) {
 	case []any:
 		parts := make([]string, len(v))

@@ -55,6 +55,10 @@ const (
 	// maxRequestPayload bounds records-per-request × record-size, well
 	// under Kafka's socket.request.max.bytes (100 MiB) with framing.
 	maxRequestPayload = 64 << 20
+	// minDuration and maxDuration bound --duration (seconds): shorter
+	// measures nothing, and far longer would overflow time.Duration.
+	minDuration = 0.001
+	maxDuration = 7 * 24 * 3600
 	// writepathTimeout is how long requests may stay unanswered.
 	writepathTimeout = 30 * time.Second
 )
@@ -118,6 +122,10 @@ func (s *Spec) validateWritepath() error {
 		return fieldErr("requests", "must be at least 1, got %d", s.Requests)
 	case s.Duration < 0:
 		return fieldErr("duration", "must be positive seconds, got %v", s.Duration)
+	case s.Duration > 0 && s.Duration < minDuration:
+		return fieldErr("duration", "must be at least %v s, got %v", minDuration, s.Duration)
+	case s.Duration > maxDuration:
+		return fieldErr("duration", "must be at most %v s (7 days), got %v", maxDuration, s.Duration)
 	case s.Duration > 0 && s.Requests > 0:
 		return fieldErr("duration", "give --requests or --duration, not both")
 	case s.RecordsPerRequest < 1 || s.RecordsPerRequest > 1000000:
@@ -132,6 +140,8 @@ func (s *Spec) validateWritepath() error {
 		return fieldErr("warmup-requests", "must not be negative, got %d", s.WarmupRequests)
 	case s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1):
 		return fieldErr("request-rate", "must be positive requests/s, or -1 for no limit, got %v", s.Throughput)
+	case s.Throughput > 0 && s.Throughput < MinRate:
+		return fieldErr("request-rate", "must be at least %v requests/s, or -1 for no limit, got %v", MinRate, s.Throughput)
 	case s.ReportingInterval < 100:
 		return fieldErr("reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	case s.Partitions < 1 || s.Partitions > 10000:

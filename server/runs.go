@@ -141,9 +141,9 @@ func specNeedsSecrets(spec string) bool { return strings.Contains(spec, kafkasec
 // measured repetitions) and queues them.
 func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.Spec) ([]*store.Run, error) {
 	_, secrets := runner.SplitSecrets(spec)
-	specJSON, err := json.Marshal(runner.SpecFile{Workload: spec.Workload, Params: spec.Redacted().Params()})
+	specJSON, fingerprint, err := encodeSpec(spec)
 	if err != nil {
-		return nil, fmt.Errorf("server: encode spec: %w", err)
+		return nil, err
 	}
 	total := req.WarmupRuns + req.Repetitions
 	group := ""
@@ -153,7 +153,7 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.
 	runs := make([]*store.Run, 0, total)
 	for i := 0; i < total; i++ {
 		r := &store.Run{Label: req.Label, Workload: spec.Workload, Status: store.StatusQueued, Source: store.SourceLaunched,
-			Spec: string(specJSON), Fingerprint: spec.Fingerprint(), GroupID: group}
+			Spec: specJSON, Fingerprint: fingerprint, GroupID: group}
 		if i < req.WarmupRuns {
 			r.Warmup = true
 		} else if group != "" {
@@ -168,6 +168,25 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.
 		s.queue.enqueue(r.ID, secrets)
 	}
 	return runs, nil
+}
+
+// encodeSpec is what the store keeps of a spec: its redacted spec file
+// and its fingerprint. An error here is a bug (validation lets no
+// unencodable value through), never a reason to store less.
+func encodeSpec(spec runner.Spec) (specJSON, fingerprint string, err error) {
+	params, err := spec.Redacted().Params()
+	if err != nil {
+		return "", "", fmt.Errorf("server: encode spec: %w", err)
+	}
+	data, err := json.Marshal(runner.SpecFile{Workload: spec.Workload, Params: params})
+	if err != nil {
+		return "", "", fmt.Errorf("server: encode spec: %w", err)
+	}
+	fingerprint, err = spec.Fingerprint()
+	if err != nil {
+		return "", "", fmt.Errorf("server: fingerprint spec: %w", err)
+	}
+	return string(data), fingerprint, nil
 }
 
 func parseID(c *gin.Context) (uint, error) {
@@ -272,7 +291,13 @@ func requestFromForm(form url.Values) (createRequest, error) {
 		var raw any
 		switch f.Kind {
 		case "bool":
-			raw = len(vals) > 0 && vals[0] == "true"
+			// The checkbox sends "true"; any other value goes to the
+			// runner's parser, which names what it does not understand.
+			if len(vals) == 0 {
+				raw = false
+			} else {
+				raw = vals[0]
+			}
 		case "list":
 			// The form sends a hidden "none" before the ticked kinds, so
 			// nothing ticked arrives as "none" rather than as the default.
@@ -299,7 +324,10 @@ func requestFromForm(form url.Values) (createRequest, error) {
 			}
 			raw = strings.TrimSpace(vals[0])
 		}
-		b, _ := json.Marshal(raw)
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return req, fmt.Errorf("server: encode form field %s: %w", f.Name, err)
+		}
 		req.Params[f.Name] = b
 	}
 	return req, nil

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -102,12 +101,12 @@ func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (
 		for i, strategy := range strategies {
 			spec := specs[i]
 			_, sec := runner.SplitSecrets(spec)
-			specJSON, err := json.Marshal(runner.SpecFile{Workload: spec.Workload, Params: spec.Redacted().Params()})
+			specJSON, fingerprint, err := encodeSpec(spec)
 			if err != nil {
-				return "", nil, fmt.Errorf("server: encode spec: %w", err)
+				return "", nil, err
 			}
 			runs = append(runs, &store.Run{Label: strategy, Workload: spec.Workload, Status: store.StatusQueued,
-				Source: store.SourceLaunched, Spec: string(specJSON), Fingerprint: spec.Fingerprint(),
+				Source: store.SourceLaunched, Spec: specJSON, Fingerprint: fingerprint,
 				GroupID: wpGroup(batch, strategy), GroupIndex: rep})
 			secrets = append(secrets, sec)
 		}

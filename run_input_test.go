@@ -1,0 +1,30 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestNonFiniteFlagsExit2: NaN and ±Inf in a float flag are bad usage
+// (exit 2, the flag named) rather than a run with a throttle or duration
+// nobody asked for.
+func TestNonFiniteFlagsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "producer", "--throughput", "NaN"},
+		{"run", "producer", "--throughput=+Inf"},
+		{"run", "writepath", "--duration", "Infinity"},
+		{"run", "writepath", "--request-rate", "-Inf"},
+		{"run", "writepath", "--throughput", "nan"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := realMain(args, &stdout, &stderr)
+		flag := strings.SplitN(strings.TrimPrefix(args[2], "--"), "=", 2)[0]
+		if flag == "throughput" && args[1] == "writepath" {
+			flag = "request-rate"
+		}
+		if code != 2 || !strings.Contains(stderr.String(), "--"+flag) {
+			t.Errorf("kbench %q: exit %d, stderr %q; want 2 naming --%s", args, code, stderr.String(), flag)
+		}
+	}
+}

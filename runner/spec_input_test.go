@@ -1,0 +1,158 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// nonFinite are spellings of NaN and ±Inf that strconv and fmt accept, and
+// numbers that overflow float64 into ±Inf.
+var nonFinite = []string{"NaN", "nan", "+Inf", "-Inf", "inf", "Infinity", "-infinity", "1e400", "-1e400"}
+
+// TestNonFiniteFloatsRefused: no float flag takes NaN or ±Inf, from the
+// command line or from params, and the error names the flag. Before, NaN
+// passed every range check (all comparisons with NaN are false) and the
+// spec then failed to encode, which the server stored as "params": null.
+func TestNonFiniteFloatsRefused(t *testing.T) {
+	flags := []struct {
+		workload, name, field string
+	}{
+		{Producer, "throughput", "throughput"},
+		{Writepath, "duration", "duration"},
+		{Writepath, "request-rate", "request-rate"},
+		{Writepath, "throughput", "request-rate"}, // the alias
+	}
+	// Every float flag of the table is covered here.
+	for _, o := range options() {
+		if o.kind != kindFloat {
+			continue
+		}
+		covered := false
+		for _, f := range flags {
+			covered = covered || f.field == o.name
+		}
+		if !covered {
+			t.Errorf("float flag --%s is not tested with non-finite values", o.name)
+		}
+	}
+	for _, f := range flags {
+		for _, v := range nonFinite {
+			_, err := ParseArgs(f.workload, []string{"--" + f.name, v})
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != f.field {
+				t.Errorf("ParseArgs(%s, --%s %s) = %v, want an error for %s", f.workload, f.name, v, err, f.field)
+			}
+			raw, _ := json.Marshal(v)
+			_, err = SpecFromParams(f.workload, map[string]json.RawMessage{f.name: raw})
+			if !errors.As(err, &fe) || fe.Field != f.field {
+				t.Errorf("SpecFromParams(%s, %s=%s) = %v, want an error for %s", f.workload, f.name, raw, err, f.field)
+			}
+		}
+		// A JSON number too large for float64 is refused as well.
+		_, err := SpecFromParams(f.workload, map[string]json.RawMessage{f.name: json.RawMessage(`1e400`)})
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != f.field {
+			t.Errorf("SpecFromParams(%s, %s=1e400) = %v, want an error for %s", f.workload, f.name, err, f.field)
+		}
+	}
+}
+
+// TestSpecEncodingErrorsSurface: a spec that cannot be encoded (only a
+// non-finite float can make encoding/json fail) is an error everywhere it
+// is written or identified, never a silent null.
+func TestSpecEncodingErrorsSurface(t *testing.T) {
+	s := DefaultSpec(Producer)
+	s.Throughput = math.NaN()
+	if p, err := s.Params(); err == nil {
+		t.Errorf("Params of a NaN spec = %s, want an error", p)
+	}
+	if fp, err := s.Fingerprint(); err == nil {
+		t.Errorf("Fingerprint of a NaN spec = %q, want an error", fp)
+	}
+	if err := WriteSpecFile(filepath.Join(t.TempDir(), "spec.json"), s); err == nil {
+		t.Error("WriteSpecFile wrote a NaN spec")
+	}
+}
+
+// TestSpecFileStrict: a spec file that does not say what to run is refused
+// rather than run with the defaults.
+func TestSpecFileStrict(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"null params":    `{"workload":"producer","params":null}`,
+		"missing params": `{"workload":"producer"}`,
+		"misspelt key":   `{"workload":"producer","parms":{"num-records":5}}`,
+		"trailing data":  `{"workload":"producer","params":{}} {"workload":"consumer","params":{}}`,
+		"not an object":  `[{"workload":"producer","params":{}}]`,
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := ReadSpecFile(path, func(string) string { return "" }); err == nil {
+			t.Errorf("%s: ReadSpecFile accepted %s as %+v", name, body, s)
+		}
+	}
+	ok := filepath.Join(dir, "ok.json")
+	os.WriteFile(ok, []byte(`{"workload":"producer","params":{}}`), 0o600)
+	if _, err := ReadSpecFile(ok, func(string) string { return "" }); err != nil {
+		t.Errorf("empty params (every default) refused: %v", err)
+	}
+}
+
+// TestParamNumbersExact: JSON numbers reach the flag parsers as written, so
+// a large count is not rounded through float64, and a whole number written
+// as a float still counts as one.
+func TestParamNumbersExact(t *testing.T) {
+	s, err := SpecFromParams(Producer, map[string]json.RawMessage{"num-records": json.RawMessage(`12345678901234567`)})
+	if err != nil || s.NumRecords != 12345678901234567 {
+		t.Errorf("num-records 12345678901234567 = %d, %v", s.NumRecords, err)
+	}
+	s, err = SpecFromParams(Producer, map[string]json.RawMessage{"num-records": json.RawMessage(`1e3`), "throughput": json.RawMessage(`2.5`)})
+	if err != nil || s.NumRecords != 1000 || s.Throughput != 2.5 {
+		t.Errorf("num-records 1e3, throughput 2.5 = %d, %v, %v", s.NumRecords, s.Throughput, err)
+	}
+	for _, raw := range []string{`1.5`, `1e30`, `9223372036854775808`} {
+		_, err := SpecFromParams(Producer, map[string]json.RawMessage{"num-records": json.RawMessage(raw)})
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != "num-records" {
+			t.Errorf("num-records %s = %v, want refused", raw, err)
+		}
+	}
+}
+
+// TestRatesAndDurationsBounded: values whose arithmetic would overflow
+// time.Duration (and so silently unthrottle or end a run at once) are
+// refused by name.
+func TestRatesAndDurationsBounded(t *testing.T) {
+	tests := []struct {
+		workload string
+		args     []string
+		field    string
+	}{
+		{Producer, []string{"--throughput", "1e-12"}, "throughput"},
+		{Writepath, []string{"--request-rate", "0.0000001"}, "request-rate"},
+		{Writepath, []string{"--duration", "1e300"}, "duration"},
+		{Writepath, []string{"--duration", "1e-300"}, "duration"},
+	}
+	for _, tt := range tests {
+		_, err := ParseArgs(tt.workload, tt.args)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tt.field {
+			t.Errorf("ParseArgs(%s, %q) = %v, want an error for %s", tt.workload, tt.args, err, tt.field)
+		}
+	}
+	for _, args := range [][]string{{"--throughput", "0.001"}, {"--throughput", "1e12"}} {
+		if _, err := ParseArgs(Producer, args); err != nil {
+			t.Errorf("ParseArgs(producer, %q): %v", args, err)
+		}
+	}
+	if _, err := ParseArgs(Writepath, []string{"--duration", "0.5"}); err != nil {
+		t.Errorf("--duration 0.5: %v", err)
+	}
+}
