@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -72,25 +71,3 @@ func (s *Server) fail(c *gin.Context, err error) {
 }
 
 func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
-
-// decodeJSON reads a JSON request body into v, strictly: unknown fields,
-// wrong types and malformed JSON are input errors naming the field (or
-// "body"); a body over the limit stays a *http.MaxBytesError (413).
-func decodeJSON(c *gin.Context, v any) error {
-	dec := json.NewDecoder(c.Request.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	var mbe *http.MaxBytesError
-	var ute *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &mbe):
-		return err
-	case errors.As(err, &ute):
-		return badInput(ute.Field, "must be a %s", ute.Type)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return badInput(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
-	}
-	return badInput("body", "invalid JSON: %v", err)
-}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -40,5 +42,98 @@ func TestNonFiniteParamsRefused(t *testing.T) {
 	}
 	if n, _ := ts.st.CountRuns(context.Background()); n != 0 {
 		t.Errorf("non-finite params created %d runs", n)
+	}
+}
+
+// TestStrictJSON: every JSON endpoint refuses data after the object,
+// invalid UTF-8 (naming the field) and a body that is not an object, and
+// its messages never name a Go type.
+func TestStrictJSON(t *testing.T) {
+	ts := newTestServer(t, nil)
+	endpoints := map[string]string{ // a valid body of each
+		"/api/runs":              `{"workload":"producer","label":"x"}`,
+		"/api/reports":           `{"title":"x","runs":[1]}`,
+		"/api/presets/writepath": `{"repetitions":1}`,
+	}
+	goNames := regexp.MustCompile(`server\.|runner\.|json\.|Go (value|struct)|\bu?int(8|16|32|64)?\b|float64|map\[|\[\]|RawMessage`)
+	for path, valid := range endpoints {
+		tests := []struct {
+			name, body, field string
+		}{
+			{"trailing garbage", valid + ` GARBAGE`, "body"},
+			{"two objects", valid + valid, "body"},
+			{"trailing comma object", valid + `,{}`, "body"},
+			{"array", `[` + valid + `]`, "body"},
+			{"string", `"hello"`, "body"},
+			{"number", `42`, "body"},
+			{"null", `null`, "body"},
+			{"empty", ``, "body"},
+			{"bad utf-8 in a value", "{\"title\":\"a\xffb\",\"label\":\"a\xffb\",\"unused\":1}", ""},
+			{"bad utf-8 in a key", "{\"ti\xfftle\":\"x\"}", ""},
+			{"lone surrogate", `{"title":"\ud800x","label":"\ud800x"}`, ""},
+			{"duplicate key", `{"title":"a","title":"b","label":"a","label":"b","repetitions":1,"repetitions":2}`, ""},
+		}
+		for _, tt := range tests {
+			rec := ts.do(t, "POST", path, tt.body, "Content-Type", "application/json")
+			var resp struct{ Error, Field string }
+			json.Unmarshal(rec.Body.Bytes(), &resp)
+			if rec.Code != 400 || resp.Error == "" {
+				t.Errorf("%s %s: %d %s, want 400", path, tt.name, rec.Code, rec.Body)
+				continue
+			}
+			if tt.field != "" && resp.Field != tt.field {
+				t.Errorf("%s %s: field %q (%s), want %q", path, tt.name, resp.Field, resp.Error, tt.field)
+			}
+			if goNames.MatchString(resp.Error) {
+				t.Errorf("%s %s: message names Go types: %q", path, tt.name, resp.Error)
+			}
+		}
+	}
+	// Invalid UTF-8 is refused where it is, by its path.
+	for _, tt := range []struct {
+		path, body, field string
+	}{
+		{"/api/runs", "{\"workload\":\"producer\",\"label\":\"trunk\xc3\"}", "label"},
+		{"/api/runs", "{\"workload\":\"producer\",\"params\":{\"topic\":\"t\xe2\x82\"}}", "params.topic"},
+		{"/api/runs", "{\"workload\":\"producer\",\"params\":{\"producer-props\":[\"client.id=a\xff\"]}}", "params.producer-props[0]"},
+		{"/api/runs", `{"workload":"producer","label":"\udc00"}`, "label"},
+		{"/api/runs", "{\"workload\":\"producer\",\"target\":{\"bootstrap_server\":\"\xfe:9092\"}}", "target.bootstrap_server"},
+		{"/api/reports", "{\"title\":\"ok\",\"notes\":\"n\xff\",\"runs\":[1]}", "notes"},
+	} {
+		rec := ts.do(t, "POST", tt.path, tt.body, "Content-Type", "application/json")
+		var resp struct{ Error, Field string }
+		json.Unmarshal(rec.Body.Bytes(), &resp)
+		if rec.Code != 400 || resp.Field != tt.field || !strings.Contains(resp.Error, "UTF-8") {
+			t.Errorf("%s %q: %d %s, want 400 naming %s as not UTF-8", tt.path, tt.body, rec.Code, rec.Body, tt.field)
+		}
+	}
+	// Wrong types are named in JSON's words.
+	for _, tt := range []struct {
+		path, body, field, want string
+	}{
+		{"/api/runs", `{"workload":"producer","repetitions":"three"}`, "repetitions", "repetitions: must be a whole number"},
+		{"/api/runs", `{"workload":"producer","repetitions":1e30}`, "repetitions", "repetitions: must be a whole number"},
+		{"/api/runs", `{"workload":"producer","label":5}`, "label", "label: must be a string"},
+		{"/api/runs", `{"workload":"producer","params":[1]}`, "params", "params: must be an object"},
+		{"/api/runs", `{"workload":"producer","target":"kafka:9092"}`, "target", "target: must be an object"},
+		{"/api/reports", `{"title":"x","runs":"1,2"}`, "runs", "runs: must be a list"},
+		{"/api/reports", `{"title":"x","runs":[-1]}`, "runs", "runs: must be a whole number ≥ 0"},
+		{"/api/presets/writepath", `{"sink":"yes"}`, "sink", "sink: must be true or false"},
+	} {
+		rec := ts.do(t, "POST", tt.path, tt.body, "Content-Type", "application/json")
+		var resp struct{ Error, Field string }
+		json.Unmarshal(rec.Body.Bytes(), &resp)
+		if rec.Code != 400 || resp.Field != tt.field || !strings.HasPrefix(resp.Error, tt.want) {
+			t.Errorf("%s %s: %d %s, want 400 %q", tt.path, tt.body, rec.Code, rec.Body, tt.want)
+		}
+	}
+	// Valid UTF-8 stays accepted, replacement characters the user wrote included.
+	id := ts.createRun(t, `{"workload":"producer","label":"caf\u00e9 \ufffd \u00e9\u00e9 ok","params":{"num-records":1000,"profile":"none"}}`)
+	rec := ts.do(t, "GET", "/api/runs/"+strconv.Itoa(int(id)), "")
+	if !strings.Contains(rec.Body.String(), `"label":"café � éé ok"`) {
+		t.Errorf("label not kept as sent: %s", rec.Body)
+	}
+	if n, _ := ts.st.CountRuns(context.Background()); n != 1 {
+		t.Errorf("%d runs, want only the valid one", n)
 	}
 }
