@@ -28,3 +28,19 @@ func TestNonFiniteFlagsExit2(t *testing.T) {
 		}
 	}
 }
+
+// TestAllBadFlagsReported: every bad flag of a command line is reported,
+// each on its own line, not only the first.
+func TestAllBadFlagsReported(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := realMain([]string{"run", "producer", "--throughput", "NaN", "--num-records", "ten", "--threads", "0"}, &stdout, &stderr)
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if code != 2 || len(lines) != 3 {
+		t.Fatalf("exit %d, stderr %q; want 2 and three lines", code, stderr.String())
+	}
+	for i, flag := range []string{"--num-records", "--throughput", "--threads"} {
+		if !strings.HasPrefix(lines[i], "kbench run producer: "+flag+": ") {
+			t.Errorf("line %d = %q, want it about %s", i, lines[i], flag)
+		}
+	}
+}

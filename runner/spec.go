@@ -390,6 +390,14 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 		return Spec{}, fieldErr("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
 	}
 	s := DefaultSpec(workload)
+	// Bad values are collected, so that one attempt reports them all; an
+	// argument that cannot be placed ends the parse.
+	var errs FieldErrors
+	stop := func(field, format string, args ...any) (Spec, error) {
+		errs.Add(field, format, args...)
+		errs.SortByOptions()
+		return s, errs
+	}
 	var configFile []string
 	var props []string
 	for i := 0; i < len(args); i++ {
@@ -411,7 +419,7 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 		}
 		o, ok := lookupOption(workload, name)
 		if !ok {
-			return s, fieldErr(name, "unknown flag for kbench run %s (see --help)", workload)
+			return stop(name, "unknown flag for kbench run %s (see --help)", workload)
 		}
 		var vals []string
 		switch {
@@ -425,7 +433,7 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 			}
 			props = append(props, vals...)
 			if len(vals) == 0 {
-				return s, fieldErr(o.name, "needs at least one key=value")
+				return stop(o.name, "needs at least one key=value")
 			}
 			continue
 		case hasVal:
@@ -436,20 +444,28 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 			i++
 			vals = []string{args[i]}
 		default:
-			return s, fieldErr(o.name, "needs a value")
+			return stop(o.name, "needs a value")
 		}
 		if strings.HasSuffix(o.name, ".config") {
 			configFile = vals
 			continue
 		}
 		if err := o.set(&s, vals); err != nil {
-			return s, &FieldError{Field: o.name, Msg: err.Error()}
+			errs.Add(o.name, "%s", err)
 		}
 	}
-	if err := applyProps(&s, workload, configFile, props); err != nil {
-		return s, err
+	return s, finish(&s, workload, configFile, props, errs)
+}
+
+// finish merges the properties into s, validates it and returns every
+// field error found, errs (the parse errors) included, in table order.
+func finish(s *Spec, workload string, configFile, props []string, errs FieldErrors) error {
+	if err := errs.Append(applyProps(s, workload, configFile, props)); err != nil {
+		return err
 	}
-	return s, s.Validate()
+	s.validate(&errs)
+	errs.SortByOptions()
+	return errs.Err()
 }
 
 // applyProps merges a config file and --*-props into s.Props, props last.
@@ -481,18 +497,20 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 	}
 	sort.Strings(names) // deterministic: the first bad field is always the same one
 	var configFile, props []string
+	var errs FieldErrors
 	for _, name := range names {
 		o, ok := lookupOption(workload, name)
+		if !ok && name == "props" {
+			o, ok = lookupOption(workload, workload+"-props")
+		}
 		if !ok {
-			if name == "props" {
-				o, _ = lookupOption(workload, workload+"-props")
-			} else {
-				return s, fieldErr(name, "unknown parameter for workload %s", workload)
-			}
+			errs.Add(name, "unknown parameter for workload %s", workload)
+			continue
 		}
 		vals, err := rawToStrings(params[name], o.kind)
 		if err != nil {
-			return s, &FieldError{Field: o.name, Msg: err.Error()}
+			errs.Add(o.name, "%s", err)
+			continue
 		}
 		switch {
 		case o.kind == kindProps:
@@ -503,13 +521,10 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 			continue
 		}
 		if err := o.set(&s, vals); err != nil {
-			return s, &FieldError{Field: o.name, Msg: err.Error()}
+			errs.Add(o.name, "%s", err)
 		}
 	}
-	if err := applyProps(&s, workload, configFile, props); err != nil {
-		return s, err
-	}
-	return s, s.Validate()
+	return s, finish(&s, workload, configFile, props, errs)
 }
 
 func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
@@ -600,62 +615,64 @@ func trimFloat(f float64) string {
 	return fmt.Sprint(f)
 }
 
-// Validate checks ranges and combinations. Kafka properties are checked
-// when the client is configured (see clientConfig), which also names them.
+// Validate checks ranges and combinations, and reports every bad field
+// (a FieldErrors). Kafka properties are checked when the client is
+// configured (see clientSettings), which also names them.
 func (s *Spec) Validate() error {
-	if s.Workload == Writepath {
-		return s.validateWritepath()
-	}
-	switch {
-	case s.Topic == "":
-		return fieldErr("topic", "must not be empty")
-	case strings.ContainsAny(s.Topic, " /\\,"):
-		return fieldErr("topic", "%q is not a valid topic name", s.Topic)
-	case s.NumRecords <= 0:
-		return fieldErr("num-records", "must be at least 1, got %d", s.NumRecords)
-	case s.RecordSize <= 0 && s.PayloadFile == "":
-		return fieldErr("record-size", "must be at least 1 byte, got %d", s.RecordSize)
-	case s.RecordSize > 64<<20:
-		return fieldErr("record-size", "must be at most 64 MiB, got %d", s.RecordSize)
-	case s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1):
-		return fieldErr("throughput", "must be positive records/s, or -1 for no limit, got %v", s.Throughput)
-	case s.Throughput > 0 && s.Throughput < MinRate:
-		return fieldErr("throughput", "must be at least %v records/s, or -1 for no limit, got %v", MinRate, s.Throughput)
-	case s.WarmupRecords < 0:
-		return fieldErr("warmup-records", "must not be negative, got %d", s.WarmupRecords)
-	case s.WarmupRecords >= s.NumRecords:
-		return fieldErr("warmup-records", "must be fewer than --num-records (%d), which include them, got %d", s.NumRecords, s.WarmupRecords)
-	case s.ReportingInterval < 100:
-		return fieldErr("reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
-	case s.Partitions < 1 || s.Partitions > 10000:
-		return fieldErr("partitions", "must be between 1 and 10000, got %d", s.Partitions)
-	case s.Threads < 1 || s.Threads > 256:
-		return fieldErr("threads", "must be between 1 and 256, got %d", s.Threads)
-	}
-	if s.Workload == Producer && s.Mode != ModeWriter && s.Mode != ModeClient && s.Mode != ModeRaw {
-		return fieldErr("mode", "must be raw, writer or client, got %q", s.Mode)
-	}
-	if s.Workload == Consumer {
-		switch {
-		case s.Mode != ModeGroup && s.Mode != ModeAssign:
-			return fieldErr("mode", "must be group or assign, got %q", s.Mode)
-		case s.FetchSize < 1:
-			return fieldErr("fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
-		case s.Timeout < 1:
-			return fieldErr("timeout", "must be at least 1 ms, got %d", s.Timeout)
-		case s.FromLatest && s.Mode == ModeAssign:
-			return fieldErr("from-latest", "only applies to --mode group")
+	var errs FieldErrors
+	s.validate(&errs)
+	errs.SortByOptions()
+	return errs.Err()
+}
+
+// validate adds the spec's field errors to errs. A field that already has
+// one (its value did not parse) is not judged again, and checks across
+// fields are made only when the fields they read are valid.
+func (s *Spec) validate(errs *FieldErrors) {
+	check := func(bad bool, field, format string, args ...any) {
+		if bad {
+			errs.Add(field, format, args...)
 		}
+	}
+	check(s.Topic == "", "topic", "must not be empty")
+	check(strings.ContainsAny(s.Topic, " /\\,"), "topic", "%q is not a valid topic name", s.Topic)
+	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
+	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
+	if s.Workload == Writepath {
+		s.validateWritepath(errs)
+		return
+	}
+	check(s.NumRecords <= 0, "num-records", "must be at least 1, got %d", s.NumRecords)
+	check(s.RecordSize <= 0 && s.PayloadFile == "", "record-size", "must be at least 1 byte, got %d", s.RecordSize)
+	check(s.RecordSize > 64<<20, "record-size", "must be at most 64 MiB, got %d", s.RecordSize)
+	check(s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1), "throughput",
+		"must be positive records/s, or -1 for no limit, got %v", s.Throughput)
+	check(s.Throughput > 0 && s.Throughput < MinRate, "throughput",
+		"must be at least %v records/s, or -1 for no limit, got %v", MinRate, s.Throughput)
+	check(s.WarmupRecords < 0, "warmup-records", "must not be negative, got %d", s.WarmupRecords)
+	check(!errs.Has("num-records") && s.WarmupRecords >= s.NumRecords, "warmup-records",
+		"must be fewer than --num-records (%d), which include them, got %d", s.NumRecords, s.WarmupRecords)
+	check(s.Threads < 1 || s.Threads > 256, "threads", "must be between 1 and 256, got %d", s.Threads)
+	check(s.Workload == Producer && s.Mode != ModeWriter && s.Mode != ModeClient && s.Mode != ModeRaw, "mode",
+		"must be raw, writer or client, got %q", s.Mode)
+	if s.Workload == Consumer {
+		check(s.Mode != ModeGroup && s.Mode != ModeAssign, "mode", "must be group or assign, got %q", s.Mode)
+		check(s.FetchSize < 1, "fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
+		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
+		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
 	}
 	if s.PayloadFile != "" && s.Workload == Producer {
 		if _, err := os.Stat(s.PayloadFile); err != nil {
-			return fieldErr("payload-file", "%v", err)
+			errs.Add("payload-file", "%v", err)
 		}
 	}
 	if _, err := clientSettings(s); err != nil {
-		return err
+		if err := errs.Append(err); err != nil {
+			// clientSettings reports only field errors; keep any other
+			// against the properties rather than drop it.
+			errs.Add(s.Workload+"-props", "%v", err)
+		}
 	}
-	return nil
 }
 
 // Usage describes the flags of a workload, for --help.

@@ -156,3 +156,67 @@ func TestRatesAndDurationsBounded(t *testing.T) {
 		t.Errorf("--duration 0.5: %v", err)
 	}
 }
+
+// TestAllFieldErrorsReported: one input with several bad fields reports
+// each of them, once, in the option table's order (the form's), and
+// errors.As still finds the first.
+func TestAllFieldErrorsReported(t *testing.T) {
+	fields := func(err error) []string {
+		var fes FieldErrors
+		if !errors.As(err, &fes) {
+			t.Fatalf("%v is not a FieldErrors", err)
+		}
+		var out []string
+		for _, fe := range fes {
+			out = append(out, fe.Field)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		err  func() error
+		want []string
+	}{
+		{"args", func() error {
+			_, err := ParseArgs(Producer, []string{"--throughput", "NaN", "--num-records", "ten", "--record-size", "0", "--threads", "0"})
+			return err
+		}, []string{"num-records", "record-size", "throughput", "threads"}},
+		{"params", func() error {
+			_, err := SpecFromParams(Producer, map[string]json.RawMessage{
+				"topic": json.RawMessage(`"a b"`), "num-records": json.RawMessage(`-5`), "throughput": json.RawMessage(`"NaN"`),
+				"mode": json.RawMessage(`"turbo"`), "profile": json.RawMessage(`"disk"`), "producer-props": json.RawMessage(`{"acks":"most"}`)})
+			return err
+		}, []string{"topic", "num-records", "throughput", "producer-props", "profile", "mode"}},
+		{"consumer", func() error {
+			_, err := SpecFromParams(Consumer, map[string]json.RawMessage{
+				"fetch-size": json.RawMessage(`0`), "timeout": json.RawMessage(`0`), "partitions": json.RawMessage(`0`)})
+			return err
+		}, []string{"partitions", "fetch-size", "timeout"}},
+		{"writepath", func() error {
+			_, err := SpecFromParams(Writepath, map[string]json.RawMessage{
+				"strategy": json.RawMessage(`"sideways"`), "in-flight": json.RawMessage(`0`), "acks": json.RawMessage(`"0"`),
+				"duration": json.RawMessage(`"Inf"`), "records-per-request": json.RawMessage(`0`)})
+			return err
+		}, []string{"strategy", "duration", "records-per-request", "in-flight", "acks"}},
+	}
+	for _, tt := range tests {
+		err := tt.err()
+		if got := fields(err); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%s: fields %q, want %q (%v)", tt.name, got, tt.want, err)
+		}
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tt.want[0] {
+			t.Errorf("%s: errors.As finds %v, want the first, %s", tt.name, fe, tt.want[0])
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error is not one line: %q", tt.name, err)
+		}
+	}
+	// A field whose value does not parse is not judged again by the range
+	// checks, and a cross-field check does not blame a valid field for an
+	// invalid one.
+	_, err := ParseArgs(Producer, []string{"--num-records", "-5", "--warmup-records", "0"})
+	if got := fields(err); strings.Join(got, " ") != "num-records" {
+		t.Errorf("num-records -5, warmup 0: fields %q, want only num-records", got)
+	}
+}

@@ -108,51 +108,38 @@ func writepathOptions() []option {
 	}
 }
 
-// validateWritepath checks a write-path spec. The flags shared with the
-// other workloads are checked the same way as theirs.
-func (s *Spec) validateWritepath() error {
-	switch {
-	case s.Topic == "":
-		return fieldErr("topic", "must not be empty")
-	case strings.ContainsAny(s.Topic, " /\\,"):
-		return fieldErr("topic", "%q is not a valid topic name", s.Topic)
-	case !isStrategy(s.Strategy):
-		return fieldErr("strategy", "must be one of %s, got %q", strings.Join(WritepathStrategies(), ", "), s.Strategy)
-	case s.Requests < 0:
-		return fieldErr("requests", "must be at least 1, got %d", s.Requests)
-	case s.Duration < 0:
-		return fieldErr("duration", "must be positive seconds, got %v", s.Duration)
-	case s.Duration > 0 && s.Duration < minDuration:
-		return fieldErr("duration", "must be at least %v s, got %v", minDuration, s.Duration)
-	case s.Duration > maxDuration:
-		return fieldErr("duration", "must be at most %v s (7 days), got %v", maxDuration, s.Duration)
-	case s.Duration > 0 && s.Requests > 0:
-		return fieldErr("duration", "give --requests or --duration, not both")
-	case s.RecordsPerRequest < 1 || s.RecordsPerRequest > 1000000:
-		return fieldErr("records-per-request", "must be between 1 and 1000000, got %d", s.RecordsPerRequest)
-	case s.RecordSize < 1:
-		return fieldErr("record-size", "must be at least 1 byte, got %d", s.RecordSize)
-	case int64(s.RecordSize)*int64(s.RecordsPerRequest) > maxRequestPayload:
-		return fieldErr("records-per-request", "%d records of %d B make a request over %d MiB", s.RecordsPerRequest, s.RecordSize, maxRequestPayload>>20)
-	case s.InFlight < 1 || s.InFlight > 1024:
-		return fieldErr("in-flight", "must be between 1 and 1024, got %d", s.InFlight)
-	case s.WarmupRequests < 0:
-		return fieldErr("warmup-requests", "must not be negative, got %d", s.WarmupRequests)
-	case s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1):
-		return fieldErr("request-rate", "must be positive requests/s, or -1 for no limit, got %v", s.Throughput)
-	case s.Throughput > 0 && s.Throughput < MinRate:
-		return fieldErr("request-rate", "must be at least %v requests/s, or -1 for no limit, got %v", MinRate, s.Throughput)
-	case s.ReportingInterval < 100:
-		return fieldErr("reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
-	case s.Partitions < 1 || s.Partitions > 10000:
-		return fieldErr("partitions", "must be between 1 and 10000, got %d", s.Partitions)
-	case s.Sink && len(s.Targets()) > 0:
-		return fieldErr("sink", "sends to kbench's own sink; give no --bootstrap-server with it")
+// validateWritepath adds the errors of a write-path spec's own flags (the
+// shared ones are checked by validate, as for the other workloads).
+func (s *Spec) validateWritepath(errs *FieldErrors) {
+	check := func(bad bool, field, format string, args ...any) {
+		if bad {
+			errs.Add(field, format, args...)
+		}
 	}
+	check(!isStrategy(s.Strategy), "strategy", "must be one of %s, got %q", strings.Join(WritepathStrategies(), ", "), s.Strategy)
+	check(s.Requests < 0, "requests", "must be at least 1, got %d", s.Requests)
+	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
+	check(s.Duration > 0 && s.Duration < minDuration, "duration", "must be at least %v s, got %v", minDuration, s.Duration)
+	check(s.Duration > maxDuration, "duration", "must be at most %v s (7 days), got %v", maxDuration, s.Duration)
+	check(s.Duration > 0 && s.Requests > 0 && !errs.Has("requests"), "duration", "give --requests or --duration, not both")
+	check(s.RecordsPerRequest < 1 || s.RecordsPerRequest > 1000000, "records-per-request",
+		"must be between 1 and 1000000, got %d", s.RecordsPerRequest)
+	check(s.RecordSize < 1, "record-size", "must be at least 1 byte, got %d", s.RecordSize)
+	check(!errs.Has("records-per-request") && !errs.Has("record-size") &&
+		int64(s.RecordSize)*int64(s.RecordsPerRequest) > maxRequestPayload, "records-per-request",
+		"%d records of %d B make a request over %d MiB", s.RecordsPerRequest, s.RecordSize, maxRequestPayload>>20)
+	check(s.InFlight < 1 || s.InFlight > 1024, "in-flight", "must be between 1 and 1024, got %d", s.InFlight)
+	check(s.WarmupRequests < 0, "warmup-requests", "must not be negative, got %d", s.WarmupRequests)
+	check(s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1), "request-rate",
+		"must be positive requests/s, or -1 for no limit, got %v", s.Throughput)
+	check(s.Throughput > 0 && s.Throughput < MinRate, "request-rate",
+		"must be at least %v requests/s, or -1 for no limit, got %v", MinRate, s.Throughput)
+	check(s.Sink && len(s.Targets()) > 0, "sink", "sends to kbench's own sink; give no --bootstrap-server with it")
 	if _, err := s.writepathAcks(); err != nil {
-		return err
+		if err := errs.Append(err); err != nil {
+			errs.Add("acks", "%v", err)
+		}
 	}
-	return nil
 }
 
 func isStrategy(name string) bool {

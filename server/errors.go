@@ -25,6 +25,16 @@ func badInput(field, format string, args ...any) error {
 	return &inputError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
+// asFieldError turns an *inputError into the runner.FieldError a
+// runner.FieldErrors collects; any other error is returned as it is.
+func asFieldError(err error) error {
+	var ie *inputError
+	if errors.As(err, &ie) {
+		return &runner.FieldError{Field: ie.Field, Msg: ie.Msg}
+	}
+	return err
+}
+
 // errTooLarge marks a body over the configured limit.
 var errTooLarge = errors.New("request body too large")
 
@@ -49,20 +59,76 @@ func classify(err error) (status int, field, msg string) {
 	return http.StatusInternalServerError, "", "internal error"
 }
 
+// fieldMessage is one bad field of a request, as a 400 lists them.
+type fieldMessage struct {
+	Field string `json:"field"`
+	Error string `json:"error"`
+}
+
+// fieldMessages lists every bad field err holds (a runner.FieldErrors
+// holds several), in order, each with the message classify gives it.
+func fieldMessages(err error) []fieldMessage {
+	var out []fieldMessage
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case *inputError:
+			out = append(out, fieldMessage{e.Field, e.Error()})
+		case *runner.FieldError:
+			out = append(out, fieldMessage{e.Field, e.Field + ": " + e.Msg})
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}
+
+// formErrors maps each bad field of err to its message without the
+// field's name, which a form shows beside the field itself.
+func formErrors(err error) map[string]string {
+	out := map[string]string{}
+	for _, fm := range fieldMessages(err) {
+		if _, seen := out[fm.Field]; !seen {
+			out[fm.Field] = strings.TrimPrefix(fm.Error, fm.Field+": ")
+		}
+	}
+	return out
+}
+
 // fail answers a request with err: JSON for the API, a page otherwise.
-// Server errors are logged; users see a short message.
+// Server errors are logged; users see a short message. A 400 names the
+// first bad field in "error" and "field", and every one in "errors".
 func (s *Server) fail(c *gin.Context, err error) {
 	status, field, msg := classify(err)
 	if status >= 500 {
 		s.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
 	}
+	var all []fieldMessage
+	if status == http.StatusBadRequest && field != "" {
+		if all = fieldMessages(err); len(all) == 0 {
+			all = []fieldMessage{{field, msg}}
+		}
+	}
 	if isAPI(c) {
 		body := gin.H{"error": msg}
 		if field != "" {
 			body["field"] = field
+			body["errors"] = all
 		}
 		c.AbortWithStatusJSON(status, body)
 		return
+	}
+	if len(all) > 1 {
+		msgs := make([]string, len(all))
+		for i, fm := range all {
+			msgs[i] = fm.Error
+		}
+		msg = strings.Join(msgs, "; ")
 	}
 	v := ui.NewErrorView(status, msg)
 	v.Page = s.page(c, v.Title)

@@ -137,3 +137,110 @@ func TestStrictJSON(t *testing.T) {
 		t.Errorf("%d runs, want only the valid one", n)
 	}
 }
+
+// apiError is a 400's body: the first bad field in error and field, as
+// before, and every one in errors.
+type apiError struct {
+	Error  string
+	Field  string
+	Errors []struct{ Field, Error string }
+}
+
+func (e apiError) fields() string {
+	var out []string
+	for _, fe := range e.Errors {
+		out = append(out, fe.Field)
+	}
+	return strings.Join(out, " ")
+}
+
+// TestAllBadFieldsReported: one submit with several bad fields reports
+// them all: the API in "errors" beside "error" and "field" (which name the
+// first), the forms beside each field.
+func TestAllBadFieldsReported(t *testing.T) {
+	ts := newTestServer(t, nil)
+	tests := []struct {
+		path, body, fields string
+	}{
+		{"/api/runs", `{"workload":"producer","label":"` + strings.Repeat("x", 201) + `","repetitions":500,` +
+			`"params":{"num-records":"ten","throughput":"NaN","mode":"turbo","payload-file":"/etc/passwd"}}`,
+			"label repetitions num-records payload-file throughput mode"},
+		{"/api/runs", `{"workload":"writepath","warmup_runs":-1,"params":{"strategy":"sideways","in-flight":0}}`,
+			"warmup_runs strategy in-flight"},
+		{"/api/runs", `{"workload":"producer","target":{"bootstrap_server":"","security_protocol":"SASL_SSL"},"params":{"record-size":0}}`,
+			"bootstrap-server sasl-mechanism record-size"},
+		{"/api/runs", `{"workload":"nope","label":"` + strings.Repeat("x", 201) + `"}`, "workload label"},
+		{"/api/presets/writepath", `{"repetitions":50,"requests":0,"in-flight":0,"record-size":0}`,
+			"record-size requests in-flight repetitions"},
+		{"/api/reports", `{"title":"","notes":"` + strings.Repeat("n", 20001) + `","runs":[1],"by":"colour"}`,
+			"title notes runs by"},
+	}
+	for _, tt := range tests {
+		rec := ts.do(t, "POST", tt.path, tt.body)
+		var resp apiError
+		json.Unmarshal(rec.Body.Bytes(), &resp)
+		if rec.Code != 400 || resp.fields() != tt.fields {
+			t.Errorf("POST %s: %d, errors for %q, want %q\n%s", tt.path, rec.Code, resp.fields(), tt.fields, rec.Body)
+			continue
+		}
+		if resp.Field != resp.Errors[0].Field || resp.Error != resp.Errors[0].Error {
+			t.Errorf("POST %s: error/field %q/%q, want the first of errors %+v", tt.path, resp.Error, resp.Field, resp.Errors[0])
+		}
+		for _, fe := range resp.Errors {
+			if !strings.HasPrefix(fe.Error, fe.Field+": ") || len(fe.Error) <= len(fe.Field)+2 {
+				t.Errorf("POST %s: entry %+v does not name its field and say what is wrong", tt.path, fe)
+			}
+		}
+	}
+	// A single bad field still has errors, a list of one.
+	rec := ts.do(t, "POST", "/api/runs", `{"workload":"producer","params":{"num-records":0}}`)
+	var one apiError
+	json.Unmarshal(rec.Body.Bytes(), &one)
+	if one.fields() != "num-records" || one.Field != "num-records" {
+		t.Errorf("one bad field: %s", rec.Body)
+	}
+
+	// The new-run form shows each message beside its field, and all in
+	// the summary.
+	form := url.Values{"workload": {"producer"}, "num-records": {"ten"}, "throughput": {"NaN"}, "repetitions": {"99"}}
+	rec = ts.formPost(t, "/runs", form)
+	body := rec.Body.String()
+	if rec.Code != 400 {
+		t.Fatalf("form: %d", rec.Code)
+	}
+	for _, id := range []string{"f-repetitions-error", "f-num-records-error", "f-throughput-error"} {
+		if !strings.Contains(body, `id="`+id+`"`) {
+			t.Errorf("form lacks %s", id)
+		}
+	}
+	for _, anchor := range []string{`href="#f-repetitions"`, `href="#f-num-records"`, `href="#f-throughput"`} {
+		if !strings.Contains(body, anchor) {
+			t.Errorf("summary lacks %s", anchor)
+		}
+	}
+	// The write-path lab's form too.
+	rec = ts.formPost(t, "/writepath", url.Values{"repetitions": {"50"}, "requests": {"0"}, "in-flight": {"x"}})
+	body = rec.Body.String()
+	if rec.Code != 400 || strings.Count(body, `class="field-error"`) != 3 {
+		t.Errorf("write-path form: %d, %d field errors, want 3:\n%s", rec.Code, strings.Count(body, `class="field-error"`), body)
+	}
+	if n, _ := ts.st.CountRuns(context.Background()); n != 0 {
+		t.Errorf("bad submits created %d runs", n)
+	}
+}
+
+func TestTargetField(t *testing.T) {
+	for msg, want := range map[string]string{
+		`kafkasec: security.protocol=SASL_SSL needs sasl.mechanism (Kafka defaults to GSSAPI)`:                  "sasl-mechanism",
+		`kafkasec: security.protocol=SASL_SSL with PLAIN needs a username: set sasl.jaas.config, sasl.username`: "sasl-username",
+		`kafkasec: security.protocol=SASL_SSL with PLAIN needs a password: set sasl.jaas.config, sasl.password`: "sasl-password",
+		`kafkasec: security.protocol "TLS" is not supported; supported: PLAINTEXT, SSL`:                         "security-protocol",
+		`kafkasec: sasl.mechanism "X" is not supported; supported: PLAIN`:                                       "sasl-mechanism",
+		`kafkasec: sasl.username is set but security.protocol=SSL does not use SASL`:                            "sasl-username",
+		`unsupported property "linger"`: "",
+	} {
+		if got := targetField(msg); got != want {
+			t.Errorf("targetField(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
