@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -157,7 +158,7 @@ const (
 )
 
 // option is one flag of `kbench run`. The same table parses command lines,
-// API params and (later) the web form, so every entry point validates alike.
+// API params and the web form, so every entry point validates alike.
 type option struct {
 	name      string
 	aliases   []string
@@ -165,6 +166,109 @@ type option struct {
 	workloads []string // nil: every workload
 	help      string
 	set       func(s *Spec, vals []string) error
+	// key is the spec's JSON field the flag sets, when it is not name
+	// (--messages sets num-records): stored specs keep one key.
+	key string
+	// choices is the closed set of values the flag takes (nil: any), and
+	// get reads its value back from a spec, for validation.
+	choices []Choice
+	get     func(s *Spec) string
+}
+
+// Choice is one value of a flag with a closed set of values. The CLI, the
+// API and the web form's selects all read the option table's list.
+type Choice struct {
+	Value string
+	// Workloads are the workloads it is valid for; nil: every one its
+	// flag applies to.
+	Workloads []string
+	// Aliases are other spellings taken for it (Kafka's -1 for all).
+	Aliases []string
+	// Help says what it means; "" when the value says it.
+	Help string
+}
+
+// For reports whether the choice is valid for workload.
+func (c Choice) For(workload string) bool {
+	return c.Workloads == nil || slices.Contains(c.Workloads, workload)
+}
+
+func (c Choice) matches(v string) bool { return v == c.Value || slices.Contains(c.Aliases, v) }
+
+// jsonKey is the spec's JSON field of the flag.
+func (o option) jsonKey() string {
+	if o.key != "" {
+		return o.key
+	}
+	return o.name
+}
+
+// allows reports whether v is one of the flag's choices for workload.
+func (o option) allows(workload, v string) bool {
+	for _, c := range o.choices {
+		if c.For(workload) && c.matches(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// choiceList names the choices valid for workload: "a, b or c".
+func (o option) choiceList(workload string, withHelp bool) string {
+	var parts []string
+	for _, c := range o.choices {
+		if !c.For(workload) {
+			continue
+		}
+		var notes []string
+		for _, a := range c.Aliases {
+			notes = append(notes, "or "+a)
+		}
+		if withHelp && c.Help != "" {
+			notes = append(notes, c.Help)
+		}
+		p := c.Value
+		if len(notes) > 0 {
+			p += " (" + strings.Join(notes, "; ") + ")"
+		}
+		parts = append(parts, p)
+	}
+	return orList(parts)
+}
+
+// orList joins "a", "b", "c" as "a, b or c".
+func orList(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+// fullHelp is the flag's help with its choices for workload ("" for all
+// of the flag's: per workload when they differ between them).
+func (o option) fullHelp(workload string) string {
+	if len(o.choices) == 0 {
+		return o.help
+	}
+	ws := o.workloads
+	if ws == nil {
+		ws = Workloads()
+	}
+	if workload != "" {
+		ws = []string{workload}
+	}
+	var groups []string
+	shared := true
+	for _, w := range ws[1:] {
+		shared = shared && o.choiceList(w, false) == o.choiceList(ws[0], false)
+	}
+	if shared {
+		return o.help + ": " + o.choiceList(ws[0], true)
+	}
+	for _, w := range ws {
+		groups = append(groups, w+": "+o.choiceList(w, true))
+	}
+	return o.help + "; " + strings.Join(groups, "; ")
 }
 
 func (o option) appliesTo(workload string) bool {
@@ -188,8 +292,14 @@ func options() []option {
 		{name: "bootstrap-server", aliases: []string{"broker-list", "bootstrap-servers"}, kind: kindString,
 			help: "host:port[,host:port] of a Kafka cluster; empty starts the embedded broker",
 			set:  func(s *Spec, v []string) error { s.BootstrapServer = v[0]; return nil }},
-		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: both,
-			help: "records to send (producer) or consume (consumer), warm-up records included",
+		// The count is --num-records in kafka-producer-perf-test and
+		// --messages in kafka-consumer-perf-test; each takes the other's
+		// name too.
+		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: []string{Producer},
+			help: "records to send, warm-up records included",
+			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
+		{name: "messages", aliases: []string{"num-records"}, key: "num-records", kind: kindInt, workloads: []string{Consumer},
+			help: "records to consume, warm-up records included",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
 		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
 			set: intSetter(func(s *Spec, n int64) { s.RecordSize = int(n) })},
@@ -215,7 +325,7 @@ func options() []option {
 		{name: "print-metrics", kind: kindBool, workloads: both, help: "print client metrics at the end, in Kafka's layout",
 			set: boolSetter(func(s *Spec, b bool) { s.PrintMetrics = b })},
 		{name: "warmup-records", kind: kindInt, workloads: both,
-			help: "the first records of --num-records, sent/consumed before the measured window and in no figure",
+			help: "the first of the records counted (--num-records, --messages), sent or consumed before the measured window and in no figure",
 			set:  intSetter(func(s *Spec, n int64) { s.WarmupRecords = n })},
 		{name: "reporting-interval", kind: kindInt, help: "milliseconds between interval lines",
 			set: intSetter(func(s *Spec, n int64) { s.ReportingInterval = n })},
@@ -243,8 +353,16 @@ func options() []option {
 			help: "print a row per reporting interval",
 			set:  boolSetter(func(s *Spec, b bool) { s.ShowDetailedStats = b })},
 		{name: "mode", kind: kindString, workloads: []string{Producer, Consumer},
-			help: "producer: raw (Client.RawProduce of record batches kbench encodes: the fastest kafka-go path), writer (kafka-go's Writer, what applications use) or client (Client.Produce with kbench's batching); consumer: group (kafka-go's consumer-group Reader) or assign (a connection per partition)",
-			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil }},
+			help: "how kafka-go sends or reads",
+			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil },
+			get:  func(s *Spec) string { return s.Mode },
+			choices: []Choice{
+				{Value: ModeRaw, Workloads: []string{Producer}, Help: "Client.RawProduce of record batches kbench encodes: the fastest kafka-go path"},
+				{Value: ModeWriter, Workloads: []string{Producer}, Help: "kafka-go's Writer, what applications use"},
+				{Value: ModeClient, Workloads: []string{Producer}, Help: "Client.Produce with kbench's batching"},
+				{Value: ModeGroup, Workloads: []string{Consumer}, Help: "kafka-go's consumer-group Reader"},
+				{Value: ModeAssign, Workloads: []string{Consumer}, Help: "a connection per partition"},
+			}},
 	}, writepathOptions()...)
 }
 
@@ -640,9 +758,28 @@ func (s *Spec) validate(errs *FieldErrors) {
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
 	if s.Workload == Writepath {
 		s.validateWritepath(errs)
-		return
+	} else {
+		s.validateClient(errs)
 	}
-	check(s.NumRecords <= 0, "num-records", "must be at least 1, got %d", s.NumRecords)
+	// Closed sets last, so that a specific message (--acks 0) wins.
+	for _, o := range options() {
+		if len(o.choices) > 0 && o.appliesTo(s.Workload) {
+			v := o.get(s)
+			check(!o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
+		}
+	}
+}
+
+// validateClient adds the errors of the producer's and the consumer's own
+// flags.
+func (s *Spec) validateClient(errs *FieldErrors) {
+	check := func(bad bool, field, format string, args ...any) {
+		if bad {
+			errs.Add(field, format, args...)
+		}
+	}
+	count := countFlag(s.Workload)
+	check(s.NumRecords <= 0, count, "must be at least 1, got %d", s.NumRecords)
 	check(s.RecordSize <= 0 && s.PayloadFile == "", "record-size", "must be at least 1 byte, got %d", s.RecordSize)
 	check(s.RecordSize > 64<<20, "record-size", "must be at most 64 MiB, got %d", s.RecordSize)
 	check(s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1), "throughput",
@@ -650,13 +787,10 @@ func (s *Spec) validate(errs *FieldErrors) {
 	check(s.Throughput > 0 && s.Throughput < MinRate, "throughput",
 		"must be at least %v records/s, or -1 for no limit, got %v", MinRate, s.Throughput)
 	check(s.WarmupRecords < 0, "warmup-records", "must not be negative, got %d", s.WarmupRecords)
-	check(!errs.Has("num-records") && s.WarmupRecords >= s.NumRecords, "warmup-records",
-		"must be fewer than --num-records (%d), which include them, got %d", s.NumRecords, s.WarmupRecords)
+	check(!errs.Has(count) && s.WarmupRecords >= s.NumRecords, "warmup-records",
+		"must be fewer than --%s (%d), which include them, got %d", count, s.NumRecords, s.WarmupRecords)
 	check(s.Threads < 1 || s.Threads > 256, "threads", "must be between 1 and 256, got %d", s.Threads)
-	check(s.Workload == Producer && s.Mode != ModeWriter && s.Mode != ModeClient && s.Mode != ModeRaw, "mode",
-		"must be raw, writer or client, got %q", s.Mode)
 	if s.Workload == Consumer {
-		check(s.Mode != ModeGroup && s.Mode != ModeAssign, "mode", "must be group or assign, got %q", s.Mode)
 		check(s.FetchSize < 1, "fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
 		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
 		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
@@ -675,6 +809,15 @@ func (s *Spec) validate(errs *FieldErrors) {
 	}
 }
 
+// countFlag is the flag of a workload's record count, as Kafka's tool
+// for it names it.
+func countFlag(workload string) string {
+	if workload == Consumer {
+		return "messages"
+	}
+	return "num-records"
+}
+
 // Usage describes the flags of a workload, for --help.
 func Usage(workload string) string {
 	var b strings.Builder
@@ -688,7 +831,7 @@ func Usage(workload string) string {
 		for _, a := range o.aliases {
 			names += ", --" + a
 		}
-		fmt.Fprintf(&b, "  %-36s %s%s\n", names, o.help, defaultNote(d, o.name))
+		fmt.Fprintf(&b, "  %-36s %s%s\n", names, o.fullHelp(workload), defaultNote(d, o.jsonKey()))
 	}
 	b.WriteString("\n  --out DIR                            write result.json and profiles to DIR\n")
 	b.WriteString("  --spec FILE                          read the spec from a JSON file (keys are flag names)\n")
@@ -713,8 +856,13 @@ type Flag struct {
 	Kind      string   // string, int, float, bool, list, props
 	Workloads []string // the workloads it applies to
 	Help      string
-	// Default is the default value as text, "" when there is none.
+	// Default is the default value as text, "" when there is none: the
+	// first workload's, when Defaults differ.
 	Default string
+	// Defaults are the defaults by workload.
+	Defaults map[string]string
+	// Choices is the closed set of values the flag takes; nil: any.
+	Choices []Choice
 }
 
 // Flags lists every option of `kbench run` in the order --help shows them.
@@ -726,11 +874,13 @@ func Flags() []Flag {
 		if ws == nil {
 			ws = Workloads()
 		}
-		f := Flag{Name: o.name, Aliases: o.aliases, Kind: kinds[o.kind], Workloads: ws, Help: o.help}
+		f := Flag{Name: o.name, Aliases: o.aliases, Kind: kinds[o.kind], Workloads: ws, Help: o.fullHelp(""),
+			Defaults: map[string]string{}, Choices: o.choices}
 		for _, w := range ws {
-			if d := defaultValue(DefaultSpec(w), o.name); d != "" {
+			d := defaultValue(DefaultSpec(w), o.jsonKey())
+			f.Defaults[w] = d
+			if f.Default == "" {
 				f.Default = d
-				break
 			}
 		}
 		out = append(out, f)

@@ -220,3 +220,100 @@ func TestAllFieldErrorsReported(t *testing.T) {
 		t.Errorf("num-records -5, warmup 0: fields %q, want only num-records", got)
 	}
 }
+
+// TestChoicesShared: a flag with a closed set of values accepts each of
+// its choices for the workloads they belong to, refuses anything else
+// naming them all, and --help lists them: the form's selects read the
+// same list (Flags).
+func TestChoicesShared(t *testing.T) {
+	withChoices := map[string]bool{}
+	for _, f := range Flags() {
+		if len(f.Choices) == 0 {
+			continue
+		}
+		withChoices[f.Name] = true
+		for _, w := range f.Workloads {
+			var names []string
+			for _, c := range f.Choices {
+				if c.For(w) {
+					names = append(names, c.Value)
+				}
+			}
+			for _, c := range f.Choices {
+				_, err := ParseArgs(w, []string{"--" + f.Name, c.Value})
+				if c.For(w) && err != nil {
+					t.Errorf("%s --%s %s: %v", w, f.Name, c.Value, err)
+				}
+				if !c.For(w) && err == nil {
+					t.Errorf("%s --%s %s accepted, but the choice is only for %v", w, f.Name, c.Value, c.Workloads)
+				}
+			}
+			_, err := ParseArgs(w, []string{"--" + f.Name, "bogus"})
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != f.Name {
+				t.Errorf("%s --%s bogus = %v, want refused", w, f.Name, err)
+				continue
+			}
+			for _, n := range names {
+				if !strings.Contains(fe.Msg, n) {
+					t.Errorf("%s --%s bogus: %q does not list %s", w, f.Name, fe.Msg, n)
+				}
+			}
+			if u := Usage(w); !strings.Contains(u, strings.Join(names, ", ")) && !strings.Contains(u, names[0]) {
+				t.Errorf("--help of %s does not list the choices of --%s", w, f.Name)
+			}
+		}
+	}
+	for _, name := range []string{"mode", "strategy", "acks"} {
+		if !withChoices[name] {
+			t.Errorf("--%s has no choices in the option table", name)
+		}
+	}
+	// acks keeps Kafka's synonym -1 for all, and its own message for 0.
+	if s, err := ParseArgs(Writepath, []string{"--acks", "-1"}); err != nil || s.Acks != "-1" {
+		t.Errorf("--acks -1: %v", err)
+	}
+	if _, err := ParseArgs(Writepath, []string{"--acks", "0"}); err == nil || !strings.Contains(err.Error(), "not measurable") {
+		t.Errorf("--acks 0: %v, want the reason", err)
+	}
+}
+
+// TestConsumerCountIsMessages: the consumer's count is --messages, as in
+// kafka-consumer-perf-test; --num-records stays accepted, from the command
+// line and in params, and stored specs keep their key (and fingerprints).
+func TestConsumerCountIsMessages(t *testing.T) {
+	for _, args := range [][]string{{"--messages", "42"}, {"--num-records", "42"}} {
+		if s, err := ParseArgs(Consumer, args); err != nil || s.NumRecords != 42 {
+			t.Errorf("consumer %q: %d, %v", args, s.NumRecords, err)
+		}
+	}
+	for _, key := range []string{"messages", "num-records"} {
+		s, err := SpecFromParams(Consumer, map[string]json.RawMessage{key: json.RawMessage(`42`)})
+		if err != nil || s.NumRecords != 42 {
+			t.Errorf("consumer params %s: %d, %v", key, s.NumRecords, err)
+		}
+		if p := specParams(t, s); string(p["num-records"]) != "42" {
+			t.Errorf("consumer params %s: stored as %v, want num-records", key, p)
+		}
+	}
+	_, err := ParseArgs(Consumer, []string{"--messages", "0"})
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "messages" {
+		t.Errorf("consumer --messages 0 = %v, want an error for messages", err)
+	}
+	if u := Usage(Consumer); !strings.Contains(u, "--messages, --num-records") || !strings.Contains(u, "(default 500000)") {
+		t.Errorf("consumer --help:\n%s", u)
+	}
+	if u := Usage(Producer); !strings.Contains(u, "--num-records, --messages") {
+		t.Errorf("producer --help:\n%s", u)
+	}
+	var names []string
+	for _, f := range Flags() {
+		if f.Name == "messages" || f.Name == "num-records" {
+			names = append(names, f.Name+"="+strings.Join(f.Workloads, "+")+"/"+f.Default)
+		}
+	}
+	if got := strings.Join(names, " "); got != "num-records=producer/500000 messages=consumer/500000" {
+		t.Errorf("count flags: %s", got)
+	}
+}

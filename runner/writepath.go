@@ -78,9 +78,16 @@ var writepathOnly = []string{Writepath}
 func writepathOptions() []option {
 	return []option{
 		{name: "strategy", kind: kindString, workloads: writepathOnly,
-			help: "how requests are written: gather (one writev of all buffers), per-buffer (one write per buffer), " +
-				"copy (copy into one buffer, one write), kafka-go (kafka-go's Writer), kafka-go-conn (kafka-go's Conn)",
-			set: func(s *Spec, v []string) error { s.Strategy = v[0]; return nil }},
+			help: "how requests are written",
+			set:  func(s *Spec, v []string) error { s.Strategy = v[0]; return nil },
+			get:  func(s *Spec) string { return s.Strategy },
+			choices: []Choice{
+				{Value: StrategyGather, Help: "one writev of all buffers"},
+				{Value: StrategyPerBuffer, Help: "one write per buffer"},
+				{Value: StrategyCopy, Help: "copy into one buffer, one write"},
+				{Value: StrategyKafkaGo, Help: "kafka-go's Writer"},
+				{Value: StrategyKafkaGoConn, Help: "kafka-go's Conn"},
+			}},
 		{name: "requests", kind: kindInt, workloads: writepathOnly,
 			help: fmt.Sprintf("Produce requests in the measured window, after the warm-up (default %d unless --duration is given)", defaultWritepathRequests),
 			set:  intSetter(func(s *Spec, n int64) { s.Requests = n })},
@@ -96,12 +103,17 @@ func writepathOptions() []option {
 		{name: "warmup-requests", kind: kindInt, workloads: writepathOnly,
 			help: "requests sent before the measured window, in no figure",
 			set:  intSetter(func(s *Spec, n int64) { s.WarmupRequests = n })},
-		{name: "request-rate", aliases: []string{"throughput"}, kind: kindFloat, workloads: writepathOnly,
-			help: "maximum requests/s, a throttle; -1 (the default) for no limit",
+		{name: "request-rate", aliases: []string{"throughput"}, key: "throughput", kind: kindFloat, workloads: writepathOnly,
+			help: "maximum requests/s, a throttle; -1 for no limit",
 			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
 		{name: "acks", kind: kindString, workloads: writepathOnly,
-			help: "acks of the requests: all (-1) or 1; 0 is refused, since brokers answer no such request",
-			set:  func(s *Spec, v []string) error { s.Acks = v[0]; return nil }},
+			help: "acks of the requests (0 is refused: brokers answer no such request)",
+			set:  func(s *Spec, v []string) error { s.Acks = v[0]; return nil },
+			get:  func(s *Spec) string { return s.Acks },
+			choices: []Choice{
+				{Value: "all", Aliases: []string{"-1"}, Help: "every in-sync replica has the records"},
+				{Value: "1", Help: "the leader has them"},
+			}},
 		{name: "sink", kind: kindBool, workloads: writepathOnly,
 			help: "send to kbench's sink (its own process; answers Produce requests at once, stores nothing) instead of a broker",
 			set:  boolSetter(func(s *Spec, b bool) { s.Sink = b })},
@@ -116,7 +128,6 @@ func (s *Spec) validateWritepath(errs *FieldErrors) {
 			errs.Add(field, format, args...)
 		}
 	}
-	check(!isStrategy(s.Strategy), "strategy", "must be one of %s, got %q", strings.Join(WritepathStrategies(), ", "), s.Strategy)
 	check(s.Requests < 0, "requests", "must be at least 1, got %d", s.Requests)
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
 	check(s.Duration > 0 && s.Duration < minDuration, "duration", "must be at least %v s, got %v", minDuration, s.Duration)
@@ -135,20 +146,8 @@ func (s *Spec) validateWritepath(errs *FieldErrors) {
 	check(s.Throughput > 0 && s.Throughput < MinRate, "request-rate",
 		"must be at least %v requests/s, or -1 for no limit, got %v", MinRate, s.Throughput)
 	check(s.Sink && len(s.Targets()) > 0, "sink", "sends to kbench's own sink; give no --bootstrap-server with it")
-	if _, err := s.writepathAcks(); err != nil {
-		if err := errs.Append(err); err != nil {
-			errs.Add("acks", "%v", err)
-		}
-	}
-}
-
-func isStrategy(name string) bool {
-	for _, s := range WritepathStrategies() {
-		if s == name {
-			return true
-		}
-	}
-	return false
+	// Any other value is refused with the choices (see validate).
+	check(s.Acks == "0", "acks", "0 is not measurable: a broker answers no request sent with acks=0; use all or 1")
 }
 
 func (s *Spec) writepathAcks() (int16, error) {

@@ -244,3 +244,25 @@ func TestTargetField(t *testing.T) {
 		}
 	}
 }
+
+// TestConsumerCountField: the consumer's count is --messages on the form
+// and in errors; the API takes messages and num-records alike.
+func TestConsumerCountField(t *testing.T) {
+	ts := newTestServer(t, nil)
+	rec := ts.formPost(t, "/runs", url.Values{"workload": {"consumer"}, "messages": {"0"}, "num-records": {"5"}})
+	if body := rec.Body.String(); rec.Code != 400 || !strings.Contains(body, `id="f-messages-error"`) || strings.Contains(body, `id="f-num-records-error"`) {
+		t.Errorf("consumer form messages=0: %d, want the error beside messages", rec.Code)
+	}
+	for _, key := range []string{"messages", "num-records"} {
+		rec := ts.do(t, "POST", "/api/runs", `{"workload":"consumer","params":{"`+key+`":0}}`)
+		var resp apiError
+		json.Unmarshal(rec.Body.Bytes(), &resp)
+		if rec.Code != 400 || resp.Field != "messages" {
+			t.Errorf("consumer %s=0: %d %s, want 400 naming messages", key, rec.Code, rec.Body)
+		}
+	}
+	rec = ts.do(t, "POST", "/api/runs", `{"workload":"consumer","params":{"messages":10,"profile":"none"}}`)
+	if rec.Code != 201 || !strings.Contains(rec.Body.String(), `"num-records":10`) {
+		t.Errorf("consumer messages=10: %d %s, want 201 and the spec's num-records 10", rec.Code, rec.Body)
+	}
+}
