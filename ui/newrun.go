@@ -326,6 +326,9 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 		values := []string{""}
 		labels := map[string]string{"": defaultLabel(f)}
 		for _, c := range f.Choices {
+			if contains(c.Aliases, cur) {
+				cur = c.Value // the same choice, by its name
+			}
 			values = append(values, c.Value)
 			l := c.Value
 			if len(c.Workloads) > 0 && len(c.Workloads) < len(f.Workloads) {
@@ -337,7 +340,10 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 			labels[c.Value] = l
 		}
 		if !contains(values, cur) {
-			cur = ""
+			// Only a hand-made request sends another value: show it,
+			// beside the server's error, rather than lose it.
+			values = append(values, cur)
+			labels[cur] = cur + " (not one of the choices)"
 		}
 		ff.Value = cur
 		ff.Options = choiceOptions(values, labels, cur)

@@ -109,3 +109,16 @@ func TestNewRunFormTargetFields(t *testing.T) {
 		}
 	}
 }
+
+// TestNewRunFormKeepsAnUnknownChoice: a value outside the choices (only a
+// hand-made request sends one) is shown selected, not silently replaced.
+func TestNewRunFormKeepsAnUnknownChoice(t *testing.T) {
+	f := formFields(NewRunForm(url.Values{"workload": {"writepath"}, "strategy": {"sideways"}}, map[string]string{"strategy": "bad"}))["strategy"]
+	if got := checked(f); got != "sideways" {
+		t.Errorf("strategy selected %q, want the value sent, sideways", got)
+	}
+	f = formFields(NewRunForm(url.Values{"workload": {"writepath"}, "acks": {"-1"}}, nil))["acks"]
+	if got := checked(f); got != "all" || len(f.Options) != 3 {
+		t.Errorf("acks -1 selects %q among %d options, want all (its synonym) among 3", got, len(f.Options))
+	}
+}
