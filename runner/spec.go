@@ -621,7 +621,11 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 		if !ok && name == "props" {
 			o, ok = lookupOption(workload, workload+"-props")
 		}
-		if !ok {
+		switch {
+		case !ok && name == "":
+			errs.Add("params", "a parameter has an empty name")
+			continue
+		case !ok:
 			errs.Add(name, "unknown parameter for workload %s", workload)
 			continue
 		}

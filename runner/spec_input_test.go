@@ -317,3 +317,53 @@ func TestConsumerCountIsMessages(t *testing.T) {
 		t.Errorf("count flags: %s", got)
 	}
 }
+
+// FuzzSpecFromParams: whatever params are accepted give a spec that
+// encodes and reads back the same (no NaN, no silent default), and every
+// refusal names its fields.
+func FuzzSpecFromParams(f *testing.F) {
+	f.Add("producer", `{"throughput":"NaN","num-records":10}`)
+	f.Add("writepath", `{"duration":1.5,"strategy":"copy","acks":"-1"}`)
+	f.Add("consumer", `{"messages":"1e3","mode":"assign","consumer-props":{"fetch.min.bytes":2}}`)
+	f.Add("producer", `{"throughput":1e-400,"record-size":"+7","profile":["cpu","none"]}`)
+	f.Fuzz(func(t *testing.T, workload, body string) {
+		var params map[string]json.RawMessage
+		if json.Unmarshal([]byte(body), &params) != nil {
+			return
+		}
+		for k := range params {
+			if strings.HasSuffix(k, ".config") || k == "payload-file" {
+				return // they read files
+			}
+		}
+		s, err := SpecFromParams(workload, params)
+		if err != nil {
+			var fes FieldErrors
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field == "" {
+				t.Fatalf("refusal without a field: %v", err)
+			}
+			if errors.As(err, &fes) {
+				for _, e := range fes {
+					if e.Field == "" {
+						t.Fatalf("refusal without a field: %v", err)
+					}
+				}
+			}
+			return
+		}
+		p, err := s.Params()
+		if err != nil {
+			t.Fatalf("accepted %s but cannot encode it: %v", body, err)
+		}
+		again, err := SpecFromParams(workload, p)
+		if err != nil {
+			t.Fatalf("accepted %s, its params %v are refused: %v", body, p, err)
+		}
+		a, _ := json.Marshal(s)
+		b, _ := json.Marshal(again)
+		if string(a) != string(b) {
+			t.Fatalf("round trip of %s:\n%s\n%s", body, a, b)
+		}
+	})
+}

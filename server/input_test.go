@@ -71,6 +71,7 @@ func TestStrictJSON(t *testing.T) {
 			{"bad utf-8 in a value", "{\"title\":\"a\xffb\",\"label\":\"a\xffb\",\"unused\":1}", ""},
 			{"bad utf-8 in a key", "{\"ti\xfftle\":\"x\"}", ""},
 			{"lone surrogate", `{"title":"\ud800x","label":"\ud800x"}`, ""},
+			{"empty key", `{"":1}`, `""`},
 			{"duplicate key", `{"title":"a","title":"b","label":"a","label":"b","repetitions":1,"repetitions":2}`, ""},
 		}
 		for _, tt := range tests {

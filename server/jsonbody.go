@@ -50,7 +50,11 @@ func decodeJSON(c *gin.Context, v any) error {
 		}
 		return badInput(field, "must be %s", jsonKind(ute.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return badInput(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if name != `""` {
+			name = strings.Trim(name, `"`)
+		}
+		return badInput(name, "unknown field")
 	case errors.As(err, &se):
 		return badInput("body", "invalid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
 	}
@@ -98,10 +102,14 @@ func (f *jsonFrame) child() string {
 	if !f.object {
 		return f.path + "[" + strconv.Itoa(f.index) + "]"
 	}
-	if f.path == "" {
-		return f.key
+	key := f.key
+	if key == "" {
+		key = `""` // the empty key, named so that the path is never empty
 	}
-	return f.path + "." + f.key
+	if f.path == "" {
+		return key
+	}
+	return f.path + "." + key
 }
 
 // done moves past the frame's current value.

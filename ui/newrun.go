@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"math"
 	"net/url"
 	"sort"
 	"strconv"
@@ -484,9 +485,11 @@ func splitList(s string) []string {
 	return out
 }
 
+// isNumber reports whether a number input can hold s: a browser blanks
+// anything else, NaN and Infinity included.
 func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	return err == nil
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
 func isTrue(s string) bool {

@@ -122,3 +122,14 @@ func TestNewRunFormKeepsAnUnknownChoice(t *testing.T) {
 		t.Errorf("acks -1 selects %q among %d options, want all (its synonym) among 3", got, len(f.Options))
 	}
 }
+
+// TestNewRunFormKeepsNonFiniteText: a refused NaN or Infinity is shown as
+// sent, in a text input (a number input would blank it).
+func TestNewRunFormKeepsNonFiniteText(t *testing.T) {
+	for _, v := range []string{"NaN", "Infinity", "-inf", "1e400"} {
+		f := formFields(NewRunForm(url.Values{"workload": {"producer"}, "throughput": {v}}, map[string]string{"throughput": "bad"}))["throughput"]
+		if f.Kind != "text" || f.Value != v {
+			t.Errorf("throughput %q renders as %s holding %q, want text holding it", v, f.Kind, f.Value)
+		}
+	}
+}
