@@ -195,6 +195,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
+		// Every bad flag on a line of its own.
+		var fes runner.FieldErrors
+		if errors.As(err, &fes) {
+			for _, fe := range fes {
+				fmt.Fprintf(stderr, "kbench run %s: %v\n", workload, fe)
+			}
+			return 2
+		}
 		fmt.Fprintf(stderr, "kbench run %s: %v\n", workload, err)
 		return 2
 	}

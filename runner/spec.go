@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -91,6 +95,11 @@ type Spec struct {
 	Sink              bool    `json:"sink,omitempty"`
 }
 
+// MinRate is the lowest --throughput (records/s) and --request-rate
+// (requests/s) taken: the interval between sends of a slower rate would
+// overflow the clock's arithmetic and silently unthrottle the run.
+const MinRate = 0.001
+
 // FieldError is invalid input for one option. Field is the option's flag
 // name, so the CLI, the form and the API all point at the same thing.
 type FieldError struct {
@@ -149,7 +158,7 @@ const (
 )
 
 // option is one flag of `kbench run`. The same table parses command lines,
-// API params and (later) the web form, so every entry point validates alike.
+// API params and the web form, so every entry point validates alike.
 type option struct {
 	name      string
 	aliases   []string
@@ -157,6 +166,109 @@ type option struct {
 	workloads []string // nil: every workload
 	help      string
 	set       func(s *Spec, vals []string) error
+	// key is the spec's JSON field the flag sets, when it is not name
+	// (--messages sets num-records): stored specs keep one key.
+	key string
+	// choices is the closed set of values the flag takes (nil: any), and
+	// get reads its value back from a spec, for validation.
+	choices []Choice
+	get     func(s *Spec) string
+}
+
+// Choice is one value of a flag with a closed set of values. The CLI, the
+// API and the web form's selects all read the option table's list.
+type Choice struct {
+	Value string
+	// Workloads are the workloads it is valid for; nil: every one its
+	// flag applies to.
+	Workloads []string
+	// Aliases are other spellings taken for it (Kafka's -1 for all).
+	Aliases []string
+	// Help says what it means; "" when the value says it.
+	Help string
+}
+
+// For reports whether the choice is valid for workload.
+func (c Choice) For(workload string) bool {
+	return c.Workloads == nil || slices.Contains(c.Workloads, workload)
+}
+
+func (c Choice) matches(v string) bool { return v == c.Value || slices.Contains(c.Aliases, v) }
+
+// jsonKey is the spec's JSON field of the flag.
+func (o option) jsonKey() string {
+	if o.key != "" {
+		return o.key
+	}
+	return o.name
+}
+
+// allows reports whether v is one of the flag's choices for workload.
+func (o option) allows(workload, v string) bool {
+	for _, c := range o.choices {
+		if c.For(workload) && c.matches(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// choiceList names the choices valid for workload: "a, b or c".
+func (o option) choiceList(workload string, withHelp bool) string {
+	var parts []string
+	for _, c := range o.choices {
+		if !c.For(workload) {
+			continue
+		}
+		var notes []string
+		for _, a := range c.Aliases {
+			notes = append(notes, "or "+a)
+		}
+		if withHelp && c.Help != "" {
+			notes = append(notes, c.Help)
+		}
+		p := c.Value
+		if len(notes) > 0 {
+			p += " (" + strings.Join(notes, "; ") + ")"
+		}
+		parts = append(parts, p)
+	}
+	return orList(parts)
+}
+
+// orList joins "a", "b", "c" as "a, b or c".
+func orList(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+// fullHelp is the flag's help with its choices for workload ("" for all
+// of the flag's: per workload when they differ between them).
+func (o option) fullHelp(workload string) string {
+	if len(o.choices) == 0 {
+		return o.help
+	}
+	ws := o.workloads
+	if ws == nil {
+		ws = Workloads()
+	}
+	if workload != "" {
+		ws = []string{workload}
+	}
+	var groups []string
+	shared := true
+	for _, w := range ws[1:] {
+		shared = shared && o.choiceList(w, false) == o.choiceList(ws[0], false)
+	}
+	if shared {
+		return o.help + ": " + o.choiceList(ws[0], true)
+	}
+	for _, w := range ws {
+		groups = append(groups, w+": "+o.choiceList(w, true))
+	}
+	return o.help + "; " + strings.Join(groups, "; ")
 }
 
 func (o option) appliesTo(workload string) bool {
@@ -180,8 +292,14 @@ func options() []option {
 		{name: "bootstrap-server", aliases: []string{"broker-list", "bootstrap-servers"}, kind: kindString,
 			help: "host:port[,host:port] of a Kafka cluster; empty starts the embedded broker",
 			set:  func(s *Spec, v []string) error { s.BootstrapServer = v[0]; return nil }},
-		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: both,
-			help: "records to send (producer) or consume (consumer), warm-up records included",
+		// The count is --num-records in kafka-producer-perf-test and
+		// --messages in kafka-consumer-perf-test; each takes the other's
+		// name too.
+		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: []string{Producer},
+			help: "records to send, warm-up records included",
+			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
+		{name: "messages", aliases: []string{"num-records"}, key: "num-records", kind: kindInt, workloads: []string{Consumer},
+			help: "records to consume, warm-up records included",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
 		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
 			set: intSetter(func(s *Spec, n int64) { s.RecordSize = int(n) })},
@@ -207,7 +325,7 @@ func options() []option {
 		{name: "print-metrics", kind: kindBool, workloads: both, help: "print client metrics at the end, in Kafka's layout",
 			set: boolSetter(func(s *Spec, b bool) { s.PrintMetrics = b })},
 		{name: "warmup-records", kind: kindInt, workloads: both,
-			help: "the first records of --num-records, sent/consumed before the measured window and in no figure",
+			help: "the first of the records counted (--num-records, --messages), sent or consumed before the measured window and in no figure",
 			set:  intSetter(func(s *Spec, n int64) { s.WarmupRecords = n })},
 		{name: "reporting-interval", kind: kindInt, help: "milliseconds between interval lines",
 			set: intSetter(func(s *Spec, n int64) { s.ReportingInterval = n })},
@@ -235,15 +353,26 @@ func options() []option {
 			help: "print a row per reporting interval",
 			set:  boolSetter(func(s *Spec, b bool) { s.ShowDetailedStats = b })},
 		{name: "mode", kind: kindString, workloads: []string{Producer, Consumer},
-			help: "producer: raw (Client.RawProduce of record batches kbench encodes: the fastest kafka-go path), writer (kafka-go's Writer, what applications use) or client (Client.Produce with kbench's batching); consumer: group (kafka-go's consumer-group Reader) or assign (a connection per partition)",
-			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil }},
+			help: "how kafka-go sends or reads",
+			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil },
+			get:  func(s *Spec) string { return s.Mode },
+			choices: []Choice{
+				{Value: ModeRaw, Workloads: []string{Producer}, Help: "Client.RawProduce of record batches kbench encodes: the fastest kafka-go path"},
+				{Value: ModeWriter, Workloads: []string{Producer}, Help: "kafka-go's Writer, what applications use"},
+				{Value: ModeClient, Workloads: []string{Producer}, Help: "Client.Produce with kbench's batching"},
+				{Value: ModeGroup, Workloads: []string{Consumer}, Help: "kafka-go's consumer-group Reader"},
+				{Value: ModeAssign, Workloads: []string{Consumer}, Help: "a connection per partition"},
+			}},
 	}, writepathOptions()...)
 }
 
 func intSetter(f func(*Spec, int64)) func(*Spec, []string) error {
 	return func(s *Spec, v []string) error {
-		var n int64
-		if _, err := fmt.Sscan(v[0], &n); err != nil || fmt.Sprint(n) != strings.TrimPrefix(v[0], "+") {
+		n, err := strconv.ParseInt(v[0], 10, 64)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return fmt.Errorf("%q is out of range", v[0])
+			}
 			return fmt.Errorf("%q is not a whole number", v[0])
 		}
 		f(s, n)
@@ -251,12 +380,21 @@ func intSetter(f func(*Spec, int64)) func(*Spec, []string) error {
 	}
 }
 
+// floatSetter parses a finite number. NaN and ±Inf are refused: every range
+// check is false for NaN, so it would pass validation and then mean
+// something nobody asked for (and a spec holding one cannot be encoded).
 func floatSetter(f func(*Spec, float64)) func(*Spec, []string) error {
 	return func(s *Spec, v []string) error {
-		var x float64
-		var rest string
-		if n, _ := fmt.Sscanf(v[0]+" ", "%g %s", &x, &rest); n != 1 {
+		x, err := strconv.ParseFloat(v[0], 64)
+		switch {
+		case errors.Is(err, strconv.ErrRange) && math.IsInf(x, 0):
+			return fmt.Errorf("%q is out of range", v[0])
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			// ErrRange with a finite x is an underflow to (almost) zero,
+			// which the range checks judge like any small number.
 			return fmt.Errorf("%q is not a number", v[0])
+		case math.IsNaN(x) || math.IsInf(x, 0):
+			return fmt.Errorf("%q is not a finite number", v[0])
 		}
 		f(s, x)
 		return nil
@@ -370,6 +508,14 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 		return Spec{}, fieldErr("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
 	}
 	s := DefaultSpec(workload)
+	// Bad values are collected, so that one attempt reports them all; an
+	// argument that cannot be placed ends the parse.
+	var errs FieldErrors
+	stop := func(field, format string, args ...any) (Spec, error) {
+		errs.Add(field, format, args...)
+		errs.SortByOptions()
+		return s, errs
+	}
 	var configFile []string
 	var props []string
 	for i := 0; i < len(args); i++ {
@@ -391,7 +537,7 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 		}
 		o, ok := lookupOption(workload, name)
 		if !ok {
-			return s, fieldErr(name, "unknown flag for kbench run %s (see --help)", workload)
+			return stop(name, "unknown flag for kbench run %s (see --help)", workload)
 		}
 		var vals []string
 		switch {
@@ -405,7 +551,7 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 			}
 			props = append(props, vals...)
 			if len(vals) == 0 {
-				return s, fieldErr(o.name, "needs at least one key=value")
+				return stop(o.name, "needs at least one key=value")
 			}
 			continue
 		case hasVal:
@@ -416,20 +562,28 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 			i++
 			vals = []string{args[i]}
 		default:
-			return s, fieldErr(o.name, "needs a value")
+			return stop(o.name, "needs a value")
 		}
 		if strings.HasSuffix(o.name, ".config") {
 			configFile = vals
 			continue
 		}
 		if err := o.set(&s, vals); err != nil {
-			return s, &FieldError{Field: o.name, Msg: err.Error()}
+			errs.Add(o.name, "%s", err)
 		}
 	}
-	if err := applyProps(&s, workload, configFile, props); err != nil {
-		return s, err
+	return s, finish(&s, workload, configFile, props, errs)
+}
+
+// finish merges the properties into s, validates it and returns every
+// field error found, errs (the parse errors) included, in table order.
+func finish(s *Spec, workload string, configFile, props []string, errs FieldErrors) error {
+	if err := errs.Append(applyProps(s, workload, configFile, props)); err != nil {
+		return err
 	}
-	return s, s.Validate()
+	s.validate(&errs)
+	errs.SortByOptions()
+	return errs.Err()
 }
 
 // applyProps merges a config file and --*-props into s.Props, props last.
@@ -461,18 +615,24 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 	}
 	sort.Strings(names) // deterministic: the first bad field is always the same one
 	var configFile, props []string
+	var errs FieldErrors
 	for _, name := range names {
 		o, ok := lookupOption(workload, name)
-		if !ok {
-			if name == "props" {
-				o, _ = lookupOption(workload, workload+"-props")
-			} else {
-				return s, fieldErr(name, "unknown parameter for workload %s", workload)
-			}
+		if !ok && name == "props" {
+			o, ok = lookupOption(workload, workload+"-props")
+		}
+		switch {
+		case !ok && name == "":
+			errs.Add("params", "a parameter has an empty name")
+			continue
+		case !ok:
+			errs.Add(name, "unknown parameter for workload %s", workload)
+			continue
 		}
 		vals, err := rawToStrings(params[name], o.kind)
 		if err != nil {
-			return s, &FieldError{Field: o.name, Msg: err.Error()}
+			errs.Add(o.name, "%s", err)
+			continue
 		}
 		switch {
 		case o.kind == kindProps:
@@ -483,26 +643,30 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 			continue
 		}
 		if err := o.set(&s, vals); err != nil {
-			return s, &FieldError{Field: o.name, Msg: err.Error()}
+			errs.Add(o.name, "%s", err)
 		}
 	}
-	if err := applyProps(&s, workload, configFile, props); err != nil {
-		return s, err
-	}
-	return s, s.Validate()
+	return s, finish(&s, workload, configFile, props, errs)
 }
 
 func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
+	// Numbers keep their literal text: through float64, 12345678901234567
+	// would become …68 and 1e999 +Inf.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("invalid JSON value: %v", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("invalid JSON value: data after the value")
 	}
 	scalar := func(x any) (string, error) {
 		switch x := x.(type) {
 		case string:
 			return x, nil
-		case float64:
-			return trimFloat(x), nil
+		case json.Number:
+			return numberText(x), nil
 		case bool:
 			return fmt.Sprint(x), nil
 		}
@@ -551,6 +715,21 @@ func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
 	}
 }
 
+// numberText is a JSON number as the flag parsers take it: its literal,
+// except that a whole number written as a float (1e3, 20.0) reads as the
+// integer, when float64 holds it exactly, so int flags accept it as before.
+func numberText(n json.Number) string {
+	s := n.String()
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return s
+}
+
 func trimFloat(f float64) string {
 	if f == float64(int64(f)) {
 		return fmt.Sprintf("%d", int64(f))
@@ -558,60 +737,89 @@ func trimFloat(f float64) string {
 	return fmt.Sprint(f)
 }
 
-// Validate checks ranges and combinations. Kafka properties are checked
-// when the client is configured (see clientConfig), which also names them.
+// Validate checks ranges and combinations, and reports every bad field
+// (a FieldErrors). Kafka properties are checked when the client is
+// configured (see clientSettings), which also names them.
 func (s *Spec) Validate() error {
-	if s.Workload == Writepath {
-		return s.validateWritepath()
-	}
-	switch {
-	case s.Topic == "":
-		return fieldErr("topic", "must not be empty")
-	case strings.ContainsAny(s.Topic, " /\\,"):
-		return fieldErr("topic", "%q is not a valid topic name", s.Topic)
-	case s.NumRecords <= 0:
-		return fieldErr("num-records", "must be at least 1, got %d", s.NumRecords)
-	case s.RecordSize <= 0 && s.PayloadFile == "":
-		return fieldErr("record-size", "must be at least 1 byte, got %d", s.RecordSize)
-	case s.RecordSize > 64<<20:
-		return fieldErr("record-size", "must be at most 64 MiB, got %d", s.RecordSize)
-	case s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1):
-		return fieldErr("throughput", "must be positive records/s, or -1 for no limit, got %v", s.Throughput)
-	case s.WarmupRecords < 0:
-		return fieldErr("warmup-records", "must not be negative, got %d", s.WarmupRecords)
-	case s.WarmupRecords >= s.NumRecords:
-		return fieldErr("warmup-records", "must be fewer than --num-records (%d), which include them, got %d", s.NumRecords, s.WarmupRecords)
-	case s.ReportingInterval < 100:
-		return fieldErr("reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
-	case s.Partitions < 1 || s.Partitions > 10000:
-		return fieldErr("partitions", "must be between 1 and 10000, got %d", s.Partitions)
-	case s.Threads < 1 || s.Threads > 256:
-		return fieldErr("threads", "must be between 1 and 256, got %d", s.Threads)
-	}
-	if s.Workload == Producer && s.Mode != ModeWriter && s.Mode != ModeClient && s.Mode != ModeRaw {
-		return fieldErr("mode", "must be raw, writer or client, got %q", s.Mode)
-	}
-	if s.Workload == Consumer {
-		switch {
-		case s.Mode != ModeGroup && s.Mode != ModeAssign:
-			return fieldErr("mode", "must be group or assign, got %q", s.Mode)
-		case s.FetchSize < 1:
-			return fieldErr("fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
-		case s.Timeout < 1:
-			return fieldErr("timeout", "must be at least 1 ms, got %d", s.Timeout)
-		case s.FromLatest && s.Mode == ModeAssign:
-			return fieldErr("from-latest", "only applies to --mode group")
+	var errs FieldErrors
+	s.validate(&errs)
+	errs.SortByOptions()
+	return errs.Err()
+}
+
+// validate adds the spec's field errors to errs. A field that already has
+// one (its value did not parse) is not judged again, and checks across
+// fields are made only when the fields they read are valid.
+func (s *Spec) validate(errs *FieldErrors) {
+	check := func(bad bool, field, format string, args ...any) {
+		if bad {
+			errs.Add(field, format, args...)
 		}
+	}
+	check(s.Topic == "", "topic", "must not be empty")
+	check(strings.ContainsAny(s.Topic, " /\\,"), "topic", "%q is not a valid topic name", s.Topic)
+	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
+	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
+	if s.Workload == Writepath {
+		s.validateWritepath(errs)
+	} else {
+		s.validateClient(errs)
+	}
+	// Closed sets last, so that a specific message (--acks 0) wins.
+	for _, o := range options() {
+		if len(o.choices) > 0 && o.appliesTo(s.Workload) {
+			v := o.get(s)
+			check(!o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
+		}
+	}
+}
+
+// validateClient adds the errors of the producer's and the consumer's own
+// flags.
+func (s *Spec) validateClient(errs *FieldErrors) {
+	check := func(bad bool, field, format string, args ...any) {
+		if bad {
+			errs.Add(field, format, args...)
+		}
+	}
+	count := countFlag(s.Workload)
+	check(s.NumRecords <= 0, count, "must be at least 1, got %d", s.NumRecords)
+	check(s.RecordSize <= 0 && s.PayloadFile == "", "record-size", "must be at least 1 byte, got %d", s.RecordSize)
+	check(s.RecordSize > 64<<20, "record-size", "must be at most 64 MiB, got %d", s.RecordSize)
+	check(s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1), "throughput",
+		"must be positive records/s, or -1 for no limit, got %v", s.Throughput)
+	check(s.Throughput > 0 && s.Throughput < MinRate, "throughput",
+		"must be at least %v records/s, or -1 for no limit, got %v", MinRate, s.Throughput)
+	check(s.WarmupRecords < 0, "warmup-records", "must not be negative, got %d", s.WarmupRecords)
+	check(!errs.Has(count) && s.WarmupRecords >= s.NumRecords, "warmup-records",
+		"must be fewer than --%s (%d), which include them, got %d", count, s.NumRecords, s.WarmupRecords)
+	check(s.Threads < 1 || s.Threads > 256, "threads", "must be between 1 and 256, got %d", s.Threads)
+	if s.Workload == Consumer {
+		check(s.FetchSize < 1, "fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
+		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
+		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
 	}
 	if s.PayloadFile != "" && s.Workload == Producer {
 		if _, err := os.Stat(s.PayloadFile); err != nil {
-			return fieldErr("payload-file", "%v", err)
+			errs.Add("payload-file", "%v", err)
 		}
 	}
 	if _, err := clientSettings(s); err != nil {
-		return err
+		if err := errs.Append(err); err != nil {
+			// clientSettings reports only field errors; keep any other
+			// against the properties rather than drop it.
+			errs.Add(s.Workload+"-props", "%v", err)
+		}
 	}
-	return nil
+}
+
+// countFlag is the flag of a workload's record count, as Kafka's tool
+// for it names it.
+func countFlag(workload string) string {
+	if workload == Consumer {
+		return "messages"
+	}
+	return "num-records"
 }
 
 // Usage describes the flags of a workload, for --help.
@@ -627,7 +835,7 @@ func Usage(workload string) string {
 		for _, a := range o.aliases {
 			names += ", --" + a
 		}
-		fmt.Fprintf(&b, "  %-36s %s%s\n", names, o.help, defaultNote(d, o.name))
+		fmt.Fprintf(&b, "  %-36s %s%s\n", names, o.fullHelp(workload), defaultNote(d, o.jsonKey()))
 	}
 	b.WriteString("\n  --out DIR                            write result.json and profiles to DIR\n")
 	b.WriteString("  --spec FILE                          read the spec from a JSON file (keys are flag names)\n")
@@ -652,8 +860,13 @@ type Flag struct {
 	Kind      string   // string, int, float, bool, list, props
 	Workloads []string // the workloads it applies to
 	Help      string
-	// Default is the default value as text, "" when there is none.
+	// Default is the default value as text, "" when there is none: the
+	// first workload's, when Defaults differ.
 	Default string
+	// Defaults are the defaults by workload.
+	Defaults map[string]string
+	// Choices is the closed set of values the flag takes; nil: any.
+	Choices []Choice
 }
 
 // Flags lists every option of `kbench run` in the order --help shows them.
@@ -665,11 +878,13 @@ func Flags() []Flag {
 		if ws == nil {
 			ws = Workloads()
 		}
-		f := Flag{Name: o.name, Aliases: o.aliases, Kind: kinds[o.kind], Workloads: ws, Help: o.help}
+		f := Flag{Name: o.name, Aliases: o.aliases, Kind: kinds[o.kind], Workloads: ws, Help: o.fullHelp(""),
+			Defaults: map[string]string{}, Choices: o.choices}
 		for _, w := range ws {
-			if d := defaultValue(DefaultSpec(w), o.name); d != "" {
+			d := defaultValue(DefaultSpec(w), o.jsonKey())
+			f.Defaults[w] = d
+			if f.Default == "" {
 				f.Default = d
-				break
 			}
 		}
 		out = append(out, f)
@@ -680,15 +895,19 @@ func Flags() []Flag {
 // defaultValue is the default of a flag as text, read from the spec's JSON
 // so it can never disagree with DefaultSpec.
 func defaultValue(s Spec, name string) string {
-	data, _ := json.Marshal(s)
-	var m map[string]json.RawMessage
-	json.Unmarshal(data, &m)
-	raw, ok := m[name]
+	params, err := s.Params()
+	if err != nil {
+		// DefaultSpec is a constant of this package: it always encodes.
+		panic(fmt.Sprintf("runner: default spec of %s: %v", s.Workload, err))
+	}
+	raw, ok := params[name]
 	if !ok {
 		return ""
 	}
 	var v any
-	json.Unmarshal(raw, &v)
+	if err := json.Unmarshal(raw, &v); err != nil {
+		panic(fmt.Sprintf("runner: default of --%s: %v", name, err))
+	}
 	switch v := v.(type) {
 	case []any:
 		parts := make([]string, len(v))

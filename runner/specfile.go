@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 
@@ -48,24 +51,34 @@ func SplitSecrets(s Spec) (public Spec, secrets map[string]string) {
 }
 
 // Params returns the spec as params keyed by flag name (the inverse of
-// SpecFromParams).
-func (s Spec) Params() map[string]json.RawMessage {
-	data, _ := json.Marshal(s)
+// SpecFromParams). It fails only for a spec that cannot be encoded (a NaN
+// or infinite number, which no parser of this package lets through).
+func (s Spec) Params() (map[string]json.RawMessage, error) {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("runner: encode spec: %w", err)
+	}
 	var m map[string]json.RawMessage
-	json.Unmarshal(data, &m)
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("runner: decode spec: %w", err)
+	}
 	for k := range m {
 		// Keep only what the workload takes, so SpecFromParams accepts it.
 		if _, ok := lookupOption(s.Workload, k); !ok && k != "props" {
 			delete(m, k)
 		}
 	}
-	return m
+	return m, nil
 }
 
 // WriteSpecFile writes a spec file for a child `kbench run --spec`. The
 // caller must have removed secrets (SplitSecrets).
 func WriteSpecFile(path string, s Spec) error {
-	data, err := json.MarshalIndent(SpecFile{Workload: s.Workload, Params: s.Params()}, "", "  ")
+	params, err := s.Params()
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(SpecFile{Workload: s.Workload, Params: params}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("runner: encode spec: %w", err)
 	}
@@ -75,6 +88,29 @@ func WriteSpecFile(path string, s Spec) error {
 	return nil
 }
 
+// ParseSpecFile decodes a spec file strictly: one JSON object with a
+// workload and params (an empty object for every default) and nothing
+// else. A file that does not say what to run is refused rather than run
+// with the defaults.
+func ParseSpecFile(data []byte) (SpecFile, error) {
+	var f SpecFile
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return f, errors.New("not a spec file: want a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("not a spec file: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return f, errors.New("not a spec file: data after the object")
+	}
+	if f.Params == nil {
+		return f, &FieldError{Field: "params", Msg: "missing: give an object of flag values ({} for every default)"}
+	}
+	return f, nil
+}
+
 // ReadSpecFile reads a spec file and merges the secret properties found in
 // the environment variable SecretPropsEnv (read through getenv).
 func ReadSpecFile(path string, getenv func(string) string) (Spec, error) {
@@ -82,17 +118,14 @@ func ReadSpecFile(path string, getenv func(string) string) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("--spec: %w", err)
 	}
-	var f SpecFile
-	if err := json.Unmarshal(data, &f); err != nil {
+	f, err := ParseSpecFile(data)
+	if err != nil {
 		return Spec{}, fmt.Errorf("--spec: %s: %w", path, err)
 	}
 	if raw := getenv(SecretPropsEnv); raw != "" {
 		var secrets map[string]string
 		if err := json.Unmarshal([]byte(raw), &secrets); err != nil {
 			return Spec{}, fmt.Errorf("%s: not a JSON object of strings", SecretPropsEnv)
-		}
-		if f.Params == nil {
-			f.Params = map[string]json.RawMessage{}
 		}
 		props := map[string]string{}
 		if raw, ok := f.Params["props"]; ok {
@@ -103,7 +136,9 @@ func ReadSpecFile(path string, getenv func(string) string) (Spec, error) {
 		for k, v := range secrets {
 			props[k] = v
 		}
-		f.Params["props"], _ = json.Marshal(props)
+		if f.Params["props"], err = json.Marshal(props); err != nil {
+			return Spec{}, fmt.Errorf("%s: %w", SecretPropsEnv, err)
+		}
 	}
 	return SpecFromParams(f.Workload, f.Params)
 }
@@ -116,9 +151,13 @@ var nonDefining = map[string]bool{
 
 // Fingerprint identifies the workload a spec defines, so runs of the same
 // workload can be found and compared over time. Secrets, reporting options
-// and the profiles captured do not take part.
-func (s Spec) Fingerprint() string {
-	params := s.Redacted().Params()
+// and the profiles captured do not take part. It fails only when Params
+// does.
+func (s Spec) Fingerprint() (string, error) {
+	params, err := s.Redacted().Params()
+	if err != nil {
+		return "", err
+	}
 	keys := make([]string, 0, len(params))
 	for k := range params {
 		if !nonDefining[k] {
@@ -131,5 +170,5 @@ func (s Spec) Fingerprint() string {
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%s\n", k, params[k])
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

@@ -55,6 +55,10 @@ const (
 	// maxRequestPayload bounds records-per-request × record-size, well
 	// under Kafka's socket.request.max.bytes (100 MiB) with framing.
 	maxRequestPayload = 64 << 20
+	// minDuration and maxDuration bound --duration (seconds): shorter
+	// measures nothing, and far longer would overflow time.Duration.
+	minDuration = 0.001
+	maxDuration = 7 * 24 * 3600
 	// writepathTimeout is how long requests may stay unanswered.
 	writepathTimeout = 30 * time.Second
 )
@@ -74,9 +78,16 @@ var writepathOnly = []string{Writepath}
 func writepathOptions() []option {
 	return []option{
 		{name: "strategy", kind: kindString, workloads: writepathOnly,
-			help: "how requests are written: gather (one writev of all buffers), per-buffer (one write per buffer), " +
-				"copy (copy into one buffer, one write), kafka-go (kafka-go's Writer), kafka-go-conn (kafka-go's Conn)",
-			set: func(s *Spec, v []string) error { s.Strategy = v[0]; return nil }},
+			help: "how requests are written",
+			set:  func(s *Spec, v []string) error { s.Strategy = v[0]; return nil },
+			get:  func(s *Spec) string { return s.Strategy },
+			choices: []Choice{
+				{Value: StrategyGather, Help: "one writev of all buffers"},
+				{Value: StrategyPerBuffer, Help: "one write per buffer"},
+				{Value: StrategyCopy, Help: "copy into one buffer, one write"},
+				{Value: StrategyKafkaGo, Help: "kafka-go's Writer"},
+				{Value: StrategyKafkaGoConn, Help: "kafka-go's Conn"},
+			}},
 		{name: "requests", kind: kindInt, workloads: writepathOnly,
 			help: fmt.Sprintf("Produce requests in the measured window, after the warm-up (default %d unless --duration is given)", defaultWritepathRequests),
 			set:  intSetter(func(s *Spec, n int64) { s.Requests = n })},
@@ -92,66 +103,51 @@ func writepathOptions() []option {
 		{name: "warmup-requests", kind: kindInt, workloads: writepathOnly,
 			help: "requests sent before the measured window, in no figure",
 			set:  intSetter(func(s *Spec, n int64) { s.WarmupRequests = n })},
-		{name: "request-rate", aliases: []string{"throughput"}, kind: kindFloat, workloads: writepathOnly,
-			help: "maximum requests/s, a throttle; -1 (the default) for no limit",
+		{name: "request-rate", aliases: []string{"throughput"}, key: "throughput", kind: kindFloat, workloads: writepathOnly,
+			help: "maximum requests/s, a throttle; -1 for no limit",
 			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
 		{name: "acks", kind: kindString, workloads: writepathOnly,
-			help: "acks of the requests: all (-1) or 1; 0 is refused, since brokers answer no such request",
-			set:  func(s *Spec, v []string) error { s.Acks = v[0]; return nil }},
+			help: "acks of the requests (0 is refused: brokers answer no such request)",
+			set:  func(s *Spec, v []string) error { s.Acks = v[0]; return nil },
+			get:  func(s *Spec) string { return s.Acks },
+			choices: []Choice{
+				{Value: "all", Aliases: []string{"-1"}, Help: "every in-sync replica has the records"},
+				{Value: "1", Help: "the leader has them"},
+			}},
 		{name: "sink", kind: kindBool, workloads: writepathOnly,
 			help: "send to kbench's sink (its own process; answers Produce requests at once, stores nothing) instead of a broker",
 			set:  boolSetter(func(s *Spec, b bool) { s.Sink = b })},
 	}
 }
 
-// validateWritepath checks a write-path spec. The flags shared with the
-// other workloads are checked the same way as theirs.
-func (s *Spec) validateWritepath() error {
-	switch {
-	case s.Topic == "":
-		return fieldErr("topic", "must not be empty")
-	case strings.ContainsAny(s.Topic, " /\\,"):
-		return fieldErr("topic", "%q is not a valid topic name", s.Topic)
-	case !isStrategy(s.Strategy):
-		return fieldErr("strategy", "must be one of %s, got %q", strings.Join(WritepathStrategies(), ", "), s.Strategy)
-	case s.Requests < 0:
-		return fieldErr("requests", "must be at least 1, got %d", s.Requests)
-	case s.Duration < 0:
-		return fieldErr("duration", "must be positive seconds, got %v", s.Duration)
-	case s.Duration > 0 && s.Requests > 0:
-		return fieldErr("duration", "give --requests or --duration, not both")
-	case s.RecordsPerRequest < 1 || s.RecordsPerRequest > 1000000:
-		return fieldErr("records-per-request", "must be between 1 and 1000000, got %d", s.RecordsPerRequest)
-	case s.RecordSize < 1:
-		return fieldErr("record-size", "must be at least 1 byte, got %d", s.RecordSize)
-	case int64(s.RecordSize)*int64(s.RecordsPerRequest) > maxRequestPayload:
-		return fieldErr("records-per-request", "%d records of %d B make a request over %d MiB", s.RecordsPerRequest, s.RecordSize, maxRequestPayload>>20)
-	case s.InFlight < 1 || s.InFlight > 1024:
-		return fieldErr("in-flight", "must be between 1 and 1024, got %d", s.InFlight)
-	case s.WarmupRequests < 0:
-		return fieldErr("warmup-requests", "must not be negative, got %d", s.WarmupRequests)
-	case s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1):
-		return fieldErr("request-rate", "must be positive requests/s, or -1 for no limit, got %v", s.Throughput)
-	case s.ReportingInterval < 100:
-		return fieldErr("reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
-	case s.Partitions < 1 || s.Partitions > 10000:
-		return fieldErr("partitions", "must be between 1 and 10000, got %d", s.Partitions)
-	case s.Sink && len(s.Targets()) > 0:
-		return fieldErr("sink", "sends to kbench's own sink; give no --bootstrap-server with it")
-	}
-	if _, err := s.writepathAcks(); err != nil {
-		return err
-	}
-	return nil
-}
-
-func isStrategy(name string) bool {
-	for _, s := range WritepathStrategies() {
-		if s == name {
-			return true
+// validateWritepath adds the errors of a write-path spec's own flags (the
+// shared ones are checked by validate, as for the other workloads).
+func (s *Spec) validateWritepath(errs *FieldErrors) {
+	check := func(bad bool, field, format string, args ...any) {
+		if bad {
+			errs.Add(field, format, args...)
 		}
 	}
-	return false
+	check(s.Requests < 0, "requests", "must be at least 1, got %d", s.Requests)
+	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
+	check(s.Duration > 0 && s.Duration < minDuration, "duration", "must be at least %v s, got %v", minDuration, s.Duration)
+	check(s.Duration > maxDuration, "duration", "must be at most %v s (7 days), got %v", maxDuration, s.Duration)
+	check(s.Duration > 0 && s.Requests > 0 && !errs.Has("requests"), "duration", "give --requests or --duration, not both")
+	check(s.RecordsPerRequest < 1 || s.RecordsPerRequest > 1000000, "records-per-request",
+		"must be between 1 and 1000000, got %d", s.RecordsPerRequest)
+	check(s.RecordSize < 1, "record-size", "must be at least 1 byte, got %d", s.RecordSize)
+	check(!errs.Has("records-per-request") && !errs.Has("record-size") &&
+		int64(s.RecordSize)*int64(s.RecordsPerRequest) > maxRequestPayload, "records-per-request",
+		"%d records of %d B make a request over %d MiB", s.RecordsPerRequest, s.RecordSize, maxRequestPayload>>20)
+	check(s.InFlight < 1 || s.InFlight > 1024, "in-flight", "must be between 1 and 1024, got %d", s.InFlight)
+	check(s.WarmupRequests < 0, "warmup-requests", "must not be negative, got %d", s.WarmupRequests)
+	check(s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1), "request-rate",
+		"must be positive requests/s, or -1 for no limit, got %v", s.Throughput)
+	check(s.Throughput > 0 && s.Throughput < MinRate, "request-rate",
+		"must be at least %v requests/s, or -1 for no limit, got %v", MinRate, s.Throughput)
+	check(s.Sink && len(s.Targets()) > 0, "sink", "sends to kbench's own sink; give no --bootstrap-server with it")
+	// Any other value is refused with the choices (see validate).
+	check(s.Acks == "0", "acks", "0 is not measurable: a broker answers no request sent with acks=0; use all or 1")
 }
 
 func (s *Spec) writepathAcks() (int16, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -177,26 +178,32 @@ type reportRequest struct {
 
 // createReport validates a request and stores the report.
 func (s *Server) createReport(ctx context.Context, req reportRequest) (*store.Report, error) {
+	// Every bad field is reported at once (a runner.FieldErrors).
+	var errs runner.FieldErrors
 	title := strings.TrimSpace(req.Title)
 	switch {
 	case title == "":
-		return nil, badInput("title", "is required")
+		errs.Add("title", "is required")
 	case utf8.RuneCountInString(title) > ui.MaxReportTitle:
-		return nil, badInput("title", "must be at most %d characters", ui.MaxReportTitle)
-	case len(req.Notes) > maxReportNotes:
-		return nil, badInput("notes", "must be at most %d bytes", maxReportNotes)
+		errs.Add("title", "must be at most %d characters", ui.MaxReportTitle)
+	}
+	if len(req.Notes) > maxReportNotes {
+		errs.Add("notes", "must be at most %d bytes", maxReportNotes)
 	}
 	parts := make([]string, len(req.Runs))
 	for i, id := range req.Runs {
 		parts[i] = strconv.FormatUint(uint64(id), 10)
 	}
 	ids, err := parseRunIDs([]string{strings.Join(parts, ",")})
-	if err != nil {
+	if err := errs.Append(asFieldError(err)); err != nil {
 		return nil, err
 	}
 	by, err := parseBy(req.By)
-	if err != nil {
+	if err := errs.Append(asFieldError(err)); err != nil {
 		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	// The table must build (units agree) before the link is handed out.
 	if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by}); err != nil {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -24,6 +23,16 @@ func (e *inputError) Error() string { return e.Field + ": " + e.Msg }
 
 func badInput(field, format string, args ...any) error {
 	return &inputError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// asFieldError turns an *inputError into the runner.FieldError a
+// runner.FieldErrors collects; any other error is returned as it is.
+func asFieldError(err error) error {
+	var ie *inputError
+	if errors.As(err, &ie) {
+		return &runner.FieldError{Field: ie.Field, Msg: ie.Msg}
+	}
+	return err
 }
 
 // errTooLarge marks a body over the configured limit.
@@ -50,20 +59,76 @@ func classify(err error) (status int, field, msg string) {
 	return http.StatusInternalServerError, "", "internal error"
 }
 
+// fieldMessage is one bad field of a request, as a 400 lists them.
+type fieldMessage struct {
+	Field string `json:"field"`
+	Error string `json:"error"`
+}
+
+// fieldMessages lists every bad field err holds (a runner.FieldErrors
+// holds several), in order, each with the message classify gives it.
+func fieldMessages(err error) []fieldMessage {
+	var out []fieldMessage
+	var walk func(error)
+	walk = func(err error) {
+		switch e := err.(type) {
+		case *inputError:
+			out = append(out, fieldMessage{e.Field, e.Error()})
+		case *runner.FieldError:
+			out = append(out, fieldMessage{e.Field, e.Field + ": " + e.Msg})
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}
+
+// formErrors maps each bad field of err to its message without the
+// field's name, which a form shows beside the field itself.
+func formErrors(err error) map[string]string {
+	out := map[string]string{}
+	for _, fm := range fieldMessages(err) {
+		if _, seen := out[fm.Field]; !seen {
+			out[fm.Field] = strings.TrimPrefix(fm.Error, fm.Field+": ")
+		}
+	}
+	return out
+}
+
 // fail answers a request with err: JSON for the API, a page otherwise.
-// Server errors are logged; users see a short message.
+// Server errors are logged; users see a short message. A 400 names the
+// first bad field in "error" and "field", and every one in "errors".
 func (s *Server) fail(c *gin.Context, err error) {
 	status, field, msg := classify(err)
 	if status >= 500 {
 		s.log.Error("request failed", "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
 	}
+	var all []fieldMessage
+	if status == http.StatusBadRequest && field != "" {
+		if all = fieldMessages(err); len(all) == 0 {
+			all = []fieldMessage{{field, msg}}
+		}
+	}
 	if isAPI(c) {
 		body := gin.H{"error": msg}
 		if field != "" {
 			body["field"] = field
+			body["errors"] = all
 		}
 		c.AbortWithStatusJSON(status, body)
 		return
+	}
+	if len(all) > 1 {
+		msgs := make([]string, len(all))
+		for i, fm := range all {
+			msgs[i] = fm.Error
+		}
+		msg = strings.Join(msgs, "; ")
 	}
 	v := ui.NewErrorView(status, msg)
 	v.Page = s.page(c, v.Title)
@@ -72,25 +137,3 @@ func (s *Server) fail(c *gin.Context, err error) {
 }
 
 func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
-
-// decodeJSON reads a JSON request body into v, strictly: unknown fields,
-// wrong types and malformed JSON are input errors naming the field (or
-// "body"); a body over the limit stays a *http.MaxBytesError (413).
-func decodeJSON(c *gin.Context, v any) error {
-	dec := json.NewDecoder(c.Request.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	var mbe *http.MaxBytesError
-	var ute *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &mbe):
-		return err
-	case errors.As(err, &ute):
-		return badInput(ute.Field, "must be a %s", ute.Type)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return badInput(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`), "unknown field")
-	}
-	return badInput("body", "invalid JSON: %v", err)
-}

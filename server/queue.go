@@ -18,6 +18,7 @@ import (
 
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/runner/kafkasec"
 	"github.com/kbench/kbench/store"
 )
 
@@ -238,21 +239,28 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 	if err != nil {
 		return failed("load run: %v", err)
 	}
-	var file runner.SpecFile
-	if err := json.Unmarshal([]byte(run.Spec), &file); err != nil {
+	file, err := runner.ParseSpecFile([]byte(run.Spec))
+	if err != nil {
 		return failed("stored spec: %v", err)
 	}
 	spec, err := runner.SpecFromParams(file.Workload, file.Params)
 	if err != nil {
 		return failed("stored spec: %v", err)
 	}
-	public, _ := runner.SplitSecrets(spec) // drops the "[redacted]" placeholders
+	// The stored spec holds "[redacted]" where a secret was; the child gets
+	// the real value through its environment. Without it the run would
+	// authenticate with the placeholder: refuse instead.
+	for k, v := range spec.Props {
+		if strings.Contains(v, kafkasec.Redacted) && secrets[k] == "" {
+			return failed("stored spec: %s: its secret is not in memory (secrets are never stored); start the run again", k)
+		}
+	}
 	dir := filepath.Join(q.s.cfg.DataDir, "runs", strconv.FormatUint(uint64(id), 10))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return failed("run directory: %v", err)
 	}
 	specPath := filepath.Join(dir, "spec.json")
-	if err := runner.WriteSpecFile(specPath, public); err != nil {
+	if err := runner.WriteSpecFile(specPath, spec); err != nil {
 		return failed("%v", err)
 	}
 

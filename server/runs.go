@@ -52,47 +52,95 @@ const (
 // serverRefused are runner flags that name files on the server's disk.
 var serverRefused = map[string]bool{"payload-file": true, "payload-delimiter": true, "producer.config": true, "consumer.config": true}
 
-// prepare validates a request into a spec. Errors name the field.
+// prepare validates a request into a spec. It reports every bad field (a
+// runner.FieldErrors), in the form's order: the run's fields, the
+// target's, then the workload options.
 func (s *Server) prepare(req *createRequest) (runner.Spec, error) {
 	req.Label = strings.TrimSpace(req.Label)
-	switch {
-	case req.Workload != runner.Producer && req.Workload != runner.Consumer && req.Workload != runner.Writepath:
-		return runner.Spec{}, badInput("workload", "must be producer, consumer or writepath, got %q", req.Workload)
-	case len(req.Label) > maxLabel:
-		return runner.Spec{}, badInput("label", "must be at most %d characters", maxLabel)
-	case req.Repetitions < 0 || req.Repetitions > maxRepetitions:
-		return runner.Spec{}, badInput("repetitions", "must be between 1 and %d, got %d", maxRepetitions, req.Repetitions)
-	case req.WarmupRuns < 0 || req.WarmupRuns > maxWarmupRuns:
-		return runner.Spec{}, badInput("warmup_runs", "must be between 0 and %d, got %d", maxWarmupRuns, req.WarmupRuns)
+	var errs, target, opts runner.FieldErrors
+	workloadOK := req.Workload == runner.Producer || req.Workload == runner.Consumer || req.Workload == runner.Writepath
+	if !workloadOK {
+		errs.Add("workload", "must be producer, consumer or writepath, got %q", req.Workload)
+	}
+	if len(req.Label) > maxLabel {
+		errs.Add("label", "must be at most %d characters", maxLabel)
+	}
+	if req.Repetitions < 0 || req.Repetitions > maxRepetitions {
+		errs.Add("repetitions", "must be between 1 and %d, got %d", maxRepetitions, req.Repetitions)
+	}
+	if req.WarmupRuns < 0 || req.WarmupRuns > maxWarmupRuns {
+		errs.Add("warmup_runs", "must be between 0 and %d, got %d", maxWarmupRuns, req.WarmupRuns)
 	}
 	if req.Repetitions == 0 {
 		req.Repetitions = 1
 	}
-	for k := range req.Params {
-		if serverRefused[k] {
-			return runner.Spec{}, badInput(k, "is not accepted by the server: it names a file on the server's disk")
-		}
+	if !workloadOK {
+		return runner.Spec{}, errs
 	}
-	spec, err := runner.SpecFromParams(req.Workload, req.Params)
-	if err != nil {
+	params := make(map[string]json.RawMessage, len(req.Params))
+	for k, v := range req.Params {
+		if serverRefused[k] {
+			opts.Add(k, "is not accepted by the server: it names a file on the server's disk")
+			continue
+		}
+		params[k] = v
+	}
+	spec, err := runner.SpecFromParams(req.Workload, params)
+	if err := opts.Append(err); err != nil {
 		return spec, err
 	}
 	if t := req.Target; t != nil {
-		if err := applyTarget(&spec, t); err != nil {
+		if err := applyTarget(&spec, t, &target, &opts); err != nil {
 			return spec, err
 		}
 	}
-	if err := s.checkTargets(spec.Targets()); err != nil {
-		return spec, err
+	if !target.Has("bootstrap-server") && !opts.Has("bootstrap-server") {
+		if err := s.checkTargets(spec.Targets()); err != nil {
+			var ie *inputError
+			if !errors.As(err, &ie) {
+				return spec, err
+			}
+			target.Add(ie.Field, "%s", ie.Msg)
+		}
 	}
-	return spec, nil
+	opts.SortByOptions()
+	errs = append(append(errs, target...), opts...)
+	return spec, errs.Err()
+}
+
+// targetProps are the Kafka properties the target's form fields stand for.
+var targetProps = []struct{ prop, field string }{{"security.protocol", "security-protocol"},
+	{"sasl.mechanism", "sasl-mechanism"}, {"sasl.username", "sasl-username"}, {"sasl.password", "sasl-password"}}
+
+// targetField is the target field a message about the client's security
+// properties points at, "" for none: what it says is needed ("… needs
+// sasl.mechanism"), else the first property it names.
+func targetField(msg string) string {
+	if _, after, ok := strings.Cut(msg, " needs "); ok {
+		if f := firstTargetProp(after); f != "" {
+			return f
+		}
+	}
+	return firstTargetProp(msg)
+}
+
+func firstTargetProp(text string) string {
+	best, field := len(text), ""
+	for _, tp := range targetProps {
+		if i := strings.Index(text, tp.prop); i >= 0 && i < best {
+			best, field = i, tp.field
+		}
+	}
+	return field
 }
 
 // applyTarget moves the target fields into the spec as the Kafka
-// properties they stand for, then validates again.
-func applyTarget(spec *runner.Spec, t *targetRequest) error {
+// properties they stand for, then validates again: errors about those
+// properties go to target under the field the user filled in, the rest to
+// opts (which already holds the first validation's).
+func applyTarget(spec *runner.Spec, t *targetRequest, target, opts *runner.FieldErrors) error {
 	if strings.TrimSpace(t.BootstrapServer) == "" {
-		return badInput("bootstrap-server", "is required for a bootstrap target")
+		target.Add("bootstrap-server", "is required for a bootstrap target")
 	}
 	spec.BootstrapServer = strings.TrimSpace(t.BootstrapServer)
 	set := func(k, v string) {
@@ -108,18 +156,21 @@ func applyTarget(spec *runner.Spec, t *targetRequest) error {
 	set("sasl.mechanism", t.SASLMechanism)
 	set("sasl.username", t.SASLUsername)
 	set("sasl.password", t.SASLPassword)
-	if err := spec.Validate(); err != nil {
-		var fe *runner.FieldError
-		if errors.As(err, &fe) && strings.HasSuffix(fe.Field, "-props") {
-			// Point at the target field the user filled in.
-			for prop, field := range map[string]string{"sasl.username": "sasl-username", "sasl.password": "sasl-password",
-				"sasl.mechanism": "sasl-mechanism", "security.protocol": "security-protocol"} {
-				if strings.Contains(fe.Msg, prop) {
-					return badInput(field, "%s", fe.Msg)
-				}
-			}
-		}
+	var again runner.FieldErrors
+	if err := again.Append(spec.Validate()); err != nil {
 		return err
+	}
+	for _, fe := range again {
+		field := ""
+		if strings.HasSuffix(fe.Field, "-props") {
+			// Point at the target field the user filled in.
+			field = targetField(fe.Msg)
+		}
+		if field != "" {
+			target.Add(field, "%s", strings.TrimPrefix(fe.Msg, "kafkasec: "))
+		} else if fe.Field != "bootstrap-server" || !target.Has("bootstrap-server") {
+			opts.Add(fe.Field, "%s", fe.Msg)
+		}
 	}
 	return nil
 }
@@ -131,9 +182,9 @@ func specNeedsSecrets(spec string) bool { return strings.Contains(spec, kafkasec
 // measured repetitions) and queues them.
 func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.Spec) ([]*store.Run, error) {
 	_, secrets := runner.SplitSecrets(spec)
-	specJSON, err := json.Marshal(runner.SpecFile{Workload: spec.Workload, Params: spec.Redacted().Params()})
+	specJSON, fingerprint, err := encodeSpec(spec)
 	if err != nil {
-		return nil, fmt.Errorf("server: encode spec: %w", err)
+		return nil, err
 	}
 	total := req.WarmupRuns + req.Repetitions
 	group := ""
@@ -143,7 +194,7 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.
 	runs := make([]*store.Run, 0, total)
 	for i := 0; i < total; i++ {
 		r := &store.Run{Label: req.Label, Workload: spec.Workload, Status: store.StatusQueued, Source: store.SourceLaunched,
-			Spec: string(specJSON), Fingerprint: spec.Fingerprint(), GroupID: group}
+			Spec: specJSON, Fingerprint: fingerprint, GroupID: group}
 		if i < req.WarmupRuns {
 			r.Warmup = true
 		} else if group != "" {
@@ -158,6 +209,25 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.
 		s.queue.enqueue(r.ID, secrets)
 	}
 	return runs, nil
+}
+
+// encodeSpec is what the store keeps of a spec: its redacted spec file
+// and its fingerprint. An error here is a bug (validation lets no
+// unencodable value through), never a reason to store less.
+func encodeSpec(spec runner.Spec) (specJSON, fingerprint string, err error) {
+	params, err := spec.Redacted().Params()
+	if err != nil {
+		return "", "", fmt.Errorf("server: encode spec: %w", err)
+	}
+	data, err := json.Marshal(runner.SpecFile{Workload: spec.Workload, Params: params})
+	if err != nil {
+		return "", "", fmt.Errorf("server: encode spec: %w", err)
+	}
+	fingerprint, err = spec.Fingerprint()
+	if err != nil {
+		return "", "", fmt.Errorf("server: fingerprint spec: %w", err)
+	}
+	return string(data), fingerprint, nil
 }
 
 func parseID(c *gin.Context) (uint, error) {
@@ -202,19 +272,21 @@ func (s *Server) createRunForm(c *gin.Context) {
 	if !ok {
 		return
 	}
+	// The form's own fields and the request's are checked alike, and
+	// every bad field is shown beside itself.
+	var errs runner.FieldErrors
 	req, err := requestFromForm(form)
-	var spec runner.Spec
-	if err == nil {
-		spec, err = s.prepare(&req)
+	if err := errs.Append(err); err != nil {
+		s.fail(c, err)
+		return
 	}
-	if err != nil {
-		status, field, msg := classify(err)
-		if status != http.StatusBadRequest {
-			s.fail(c, err)
-			return
-		}
-		// The form shows the field's name itself.
-		v := ui.NewRunForm(form, map[string]string{field: strings.TrimPrefix(msg, field+": ")})
+	spec, err := s.prepare(&req)
+	if err := errs.Append(err); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if len(errs) > 0 {
+		v := ui.NewRunForm(form, formErrors(errs))
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return
@@ -228,9 +300,12 @@ func (s *Server) createRunForm(c *gin.Context) {
 }
 
 // requestFromForm maps the form's fields (named after the runner's flags)
-// onto an API request, so both paths validate alike.
+// onto an API request, so both paths validate alike. Fields of its own
+// that do not parse are returned together (a runner.FieldErrors) with the
+// request made of the rest.
 func requestFromForm(form url.Values) (createRequest, error) {
 	req := createRequest{Workload: form.Get("workload"), Label: form.Get("label"), Params: map[string]json.RawMessage{}}
+	var errs runner.FieldErrors
 	for _, f := range []struct {
 		name string
 		dst  *int
@@ -238,7 +313,8 @@ func requestFromForm(form url.Values) (createRequest, error) {
 		if v := strings.TrimSpace(form.Get(f.name)); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return req, badInput(f.name, "%q is not a whole number", v)
+				errs.Add(f.name, "%q is not a whole number", v)
+				continue
 			}
 			*f.dst = n
 		}
@@ -252,7 +328,7 @@ func requestFromForm(form url.Values) (createRequest, error) {
 			req.Target.SASLMechanism, req.Target.SASLUsername, req.Target.SASLPassword = "", "", ""
 		}
 	default:
-		return req, badInput("target", "must be embedded or bootstrap")
+		errs.Add("target", "must be embedded or bootstrap")
 	}
 	for _, f := range runner.Flags() {
 		if !applies(f, req.Workload) || f.Name == "bootstrap-server" || serverRefused[f.Name] {
@@ -262,7 +338,13 @@ func requestFromForm(form url.Values) (createRequest, error) {
 		var raw any
 		switch f.Kind {
 		case "bool":
-			raw = len(vals) > 0 && vals[0] == "true"
+			// The checkbox sends "true"; any other value goes to the
+			// runner's parser, which names what it does not understand.
+			if len(vals) == 0 {
+				raw = false
+			} else {
+				raw = vals[0]
+			}
 		case "list":
 			// The form sends a hidden "none" before the ticked kinds, so
 			// nothing ticked arrives as "none" rather than as the default.
@@ -289,10 +371,13 @@ func requestFromForm(form url.Values) (createRequest, error) {
 			}
 			raw = strings.TrimSpace(vals[0])
 		}
-		b, _ := json.Marshal(raw)
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return req, fmt.Errorf("server: encode form field %s: %w", f.Name, err)
+		}
 		req.Params[f.Name] = b
 	}
-	return req, nil
+	return req, errs.Err()
 }
 
 func applies(f runner.Flag, workload string) bool {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -61,12 +60,16 @@ func intOr(p *int, def int) int {
 // wpGroup is the repetition group of one strategy's runs in a batch.
 func wpGroup(batch, strategy string) string { return wpGroupPrefix + batch + "-" + strategy }
 
-// createWritepathPreset validates the preset and stores and queues its
-// runs; it returns the batch id and the runs in creation order.
-func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (string, []*store.Run, error) {
+// presetOrder is the order of the preset's fields on its form.
+var presetOrder = []string{ui.WPFieldRecords, ui.WPFieldRecordSize, ui.WPFieldRequests, ui.WPFieldInFlight, ui.WPFieldRepetitions, ui.WPFieldSink}
+
+// presetSpecs validates a preset into its repetitions and one spec per
+// strategy, reporting every bad field (a runner.FieldErrors).
+func (s *Server) presetSpecs(p writepathPreset) (int, []runner.Spec, error) {
+	var errs runner.FieldErrors
 	reps := intOr(p.Repetitions, wpDefaultRepetitions)
 	if reps < 1 || reps > wpMaxRepetitions {
-		return "", nil, badInput("repetitions", "must be between 1 and %d, got %d", wpMaxRepetitions, reps)
+		errs.Add("repetitions", "must be between 1 and %d, got %d", wpMaxRepetitions, reps)
 	}
 	sink := true
 	if p.Sink != nil {
@@ -74,7 +77,7 @@ func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (
 	}
 	// 0 requests would mean the runner's default, not none.
 	if p.Requests != nil && *p.Requests < 1 {
-		return "", nil, badInput("requests", "must be at least 1, got %d", *p.Requests)
+		errs.Add("requests", "must be at least 1, got %d", *p.Requests)
 	}
 	num := func(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
 	strategies := runner.WritepathStrategies()
@@ -90,11 +93,25 @@ func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (
 		}
 		req := createRequest{Workload: runner.Writepath, Label: strategy, Repetitions: 1, Params: params}
 		spec, err := s.prepare(&req)
-		if err != nil {
-			return "", nil, err
+		// The strategies share every parameter but the strategy, so
+		// their errors are the same ones: each field is reported once.
+		if err := errs.Append(err); err != nil {
+			return 0, nil, err
 		}
 		specs[i] = spec
 	}
+	errs.SortBy(presetOrder)
+	return reps, specs, errs.Err()
+}
+
+// createWritepathPreset validates the preset and stores and queues its
+// runs; it returns the batch id and the runs in creation order.
+func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (string, []*store.Run, error) {
+	reps, specs, err := s.presetSpecs(p)
+	if err != nil {
+		return "", nil, err
+	}
+	strategies := runner.WritepathStrategies()
 	batch := randomID(6)
 	var runs []*store.Run
 	secrets := make([]map[string]string, 0, len(strategies)*reps)
@@ -102,12 +119,12 @@ func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (
 		for i, strategy := range strategies {
 			spec := specs[i]
 			_, sec := runner.SplitSecrets(spec)
-			specJSON, err := json.Marshal(runner.SpecFile{Workload: spec.Workload, Params: spec.Redacted().Params()})
+			specJSON, fingerprint, err := encodeSpec(spec)
 			if err != nil {
-				return "", nil, fmt.Errorf("server: encode spec: %w", err)
+				return "", nil, err
 			}
 			runs = append(runs, &store.Run{Label: strategy, Workload: spec.Workload, Status: store.StatusQueued,
-				Source: store.SourceLaunched, Spec: string(specJSON), Fingerprint: spec.Fingerprint(),
+				Source: store.SourceLaunched, Spec: specJSON, Fingerprint: fingerprint,
 				GroupID: wpGroup(batch, strategy), GroupIndex: rep})
 			secrets = append(secrets, sec)
 		}
@@ -157,18 +174,27 @@ func (s *Server) writepathForm(c *gin.Context) {
 	if !ok {
 		return
 	}
+	// Fields that do not parse keep their defaults while the others are
+	// checked, so that every bad field is reported at once.
+	var errs runner.FieldErrors
 	p, err := presetFromForm(form)
-	var batch string
-	if err == nil {
-		batch, _, err = s.createWritepathPreset(c.Request.Context(), p)
+	if err := errs.Append(err); err != nil {
+		s.fail(c, err)
+		return
 	}
-	if err != nil {
-		status, field, msg := classify(err)
-		if status != http.StatusBadRequest {
-			s.fail(c, err)
-			return
-		}
-		v := ui.NewWritepathForm(form, map[string]string{field: strings.TrimPrefix(msg, field+": ")})
+	var batch string
+	if len(errs) == 0 {
+		batch, _, err = s.createWritepathPreset(c.Request.Context(), p)
+	} else {
+		_, _, err = s.presetSpecs(p)
+	}
+	if err := errs.Append(err); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if len(errs) > 0 {
+		errs.SortBy(presetOrder)
+		v := ui.NewWritepathForm(form, formErrors(errs))
 		v.Page = s.page(c, v.Page.Title)
 		s.render(c, http.StatusBadRequest, "writepath", v)
 		return
@@ -177,8 +203,11 @@ func (s *Server) writepathForm(c *gin.Context) {
 }
 
 // presetFromForm reads the preset's form; empty fields take the defaults.
+// Fields that are not whole numbers are all reported (a
+// runner.FieldErrors), with the preset made of the others.
 func presetFromForm(form url.Values) (writepathPreset, error) {
 	var p writepathPreset
+	var errs runner.FieldErrors
 	for _, f := range []struct {
 		name string
 		dst  **int
@@ -190,13 +219,14 @@ func presetFromForm(form url.Values) (writepathPreset, error) {
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return p, badInput(f.name, "%q is not a whole number", v)
+			errs.Add(f.name, "%q is not a whole number", v)
+			continue
 		}
 		*f.dst = &n
 	}
 	sink := form.Get(ui.WPFieldSink) == "true"
 	p.Sink = &sink
-	return p, nil
+	return p, errs.Err()
 }
 
 // writepathRuns loads a batch's runs, strategy by strategy in the lab's

@@ -15,7 +15,8 @@ func fixtureFlags() []runner.Flag {
 	return []runner.Flag{
 		{Name: "topic", Kind: "string", Workloads: both, Help: "topic to produce to / consume from", Default: "kbench-producer"},
 		{Name: "bootstrap-server", Aliases: []string{"broker-list"}, Kind: "string", Workloads: both, Help: "host:port of a Kafka cluster"},
-		{Name: "num-records", Aliases: []string{"messages"}, Kind: "int", Workloads: both, Help: "records to send or consume", Default: "500000"},
+		{Name: "num-records", Aliases: []string{"messages"}, Kind: "int", Workloads: prod, Help: "records to send", Default: "500000"},
+		{Name: "messages", Aliases: []string{"num-records"}, Kind: "int", Workloads: cons, Help: "records to consume", Default: "500000"},
 		{Name: "record-size", Kind: "int", Workloads: both, Help: "bytes per record", Default: "512"},
 		{Name: "payload-file", Kind: "string", Workloads: prod, Help: "file of payloads"},
 		{Name: "throughput", Kind: "float", Workloads: prod, Help: "maximum records/s; -1 for no limit", Default: "-1"},
@@ -27,7 +28,11 @@ func fixtureFlags() []runner.Flag {
 		{Name: "profile", Kind: "list", Workloads: both, Help: "profiles to capture", Default: "cpu,heap"},
 		{Name: "from-latest", Kind: "bool", Workloads: cons, Help: "start at the end of the topic"},
 		{Name: "show-detailed-stats", Kind: "bool", Workloads: cons, Help: "print a row per reporting interval"},
-		{Name: "mode", Kind: "string", Workloads: []string{"producer", "consumer"}, Help: "producer: raw, writer or client; consumer: group or assign", Default: "raw"},
+		{Name: "mode", Kind: "string", Workloads: both, Help: "how kafka-go sends or reads", Default: "raw",
+			Defaults: map[string]string{"producer": "raw", "consumer": "group"}, Choices: []runner.Choice{
+				{Value: "raw", Workloads: prod, Help: "batches kbench encodes"}, {Value: "writer", Workloads: prod},
+				{Value: "group", Workloads: cons, Help: "consumer-group Reader"}, {Value: "assign", Workloads: cons},
+			}},
 	}
 }
 

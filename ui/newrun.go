@@ -2,12 +2,14 @@ package ui
 
 import (
 	"encoding/json"
+	"math"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/runner/kafkasec"
 )
 
 // NewRunFormView is the new-run form. (The name NewRunView belongs to the
@@ -69,6 +71,11 @@ type FormField struct {
 	MaxLength int
 	// Autocomplete is the autocomplete attribute, "" for the default.
 	Autocomplete string
+	// EnabledWhen is the data-enabled-when attribute: the field applies
+	// only while every "name=value|value" condition (space-separated)
+	// holds, and new_run.js disables it otherwise, so that it is not
+	// submitted. Without the script the server ignores it instead.
+	EnabledWhen string
 }
 
 // Fixed form fields besides the runner's flags.
@@ -91,13 +98,44 @@ const (
 	TargetBootstrap = "bootstrap"
 )
 
-// Choices of the fixed select fields.
+// Choices of the target's select fields: what kbench's client supports.
 var (
-	SecurityProtocols = []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}
-	SASLMechanisms    = []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"}
-	// Modes are the --mode choices of both workloads; "" is each one's default.
-	Modes = []string{"", runner.ModeRaw, runner.ModeWriter, runner.ModeClient, runner.ModeGroup, runner.ModeAssign}
+	SecurityProtocols = protocolNames()
+	SASLMechanisms    = mechanismNames()
 )
+
+func protocolNames() []string {
+	out := make([]string, len(kafkasec.Protocols))
+	for i, p := range kafkasec.Protocols {
+		out[i] = string(p)
+	}
+	return out
+}
+
+func mechanismNames() []string {
+	out := make([]string, len(kafkasec.Mechanisms))
+	for i, m := range kafkasec.Mechanisms {
+		out[i] = string(m)
+	}
+	return out
+}
+
+// When the target's fields apply (see FormField.EnabledWhen).
+var (
+	clusterOnly = FieldTarget + "=" + TargetBootstrap
+	saslOnly    = clusterOnly + " " + FieldSecurityProtocol + "=" + strings.Join(saslProtocols(), "|")
+)
+
+// saslProtocols are the security protocols that authenticate with SASL.
+func saslProtocols() []string {
+	var out []string
+	for _, p := range SecurityProtocols {
+		if strings.HasPrefix(p, "SASL_") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // ProfileFlag is the runner flag whose values are profile kinds.
 const ProfileFlag = "profile"
@@ -184,16 +222,16 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 			}, target)},
 		{Name: FieldBootstrapServer, Label: "Bootstrap servers", Kind: "text", Value: get(FieldBootstrapServer, ""),
 			Placeholder: "host:9092,host2:9092", Help: "host:port[,host:port] of the cluster, when the broker is a Kafka cluster",
-			Autocomplete: "off"},
+			Autocomplete: "off", EnabledWhen: clusterOnly},
 		{Name: FieldSecurityProtocol, Label: "Security protocol", Kind: "select", Value: security,
-			Options: choiceOptions(SecurityProtocols, nil, security), Help: "Kafka's security.protocol"},
+			Options: choiceOptions(SecurityProtocols, nil, security), Help: "Kafka's security.protocol", EnabledWhen: clusterOnly},
 		{Name: FieldSASLMechanism, Label: "SASL mechanism", Kind: "select", Value: mechanism,
-			Options: choiceOptions(SASLMechanisms, nil, mechanism), Help: "with SASL_PLAINTEXT or SASL_SSL"},
+			Options: choiceOptions(SASLMechanisms, nil, mechanism), Help: "with " + orList(saslProtocols()), EnabledWhen: saslOnly},
 		{Name: FieldSASLUsername, Label: "SASL username", Kind: "text", Value: get(FieldSASLUsername, ""),
-			Autocomplete: "off", Help: "with SASL_PLAINTEXT or SASL_SSL"},
+			Autocomplete: "off", Help: "with " + orList(saslProtocols()), EnabledWhen: saslOnly},
 		// The password is never rendered back: Value stays empty.
 		{Name: FieldSASLPassword, Label: "SASL password", Kind: "password", Autocomplete: "new-password",
-			Help: "used for this run only, never stored or shown; enter it again after a correction"},
+			Help: "used for this run only, never stored or shown; enter it again after a correction", EnabledWhen: saslOnly},
 	}}
 
 	opts := FormSection{ID: "options", Legend: "Workload options",
@@ -281,23 +319,35 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 		for _, k := range runner.ProfileKinds {
 			ff.Options = append(ff.Options, Option{Value: k, Label: k, Selected: contains(chosen, k)})
 		}
-	case f.Name == "mode":
-		// One field serves both workloads: "" keeps each one's default, and
-		// a mode of the other workload is refused by the server by name.
+	case len(f.Choices) > 0:
+		// A closed set: the runner's choices, behind an empty "default"
+		// choice that keeps each workload's default (they may differ).
 		ff.Kind, ff.Placeholder = "select", ""
 		cur := strings.TrimSpace(ff.Value)
-		if !contains(Modes, cur) {
-			cur = ""
+		values := []string{""}
+		labels := map[string]string{"": defaultLabel(f)}
+		for _, c := range f.Choices {
+			if contains(c.Aliases, cur) {
+				cur = c.Value // the same choice, by its name
+			}
+			values = append(values, c.Value)
+			l := c.Value
+			if len(c.Workloads) > 0 && len(c.Workloads) < len(f.Workloads) {
+				l = strings.Join(c.Workloads, ", ") + ": " + l
+			}
+			if c.Help != "" {
+				l += " — " + c.Help
+			}
+			labels[c.Value] = l
+		}
+		if !contains(values, cur) {
+			// Only a hand-made request sends another value: show it,
+			// beside the server's error, rather than lose it.
+			values = append(values, cur)
+			labels[cur] = cur + " (not one of the choices)"
 		}
 		ff.Value = cur
-		ff.Options = choiceOptions(Modes, map[string]string{
-			"":                "default (producer: raw, consumer: group)",
-			runner.ModeWriter: "producer: writer — kafka-go's Writer, as applications use it",
-			runner.ModeClient: "producer: client — Client.Produce with kbench's batching",
-			runner.ModeRaw:    "producer: raw — Client.RawProduce of batches kbench encodes (fastest)",
-			runner.ModeGroup:  "consumer: group — kafka-go's consumer-group Reader",
-			runner.ModeAssign: "consumer: assign — a connection per partition",
-		}, cur)
+		ff.Options = choiceOptions(values, labels, cur)
 	case f.Kind == "int":
 		ff.Kind, ff.Step = "number", "1"
 	case f.Kind == "float":
@@ -317,6 +367,32 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 		ff.Kind = "text"
 	}
 	return ff
+}
+
+// defaultLabel names a select's default choice: "default (gather)", or by
+// workload when the defaults differ: "default (producer: raw, consumer:
+// group)".
+func defaultLabel(f runner.Flag) string {
+	same := true
+	for _, w := range f.Workloads {
+		same = same && f.Defaults[w] == f.Default
+	}
+	if same {
+		return "default (" + f.Default + ")"
+	}
+	parts := make([]string, len(f.Workloads))
+	for i, w := range f.Workloads {
+		parts[i] = w + ": " + f.Defaults[w]
+	}
+	return "default (" + strings.Join(parts, ", ") + ")"
+}
+
+// orList joins "a", "b", "c" as "a, b or c".
+func orList(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 // FormParams turns a submitted new-run form into the workload and the
@@ -409,9 +485,11 @@ func splitList(s string) []string {
 	return out
 }
 
+// isNumber reports whether a number input can hold s: a browser blanks
+// anything else, NaN and Infinity included.
 func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	return err == nil
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
 func isTrue(s string) bool {

@@ -144,7 +144,7 @@ func TestGoldenNewRunErrors(t *testing.T) {
 		"sasl-mechanism":      {"SCRAM-SHA-512"},
 		"sasl-username":       {"alice"},
 		"sasl-password":       {"s3cret-pw"},
-		"num-records":         {"abc"},
+		"messages":            {"abc"},
 		"consumer-props":      {"fetch.min.bytes=1\nisolation.level=read_committed"},
 		"profile":             {"none", "cpu", "mutex"},
 		"show-detailed-stats": {"true"},
@@ -152,7 +152,7 @@ func TestGoldenNewRunErrors(t *testing.T) {
 	}
 	errs := map[string]string{
 		"repetitions":     "must be between 1 and 50",
-		"num-records":     `"abc" is not a whole number`,
+		"messages":        `"abc" is not a whole number`,
 		"consumer.config": "server-side files are not accepted",
 	}
 	v := NewRunForm(values, errs)
