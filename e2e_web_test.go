@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// e2eNarrowStacks is a profile whose flame graph is shallow where it is
+// wide and deep only where it is far too narrow to draw: one heavy path
+// three frames deep, and 300 one-sample stacks 43 frames deep whose
+// frames merge into a grey "too narrow" strip under main.main.
+func e2eNarrowStacks() string {
+	var b strings.Builder
+	b.WriteString("main.main;main.wide;main.work 100000\n")
+	deep := make([]string, 40)
+	for i := range deep {
+		deep[i] = fmt.Sprintf("main.d%02d", i)
+	}
+	for i := range 300 {
+		fmt.Fprintf(&b, "main.main;main.narrow%03d;%s 1\n", i, strings.Join(deep, ";"))
+	}
+	return b.String()
+}
+
+// e2eRowsJS reads the flame graph's canvas: its CSS height, the rows it
+// has room for and the deepest row holding any painted pixel.
+const e2eRowsJS = `(() => {
+	const cv = document.getElementById("flamegraph-canvas");
+	const box = cv.getBoundingClientRect();
+	const k = cv.width / box.width, ctx = cv.getContext("2d");
+	const rows = Math.round(box.height / 18);
+	let painted = 0;
+	for (let r = 0; r < rows; r++) {
+		const d = ctx.getImageData(0, Math.floor((r * 18 + 8) * k), cv.width, 1).data;
+		for (let i = 3; i < d.length; i += 4) { if (d[i] > 0) { painted = r + 1; break; } }
+	}
+	const scroll = cv.parentElement;
+	return {height: box.height, rows: rows, painted: painted,
+		viewHeight: scroll.clientHeight, scrollHeight: scroll.scrollHeight, scrolls: getComputedStyle(scroll).overflowY};
+})()`
+
+type e2eRows struct {
+	Height       float64 `json:"height"`
+	Rows         int     `json:"rows"`
+	Painted      int     `json:"painted"`
+	ViewHeight   float64 `json:"viewHeight"`
+	ScrollHeight float64 `json:"scrollHeight"`
+	Scrolls      string  `json:"scrolls"`
+}
+
+// TestE2EFlameGraphFitsItsRows: the canvas is as tall as the rows it
+// draws (not as deep as the deepest stack, most of which is too narrow to
+// see), grows when a zoom makes deep frames wide and scrolls past a
+// sensible height; the tooltip over the grey "too narrow" strip says what
+// the strip is, and is never an empty box.
+func TestE2EFlameGraphFitsItsRows(t *testing.T) {
+	e2eSkip(t)
+	srv := startE2EServer(t)
+	b := startE2EBrowser(t)
+	id := srv.e2eImport(t, "narrow", e2eNarrowStacks())
+
+	b.do(t, "open the profile page", chromedp.Navigate(fmt.Sprintf("%s/profiles/%d?sample=samples", srv.URL, id)))
+	b.waitFor(t, "the flame graph's first paint", `document.querySelector("#flamegraph[data-rendered=true]") !== null`)
+	rows := e2eEval[e2eRows](t, b, "read the canvas", e2eRowsJS)
+	// root, main.main, the strip and main.wide, main.work: 4 rows, where
+	// the deepest stack has 43 frames under the root.
+	if rows.Painted != 4 || rows.Rows != 4 || rows.Height != 4*18 {
+		t.Errorf("the canvas is %v px tall (%d rows) and paints %d rows, want 72 px for the 4 rows drawn", rows.Height, rows.Rows, rows.Painted)
+	}
+
+	// The strip: the run of NARROW grey pixels in row 2.
+	strip := e2eEval[map[string]float64](t, b, "find the strip", `(() => {
+		const cv = document.getElementById("flamegraph-canvas");
+		const box = cv.getBoundingClientRect(), k = cv.width / box.width;
+		const d = cv.getContext("2d").getImageData(0, Math.floor((2 * 18 + 8) * k), cv.width, 1).data;
+		let first = -1, last = -1;
+		for (let x = 0; x < cv.width; x++) {
+			if (d[x * 4] === 228 && d[x * 4 + 1] === 231 && d[x * 4 + 2] === 235) { if (first < 0) { first = x; } last = x; }
+		}
+		return first < 0 ? {} : {x: box.left + (first + last + 1) / 2 / k, y: box.top + 2 * 18 + 9, top: box.top};
+	})()`)
+	if strip["x"] == 0 {
+		t.Fatal("no grey strip of narrow frames in row 2")
+	}
+	tooltip := func() (bool, string) {
+		v := e2eEval[[]any](t, b, "read the tooltip", `(() => { const tip = document.querySelector("#flamegraph .fg-tooltip"); return [tip.hidden, tip.textContent]; })()`)
+		return v[0].(bool), v[1].(string)
+	}
+	// Straight from outside the canvas onto the strip: the first hover of
+	// the page.
+	b.do(t, "move onto the strip",
+		chromedp.MouseEvent(chromedp.MouseMoved, strip["x"], strip["top"]-30),
+		chromedp.MouseEvent(chromedp.MouseMoved, strip["x"], strip["y"]))
+	hidden, text := tooltip()
+	if hidden || !strings.Contains(text, "300 frames too narrow to draw") {
+		t.Errorf("tooltip over the strip: hidden %v, text %q; want it to name the 300 narrow frames", hidden, text)
+	}
+	b.screenshot(t, "flamegraph-fit")
+	b.do(t, "leave the canvas", chromedp.MouseEvent(chromedp.MouseMoved, strip["x"], strip["top"]-30))
+	if hidden, text := tooltip(); !hidden {
+		t.Errorf("the tooltip stays shown (%q) after the pointer left the canvas", text)
+	}
+	// Below the last row, inside the graph's box: nothing to describe.
+	b.do(t, "move below the rows", chromedp.MouseEvent(chromedp.MouseMoved, strip["x"], strip["top"]+rows.Height+2))
+	if hidden, text := tooltip(); !hidden {
+		t.Errorf("a tooltip (%q) shows below the drawn rows", text)
+	}
+
+	// Zoomed into one of the deep stacks, every frame of it is wide: the
+	// canvas grows to all its rows and its box scrolls.
+	if got := e2eEval[string](t, b, "zoom into a deep stack", `document.getElementById("flamegraph").flameGraph.zoomTo("main.main;main.narrow007")`); got != "main.main;main.narrow007" {
+		t.Fatalf("zoomed to %q", got)
+	}
+	b.poll(t, "the taller canvas", `document.getElementById("flamegraph-canvas").getBoundingClientRect().height > 72`)
+	deep := e2eEval[e2eRows](t, b, "read the zoomed canvas", e2eRowsJS)
+	if deep.Painted != 43 || deep.Rows != 43 {
+		t.Errorf("zoomed: %d rows, %d painted, want 43 (root, main.main, main.narrow007 and 40 frames)", deep.Rows, deep.Painted)
+	}
+	if deep.Scrolls != "auto" || deep.ViewHeight >= deep.Height || deep.ScrollHeight < deep.Height {
+		t.Errorf("zoomed: a %v px canvas shown in a %v px box (scroll height %v, overflow-y %s), want a shorter box that scrolls",
+			deep.Height, deep.ViewHeight, deep.ScrollHeight, deep.Scrolls)
+	}
+	b.screenshot(t, "flamegraph-zoomed-deep")
+	e2eEval[bool](t, b, "reset the zoom", `(document.getElementById("flamegraph").flameGraph.reset(), true)`)
+	b.poll(t, "the short canvas again", `document.getElementById("flamegraph-canvas").getBoundingClientRect().height === 72`)
+	b.checkConsole(t)
+}
