@@ -210,3 +210,45 @@ func TestE2EFavicon(t *testing.T) {
 	}
 	b.checkConsole(t)
 }
+
+// TestE2ERunsLabelOneLine: in the runs list (a full row: throughput,
+// latency, a repetition group) a short label such as kafka-go-conn
+// stays on one line.
+func TestE2ERunsLabelOneLine(t *testing.T) {
+	e2eSkip(t)
+	srv := startE2EServer(t)
+	b := startE2EBrowser(t)
+	var created struct {
+		Runs []struct{ ID uint } `json:"runs"`
+	}
+	srv.api(t, http.MethodPost, "/api/runs", map[string]any{"workload": "producer", "label": "kafka-go-conn", "repetitions": 2, "warmup_runs": 1,
+		"params": map[string]any{"num-records": 20000, "record-size": 100, "throughput": -1, "profile": "none"}}, http.StatusCreated, &created)
+	if len(created.Runs) != 3 {
+		t.Fatalf("%d runs created, want 3", len(created.Runs))
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for _, r := range created.Runs {
+		for s := srv.runStatus(t, r.ID); s != "succeeded"; s = srv.runStatus(t, r.ID) {
+			if s != "queued" && s != "running" || time.Now().After(deadline) {
+				t.Fatalf("run %d: %s", r.ID, s)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	b.do(t, "open the runs list", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.ID("compare-link")))
+	lines := e2eEval[[]int](t, b, "count the label's lines", `Array.from(document.querySelectorAll("td.label-cell")).map(td => {
+		const r = document.createRange();
+		r.selectNodeContents(td);
+		return new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size;
+	})`)
+	if len(lines) != 3 {
+		t.Fatalf("%d label cells, want 3", len(lines))
+	}
+	for i, n := range lines {
+		if n != 1 {
+			t.Errorf("row %d: the label kafka-go-conn takes %d lines", i+1, n)
+		}
+	}
+	b.screenshot(t, "runs-labels")
+	b.checkConsole(t)
+}
