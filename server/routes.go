@@ -56,6 +56,7 @@ func (s *Server) routes() {
 		c.Header("Cache-Control", "public, max-age=3600")
 		s.static.ServeHTTP(c.Writer, c.Request)
 	})
+	r.GET("/favicon.ico", s.favicon)
 	r.GET("/healthz", func(c *gin.Context) { c.String(200, "ok\n") })
 	r.NoRoute(func(c *gin.Context) { s.fail(c, errNotFound) })
 }

@@ -88,7 +88,7 @@ type Server struct {
 	hub    *hub
 	parsed *lru[uint, *loadedProfile]
 	pages  *lru[string, cachedPage]
-	flames *lru[string, []byte] // encoded flame-graph answers
+	flames *lru[string, *encodedBody] // encoded flame-graph answers
 	// csrfPlaceholder stands for the visitor's token in cached pages.
 	csrfPlaceholder []byte
 	pprof           *profiles.UI
@@ -147,7 +147,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("server: templates: %w", err)
 	}
 	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, hub: newHub(), parsed: newLRU[uint, *loadedProfile](32),
-		pages: newLRU[string, cachedPage](maxCachedPages), flames: newLRU[string, []byte](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
+		pages: newLRU[string, cachedPage](maxCachedPages), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.queue = newQueue(s)
 	s.allowTargets = allowTargets
@@ -155,7 +155,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)
 	s.engine = gin.New()
-	s.engine.Use(s.recoverer, s.logRequests, s.securityHeaders, s.checkHost, s.limitBody, s.authenticate, s.checkOrigin)
+	s.engine.Use(s.compress, s.recoverer, s.logRequests, s.securityHeaders, s.checkHost, s.limitBody, s.authenticate, s.checkOrigin)
 	s.routes()
 	return s, nil
 }

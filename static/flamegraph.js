@@ -23,8 +23,11 @@
 //
 // Inside the element it uses (and creates when missing) a toolbar with the
 // search input .fg-search, a .fg-reset button and the .fg-match output,
-// the canvas .fg-canvas, the tooltip .fg-tooltip, the legend .fg-legend and
-// the status line .fg-message. After the first paint the element gets
+// the canvas .fg-canvas (inside a .fg-scroll box it adds), the tooltip
+// .fg-tooltip, the legend .fg-legend and the status line .fg-message.
+// The canvas is as tall as the rows it draws for the current zoom and
+// width: frames too narrow to draw do not make it taller. The .fg-scroll
+// box caps the height shown and scrolls (app CSS). After the first paint the element gets
 // data-rendered="true" and data-timing (milliseconds) and fires a bubbling
 // "flamegraph:rendered" event; element.flameGraph is a small API for tests.
 //
@@ -495,7 +498,9 @@
     this.searchParam = attr(el, 'data-search-param', 'search');
     this.t = null;
     this.focus = 0;
-    this.hover = -1;
+    // hover is the frame under the pointer: ≥ 0 a frame, < 0 a run of
+    // narrow frames (see hitAt), null none.
+    this.hover = null;
     this.query = '';
     this.re = null;
     this.nameMatch = null;
@@ -549,6 +554,12 @@
     this.message.textContent = 'Loading the flame graph…';
     this.message.hidden = false;
     this.canvas = child(el, 'fg-canvas', 'canvas');
+    if (!this.canvas.parentNode.classList.contains('fg-scroll')) {
+      var box = document.createElement('div');
+      box.className = 'fg-scroll';
+      this.canvas.parentNode.insertBefore(box, this.canvas);
+      box.appendChild(this.canvas);
+    }
     this.canvas.tabIndex = 0;
     this.canvas.setAttribute('role', 'img');
     if (!this.canvas.hasAttribute('aria-label')) { this.canvas.setAttribute('aria-label', 'Flame graph'); }
@@ -727,8 +738,8 @@
     if (!this.t) { return; }
     if (i < 0 || i >= this.t.n) { i = 0; }
     this.focus = i;
-    this.hover = -1;
-    this.tooltip.hidden = true;
+    this.hover = null;
+    this.hideTooltip();
     this.draw();
     this.updateControls();
     this.updateMatch();
@@ -810,11 +821,49 @@
 
   // ---- drawing ----
 
+  // visibleRows counts the rows draw would fill for the current focus at
+  // width W: the deepest frame at least MIN_FRAME wide, or run of narrow
+  // frames at least a pixel wide, with the same merging as draw. Deeper
+  // frames than the canvas can hold are left out.
+  Graph.prototype.visibleRows = function (W) {
+    var t = this.t, dpr = window.devicePixelRatio || 1;
+    var cap = Math.max(1, Math.floor(MAX_CANVAS / (ROW * dpr)));
+    if (!t || !(W > 0)) { return 1; }
+    var f = this.focus, deepest = t.depth[f];
+    var x0 = t.x[f], k = t.w[f] > 0 ? W / t.w[f] : 0;
+    var last = t.end[f], ends = t.end, depth = t.depth, xs = t.x, ws = t.w;
+    var runD = -1, runX0 = 0, runX1 = 0;
+    for (var i = f; i < last;) {
+      var pw = ws[i] * k;
+      if (pw < MIN_FRAME) {
+        var px = (xs[i] - x0) * k;
+        if (runD === depth[i] && Math.abs(px - runX1) < 1e-6) {
+          runX1 = px + pw;
+        } else {
+          if (runD > deepest && runX1 - runX0 >= 1) { deepest = runD; }
+          runD = depth[i];
+          runX0 = px;
+          runX1 = px + pw;
+        }
+        i = ends[i];
+        continue;
+      }
+      if (runD > deepest && runX1 - runX0 >= 1) { deepest = runD; }
+      runD = -1;
+      if (depth[i] > deepest) {
+        deepest = depth[i];
+        if (deepest + 1 >= cap) { break; }
+      }
+      i++;
+    }
+    if (runD > deepest && runX1 - runX0 >= 1) { deepest = runD; }
+    return Math.min(deepest + 1, cap);
+  };
+
   Graph.prototype.resize = function () {
     var w = this.canvas.clientWidth || this.el.clientWidth;
     var dpr = window.devicePixelRatio || 1;
-    // Deeper frames than the canvas can hold are left out.
-    var rows = Math.min(this.t ? this.t.maxDepth + 1 : 1, Math.floor(MAX_CANVAS / (ROW * dpr)));
+    var rows = this.visibleRows(w);
     this.rows = rows;
     var h = rows * ROW;
     if (w === this.width && dpr === this.dpr && h === this.height) { return false; }
@@ -848,14 +897,19 @@
   };
 
   Graph.prototype.draw = function () {
+    if (!this.t) { return; }
+    // A zoom or a search changes no width, but a zoom changes which rows
+    // are drawn: the canvas follows before it is painted.
+    if (this.visibleRows(this.width) !== this.rows) { this.resize(); }
     var t = this.t, ctx = this.ctx, W = this.width;
-    if (!t || W <= 0) { return; }
+    if (W <= 0) { return; }
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.clearRect(0, 0, W, this.height);
     ctx.font = FONT;
     ctx.textBaseline = 'middle';
     if (!this.charW) { this.charW = ctx.measureText('MMMMMMMMMM').width / 10 || 7; }
     var rows = this.rows;
+    this.hits.length = Math.min(this.hits.length, rows);
     for (var r = 0; r < rows; r++) {
       if (this.hits[r]) { this.hits[r].length = 0; } else { this.hits[r] = []; }
     }
@@ -1024,7 +1078,7 @@
       this.onLeave();
       return;
     }
-    if (id !== this.hover) {
+    if (id !== this.hover || this.tooltip.hidden) {
       this.hover = id;
       this.fillTooltip(id);
       this.schedule();
@@ -1033,11 +1087,18 @@
   };
 
   Graph.prototype.onLeave = function () {
-    this.tooltip.hidden = true;
-    if (this.hover !== -1) {
-      this.hover = -1;
+    this.hideTooltip();
+    if (this.hover !== null) {
+      this.hover = null;
       this.schedule();
     }
+  };
+
+  // hideTooltip hides the tooltip and empties it: it is only ever shown
+  // filled for what is under the pointer.
+  Graph.prototype.hideTooltip = function () {
+    this.tooltip.hidden = true;
+    this.tooltip.textContent = '';
   };
 
   Graph.prototype.onClick = function (ev) {

@@ -6,7 +6,9 @@ package static
 
 import "embed"
 
-// FS holds the static files.
+// FS holds the static files: also favicon.ico, kbench's icon (16 and
+// 32 px PNGs in an ICO file: three bars of an icicle flame graph), which
+// the pages link and /favicon.ico serves.
 //
-//go:embed *.css *.js
+//go:embed *.css *.js favicon.ico
 var FS embed.FS

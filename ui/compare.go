@@ -289,9 +289,11 @@ type ExportLink struct {
 // ReportView is a report's read-only page.
 type ReportView struct {
 	Page
-	Slug       string
-	Heading    string
-	Notes      string
+	Slug    string
+	Heading string
+	// Notes are the report's notes, Markdown rendered safely (see
+	// RenderMarkdown); the exports keep the Markdown text.
+	Notes      template.HTML
 	Created    string
 	CreatedISO string
 	Table      ComparisonTable
@@ -309,7 +311,7 @@ type ReportView struct {
 // NewReportView builds a report's page from its table (computed from the
 // report's runs, in the report's order) and Markdown export.
 func NewReportView(rep *store.Report, t *compare.Table, runs []store.Run, markdown string) ReportView {
-	v := ReportView{Page: Page{Title: rep.Title}, Slug: rep.Slug, Heading: rep.Title, Notes: rep.Notes,
+	v := ReportView{Page: Page{Title: rep.Title}, Slug: rep.Slug, Heading: rep.Title, Notes: RenderMarkdown(rep.Notes),
 		Created: FormatTime(rep.CreatedAt), CreatedISO: rep.CreatedAt.UTC().Format(time.RFC3339),
 		Table: NewComparisonTable(t, runs), Markdown: markdown,
 		CompareURL: CompareURL(CompareQuery{Runs: rep.RunIDs, By: rep.By})}

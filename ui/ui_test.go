@@ -27,6 +27,7 @@ var goldenStatic = fstest.MapFS{
 	"flamegraph.css": {Data: []byte("/* flame graph */")},
 	"compare.js":     {Data: []byte("// compare")},
 	"writepath.css":  {Data: []byte("/* write path */")},
+	"favicon.ico":    {Data: []byte("icon")},
 }
 
 func newTestUI(t *testing.T) *UI {

@@ -15,7 +15,9 @@
 //
 //   - time to data: a Go HTTP GET of kbench's
 //     /api/profiles/{id}/flamegraph?format=compact against pprof's
-//     /flamegraph page (which embeds its data), full body read;
+//     /flamegraph page (which embeds its data), sent with the
+//     Accept-Encoding Chromium sends (-accept-encoding), full body read and
+//     decoded; the bytes on the wire and decoded are recorded;
 //   - time to first paint in headless Chromium: a fresh tab in a fresh
 //     browser context (own renderer process, empty cache) navigates to
 //     kbench's /profiles/{id} or pprof's /flamegraph. A script injected
@@ -26,6 +28,9 @@
 //     first time #stack-chart holds .boxbg boxes (stackViewer builds every
 //     box and inserts them with one replaceChildren call, synchronously in
 //     the page's inline script);
+//   - the bytes the browser received for the graph's data (Resource
+//     Timing transferSize and encodedBodySize/decodedBodySize of kbench's
+//     flame-graph request; of pprof's page itself);
 //   - the page's JavaScript heap (CDP Runtime.getHeapUsage, as rendered and
 //     after a forced garbage collection), its DOM node count and its
 //     script/layout/style time (CDP Performance.getMetrics);
@@ -71,6 +76,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/pprof/profile"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 )
 
 const (
@@ -101,7 +108,13 @@ type config struct {
 	keep         bool
 	trace        bool
 	modes        []string
+	// acceptEncoding is sent with the Go GETs of the data ("" sends none).
+	acceptEncoding string
 }
+
+// chromiumAcceptEncoding is what Chromium (156 here) sends, also over
+// plain HTTP to 127.0.0.1.
+const chromiumAcceptEncoding = "gzip, deflate, br, zstd"
 
 func main() {
 	var cfg config
@@ -119,6 +132,7 @@ func main() {
 	flag.Int64Var(&cfg.width, "width", 1280, "browser viewport width (CSS px)")
 	flag.Int64Var(&cfg.height, "height", 900, "browser viewport height (CSS px)")
 	flag.BoolVar(&cfg.trace, "trace", true, "after the rounds, load each page once more with Chrome tracing on and summarise its main thread (trace files in -out)")
+	flag.StringVar(&cfg.acceptEncoding, "accept-encoding", chromiumAcceptEncoding, "Accept-Encoding of the Go GETs (time to data); \"\" asks for no compression")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (data, converted files, variants)")
 	modes := flag.String("modes", "warm,cold", "page loads per round: warm (fresh tab, shared HTTP cache) and/or cold (fresh tab in a fresh browser context)")
 	flag.Parse()
@@ -183,7 +197,9 @@ type dataSample struct {
 	BusyBefore float64 `json:"cpu_busy_before"`
 	MS         float64 `json:"ms"`
 	TTFBMS     float64 `json:"ttfb_ms"`
-	Bytes      int64   `json:"bytes"`
+	Bytes      int64   `json:"bytes"`         // on the wire
+	Decoded    int64   `json:"decoded_bytes"` // after Content-Encoding is undone
+	Encoding   string  `json:"content_encoding,omitempty"`
 }
 
 // paintSample is one time-to-first-paint measurement.
@@ -208,19 +224,24 @@ type paintSample struct {
 
 // pageResult is what the injected script and the page report.
 type pageResult struct {
-	Signal        string      `json:"signal"`
-	DrawnMS       float64     `json:"drawn_ms"`   // navigation start → the graph is drawn
-	FrameMS       float64     `json:"frame_ms"`   // → the next animation frame starts
-	PaintedMS     float64     `json:"painted_ms"` // → that frame has been rendered (task after it)
-	ResponseStart float64     `json:"response_start_ms"`
-	ResponseEnd   float64     `json:"response_end_ms"`
-	DCL           float64     `json:"dom_content_loaded_ms"`
-	RawTiming     string      `json:"data_timing,omitempty"`
-	Rendered      string      `json:"data_rendered,omitempty"`
-	Boxes         int         `json:"pprof_boxes,omitempty"`
-	Nodes         int         `json:"kbench_nodes,omitempty"`
-	State         string      `json:"data_state,omitempty"`
-	LongFrames    []longFrame `json:"long_frames,omitempty"`
+	Signal        string  `json:"signal"`
+	DrawnMS       float64 `json:"drawn_ms"`   // navigation start → the graph is drawn
+	FrameMS       float64 `json:"frame_ms"`   // → the next animation frame starts
+	PaintedMS     float64 `json:"painted_ms"` // → that frame has been rendered (task after it)
+	ResponseStart float64 `json:"response_start_ms"`
+	ResponseEnd   float64 `json:"response_end_ms"`
+	DCL           float64 `json:"dom_content_loaded_ms"`
+	RawTiming     string  `json:"data_timing,omitempty"`
+	Rendered      string  `json:"data_rendered,omitempty"`
+	Boxes         int     `json:"pprof_boxes,omitempty"`
+	// The graph's data as the browser received it: kbench's flame-graph
+	// request, pprof's page (Resource Timing; 0 when served from cache).
+	DataTransfer int64       `json:"data_transfer_bytes"`
+	DataEncoded  int64       `json:"data_encoded_bytes"`
+	DataDecoded  int64       `json:"data_decoded_bytes"`
+	Nodes        int         `json:"kbench_nodes,omitempty"`
+	State        string      `json:"data_state,omitempty"`
+	LongFrames   []longFrame `json:"long_frames,omitempty"`
 }
 
 // longFrame is a long-animation-frame entry (a frame that took ≥ 50 ms).
@@ -417,13 +438,13 @@ func run(ctx context.Context, cfg config) error {
 	for _, in := range res.Inputs {
 		for _, side := range []string{sideKbench, sidePprof} {
 			u := map[string]string{sideKbench: kbData(in), sidePprof: ppURL(in)}[side]
-			ds, err := timeGET(ctx, client, u)
+			ds, err := timeGET(ctx, client, u, cfg.acceptEncoding)
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", side, in.Name, err)
 			}
 			ds.Input, ds.Side, ds.Round = in.Name, side, 0
 			res.Data = append(res.Data, ds)
-			logf("cold data %s %s: %.1f ms, %s", in.Name, side, ds.MS, mb(ds.Bytes))
+			logf("cold data %s %s: %.1f ms, %s on the wire (%s), %s decoded", in.Name, side, ds.MS, mb(ds.Bytes), cmp.Or(ds.Encoding, "identity"), mb(ds.Decoded))
 		}
 	}
 
@@ -440,7 +461,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 	measure := func(in *input, side string, round int, modes []string) error {
 		busy := waitIdle(ctx)
-		ds, err := timeGET(ctx, client, map[string]string{sideKbench: kbData(in), sidePprof: ppURL(in)}[side])
+		ds, err := timeGET(ctx, client, map[string]string{sideKbench: kbData(in), sidePprof: ppURL(in)}[side], cfg.acceptEncoding)
 		if err != nil {
 			return fmt.Errorf("data %s %s: %w", side, in.Name, err)
 		}
@@ -795,11 +816,16 @@ func waitTCP(ctx context.Context, addr string, limit time.Duration) error {
 
 // --- HTTP ---
 
-// timeGET measures one GET: request sent → whole body read.
-func timeGET(ctx context.Context, c *http.Client, u string) (dataSample, error) {
+// timeGET measures one GET: request sent → whole body read and decoded
+// (the Content-Encoding undone, as a browser does), asking with
+// acceptEncoding ("" asks for no compression).
+func timeGET(ctx context.Context, c *http.Client, u, acceptEncoding string) (dataSample, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return dataSample{}, err
+	}
+	if acceptEncoding != "" {
+		req.Header.Set("Accept-Encoding", acceptEncoding)
 	}
 	t0 := time.Now()
 	resp, err := c.Do(req)
@@ -807,7 +833,31 @@ func timeGET(ctx context.Context, c *http.Client, u string) (dataSample, error) 
 		return dataSample{}, err
 	}
 	ttfb := time.Since(t0)
-	n, err := io.Copy(io.Discard, resp.Body)
+	wire := &countingReader{r: resp.Body}
+	var body io.Reader = wire
+	enc := resp.Header.Get("Content-Encoding")
+	switch enc {
+	case "":
+	case "gzip":
+		zr, err := gzip.NewReader(wire)
+		if err != nil {
+			resp.Body.Close()
+			return dataSample{}, fmt.Errorf("GET %s: gzip: %w", u, err)
+		}
+		body = zr
+	case "zstd":
+		zr, err := zstd.NewReader(wire, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			resp.Body.Close()
+			return dataSample{}, fmt.Errorf("GET %s: zstd: %w", u, err)
+		}
+		defer zr.Close()
+		body = zr
+	default:
+		resp.Body.Close()
+		return dataSample{}, fmt.Errorf("GET %s: cannot decode Content-Encoding %q", u, enc)
+	}
+	n, err := io.Copy(io.Discard, body)
 	resp.Body.Close()
 	d := time.Since(t0)
 	if err != nil {
@@ -816,7 +866,19 @@ func timeGET(ctx context.Context, c *http.Client, u string) (dataSample, error) 
 	if resp.StatusCode != http.StatusOK {
 		return dataSample{}, fmt.Errorf("GET %s: %s", u, resp.Status)
 	}
-	return dataSample{MS: ms(d), TTFBMS: ms(ttfb), Bytes: n}, nil
+	return dataSample{MS: ms(d), TTFBMS: ms(ttfb), Bytes: wire.n, Decoded: n, Encoding: enc}, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 type namedFile struct {
@@ -1014,7 +1076,14 @@ const collectResult = `(function () {
   var nav = (performance.getEntriesByType('navigation') || [])[0] || {};
   var el = document.querySelector('.flamegraph');
   var chart = document.getElementById('stack-chart');
+  var data = nav;
+  if (el) {
+    (performance.getEntriesByType('resource') || []).forEach(function (r) {
+      if (r.name.indexOf('/flamegraph?') >= 0) { data = r; }
+    });
+  }
   return {
+    data_transfer_bytes: data.transferSize || 0, data_encoded_bytes: data.encodedBodySize || 0, data_decoded_bytes: data.decodedBodySize || 0,
     signal: s.signal || '', drawn_ms: s.drawn || 0, frame_ms: s.frame || 0, painted_ms: s.painted || 0,
     response_start_ms: nav.responseStart || 0, response_end_ms: nav.responseEnd || 0,
     dom_content_loaded_ms: nav.domContentLoadedEventEnd || 0,
@@ -1152,7 +1221,7 @@ func memoryCheck(ctx context.Context, cfg config, c *http.Client, base string, p
 	// keeps parsed profiles in an LRU of 32, so what grows afterwards is
 	// the pprof handler sets.
 	for _, id := range ids {
-		if _, err := timeGET(ctx, c, fmt.Sprintf("%s/api/profiles/%d/flamegraph?format=compact", base, id)); err != nil {
+		if _, err := timeGET(ctx, c, fmt.Sprintf("%s/api/profiles/%d/flamegraph?format=compact", base, id), cfg.acceptEncoding); err != nil {
 			return nil, err
 		}
 	}
@@ -1162,7 +1231,7 @@ func memoryCheck(ctx context.Context, cfg config, c *http.Client, base string, p
 		len(ids), m.SamplesEach[0], mb(m.BytesEach[0]), m.BeforeRSSMB, m.AfterPrefill)
 	for pass := 1; pass <= 2; pass++ {
 		for i, id := range ids {
-			ds, err := timeGET(ctx, c, fmt.Sprintf("%s/profiles/%d/pprof/flamegraph", base, id))
+			ds, err := timeGET(ctx, c, fmt.Sprintf("%s/profiles/%d/pprof/flamegraph", base, id), cfg.acceptEncoding)
 			if err != nil {
 				return nil, err
 			}
@@ -1217,8 +1286,15 @@ func report(w io.Writer, cfg config, res *results) {
 		}
 		drow("time to data: GET, full body (ms)", func(d dataSample) float64 { return d.MS }, "ms", measured)
 		drow("  time to first byte (ms)", func(d dataSample) float64 { return d.TTFBMS }, "ms", measured)
-		drow("  body (MB)", func(d dataSample) float64 { return float64(d.Bytes) / 1e6 }, "MB", measured)
+		drow("  body on the wire (kB)", func(d dataSample) float64 { return float64(d.Bytes) / 1e3 }, "n", measured)
+		drow("  body decoded (kB)", func(d dataSample) float64 { return float64(d.Decoded) / 1e3 }, "n", measured)
 		drow("  cold first request (ms, 1 sample)", func(d dataSample) float64 { return d.MS }, "ms", cold)
+		encs := map[string]string{}
+		for _, d := range res.Data {
+			if d.Input == in.Name && d.Round > 0 {
+				encs[d.Side] = cmp.Or(d.Encoding, "identity")
+			}
+		}
 		verdicts := []string{fmt.Sprintf("time to data %s (%.1f×)", verdict(data(sidePprof, measured, func(d dataSample) float64 { return d.MS })/data(sideKbench, measured, func(d dataSample) float64 { return d.MS })),
 			data(sidePprof, measured, func(d dataSample) float64 { return d.MS })/data(sideKbench, measured, func(d dataSample) float64 { return d.MS }))}
 		var notes []string
@@ -1239,6 +1315,8 @@ func report(w io.Writer, cfg config, res *results) {
 			prow("first paint: nav start → drawn (ms)", func(p paintSample) float64 { return p.DrawnMS }, "ms")
 			prow("first paint: nav start → frame rendered (ms)", func(p paintSample) float64 { return p.PaintedMS }, "ms")
 			prow("  wall, Go: navigate → painted seen (ms)", func(p paintSample) float64 { return p.WallMS }, "ms")
+			prow("  graph data received by the browser (kB)", func(p paintSample) float64 { return float64(p.DataTransfer) / 1e3 }, "n")
+			prow("  graph data decoded by the browser (kB)", func(p paintSample) float64 { return float64(p.DataDecoded) / 1e3 }, "n")
 			prow("  HTML response end (ms)", func(p paintSample) float64 { return p.ResponseEnd }, "ms")
 			prow("  DOMContentLoaded end (ms)", func(p paintSample) float64 { return p.DCL }, "ms")
 			prow("  page script time (ms)", func(p paintSample) float64 { return p.Metrics["ScriptDuration"] * 1000 }, "ms")
@@ -1257,6 +1335,7 @@ func report(w io.Writer, cfg config, res *results) {
 			verdicts = append(verdicts, fmt.Sprintf("first paint (%s) %s (%.1f×)", mode, verdict(r), r))
 		}
 		tw.Flush()
+		fmt.Fprintf(w, "   Go GET sent Accept-Encoding %q; Content-Encoding: kbench %s, pprof %s\n", cfg.acceptEncoding, encs[sideKbench], encs[sidePprof])
 		for _, n := range notes {
 			fmt.Fprintln(w, n)
 		}
