@@ -563,10 +563,11 @@ func TestCompactRoundTrip(t *testing.T) {
 	}
 }
 
-// largeProfile loads the public 240 s CPU profile, or skips.
+// largeProfile loads the public 240 s CPU profile (../shared/public-data
+// beside the repository), or skips.
 func largeProfile(b *testing.B) *profile.Profile {
 	b.Helper()
-	data, err := os.ReadFile("/work/shared/public-data/pprof-large-cpu.pb.gz")
+	data, err := os.ReadFile("../../shared/public-data/pprof-large-cpu.pb.gz")
 	if err != nil {
 		b.Skipf("large profile unavailable: %v", err)
 	}

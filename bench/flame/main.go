@@ -122,7 +122,7 @@ func main() {
 	flag.StringVar(&cfg.kbenchBin, "kbench", "", "kbench binary to measure (default: build the module at the working directory)")
 	flag.StringVar(&cfg.goBin, "go", "go", "go command used for `go tool pprof` (and to build kbench)")
 	flag.StringVar(&cfg.chromium, "chromium", "/usr/bin/chromium", "Chromium binary")
-	flag.StringVar(&inputs, "inputs", "/work/shared/public-data/pprof-large-cpu.pb.gz,/work/shared/public-data/java-netty-collapsed.txt", "comma-separated profile files (pprof or folded stacks)")
+	flag.StringVar(&inputs, "inputs", "../shared/public-data/pprof-large-cpu.pb.gz,../shared/public-data/java-netty-collapsed.txt", "comma-separated profile files (pprof or folded stacks)")
 	flag.IntVar(&cfg.rounds, "rounds", 7, "measured rounds (each measures every input once per side)")
 	flag.IntVar(&cfg.variants, "variants", 20, "variants of the first pprof input whose embedded pprof UI is opened for the memory check (0: skip)")
 	flag.IntVar(&cfg.variantEvery, "variant-every", 4, "each variant keeps every Nth sample of the input")
