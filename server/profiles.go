@@ -10,6 +10,7 @@ import (
 	"math"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -356,33 +357,45 @@ func (s *Server) servePprof(c *gin.Context, prefix, key string, load func() (*pr
 
 // --- Uploads ---
 
-// uploaded is one profile file from a multipart request, checked.
+// uploaded is one profile file from a multipart request, checked and
+// re-encoded. The parsed profile is not kept: a large upload's parsed form
+// takes many times its encoding, and a request may hold several.
 type uploaded struct {
-	name string
-	data []byte
-	prof *profile.Profile
+	name    string
+	data    []byte
+	kind    string // profiles.Kind of the upload
+	samples int64
 }
 
+// limitError is a request over one of the server's limits: 413, with the
+// limit in the message users see.
+type limitError struct {
+	field, msg string
+}
+
+func (e *limitError) Error() string { return e.field + ": " + e.msg }
+
 // readUploads reads every file of a multipart field and checks it is a
-// profile.
+// profile. Each file is read by profiles.LoadUpload, from the multipart
+// form's copy (memory or a temporary file), which checks a compressed
+// upload as a stream before anything is decompressed into memory: a
+// decompression bomb is refused having cost next to nothing (400 when its
+// content shows it is no profile, 413 past profiles.MaxDecompressedBytes
+// or the memory loading it would take).
 func readUploads(files []*multipart.FileHeader) ([]uploaded, error) {
 	if len(files) == 0 {
 		return nil, badInput("profile", "no file given: attach a pprof profile or folded stacks")
 	}
 	var out []uploaded
 	for _, fh := range files {
-		f, err := fh.Open()
-		if err != nil {
-			return nil, err
-		}
-		data, err := io.ReadAll(f)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		p, err := profiles.Load(data)
-		if err != nil {
+		p, err := profiles.LoadUpload(func() (io.ReadCloser, error) { return fh.Open() })
+		switch {
+		case errors.Is(err, profiles.ErrTooLarge):
+			return nil, &limitError{field: "profile", msg: fh.Filename + ": " + err.Error()}
+		case errors.Is(err, profiles.ErrNotProfile), errors.Is(err, profiles.ErrUnusable):
 			return nil, badInput("profile", "%s: %v", fh.Filename, err)
+		case err != nil:
+			return nil, fmt.Errorf("server: read upload %s: %w", fh.Filename, err)
 		}
 		// Store the canonical form (gzipped pprof protobuf): folded stacks
 		// and legacy formats become profiles every view and `go tool pprof`
@@ -391,29 +404,62 @@ func readUploads(files []*multipart.FileHeader) ([]uploaded, error) {
 		if err := p.Write(&buf); err != nil {
 			return nil, fmt.Errorf("server: encode %s: %w", fh.Filename, err)
 		}
-		data = buf.Bytes()
-		out = append(out, uploaded{name: fh.Filename, data: data, prof: p})
+		out = append(out, uploaded{name: fh.Filename, data: buf.Bytes(), kind: profiles.Kind(p), samples: int64(len(p.Sample))})
 	}
 	return out, nil
 }
 
+// uploadRoles are the sides of the wire a profile may be taken on.
+var uploadRoles = []string{"client", "broker"}
+
+// uploadKinds are the kinds an uploaded profile may be given: those
+// profiles.Kind tells apart and "other". Kinds and roles end up in file
+// names and on pages, so nothing else is accepted.
+var uploadKinds = slices.Concat(profiles.Kinds, []string{profiles.KindOther})
+
 func uploadRole(c *gin.Context) (string, error) {
 	role := c.DefaultPostForm("role", "client")
-	if role != "client" && role != "broker" {
+	if !slices.Contains(uploadRoles, role) {
 		return "", badInput("role", "must be client or broker")
 	}
 	return role, nil
 }
 
-func storedProfiles(c *gin.Context, ups []uploaded, role string) []store.Profile {
+// uploadKind is the "kind" form field: empty (kbench tells the kind from
+// the profile) or one of uploadKinds.
+func uploadKind(c *gin.Context) (string, error) {
 	kind := c.PostForm("kind")
+	if kind != "" && !slices.Contains(uploadKinds, kind) {
+		return "", badInput("kind", "must be one of %s, or empty to tell it from the profile", strings.Join(uploadKinds, ", "))
+	}
+	return kind, nil
+}
+
+// profileFileName is the name a profile downloads as, built from known
+// values only: a role or kind outside the lists (a row stored before they
+// were checked) is named "profile" or "other".
+func profileFileName(p *store.Profile) string {
+	role, kind := p.Role, p.Kind
+	if !slices.Contains(uploadRoles, role) {
+		role = "profile"
+	}
+	if !slices.Contains(uploadKinds, kind) {
+		kind = profiles.KindOther
+	}
+	return ui.ProfileFileName(p.RunID, role, kind)
+}
+
+func storedProfiles(ups []uploaded, role, kind string) []store.Profile {
 	var out []store.Profile
 	for _, u := range ups {
 		k := kind
 		if k == "" {
-			k = profiles.Kind(u.prof)
+			k = u.kind
 		}
-		out = append(out, store.Profile{Role: role, Kind: k, Data: u.data, Samples: int64(len(u.prof.Sample)), Uploaded: true})
+		if k == "" {
+			k = profiles.KindOther
+		}
+		out = append(out, store.Profile{Role: role, Kind: k, Data: u.data, Samples: u.samples, Uploaded: true})
 	}
 	return out
 }
@@ -428,11 +474,15 @@ func (s *Server) attach(c *gin.Context, id uint) ([]store.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	kind, err := uploadKind(c)
+	if err != nil {
+		return nil, err
+	}
 	ups, err := readUploads(c.Request.MultipartForm.File["profile"])
 	if err != nil {
 		return nil, err
 	}
-	return s.store.AddProfiles(c.Request.Context(), id, storedProfiles(c, ups, role))
+	return s.store.AddProfiles(c.Request.Context(), id, storedProfiles(ups, role, kind))
 }
 
 // attachProfiles handles POST /api/runs/:id/profiles (multipart field
@@ -490,6 +540,10 @@ func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	kind, err := uploadKind(c)
+	if err != nil {
+		return nil, err
+	}
 	out, err := readOutput(c.Request.MultipartForm)
 	if err != nil {
 		return nil, err
@@ -513,7 +567,7 @@ func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	}
 	specDoc := map[string]any{"workload": "imported", "files": names}
 	run := &store.Run{Label: label, Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported,
-		Complete: true, Profiles: storedProfiles(c, ups, role)}
+		Complete: true, Profiles: storedProfiles(ups, role, kind)}
 	if out != nil {
 		specDoc["tool"] = out.imp.Tool
 		fillImported(run, out)
