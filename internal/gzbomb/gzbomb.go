@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"sync"
 )
 
 // chunkSize is about how much content one repeated run of blocks expands
@@ -40,11 +41,14 @@ func Repeat(prefix, content []byte, n int64) []byte {
 
 	// A whole number of contents, so every run starts where content does.
 	run := bytes.Repeat(content, max(1, chunkSize/len(content)))
-	block := deflated(run)
+	block := deflatedRun(run)
+	runCRC, shift := crc32.ChecksumIEEE(run), xPow8n(int64(len(run)))
 	for left := n; left > 0; {
 		if left >= int64(len(run)) {
 			out.Write(block)
-			crc = crc32.Update(crc, crc32.IEEETable, run)
+			// The checksum of crc's bytes followed by run's, without
+			// reading a gibibyte of run again.
+			crc = mulModP(shift, crc) ^ runCRC
 			left -= int64(len(run))
 			size += uint64(len(run))
 			continue
@@ -69,6 +73,20 @@ func Zeros(prefix []byte, n int64) []byte {
 	return Repeat(prefix, []byte{0}, n)
 }
 
+// runs caches the compressed runs: tests build many bombs of the same
+// content, and compressing a mebibyte takes a while under the race
+// detector.
+var runs sync.Map // string(run) → []byte
+
+func deflatedRun(run []byte) []byte {
+	if b, ok := runs.Load(string(run)); ok {
+		return b.([]byte)
+	}
+	b := deflated(run)
+	runs.Store(string(run), b)
+	return b
+}
+
 // deflated is b compressed by a fresh compressor and sync-flushed: non-final
 // blocks ending on a byte boundary.
 func deflated(b []byte) []byte {
@@ -80,4 +98,38 @@ func deflated(b []byte) []byte {
 	fw.Write(b)
 	fw.Flush()
 	return buf.Bytes()
+}
+
+// CRC-32 arithmetic: a CRC is a polynomial over GF(2) modulo P, and the
+// CRC of A followed by B is CRC(A)·x^(8·len(B)) + CRC(B). Polynomials are
+// bit-reflected, as the IEEE CRC-32 stores them: bit 31 is x⁰.
+const poly = 0xedb88320
+
+// mulModP is a·b mod P.
+func mulModP(a, b uint32) uint32 {
+	var p uint32
+	for m := uint32(1) << 31; m != 0; m >>= 1 {
+		if a&m != 0 {
+			p ^= b
+		}
+		if b&1 != 0 {
+			b = b>>1 ^ poly
+		} else {
+			b >>= 1
+		}
+	}
+	return p
+}
+
+// xPow8n is x^(8n) mod P, by squaring.
+func xPow8n(n int64) uint32 {
+	result := uint32(1) << 31 // x⁰
+	sq := uint32(1) << 23     // x⁸
+	for ; n > 0; n >>= 1 {
+		if n&1 != 0 {
+			result = mulModP(result, sq)
+		}
+		sq = mulModP(sq, sq)
+	}
+	return result
 }

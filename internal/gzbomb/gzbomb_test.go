@@ -3,6 +3,7 @@ package gzbomb
 import (
 	"bytes"
 	"compress/gzip"
+	"hash/crc32"
 	"io"
 	"testing"
 )
@@ -35,5 +36,15 @@ func TestRepeat(t *testing.T) {
 	// A gibibyte of zeros fits in about a megabyte.
 	if n := len(Zeros(nil, 1<<30)); n > 2<<20 {
 		t.Errorf("1 GiB of zeros is %d bytes compressed", n)
+	}
+}
+
+// TestCombine: the checksum of two parts joined, computed from theirs,
+// is the checksum of the whole.
+func TestCombine(t *testing.T) {
+	a, b := []byte("kbench "), bytes.Repeat([]byte("decompression bomb "), 1000)
+	got := mulModP(xPow8n(int64(len(b))), crc32.ChecksumIEEE(a)) ^ crc32.ChecksumIEEE(b)
+	if want := crc32.ChecksumIEEE(append(append([]byte{}, a...), b...)); got != want {
+		t.Errorf("combined %08x, want %08x", got, want)
 	}
 }
