@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -222,5 +223,42 @@ func TestUploadKindAndRole(t *testing.T) {
 	dl := ts.do(t, "GET", fmt.Sprintf("/api/profiles/%d/download", added[0].ID), "")
 	if cd := dl.Header().Get("Content-Disposition"); cd != fmt.Sprintf(`attachment; filename="run%d-client-other.pb.gz"`, runID) {
 		t.Errorf("Content-Disposition = %q", cd)
+	}
+}
+
+// TestUploadOverflow: a profile whose values add up past int64 is refused
+// on every upload path (it used to be stored and shown with a total of
+// -2); negative values, as -diff_base profiles have, are fine.
+func TestUploadOverflow(t *testing.T) {
+	mk := func(values ...int64) []byte {
+		fn := &profile.Function{ID: 1, Name: "main.main"}
+		loc := &profile.Location{ID: 1, Line: []profile.Line{{Function: fn}}}
+		p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+			Function: []*profile.Function{fn}, Location: []*profile.Location{loc}}
+		for _, v := range values {
+			p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{v}})
+		}
+		var b bytes.Buffer
+		p.Write(&b)
+		return b.Bytes()
+	}
+	ts := newTestServer(t, nil)
+	runID := ts.importedRunID(t)
+	overflow := mk(math.MaxInt64, math.MaxInt64)
+	for _, path := range uploadPaths {
+		rec := path.post(t, ts, runID, overflow)
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "overflow") {
+			t.Errorf("%s: %d %.300s, want 400 saying the values overflow", path.name, rec.Code, rec.Body)
+		}
+	}
+	rec := ts.upload(t, fmt.Sprintf("/api/runs/%d/profiles", runID), map[string][]byte{"diff.pb.gz": mk(-5, 3, math.MinInt64+10)}, nil)
+	if rec.Code != 201 {
+		t.Fatalf("negative values: %d %s", rec.Code, rec.Body)
+	}
+	var resp struct{ Profiles []struct{ ID uint } }
+	json.Unmarshal(rec.Body.Bytes(), &resp)
+	fg := ts.do(t, "GET", fmt.Sprintf("/api/profiles/%d/flamegraph", resp.Profiles[0].ID), "")
+	if want := fmt.Sprintf(`"total":%d`, int64(math.MinInt64+8)); !strings.Contains(fg.Body.String(), want) {
+		t.Errorf("flame graph of negative values lacks %s: %.300s", want, fg.Body)
 	}
 }
