@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -260,5 +261,54 @@ func TestUploadOverflow(t *testing.T) {
 	fg := ts.do(t, "GET", fmt.Sprintf("/api/profiles/%d/flamegraph", resp.Profiles[0].ID), "")
 	if want := fmt.Sprintf(`"total":%d`, int64(math.MinInt64+8)); !strings.Contains(fg.Body.String(), want) {
 		t.Errorf("flame graph of negative values lacks %s: %.300s", want, fg.Body)
+	}
+}
+
+// TestImportPageMarksFailedField: when the import page's form is refused,
+// the input of the field that failed is marked invalid (and described by
+// the error), and no other input is.
+func TestImportPageMarksFailedField(t *testing.T) {
+	ts := newTestServer(t, nil)
+	token := csrfToken(t, ts)
+	post := func(fields map[string]string, files map[string][]byte) string {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField(csrfField, token)
+		for k, v := range fields {
+			mw.WriteField(k, v)
+		}
+		for name, data := range files {
+			field, file, _ := strings.Cut(name, ":")
+			w, _ := mw.CreateFormFile(field, file)
+			w.Write(data)
+		}
+		mw.Close()
+		rec := ts.do(t, "POST", "/import", body.String(), "Content-Type", mw.FormDataContentType(), "Cookie", csrfCookie+"="+token)
+		if rec.Code != 400 {
+			t.Fatalf("%v: %d, want 400", fields, rec.Code)
+		}
+		return rec.Body.String()
+	}
+	invalid := regexp.MustCompile(`<(?:input|textarea|select)[^>]*id="([^"]+)"[^>]*aria-invalid="true"`)
+	for _, tc := range []struct {
+		name   string
+		fields map[string]string
+		files  map[string][]byte
+		want   string
+	}{
+		{"pasted output", map[string]string{"output": "nonsense here\n"}, nil, "f-import-output-text"},
+		{"output file", nil, map[string][]byte{"output:out.txt": []byte("nonsense here\n")}, "f-import-output"},
+		{"profile", nil, map[string][]byte{"profile:x.txt": []byte("\x00\x01 not stacks")}, "f-import-profile"},
+		{"label", map[string]string{"label": strings.Repeat("l", 500)}, map[string][]byte{"profile:a.folded": []byte(foldedGather)}, "f-import-label"},
+		{"role", map[string]string{"role": "server"}, map[string][]byte{"profile:a.folded": []byte(foldedGather)}, "f-import-role"},
+	} {
+		page := post(tc.fields, tc.files)
+		var marked []string
+		for _, m := range invalid.FindAllStringSubmatch(page, -1) {
+			marked = append(marked, m[1])
+		}
+		if len(marked) != 1 || marked[0] != tc.want {
+			t.Errorf("%s refused: inputs marked invalid %v, want [%s]", tc.name, marked, tc.want)
+		}
 	}
 }

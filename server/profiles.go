@@ -749,12 +749,12 @@ func (s *Server) importForm(c *gin.Context) {
 	}
 	run, err := s.importRun(c)
 	if err != nil {
-		status, _, msg := classify(err)
+		status, field, msg := classify(err)
 		if status != http.StatusBadRequest {
 			s.fail(c, err)
 			return
 		}
-		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg}
+		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg, ErrorField: field}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)
 		return
