@@ -190,7 +190,7 @@ func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, nor
 	tw, tErr := s.runWork(ctx, target.meta.RunID)
 	cmp.workAvailable = bErr == nil && tErr == nil
 	if !cmp.workAvailable {
-		cmp.workUnavailable = errors.Join(bErr, tErr).Error()
+		cmp.workUnavailable = ui.Sentences(s.workReasons(base.meta.RunID, target.meta.RunID, bErr, tErr))
 	}
 	switch normalize {
 	case "", "total":
@@ -199,7 +199,7 @@ func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, nor
 		cmp.norm = profiles.NormalizeNone()
 	case "work":
 		if !cmp.workAvailable {
-			return nil, badInput("normalize", "work needs both runs' record counts: %s", cmp.workUnavailable)
+			return nil, badInput("normalize", "work is not available: %s", cmp.workUnavailable)
 		}
 		if cmp.norm, err = profiles.NormalizeWork(bw, tw, "records"); err != nil {
 			return nil, badInput("normalize", "%v", err)
@@ -223,7 +223,16 @@ func (s *Server) compareQuery(c *gin.Context, normalize string) (*comparison, er
 	return s.compare(c.Request.Context(), baseID, targetID, c.Query("sample"), normalize)
 }
 
-// runWork is how many records a run moved in its measured window.
+// errNoRecordCount: a run that records no count of the records it moved
+// (an imported profile without Kafka's output, say).
+var errNoRecordCount = errors.New("no record count")
+
+// runWork is how many records a run moved in its measured window: its
+// record-count metric (records-sent of producers, records-consumed-total
+// of consumers, records of older results) or else the measured_records of
+// its measurement, which every kbench run writes (a write-path run's
+// measured requests × records per request) and imports of Kafka's output
+// fill in.
 func (s *Server) runWork(ctx context.Context, runID uint) (float64, error) {
 	run, err := s.store.GetRun(ctx, runID)
 	if err != nil {
@@ -236,7 +245,40 @@ func (s *Server) runWork(ctx context.Context, runID uint) (float64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("run %d has no record count", runID)
+	var m struct {
+		MeasuredRecords float64 `json:"measured_records"`
+	}
+	if run.Measurement != "" && json.Unmarshal([]byte(run.Measurement), &m) == nil && m.MeasuredRecords > 0 && !math.IsInf(m.MeasuredRecords, 0) {
+		return m.MeasuredRecords, nil
+	}
+	return 0, fmt.Errorf("run %d: %w", runID, errNoRecordCount)
+}
+
+// workReasons says why per-record normalisation is not available, one
+// reason per entry: the same reason for both runs is said once.
+func (s *Server) workReasons(baseRun, targetRun uint, bErr, tErr error) []string {
+	if errors.Is(bErr, errNoRecordCount) && errors.Is(tErr, errNoRecordCount) {
+		if baseRun == targetRun {
+			return []string{fmt.Sprintf("run %d has no record count", baseRun)}
+		}
+		return []string{fmt.Sprintf("neither run has a record count (runs %d and %d)", baseRun, targetRun)}
+	}
+	var out []string
+	for _, side := range []struct {
+		name string
+		run  uint
+		err  error
+	}{{"base", baseRun, bErr}, {"target", targetRun, tErr}} {
+		switch {
+		case side.err == nil:
+		case errors.Is(side.err, errNoRecordCount):
+			out = append(out, fmt.Sprintf("the %s run (run %d) has no record count", side.name, side.run))
+		default:
+			s.log.Error("read a run's record count", "run", side.run, "err", side.err)
+			out = append(out, fmt.Sprintf("the %s run (run %d) could not be read", side.name, side.run))
+		}
+	}
+	return out
 }
 
 // diff answers GET /api/diff: the differential tree with base and target

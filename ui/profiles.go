@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kbench/kbench/compare"
 )
@@ -405,10 +407,11 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 	if workReason == "" {
 		workReason = "the runs' amounts of work are not known"
 	}
+	workReason = Sentences([]string{workReason})
 	if validNormalize(normalize) && normalize != mode && mode != "" {
 		v.Requested = normLabels[normalize]
 		if normalize == NormalizeWork && !workAvailable {
-			v.RequestedReason = workReason
+			v.RequestedReason = capitalize(workReason)
 		}
 	}
 	for _, m := range []string{NormalizeWork, NormalizeTotal, NormalizeNone} {
@@ -845,4 +848,37 @@ func runFlameGraph(rows []ProfileRow) *RunFlameGraph {
 		Title:     what,
 		URL:       ProfileURL(p.ID),
 	}
+}
+
+// Sentences joins reasons into sentences, each ending with a period; the
+// first keeps its case (it may follow "Unavailable: "), the others start
+// with a capital.
+func Sentences(reasons []string) string {
+	var b strings.Builder
+	for i, r := range reasons {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if i > 0 {
+			r = capitalize(r)
+		}
+		b.WriteString(r)
+		if !strings.HasSuffix(r, ".") {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
+}
+
+// capitalize upper-cases the first letter of s.
+func capitalize(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
 }

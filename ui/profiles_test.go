@@ -136,7 +136,7 @@ func TestNewCompareProfilesView(t *testing.T) {
 			t.Errorf("option %s checked %v", o.Value, o.Checked)
 		}
 	}
-	if !work.Disabled || work.Reason != "the base run recorded no record count" {
+	if !work.Disabled || work.Reason != "the base run recorded no record count." {
 		t.Errorf("work option %+v", work)
 	}
 
@@ -435,6 +435,22 @@ func TestProfilePagesContract(t *testing.T) {
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("compare page lacks %s", want)
+		}
+	}
+}
+
+func TestSentences(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"the base run (run 3) has no record count"}, "the base run (run 3) has no record count."},
+		{[]string{"the base run could not be read", "the target run (run 4) has no record count"}, "the base run could not be read. The target run (run 4) has no record count."},
+		{[]string{"already a sentence.", "ünïcode first"}, "already a sentence. Ünïcode first."},
+		{nil, ""},
+	} {
+		if got := Sentences(tc.in); got != tc.want {
+			t.Errorf("Sentences(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
