@@ -25,13 +25,16 @@ import (
 
 // profileMeta is a profile as the API names it.
 type profileMeta struct {
-	ID       uint   `json:"id"`
-	RunID    uint   `json:"run_id"`
-	Role     string `json:"role"`
-	Kind     string `json:"kind"`
-	Bytes    int64  `json:"bytes"`
-	Samples  int64  `json:"samples"`
-	Uploaded bool   `json:"uploaded,omitempty"`
+	ID    uint   `json:"id"`
+	RunID uint   `json:"run_id"`
+	Role  string `json:"role"`
+	Kind  string `json:"kind"`
+	Bytes int64  `json:"bytes"`
+	// Samples counts the profile's pprof sample entries: its distinct
+	// stacks (with their labels), not the samples taken; the pages call
+	// it "Distinct stacks".
+	Samples  int64 `json:"samples"`
+	Uploaded bool  `json:"uploaded,omitempty"`
 }
 
 func metaOf(p *store.Profile) profileMeta {

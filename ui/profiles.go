@@ -108,11 +108,14 @@ type FlameGraph struct {
 // form to compare it with another profile, and the write-path panel.
 type ProfileView struct {
 	Page
-	Profile     ProfileMeta
-	Heading     string // "Profile #7: client cpu"
-	RunURL      string
-	RunText     string // "run #42 · trunk"
-	Size        string
+	Profile ProfileMeta
+	Heading string // "Profile #7: client cpu"
+	RunURL  string
+	RunText string // "run #42 · trunk"
+	Size    string
+	// SampleCount is the profile's pprof sample entries: its distinct
+	// stacks (with their labels), not the samples taken. The page says
+	// "Distinct stacks"; the API's field keeps the name "samples".
 	SampleCount string
 	// Sample is the sample type shown; Unit its unit ("" when unknown).
 	Sample      string
@@ -191,7 +194,7 @@ func (v CompareProfilesView) Sides() []CompareSide { return []CompareSide{v.Base
 type CompareSide struct {
 	Label      string // Base or Candidate
 	Profile    ProfileMeta
-	Title      string // "#7 client cpu"
+	Title      string // "profile #7: client cpu"
 	URL        string // the profile's page
 	RunURL     string
 	RunText    string
@@ -386,7 +389,7 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		}
 	}
 	v := CompareProfilesView{
-		Page:        Page{Title: "Compare profiles #" + uintStr(base.ID) + " and #" + uintStr(target.ID)},
+		Page:        Page{Title: "Compare profile #" + uintStr(base.ID) + " with profile #" + uintStr(target.ID)},
 		Base:        compareSide("Base", base, sample, unit, "base"),
 		Target:      compareSide("Candidate", target, sample, unit, "target"),
 		Sample:      sample,
@@ -430,7 +433,7 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		Unit:        unit,
 		FocusParam:  "focus",
 		SearchParam: "search",
-		Label:       "Differential flame graph: profile #" + uintStr(target.ID) + " against #" + uintStr(base.ID),
+		Label:       "Differential flame graph: profile #" + uintStr(target.ID) + " against profile #" + uintStr(base.ID),
 	}
 
 	sorted := append([]Change(nil), changes...)
@@ -488,7 +491,7 @@ func compareSide(label string, m ProfileMeta, sample, unit, which string) Compar
 	return CompareSide{
 		Label:   label,
 		Profile: m,
-		Title:   "#" + uintStr(m.ID) + " " + profileWhat(m),
+		Title:   "profile #" + uintStr(m.ID) + ": " + profileWhat(m),
 		URL:     ProfileURL(m.ID),
 		RunURL:  runURL(m.RunID),
 		RunText: runText(m),

@@ -32,7 +32,7 @@ type RunView struct {
 	Started     string
 	Finished    string
 	Duration    string
-	Group       string // "a1b2c3d4 #2", "a1b2c3d4 warm-up" or ""
+	Group       string // "a1b2c3d4 rep 2", "a1b2c3d4 warm-up" or ""
 	GroupTitle  string
 	GroupURL    string // the runs list narrowed to the group
 

@@ -75,7 +75,7 @@ func TestRunRow(t *testing.T) {
 		{"Records", row.Records, "72,900 records/s"},
 		{"MB", row.MB, "17.80 MB/s"},
 		{"P99", row.P99, "1,440 ms"},
-		{"Group", row.Group, "g7f3a9c2 #2"},
+		{"Group", row.Group, "g7f3a9c2 rep 2"},
 		{"GroupURL", row.GroupURL, "/?group=g7f3a9c2e1d0"},
 		{"StatusClass", row.StatusClass, "badge badge-succeeded"},
 	} {
