@@ -68,9 +68,10 @@ type Change struct {
 	DeltaCumPct          float64
 }
 
-// WritePaths tells how a profile's system calls moved bytes: one
-// writev/readv for many buffers (Path "gather") or one call per buffer
-// ("single").
+// WritePaths tells how a profile's system calls moved bytes: writev/readv,
+// many buffers in one call (Path "gather"), or write/read, one buffer per
+// call ("single": one call per buffer of a request, or one per request
+// when its buffers were joined first; the profile cannot tell which).
 type WritePaths struct {
 	Total float64 // the profile's total, in Unit
 	Unit  string
@@ -674,8 +675,8 @@ func deltaClass(d float64) string {
 }
 
 var pathHelp = map[string]string{
-	"gather":  "one writev/readv for many buffers",
-	"single":  "one write/read call per buffer",
+	"gather":  "writev/readv: many buffers in one system call",
+	"single":  "write/read: one buffer per system call (one per buffer of a request, or one per request when its buffers were joined first)",
 	"unknown": "an I/O call whose shape the stack does not show",
 }
 
