@@ -435,7 +435,7 @@ func (s *pbScan) sample(f field) error {
 				}
 				if nvalues < int64(len(s.sums.pos)) {
 					if err := s.sums.add(int(nvalues), int64(u)); err != nil {
-						return s.fail("%v", err)
+						return fmt.Errorf("%w: %w", ErrUnusable, err)
 					}
 				}
 				nvalues++

@@ -362,3 +362,65 @@ func FuzzAttachUpload(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUploadForms sends arbitrary bytes through the two forms that take
+// profiles, the import page's and the run page's attach form: a redirect
+// that stored exactly one run or profile, or the page again with a 400 (or
+// a 413 error page) that stored nothing; never a 500.
+func FuzzUploadForms(f *testing.F) {
+	for _, seed := range uploadSeeds(f) {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	ts := newTestServer(f, nil)
+	get := httptest.NewRecorder()
+	ts.ServeHTTP(get, httptest.NewRequest("GET", "/import", nil))
+	var token string
+	for _, c := range get.Result().Cookies() {
+		if c.Name == csrfCookie {
+			token = c.Value
+		}
+	}
+	body, ct := multipartBody(map[string]string{"label": "target"}, []byte(foldedGather))
+	req := httptest.NewRequest("POST", "/api/import", strings.NewReader(body))
+	req.Header.Set("Content-Type", ct)
+	rec := httptest.NewRecorder()
+	ts.ServeHTTP(rec, req)
+	var run apiRun
+	if token == "" || rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &run) != nil {
+		f.Fatalf("setup: token %q, import %d %s", token, rec.Code, rec.Body)
+	}
+	stored := func() int64 {
+		runs, err := ts.st.CountRuns(context.Background())
+		if err != nil {
+			f.Fatal(err)
+		}
+		ps, err := ts.st.ListProfiles(context.Background(), run.ID)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return runs + int64(len(ps))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, attach bool) {
+		target := "/import"
+		if attach {
+			target = fmt.Sprintf("/runs/%d/profiles", run.ID)
+		}
+		before := stored()
+		body, ct := multipartBody(map[string]string{"label": "fuzz", csrfField: token}, data)
+		rec := ts.do(t, "POST", target, body, "Content-Type", ct, "Cookie", csrfCookie+"="+token)
+		after := stored()
+		switch rec.Code {
+		case http.StatusSeeOther:
+			if after != before+1 {
+				t.Fatalf("303 but %d → %d runs and profiles", before, after)
+			}
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+			if after != before || !strings.Contains(rec.Body.String(), "<html") {
+				t.Fatalf("%d stored something or is no page: %.300s", rec.Code, rec.Body)
+			}
+		default:
+			t.Fatalf("status %d: %.300s", rec.Code, rec.Body)
+		}
+	})
+}
