@@ -35,6 +35,10 @@ const maxFoldedGunzip = 512 << 20
 // binary junk is never read as a stack named by its bytes. Errors wrap
 // ErrNotProfile and give the folded parser's complaint, with its line
 // number, when the input looks like text, otherwise pprof's.
+//
+// Load is for bytes kbench wrote itself (stored profiles): pprof
+// decompresses gzip whole into memory. Uploads go through LoadUpload,
+// which reads the same formats with limits, as a stream first.
 func Load(data []byte) (*profile.Profile, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w; the input is empty", ErrNotProfile)
