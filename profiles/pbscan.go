@@ -303,7 +303,9 @@ func (s *pbScan) walk() error {
 				return err
 			}
 			s.sampleTypes++
-			err = s.spend(pbCostValueType)
+			if err := s.spend(pbCostValueType); err != nil {
+				return err
+			}
 		case 2:
 			err = s.sample(f)
 		case 3:
