@@ -162,6 +162,15 @@ func TestE2EUploadBombMemory(t *testing.T) {
 	stack := []byte("main;net.(*conn).Write;syscall.Syscall 1\n")
 	perGiB := int64(len(gzbomb.Repeat(nil, stack, 1<<30)))
 	bigN := (60 << 20) * (1 << 30) / perGiB
+	// The most a legacy text profile can make pprof build before it is
+	// refused: as many distinct stacks as the legacy budget lets through,
+	// then a line pprof rejects.
+	var legacy bytes.Buffer
+	legacy.WriteString("--- mutex:\ncycles/second=1000\nsampling period=1\n")
+	for i := 0; i < 20_000; i++ {
+		fmt.Fprintf(&legacy, "10 2 @ 0x%x 0x%x\n", 2*i+1, 2*i+2)
+	}
+	legacy.WriteString("not a sample\n")
 	bombs := []struct {
 		name string
 		data []byte
@@ -174,6 +183,7 @@ func TestE2EUploadBombMemory(t *testing.T) {
 		{"a valid profile, then 1 GiB of zeros", gzbomb.Zeros(raw.Bytes(), 1<<30), http.StatusBadRequest, "not a profile"},
 		{"a valid profile, then a 4 GiB unknown field", gzbomb.Zeros(unknownField, 4<<30), http.StatusRequestEntityTooLarge, "more than 256 MiB"},
 		{"ten million samples", gzbomb.Repeat(raw.Bytes(), []byte{0x12, 0x04, 0x10, 0x01, 0x10, 0x01}, 60_000_000), http.StatusRequestEntityTooLarge, "512 MiB of memory"},
+		{"a legacy profile of 20,000 stacks, then a bad line", gzbomb.Repeat(legacy.Bytes()[:legacy.Len()-1], []byte("\n"), 1), http.StatusBadRequest, "not a profile"},
 	}
 	idle := procStatus(t, pid, "VmRSS")
 	var worst int64
