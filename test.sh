@@ -29,3 +29,6 @@ if [ -n "$gofmt_out" ]; then
 fi
 go vet ./...
 go test -race -count=1 -timeout 15m "$@" ./...
+# Fuzz the upload reader for a few seconds: it must accept exactly what
+# pprof accepts, gzipped or not (go test -fuzz runs one target at a time).
+go test -run '^$' -fuzz '^FuzzLoadUpload$' -fuzztime 5s ./profiles/

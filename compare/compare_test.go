@@ -679,12 +679,17 @@ func TestRowDecimals(t *testing.T) {
 		values []float64
 		want   []string
 	}{
-		{[]float64{94.76, 95}, []string{"94.76", "95.00"}},
+		{[]float64{94.76, 94.1}, []string{"94.76", "94.10"}},
 		{[]float64{1_234_567, 1_300_000.4}, []string{"1,234,567", "1,300,000"}},
 		{[]float64{12, 13}, []string{"12", "13"}},
-		{[]float64{0.0123, 2}, []string{"0.0123", "2.0000"}},
-		{[]float64{-3.5, 4}, []string{"−3.50", "4.00"}},
-		{[]float64{-0.0001, 4}, []string{"−0.000100", "4.000000"}},
+		{[]float64{0.0123, 2.5}, []string{"0.0123", "2.5000"}},
+		// A whole value came whole from its source (a count; Kafka's
+		// latencies in whole milliseconds): decimals would claim a
+		// precision it never had.
+		{[]float64{0.523, 200}, []string{"0.523", "200"}},
+		{[]float64{94.76, 95}, []string{"94.76", "95"}},
+		{[]float64{-3.5, 4}, []string{"−3.50", "4"}},
+		{[]float64{-0.0001, 4}, []string{"−0.000100", "4"}},
 	}
 	for _, tt := range tests {
 		var sets [][]store.Metric

@@ -44,7 +44,8 @@
 // Text exports share one notation ([Row.ValueText], [Table.ChangeText],
 // [Table.Legend]): thousands separators, a real minus sign (U+2212),
 // about three significant digits with the same decimals across a row
-// ("1,234,567", "4.12", "95.00"), intervals as "±2.3%", changes as
+// ("1,234,567", "4.12", "94.10"; whole values without decimals, as their
+// source gave them), intervals as "±2.3%", changes as
 // "+3.4%" / "−12.0%", p-values as "p=0.382". Markdown cells read
 // "value ±interval (change mark)", e.g. "1,809,000 ±3.5% (+20.0% ✓)".
 // CSV and JSON carry raw numbers.

@@ -182,23 +182,31 @@ func formatInterval(center, lo, hi float64) string {
 // ValueText is the figure of cell i as tables show it, without the unit:
 // the value with the row's decimals ("1,234,567", "4.12"), then for a
 // median with an interval the interval ("4.12 ±2.3%"); "—" when the
-// metric is missing.
+// metric is missing. A whole value keeps no decimals whatever the row's:
+// it came whole from its source (a count, Kafka's latencies in whole
+// milliseconds), and "200.000 ms" next to "0.523 ms" would claim a
+// precision it never had.
 func (r Row) ValueText(i int) string {
 	c := r.Cells[i]
 	if c.N == 0 {
 		return markMissing
 	}
-	s := formatFixed(c.Value, r.Decimals)
+	d := r.Decimals
+	if a := math.Abs(c.Value); a == math.Trunc(a) {
+		d = 0
+	}
+	s := formatFixed(c.Value, d)
 	if c.Lo != nil && c.Hi != nil {
 		s += " " + formatInterval(c.Value, *c.Lo, *c.Hi)
 	}
 	return s
 }
 
-// rowDecimals is the number of decimals that shows every value of a row
-// with FormatNumber's precision: 0 when all are whole numbers, else the
-// most any fractional value needs (at most 9), so that a column of
-// figures lines up ("95.00" next to "94.76", not "95").
+// rowDecimals is the number of decimals that shows every fractional value
+// of a row with FormatNumber's precision: 0 when all are whole numbers,
+// else the most any fractional value needs (at most 9), so that a column
+// of figures lines up ("94.10" next to "94.76", not "94.1"). Whole values
+// show none (see [Row.ValueText]).
 func rowDecimals(cells []Cell) int {
 	d := 0
 	for _, c := range cells {

@@ -328,8 +328,8 @@ func TopChanges(base, target *profile.Profile, sb, st int, scale float64, n int)
 		if id < len(ts) {
 			c.TargetFlat, c.TargetCum = ts[id].flat, ts[id].cum
 		}
-		c.DeltaFlat = c.TargetFlat - c.BaseFlat
-		c.DeltaCum = c.TargetCum - c.BaseCum
+		c.DeltaFlat = subSat(c.TargetFlat, c.BaseFlat)
+		c.DeltaCum = subSat(c.TargetCum, c.BaseCum)
 		if c.DeltaFlat == 0 && c.DeltaCum == 0 {
 			continue
 		}
@@ -369,6 +369,20 @@ func deltaPct(delta, base int64) float64 {
 		return 0
 	}
 	return 100 * float64(delta) / math.Abs(float64(base))
+}
+
+// subSat is a − b, saturated at the ends of int64: one profile's sums fit
+// (uploads are checked), but a diff profile's negative values against
+// another's positive ones may not.
+func subSat(a, b int64) int64 {
+	d := a - b
+	switch {
+	case b < 0 && d < a:
+		return math.MaxInt64
+	case b > 0 && d > a:
+		return math.MinInt64
+	}
+	return d
 }
 
 func absInt(v int64) uint64 {

@@ -435,3 +435,29 @@ func TestDiffCompact(t *testing.T) {
 		t.Errorf("nil.Compact() = %+v", got)
 	}
 }
+
+// TestTopChangesExtremes: each profile's sums stay within int64 (uploads
+// are checked), but the change between a diff profile's most negative
+// values and another's most positive ones would not: it saturates rather
+// than wrapping into a change of the wrong sign.
+func TestTopChangesExtremes(t *testing.T) {
+	mk := func(v int64) *profile.Profile {
+		fn := &profile.Function{ID: 1, Name: "main.f"}
+		loc := &profile.Location{ID: 1, Line: []profile.Line{{Function: fn}}}
+		return &profile.Profile{SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+			Function: []*profile.Function{fn}, Location: []*profile.Location{loc},
+			Sample: []*profile.Sample{{Location: []*profile.Location{loc}, Value: []int64{v}}}}
+	}
+	for _, tc := range []struct {
+		base, target, want int64
+	}{
+		{math.MinInt64 + 1, math.MaxInt64, math.MaxInt64},
+		{math.MaxInt64, math.MinInt64 + 1, math.MinInt64},
+		{-5, 7, 12},
+	} {
+		ch := TopChanges(mk(tc.base), mk(tc.target), 0, 0, 1, 0)
+		if len(ch) != 1 || ch[0].DeltaFlat != tc.want || ch[0].DeltaCum != tc.want {
+			t.Errorf("%d → %d: %+v, want a change of %d", tc.base, tc.target, ch, tc.want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package profiles
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -77,9 +76,6 @@ func ParseFolded(r io.Reader, period time.Duration) (*profile.Profile, error) {
 		period = DefaultFoldedPeriod
 	}
 	ns := int64(period)
-	// Keep every count × period and every total within int64.
-	maxTotal := int64(math.MaxInt64) / ns
-
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "samples", Unit: "count"},
@@ -91,44 +87,25 @@ func ParseFolded(r io.Reader, period time.Duration) (*profile.Profile, error) {
 	}
 	locs := make(map[string]*profile.Location)
 	samples := make(map[string]*profile.Sample)
-	var total int64
 	var frames []*profile.Location
 
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, MaxFoldedLineBytes+1)
-	line := 0
-	for sc.Scan() {
-		line++
-		if line > MaxFoldedLines {
-			return nil, &FoldedError{Line: line, Msg: fmt.Sprintf("more than %d lines", MaxFoldedLines)}
+	lines := newLineReader(r, MaxFoldedLineBytes)
+	check := newFoldedChecker(period)
+	for {
+		text, long, err := lines.next()
+		if err == io.EOF {
+			break
 		}
-		text := sc.Bytes()
-		if len(text) > MaxFoldedLineBytes {
-			return nil, &FoldedError{Line: line, Msg: fmt.Sprintf("line longer than %d bytes", MaxFoldedLineBytes)}
+		if err != nil {
+			return nil, fmt.Errorf("profiles: reading folded stacks: %w", err)
 		}
-		s := strings.TrimRight(string(text), " \t\r")
-		if s == "" || s[0] == '#' {
+		stack, count, ok, ferr := check.line(text, long)
+		if ferr != nil {
+			return nil, ferr
+		}
+		if !ok {
 			continue
 		}
-		sp := strings.LastIndexAny(s, " \t")
-		if sp < 0 {
-			return nil, &FoldedError{Line: line, Msg: fmt.Sprintf("%s has no count: want 'frame;frame;frame count'", quoteShort(s))}
-		}
-		count, err := parseCount(s[sp+1:])
-		if err != nil {
-			return nil, &FoldedError{Line: line, Msg: err.Error()}
-		}
-		stack := strings.TrimRight(s[:sp], " \t")
-		if stack == "" {
-			return nil, &FoldedError{Line: line, Msg: "no frames before the count"}
-		}
-		if n := strings.Count(stack, ";") + 1; n > MaxFoldedFrames {
-			return nil, &FoldedError{Line: line, Msg: fmt.Sprintf("%d frames, more than the limit of %d", n, MaxFoldedFrames)}
-		}
-		if count > maxTotal-total {
-			return nil, &FoldedError{Line: line, Msg: fmt.Sprintf("counts add up to more than %d samples of %v", maxTotal, period)}
-		}
-		total += count
 		if x, ok := samples[stack]; ok {
 			x.Value[0] += count
 			x.Value[1] += count * ns
@@ -136,11 +113,8 @@ func ParseFolded(r io.Reader, period time.Duration) (*profile.Profile, error) {
 		}
 		frames = frames[:0]
 		rest := stack
-		for i := 1; ; i++ {
+		for {
 			name, tail, more := strings.Cut(rest, ";")
-			if name == "" {
-				return nil, &FoldedError{Line: line, Msg: fmt.Sprintf("frame %d is empty", i)}
-			}
 			l, ok := locs[name]
 			if !ok {
 				id := uint64(len(p.Function) + 1)
@@ -164,16 +138,164 @@ func ParseFolded(r io.Reader, period time.Duration) (*profile.Profile, error) {
 		samples[stack] = x
 		p.Sample = append(p.Sample, x)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &FoldedError{Line: line + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxFoldedLineBytes)}
-		}
-		return nil, fmt.Errorf("profiles: reading folded stacks: %w", err)
-	}
-	if len(p.Sample) == 0 {
-		return nil, &FoldedError{Line: line, Msg: "no stacks (only blank or comment lines)"}
+	if err := check.end(); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// foldedChecker holds every rule of folded stacks text, line by line:
+// ParseFolded builds a profile from the lines it passes, and LoadUpload
+// runs it alone over a stream first (keeping nothing), so both refuse
+// exactly the same input.
+type foldedChecker struct {
+	maxTotal int64 // keeps every count × period and every total within int64
+	period   time.Duration
+	lineNo   int
+	total    int64
+	stacks   int64 // lines that hold a stack
+	frames   int64 // frames on those lines
+}
+
+func newFoldedChecker(period time.Duration) *foldedChecker {
+	return &foldedChecker{maxTotal: math.MaxInt64 / int64(period), period: period}
+}
+
+// line checks the next line (without its line break; long when it was
+// longer than MaxFoldedLineBytes). ok is false for blank and comment lines.
+func (c *foldedChecker) line(text []byte, long bool) (stack string, count int64, ok bool, err error) {
+	c.lineNo++
+	line := c.lineNo
+	if line > MaxFoldedLines {
+		return "", 0, false, &FoldedError{Line: line, Msg: fmt.Sprintf("more than %d lines", MaxFoldedLines)}
+	}
+	if long || len(text) > MaxFoldedLineBytes {
+		return "", 0, false, &FoldedError{Line: line, Msg: fmt.Sprintf("line longer than %d bytes", MaxFoldedLineBytes)}
+	}
+	s := strings.TrimRight(string(text), " \t\r")
+	if s == "" || s[0] == '#' {
+		return "", 0, false, nil
+	}
+	sp := strings.LastIndexAny(s, " \t")
+	if sp < 0 {
+		return "", 0, false, &FoldedError{Line: line, Msg: fmt.Sprintf("%s has no count: want 'frame;frame;frame count'", quoteShort(s))}
+	}
+	count, cerr := parseCount(s[sp+1:])
+	if cerr != nil {
+		return "", 0, false, &FoldedError{Line: line, Msg: cerr.Error()}
+	}
+	stack = strings.TrimRight(s[:sp], " \t")
+	if stack == "" {
+		return "", 0, false, &FoldedError{Line: line, Msg: "no frames before the count"}
+	}
+	n := strings.Count(stack, ";") + 1
+	if n > MaxFoldedFrames {
+		return "", 0, false, &FoldedError{Line: line, Msg: fmt.Sprintf("%d frames, more than the limit of %d", n, MaxFoldedFrames)}
+	}
+	if i := emptyFrame(stack); i > 0 {
+		return "", 0, false, &FoldedError{Line: line, Msg: fmt.Sprintf("frame %d is empty", i)}
+	}
+	if count > c.maxTotal-c.total {
+		return "", 0, false, &FoldedError{Line: line, Msg: fmt.Sprintf("counts add up to more than %d samples of %v", c.maxTotal, c.period)}
+	}
+	c.total += count
+	c.stacks++
+	c.frames += int64(n)
+	return stack, count, true, nil
+}
+
+// end checks what only the whole text can tell: that it had a stack.
+func (c *foldedChecker) end() error {
+	if c.stacks == 0 {
+		return &FoldedError{Line: c.lineNo, Msg: "no stacks (only blank or comment lines)"}
+	}
+	return nil
+}
+
+// emptyFrame is the 1-based position of the first empty frame of stack,
+// or 0 when there is none.
+func emptyFrame(stack string) int {
+	for i := 1; ; i++ {
+		name, tail, more := strings.Cut(stack, ";")
+		if name == "" {
+			return i
+		}
+		if !more {
+			return 0
+		}
+		stack = tail
+	}
+}
+
+// lineReader splits text into lines as bufio.ScanLines does (a final line
+// without a line break counts, one '\r' before the break is dropped), but
+// goes on past a line longer than its limit: it reports the line as long,
+// keeps its first max+1 bytes and skips the rest, so a scan that only
+// counts need not stop there.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+	// n counts the bytes read, line breaks included.
+	n int64
+	// onLong, when set, sees the skipped part of every long line; an
+	// error from it ends next with that error.
+	onLong func([]byte) error
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	return &lineReader{r: br, max: max}
+}
+
+// next returns the next line, valid until the following call, or io.EOF
+// after the last one.
+func (lr *lineReader) next() (line []byte, long bool, err error) {
+	lr.buf = lr.buf[:0]
+	got := false
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		lr.n += int64(len(chunk))
+		if len(chunk) > 0 {
+			got = true
+		}
+		// Keep up to max+2 bytes: the longest line allowed, a '\r' and
+		// one byte more to tell it was too long.
+		if room := lr.max + 2 - len(lr.buf); room > 0 {
+			keep := chunk
+			if len(keep) > room {
+				keep = keep[:room]
+			}
+			lr.buf = append(lr.buf, keep...)
+			chunk = chunk[len(keep):]
+		}
+		if len(chunk) > 0 && lr.onLong != nil {
+			if err := lr.onLong(chunk); err != nil {
+				return nil, false, err
+			}
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF:
+			if !got {
+				return nil, false, io.EOF
+			}
+		case err != nil:
+			return nil, false, err
+		}
+		line = lr.buf
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			line = line[:len(line)-1]
+		}
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		return line, len(line) > lr.max, nil
+	}
 }
 
 func parseCount(s string) (int64, error) {

@@ -35,6 +35,10 @@ const maxFoldedGunzip = 512 << 20
 // binary junk is never read as a stack named by its bytes. Errors wrap
 // ErrNotProfile and give the folded parser's complaint, with its line
 // number, when the input looks like text, otherwise pprof's.
+//
+// Load is for bytes kbench wrote itself (stored profiles): pprof
+// decompresses gzip whole into memory. Uploads go through LoadUpload,
+// which reads the same formats with limits, as a stream first.
 func Load(data []byte) (*profile.Profile, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w; the input is empty", ErrNotProfile)
@@ -116,6 +120,14 @@ func looksText(b []byte) bool {
 	}
 	return true
 }
+
+// Kinds are the kinds Kind tells apart: the Go runtime's profiles, the ones
+// kbench captures.
+var Kinds = []string{"cpu", "heap", "allocs", "mutex", "block", "goroutine"}
+
+// KindOther is the kind kbench gives a profile Kind cannot name (a
+// wall-clock profile of another tool, say).
+const KindOther = "other"
 
 // Kind guesses which Go profile p is: "cpu", "heap", "allocs", "mutex",
 // "block" or "goroutine", or "" when none fits. The rules, first match wins:

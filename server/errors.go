@@ -44,9 +44,12 @@ func classify(err error) (status int, field, msg string) {
 	var ie *inputError
 	var fe *runner.FieldError
 	var mbe *http.MaxBytesError
+	var le *limitError
 	switch {
 	case errors.As(err, &ie):
 		return http.StatusBadRequest, ie.Field, ie.Error()
+	case errors.As(err, &le):
+		return http.StatusRequestEntityTooLarge, le.field, le.Error()
 	case errors.As(err, &fe):
 		return http.StatusBadRequest, fe.Field, fe.Field + ": " + fe.Msg
 	case errors.As(err, &mbe), errors.Is(err, errTooLarge):

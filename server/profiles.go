@@ -10,6 +10,7 @@ import (
 	"math"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,13 +25,16 @@ import (
 
 // profileMeta is a profile as the API names it.
 type profileMeta struct {
-	ID       uint   `json:"id"`
-	RunID    uint   `json:"run_id"`
-	Role     string `json:"role"`
-	Kind     string `json:"kind"`
-	Bytes    int64  `json:"bytes"`
-	Samples  int64  `json:"samples"`
-	Uploaded bool   `json:"uploaded,omitempty"`
+	ID    uint   `json:"id"`
+	RunID uint   `json:"run_id"`
+	Role  string `json:"role"`
+	Kind  string `json:"kind"`
+	Bytes int64  `json:"bytes"`
+	// Samples counts the profile's pprof sample entries: its distinct
+	// stacks (with their labels), not the samples taken; the pages call
+	// it "Distinct stacks".
+	Samples  int64 `json:"samples"`
+	Uploaded bool  `json:"uploaded,omitempty"`
 }
 
 func metaOf(p *store.Profile) profileMeta {
@@ -190,7 +194,7 @@ func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, nor
 	tw, tErr := s.runWork(ctx, target.meta.RunID)
 	cmp.workAvailable = bErr == nil && tErr == nil
 	if !cmp.workAvailable {
-		cmp.workUnavailable = errors.Join(bErr, tErr).Error()
+		cmp.workUnavailable = ui.Sentences(s.workReasons(base.meta.RunID, target.meta.RunID, bErr, tErr))
 	}
 	switch normalize {
 	case "", "total":
@@ -199,7 +203,7 @@ func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, nor
 		cmp.norm = profiles.NormalizeNone()
 	case "work":
 		if !cmp.workAvailable {
-			return nil, badInput("normalize", "work needs both runs' record counts: %s", cmp.workUnavailable)
+			return nil, badInput("normalize", "work is not available: %s", cmp.workUnavailable)
 		}
 		if cmp.norm, err = profiles.NormalizeWork(bw, tw, "records"); err != nil {
 			return nil, badInput("normalize", "%v", err)
@@ -223,7 +227,16 @@ func (s *Server) compareQuery(c *gin.Context, normalize string) (*comparison, er
 	return s.compare(c.Request.Context(), baseID, targetID, c.Query("sample"), normalize)
 }
 
-// runWork is how many records a run moved in its measured window.
+// errNoRecordCount: a run that records no count of the records it moved
+// (an imported profile without Kafka's output, say).
+var errNoRecordCount = errors.New("no record count")
+
+// runWork is how many records a run moved in its measured window: its
+// record-count metric (records-sent of producers, records-consumed-total
+// of consumers, records of older results) or else the measured_records of
+// its measurement, which every kbench run writes (a write-path run's
+// measured requests × records per request) and imports of Kafka's output
+// fill in.
 func (s *Server) runWork(ctx context.Context, runID uint) (float64, error) {
 	run, err := s.store.GetRun(ctx, runID)
 	if err != nil {
@@ -236,7 +249,40 @@ func (s *Server) runWork(ctx context.Context, runID uint) (float64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("run %d has no record count", runID)
+	var m struct {
+		MeasuredRecords float64 `json:"measured_records"`
+	}
+	if run.Measurement != "" && json.Unmarshal([]byte(run.Measurement), &m) == nil && m.MeasuredRecords > 0 && !math.IsInf(m.MeasuredRecords, 0) {
+		return m.MeasuredRecords, nil
+	}
+	return 0, fmt.Errorf("run %d: %w", runID, errNoRecordCount)
+}
+
+// workReasons says why per-record normalisation is not available, one
+// reason per entry: the same reason for both runs is said once.
+func (s *Server) workReasons(baseRun, targetRun uint, bErr, tErr error) []string {
+	if errors.Is(bErr, errNoRecordCount) && errors.Is(tErr, errNoRecordCount) {
+		if baseRun == targetRun {
+			return []string{fmt.Sprintf("run %d has no record count", baseRun)}
+		}
+		return []string{fmt.Sprintf("neither run has a record count (runs %d and %d)", baseRun, targetRun)}
+	}
+	var out []string
+	for _, side := range []struct {
+		name string
+		run  uint
+		err  error
+	}{{"base", baseRun, bErr}, {"target", targetRun, tErr}} {
+		switch {
+		case side.err == nil:
+		case errors.Is(side.err, errNoRecordCount):
+			out = append(out, fmt.Sprintf("the %s run (run %d) has no record count", side.name, side.run))
+		default:
+			s.log.Error("read a run's record count", "run", side.run, "err", side.err)
+			out = append(out, fmt.Sprintf("the %s run (run %d) could not be read", side.name, side.run))
+		}
+	}
+	return out
 }
 
 // diff answers GET /api/diff: the differential tree with base and target
@@ -357,33 +403,45 @@ func (s *Server) servePprof(c *gin.Context, prefix, key string, load func() (*pr
 
 // --- Uploads ---
 
-// uploaded is one profile file from a multipart request, checked.
+// uploaded is one profile file from a multipart request, checked and
+// re-encoded. The parsed profile is not kept: a large upload's parsed form
+// takes many times its encoding, and a request may hold several.
 type uploaded struct {
-	name string
-	data []byte
-	prof *profile.Profile
+	name    string
+	data    []byte
+	kind    string // profiles.Kind of the upload
+	samples int64
 }
 
+// limitError is a request over one of the server's limits: 413, with the
+// limit in the message users see.
+type limitError struct {
+	field, msg string
+}
+
+func (e *limitError) Error() string { return e.field + ": " + e.msg }
+
 // readUploads reads every file of a multipart field and checks it is a
-// profile.
+// profile. Each file is read by profiles.LoadUpload, from the multipart
+// form's copy (memory or a temporary file), which checks a compressed
+// upload as a stream before anything is decompressed into memory: a
+// decompression bomb is refused having cost next to nothing (400 when its
+// content shows it is no profile, 413 past profiles.MaxDecompressedBytes
+// or the memory loading it would take).
 func readUploads(files []*multipart.FileHeader) ([]uploaded, error) {
 	if len(files) == 0 {
 		return nil, badInput("profile", "no file given: attach a pprof profile or folded stacks")
 	}
 	var out []uploaded
 	for _, fh := range files {
-		f, err := fh.Open()
-		if err != nil {
-			return nil, err
-		}
-		data, err := io.ReadAll(f)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		p, err := profiles.Load(data)
-		if err != nil {
+		p, err := profiles.LoadUpload(func() (io.ReadCloser, error) { return fh.Open() })
+		switch {
+		case errors.Is(err, profiles.ErrTooLarge):
+			return nil, &limitError{field: "profile", msg: fh.Filename + ": " + err.Error()}
+		case errors.Is(err, profiles.ErrNotProfile), errors.Is(err, profiles.ErrUnusable):
 			return nil, badInput("profile", "%s: %v", fh.Filename, err)
+		case err != nil:
+			return nil, fmt.Errorf("server: read upload %s: %w", fh.Filename, err)
 		}
 		// Store the canonical form (gzipped pprof protobuf): folded stacks
 		// and legacy formats become profiles every view and `go tool pprof`
@@ -392,29 +450,62 @@ func readUploads(files []*multipart.FileHeader) ([]uploaded, error) {
 		if err := p.Write(&buf); err != nil {
 			return nil, fmt.Errorf("server: encode %s: %w", fh.Filename, err)
 		}
-		data = buf.Bytes()
-		out = append(out, uploaded{name: fh.Filename, data: data, prof: p})
+		out = append(out, uploaded{name: fh.Filename, data: buf.Bytes(), kind: profiles.Kind(p), samples: int64(len(p.Sample))})
 	}
 	return out, nil
 }
 
+// uploadRoles are the sides of the wire a profile may be taken on.
+var uploadRoles = []string{"client", "broker"}
+
+// uploadKinds are the kinds an uploaded profile may be given: those
+// profiles.Kind tells apart and "other". Kinds and roles end up in file
+// names and on pages, so nothing else is accepted.
+var uploadKinds = slices.Concat(profiles.Kinds, []string{profiles.KindOther})
+
 func uploadRole(c *gin.Context) (string, error) {
 	role := c.DefaultPostForm("role", "client")
-	if role != "client" && role != "broker" {
+	if !slices.Contains(uploadRoles, role) {
 		return "", badInput("role", "must be client or broker")
 	}
 	return role, nil
 }
 
-func storedProfiles(c *gin.Context, ups []uploaded, role string) []store.Profile {
+// uploadKind is the "kind" form field: empty (kbench tells the kind from
+// the profile) or one of uploadKinds.
+func uploadKind(c *gin.Context) (string, error) {
 	kind := c.PostForm("kind")
+	if kind != "" && !slices.Contains(uploadKinds, kind) {
+		return "", badInput("kind", "must be one of %s, or empty to tell it from the profile", strings.Join(uploadKinds, ", "))
+	}
+	return kind, nil
+}
+
+// profileFileName is the name a profile downloads as, built from known
+// values only: a role or kind outside the lists (a row stored before they
+// were checked) is named "profile" or "other".
+func profileFileName(p *store.Profile) string {
+	role, kind := p.Role, p.Kind
+	if !slices.Contains(uploadRoles, role) {
+		role = "profile"
+	}
+	if !slices.Contains(uploadKinds, kind) {
+		kind = profiles.KindOther
+	}
+	return ui.ProfileFileName(p.RunID, role, kind)
+}
+
+func storedProfiles(ups []uploaded, role, kind string) []store.Profile {
 	var out []store.Profile
 	for _, u := range ups {
 		k := kind
 		if k == "" {
-			k = profiles.Kind(u.prof)
+			k = u.kind
 		}
-		out = append(out, store.Profile{Role: role, Kind: k, Data: u.data, Samples: int64(len(u.prof.Sample)), Uploaded: true})
+		if k == "" {
+			k = profiles.KindOther
+		}
+		out = append(out, store.Profile{Role: role, Kind: k, Data: u.data, Samples: u.samples, Uploaded: true})
 	}
 	return out
 }
@@ -429,11 +520,15 @@ func (s *Server) attach(c *gin.Context, id uint) ([]store.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	kind, err := uploadKind(c)
+	if err != nil {
+		return nil, err
+	}
 	ups, err := readUploads(c.Request.MultipartForm.File["profile"])
 	if err != nil {
 		return nil, err
 	}
-	return s.store.AddProfiles(c.Request.Context(), id, storedProfiles(c, ups, role))
+	return s.store.AddProfiles(c.Request.Context(), id, storedProfiles(ups, role, kind))
 }
 
 // attachProfiles handles POST /api/runs/:id/profiles (multipart field
@@ -491,6 +586,10 @@ func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	kind, err := uploadKind(c)
+	if err != nil {
+		return nil, err
+	}
 	out, err := readOutput(c.Request.MultipartForm)
 	if err != nil {
 		return nil, err
@@ -514,7 +613,7 @@ func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	}
 	specDoc := map[string]any{"workload": "imported", "files": names}
 	run := &store.Run{Label: label, Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported,
-		Complete: true, Profiles: storedProfiles(c, ups, role)}
+		Complete: true, Profiles: storedProfiles(ups, role, kind)}
 	if out != nil {
 		specDoc["tool"] = out.imp.Tool
 		fillImported(run, out)
@@ -696,12 +795,12 @@ func (s *Server) importForm(c *gin.Context) {
 	}
 	run, err := s.importRun(c)
 	if err != nil {
-		status, _, msg := classify(err)
+		status, field, msg := classify(err)
 		if status != http.StatusBadRequest {
 			s.fail(c, err)
 			return
 		}
-		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg}
+		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg, ErrorField: field}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)
 		return

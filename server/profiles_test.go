@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/internal/gzbomb"
 )
 
 // upload posts files as the multipart field "profile" plus form fields.
@@ -269,14 +271,35 @@ func TestImportPageAndAttachForm(t *testing.T) {
 	}
 }
 
+// uploadSeeds are the seeds of the upload fuzz targets: plain and
+// gzipped profiles and stacks, and compressed input shaped like the
+// attacks (a bomb after a valid start, gzip in gzip, truncated gzip).
+func uploadSeeds(f *testing.F) [][]byte {
+	valid := validProfile(f)
+	gz := gzipOf(f, valid)
+	return [][]byte{
+		[]byte(foldedGather),
+		[]byte("a;b;c 1\n\n# comment\nd 2\n"),
+		{0x1f, 0x8b, 0x08, 0x00},
+		[]byte("--- contention:\ncycles/second=1\n"),
+		valid,
+		gz,
+		gzipOf(f, []byte(foldedGather)),
+		gzbomb.Zeros(valid, 4<<20),
+		gzbomb.Repeat(valid, []byte{0x12, 0x04, 0x10, 0x01, 0x10, 0x01}, 1<<20),
+		gzipOf(f, gz),
+		gz[:len(gz)-5],
+		truncated(gz),
+	}
+}
+
 // FuzzImportUpload sends arbitrary bytes through the upload path: every
-// answer is 201 or a 400 that says what was wrong, never a 500, and a
-// refused upload stores nothing.
+// answer is 201 or a 400 (or 413) that says what was wrong, never a 500,
+// and a refused upload stores nothing.
 func FuzzImportUpload(f *testing.F) {
-	f.Add([]byte(foldedGather))
-	f.Add([]byte("a;b;c 1\n\n# comment\nd 2\n"))
-	f.Add([]byte{0x1f, 0x8b, 0x08, 0x00})
-	f.Add([]byte("--- contention:\ncycles/second=1\n"))
+	for _, seed := range uploadSeeds(f) {
+		f.Add(seed)
+	}
 	ts := newTestServer(f, nil)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before, _ := ts.st.CountRuns(context.Background())
@@ -287,12 +310,117 @@ func FuzzImportUpload(f *testing.F) {
 			if after != before+1 {
 				t.Fatalf("201 but %d → %d runs", before, after)
 			}
-		case http.StatusBadRequest:
-			if after != before || !strings.Contains(rec.Body.String(), `"field"`) {
-				t.Fatalf("400 stored a run or named no field: %s", rec.Body)
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+			if after != before || !strings.Contains(rec.Body.String(), `"field":"profile"`) {
+				t.Fatalf("%d stored a run or named no field: %s", rec.Code, rec.Body)
 			}
 		default:
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	})
+}
+
+// FuzzAttachUpload is FuzzImportUpload for POST /api/runs/{id}/profiles:
+// 201 adds exactly one profile to the run, anything refused adds none.
+func FuzzAttachUpload(f *testing.F) {
+	for _, seed := range uploadSeeds(f) {
+		f.Add(seed)
+	}
+	ts := newTestServer(f, nil)
+	body, ct := multipartBody(map[string]string{"label": "target"}, []byte(foldedGather))
+	req := httptest.NewRequest("POST", "/api/import", strings.NewReader(body))
+	req.Header.Set("Content-Type", ct)
+	rec := httptest.NewRecorder()
+	ts.ServeHTTP(rec, req)
+	var run apiRun
+	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &run) != nil {
+		f.Fatalf("import: %d %s", rec.Code, rec.Body)
+	}
+	target := fmt.Sprintf("/api/runs/%d/profiles", run.ID)
+	count := func() int {
+		ps, err := ts.st.ListProfiles(context.Background(), run.ID)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return len(ps)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := count()
+		rec := ts.upload(t, target, map[string][]byte{"fuzz.pb.gz": data}, map[string]string{"role": "client"})
+		after := count()
+		switch rec.Code {
+		case http.StatusCreated:
+			if after != before+1 {
+				t.Fatalf("201 but %d → %d profiles", before, after)
+			}
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+			if after != before || !strings.Contains(rec.Body.String(), `"field":"profile"`) {
+				t.Fatalf("%d stored a profile or named no field: %s", rec.Code, rec.Body)
+			}
+		default:
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	})
+}
+
+// FuzzUploadForms sends arbitrary bytes through the two forms that take
+// profiles, the import page's and the run page's attach form: a redirect
+// that stored exactly one run or profile, or the page again with a 400 (or
+// a 413 error page) that stored nothing; never a 500.
+func FuzzUploadForms(f *testing.F) {
+	for _, seed := range uploadSeeds(f) {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	ts := newTestServer(f, nil)
+	get := httptest.NewRecorder()
+	ts.ServeHTTP(get, httptest.NewRequest("GET", "/import", nil))
+	var token string
+	for _, c := range get.Result().Cookies() {
+		if c.Name == csrfCookie {
+			token = c.Value
+		}
+	}
+	body, ct := multipartBody(map[string]string{"label": "target"}, []byte(foldedGather))
+	req := httptest.NewRequest("POST", "/api/import", strings.NewReader(body))
+	req.Header.Set("Content-Type", ct)
+	rec := httptest.NewRecorder()
+	ts.ServeHTTP(rec, req)
+	var run apiRun
+	if token == "" || rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &run) != nil {
+		f.Fatalf("setup: token %q, import %d %s", token, rec.Code, rec.Body)
+	}
+	stored := func() int64 {
+		runs, err := ts.st.CountRuns(context.Background())
+		if err != nil {
+			f.Fatal(err)
+		}
+		ps, err := ts.st.ListProfiles(context.Background(), run.ID)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return runs + int64(len(ps))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, attach bool) {
+		target := "/import"
+		if attach {
+			target = fmt.Sprintf("/runs/%d/profiles", run.ID)
+		}
+		before := stored()
+		body, ct := multipartBody(map[string]string{"label": "fuzz", csrfField: token}, data)
+		rec := ts.do(t, "POST", target, body, "Content-Type", ct, "Cookie", csrfCookie+"="+token)
+		after := stored()
+		switch rec.Code {
+		case http.StatusSeeOther:
+			if after != before+1 {
+				t.Fatalf("303 but %d → %d runs and profiles", before, after)
+			}
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+			if after != before || !strings.Contains(rec.Body.String(), "<html") {
+				t.Fatalf("%d stored something or is no page: %.300s", rec.Code, rec.Body)
+			}
+		default:
+			t.Fatalf("status %d: %.300s", rec.Code, rec.Body)
 		}
 	})
 }

@@ -703,7 +703,6 @@ func (s *Server) downloadProfile(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	name := fmt.Sprintf("run%d-%s-%s.pb.gz", p.RunID, p.Role, p.Kind)
-	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
+	c.Header("Content-Disposition", `attachment; filename="`+profileFileName(p)+`"`)
 	c.Data(http.StatusOK, "application/octet-stream", p.Data)
 }

@@ -162,7 +162,7 @@ func NewComparisonTable(t *compare.Table, runs []store.Run) ComparisonTable {
 		byID[runs[i].ID] = &runs[i]
 	}
 	link := func(id uint) RunLink {
-		l := RunLink{ID: id, URL: runURL(id), Text: "#" + uintStr(id)}
+		l := RunLink{ID: id, URL: runURL(id), Text: "run #" + uintStr(id)}
 		if r := byID[id]; r != nil && r.Label != "" {
 			l.Text += " " + r.Label
 		}
@@ -358,7 +358,7 @@ func NewReportView(rep *store.Report, t *compare.Table, runs []store.Run, markdo
 }
 
 func runLink(r *store.Run) RunLink {
-	l := RunLink{ID: r.ID, URL: runURL(r.ID), Text: "#" + uintStr(r.ID)}
+	l := RunLink{ID: r.ID, URL: runURL(r.ID), Text: "run #" + uintStr(r.ID)}
 	if r.Label != "" {
 		l.Text += " " + r.Label
 	}

@@ -11,4 +11,22 @@ type ImportView struct {
 	Output string
 	// Error is the reason the last upload was refused.
 	Error string
+	// ErrorField is the form field Error is about ("label", "output",
+	// "role", "profile"); its input is marked invalid. Empty, or a field
+	// without an input, marks none.
+	ErrorField string
+}
+
+// Invalid reports whether the input of field is the one to mark invalid.
+// The output has two inputs, a file and a text box: the text box is
+// marked when the refused output was pasted (it is shown again), the file
+// input otherwise.
+func (v ImportView) Invalid(field string) bool {
+	switch field {
+	case "output-text":
+		return v.ErrorField == "output" && v.Output != ""
+	case "output":
+		return v.ErrorField == "output" && v.Output == ""
+	}
+	return v.ErrorField != "" && v.ErrorField == field
 }

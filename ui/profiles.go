@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kbench/kbench/compare"
 )
@@ -66,9 +68,10 @@ type Change struct {
 	DeltaCumPct          float64
 }
 
-// WritePaths tells how a profile's system calls moved bytes: one
-// writev/readv for many buffers (Path "gather") or one call per buffer
-// ("single").
+// WritePaths tells how a profile's system calls moved bytes: writev/readv,
+// many buffers in one call (Path "gather"), or write/read, one buffer per
+// call ("single": one call per buffer of a request, or one per request
+// when its buffers were joined first; the profile cannot tell which).
 type WritePaths struct {
 	Total float64 // the profile's total, in Unit
 	Unit  string
@@ -106,11 +109,14 @@ type FlameGraph struct {
 // form to compare it with another profile, and the write-path panel.
 type ProfileView struct {
 	Page
-	Profile     ProfileMeta
-	Heading     string // "Profile #7: client cpu"
-	RunURL      string
-	RunText     string // "run #42 · trunk"
-	Size        string
+	Profile ProfileMeta
+	Heading string // "Profile #7: client cpu"
+	RunURL  string
+	RunText string // "run #42 · trunk"
+	Size    string
+	// SampleCount is the profile's pprof sample entries: its distinct
+	// stacks (with their labels), not the samples taken. The page says
+	// "Distinct stacks"; the API's field keeps the name "samples".
 	SampleCount string
 	// Sample is the sample type shown; Unit its unit ("" when unknown).
 	Sample      string
@@ -189,7 +195,7 @@ func (v CompareProfilesView) Sides() []CompareSide { return []CompareSide{v.Base
 type CompareSide struct {
 	Label      string // Base or Candidate
 	Profile    ProfileMeta
-	Title      string // "#7 client cpu"
+	Title      string // "profile #7: client cpu"
 	URL        string // the profile's page
 	RunURL     string
 	RunText    string
@@ -384,7 +390,7 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		}
 	}
 	v := CompareProfilesView{
-		Page:        Page{Title: "Compare profiles #" + uintStr(base.ID) + " and #" + uintStr(target.ID)},
+		Page:        Page{Title: "Compare profile #" + uintStr(base.ID) + " with profile #" + uintStr(target.ID)},
 		Base:        compareSide("Base", base, sample, unit, "base"),
 		Target:      compareSide("Candidate", target, sample, unit, "target"),
 		Sample:      sample,
@@ -405,10 +411,11 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 	if workReason == "" {
 		workReason = "the runs' amounts of work are not known"
 	}
+	workReason = Sentences([]string{workReason})
 	if validNormalize(normalize) && normalize != mode && mode != "" {
 		v.Requested = normLabels[normalize]
 		if normalize == NormalizeWork && !workAvailable {
-			v.RequestedReason = workReason
+			v.RequestedReason = capitalize(workReason)
 		}
 	}
 	for _, m := range []string{NormalizeWork, NormalizeTotal, NormalizeNone} {
@@ -427,7 +434,7 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		Unit:        unit,
 		FocusParam:  "focus",
 		SearchParam: "search",
-		Label:       "Differential flame graph: profile #" + uintStr(target.ID) + " against #" + uintStr(base.ID),
+		Label:       "Differential flame graph: profile #" + uintStr(target.ID) + " against profile #" + uintStr(base.ID),
 	}
 
 	sorted := append([]Change(nil), changes...)
@@ -485,7 +492,7 @@ func compareSide(label string, m ProfileMeta, sample, unit, which string) Compar
 	return CompareSide{
 		Label:   label,
 		Profile: m,
-		Title:   "#" + uintStr(m.ID) + " " + profileWhat(m),
+		Title:   "profile #" + uintStr(m.ID) + ": " + profileWhat(m),
 		URL:     ProfileURL(m.ID),
 		RunURL:  runURL(m.RunID),
 		RunText: runText(m),
@@ -668,8 +675,8 @@ func deltaClass(d float64) string {
 }
 
 var pathHelp = map[string]string{
-	"gather":  "one writev/readv for many buffers",
-	"single":  "one write/read call per buffer",
+	"gather":  "writev/readv: many buffers in one system call",
+	"single":  "write/read: one buffer per system call (one per buffer of a request, or one per request when its buffers were joined first)",
 	"unknown": "an I/O call whose shape the stack does not show",
 }
 
@@ -845,4 +852,37 @@ func runFlameGraph(rows []ProfileRow) *RunFlameGraph {
 		Title:     what,
 		URL:       ProfileURL(p.ID),
 	}
+}
+
+// Sentences joins reasons into sentences, each ending with a period; the
+// first keeps its case (it may follow "Unavailable: "), the others start
+// with a capital.
+func Sentences(reasons []string) string {
+	var b strings.Builder
+	for i, r := range reasons {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if i > 0 {
+			r = capitalize(r)
+		}
+		b.WriteString(r)
+		if !strings.HasSuffix(r, ".") {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
+}
+
+// capitalize upper-cases the first letter of s.
+func capitalize(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/internal/golden"
 )
 
@@ -136,7 +137,7 @@ func TestNewCompareProfilesView(t *testing.T) {
 			t.Errorf("option %s checked %v", o.Value, o.Checked)
 		}
 	}
-	if !work.Disabled || work.Reason != "the base run recorded no record count" {
+	if !work.Disabled || work.Reason != "the base run recorded no record count." {
 		t.Errorf("work option %+v", work)
 	}
 
@@ -314,7 +315,7 @@ func TestRunFlameGraph(t *testing.T) {
 		t.Errorf("run view flame graph %+v, profiles %+v", v.FlameGraph, v.Profiles)
 	}
 	got := render(t, newTestUI(t), "run", v)
-	for _, want := range []string{`class="flamegraph" data-src="/api/profiles/7/flamegraph?format=compact"`, `<a href="/profiles/8">broker cpu #8</a>`, `/static/flamegraph.js?v=`, `/static/flamegraph.css?v=`} {
+	for _, want := range []string{`class="flamegraph" data-src="/api/profiles/7/flamegraph?format=compact"`, `<a href="/profiles/8">profile #8: broker cpu</a>`, `/static/flamegraph.js?v=`, `/static/flamegraph.css?v=`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("run page lacks %s", want)
 		}
@@ -325,7 +326,7 @@ func TestRunFlameGraph(t *testing.T) {
 	r.Profiles[0].Kind = "heap"
 	v, _ = NewRunView(r, 0)
 	got = render(t, newTestUI(t), "run", v)
-	if v.FlameGraph != nil || strings.Contains(got, "flamegraph.js") || !strings.Contains(got, `<a href="/profiles/7">client heap #7</a>`) {
+	if v.FlameGraph != nil || strings.Contains(got, "flamegraph.js") || !strings.Contains(got, `<a href="/profiles/7">profile #7: client heap</a>`) {
 		t.Errorf("run without a CPU profile: graph %+v", v.FlameGraph)
 	}
 }
@@ -436,5 +437,75 @@ func TestProfilePagesContract(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("compare page lacks %s", want)
 		}
+	}
+}
+
+func TestSentences(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"the base run (run 3) has no record count"}, "the base run (run 3) has no record count."},
+		{[]string{"the base run could not be read", "the target run (run 4) has no record count"}, "the base run could not be read. The target run (run 4) has no record count."},
+		{[]string{"already a sentence.", "ünïcode first"}, "already a sentence. Ünïcode first."},
+		{nil, ""},
+	} {
+		if got := Sentences(tc.in); got != tc.want {
+			t.Errorf("Sentences(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestIDsSayWhatTheyName: profile ids and run ids are both numbers, so
+// wherever a page shows one outside a column headed "Run" it says which:
+// "profile #7", "run #42". And a profile's sample count, which counts its
+// distinct stacks (pprof sample entries), is labelled as such.
+func TestIDsSayWhatTheyName(t *testing.T) {
+	u := newTestUI(t)
+	rv, err := NewRunView(finishedRun(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Text between tags (and aria labels), and the ids in it with the word
+	// before them.
+	text := regexp.MustCompile(`>([^<]+)<|aria-label="([^"]+)"`)
+	id := regexp.MustCompile(`(\pL*)\s*#[0-9]+`)
+	for name, page := range map[string]string{
+		"run":              render(t, u, "run", rv),
+		"profile":          render(t, u, "profile", fixtureProfileView()),
+		"compare_profiles": render(t, u, "compare_profiles", fixtureCompareView()),
+	} {
+		for _, m := range text.FindAllStringSubmatch(strings.ReplaceAll(page, "&#", "&"), -1) {
+			for _, ref := range id.FindAllStringSubmatch(m[1]+m[2], -1) {
+				if w := strings.ToLower(ref[1]); w != "run" && w != "profile" {
+					t.Errorf("%s page: an id that does not say what it names: %q in %q", name, ref[0], m[0])
+				}
+			}
+		}
+		if strings.Contains(page, ">Samples<") {
+			t.Errorf("%s page: a column or fact labelled Samples counts distinct stacks", name)
+		}
+	}
+	if page := render(t, u, "run", rv); !strings.Contains(page, ">profile #7: client cpu</a>") {
+		t.Errorf("run page: the flame graph links do not name their profiles")
+	}
+	v := fixtureCompareView()
+	if v.Base.Title != "profile #7: client cpu" || !strings.Contains(v.Diff.Label, "profile #9 against profile #7") {
+		t.Errorf("titles %q, %q", v.Base.Title, v.Diff.Label)
+	}
+	if page := render(t, u, "profile", fixtureProfileView()); !strings.Contains(page, "<dt>Distinct stacks</dt>") {
+		t.Errorf("profile page: no distinct stacks fact")
+	}
+	runs := compareRuns()
+	tab, err := compare.Build(compare.Columns(runs, compare.ByRun), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cv := NewCompareView(tab, runs, CompareQuery{Runs: []uint{1, 2, 3}, By: compare.ByRun}, "")
+	if got := cv.Table.Columns[1].Runs[0].Text; got != "run #2 branch" {
+		t.Errorf("comparison column run link %q, want run #2 branch", got)
+	}
+	if page := render(t, u, "compare", cv); !strings.Contains(page, `<a href="/runs/2">run #2</a>`) {
+		t.Errorf("comparison columns do not say their ids are runs")
 	}
 }

@@ -32,7 +32,7 @@ type RunView struct {
 	Started     string
 	Finished    string
 	Duration    string
-	Group       string // "a1b2c3d4 #2", "a1b2c3d4 warm-up" or ""
+	Group       string // "a1b2c3d4 rep 2", "a1b2c3d4 warm-up" or ""
 	GroupTitle  string
 	GroupURL    string // the runs list narrowed to the group
 
@@ -62,7 +62,17 @@ type RunView struct {
 	// Incomplete marks a final run whose result is partial or missing.
 	Incomplete bool
 
-	Output      string
+	Output string
+	// HideEmpty leaves out the sections with nothing to show: set for
+	// imported runs, where an empty one only says what was not imported,
+	// and kept off for kbench's own runs, where it says the run recorded
+	// nothing.
+	HideEmpty bool
+	// ProfilesOnly: an import of profiles alone (no Kafka tool output),
+	// whose page says so instead of showing empty sections.
+	ProfilesOnly bool
+	// NoIntervals: the run has no interval series (Charts are empty).
+	NoIntervals bool
 	KeyFigures  []DefItem
 	Metrics     []MetricRow
 	Charts      []template.HTML
@@ -219,8 +229,12 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 		v.Metrics = append(v.Metrics, row)
 	}
 
+	series := sortedSeries(r.Series)
 	v.Charts = seriesCharts(chartSeries(r.Series))
-	v.LivePoints = livePoints(sortedSeries(r.Series))
+	v.NoIntervals = len(series) == 0
+	v.HideEmpty = r.Source == store.SourceImported
+	v.ProfilesOnly = v.HideEmpty && r.Output == "" && len(r.Metrics) == 0 && len(r.Series) == 0 && len(r.Profiles) > 0
+	v.LivePoints = livePoints(series)
 
 	if m, ok, err := decodeJSON[runner.Measurement](r.Measurement); err != nil {
 		v.MeasurementRaw = r.Measurement

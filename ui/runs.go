@@ -184,7 +184,7 @@ type RunRow struct {
 	Records     string // records/s
 	MB          string // MB/s
 	P99         string // ms
-	Group       string // "a1b2c3d4 #2", "a1b2c3d4 warm-up" or ""
+	Group       string // "a1b2c3d4 rep 2", "a1b2c3d4 warm-up" or ""
 	GroupTitle  string // the full group id
 	GroupURL    string // the list narrowed to the group
 	Warmup      bool
@@ -320,7 +320,7 @@ func groupMarker(r *store.Run) (string, string) {
 	if r.Warmup {
 		return short + " warm-up", "repetition group " + r.GroupID + ", discarded warm-up run"
 	}
-	return short + " #" + strconv.Itoa(r.GroupIndex), "repetition group " + r.GroupID + ", measured run " + strconv.Itoa(r.GroupIndex)
+	return short + " rep " + strconv.Itoa(r.GroupIndex), "repetition group " + r.GroupID + ", measured run " + strconv.Itoa(r.GroupIndex)
 }
 
 // runDuration is how long a run took, or "—" while it has not finished.

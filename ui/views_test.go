@@ -77,7 +77,7 @@ func TestRunRow(t *testing.T) {
 		{"Records", row.Records, "72,900 records/s"},
 		{"MB", row.MB, "17.80 MB/s"},
 		{"P99", row.P99, "1,440 ms"},
-		{"Group", row.Group, "g7f3a9c2 #2"},
+		{"Group", row.Group, "g7f3a9c2 rep 2"},
 		{"GroupURL", row.GroupURL, "/?group=g7f3a9c2e1d0"},
 		{"StatusClass", row.StatusClass, "badge badge-succeeded"},
 	} {
@@ -351,5 +351,37 @@ func TestRunsQueryIDs(t *testing.T) {
 	v := NewRunsView(nil, 0, RunsQuery{IDs: "3,5"}, nil)
 	if !v.Filtered || v.IDs != "3,5" {
 		t.Errorf("list narrowed to ids: Filtered %v, IDs %q", v.Filtered, v.IDs)
+	}
+}
+
+// TestRunViewImportedProfilesOnly: a run imported from profiles alone has
+// no output, metrics, intervals, measurement or environment: its page
+// leaves those sections out and says why, instead of five empty ones. A
+// launched run still shows them (their emptiness says something there).
+func TestRunViewImportedProfilesOnly(t *testing.T) {
+	imported := &store.Run{ID: 5, Label: "java", Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported, Complete: true,
+		Spec: `{"workload":"imported","files":["a.folded"]}`, CreatedAt: t0, StartedAt: &t0, FinishedAt: &t0,
+		Profiles: []store.Profile{{ID: 9, RunID: 5, Role: "client", Kind: "cpu", Bytes: 300, Samples: 2, Uploaded: true}}}
+	v, err := NewRunView(imported, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, newTestUI(t), "run", v)
+	for _, id := range []string{"output-heading", "metrics-heading", "charts-heading", "measurement-heading", "environment-heading"} {
+		if strings.Contains(page, `id="`+id+`"`) {
+			t.Errorf("the page of imported profiles shows the empty section %s", id)
+		}
+	}
+	if !strings.Contains(page, `id="profiles-heading"`) || !strings.Contains(page, "profiles only") {
+		t.Errorf("the page lacks the profiles or the note saying why nothing else is shown")
+	}
+	launched := *imported
+	launched.Source, launched.Workload = store.SourceLaunched, "producer"
+	v, _ = NewRunView(&launched, 0)
+	page = render(t, newTestUI(t), "run", v)
+	for _, id := range []string{"output-heading", "metrics-heading", "charts-heading", "measurement-heading", "environment-heading"} {
+		if !strings.Contains(page, `id="`+id+`"`) {
+			t.Errorf("a launched run's page lost its section %s", id)
+		}
 	}
 }

@@ -61,6 +61,14 @@ type WPPanel struct {
 	Strategy   string
 	ProfileURL string
 	Paths      *WritePathsView
+	// WritesPerRequest is the median of the strategy's measured
+	// write-syscalls-per-request ("" when unknown). A profile shows which
+	// system call wrote (writev, or write of one buffer), not how many a
+	// request took: copy's one write per request and per-buffer's one per
+	// buffer are both "single", and only this figure tells them apart.
+	WritesPerRequest string
+	// OneWrite: WritesPerRequest is 1 (the template's singular).
+	OneWrite bool
 }
 
 // WritepathView is /writepath (the explanation and the preset's form) and
@@ -228,7 +236,11 @@ func NewWritepathResult(batch string, runs []store.Run, table *compare.Table, pa
 				break
 			}
 		}
-		v.Panels = append(v.Panels, WPPanel{Strategy: label, ProfileURL: ProfileURL(pid), Paths: newWritePathsView(*wp, wp.Unit)})
+		panel := WPPanel{Strategy: label, ProfileURL: ProfileURL(pid), Paths: newWritePathsView(*wp, wp.Unit)}
+		if x, ok := med(label, "write-syscalls-per-request"); ok {
+			panel.WritesPerRequest, panel.OneWrite = FormatNumber(x), FormatNumber(x) == "1"
+		}
+		v.Panels = append(v.Panels, panel)
 	}
 
 	first := func(label string) uint {

@@ -90,3 +90,56 @@ func TestWritepathForm(t *testing.T) {
 		t.Errorf("form with errors %+v", v.Errors)
 	}
 }
+
+// TestWritepathPanelCopy: copy joins a request's buffers and writes them
+// with one write(2). Its profile shows write(2), the single-buffer call, as
+// per-buffer's does; the panel must not call that one write per buffer: it
+// says what the row is (one buffer per system call) and how many writes a
+// request took, measured.
+func TestWritepathPanelCopy(t *testing.T) {
+	runs := []store.Run{wpRun(1, "gather", store.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", store.StatusSucceeded, 10000, 18),
+		wpRun(3, "copy", store.StatusSucceeded, 90000, 1)}
+	table, err := compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := func(v float64) *WritePaths {
+		return &WritePaths{Unit: "nanoseconds", Total: 100, Rows: []WritePathRow{{Direction: "write", Path: "single", Value: v, Samples: 4}}}
+	}
+	v := NewWritepathResult("0123456789ab", runs, table, map[string]*WritePaths{"per-buffer": single(80), "copy": single(30)})
+	if len(v.Panels) != 2 {
+		t.Fatalf("panels %+v", v.Panels)
+	}
+	byStrategy := map[string]WPPanel{}
+	for _, p := range v.Panels {
+		byStrategy[p.Strategy] = p
+	}
+	if got := byStrategy["copy"].WritesPerRequest; got != "1" {
+		t.Errorf("copy panel: %q write system calls per request, want 1", got)
+	}
+	if got := byStrategy["per-buffer"].WritesPerRequest; got != "18" {
+		t.Errorf("per-buffer panel: %q write system calls per request, want 18", got)
+	}
+	html, err := newTestUI(t).RenderBytes("writepath", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(html)
+	section := page[strings.Index(page, `id="wp-panels-heading"`):]
+	section = section[:strings.Index(section, "</section>")]
+	copyPanel := section[strings.Index(section, `data-strategy="copy"`):]
+	copyPanel = copyPanel[:strings.Index(copyPanel, "</div>")]
+	// What "single" is must not read as one write per buffer, which is
+	// only per-buffer's case.
+	for _, wrong := range []string{"one write/read per buffer", "one write/read call per buffer"} {
+		if strings.Contains(section, wrong) {
+			t.Errorf("the panels define single as %q", wrong)
+		}
+	}
+	if !strings.Contains(copyPanel, "1 write system call per request") {
+		t.Errorf("the copy panel reads as one write per buffer:\n%s", section)
+	}
+	if !strings.Contains(section, "18 write system calls per request") {
+		t.Errorf("the per-buffer panel does not say its 18 writes per request:\n%s", section)
+	}
+}

@@ -66,11 +66,14 @@ type ImportedMetric struct {
 // ImportedInterval is one reporting interval, shaped like
 // runner.SeriesPoint.
 type ImportedInterval struct {
-	// T is the end of the interval in seconds since the end of the first
-	// imported interval (so the first one has T = 0). Kafka's producer
-	// prints no times: T adds up each window's records ÷ records/sec. For
-	// the consumer it adds up rebalance.time.ms + fetch.time.ms of the rows
-	// or, for old rows without those columns, comes from the row times.
+	// T is the end of the interval in seconds since the start of the
+	// first imported interval, as runner.SeriesPoint.T is for kbench's own
+	// runs, so overlaid charts line up (the first one has T = its length).
+	// Kafka's producer prints no times: T adds up each window's records ÷
+	// records/sec. For the consumer it adds up rebalance.time.ms +
+	// fetch.time.ms of the rows or, for old rows without those columns,
+	// comes from the row times (the first row's length from its records
+	// ÷ nMsg.sec).
 	T       float64 `json:"t"`
 	Records int64   `json:"records"`
 	// RecordsPerSec and MBPerSec are the interval's rates as printed (for

@@ -320,21 +320,24 @@ func (p *importParser) consumerIntervals(out *Imported) error {
 	for _, r := range rows {
 		single = single && r.thread == rows[0].thread
 	}
-	// Times: with the rebalance and fetch columns, a row's interval lasts
-	// rebalance.time.ms + fetch.time.ms exactly (Java computes fetch time
-	// as the interval less the rebalance time). Otherwise the dates.
+	// Times: each row's end, in seconds since the start of the first
+	// row's interval, as kbench places its own series. With the rebalance
+	// and fetch columns, a row's interval lasts rebalance.time.ms +
+	// fetch.time.ms exactly (Java computes fetch time as the interval less
+	// the rebalance time). Otherwise the dates, which are the rows' ends;
+	// the first interval's start is its end less its records ÷ nMsg.sec
+	// (Java's rate over the interval), or less the next row's distance
+	// when that rate is 0, or Kafka's reporting interval, 5 s.
 	ts := make([]float64, len(rows))
 	switch {
 	case single && rows[0].layout.extended:
 		var ms float64
 		for i, r := range rows {
-			if i > 0 {
-				ms += float64(r.rebalanceMs) + float64(r.fetchMs)
-			}
+			ms += float64(r.rebalanceMs) + float64(r.fetchMs)
 			ts[i] = ms / 1000
 		}
 	default:
-		var first time.Time
+		dates := make([]time.Time, len(rows))
 		dated := true
 		for i, r := range rows {
 			d, ok := parseJavaDate(r.end)
@@ -342,18 +345,25 @@ func (p *importParser) consumerIntervals(out *Imported) error {
 				dated = false
 				break
 			}
-			if i == 0 {
-				first = d
-			}
-			ts[i] = d.Sub(first).Seconds()
+			dates[i] = d
 		}
 		if !dated {
 			perThread := map[int64]int{}
 			for i, r := range rows {
-				ts[i] = float64(perThread[r.thread])
 				perThread[r.thread]++
+				ts[i] = float64(perThread[r.thread])
 			}
 			out.Notes = append(out.Notes, "the rows' dates are in an unknown --date-format: interval times are row numbers, not seconds")
+			break
+		}
+		first := 5.0
+		if d := float64(rows[0].msgs) / rows[0].msgsPerSec; rows[0].msgsPerSec > 0 && !math.IsInf(rows[0].msgsPerSec, 0) && !math.IsInf(d, 0) && !math.IsNaN(d) {
+			first = d
+		} else if len(rows) > 1 && dates[1].After(dates[0]) {
+			first = dates[1].Sub(dates[0]).Seconds()
+		}
+		for i := range rows {
+			ts[i] = first + dates[i].Sub(dates[0]).Seconds()
 		}
 	}
 	if !single {

@@ -225,16 +225,15 @@ func (p *importParser) finishProducer(out *Imported) error {
 	}
 	var t float64
 	var dropped []int
-	for i, w := range windows {
+	for _, w := range windows {
 		// Java's window lasts 1000 × records / records/sec ms (the rate
 		// is printed to 0.1 record/s); Kafka's reporting interval, 5 s,
-		// stands in when the rate printed is 0 or not finite.
-		if i > 0 {
-			if d := float64(w.records) / w.recsPerSec; w.recsPerSec > 0 && !math.IsInf(d, 0) && !math.IsNaN(d) {
-				t += d
-			} else {
-				t += 5
-			}
+		// stands in when the rate printed is 0 or not finite. T is the
+		// window's end, as in kbench's own series.
+		if d := float64(w.records) / w.recsPerSec; w.recsPerSec > 0 && !math.IsInf(w.recsPerSec, 0) && !math.IsInf(d, 0) && !math.IsNaN(d) {
+			t += d
+		} else {
+			t += 5
 		}
 		iv := ImportedInterval{T: t, Records: w.records, RecordsPerSec: w.recsPerSec, MBPerSec: w.mbPerSec,
 			LatencyAvgMs: w.avgLatency, LatencyMaxMs: w.maxLatency}

@@ -108,30 +108,32 @@ func impMerge(ms ...map[string]impWant) map[string]impWant {
 // impWantInterval is an expected interval; T within 1e-6 s.
 type impWantInterval = ImportedInterval
 
-// Intervals of impWindows: T adds up records ÷ printed records/sec.
+// Intervals of impWindows: T is the end of each window, as in kbench's
+// own series, since the start of the first: it adds up records ÷ printed
+// records/sec, the first window's included.
 var (
 	impWantWindows = []impWantInterval{
-		{T: 0, Records: 48120, RecordsPerSec: 9616.3, MBPerSec: 4.70, LatencyAvgMs: 3.7, LatencyMaxMs: 598},
-		{T: 99980 / 19996.0, Records: 99980, RecordsPerSec: 19996.0, MBPerSec: 9.76, LatencyAvgMs: 1.9, LatencyMaxMs: 41},
-		{T: 99980/19996.0 + 100031/20002.2, Records: 100031, RecordsPerSec: 20002.2, MBPerSec: 9.77, LatencyAvgMs: 1.7, LatencyMaxMs: 35},
-		{T: 99980/19996.0 + 100031/20002.2 + 99987/19989.4, Records: 99987, RecordsPerSec: 19989.4, MBPerSec: 9.76, LatencyAvgMs: 2.2, LatencyMaxMs: 77},
-		{T: 99980/19996.0 + 100031/20002.2 + 99987/19989.4 + 100008/20001.6, Records: 100008, RecordsPerSec: 20001.6, MBPerSec: 9.77, LatencyAvgMs: 1.8, LatencyMaxMs: 29},
+		{T: 48120 / 9616.3, Records: 48120, RecordsPerSec: 9616.3, MBPerSec: 4.70, LatencyAvgMs: 3.7, LatencyMaxMs: 598},
+		{T: 48120/9616.3 + 99980/19996.0, Records: 99980, RecordsPerSec: 19996.0, MBPerSec: 9.76, LatencyAvgMs: 1.9, LatencyMaxMs: 41},
+		{T: 48120/9616.3 + 99980/19996.0 + 100031/20002.2, Records: 100031, RecordsPerSec: 20002.2, MBPerSec: 9.77, LatencyAvgMs: 1.7, LatencyMaxMs: 35},
+		{T: 48120/9616.3 + 99980/19996.0 + 100031/20002.2 + 99987/19989.4, Records: 99987, RecordsPerSec: 19989.4, MBPerSec: 9.76, LatencyAvgMs: 2.2, LatencyMaxMs: 77},
+		{T: 48120/9616.3 + 99980/19996.0 + 100031/20002.2 + 99987/19989.4 + 100008/20001.6, Records: 100008, RecordsPerSec: 20001.6, MBPerSec: 9.77, LatencyAvgMs: 1.8, LatencyMaxMs: 29},
 	}
 	impWantSteadyWindows = []impWantInterval{
-		{T: 0, Records: 100031, RecordsPerSec: 20002.2, MBPerSec: 9.77, LatencyAvgMs: 1.7, LatencyMaxMs: 35},
-		{T: 99987 / 19989.4, Records: 99987, RecordsPerSec: 19989.4, MBPerSec: 9.76, LatencyAvgMs: 2.2, LatencyMaxMs: 77},
-		{T: 99987/19989.4 + 100008/20001.6, Records: 100008, RecordsPerSec: 20001.6, MBPerSec: 9.77, LatencyAvgMs: 1.8, LatencyMaxMs: 29},
+		{T: 100031 / 20002.2, Records: 100031, RecordsPerSec: 20002.2, MBPerSec: 9.77, LatencyAvgMs: 1.7, LatencyMaxMs: 35},
+		{T: 100031/20002.2 + 99987/19989.4, Records: 99987, RecordsPerSec: 19989.4, MBPerSec: 9.76, LatencyAvgMs: 2.2, LatencyMaxMs: 77},
+		{T: 100031/20002.2 + 99987/19989.4 + 100008/20001.6, Records: 100008, RecordsPerSec: 20001.6, MBPerSec: 9.77, LatencyAvgMs: 1.8, LatencyMaxMs: 29},
 	}
-	// The detailed rows: T adds up rebalance.time.ms + fetch.time.ms (=
-	// the differences of the row times), Records are differences of
-	// data.consumed.in.nMsg.
+	// The detailed rows: T adds up rebalance.time.ms + fetch.time.ms (the
+	// first row's 3021 + 2006 ms, then the differences of the row times),
+	// Records are differences of data.consumed.in.nMsg.
 	impWantRows = []impWantInterval{
-		{T: 0, Records: 18432, RecordsPerSec: 3666.6004, MBPerSec: 0.3497},
-		{T: 5.001, Records: 53248, RecordsPerSec: 10647.4705, MBPerSec: 1.0154},
-		{T: 10.010, Records: 54272, RecordsPerSec: 10834.8972, MBPerSec: 1.0333},
-		{T: 15.013, Records: 0, RecordsPerSec: 0, MBPerSec: 0},
-		{T: 20.020, Records: 51200, RecordsPerSec: 10225.6840, MBPerSec: 0.9752},
-		{T: 25.021, Records: 54272, RecordsPerSec: 10852.2296, MBPerSec: 1.0349},
+		{T: 5.027, Records: 18432, RecordsPerSec: 3666.6004, MBPerSec: 0.3497},
+		{T: 10.028, Records: 53248, RecordsPerSec: 10647.4705, MBPerSec: 1.0154},
+		{T: 15.037, Records: 54272, RecordsPerSec: 10834.8972, MBPerSec: 1.0333},
+		{T: 20.040, Records: 0, RecordsPerSec: 0, MBPerSec: 0},
+		{T: 25.047, Records: 51200, RecordsPerSec: 10225.6840, MBPerSec: 0.9752},
+		{T: 30.048, Records: 54272, RecordsPerSec: 10852.2296, MBPerSec: 1.0349},
 	}
 )
 
@@ -180,15 +182,17 @@ func TestParseOutputFixtures(t *testing.T) {
 				"bytes-consumed-total":   {math.Round((12.0117 + 13.2129 + 14.4140) * 1048576), "bytes", ""},
 			},
 			intervals: []impWantInterval{
-				{T: 0, Records: 18432, RecordsPerSec: 3666.6004, MBPerSec: 0.3497},
-				{T: 0, Records: 20275, RecordsPerSec: 4033.2206, MBPerSec: 0.3846},
-				{T: 0, Records: 22118, RecordsPerSec: 4399.8409, MBPerSec: 0.4196},
-				{T: 5.001, Records: 53248, RecordsPerSec: 10647.4705, MBPerSec: 1.0154},
-				{T: 5.001, Records: 58573, RecordsPerSec: 11712.2575, MBPerSec: 1.1170},
-				{T: 5.001, Records: 63898, RecordsPerSec: 12777.0446, MBPerSec: 1.2185},
-				{T: 10.010, Records: 54272, RecordsPerSec: 10834.8972, MBPerSec: 1.0333},
-				{T: 10.010, Records: 59699, RecordsPerSec: 11918.3470, MBPerSec: 1.1366},
-				{T: 10.010, Records: 65126, RecordsPerSec: 13001.7968, MBPerSec: 1.2399},
+				// Every thread's first row ends at the first date, having
+				// started the first row's records ÷ nMsg.sec before.
+				{T: 18432 / 3666.6004, Records: 18432, RecordsPerSec: 3666.6004, MBPerSec: 0.3497},
+				{T: 18432 / 3666.6004, Records: 20275, RecordsPerSec: 4033.2206, MBPerSec: 0.3846},
+				{T: 18432 / 3666.6004, Records: 22118, RecordsPerSec: 4399.8409, MBPerSec: 0.4196},
+				{T: 18432/3666.6004 + 5.001, Records: 53248, RecordsPerSec: 10647.4705, MBPerSec: 1.0154},
+				{T: 18432/3666.6004 + 5.001, Records: 58573, RecordsPerSec: 11712.2575, MBPerSec: 1.1170},
+				{T: 18432/3666.6004 + 5.001, Records: 63898, RecordsPerSec: 12777.0446, MBPerSec: 1.2185},
+				{T: 18432/3666.6004 + 10.010, Records: 54272, RecordsPerSec: 10834.8972, MBPerSec: 1.0333},
+				{T: 18432/3666.6004 + 10.010, Records: 59699, RecordsPerSec: 11918.3470, MBPerSec: 1.1366},
+				{T: 18432/3666.6004 + 10.010, Records: 65126, RecordsPerSec: 13001.7968, MBPerSec: 1.2399},
 			},
 			notes: []string{"several consumer threads"}},
 		{file: "consumer_old_summary.txt", tool: ToolConsumer, lines: 2,
@@ -311,11 +315,11 @@ func TestParseOutputGoldenFiles(t *testing.T) {
 		"record-latency-p999": {287, "ms", "lower"},
 		"record-latency-max":  {311, "ms", "lower"},
 	}, []impWantInterval{
-		{T: 0, Records: 64651, RecordsPerSec: 12917.3, MBPerSec: 12.61, LatencyAvgMs: 1.9, LatencyMaxMs: 311},
-		{T: 100016 / 20003.2, Records: 100016, RecordsPerSec: 20003.2, MBPerSec: 19.53, LatencyAvgMs: 2.5, LatencyMaxMs: 45},
-		{T: 100016/20003.2 + 99970/19990.0, Records: 99970, RecordsPerSec: 19990.0, MBPerSec: 19.52, LatencyAvgMs: 2.6, LatencyMaxMs: 60},
-		{T: 100016/20003.2 + 99970/19990.0 + 100012/20002.4, Records: 100012, RecordsPerSec: 20002.4, MBPerSec: 19.53, LatencyAvgMs: 2.0, LatencyMaxMs: 38},
-		{T: 100016/20003.2 + 99970/19990.0 + 100012/20002.4 + 99995/19987.0, Records: 99995, RecordsPerSec: 19987.0, MBPerSec: 19.52, LatencyAvgMs: 2.3, LatencyMaxMs: 52},
+		{T: 64651 / 12917.3, Records: 64651, RecordsPerSec: 12917.3, MBPerSec: 12.61, LatencyAvgMs: 1.9, LatencyMaxMs: 311},
+		{T: 64651/12917.3 + 100016/20003.2, Records: 100016, RecordsPerSec: 20003.2, MBPerSec: 19.53, LatencyAvgMs: 2.5, LatencyMaxMs: 45},
+		{T: 64651/12917.3 + 100016/20003.2 + 99970/19990.0, Records: 99970, RecordsPerSec: 19990.0, MBPerSec: 19.52, LatencyAvgMs: 2.6, LatencyMaxMs: 60},
+		{T: 64651/12917.3 + 100016/20003.2 + 99970/19990.0 + 100012/20002.4, Records: 100012, RecordsPerSec: 20002.4, MBPerSec: 19.53, LatencyAvgMs: 2.0, LatencyMaxMs: 38},
+		{T: 64651/12917.3 + 100016/20003.2 + 99970/19990.0 + 100012/20002.4 + 99995/19987.0, Records: 99995, RecordsPerSec: 19987.0, MBPerSec: 19.52, LatencyAvgMs: 2.3, LatencyMaxMs: 52},
 	}, nil)
 
 	im, err = ParseOutput(strings.NewReader(read("consumer.golden")))
@@ -438,7 +442,9 @@ func TestParseOutputVariants(t *testing.T) {
 		{name: "infinite interval", in: "5 records sent, Infinity records/sec (Infinity MB/sec), 1.0 ms avg latency, 1.0 ms max latency.\n" +
 			"5 records sent, 1.0 records/sec (0.00 MB/sec), 1.0 ms avg latency, 1.0 ms max latency.\n" + summary,
 			check: func(t *testing.T, im *Imported) {
-				if len(im.Intervals) != 1 || im.Intervals[0].T != 5 || !impHasNote(im, "left out of the intervals: lines 1") {
+				// The dropped window lasted Kafka's reporting interval,
+				// 5 s, the second 5 records ÷ 1 record/s.
+				if len(im.Intervals) != 1 || im.Intervals[0].T != 10 || !impHasNote(im, "left out of the intervals: lines 1") {
 					t.Errorf("intervals %v, notes %q", im.Intervals, im.Notes)
 				}
 			}},
@@ -481,9 +487,12 @@ func TestParseOutputVariants(t *testing.T) {
 			"2025-01-01 12:00:05:150, 0, 1048576, 1.7578, 0.3497, 18432, 3666.6004\n" +
 			"2025-01-01 12:00:10:151, 0, 1048576, 6.8359, 1.0154, 71680, 10647.4705\n",
 			check: func(t *testing.T, im *Imported) {
-				want := []ImportedInterval{{T: 0, Records: 18432, RecordsPerSec: 3666.6004, MBPerSec: 0.3497},
-					{T: 5.001, Records: 53248, RecordsPerSec: 10647.4705, MBPerSec: 1.0154}}
-				if len(im.Intervals) != 2 || im.Intervals[0] != want[0] || math.Abs(im.Intervals[1].T-5.001) > 1e-9 ||
+				// No durations printed: the first row's is its records
+				// ÷ records/s, the next ones the differences of the dates.
+				first := 18432 / 3666.6004
+				want := []ImportedInterval{{T: first, Records: 18432, RecordsPerSec: 3666.6004, MBPerSec: 0.3497},
+					{T: first + 5.001, Records: 53248, RecordsPerSec: 10647.4705, MBPerSec: 1.0154}}
+				if len(im.Intervals) != 2 || im.Intervals[0] != want[0] || math.Abs(im.Intervals[1].T-want[1].T) > 1e-9 ||
 					im.Intervals[1].Records != want[1].Records || impMetricMap(im)["records-consumed-total"] != 71680 {
 					t.Errorf("intervals %+v, metrics %v", im.Intervals, im.Metrics)
 				}
@@ -491,7 +500,7 @@ func TestParseOutputVariants(t *testing.T) {
 		{name: "consumer custom date format", in: "time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec\n" +
 			"12:00:05, 0, 1.0000, 0.2000, 10, 2.0000\n12:00:10, 0, 2.0000, 0.2000, 20, 2.0000\n",
 			check: func(t *testing.T, im *Imported) {
-				if len(im.Intervals) != 2 || im.Intervals[1].T != 1 || !impHasNote(im, "unknown --date-format") {
+				if len(im.Intervals) != 2 || im.Intervals[0].T != 1 || im.Intervals[1].T != 2 || !impHasNote(im, "unknown --date-format") {
 					t.Errorf("intervals %v, notes %q", im.Intervals, im.Notes)
 				}
 			}},
