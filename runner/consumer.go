@@ -244,9 +244,13 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
 
 	if !r.spec.ShowDetailedStats {
-		row := kafkafmt.ConsumerCounters{StartMs: start.UnixMilli(), EndMs: end.UnixMilli(), Bytes: bytes,
-			Messages: records, RebalanceMs: rebalance.Milliseconds()}.Row(nil)
-		r.rep.kafka(kafkafmt.ConsumerSummaryRow(row))
+		counters := kafkafmt.ConsumerCounters{StartMs: start.UnixMilli(), EndMs: end.UnixMilli(), Bytes: bytes,
+			Messages: records, RebalanceMs: rebalance.Milliseconds()}
+		r.rep.kafka(kafkafmt.ConsumerSummaryRow(counters.Row(nil)))
+		if note := consumerLineNote(counters, records, end.Sub(start), rebalance); note != "" {
+			m.OutputNotes = append(m.OutputNotes, note)
+			r.rep.note("kbench: %s", note)
+		}
 	}
 	if r.spec.PrintMetrics {
 		r.rep.kafka(kafkafmt.PrintMetrics(r.kafkaMetrics("consumer-fetch-manager-metrics", r.clientID("consumer"))))

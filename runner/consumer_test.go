@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/runner/kafkafmt"
 )
 
 // runConsumer runs the consumer workload and fails the test unless the run
@@ -195,5 +197,74 @@ func TestGroupConsumerLagMax(t *testing.T) {
 				t.Errorf("records-lag-max = %v, want the starting backlog %d", got, backlog)
 			}
 		})
+	}
+}
+
+// kafkaLineNoteRe reads the note that explains the consumer line's
+// whole-millisecond figures.
+var kafkaLineNoteRe = regexp.MustCompile(`^Kafka's line uses whole-millisecond start and end times, as Kafka's tool does: ` +
+	`([\d,]+) ms → ([\d,.]+) records/s, rebalance ([\d,]+) ms, fetch ([\d,]+) ms → ([\d,.]+|Infinity|NaN) records/s; ` +
+	`measured: ([\d,.]+) ms → ([\d,.]+) records/s, rebalance ([\d,.]+) ms, fetch ([\d,.]+) ms → ([\d,.]+) records/s ` +
+	`\(the metrics and result\.json hold these\)\.$`)
+
+// TestConsumerKafkaLineNote: result.json's measurement explains, with the
+// run's own numbers, why Kafka's consumer line differs from the metrics.
+func TestConsumerKafkaLineNote(t *testing.T) {
+	b := startBroker(t, embedded.Options{})
+	res, out := runConsumer(t, "--bootstrap-server", b.Addr(), "--topic", "note", "--partitions", "2",
+		"--record-size", "100", "--messages", "30000", "--mode", "group")
+	row := parseConsumerSummary(t, out)
+	if len(res.Measurement.OutputNotes) != 1 {
+		t.Fatalf("output notes = %q, want one about Kafka's line", res.Measurement.OutputNotes)
+	}
+	m := kafkaLineNoteRe.FindStringSubmatch(res.Measurement.OutputNotes[0])
+	if m == nil {
+		t.Fatalf("note %q does not have the expected shape", res.Measurement.OutputNotes[0])
+	}
+	plain := func(s string) string { return strings.ReplaceAll(s, ",", "") }
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(plain(s), 64)
+		if err != nil {
+			t.Fatalf("number %q: %v", s, err)
+		}
+		return v
+	}
+	// Kafka's side is the line's own figures.
+	if got, want := num(m[1]), float64(row.end.Sub(row.start).Milliseconds()); got != want {
+		t.Errorf("note's Kafka window %v ms, the line's %v ms", got, want)
+	}
+	if plain(m[2]) != row.msgsPerSec {
+		t.Errorf("note's Kafka rate %s, the line's %s", m[2], row.msgsPerSec)
+	}
+	if num(m[3]) != float64(row.rebalanceMs) || num(m[4]) != float64(row.fetchMs) {
+		t.Errorf("note's Kafka rebalance/fetch %s/%s ms, the line's %d/%d", m[3], m[4], row.rebalanceMs, row.fetchMs)
+	}
+	if plain(m[5]) != row.fetchMsgsPerSec {
+		t.Errorf("note's Kafka fetch rate %s, the line's %s", m[5], row.fetchMsgsPerSec)
+	}
+	// The measured side is the metrics, at the note's precision.
+	near := func(what string, got, want float64, decimals int) {
+		t.Helper()
+		if math.Abs(got-want) > 0.5*math.Pow10(-decimals)*1.0001 {
+			t.Errorf("note's measured %s = %v, metrics say %v", what, got, want)
+		}
+	}
+	rebalance, fetch := metric(t, res, "rebalance-time"), metric(t, res, "fetch-time")
+	near("window", num(m[6]), rebalance+fetch, 3)
+	near("rate", num(m[7]), metric(t, res, "records-consumed-rate"), 4)
+	near("rebalance", num(m[8]), rebalance, 3)
+	near("fetch time", num(m[9]), fetch, 3)
+	near("fetch rate", num(m[10]), metric(t, res, "fetch-records-per-sec"), 4)
+	if rebalance <= 0 {
+		t.Errorf("mode group measured no rebalance time")
+	}
+	// The line truncates the precise figures, never rounds them up.
+	if float64(row.rebalanceMs) != math.Floor(rebalance) {
+		t.Errorf("line's rebalance %d ms, measured %v ms", row.rebalanceMs, rebalance)
+	}
+	// kafkafmt computes Kafka's side from the same counters.
+	k := kafkafmt.ConsumerCounters{StartMs: row.start.UnixMilli(), EndMs: row.end.UnixMilli(), Messages: row.msgs, RebalanceMs: row.rebalanceMs}.Row(nil)
+	if got := kafkafmt.JavaFixed(k.MessagesPerSec, 4); got != row.msgsPerSec {
+		t.Errorf("recomputed Kafka rate %s, line %s", got, row.msgsPerSec)
 	}
 }
