@@ -275,8 +275,11 @@ func (w *window) processMetrics(bytesMoved int64) []Metric {
 				Help: "highest CPU sample, in % of one core"})
 	}
 	if bytesMoved > 0 {
-		ms = append(ms, Metric{Name: "cpu-seconds-per-gb", Value: cpuUsed / (float64(bytesMoved) / 1e9), Unit: "s/GB", Better: LowerIsBetter,
-			Help: "client CPU time per 10^9 payload bytes"})
+		// GiB, as Kafka's MB is 2^20 bytes (mb-per-sec). Runs before the
+		// change reported cpu-seconds-per-gb per 10^9 bytes; a new name
+		// keeps comparisons from mixing the two.
+		ms = append(ms, Metric{Name: "cpu-seconds-per-gib", Value: cpuUsed / (float64(bytesMoved) / (1 << 30)), Unit: "s/GiB", Better: LowerIsBetter,
+			Help: "client CPU seconds per GiB of payload (2^30 = 1,073,741,824 bytes, as Kafka's MB is 2^20)"})
 	}
 	gc := w.gc1.Sub(w.gc0)
 	ms = append(ms,
