@@ -234,8 +234,12 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 			add("fetch-latency-avg", ms(stats.fetchTime)/float64(stats.fetches), "ms", LowerIsBetter, "fetch request → response, as the client times it")
 			add("fetch-latency-max", ms(stats.fetchMax), "ms", LowerIsBetter, "fetch request → response, as the client times it")
 		}
-		add("fetch-size-avg", float64(stats.fetchSize)/float64(stats.fetches), "bytes", "", "bytes per fetch response")
-		add("fetch-size-max", float64(stats.fetchBMax), "bytes", "", "largest fetch response")
+		// kafka-go reports no response sizes (Reader.Stats' FetchBytes is
+		// the records' payload too), so these count payload and say so.
+		add("fetch-size-avg", float64(stats.fetchSize)/float64(stats.fetches), "bytes", "",
+			"record payload per fetch response: "+what+" of the records it delivered, not the size of the response on the wire")
+		add("fetch-size-max", float64(stats.fetchBMax), "bytes", "",
+			"largest record payload of one fetch response ("+what+"), not the size of the response on the wire")
 		add("records-per-request-avg", float64(stats.fetchRecs)/float64(stats.fetches), "records", "", "records per fetch response")
 	}
 	add("records-lag-max", float64(stats.lagMax), "records", LowerIsBetter,

@@ -286,7 +286,8 @@ func (w *window) processMetrics(bytesMoved int64) []Metric {
 		Metric{Name: "gc-count", Value: float64(gc.Cycles), Unit: "cycles", Better: LowerIsBetter, Help: "completed GC cycles in the window"},
 		Metric{Name: "gc-pause-total", Value: gc.PauseTotal.Seconds() * 1000, Unit: "ms", Better: LowerIsBetter, Help: "stop-the-world GC pause time in the window"},
 		Metric{Name: "heap-peak", Value: float64(w.cpu.HeapPeak.AllocBytes) / (1 << 20), Unit: "MiB", Better: LowerIsBetter,
-			Help: fmt.Sprintf("largest live heap seen, sampled every %v", cpuSampleInterval)},
+			Help: fmt.Sprintf("largest Go heap held by objects, live or dead but not yet swept by the GC (runtime/metrics %s, as MemStats.HeapAlloc), sampled every %v: not the live heap, and a lower bound of the true peak",
+				sysstat.HeapPeakMetric, cpuSampleInterval)},
 	)
 	if w.ioErr != nil {
 		if errors.Is(w.ioErr, sysstat.ErrUnsupported) {
