@@ -42,7 +42,8 @@ func TestSectionOf(t *testing.T) {
 		{"syscw-rate", SectionNetwork},
 		{"process-cpu-avg", SectionCPU},
 		{"process-cpu-p99", SectionCPU},
-		{"cpu-seconds-per-gb", SectionCPU},
+		{"cpu-seconds-per-gb", SectionCPU}, // stored runs before cpu-seconds-per-gib
+		{"cpu-seconds-per-gib", SectionCPU},
 		{"gc-count", SectionCPU},
 		{"gc-pause-total", SectionCPU},
 		{"heap-peak", SectionCPU},

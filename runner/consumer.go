@@ -234,18 +234,27 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 			add("fetch-latency-avg", ms(stats.fetchTime)/float64(stats.fetches), "ms", LowerIsBetter, "fetch request → response, as the client times it")
 			add("fetch-latency-max", ms(stats.fetchMax), "ms", LowerIsBetter, "fetch request → response, as the client times it")
 		}
-		add("fetch-size-avg", float64(stats.fetchSize)/float64(stats.fetches), "bytes", "", "bytes per fetch response")
-		add("fetch-size-max", float64(stats.fetchBMax), "bytes", "", "largest fetch response")
+		// kafka-go reports no response sizes (Reader.Stats' FetchBytes is
+		// the records' payload too), so these count payload and say so.
+		add("fetch-size-avg", float64(stats.fetchSize)/float64(stats.fetches), "bytes", "",
+			"record payload per fetch response: "+what+" of the records it delivered, not the size of the response on the wire")
+		add("fetch-size-max", float64(stats.fetchBMax), "bytes", "",
+			"largest record payload of one fetch response ("+what+"), not the size of the response on the wire")
 		add("records-per-request-avg", float64(stats.fetchRecs)/float64(stats.fetches), "records", "", "records per fetch response")
 	}
-	add("records-lag-max", float64(stats.lagMax), "records", LowerIsBetter, "largest lag behind the high watermark seen")
+	add("records-lag-max", float64(stats.lagMax), "records", LowerIsBetter,
+		"largest backlog of one partition seen in the window: the high watermark a fetch response reported minus the offset of the first record it delivered, at every fetch; a consumer that starts behind reports its starting backlog")
 	stats.mu.Unlock()
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
 
 	if !r.spec.ShowDetailedStats {
-		row := kafkafmt.ConsumerCounters{StartMs: start.UnixMilli(), EndMs: end.UnixMilli(), Bytes: bytes,
-			Messages: records, RebalanceMs: rebalance.Milliseconds()}.Row(nil)
-		r.rep.kafka(kafkafmt.ConsumerSummaryRow(row))
+		counters := kafkafmt.ConsumerCounters{StartMs: start.UnixMilli(), EndMs: end.UnixMilli(), Bytes: bytes,
+			Messages: records, RebalanceMs: rebalance.Milliseconds()}
+		r.rep.kafka(kafkafmt.ConsumerSummaryRow(counters.Row(nil)))
+		if note := consumerLineNote(counters, records, end.Sub(start), rebalance); note != "" {
+			m.OutputNotes = append(m.OutputNotes, note)
+			r.rep.note("kbench: %s", note)
+		}
 	}
 	if r.spec.PrintMetrics {
 		r.rep.kafka(kafkafmt.PrintMetrics(r.kafkaMetrics("consumer-fetch-manager-metrics", r.clientID("consumer"))))
@@ -363,6 +372,9 @@ type groupConsumer struct {
 	assigned atomic.Int64 // nanoseconds from creation to first assignment
 	lastErr  atomic.Pointer[string]
 	commit   bool
+	// lagMax is the largest lag seen since the last collect: the Reader's
+	// own Lag statistic is a gauge holding only the latest value.
+	lagMax atomic.Int64
 }
 
 func (r *run) newGroupConsumer() (*groupConsumer, error) {
@@ -424,6 +436,13 @@ func (g *groupConsumer) read(ctx context.Context, stats *consumeStats, target in
 			return err
 		}
 		stats.add(1, int64(len(m.Key)+len(m.Value)))
+		// The record's high watermark is the one of the fetch response
+		// that carried it, so this is the partition's backlog at that
+		// fetch, counted from this record: at a fetch's first record, the
+		// backlog when the response arrived.
+		if lag := m.HighWaterMark - m.Offset; lag > g.lagMax.Load() {
+			g.lagMax.Store(lag) // only this goroutine writes it
+		}
 	}
 	return nil
 }
@@ -440,7 +459,7 @@ func (g *groupConsumer) collect(stats *consumeStats) {
 	stats.fetchSize += s.FetchBytes.Sum
 	stats.fetchBMax = max(stats.fetchBMax, s.FetchBytes.Max)
 	stats.fetchRecs += s.FetchSize.Sum
-	stats.lagMax = max(stats.lagMax, s.Lag)
+	stats.lagMax = max(stats.lagMax, g.lagMax.Swap(0))
 }
 
 func (g *groupConsumer) close() error { return g.reader.Close() }
@@ -456,8 +475,15 @@ type assignConsumer struct {
 type partitionReader struct {
 	conn *kafka.Conn
 	buf  []byte // reused for every record's value
+	// next is the offset the next fetch asks for; skip is the number of
+	// records at or after next that an earlier phase already counted (its
+	// last fetch was cut at --messages and the rest is read again).
 	next int64
+	skip int64
 	last int64 // end offset when the run started
+	// sizes holds the value sizes of the records of the current fetch
+	// that count, so a fetch cut at --messages counts the right bytes.
+	sizes []int32
 }
 
 func (r *run) newAssignConsumer(ctx context.Context) (*assignConsumer, error) {
@@ -486,16 +512,24 @@ func (r *run) newAssignConsumer(ctx context.Context) (*assignConsumer, error) {
 	return a, nil
 }
 
+// read fetches from every partition in parallel until target records are
+// counted. The partitions share one budget of the records still wanted:
+// a reader reads a whole fetch, then claims as many of its records as the
+// budget still holds, so the total is exactly target however the
+// partitions race, and no partition is held to a fixed share (one may
+// hold all the records left).
 func (a *assignConsumer) read(ctx context.Context, stats *consumeStats, target int64) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var budget atomic.Int64
+	budget.Store(target - stats.records.Load())
 	errs := make([]error, len(a.parts))
 	var wg sync.WaitGroup
 	for i, p := range a.parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = a.readPartition(ctx, p, stats, target)
+			errs[i] = a.readPartition(ctx, p, stats, &budget)
 			if errs[i] != nil {
 				cancel()
 			}
@@ -521,19 +555,37 @@ func (a *assignConsumer) read(ctx context.Context, stats *consumeStats, target i
 	return nil
 }
 
-func (a *assignConsumer) readPartition(ctx context.Context, p *partitionReader, stats *consumeStats, target int64) error {
-	for stats.records.Load() < target && ctx.Err() == nil {
+// claim takes up to n records from budget and returns how many it took.
+func claim(budget *atomic.Int64, n int64) int64 {
+	for {
+		left := budget.Load()
+		k := min(left, n)
+		if k <= 0 {
+			return 0
+		}
+		if budget.CompareAndSwap(left, left-k) {
+			return k
+		}
+	}
+}
+
+func (a *assignConsumer) readPartition(ctx context.Context, p *partitionReader, stats *consumeStats, budget *atomic.Int64) error {
+	for budget.Load() > 0 && ctx.Err() == nil {
 		if p.next >= p.last {
 			return nil // this partition is drained; others hold the rest
 		}
+		asked, skip := p.next, p.skip
 		t0 := time.Now()
 		batch := p.conn.ReadBatchWith(kafka.ReadBatchConfig{MinBytes: 1, MaxBytes: a.maxByte, MaxWait: a.maxWait})
 		wait := time.Since(t0)
-		var recs, bytes int64
+		p.sizes = p.sizes[:0]
+		var bytes int64
+		first := asked // offset of the first record counted
 		// Batch.Read copies each value into one reused buffer; ReadMessage
 		// would allocate a key and a value per record, and the GC that
 		// follows was half the consumer's CPU. Keys are skipped unread, so
 		// this mode counts value bytes (kbench's own records have no key).
+		inPrefix := true
 		for {
 			n, err := batch.Read(p.buf)
 			if err != nil {
@@ -542,15 +594,53 @@ func (a *assignConsumer) readPartition(ctx context.Context, p *partitionReader, 
 				}
 				break
 			}
-			recs++
+			if inPrefix {
+				// The broker answers with whole record batches, so the first
+				// may start before the offset asked for; unlike ReadMessage,
+				// Batch.Read does not skip those records itself.
+				if off := batch.Offset() - 1; off < asked {
+					continue
+				}
+				inPrefix = false
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			if len(p.sizes) == 0 {
+				first = batch.Offset() - 1
+			}
+			p.sizes = append(p.sizes, int32(n))
 			bytes += int64(n)
 		}
-		p.next = batch.Offset()
+		end := batch.Offset()
 		hw := batch.HighWaterMark()
 		if err := batch.Close(); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrShortBuffer) {
 			return fmt.Errorf("fetch partition: %w", err)
 		}
-		stats.add(recs, bytes)
+		read := int64(len(p.sizes))
+		recs := claim(budget, read)
+		if recs < read {
+			// --messages is reached inside this fetch: count the records
+			// up to it, and leave the rest to be read again by a later
+			// phase, from the same offset, skipping what was counted.
+			bytes = 0
+			for _, n := range p.sizes[:recs] {
+				bytes += int64(n)
+			}
+			p.next, p.skip = asked, p.skip+recs
+			if _, err := p.conn.Seek(asked, kafka.SeekAbsolute|kafka.SeekDontCheck); err != nil {
+				return fmt.Errorf("fetch partition: %w", err)
+			}
+			if recs == 0 {
+				return nil // every record of this fetch is beyond --messages: it does not count
+			}
+		} else {
+			p.next, p.skip = end, skip
+		}
+		if recs > 0 {
+			stats.add(recs, bytes)
+		}
 		stats.mu.Lock()
 		stats.fetches++
 		stats.fetchTime += wait
@@ -558,7 +648,7 @@ func (a *assignConsumer) readPartition(ctx context.Context, p *partitionReader, 
 		stats.fetchSize += bytes
 		stats.fetchBMax = max(stats.fetchBMax, bytes)
 		stats.fetchRecs += recs
-		stats.lagMax = max(stats.lagMax, hw-p.next)
+		stats.lagMax = max(stats.lagMax, hw-first)
 		stats.mu.Unlock()
 	}
 	return nil

@@ -495,7 +495,7 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 	}
 	if stats.throttled && stats.intended.count() > 0 {
 		help := "from the intended send time of a throttled producer to acknowledgement: includes queueing a stalled producer would otherwise hide (coordinated omission)"
-		r.res.Metrics = append(r.res.Metrics, stats.intended.metrics("record-latency-intended", help, "p95")...)
+		r.res.Metrics = append(r.res.Metrics, stats.intended.metrics("record-latency-intended", help)...)
 	}
 	add("record-error-total", float64(stats.errors), "records", LowerIsBetter, "records kafka-go reported as failed after its retries")
 
@@ -511,7 +511,7 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 		writeMax = max(writeMax, s.WriteTime.Max)
 	}
 	if writes > 0 {
-		add("request-rate", float64(writes)/secs, "requests/s", "", "produce requests per second (kafka-go Writer stats)")
+		add("request-rate", float64(writes)/secs, "requests/s", "", requestRateHelp(r.spec.Mode))
 		add("request-latency-avg", ms(writeSum)/float64(writes), "ms", LowerIsBetter, "produce request round trip, as kafka-go times it")
 		add("request-latency-max", ms(writeMax), "ms", LowerIsBetter, "produce request round trip, as kafka-go times it")
 	}
@@ -530,6 +530,10 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 			// With warm-up, Kafka labels the window's line "steady state".
 			SteadyState: r.spec.WarmupRecords > 0,
 		}))
+		if note := producerLineNote(h); note != "" {
+			m.OutputNotes = append(m.OutputNotes, note)
+			r.rep.note("kbench: %s", note)
+		}
 	}
 	if r.spec.PrintMetrics {
 		r.rep.kafka(kafkafmt.PrintMetrics(r.kafkaMetrics("producer-metrics", "producer-1")))

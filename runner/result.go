@@ -69,6 +69,11 @@ type Measurement struct {
 	CPUSamples      int      `json:"cpu_samples"`
 	CPUSampleMs     int64    `json:"cpu_sample_interval_ms"`
 	Notes           []string `json:"notes,omitempty"`
+	// OutputNotes say, with this run's numbers, where the Kafka-format
+	// output differs from the precise figures because it computes them as
+	// Kafka's tools do (whole-millisecond times, percentiles cut to whole
+	// milliseconds). Pages show them beside the output.
+	OutputNotes []string `json:"output_notes,omitempty"`
 }
 
 // ProfileFile is a profile written next to result.json.

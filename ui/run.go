@@ -73,6 +73,10 @@ type RunView struct {
 	ProfilesOnly bool
 	// NoIntervals: the run has no interval series (Charts are empty).
 	NoIntervals bool
+	// OutputNotes say, with the run's numbers, where Kafka's output shows
+	// other figures than the metrics (whole-millisecond times and
+	// percentiles, as Kafka computes them); shown beside the output.
+	OutputNotes []string
 	KeyFigures  []DefItem
 	Metrics     []MetricRow
 	Charts      []template.HTML
@@ -240,6 +244,7 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 		v.MeasurementRaw = r.Measurement
 	} else if ok {
 		v.Measurement, v.Notes = measurementItems(m)
+		v.OutputNotes = m.OutputNotes
 		if r.Source == store.SourceImported {
 			// kbench measured nothing of an imported run: only what the
 			// importer noted about the output is true.

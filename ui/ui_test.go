@@ -62,7 +62,7 @@ func finishedRun() *store.Run {
 		Spec:        `{"workload":"producer","params":{"num-records":1000000,"record-size":256,"throughput":-1,"profile":["cpu","heap"]}}`,
 		Fingerprint: "abc", GroupID: "g7f3a9c2e1d0", GroupIndex: 2,
 		Environment: `{"kbench_version":"v0.3.0","go_version":"go1.26.8","kafka_go_version":"v0.4.51","os":"linux","arch":"amd64","kernel":"6.8.0","cpu_model":"AMD EPYC 7B13","cores":2,"gomaxprocs":2,"host":"bench-1","broker":"embedded (kfake)"}`,
-		Measurement: `{"warmup_records":100000,"measured_records":900000,"window_seconds":12.3456,"latency_samples":900000,"cpu_samples":24,"cpu_sample_interval_ms":500,"notes":["throughput unthrottled"]}`,
+		Measurement: `{"warmup_records":100000,"measured_records":900000,"window_seconds":12.3456,"latency_samples":900000,"cpu_samples":24,"cpu_sample_interval_ms":500,"notes":["throughput unthrottled"],"output_notes":["Kafka's line cuts latency percentiles to whole milliseconds, as Kafka's tool does: 50th 776 ms is 776.412 ms (record-latency-p50), 95th 1331 ms is 1,331.790 ms (record-latency-p95), 99.9th 1455 ms is 1,455.020 ms (record-latency-p999); the metrics and result.json hold the precise values."]}`,
 		Output:      "900000 records sent, 72900.123456 records/sec (17.80 MB/sec), 827.87 ms avg latency, 1456.13 ms max latency, 776 ms 50th, 1331 ms 95th, 1440 ms 99th, 1455 ms 99.9th.\n",
 		Complete:    true, RecordsPerSec: ptr(72900.123456), MBPerSec: ptr(17.8), P99Ms: ptr(1440.0),
 		CreatedAt: t0, StartedAt: &t1, FinishedAt: &t2,

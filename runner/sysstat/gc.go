@@ -48,6 +48,11 @@ const (
 	metricHeapLive = "/gc/heap/live:bytes"
 )
 
+// HeapPeakMetric is the runtime/metrics name [HeapPeakTracker] samples for
+// [HeapPeak.AllocBytes]: the bytes of heap objects, live or dead but not
+// yet swept, so it includes garbage the next GC cycle will free.
+const HeapPeakMetric = metricHeapObjects
+
 // GCSnapshot is a point-in-time reading of Go runtime GC and heap
 // statistics. It never stops the world (see the note on the metric names
 // above for where each figure comes from). Cumulative fields only make

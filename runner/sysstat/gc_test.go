@@ -2,6 +2,7 @@ package sysstat
 
 import (
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 	"time"
@@ -130,5 +131,36 @@ func TestCPUSamplerTracksHeapPeak(t *testing.T) {
 	sum := s.Stop()
 	if sum.HeapPeak.AllocBytes < big {
 		t.Errorf("HeapPeak %+v, want AllocBytes >= %d", sum.HeapPeak, big)
+	}
+}
+
+// heapGarbage keeps the compiler from dropping the allocations of
+// TestHeapPeakCountsUnsweptGarbage.
+var heapGarbage []byte
+
+// TestHeapPeakCountsUnsweptGarbage pins down what HeapPeak.AllocBytes
+// means, since heap-peak's help says so: garbage no GC has swept yet
+// counts, so it is not the live heap.
+func TestHeapPeakCountsUnsweptGarbage(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no GC until this test runs one
+	runtime.GC()
+	var tr HeapPeakTracker
+	before := tr.Observe()
+	const chunk, chunks = 1 << 20, 32
+	for range chunks {
+		heapGarbage = make([]byte, chunk) // the previous chunk is garbage now
+	}
+	heapGarbage = nil
+	peak := tr.Observe()
+	if peak < before+(chunks-1)*chunk {
+		t.Fatalf("heap objects %d B after %d MiB of garbage, %d B before: garbage not counted", peak, chunks, before)
+	}
+	runtime.GC()
+	after := ReadGC()
+	if after.HeapLiveBytes >= peak-(chunks/2)*chunk {
+		t.Errorf("live heap %d B after a GC, objects peak %d B: the garbage should be gone", after.HeapLiveBytes, peak)
+	}
+	if tr.Peak().AllocBytes != peak {
+		t.Errorf("peak %d, want the largest observation %d", tr.Peak().AllocBytes, peak)
 	}
 }

@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/runner/sysstat"
+)
+
+func findMetric(ms []Metric, name string) (Metric, bool) {
+	for _, m := range ms {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// TestProcessMetricsCPUPerGiB: CPU per data moved uses Kafka's convention
+// (MB = 2^20 bytes, so GiB = 2^30) under a name of its own; the 10^9-byte
+// cpu-seconds-per-gb is gone.
+func TestProcessMetricsCPUPerGiB(t *testing.T) {
+	now := time.Now()
+	w := &window{start: now.Add(-2 * time.Second), end: now, cpuStart: time.Second, cpuEnd: 4 * time.Second,
+		ioErr: errors.New("no /proc here")}
+	ms := w.processMetrics(3 << 29) // 1.5 GiB in 3 CPU seconds
+	m, ok := findMetric(ms, "cpu-seconds-per-gib")
+	if !ok {
+		t.Fatalf("no cpu-seconds-per-gib among %v", ms)
+	}
+	if m.Value != 2 || m.Unit != "s/GiB" || m.Better != LowerIsBetter {
+		t.Errorf("cpu-seconds-per-gib = %v %s (%s), want 2 s/GiB, lower is better", m.Value, m.Unit, m.Better)
+	}
+	if !strings.Contains(m.Help, "1,073,741,824") {
+		t.Errorf("help %q does not say what a GiB is", m.Help)
+	}
+	if _, ok := findMetric(ms, "cpu-seconds-per-gb"); ok {
+		t.Errorf("cpu-seconds-per-gb (10^9 bytes) still reported")
+	}
+	// Nothing moved: no ratio.
+	if _, ok := findMetric(w.processMetrics(0), "cpu-seconds-per-gib"); ok {
+		t.Errorf("cpu-seconds-per-gib reported for 0 bytes")
+	}
+}
+
+// TestHeapPeakHelp: heap-peak says what the sampler reads (objects live or
+// not yet swept), never "live heap".
+func TestHeapPeakHelp(t *testing.T) {
+	w := &window{start: time.Now(), ioErr: errors.New("no /proc here")}
+	w.cpu.HeapPeak.AllocBytes = 3 << 20
+	m, ok := findMetric(w.processMetrics(1), "heap-peak")
+	if !ok {
+		t.Fatal("no heap-peak")
+	}
+	if m.Value != 3 || m.Unit != "MiB" {
+		t.Errorf("heap-peak = %v %s, want 3 MiB", m.Value, m.Unit)
+	}
+	for _, want := range []string{sysstat.HeapPeakMetric, "not yet swept", "100ms"} {
+		if !strings.Contains(m.Help, want) {
+			t.Errorf("heap-peak help %q lacks %q", m.Help, want)
+		}
+	}
+	if strings.Contains(m.Help, "largest live heap") {
+		t.Errorf("heap-peak help %q calls it the live heap", m.Help)
+	}
+}
+
+// TestConsumerMetricHelp: fetch-size-* say they count record payload, in
+// each mode, and not the fetch response.
+func TestConsumerMetricHelp(t *testing.T) {
+	for mode, want := range map[string]string{ModeGroup: "key + value bytes", ModeAssign: "value bytes"} {
+		r := &run{spec: Spec{Mode: mode, ShowDetailedStats: true}, res: &Result{},
+			rep: &reporter{stdout: io.Discard, stderr: io.Discard}, win: &window{start: time.Now(), ioErr: errors.New("none")}}
+		stats := &consumeStats{fetches: 4, fetchSize: 4000, fetchBMax: 1500, fetchRecs: 40}
+		now := time.Now()
+		r.consumerResults(stats, 40, 4000, now.Add(-time.Second), now, 0)
+		for _, name := range []string{"fetch-size-avg", "fetch-size-max"} {
+			m, ok := r.res.Metric(name)
+			if !ok {
+				t.Fatalf("%s: no %s", mode, name)
+			}
+			if !strings.Contains(m.Help, want) || !strings.Contains(m.Help, "payload") || !strings.Contains(m.Help, "not the size of the response") {
+				t.Errorf("%s: %s help %q does not say it counts record payload (%s)", mode, name, m.Help, want)
+			}
+		}
+	}
+}
+
+var producerLineRe = regexp.MustCompile(`(?m)^\d+ records sent, .* ms max latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99\.9th\.$`)
+
+// TestProducerMetricsByMode: a throttled producer reports the intended-time
+// latency with the same percentiles as the service latency, p95 included;
+// request-rate says what it counts in its mode; and when Kafka's line cuts
+// a percentile, the output notes give the precise value the metrics hold.
+func TestProducerMetricsByMode(t *testing.T) {
+	b := startBroker(t, embedded.Options{})
+	for _, tt := range []struct{ mode, says, never string }{
+		{ModeRaw, "Client.RawProduce", "Writer"},
+		{ModeClient, "Client.Produce", "Writer"},
+		{ModeWriter, "Writer", "RawProduce"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			opts, out := testOptions(t)
+			spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "help-"+tt.mode, "--mode", tt.mode,
+				"--num-records", "3000", "--record-size", "100", "--throughput", "20000", "--profile", "none")
+			res, err := Run(context.Background(), spec, opts)
+			if err != nil {
+				t.Fatalf("producer: %v", err)
+			}
+			for _, p := range []string{"avg", "p50", "p95", "p99", "p999", "max"} {
+				metric(t, res, "record-latency-intended-"+p)
+			}
+			if p50, p95, p99 := metric(t, res, "record-latency-intended-p50"), metric(t, res, "record-latency-intended-p95"),
+				metric(t, res, "record-latency-intended-p99"); p95 < p50 || p95 > p99 {
+				t.Errorf("intended p50 %v, p95 %v, p99 %v: not in order", p50, p95, p99)
+			}
+			m, _ := res.Metric("request-rate")
+			if !strings.Contains(m.Help, tt.says) || strings.Contains(m.Help, tt.never) {
+				t.Errorf("request-rate help %q: want %q and not %q", m.Help, tt.says, tt.never)
+			}
+
+			line := producerLineRe.FindStringSubmatch(out.String())
+			if line == nil {
+				t.Fatalf("no producer summary line in:\n%s", out.String())
+			}
+			var want []string
+			for i, p := range []struct{ label, name string }{{"50th", "p50"}, {"95th", "p95"}, {"99th", "p99"}, {"99.9th", "p999"}} {
+				precise := metric(t, res, "record-latency-"+p.name)
+				if cut, _ := strconv.ParseInt(line[i+1], 10, 64); float64(cut) != math.Trunc(precise) {
+					t.Errorf("line's %s = %d ms, metric %v ms", p.label, cut, precise)
+				}
+				if precise != math.Trunc(precise) {
+					want = append(want, fmt.Sprintf("%s %s ms is %.3f ms (record-latency-%s)", p.label, line[i+1], precise, p.name))
+				}
+			}
+			notes := strings.Join(res.Measurement.OutputNotes, "\n")
+			if len(want) == 0 && notes != "" {
+				t.Errorf("no percentile was cut, yet output notes %q", notes)
+			}
+			for _, w := range want {
+				if !strings.Contains(notes, w) {
+					t.Errorf("output notes %q lack %q", notes, w)
+				}
+			}
+		})
+	}
+}
