@@ -228,7 +228,13 @@ func (c *clientSender) dispatch(ctx context.Context, b *clientBatch, wait bool) 
 		t0 := time.Now()
 		err := c.produce(ctx, b)
 		c.finish(ctx, b, err, time.Since(t0))
-		c.release(b)
+		if err == nil {
+			// Only an answered request is done with the batch: one cut
+			// short (a cancel, a lost connection) may still be being
+			// written by kafka-go's connection goroutine, so its memory
+			// is left to the garbage collector rather than reused.
+			c.release(b)
+		}
 	}()
 	return true
 }
