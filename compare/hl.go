@@ -110,7 +110,6 @@ func uCutoffNormal(m, n int, alpha float64) int {
 // function Φ⁻¹(p), for 0 < p < 1.
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 
-
 // A shift is the Hodges-Lehmann comparison of a candidate sample with a
 // baseline sample.
 type shift struct {
