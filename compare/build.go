@@ -157,6 +157,8 @@ type Table struct {
 	// outputs are the measured runs of each column, for the Markdown
 	// export's output blocks.
 	outputs [][]runOutput
+	// headlineSet: Options.Headline chose the tested metrics.
+	headlineSet bool
 }
 
 type runOutput struct {
@@ -418,6 +420,7 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	}
 
 	headline := opts.Headline
+	t.headlineSet = headline != nil
 	t.Workloads = workloads(measured)
 	if headline == nil {
 		for _, w := range t.Workloads {

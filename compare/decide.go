@@ -198,9 +198,25 @@ func (t *Table) changes(keep func(Cell) bool) []Change {
 // suggests for its undecided changes.
 func (t *Table) testNotes() []string {
 	var notes []string
-	what := "the headline metrics"
-	if ws := t.Workloads; len(ws) > 0 && !(len(ws) == 1 && ws[0] == "") {
-		what += " of " + strings.Join(ws, ", ")
+	var known, other []string
+	for _, w := range t.Workloads {
+		if _, ok := headlineMetrics[w]; ok {
+			known = append(known, w)
+		} else if w != "" {
+			other = append(other, w)
+		}
+	}
+	what := "the headline metrics of " + strings.Join(known, ", ")
+	switch {
+	case t.headlineSet:
+		what = "chosen for this table"
+	case len(known) == 0 || len(known) < len(t.Workloads):
+		// A workload without its own list (an imported profile, runs
+		// without one) brings every workload's headline metrics.
+		what = "the headline metrics of every workload"
+		if len(other) > 0 {
+			what += ", as runs of " + strings.Join(other, ", ") + " have no list of their own"
+		}
 	}
 	a := trimFloat(t.Alpha)
 	if len(t.Headline) == 0 {

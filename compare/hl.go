@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // This file holds the statistics of a change between two samples that
@@ -86,14 +87,30 @@ func uCutoff(m, n int, alpha float64) (k int, exact bool) {
 		return 0, true
 	}
 	if m <= exactUMaxN && n <= exactUMaxN {
+		key := uKey{m, n, alpha}
+		if k, ok := uCutoffs.Load(key); ok {
+			return k.(int), true
+		}
 		cdf := uLowerCDF(m, n)
 		// Allow for rounding in the sums: a tail of exactly α/2 counts.
 		limit := alpha / 2 * (1 + 1e-9)
 		for k = 0; k < len(cdf) && cdf[k] <= limit; k++ {
 		}
-		return min(k, (m*n+1)/2), true
+		k = min(k, (m*n+1)/2)
+		uCutoffs.Store(key, k)
+		return k, true
 	}
 	return uCutoffNormal(m, n, alpha), false
+}
+
+// uCutoffs caches uCutoff's exact ranks: a table asks for the same sizes
+// for every headline row, and the exact distribution costs O(m²n²). At
+// most 50 × 50 sizes per α.
+var uCutoffs sync.Map // uKey → int
+
+type uKey struct {
+	m, n  int
+	alpha float64
 }
 
 // uCutoffNormal is uCutoff by the normal approximation of U (mean mn/2,
