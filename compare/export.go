@@ -261,7 +261,7 @@ var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "
 // Hochberg), change_estimate_pct (Hodges-Lehmann) and its interval
 // change_ci_low … change_ci_high are filled in for tested changes; state
 // is one of the State constants; more_repetitions the runs per side the
-// change needs; fdr_q, the same on every record, the false discovery
+// change needs (MaxMoreRepetitions+1: more than that); fdr_q, the same on every record, the false discovery
 // rate the adjustment keeps. Text cells that a spreadsheet would take
 // for a formula (starting =, +, -, @) are prefixed with a quote.
 func CSV(t *Table) []byte {
@@ -404,7 +404,8 @@ type (
 // verdict, its text and change as Markdown shows them, notes, and for
 // tested changes p_adjusted, change_estimate_pct (Hodges-Lehmann),
 // change_ci_low and change_ci_high (its interval, percent), state and
-// more_repetitions.
+// more_repetitions (runs per side the change needs; max_more_repetitions
+// + 1 means more than the cap, which the table's figure never exceeds).
 func JSON(t *Table, meta Meta) ([]byte, error) {
 	doc := jsonTable{
 		Title:         meta.Title,
