@@ -73,6 +73,14 @@ func TestE2ECompareAndReport(t *testing.T) {
 	if n := e2eEval[int](t, b, "count coloured changes", `document.querySelectorAll('#comparison .delta-better, #comparison .delta-worse').length`); n == 0 {
 		t.Error("no change is coloured better or worse")
 	}
+	// Descriptive rows are not judged; single runs cannot decide the
+	// headline changes, and the page says how many more runs would.
+	if n := e2eEval[int](t, b, "count judged descriptive rows", `document.querySelectorAll('#comparison tr.descriptive .delta-better, #comparison tr.descriptive .delta-worse').length`); n != 0 {
+		t.Errorf("%d descriptive changes are coloured better or worse", n)
+	}
+	if more := e2eEval[string](t, b, "read the suggestion", `(document.getElementById('suggest-repetitions') || {dataset: {}}).dataset.moreRepetitions || ''`); more != "3" {
+		t.Errorf("suggested more repetitions %q, want 3 (single runs: 4 per side to test)", more)
+	}
 	b.screenshot(t, "compare")
 
 	// Save it as a report.
@@ -160,7 +168,7 @@ func TestE2ECompareAndReport(t *testing.T) {
 	if !strings.HasPrefix(copied, "## "+title+"\n") {
 		t.Errorf("copied Markdown starts %q, want the report title %q", copied[:min(len(copied), 80)], "## "+title)
 	}
-	if !strings.Contains(copied, "| record-send-rate (records/s) ↑ |") || !strings.Contains(copied, link) {
+	if !strings.Contains(copied, "| **record-send-rate** (records/s) ↑ |") || !strings.Contains(copied, link) {
 		t.Errorf("copied Markdown lacks the table or the link:\n%s", copied)
 	}
 	md := e2eEval[string](t, fresh, "read the Markdown box", `document.getElementById('markdown-text').value`)

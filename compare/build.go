@@ -24,13 +24,27 @@ type Options struct {
 	Alpha float64
 	// Confidence is the level of the median's interval; 0 means 0.95.
 	Confidence float64
+	// Headline lists the metrics to test. Nil means the headline metrics
+	// of the workloads of the columns' runs ([HeadlineMetrics]); every
+	// other row is descriptive: its change is shown, not tested.
+	Headline []string
+	// MinChange is the smallest change worth detecting, in percent of
+	// the baseline: a tested change whose interval holds 0 but also
+	// changes beyond ±MinChange is inconclusive. 0 means 5.
+	MinChange float64
 }
 
 // Defaults of [Options].
 const (
 	DefaultAlpha      = 0.05
 	DefaultConfidence = 0.95
+	DefaultMinChange  = 5.0 // percent
 )
+
+// MaxMoreRepetitions caps the repetitions per side a table suggests
+// ([Table.MoreRepetitions]): a change that would need more is left to a
+// note, since repeating alone is then not a practical way to settle it.
+const MaxMoreRepetitions = 30
 
 // Directions of a metric (store.Metric.Better).
 const (
@@ -66,6 +80,32 @@ const (
 	// TestSingleRuns: one run on each side. No test is possible; the
 	// verdict is by direction only and must be read as untested.
 	TestSingleRuns = "single runs"
+	// TestDescriptive: the metric is not a headline metric of the
+	// table's workloads. Its change is shown; it is not tested and gets
+	// no verdict or p-value.
+	TestDescriptive = "descriptive"
+)
+
+// States of a headline change ([Cell.State]): what the data says about
+// it and whether more repetitions would help.
+const (
+	// StateNone: the baseline, a descriptive row, a missing value.
+	StateNone = ""
+	// StateSignificant: the Benjamini-Hochberg adjusted p ≤ α.
+	StateSignificant = "significant"
+	// StateBorderline: α < adjusted p ≤ 2α. More repetitions may
+	// confirm the change.
+	StateBorderline = "borderline"
+	// StateInconclusive: not significant, and the change's interval
+	// reaches beyond ±MinChange: the data can rule out neither no change
+	// nor a change worth knowing. Run more repetitions.
+	StateInconclusive = "inconclusive"
+	// StateUnchanged: not significant, and the interval lies within
+	// ±MinChange: no change that large.
+	StateUnchanged = "unchanged"
+	// StateTooFew: fewer than TestMinN runs on a side (single runs
+	// included): too few to decide. Run more repetitions.
+	StateTooFew = "too few samples"
 )
 
 // ErrUnitMismatch is returned by [Build] when runs report a metric in
@@ -93,9 +133,32 @@ type Table struct {
 	// warm-up runs, the significance method, caveats.
 	Notes []string
 
+	// Workloads are the workloads of the columns' measured runs, sorted,
+	// whose headline metrics the table tests ("" for runs without one).
+	Workloads []string
+	// Headline are the rows' metrics that are tested, in row order
+	// (hidden rows included): the headline metrics of Workloads, or
+	// Options.Headline.
+	Headline []string
+	// Tested is the number of changes (headline rows × non-baseline
+	// columns with ≥ TestMinN runs per side) among which
+	// Benjamini-Hochberg controls the false discovery rate at q = Alpha.
+	Tested int
+	// MinChange is the smallest change worth detecting, in percent
+	// (Options.MinChange).
+	MinChange float64
+	// MoreRepetitions is how many more runs per side the table suggests
+	// so that its undecided headline changes (borderline, inconclusive,
+	// too few samples) can be decided: the most any column needs
+	// ([ColumnInfo.MoreRepetitions]), at most MaxMoreRepetitions; 0 when
+	// every headline change is decided. See [Table.Undecided].
+	MoreRepetitions int
+
 	// outputs are the measured runs of each column, for the Markdown
 	// export's output blocks.
 	outputs [][]runOutput
+	// headlineSet: Options.Headline chose the tested metrics.
+	headlineSet bool
 }
 
 type runOutput struct {
@@ -112,6 +175,11 @@ type ColumnInfo struct {
 	Runs []uint
 	// WarmupsExcluded are the IDs of the column's warm-up runs, left out.
 	WarmupsExcluded []uint
+	// MoreRepetitions is how many more runs this column and the
+	// baseline would each need to decide the column's undecided headline
+	// changes (the most any of them needs); 0 when all are decided and
+	// for the baseline.
+	MoreRepetitions int
 }
 
 // A Row is one metric across the columns.
@@ -126,6 +194,9 @@ type Row struct {
 	Decimals int
 	Cells    []Cell // one per column
 	Notes    []string
+	// Headline reports whether the metric is tested; false: the row is
+	// descriptive.
+	Headline bool
 }
 
 // A Cell is one metric of one column, and for a non-baseline column its
@@ -159,17 +230,49 @@ type Cell struct {
 	// Notes explain the cell: missing interval, too few samples,
 	// untested single runs, warnings from benchmath.
 	Notes []string
+
+	// PAdj is the Benjamini-Hochberg adjusted p-value of a tested
+	// change (Test significant or not significant): the verdict compares
+	// it with α.
+	PAdj *float64
+	// ChangeEst is the Hodges-Lehmann estimate of the change, in percent
+	// of the baseline: the median of the ratios of every candidate run's
+	// value to every baseline run's (of their logs), for tested changes.
+	// ChangeLo and ChangeHi bound its distribution-free 1−α confidence
+	// interval, from the Mann-Whitney U distribution (nil when the
+	// samples are too small for one).
+	ChangeEst, ChangeLo, ChangeHi *float64
+	// State says what the data says about a headline change and whether
+	// more repetitions would help; see the State constants.
+	State string
+	// More is how many more runs per side the change needs to be
+	// decided (the rule is in the table's notes); 0 when it is decided,
+	// descriptive or not compared; MaxMoreRepetitions+1 when it would
+	// need more than MaxMoreRepetitions.
+	More int
+
+	// logChange: ChangeEst is of log values (a ratio), not of values.
+	logChange bool
+}
+
+// Undecided reports whether the cell is a headline change that more
+// repetitions could decide: borderline, inconclusive or too few samples.
+func (c Cell) Undecided() bool {
+	return c.State == StateBorderline || c.State == StateInconclusive || c.State == StateTooFew
 }
 
 // Compared reports whether the cell was compared with a baseline value.
 func (c Cell) Compared() bool { return c.Test != TestNone }
 
 // Unchanged reports whether the cell shows no change against the
-// baseline: "~" (tested, not significant) or a value exactly equal to the
-// baseline's. A cell with an untested or untestable change is not
-// unchanged.
+// baseline: "~" (tested, not significant, and not borderline or
+// inconclusive) or a value exactly equal to the baseline's. A cell with
+// an untested, untestable or undecided change is not unchanged.
 func (c Cell) Unchanged() bool {
-	return c.Test == TestNotSignificant || (c.Compared() && c.Sign == 0 && c.Test != TestSignificant)
+	if c.Test == TestNotSignificant {
+		return c.State == StateUnchanged || c.State == StateNone
+	}
+	return c.Compared() && c.Sign == 0 && c.Test != TestSignificant
 }
 
 // Build compares columns: the first is the baseline. Every metric present
@@ -180,18 +283,29 @@ func (c Cell) Unchanged() bool {
 // A cell of a single-run column is that run's value; of a multi-run
 // column, the median with its confidence interval (benchmath
 // AssumeNothing), when there are enough samples for one. Each
-// non-baseline cell gets the change of its value against the baseline's
-// and a verdict:
+// non-baseline cell gets the change of its value against the baseline's.
 //
-//   - both sides ≥ TestMinN samples (4 at α = 0.05): Mann-Whitney U. p ≤ α
-//     gives better or worse by the metric's direction (no verdict for a
-//     metric without one); p > α gives "~" (verdict same, or none without
-//     a direction).
+// Only headline rows are tested (Options.Headline, else the headline
+// metrics of the runs' workloads, [HeadlineMetrics]); the others are
+// descriptive (TestDescriptive): change only, no p-value, no verdict.
+// A headline cell gets:
+//
+//   - both sides ≥ TestMinN samples (4 at α = 0.05): the Mann-Whitney U
+//     p-value (benchmath), adjusted with the other tested changes of the
+//     table by Benjamini-Hochberg at q = α, and the Hodges-Lehmann
+//     estimate of the change with its 1−α interval. Adjusted p ≤ α gives
+//     better or worse by the metric's direction (no verdict for a metric
+//     without one); otherwise the state says borderline (adjusted p ≤
+//     2α), inconclusive (the interval reaches beyond ±MinChange) or
+//     unchanged ("~", verdict same).
 //   - both sides ≥ 2 samples but a side below TestMinN: the p-value is
 //     kept, but the test is TestTooFew and there is no verdict.
 //   - one run on each side: TestSingleRuns, the verdict by direction
 //     only (same when equal), flagged "single runs: no significance test".
 //   - one run against a group: TestTooFew, no p-value, no verdict.
+//
+// The last three are StateTooFew. Undecided changes (borderline,
+// inconclusive, too few) set the repetitions the table suggests.
 func Build(cols []Column, opts Options) (*Table, error) {
 	if len(cols) == 0 {
 		return nil, errors.New("compare: no columns")
@@ -209,12 +323,20 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	if !(conf > 0 && conf < 1) {
 		return nil, fmt.Errorf("compare: confidence %v is not between 0 and 1", opts.Confidence)
 	}
+	minChange := opts.MinChange
+	if minChange == 0 {
+		minChange = DefaultMinChange
+	}
+	if !(minChange > 0 && minChange < 100) {
+		return nil, fmt.Errorf("compare: minimum change %v%% is not between 0 and 100", opts.MinChange)
+	}
 	t := &Table{
 		HideUnchanged: opts.HideUnchanged,
 		Alpha:         alpha,
 		Confidence:    conf,
 		IntervalMinN:  intervalMinN(conf),
 		TestMinN:      testMinN(alpha),
+		MinChange:     minChange,
 	}
 	thresholds := &benchmath.Thresholds{CompareAlpha: alpha}
 
@@ -297,9 +419,23 @@ func Build(cols []Column, opts Options) (*Table, error) {
 		}
 	}
 
+	headline := opts.Headline
+	t.headlineSet = headline != nil
+	t.Workloads = workloads(measured)
+	if headline == nil {
+		for _, w := range t.Workloads {
+			for _, m := range HeadlineMetrics(w) {
+				if !slices.Contains(headline, m) {
+					headline = append(headline, m)
+				}
+			}
+		}
+	}
+
 	for _, name := range order {
 		mi := metrics[name]
-		row := Row{Section: SectionOf(name), Metric: name, Unit: mi.unit, Better: mi.better, Help: mi.help}
+		row := Row{Section: SectionOf(name), Metric: name, Unit: mi.unit, Better: mi.better, Help: mi.help,
+			Headline: slices.Contains(headline, name)}
 		if mi.clash {
 			row.Better = ""
 			row.Notes = append(row.Notes, "runs disagree on whether higher or lower is better: no verdict")
@@ -310,17 +446,27 @@ func Build(cols []Column, opts Options) (*Table, error) {
 			row.Cells[ci], samples[ci] = summarize(vs, t, thresholds)
 		}
 		for ci := 1; ci < len(cols); ci++ {
-			t.compareCell(&row.Cells[ci], row.Cells[0], samples[ci], samples[0], row.Better)
+			if row.Headline {
+				t.compareCell(&row.Cells[ci], row.Cells[0], samples[ci], samples[0], row.Better)
+			} else {
+				describeCell(&row.Cells[ci], row.Cells[0])
+			}
 		}
 		row.Decimals = rowDecimals(row.Cells)
 		t.Rows = append(t.Rows, row)
 	}
 	slices.SortStableFunc(t.Rows, func(a, b Row) int { return sectionRank(a.Section) - sectionRank(b.Section) })
+	for _, row := range t.Rows {
+		if row.Headline {
+			t.Headline = append(t.Headline, row.Metric)
+		}
+	}
+	t.decide()
 
 	if opts.HideUnchanged && len(cols) > 1 {
 		kept := t.Rows[:0]
 		for _, row := range t.Rows {
-			if rowUnchanged(row) {
+			if t.rowUnchanged(row) {
 				t.Hidden = append(t.Hidden, row.Metric)
 				continue
 			}
@@ -334,7 +480,9 @@ func Build(cols []Column, opts Options) (*Table, error) {
 		t.Notes = append(t.Notes, "Values that are not finite numbers were left out: "+strings.Join(skipped, ", ")+".")
 	}
 	if len(t.Hidden) > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d unchanged %s hidden: %s.", len(t.Hidden), plural(len(t.Hidden), "metric", "metrics"), strings.Join(t.Hidden, ", ")))
+		t.Notes = append(t.Notes, fmt.Sprintf("%d unchanged %s hidden: %s. A tested row counts as unchanged when its changes are ~ or equal; "+
+			"a descriptive row when they are equal or within ±%s%% (not tested).",
+			len(t.Hidden), plural(len(t.Hidden), "metric", "metrics"), strings.Join(t.Hidden, ", "), trimFloat(t.MinChange)))
 	}
 	return t, nil
 }
@@ -365,14 +513,15 @@ func summarize(vs []float64, t *Table, th *benchmath.Thresholds) (Cell, *benchma
 	return c, s
 }
 
-// compareCell fills in c's comparison with the baseline cell base.
-func (t *Table) compareCell(c *Cell, base Cell, s, baseS *benchmath.Sample, better string) {
+// setChange fills in c's change against the baseline cell base: sign
+// and percentage. It reports false when a side is missing.
+func setChange(c *Cell, base Cell) bool {
 	if c.N == 0 {
-		return
+		return false
 	}
 	if base.N == 0 {
 		c.Notes = append(c.Notes, "no baseline value")
-		return
+		return false
 	}
 	switch {
 	case c.Value > base.Value:
@@ -388,8 +537,31 @@ func (t *Table) compareCell(c *Cell, base Cell, s, baseS *benchmath.Sample, bett
 		d := 0.0
 		c.DeltaPct = &d
 	}
+	return true
+}
+
+// describeCell fills in the change of a descriptive row's cell: shown,
+// not tested.
+func describeCell(c *Cell, base Cell) {
+	if !setChange(c, base) {
+		return
+	}
+	c.Test = TestDescriptive
+	c.Notes = append(c.Notes, "descriptive: not a headline metric, so not tested")
+}
+
+// compareCell fills in c's comparison with the baseline cell base, for
+// a headline row. A change with enough samples to test is left
+// TestNotSignificant with its raw p-value and Hodges-Lehmann change;
+// [Table.decide] then adjusts the p-values and settles it.
+func (t *Table) compareCell(c *Cell, base Cell, s, baseS *benchmath.Sample, better string) {
+	if !setChange(c, base) {
+		return
+	}
 	direction := directionVerdict(better, c.Sign)
 	tooFew := fmt.Sprintf("too few samples (need ≥ %d per side; have %d and %d)", t.TestMinN, base.N, c.N)
+	c.State = StateTooFew
+	c.More = max(1, t.TestMinN-min(base.N, c.N))
 	switch {
 	case base.N >= 2 && c.N >= 2:
 		cmp := benchmath.AssumeNothing.Compare(baseS, s)
@@ -397,25 +569,31 @@ func (t *Table) compareCell(c *Cell, base Cell, s, baseS *benchmath.Sample, bett
 		cmp.Alpha = t.Alpha
 		p := cmp.P
 		c.P = &p
-		switch {
-		case base.N < t.TestMinN || c.N < t.TestMinN:
+		if base.N < t.TestMinN || c.N < t.TestMinN {
 			// The test cannot call a difference with this few samples
 			// (benchmath's warning says the same): no verdict.
 			c.Test = TestTooFew
 			c.Notes = append(c.Notes, tooFew)
 			return
-		case p <= t.Alpha:
-			c.Test = TestSignificant
-			c.Verdict = direction
-			if c.Sign == 0 {
-				c.Verdict = VerdictNone
-				c.Notes = append(c.Notes, "the distributions differ but the medians are equal")
+		}
+		c.Test = TestNotSignificant
+		c.State, c.More = StateNone, 0
+		if hl, ok := hodgesLehmann(base.Values, c.Values, base.Value, t.Alpha); ok {
+			est := hl.Est
+			c.ChangeEst = &est
+			if hl.Interval {
+				lo, hi := hl.Lo, hl.Hi
+				c.ChangeLo, c.ChangeHi = &lo, &hi
 			}
-		default:
-			c.Test = TestNotSignificant
-			if better != "" {
-				c.Verdict = VerdictSame
+			c.logChange = hl.Log
+			if !hl.Log {
+				c.Notes = append(c.Notes, "change and interval of the values over the baseline's median, not of their ratios: some values are 0 or negative")
 			}
+			if !hl.Exact {
+				c.Notes = append(c.Notes, "interval from the normal approximation of the Mann-Whitney U distribution")
+			}
+		} else {
+			c.Notes = append(c.Notes, "no interval of the change: the baseline's median is 0")
 		}
 		for _, w := range cmp.Warnings {
 			c.Notes = append(c.Notes, w.Error())
@@ -454,15 +632,32 @@ func directionVerdict(better string, sign int) string {
 	return VerdictNone
 }
 
-// rowUnchanged reports whether every non-baseline cell of row is
-// unchanged.
-func rowUnchanged(row Row) bool {
+// rowUnchanged reports whether "hide unchanged" drops row: every
+// non-baseline cell is unchanged ([Cell.Unchanged]) or, in a descriptive
+// row, moved by less than MinChange (a description of the medians, not
+// a test).
+func (t *Table) rowUnchanged(row Row) bool {
 	for _, c := range row.Cells[1:] {
-		if !c.Unchanged() {
+		small := c.Test == TestDescriptive && c.DeltaPct != nil && math.Abs(*c.DeltaPct) < t.MinChange
+		if !c.Unchanged() && !small {
 			return false
 		}
 	}
 	return true
+}
+
+// workloads are the distinct workloads of runs, sorted.
+func workloads(measured [][]store.Run) []string {
+	var ws []string
+	for _, runs := range measured {
+		for _, r := range runs {
+			if !slices.Contains(ws, r.Workload) {
+				ws = append(ws, r.Workload)
+			}
+		}
+	}
+	slices.Sort(ws)
+	return ws
 }
 
 // intervalMinN is the fewest samples for which benchmath gives a finite
@@ -537,9 +732,10 @@ func (t *Table) notes(cols []Column, measured [][]store.Run) []string {
 		}
 	}
 	if multi {
-		notes = append(notes, fmt.Sprintf("Several runs per column: the median and its %s confidence interval (benchmath, no distribution assumed); "+
-			"changes are tested with the Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat) and called better or worse only when p ≤ %s with ≥ %d runs on each side; "+
-			"otherwise \"~\" with the p-value.", pctLevel(t.Confidence), trimFloat(t.Alpha), t.TestMinN))
+		notes = append(notes, fmt.Sprintf("Several runs per column: the median and its %s confidence interval (benchmath, no distribution assumed).", pctLevel(t.Confidence)))
+	}
+	if len(t.Columns) > 1 {
+		notes = append(notes, t.testNotes()...)
 	}
 	if tooFew {
 		notes = append(notes, fmt.Sprintf("Some changes have too few runs to test (need ≥ %d per side): they get no verdict.", t.TestMinN))

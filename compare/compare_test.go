@@ -155,7 +155,7 @@ func TestSingleRunArithmetic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tab := single(t, Options{},
+			tab := single(t, Options{Headline: []string{"m"}},
 				[]store.Metric{metric("m", tt.base, "u", tt.better)},
 				[]store.Metric{metric("m", tt.target, "u", tt.better)})
 			c := rowOf(t, tab, "m").Cells[1]
@@ -207,7 +207,7 @@ func groupTable(t *testing.T, better string, base, target []float64) (*Table, Ce
 		}
 		return c
 	}
-	tab, err := Build([]Column{col("base", 100, base), col("target", 200, target)}, Options{})
+	tab, err := Build([]Column{col("base", 100, base), col("target", 200, target)}, Options{Headline: []string{"m"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +225,8 @@ func TestSignificance(t *testing.T) {
 		if c.Test != TestSignificant || c.P == nil || *c.P >= 0.05 || c.Verdict != VerdictWorse {
 			t.Fatalf("test %q p %v verdict %q; want significant, p < 0.05, worse", c.Test, deref(c.P), c.Verdict)
 		}
-		if got := tab.ChangeText(c); got != "−20.0% ✗" {
-			t.Errorf("ChangeText = %q, want %q", got, "−20.0% ✗")
+		if got := tab.ChangeText(c); !strings.HasPrefix(got, "−20.0% [") || !strings.HasSuffix(got, "] ✗") {
+			t.Errorf("ChangeText = %q, want −20.0%% [interval] ✗", got)
 		}
 		if c.N != 8 || c.Lo == nil || c.Hi == nil || !(*c.Lo <= c.Value && c.Value <= *c.Hi) {
 			t.Errorf("n %d, interval %v–%v around %v; want 8 samples and an interval around the median", c.N, deref(c.Lo), deref(c.Hi), c.Value)
@@ -243,7 +243,7 @@ func TestSignificance(t *testing.T) {
 	})
 	t.Run("clearly different, no direction", func(t *testing.T) {
 		tab, c := groupTable(t, "", far, farDown)
-		if c.Test != TestSignificant || c.Verdict != VerdictNone || tab.ChangeText(c) != "−20.0% ≠" {
+		if c.Test != TestSignificant || c.Verdict != VerdictNone || !strings.HasSuffix(tab.ChangeText(c), "] ≠") {
 			t.Fatalf("test %q verdict %q change %q; want significant, no verdict, ≠", c.Test, c.Verdict, tab.ChangeText(c))
 		}
 	})
@@ -252,8 +252,11 @@ func TestSignificance(t *testing.T) {
 		if c.Test != TestNotSignificant || c.P == nil || *c.P < 0.05 || c.Verdict != VerdictSame {
 			t.Fatalf("test %q p %v verdict %q; want not significant, p ≥ 0.05, same", c.Test, deref(c.P), c.Verdict)
 		}
-		if got := tab.ChangeText(c); !strings.Contains(got, "~ p=") {
-			t.Errorf("ChangeText = %q, want ~ with the p-value", got)
+		if got := tab.ChangeText(c); !strings.Contains(got, "~ adj. p=") {
+			t.Errorf("ChangeText = %q, want ~ with the adjusted p-value", got)
+		}
+		if c.State != StateUnchanged || c.PAdj == nil || *c.PAdj != *c.P {
+			t.Errorf("state %q, adjusted p %v (raw %v); want unchanged, adjusted = raw for the one tested change", c.State, deref(c.PAdj), *c.P)
 		}
 		if !c.Unchanged() {
 			t.Errorf("Unchanged() = false for a ~ cell")
@@ -419,7 +422,7 @@ func TestHideUnchanged(t *testing.T) {
 		metric("heap-peak", 60, "MiB", LowerIsBetter),
 	}
 	b := slices.Clone(a)
-	b[3] = metric("heap-peak", 61, "MiB", LowerIsBetter)
+	b[3] = metric("heap-peak", 66, "MiB", LowerIsBetter) // descriptive, beyond ±5%: shown
 	tab := single(t, Options{HideUnchanged: true}, base, a, b)
 	var got []string
 	for _, r := range tab.Rows {
@@ -513,10 +516,13 @@ func TestGroupsTable(t *testing.T) {
 	}{
 		{"records-consumed-rate", 1, TestSignificant, VerdictBetter},
 		{"records-consumed-rate", 2, TestTooFew, VerdictNone},
-		{"fetch-latency-avg", 1, TestNotSignificant, VerdictSame},
-		{"rebalance-time", 1, TestNotSignificant, VerdictSame}, // all samples equal
-		{"fetch-time", 1, TestSignificant, VerdictNone},        // no direction
-		{"syscr", 1, TestSignificant, VerdictBetter},
+		{"mb-per-sec", 1, TestSignificant, VerdictBetter},
+		{"fetch-records-per-sec", 1, TestSignificant, VerdictBetter},
+		// Not headline metrics of the consumer: described, not tested.
+		{"fetch-latency-avg", 1, TestDescriptive, VerdictNone},
+		{"rebalance-time", 1, TestDescriptive, VerdictNone},
+		{"fetch-time", 1, TestDescriptive, VerdictNone},
+		{"syscr", 1, TestDescriptive, VerdictNone}, // 20% fewer: shown, not flagged
 	}
 	for _, tt := range tests {
 		c := rowOf(t, tab, tt.metric).Cells[tt.col]
@@ -533,6 +539,18 @@ func TestGroupsTable(t *testing.T) {
 	}
 	if want := []string{SectionThroughput, SectionLatency, SectionFetch, SectionNetwork, SectionCPU}; !slices.Equal(got, want) {
 		t.Errorf("sections = %q, want %q", got, want)
+	}
+	// The consumer's four rates are tested: 4 rows × the 6-run column
+	// (the 3-run one has too few), adjusted together.
+	if want := []string{"records-consumed-rate", "mb-per-sec", "fetch-records-per-sec", "fetch-mb-per-sec"}; !slices.Equal(tab.Headline, want) {
+		t.Errorf("headline = %q", tab.Headline)
+	}
+	if tab.Tested != 4 || !slices.Equal(tab.Workloads, []string{"consumer"}) {
+		t.Errorf("tested %d workloads %q; want 4, consumer", tab.Tested, tab.Workloads)
+	}
+	// CONSUMER (branch) has 3 runs: one more per side to test it.
+	if tab.MoreRepetitions != 1 || tab.Columns[2].MoreRepetitions != 1 || tab.Columns[1].MoreRepetitions != 0 {
+		t.Errorf("more repetitions: table %d, columns %d, %d; want 1, 0, 1", tab.MoreRepetitions, tab.Columns[1].MoreRepetitions, tab.Columns[2].MoreRepetitions)
 	}
 }
 

@@ -21,23 +21,46 @@
 // # Changes and verdicts
 //
 // Every non-baseline cell shows the change of its value (median) against
-// the baseline's, in percent of the baseline, and a verdict by the
-// metric's direction (store.Metric.Better): a higher rate is better, a
-// higher latency worse, and a metric without a direction never gets one.
-// Whether the verdict may be trusted depends on the samples:
+// the baseline's, in percent of the baseline. Only the headline metrics of
+// the runs' workloads are tested ([HeadlineMetrics]: a producer's
+// record-send-rate, mb-per-sec and record latency p50/p99/p999, a
+// consumer's four rates, the write path's rates, latency percentiles and
+// costs); every other row is descriptive: its change is shown with no
+// test, p-value or verdict. Testing all ~30 figures of a run at α would
+// flag about 30·α of them between identical runs.
 //
-//	both sides ≥ 4 runs (at α = 0.05)   Mann-Whitney U test (benchmath):
-//	                                    p ≤ α: better / worse      "+3.4% ✓"  "−12.0% ✗"  ("≠" without direction)
-//	                                    p > α: same, shown as ~    "+0.8% ~ p=0.382"
+// A headline change gets a verdict by the metric's direction
+// (store.Metric.Better: a higher rate is better, a higher latency worse,
+// and a metric without a direction never gets one). Whether the verdict
+// may be trusted depends on the samples:
+//
+//	both sides ≥ 4 runs (at α = 0.05)   Mann-Whitney U test (benchmath), p-values adjusted
+//	                                    across the table's tested changes (Benjamini-Hochberg, q = α):
+//	                                    adjusted p ≤ α: better / worse   "+3.4% [+1.1%, +5.9%] ✓"  ("≠" without direction)
+//	                                    α < adjusted p ≤ 2α: borderline  "+4.0% [−0.3%, +8.1%] borderline adj. p=0.071"
+//	                                    interval beyond ±5%: inconclusive "+1.2% [−9.8%, +12.1%] inconclusive adj. p=0.820"
+//	                                    else no change beyond ±5%         "+0.8% [−1.2%, +2.9%] ~ adj. p=0.382"
 //	both sides ≥ 2 runs, a side < 4     too few samples: no verdict, p kept  "+3.4% n<4"
 //	one run against several             too few samples: no verdict, no p    "+3.4% n<4"
 //	one run on each side                not tested: verdict by direction     "+3.4% ✓?"  "−3.4% ✗?"  "0.0% ="
 //
-// So a reader never sees a bare ✓ or ✗ unless the U test found the change
-// significant with enough runs on both sides; a change from single runs
-// always carries "?" and the note "single runs: no significance test".
-// The numbers 4 and 6 follow from α and the confidence level
-// ([Table.TestMinN], [Table.IntervalMinN]).
+// A tested change shows the Hodges-Lehmann estimate of the ratio of the
+// candidate's runs to the baseline's (the median of all pairwise ratios,
+// i.e. of the differences of log values) with its distribution-free 1−α
+// confidence interval, the range of shifts the same Mann-Whitney test
+// does not reject (exact U distribution up to 50 runs per side, normal
+// approximation above). Borderline, inconclusive and too-few changes are
+// undecided: the cell, its column ([ColumnInfo.MoreRepetitions]) and the
+// table ([Table.MoreRepetitions], [Table.Suggestion]) say how many more
+// runs per side would help, by a rule stated in the table's notes.
+// [Table.Flags] lists the significant changes: between identical
+// configurations, false flags.
+//
+// So a reader never sees a bare ✓ or ✗ unless the U test found a headline
+// change significant after the adjustment with enough runs on both sides;
+// a change from single runs always carries "?" and the note "single
+// runs: no significance test". The numbers 4 and 6 follow from α and the
+// confidence level ([Table.TestMinN], [Table.IntervalMinN]).
 //
 // # Notation
 //
@@ -45,8 +68,9 @@
 // [Table.Legend]): thousands separators, a real minus sign (U+2212),
 // about three significant digits with the same decimals across a row
 // ("1,234,567", "4.12", "94.10"; whole values without decimals, as their
-// source gave them), intervals as "±2.3%", changes as
-// "+3.4%" / "−12.0%", p-values as "p=0.382". Markdown cells read
-// "value ±interval (change mark)", e.g. "1,809,000 ±3.5% (+20.0% ✓)".
-// CSV and JSON carry raw numbers.
+// source gave them), intervals as "±2.3%", changes as "+3.4%" / "−12.0%",
+// intervals of changes as "[+1.1%, +5.9%]", adjusted p-values as
+// "adj. p=0.382". Markdown cells read "value ±interval (change [interval]
+// mark)", e.g. "1,809,000 ±3.5% (+20.0% [+16.5%, +23.6%] ✓)", with the
+// tested metrics' names in bold. CSV and JSON carry raw numbers.
 package compare

@@ -33,6 +33,8 @@ const defaultTitle = "kbench comparison"
 //     non-baseline columns by the change in parentheses as
 //     [Table.ChangeText], e.g. "1,300,000 (+5.3% ✓)", and by "(n=7)" when
 //     a metric is missing from some of a column's runs;
+//   - headline (tested) metrics in bold; descriptive ones plain;
+//   - when headline changes are undecided, [Table.Suggestion] in bold;
 //   - the legend ([Table.Legend]) and the table's notes;
 //   - each measured run's Kafka-format output in a
 //     <details><summary>#id label</summary> block holding a fenced code
@@ -100,7 +102,11 @@ func Markdown(t *Table, meta Meta) string {
 			b.WriteString("\n")
 		}
 		b.WriteString("| ")
-		b.WriteString(escapeInline(row.Metric))
+		if row.Headline {
+			b.WriteString("**" + escapeInline(row.Metric) + "**")
+		} else {
+			b.WriteString(escapeInline(row.Metric))
+		}
 		if row.Unit != "" {
 			b.WriteString(" (")
 			b.WriteString(escapeInline(row.Unit))
@@ -132,6 +138,11 @@ func Markdown(t *Table, meta Meta) string {
 		b.WriteString("\nNo metrics to show.\n")
 	}
 
+	if s := t.Suggestion(); s != "" {
+		b.WriteString("\n**")
+		b.WriteString(s)
+		b.WriteString("**\n")
+	}
 	b.WriteString("\n**Legend:** ")
 	b.WriteString(t.Legend())
 	b.WriteString("\n\n**Notes**\n\n")
@@ -231,20 +242,28 @@ func longestRun(s string, c byte) int {
 }
 
 // csvHeader are the columns of [CSV].
-var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "value", "lo", "hi", "delta_pct", "p_value", "verdict", "test"}
+var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "value", "lo", "hi", "delta_pct", "p_value", "verdict", "test",
+	"headline", "p_adjusted", "change_estimate_pct", "change_ci_low", "change_ci_high", "state", "more_repetitions", "fdr_q"}
 
 // CSV renders t as one record per metric × column with raw numbers
 // (the fewest digits that read back exactly, "." as the decimal point,
 // no exponent, no separators):
 //
-//	section, metric, unit, better, column, n, value, lo, hi, delta_pct, p_value, verdict, test
+//	section, metric, unit, better, column, n, value, lo, hi, delta_pct, p_value, verdict, test,
+//	headline, p_adjusted, change_estimate_pct, change_ci_low, change_ci_high, state, more_repetitions, fdr_q
 //
 // value is the run's value or the median, empty when n is 0; lo and hi
 // are the median's interval, empty without one; delta_pct, p_value,
 // verdict and test are empty for the baseline and when not computed.
 // test is one of the Test constants ("significant", "not significant",
-// "too few samples", "single runs"). Text cells that a spreadsheet would
-// take for a formula (starting =, +, -, @) are prefixed with a quote.
+// "too few samples", "single runs", "descriptive"). headline is true for
+// a tested row, false for a descriptive one; p_adjusted (Benjamini-
+// Hochberg), change_estimate_pct (Hodges-Lehmann) and its interval
+// change_ci_low … change_ci_high are filled in for tested changes; state
+// is one of the State constants; more_repetitions the runs per side the
+// change needs (MaxMoreRepetitions+1: more than that); fdr_q, the same on every record, the false discovery
+// rate the adjustment keeps. Text cells that a spreadsheet would take
+// for a formula (starting =, +, -, @) are prefixed with a quote.
 func CSV(t *Table) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -265,6 +284,14 @@ func CSV(t *Table) []byte {
 			rec[7], rec[8] = optFloat(c.Lo), optFloat(c.Hi)
 			rec[9], rec[10] = optFloat(c.DeltaPct), optFloat(c.P)
 			rec[11], rec[12] = c.Verdict, c.Test
+			rec[13] = strconv.FormatBool(row.Headline)
+			rec[14], rec[15] = optFloat(c.PAdj), optFloat(c.ChangeEst)
+			rec[16], rec[17] = optFloat(c.ChangeLo), optFloat(c.ChangeHi)
+			rec[18], rec[19] = c.State, ""
+			if c.More > 0 {
+				rec[19] = strconv.Itoa(c.More)
+			}
+			rec[20] = rawFloat(t.Alpha)
 			_ = w.Write(rec)
 		}
 	}
@@ -308,12 +335,22 @@ type (
 		Hidden        []string     `json:"hidden_metrics,omitempty"`
 		TableNotes    []string     `json:"table_notes"`
 		Legend        string       `json:"legend"`
+		// Added by issue 11: how the table tests its changes.
+		FDRQ            float64  `json:"fdr_q"`
+		ChangeCILevel   float64  `json:"change_ci_level"`
+		MinChangePct    float64  `json:"min_change_pct"`
+		Workloads       []string `json:"workloads"`
+		HeadlineMetrics []string `json:"headline_metrics"`
+		TestedChanges   int      `json:"tested_changes"`
+		MoreRepetitions int      `json:"more_repetitions"`
+		MaxMore         int      `json:"max_more_repetitions"`
 	}
 	jsonColumn struct {
 		Name            string `json:"name"`
 		Baseline        bool   `json:"baseline"`
 		Runs            []uint `json:"runs"`
 		WarmupsExcluded []uint `json:"warmups_excluded,omitempty"`
+		MoreRepetitions int    `json:"more_repetitions"`
 	}
 	jsonRow struct {
 		Section string     `json:"section"`
@@ -323,6 +360,8 @@ type (
 		Help    string     `json:"help,omitempty"`
 		Notes   []string   `json:"notes,omitempty"`
 		Cells   []jsonCell `json:"cells"`
+		// Headline: the row is tested; false: descriptive.
+		Headline bool `json:"headline"`
 	}
 	jsonCell struct {
 		Column   string    `json:"column"`
@@ -338,6 +377,13 @@ type (
 		Text     string    `json:"text"`
 		Change   string    `json:"change"`
 		Notes    []string  `json:"notes,omitempty"`
+		// Added by issue 11, for tested changes.
+		PAdj      *float64 `json:"p_adjusted"`
+		ChangeEst *float64 `json:"change_estimate_pct"`
+		ChangeLo  *float64 `json:"change_ci_low"`
+		ChangeHi  *float64 `json:"change_ci_high"`
+		State     string   `json:"state"`
+		More      int      `json:"more_repetitions"`
 	}
 )
 
@@ -345,11 +391,21 @@ type (
 // ending in a newline:
 // title, notes, url, created (RFC 3339, UTC), alpha, confidence,
 // interval_min_n, test_min_n, hide_unchanged, columns (name, baseline,
-// runs, warmups_excluded), rows (section, metric, unit, better, help,
-// notes, cells), hidden_metrics, table_notes and legend. A cell has
-// column, n, value (null when missing), values (the samples, ascending),
-// lo, hi, delta_pct and p_value (null when not computed), test, verdict,
-// its text and change as Markdown shows them, and notes.
+// runs, warmups_excluded, more_repetitions), rows (section, metric, unit,
+// better, help, notes, cells, headline), hidden_metrics, table_notes,
+// legend, and how changes are tested: fdr_q (the Benjamini-Hochberg
+// level, = alpha), change_ci_level (1 − alpha), min_change_pct,
+// workloads, headline_metrics (the tested rows), tested_changes (how
+// many changes the adjustment covers), more_repetitions (per side, 0
+// when every headline change is decided) and max_more_repetitions. A
+// cell has column, n, value (null when missing), values (the samples,
+// ascending), lo, hi, delta_pct (change of the medians, percent) and
+// p_value (the raw Mann-Whitney p; null when not computed), test,
+// verdict, its text and change as Markdown shows them, notes, and for
+// tested changes p_adjusted, change_estimate_pct (Hodges-Lehmann),
+// change_ci_low and change_ci_high (its interval, percent), state and
+// more_repetitions (runs per side the change needs; max_more_repetitions
+// + 1 means more than the cap, which the table's figure never exceeds).
 func JSON(t *Table, meta Meta) ([]byte, error) {
 	doc := jsonTable{
 		Title:         meta.Title,
@@ -365,6 +421,21 @@ func JSON(t *Table, meta Meta) ([]byte, error) {
 		Hidden:        t.Hidden,
 		TableNotes:    t.Notes,
 		Legend:        t.Legend(),
+
+		FDRQ:            t.Alpha,
+		ChangeCILevel:   1 - t.Alpha,
+		MinChangePct:    t.MinChange,
+		Workloads:       t.Workloads,
+		HeadlineMetrics: t.Headline,
+		TestedChanges:   t.Tested,
+		MoreRepetitions: t.MoreRepetitions,
+		MaxMore:         MaxMoreRepetitions,
+	}
+	if doc.Workloads == nil {
+		doc.Workloads = []string{}
+	}
+	if doc.HeadlineMetrics == nil {
+		doc.HeadlineMetrics = []string{}
 	}
 	if !meta.Created.IsZero() {
 		doc.Created = meta.Created.UTC().Format(time.RFC3339)
@@ -374,14 +445,15 @@ func JSON(t *Table, meta Meta) ([]byte, error) {
 		if runs == nil {
 			runs = []uint{}
 		}
-		doc.Columns[i] = jsonColumn{Name: c.Name, Baseline: c.Baseline, Runs: runs, WarmupsExcluded: c.WarmupsExcluded}
+		doc.Columns[i] = jsonColumn{Name: c.Name, Baseline: c.Baseline, Runs: runs, WarmupsExcluded: c.WarmupsExcluded, MoreRepetitions: c.MoreRepetitions}
 	}
 	for i, row := range t.Rows {
 		jr := jsonRow{Section: row.Section, Metric: row.Metric, Unit: row.Unit, Better: row.Better, Help: row.Help, Notes: row.Notes,
-			Cells: make([]jsonCell, len(row.Cells))}
+			Cells: make([]jsonCell, len(row.Cells)), Headline: row.Headline}
 		for j, c := range row.Cells {
 			jc := jsonCell{Column: t.Columns[j].Name, N: c.N, Values: c.Values, Lo: c.Lo, Hi: c.Hi, DeltaPct: c.DeltaPct, P: c.P,
-				Test: c.Test, Verdict: c.Verdict, Text: row.ValueText(j), Change: t.ChangeText(c), Notes: c.Notes}
+				Test: c.Test, Verdict: c.Verdict, Text: row.ValueText(j), Change: t.ChangeText(c), Notes: c.Notes,
+				PAdj: c.PAdj, ChangeEst: c.ChangeEst, ChangeLo: c.ChangeLo, ChangeHi: c.ChangeHi, State: c.State, More: c.More}
 			if c.N > 0 {
 				v := c.Value
 				jc.Value = &v

@@ -111,7 +111,9 @@ func TestCSVShape(t *testing.T) {
 	if want := len(tab.Rows)*len(tab.Columns) + 1; len(recs) != want {
 		t.Fatalf("%d records, want %d (header + metrics × columns)", len(recs), want)
 	}
-	if got := strings.Join(recs[0], ","); got != "section,metric,unit,better,column,n,value,lo,hi,delta_pct,p_value,verdict,test" {
+	// The columns before issue 11's come first, unchanged.
+	if got := strings.Join(recs[0], ","); got != "section,metric,unit,better,column,n,value,lo,hi,delta_pct,p_value,verdict,test,"+
+		"headline,p_adjusted,change_estimate_pct,change_ci_low,change_ci_high,state,more_repetitions,fdr_q" {
 		t.Errorf("header = %q", got)
 	}
 	if got := csvText("=SUM(A1)"); got != "'=SUM(A1)" {
@@ -159,7 +161,7 @@ func TestMarkdownEscaping(t *testing.T) {
 	r1.Output = "plain line\n"
 	r2 := run(2, "br`anch` <x> & co", metric("m", 2, "ms|s", LowerIsBetter))
 	r2.Output = "a ``` fence\r\n````\nlast\n\n"
-	tab, err := Build(Columns([]store.Run{r1, r2}, ByRun), Options{})
+	tab, err := Build(Columns([]store.Run{r1, r2}, ByRun), Options{Headline: []string{"m"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestMarkdownEscaping(t *testing.T) {
 	for _, want := range []string{
 		"## a \\`b\\` \\| c\n",
 		"| Metric | #1 trunk\\|main · baseline | #2 br\\`anch\\` \\<x\\> \\& co |\n",
-		"| m (ms\\|s) ↓ | 1 | 2 (+100% ✗?) |\n",
+		"| **m** (ms\\|s) ↓ | 1 | 2 (+100% ✗?) |\n", // a tested (headline) row is bold
 		"<details><summary>#2 br`anch` &lt;x&gt; &amp; co</summary>\n\n`````text\na ``` fence\n````\nlast\n`````\n\n</details>\n",
 		"<details><summary>#1 trunk|main</summary>\n\n```text\nplain line\n```\n\n</details>\n",
 	} {

@@ -233,17 +233,21 @@ func formatFixed(v float64, d int) string {
 }
 
 // ChangeText is a cell's change against the baseline in the notation of
-// [Table.Legend], "" for the baseline or a missing value:
+// [Table.Legend], "" for the baseline or a missing value. A tested
+// change shows its Hodges-Lehmann estimate and interval; the others the
+// change of the medians:
 //
-//	"+3.4% ✓"          significant, better
-//	"−12.0% ✗"         significant, worse
-//	"+5.1% ≠"          significant, metric without a direction
-//	"+0.8% ~ p=0.382"  no significant difference
-//	"+3.4% n<4"        too few samples to test
-//	"+3.4% ✓?"         single runs, better by direction only, untested
-//	"−3.4% ✗?"         single runs, worse by direction only, untested
-//	"0.0% ="           single runs, identical values
-//	"+3.4%"            single runs, metric without a direction
+//	"+3.4% [+1.1%, +5.9%] ✓"                 significant, better
+//	"−12.0% [−15.2%, −8.8%] ✗"               significant, worse
+//	"+5.1% [+2.0%, +8.3%] ≠"                 significant, metric without a direction
+//	"+0.8% [−1.2%, +2.9%] ~ adj. p=0.382"    no change beyond ±MinChange
+//	"+4.0% [−0.3%, +8.1%] borderline adj. p=0.071"
+//	"+1.2% [−9.8%, +12.1%] inconclusive adj. p=0.820"
+//	"+3.4% n<4"                              too few samples to test
+//	"+3.4% ✓?"                               single runs, better by direction only, untested
+//	"−3.4% ✗?"                               single runs, worse by direction only, untested
+//	"0.0% ="                                 single runs, identical values
+//	"+3.4%"                                  single runs without a direction, or a descriptive row
 //
 // A baseline of 0 shows "from 0" instead of a percentage.
 func (t *Table) ChangeText(c Cell) string {
@@ -253,6 +257,16 @@ func (t *Table) ChangeText(c Cell) string {
 	delta := "from 0"
 	if c.DeltaPct != nil {
 		delta = FormatDelta(*c.DeltaPct)
+	}
+	if c.ChangeEst != nil {
+		delta = FormatDelta(*c.ChangeEst)
+		if c.ChangeLo != nil && c.ChangeHi != nil {
+			delta += " " + FormatChangeInterval(*c.ChangeLo, *c.ChangeHi)
+		}
+	}
+	adjP := ""
+	if c.PAdj != nil {
+		adjP = " adj. " + FormatP(*c.PAdj)
 	}
 	var mark string
 	switch c.Test {
@@ -266,9 +280,13 @@ func (t *Table) ChangeText(c Cell) string {
 			mark = markChanged
 		}
 	case TestNotSignificant:
-		mark = markSame
-		if c.P != nil {
-			mark += " " + FormatP(*c.P)
+		switch c.State {
+		case StateBorderline:
+			mark = StateBorderline + adjP
+		case StateInconclusive:
+			mark = StateInconclusive + adjP
+		default:
+			mark = markSame + adjP
 		}
 	case TestTooFew:
 		mark = "n<" + strconv.Itoa(t.TestMinN)
@@ -290,13 +308,32 @@ func (t *Table) ChangeText(c Cell) string {
 	return delta + " " + mark
 }
 
-// Legend explains the notation of the table's text exports, one line.
+// FormatChangeInterval formats the interval of a change in percent:
+// "[+1.1%, +7.5%]".
+func FormatChangeInterval(lo, hi float64) string {
+	return "[" + FormatDelta(lo) + ", " + FormatDelta(hi) + "]"
+}
+
+// Legend explains the notation of the table's text exports, one line,
+// including how the table tests its changes (Benjamini-Hochberg at q =
+// α) and which rows are descriptive.
 func (t *Table) Legend() string {
 	a := trimFloat(t.Alpha)
+	n := strconv.Itoa(t.TestMinN)
+	mc := trimFloat(t.MinChange) + "%"
+	tested := "the table's tested changes (none here)"
+	if t.Tested > 0 {
+		tested = "the table's " + strconv.Itoa(t.Tested) + " tested " + plural(t.Tested, "change", "changes")
+	}
 	return "↑ higher is better, ↓ lower is better · value: the run's figure, or the median of a column's runs with its " +
 		pctLevel(t.Confidence) + " confidence interval (±) · (change vs the baseline column) · " +
-		"✓ better, ✗ worse: significant (Mann-Whitney U, p ≤ " + a + ", ≥ " + strconv.Itoa(t.TestMinN) + " runs per side) · " +
-		"≠ significant change, metric without a direction · ~ no significant difference, with its p-value · " +
-		"n<" + strconv.Itoa(t.TestMinN) + " too few runs to test, no verdict · " +
-		"✓? ✗? single runs: direction only, not tested · = same value · — not measured"
+		"tested rows (the workload's headline metrics; bold in Markdown): the change is the Hodges-Lehmann estimate with its " +
+		pctLevel(1-t.Alpha) + " distribution-free interval [low, high] (Mann-Whitney U) · " +
+		"✓ better, ✗ worse: significant (Mann-Whitney U, ≥ " + n + " runs per side, p adjusted by Benjamini-Hochberg over " +
+		tested + ": false discovery rate q = " + a + ", adjusted p ≤ " + a + ") · " +
+		"≠ significant change, metric without a direction · ~ no change beyond ±" + mc + ", with its adjusted p-value · " +
+		"borderline: adjusted p ≤ " + trimFloat(2*t.Alpha) + " · inconclusive: the interval holds 0 and changes beyond ±" + mc + ": run more repetitions · " +
+		"n<" + n + " too few runs to test, no verdict · " +
+		"✓? ✗? single runs: direction only, not tested · = same value · " +
+		"other rows are descriptive: the change of the medians, not tested · — not measured"
 }

@@ -42,9 +42,9 @@ func seedCompare(t *testing.T, ts *testServer) []uint {
 			Spec:   `{"workload":"producer","params":{"num-records":1000}}`,
 			Output: fmt.Sprintf("1000 records sent, %.1f records/sec (%.2f MB/sec), 1.00 ms avg latency, %.2f ms max latency.\n", rate, rate/1000, p99),
 			Metrics: []store.Metric{
-				{Name: "records-per-sec", Value: rate, Unit: "records/s", Better: "higher", Help: "records sent per second"},
+				{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: "higher", Help: "records sent per second"},
 				{Name: "mb-per-sec", Value: rate / 1000, Unit: "MB/s", Better: "higher"},
-				{Name: "latency-p99", Value: p99, Unit: "ms", Better: "lower"},
+				{Name: "record-latency-p99", Value: p99, Unit: "ms", Better: "lower"},
 				{Name: "cpu-seconds", Value: cpu, Unit: "s", Better: "lower"},
 				{Name: "records", Value: 1000, Unit: "records"},
 			}}
@@ -97,7 +97,7 @@ func TestCompareAPIAndPage(t *testing.T) {
 	if len(doc.Columns) != 2 || doc.Columns[0].Name != fmt.Sprintf("#%d trunk", ids[0]) || !doc.Columns[0].Baseline || doc.Columns[1].Baseline {
 		t.Errorf("columns = %+v", doc.Columns)
 	}
-	if len(doc.Rows) != 5 || doc.Rows[0].Metric != "records-per-sec" || doc.Rows[0].Cells[1].Verdict != "better" {
+	if len(doc.Rows) != 5 || doc.Rows[0].Metric != "record-send-rate" || doc.Rows[0].Cells[1].Verdict != "better" {
 		t.Errorf("rows = %+v", doc.Rows)
 	}
 
@@ -129,8 +129,11 @@ func TestCompareAPIAndPage(t *testing.T) {
 		for _, want := range []string{
 			`<table class="comparison-table"`, ">Throughput</th>", ">Latency</th>",
 			`1,234,568`, `1,500,000`, `records/s`, // thousands separators, units
-			`<span class="delta delta-better delta-untested">&#43;21.5% ✓?</span>`, // records/s up: better
-			`<span class="delta delta-better delta-untested">−22.0% ✓?</span>`,     // p99 down: better
+			// records/s up, p99 down: better by direction, untested (single
+			// runs: too few to decide, 3 more per side to test).
+			`<span class="delta delta-better delta-untested" data-state="too few samples" data-more-repetitions="3">&#43;21.5% ✓?</span>`,
+			`<span class="delta delta-better delta-untested" data-state="too few samples" data-more-repetitions="3">−22.0% ✓?</span>`,
+			`id="suggest-repetitions"`, "Too few runs to decide: run 3 more repetitions per side",
 			`href="/runs/` + fmt.Sprint(ids[0]) + `"`,
 			`<form method="post" action="/reports" id="save-report-form">`, `name="runs" value="` + runs + `"`,
 			`id="copy-markdown"`, `id="markdown-text"`, "## kbench comparison",

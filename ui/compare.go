@@ -71,6 +71,19 @@ type ComparisonTable struct {
 	// ColSpan is the number of columns with the metric's: section rows
 	// span them all.
 	ColSpan int
+	// Suggestion is the table's advice on its undecided headline changes
+	// ("Inconclusive: run 7 more repetitions per side …"), "" when all
+	// are decided; MoreRepetitions its number of runs per side, for a
+	// button that queues them (data-more-repetitions on the page).
+	Suggestion      string
+	MoreRepetitions int
+	// Undecided lists the undecided headline changes: "record-latency-p99
+	// in branch: inconclusive, about 7 more per side".
+	Undecided []string
+	// Tested is how many changes the Benjamini-Hochberg adjustment
+	// covers; FDRQ its level (the table's α).
+	Tested int
+	FDRQ   string
 }
 
 // CompareColumn is one column: a run, or the runs of a group or label.
@@ -79,6 +92,9 @@ type CompareColumn struct {
 	Baseline bool
 	Runs     []RunLink
 	Excluded []RunLink // warm-up runs left out of the figures
+	// MoreRepetitions is how many more runs this column and the baseline
+	// each need to decide the column's headline changes; 0 when decided.
+	MoreRepetitions int
 }
 
 // RunLink links to a run: "#12 trunk".
@@ -103,6 +119,9 @@ type CompareRow struct {
 	DirText   string // "higher is better", …
 	Notes     []string
 	Cells     []CompareCell
+	// Headline: the row is tested; Class is "headline" or "descriptive".
+	Headline bool
+	Class    string
 }
 
 // CompareCell is one figure and, off the baseline, its change.
@@ -111,25 +130,44 @@ type CompareCell struct {
 	Unit    string // "" when missing
 	Missing bool
 	N       int    // samples (runs with the metric)
-	Change  string // "+3.4% ✓", "−0.8% ~ p=0.382", "" on the baseline
-	Class   string // CSS classes of the change, by verdict
+	Change  string // "+3.4% [+1.1%, +5.9%] ✓", "−0.8% [−2.0%, +0.4%] ~ adj. p=0.382", "" on the baseline
+	Class   string // CSS classes of the change, by verdict and state
 	Note    string // the cell's notes joined, for a tooltip
+	// State is the headline change's state (compare.State*: significant,
+	// borderline, inconclusive, unchanged, too few samples), "" else.
+	State string
+	// More is how many more runs per side the change needs; 0 when
+	// decided.
+	More int
 }
 
 // Change classes: green for better, red for worse; a change from single
-// runs is better or worse by direction only, and also "delta-untested".
+// runs is better or worse by direction only, and also "delta-untested";
+// borderline and inconclusive changes stand out as undecided; the changes
+// of descriptive rows carry no verdict colour.
 const (
-	classBetter   = "delta delta-better"
-	classWorse    = "delta delta-worse"
-	classSame     = "delta delta-same"
-	classChanged  = "delta delta-changed"
-	classTooFew   = "delta delta-toofew"
-	classUntested = " delta-untested"
+	classBetter       = "delta delta-better"
+	classWorse        = "delta delta-worse"
+	classSame         = "delta delta-same"
+	classChanged      = "delta delta-changed"
+	classTooFew       = "delta delta-toofew"
+	classUntested     = " delta-untested"
+	classBorderline   = "delta delta-borderline"
+	classInconclusive = "delta delta-inconclusive"
+	classDescriptive  = "delta delta-descriptive"
 )
 
-// changeClass classes a cell's change by its test and verdict.
+// changeClass classes a cell's change by its test, verdict and state.
 func changeClass(c compare.Cell) string {
+	switch c.State {
+	case compare.StateBorderline:
+		return classBorderline
+	case compare.StateInconclusive:
+		return classInconclusive
+	}
 	switch c.Test {
+	case compare.TestDescriptive:
+		return classDescriptive
 	case compare.TestSignificant:
 		switch c.Verdict {
 		case compare.VerdictBetter:
@@ -168,9 +206,18 @@ func NewComparisonTable(t *compare.Table, runs []store.Run) ComparisonTable {
 		}
 		return l
 	}
-	out := ComparisonTable{Notes: t.Notes, Legend: t.Legend(), Hidden: t.Hidden}
+	out := ComparisonTable{Notes: t.Notes, Legend: t.Legend(), Hidden: t.Hidden,
+		Suggestion: t.Suggestion(), MoreRepetitions: t.MoreRepetitions, Tested: t.Tested,
+		FDRQ: strconv.FormatFloat(t.Alpha, 'f', -1, 64)}
+	for _, u := range t.Undecided() {
+		more := "about " + strconv.Itoa(u.Cell.More)
+		if u.Cell.More > compare.MaxMoreRepetitions {
+			more = "more than " + strconv.Itoa(compare.MaxMoreRepetitions)
+		}
+		out.Undecided = append(out.Undecided, u.Metric+" in "+u.Column+": "+u.Cell.State+", "+more+" more per side")
+	}
 	for _, c := range t.Columns {
-		col := CompareColumn{Name: c.Name, Baseline: c.Baseline}
+		col := CompareColumn{Name: c.Name, Baseline: c.Baseline, MoreRepetitions: c.MoreRepetitions}
 		for _, id := range c.Runs {
 			col.Runs = append(col.Runs, link(id))
 		}
@@ -184,7 +231,10 @@ func NewComparisonTable(t *compare.Table, runs []store.Run) ComparisonTable {
 		if len(out.Sections) == 0 || out.Sections[len(out.Sections)-1].Name != row.Section {
 			out.Sections = append(out.Sections, CompareSection{Name: row.Section})
 		}
-		r := CompareRow{Metric: row.Metric, Unit: row.Unit, Help: row.Help, Notes: row.Notes}
+		r := CompareRow{Metric: row.Metric, Unit: row.Unit, Help: row.Help, Notes: row.Notes, Headline: row.Headline, Class: "descriptive"}
+		if row.Headline {
+			r.Class = "headline"
+		}
 		switch row.Better {
 		case compare.HigherIsBetter:
 			r.Direction, r.DirText = "↑", "higher is better"
@@ -199,6 +249,7 @@ func NewComparisonTable(t *compare.Table, runs []store.Run) ComparisonTable {
 			if i > 0 {
 				cell.Change = t.ChangeText(c)
 				cell.Class = changeClass(c)
+				cell.State, cell.More = c.State, c.More
 			}
 			r.Cells = append(r.Cells, cell)
 		}

@@ -12,9 +12,9 @@ import (
 
 func compareRuns() []store.Run {
 	mk := func(id uint, label string, rate, p99 float64, prof bool) store.Run {
-		r := store.Run{ID: id, Label: label, Status: store.StatusSucceeded, Metrics: []store.Metric{
-			{Name: "records-per-sec", Value: rate, Unit: "records/s", Better: "higher"},
-			{Name: "latency-p99", Value: p99, Unit: "ms", Better: "lower"},
+		r := store.Run{ID: id, Label: label, Workload: "producer", Status: store.StatusSucceeded, Metrics: []store.Metric{
+			{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: "higher"},
+			{Name: "record-latency-p99", Value: p99, Unit: "ms", Better: "lower"},
 			{Name: "records", Value: 1000, Unit: "records"},
 		}, Series: []store.SeriesPoint{{Seq: 1, T: 1, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}, {Seq: 2, T: 2, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}}}
 		if prof {
@@ -38,6 +38,10 @@ func TestChangeClass(t *testing.T) {
 		{compare.Cell{Test: compare.TestSingleRuns, Verdict: compare.VerdictBetter}, "delta delta-better delta-untested"},
 		{compare.Cell{Test: compare.TestSingleRuns, Verdict: compare.VerdictWorse}, "delta delta-worse delta-untested"},
 		{compare.Cell{Test: compare.TestSingleRuns}, "delta delta-same delta-untested"},
+		{compare.Cell{Test: compare.TestNotSignificant, State: compare.StateBorderline}, "delta delta-borderline"},
+		{compare.Cell{Test: compare.TestNotSignificant, State: compare.StateInconclusive}, "delta delta-inconclusive"},
+		{compare.Cell{Test: compare.TestNotSignificant, State: compare.StateUnchanged, Verdict: compare.VerdictSame}, "delta delta-same"},
+		{compare.Cell{Test: compare.TestDescriptive}, "delta delta-descriptive"},
 		{compare.Cell{}, ""},
 	} {
 		if got := changeClass(c.cell); got != c.want {
@@ -64,7 +68,7 @@ func TestCompareAndReportViews(t *testing.T) {
 	if rate.Direction != "↑" || rate.Cells[0].Value != "1,000,000" || rate.Cells[0].Unit != "records/s" || rate.Cells[0].Change != "" ||
 		rate.Cells[1].Change != "+25.0% ✓?" || rate.Cells[1].Class != "delta delta-better delta-untested" ||
 		rate.Cells[2].Class != "delta delta-worse delta-untested" {
-		t.Errorf("records-per-sec row = %+v", rate)
+		t.Errorf("record-send-rate row = %+v", rate)
 	}
 	lat := v.Table.Sections[1].Rows[0]
 	if lat.Direction != "↓" || lat.Cells[1].Class != "delta delta-worse delta-untested" || lat.Cells[2].Change != "0.0% =" {
@@ -125,5 +129,79 @@ func TestCompareViewWithoutMetrics(t *testing.T) {
 	}
 	if !strings.Contains(string(out), `id="no-metrics"`) || strings.Contains(string(out), `id="comparison"`) {
 		t.Error("a comparison without metrics does not say so")
+	}
+}
+
+// statesPage renders the comparison of 6 trunk runs (rate and latency
+// base) against 6 branch runs (rate and latency the given values), with a
+// descriptive syscr row.
+func statesPage(t *testing.T, rate, lat []float64) string {
+	t.Helper()
+	base := []float64{100, 101, 102, 103, 104, 105}
+	var runs []store.Run
+	for i := range 12 {
+		side, j := i/6, i%6
+		r, l := base[j]*1000, base[j]/10
+		if side == 1 {
+			r, l = rate[j]*1000, lat[j]/10
+		}
+		runs = append(runs, store.Run{ID: uint(i + 1), Label: []string{"trunk", "branch"}[side], Workload: "producer", Status: store.StatusSucceeded,
+			Metrics: []store.Metric{
+				{Name: "record-send-rate", Value: r, Unit: "records/s", Better: "higher"},
+				{Name: "record-latency-p99", Value: l, Unit: "ms", Better: "lower"},
+				{Name: "syscr", Value: 1000 + float64(j), Unit: "syscalls", Better: "lower"},
+			}})
+	}
+	tab, err := compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := New(templates.FS, goldenStatic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]uint, len(runs))
+	for i := range ids {
+		ids[i] = uint(i + 1)
+	}
+	out, err := u.RenderBytes("compare", NewCompareView(tab, runs, CompareQuery{Runs: ids, By: compare.ByLabel}, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestCompareStatesRendered renders comparisons whose headline changes
+// are significant, borderline and inconclusive, beside a descriptive
+// row: the page shows each change's interval and state, a tag on the
+// tested rows, and the table's "run more repetitions" suggestion with
+// its number in data attributes a button can read.
+func TestCompareStatesRendered(t *testing.T) {
+	base := []float64{100, 101, 102, 103, 104, 105}
+	// Rate: U = 6 of 36, p = 0.065; latency far lower, p = 0.002: the
+	// adjusted p of the rate stays 0.065, borderline.
+	page := statesPage(t, []float64{102.5, 103.5, 104.5, 106, 107, 108}, []float64{80, 81, 82, 83, 84, 85})
+	for _, want := range []string{
+		`id="suggest-repetitions"`, `data-more-repetitions="1"`, "Inconclusive: run 1 more repetition per side",
+		"record-send-rate in branch: borderline, about 1 more per side",
+		`class="delta delta-borderline" data-state="borderline" data-more-repetitions="1">&#43;2.7% [−0.5%, &#43;5.9%] borderline adj. p=0.065</span>`,
+		`class="delta delta-better" data-state="significant">`,
+		`class="delta delta-descriptive">0.0%</span>`, // same medians: no mark
+		`<tr data-metric="record-send-rate" class="headline">`, `<tr data-metric="syscr" class="descriptive">`,
+		`<span class="tag tag-tested"`, "Benjamini-Hochberg",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("compare page lacks %q", want)
+		}
+	}
+	// Wide latencies, no shift: inconclusive, and more than the cap.
+	page = statesPage(t, base, []float64{80, 95, 110, 120, 90, 105})
+	for _, want := range []string{
+		`class="delta delta-inconclusive" data-state="inconclusive" data-more-repetitions="31">`,
+		`data-more-repetitions="30"`, "record-latency-p99 in branch: inconclusive, more than 30 more per side",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("compare page lacks %q", want)
+		}
 	}
 }
