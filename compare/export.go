@@ -68,6 +68,8 @@ func Markdown(t *Table, meta Meta) string {
 		b.WriteString("\n\n")
 	}
 
+	markdownComparability(&b, t)
+
 	// Header.
 	b.WriteString("| Metric |")
 	for _, c := range t.Columns {
@@ -268,6 +270,7 @@ func CSV(t *Table) []byte {
 			_ = w.Write(rec)
 		}
 	}
+	csvComparability(w, t)
 	w.Flush()
 	return buf.Bytes()
 }
@@ -306,8 +309,13 @@ type (
 		Columns       []jsonColumn `json:"columns"`
 		Rows          []jsonRow    `json:"rows"`
 		Hidden        []string     `json:"hidden_metrics,omitempty"`
-		TableNotes    []string     `json:"table_notes"`
-		Legend        string       `json:"legend"`
+		// Comparability, ComparabilityUnknown and Warnings: see
+		// export_comparability.go.
+		Comparability        []jsonDifference `json:"comparability"`
+		ComparabilityUnknown []uint           `json:"comparability_unknown_runs"`
+		Warnings             []jsonWarning    `json:"warnings"`
+		TableNotes           []string         `json:"table_notes"`
+		Legend               string           `json:"legend"`
 	}
 	jsonColumn struct {
 		Name            string `json:"name"`
@@ -369,6 +377,7 @@ func JSON(t *Table, meta Meta) ([]byte, error) {
 	if !meta.Created.IsZero() {
 		doc.Created = meta.Created.UTC().Format(time.RFC3339)
 	}
+	doc.Comparability, doc.ComparabilityUnknown, doc.Warnings = jsonComparability(t)
 	for i, c := range t.Columns {
 		runs := c.Runs
 		if runs == nil {
