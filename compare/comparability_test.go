@@ -224,7 +224,7 @@ func TestRunWarnings(t *testing.T) {
 		t.Fatalf("warnings = %+v, want 3 (window, latency samples, CPU samples) of run #2", doc.Warnings)
 	}
 	w := doc.Warnings
-	if w[0].Run != 2 || w[0].Kind != "short window" || w[0].Window != 0.37 || !strings.Contains(w[0].Text, "0.37 s") || !strings.Contains(w[0].Text, "5 s") {
+	if w[0].Run != 2 || w[0].Kind != "short window" || w[0].Window != 0.37 || !strings.Contains(w[0].Text, "0.370 s") || !strings.Contains(w[0].Text, "5 s") {
 		t.Errorf("window warning = %+v", w[0])
 	}
 	wantLatency := "record-latency-p50 record-latency-p95 record-latency-p99 record-latency-p999 record-latency-intended-p50 record-latency-intended-p99 record-latency-intended-p999 request-latency-p99"
@@ -240,7 +240,7 @@ func TestRunWarnings(t *testing.T) {
 		}
 	}
 	md := Markdown(tab, Meta{})
-	if !strings.Contains(md, "#2 branch: measured window 0.37 s") {
+	if !strings.Contains(md, "#2 branch: measured window 0.370 s") {
 		t.Errorf("Markdown lacks the window warning:\n%s", md)
 	}
 	var n int

@@ -84,19 +84,7 @@ func RunWarnings(r store.Run) []RunWarning {
 			Text: fmt.Sprintf("measured window %s s, under %s s: figures from a window this short vary widely between identical runs; measure for longer",
 				formatSeconds(*w), trimFloat(MinWindowSeconds))})
 	}
-	var latency, cpu []string
-	for _, x := range r.Metrics {
-		switch {
-		case slices.Contains(cpuSampled, x.Name):
-			if !slices.Contains(cpu, x.Name) {
-				cpu = append(cpu, x.Name)
-			}
-		case percentileMetric.MatchString(x.Name):
-			if !slices.Contains(latency, x.Name) {
-				latency = append(latency, x.Name)
-			}
-		}
-	}
+	latency, cpu := SampledFigures(r.Metrics)
 	if n := m.LatencySamples; n != nil && *n > 0 && *n < MinPercentileSamples && len(latency) > 0 {
 		out = append(out, RunWarning{Run: r.ID, Kind: WarningFewSamples, Metrics: latency, Samples: *n,
 			Text: fmt.Sprintf("%s rest on %d latency %s (fewer than %d)", strings.Join(latency, ", "), *n, plural(int(*n), "sample", "samples"), MinPercentileSamples)})
@@ -110,6 +98,25 @@ func RunWarnings(r store.Run) []RunWarning {
 			Text: fmt.Sprintf("%s rest on %d CPU %s%s (fewer than %d)", strings.Join(cpu, " and "), *n, plural(int(*n), "sample", "samples"), every, MinPercentileSamples)})
 	}
 	return out
+}
+
+// SampledFigures names the figures among metrics that rest on samples:
+// the latency percentiles (…-pNN, from the latency histogram's samples)
+// and the CPU sampler's process-cpu-p99 and process-cpu-max.
+func SampledFigures(metrics []store.Metric) (latency, cpu []string) {
+	for _, x := range metrics {
+		switch {
+		case slices.Contains(cpuSampled, x.Name):
+			if !slices.Contains(cpu, x.Name) {
+				cpu = append(cpu, x.Name)
+			}
+		case percentileMetric.MatchString(x.Name):
+			if !slices.Contains(latency, x.Name) {
+				latency = append(latency, x.Name)
+			}
+		}
+	}
+	return latency, cpu
 }
 
 // TableWarning is a run warning in a comparison: the run and its column.
@@ -136,11 +143,5 @@ func tableWarnings(cols []ColumnInfo, measured [][]store.Run) []TableWarning {
 	return out
 }
 
-// formatSeconds shows a window: two decimals from 0.1 s ("0.37"), three
-// significant digits below ("0.0042").
-func formatSeconds(s float64) string {
-	if s < 0.1 {
-		return FormatNumber(s)
-	}
-	return fmt.Sprintf("%.2f", s)
-}
+// formatSeconds shows a window as run pages do: "0.370", "4.99".
+func formatSeconds(s float64) string { return FormatNumber(s) }
