@@ -27,6 +27,9 @@ const defaultTitle = "kbench comparison"
 //
 //   - "## Title", then a line with the creation time (UTC) and the link,
 //     then meta.Notes as written (Markdown of the author's own);
+//   - when the columns are not like for like, a table of the settings
+//     that differ ([Table.Comparability]), and a list of the runs'
+//     warnings ([Table.Warnings]);
 //   - one table: the first column is the metric, its unit and an arrow
 //     for its direction, then one column per run or group (the baseline
 //     first); section rows in bold; cells as [Row.ValueText], followed in
@@ -245,8 +248,10 @@ var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "
 // are the median's interval, empty without one; delta_pct, p_value,
 // verdict and test are empty for the baseline and when not computed.
 // test is one of the Test constants ("significant", "not significant",
-// "too few samples", "single runs"). Text cells that a spreadsheet would
-// take for a formula (starting =, +, -, @) are prefixed with a quote.
+// "too few samples", "single runs"). After the metrics come the records
+// of section "comparability" and "warning", whose value is text (see
+// csvComparability). Text cells that a spreadsheet would take for a
+// formula (starting =, +, -, @) are prefixed with a quote.
 func CSV(t *Table) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -354,10 +359,16 @@ type (
 // title, notes, url, created (RFC 3339, UTC), alpha, confidence,
 // interval_min_n, test_min_n, hide_unchanged, columns (name, baseline,
 // runs, warmups_excluded), rows (section, metric, unit, better, help,
-// notes, cells), hidden_metrics, table_notes and legend. A cell has
-// column, n, value (null when missing), values (the samples, ascending),
-// lo, hi, delta_pct and p_value (null when not computed), test, verdict,
-// its text and change as Markdown shows them, and notes.
+// notes, cells), hidden_metrics, comparability, comparability_unknown_runs,
+// warnings, table_notes and legend. A cell has column, n, value (null when
+// missing), values (the samples, ascending), lo, hi, delta_pct and p_value
+// (null when not computed), test, verdict, its text and change as
+// Markdown shows them, and notes. comparability lists the settings that
+// differ between the columns as {"setting", "values": [one per column,
+// null where unknown]}; comparability_unknown_runs the runs that recorded
+// no configuration; warnings the runs' [RunWarnings] as {run, column,
+// kind, metrics, samples, window_seconds, text}. All three are arrays,
+// empty when there is nothing to say.
 func JSON(t *Table, meta Meta) ([]byte, error) {
 	doc := jsonTable{
 		Title:         meta.Title,

@@ -14,7 +14,7 @@ const unknownValue = "unknown"
 // figures may be read as comparable and trusted.
 func markdownComparability(b *strings.Builder, t *Table) {
 	if len(t.Comparability) > 0 {
-		b.WriteString("**Not like for like:** these settings differ between the columns; a change may come from them rather than from what the columns compare.\n\n")
+		b.WriteString("**Not like for like:** these settings differ between the columns. Unless a setting is what the columns are meant to compare, a change in the figures may come from it.\n\n")
 		b.WriteString("| Setting |")
 		for _, c := range t.Columns {
 			b.WriteString(" ")
