@@ -45,10 +45,18 @@ const ComparabilityRule = "Settings compared across columns: the workload and it
 // printed or captured: runs differing only in them measure the same work.
 // props and config-file are compared through the resolved configuration,
 // bootstrap-server through the target.
+// timeout only bounds how long a consumer waits for a record.
 var specIgnored = map[string]bool{
 	"topic": true, "group": true, "bootstrap-server": true, "props": true, "config-file": true,
 	"profile": true, "print-metrics": true, "reporting-interval": true, "show-detailed-stats": true,
+	"timeout": true,
 }
+
+// specInConfig are spec parameters a recorded configuration holds under
+// Kafka's property name (fetch-size is max.partition.fetch.bytes,
+// from-latest is auto.offset.reset): with a configuration they are not
+// listed twice.
+var specInConfig = map[string]bool{"fetch-size": true, "from-latest": true}
 
 // comparedAPIs are the API keys whose ranges are compared: the requests
 // kbench's producer, consumers and write path send. A difference in one
@@ -139,6 +147,9 @@ func runFacts(r store.Run) facts {
 		}
 	}
 	for _, p := range specParams(r.Spec) {
+		if f.config && specInConfig[p.name] {
+			continue
+		}
 		if _, ok := f.get(p.name); !ok {
 			f.add(p.name, p.value)
 		}

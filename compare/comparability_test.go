@@ -311,3 +311,45 @@ func TestComparabilityGolden(t *testing.T) {
 	}
 	golden.Check(t, "comparability.json", string(js))
 }
+
+// TestComparabilitySpec: runs stored before configurations were recorded
+// are still compared on their spec; parameters that do not define the
+// workload are not; a flag the configuration holds under Kafka's name is
+// listed once.
+func TestComparabilitySpec(t *testing.T) {
+	old := func(id uint, params string) store.Run {
+		r := run(id, "old", producerMetrics(1, int(id))...)
+		r.Workload = "consumer"
+		r.Spec = `{"workload":"consumer","params":{` + params + `}}`
+		r.Environment = `{"kbench_version":"devel","go_version":"go1.26.8","broker":"embedded kfake (own process) at 127.0.0.1:4000` + fmt.Sprint(id) + `"}`
+		return r
+	}
+	runs := []store.Run{
+		old(1, `"messages":1000,"timeout":10000,"fetch-size":1048576,"topic":"a"`),
+		old(2, `"messages":2000,"timeout":20000,"fetch-size":65536,"topic":"b"`),
+	}
+	tab, err := Build(Columns(runs, ByRun), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := exportDoc(t, tab)
+	got := differences(doc)
+	if len(got) != 2 || strings.Join(got["messages"], "|") != "1000|2000" || strings.Join(got["fetch-size"], "|") != "1048576|65536" {
+		t.Errorf("spec-only comparability = %v, want messages and fetch-size (not timeout, topic, the broker's port)", got)
+	}
+	if fmt.Sprint(doc.Unknown) != "[1 2]" {
+		t.Errorf("unknown = %v, want both runs", doc.Unknown)
+	}
+
+	for i, v := range []string{"1048576", "65536"} {
+		runs[i].Environment = `{"config":{"mode":"group","settings":[{"name":"max.partition.fetch.bytes","value":"` + v + `"}]}}`
+	}
+	tab, err = Build(Columns(runs, ByRun), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = differences(exportDoc(t, tab))
+	if _, dup := got["fetch-size"]; dup || strings.Join(got["max.partition.fetch.bytes"], "|") != "1048576|65536" {
+		t.Errorf("with configurations: %v, want max.partition.fetch.bytes and no fetch-size", got)
+	}
+}

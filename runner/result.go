@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kbench/kbench/runner/kafkasec"
@@ -220,8 +221,10 @@ func buildVersions(bi *debug.BuildInfo) (kbench, kafkaGo string) {
 }
 
 // executableHash is the first 12 hex digits of the SHA-256 of this
-// executable, "" when it cannot be read.
-func executableHash() string {
+// executable, "" when it cannot be read; computed once per process.
+var executableHash = sync.OnceValue(hashExecutable)
+
+func hashExecutable() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return ""
