@@ -102,8 +102,17 @@ func TestBinary(t *testing.T) {
 			t.Errorf("stdout is not Kafka's output alone:\n%s", stdout.String())
 		}
 		var res struct {
-			Complete bool `json:"complete"`
-			Profiles []struct{ Role, Kind, File string }
+			Complete    bool `json:"complete"`
+			Profiles    []struct{ Role, Kind, File string }
+			Environment struct {
+				KafkaGoVersion string `json:"kafka_go_version"`
+				Config         *struct {
+					Mode string `json:"mode"`
+				} `json:"config"`
+				Target *struct {
+					Kind string `json:"kind"`
+				} `json:"target"`
+			} `json:"environment"`
 		}
 		data, err := os.ReadFile(filepath.Join(out, "result.json"))
 		if err != nil {
@@ -112,6 +121,11 @@ func TestBinary(t *testing.T) {
 		json.Unmarshal(data, &res)
 		if !res.Complete || len(res.Profiles) != 3 { // client cpu, heap and broker cpu
 			t.Errorf("complete=%v profiles=%+v, want complete with client cpu+heap and broker cpu", res.Complete, res.Profiles)
+		}
+		env := res.Environment
+		if env.KafkaGoVersion != "v0.4.51" || env.Config == nil || env.Config.Mode != "raw" || env.Target == nil || env.Target.Kind != "embedded" {
+			t.Errorf("environment: kafka-go %q, config %+v, target %+v; want v0.4.51 from the build, mode raw, the embedded broker",
+				env.KafkaGoVersion, env.Config, env.Target)
 		}
 	})
 

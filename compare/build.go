@@ -132,6 +132,13 @@ type Table struct {
 	// Notes explain the table: baseline, samples per column, excluded
 	// warm-up runs, the significance method, caveats.
 	Notes []string
+	// Comparability lists the settings that differ between the columns
+	// (see comparability.go); ComparabilityUnknown the runs that
+	// recorded no configuration to check.
+	Comparability        []Difference
+	ComparabilityUnknown []uint
+	// Warnings are the measured runs' [RunWarnings], column by column.
+	Warnings []TableWarning
 
 	// Workloads are the workloads of the columns' measured runs, sorted,
 	// whose headline metrics the table tests ("" for runs without one).
@@ -476,6 +483,11 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	}
 
 	t.Notes = append(t.notes(cols, measured), notes...)
+	t.Comparability, t.ComparabilityUnknown = comparability(measured)
+	if n := comparabilityNote(t.ComparabilityUnknown); n != "" {
+		t.Notes = append(t.Notes, n)
+	}
+	t.Warnings = tableWarnings(t.Columns, measured)
 	if len(skipped) > 0 {
 		t.Notes = append(t.Notes, "Values that are not finite numbers were left out: "+strings.Join(skipped, ", ")+".")
 	}

@@ -73,4 +73,25 @@
 // "adj. p=0.382". Markdown cells read "value ±interval (change [interval]
 // mark)", e.g. "1,809,000 ±3.5% (+20.0% [+16.5%, +23.6%] ✓)", with the
 // tested metrics' names in bold. CSV and JSON carry raw numbers.
+//
+// # Comparability and warnings
+//
+// Every table also says whether its columns are like for like
+// ([Table.Comparability], comparability.go): each run's recorded
+// environment, resolved client configuration (result.json's
+// environment.config), target and defining spec parameters are read as
+// settings, and a setting whose value differs between columns, or
+// between the runs of one column ("mixed: a, b"), is listed with one
+// value per column. Unknown values (a run that did not record the
+// setting) are never a difference; runs without a recorded
+// configuration are named in a note. Times, host names, topic and group
+// names and the embedded broker's address are not compared; the
+// 1-minute load average at start is, once the runs span
+// [LoadAverageSpan] or more ([ComparabilityRule] says it in full).
+//
+// [RunWarnings] flags a run's measured window under [MinWindowSeconds]
+// and percentile figures resting on fewer than [MinPercentileSamples]
+// samples: latency percentiles on the latency histogram's count, CPU
+// p99 and maximum on the CPU sampler's. Tables carry them per run
+// ([Table.Warnings]); every export shows both.
 package compare

@@ -27,6 +27,9 @@ const defaultTitle = "kbench comparison"
 //
 //   - "## Title", then a line with the creation time (UTC) and the link,
 //     then meta.Notes as written (Markdown of the author's own);
+//   - when the columns are not like for like, a table of the settings
+//     that differ ([Table.Comparability]), and a list of the runs'
+//     warnings ([Table.Warnings]);
 //   - one table: the first column is the metric, its unit and an arrow
 //     for its direction, then one column per run or group (the baseline
 //     first); section rows in bold; cells as [Row.ValueText], followed in
@@ -69,6 +72,8 @@ func Markdown(t *Table, meta Meta) string {
 		b.WriteString(notes)
 		b.WriteString("\n\n")
 	}
+
+	markdownComparability(&b, t)
 
 	// Header.
 	b.WriteString("| Metric |")
@@ -262,7 +267,9 @@ var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "
 // change_ci_low … change_ci_high are filled in for tested changes; state
 // is one of the State constants; more_repetitions the runs per side the
 // change needs (MaxMoreRepetitions+1: more than that); fdr_q, the same on every record, the false discovery
-// rate the adjustment keeps. Text cells that a spreadsheet would take
+// rate the adjustment keeps. After the metrics come the records of
+// section "comparability" and "warning", whose value is text (see
+// csvComparability). Text cells that a spreadsheet would take
 // for a formula (starting =, +, -, @) are prefixed with a quote.
 func CSV(t *Table) []byte {
 	var buf bytes.Buffer
@@ -295,6 +302,7 @@ func CSV(t *Table) []byte {
 			_ = w.Write(rec)
 		}
 	}
+	csvComparability(w, t)
 	w.Flush()
 	return buf.Bytes()
 }
@@ -333,8 +341,13 @@ type (
 		Columns       []jsonColumn `json:"columns"`
 		Rows          []jsonRow    `json:"rows"`
 		Hidden        []string     `json:"hidden_metrics,omitempty"`
-		TableNotes    []string     `json:"table_notes"`
-		Legend        string       `json:"legend"`
+		// Comparability, ComparabilityUnknown and Warnings: see
+		// export_comparability.go.
+		Comparability        []jsonDifference `json:"comparability"`
+		ComparabilityUnknown []uint           `json:"comparability_unknown_runs"`
+		Warnings             []jsonWarning    `json:"warnings"`
+		TableNotes           []string         `json:"table_notes"`
+		Legend               string           `json:"legend"`
 		// Added by issue 11: how the table tests its changes.
 		FDRQ            float64  `json:"fdr_q"`
 		ChangeCILevel   float64  `json:"change_ci_level"`
@@ -392,9 +405,9 @@ type (
 // title, notes, url, created (RFC 3339, UTC), alpha, confidence,
 // interval_min_n, test_min_n, hide_unchanged, columns (name, baseline,
 // runs, warmups_excluded, more_repetitions), rows (section, metric, unit,
-// better, help, notes, cells, headline), hidden_metrics, table_notes,
-// legend, and how changes are tested: fdr_q (the Benjamini-Hochberg
-// level, = alpha), change_ci_level (1 − alpha), min_change_pct,
+// better, help, notes, cells, headline), hidden_metrics, comparability,
+// comparability_unknown_runs, warnings, table_notes, legend, and how
+// changes are tested: fdr_q (the Benjamini-Hochberg level, = alpha), change_ci_level (1 − alpha), min_change_pct,
 // workloads, headline_metrics (the tested rows), tested_changes (how
 // many changes the adjustment covers), more_repetitions (per side, 0
 // when every headline change is decided) and max_more_repetitions. A
@@ -406,6 +419,12 @@ type (
 // change_ci_low and change_ci_high (its interval, percent), state and
 // more_repetitions (runs per side the change needs; max_more_repetitions
 // + 1 means more than the cap, which the table's figure never exceeds).
+// comparability lists the settings that differ between the columns as
+// {"setting", "values": [one per column, null where unknown]};
+// comparability_unknown_runs the runs that recorded no configuration;
+// warnings the runs' [RunWarnings] as {run, column, kind, metrics,
+// samples, window_seconds, text}. All three are arrays, empty when there
+// is nothing to say.
 func JSON(t *Table, meta Meta) ([]byte, error) {
 	doc := jsonTable{
 		Title:         meta.Title,
@@ -440,6 +459,7 @@ func JSON(t *Table, meta Meta) ([]byte, error) {
 	if !meta.Created.IsZero() {
 		doc.Created = meta.Created.UTC().Format(time.RFC3339)
 	}
+	doc.Comparability, doc.ComparabilityUnknown, doc.Warnings = jsonComparability(t)
 	for i, c := range t.Columns {
 		runs := c.Runs
 		if runs == nil {

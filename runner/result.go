@@ -2,13 +2,17 @@ package runner
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kbench/kbench/runner/kafkasec"
@@ -44,9 +48,18 @@ type SeriesPoint struct {
 	CPUPercent   float64 `json:"cpu_percent,omitempty"`
 }
 
-// Environment records where a run happened.
+// Environment records where and how a run happened: the machine, the
+// builds, the target and the configuration the client applied. Runs are
+// comparable only when these agree (see compare's comparability check).
 type Environment struct {
-	KbenchVersion  string `json:"kbench_version"`
+	// KbenchVersion is the module version, else "devel", with the VCS
+	// revision ("+0123456789ab", "+dirty" for uncommitted changes) when
+	// the build recorded one.
+	KbenchVersion string `json:"kbench_version"`
+	// KbenchBuild is the first 12 hex digits of the SHA-256 of the kbench
+	// executable: two builds of different code differ here even when
+	// both are "devel" without a revision.
+	KbenchBuild    string `json:"kbench_build,omitempty"`
 	GoVersion      string `json:"go_version"`
 	KafkaGoVersion string `json:"kafka_go_version"`
 	OS             string `json:"os"`
@@ -57,6 +70,14 @@ type Environment struct {
 	GOMAXPROCS     int    `json:"gomaxprocs"`
 	Host           string `json:"host,omitempty"`
 	Broker         string `json:"broker"` // "embedded (kfake …)" or the bootstrap servers
+	// LoadAverage is the machine's load average when the run started;
+	// nil where the system has none to read.
+	LoadAverage *LoadAverage `json:"load_average,omitempty"`
+	// Target is what the run talked to and the API ranges it answered.
+	Target *Target `json:"target,omitempty"`
+	// Config is the client configuration the run applied, after
+	// defaults.
+	Config *Config `json:"config,omitempty"`
 }
 
 // Measurement says how the figures were taken, so a reader can judge them.
@@ -161,30 +182,68 @@ func CurrentEnvironment() Environment {
 		Cores:         runtime.NumCPU(),
 		GOMAXPROCS:    runtime.GOMAXPROCS(0),
 		CPUModel:      cpuModel(),
+		KbenchBuild:   executableHash(),
+		LoadAverage:   currentLoadAverage(),
 	}
 	env.Host, _ = os.Hostname()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		env.Kernel = strings.TrimSpace(string(b))
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			env.KbenchVersion = v
+		env.KbenchVersion, env.KafkaGoVersion = buildVersions(bi)
+	}
+	return env
+}
+
+// buildVersions reads kbench's and kafka-go's versions from build info.
+// Test binaries and builds with -buildvcs=false (or from a git worktree,
+// which the go command does not stamp) have no revision: kbench is then
+// "devel", and KbenchBuild tells builds apart.
+func buildVersions(bi *debug.BuildInfo) (kbench, kafkaGo string) {
+	kbench = "devel"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		kbench = v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			kbench += "+" + s.Value[:12]
 		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				env.KbenchVersion += "+" + s.Value[:12]
-			}
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			kbench += "+dirty"
 		}
-		for _, d := range bi.Deps {
-			if d.Path == "github.com/segmentio/kafka-go" {
-				env.KafkaGoVersion = d.Version
-				if d.Replace != nil {
-					env.KafkaGoVersion = d.Replace.Path + "@" + d.Replace.Version
-				}
+	}
+	for _, d := range bi.Deps {
+		if d.Path == "github.com/segmentio/kafka-go" {
+			kafkaGo = d.Version
+			if d.Replace != nil {
+				kafkaGo = d.Replace.Path + "@" + d.Replace.Version
 			}
 		}
 	}
-	return env
+	return kbench, kafkaGo
+}
+
+// executableHash is the first 12 hex digits of the SHA-256 of this
+// executable, "" when it cannot be read; computed once per process.
+var executableHash = sync.OnceValue(hashExecutable)
+
+func hashExecutable() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 func cpuModel() string {

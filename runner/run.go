@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,9 @@ type run struct {
 	rep     *reporter
 	res     *Result
 	win     *window
+	// apiFrom and apiVersions are the preflight's ApiVersions answer.
+	apiFrom     string
+	apiVersions []kafka.ApiVersion
 }
 
 // Run executes spec and returns its result. The result is returned (and,
@@ -102,6 +106,7 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	r.st = st
+	r.res.Environment.Config = r.resolvedConfig()
 	if r.opts.OutDir != "" {
 		if err := os.MkdirAll(r.opts.OutDir, 0o755); err != nil {
 			return fmt.Errorf("runner: output directory: %w", err)
@@ -139,6 +144,7 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.preflight(ctx); err != nil {
 		return err
 	}
+	r.res.Environment.Target = newTarget(r.spec.targetKind(), r.apiFrom, r.apiVersions)
 	switch r.spec.Workload {
 	case Producer:
 		return r.produce(ctx)
@@ -217,8 +223,9 @@ func (r *run) explain(err error) error {
 
 // preflight connects to the bootstrap servers once, with the run's TLS and
 // SASL settings, before anything else, and asks the broker for its API
-// versions. kafka-go's Client reports a refused connection, a failed login
-// or a broker that never answers as "Broker Not Available" or a bare EOF;
+// versions, which the result keeps (Environment.Target). kafka-go's
+// Client reports a refused connection, a failed login or a broker that
+// never answers as "Broker Not Available" or a bare EOF;
 // a direct dial and one request report what really happened. The answer
 // must come within socket.connection.setup.timeout.ms of the dial.
 func (r *run) preflight(ctx context.Context) error {
@@ -256,12 +263,14 @@ func (r *run) probe(ctx context.Context, dialer *kafka.Dialer, addr string) erro
 	if err := conn.SetDeadline(deadline); err != nil {
 		return err
 	}
-	if _, err := conn.ApiVersions(); err != nil {
+	vs, err := conn.ApiVersions()
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return fmt.Errorf("broker %s: %w", addr, err)
 	}
+	r.apiFrom, r.apiVersions = addr, vs
 	return nil
 }
 
@@ -299,6 +308,7 @@ func (r *run) ensureTopic(ctx context.Context) (int, error) {
 			if len(t.Partitions) == 0 {
 				return 0, fmt.Errorf("topic %s has no partitions", r.spec.Topic)
 			}
+			r.res.Environment.Config.set("partitions", strconv.Itoa(len(t.Partitions)))
 			if len(t.Partitions) != r.spec.Partitions {
 				r.rep.note("kbench: topic %s already exists with %d partitions (--partitions %d applies only when kbench creates it)",
 					r.spec.Topic, len(t.Partitions), r.spec.Partitions)

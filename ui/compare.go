@@ -84,6 +84,21 @@ type ComparisonTable struct {
 	// covers; FDRQ its level (the table's α).
 	Tested int
 	FDRQ   string
+
+	// Comparability lists the settings that differ between the columns
+	// (compare.Table.Comparability), one value per column ("unknown"
+	// where no run recorded it); Warnings the runs' warnings, each
+	// naming its run. Both show above the table.
+	Comparability []Difference
+	Warnings      []string
+	// ComparabilityRule says what the check compares.
+	ComparabilityRule string
+}
+
+// Difference is one setting that differs between the columns.
+type Difference struct {
+	Setting string
+	Values  []string
 }
 
 // CompareColumn is one column: a run, or the runs of a group or label.
@@ -227,6 +242,20 @@ func NewComparisonTable(t *compare.Table, runs []store.Run) ComparisonTable {
 		out.Columns = append(out.Columns, col)
 	}
 	out.ColSpan = len(out.Columns) + 1
+	out.ComparabilityRule = compare.ComparabilityRule
+	for _, d := range t.Comparability {
+		vs := make([]string, len(d.Values))
+		for i, v := range d.Values {
+			if v == "" {
+				v = "unknown"
+			}
+			vs[i] = v
+		}
+		out.Comparability = append(out.Comparability, Difference{Setting: d.Setting, Values: vs})
+	}
+	for _, w := range t.Warnings {
+		out.Warnings = append(out.Warnings, w.FullText())
+	}
 	for _, row := range t.Rows {
 		if len(out.Sections) == 0 || out.Sections[len(out.Sections)-1].Name != row.Section {
 			out.Sections = append(out.Sections, CompareSection{Name: row.Section})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"regexp"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 )
@@ -77,12 +79,24 @@ type RunView struct {
 	// other figures than the metrics (whole-millisecond times and
 	// percentiles, as Kafka computes them); shown beside the output.
 	OutputNotes []string
+	// Warnings say why some figures deserve less trust: a short window,
+	// percentiles on few samples (compare.RunWarnings).
+	Warnings    []string
 	KeyFigures  []DefItem
 	Metrics     []MetricRow
 	Charts      []template.HTML
 	Measurement []DefItem
 	Notes       []string
 	Environment []DefItem
+	// Config is the client configuration the run recorded, after
+	// defaults (environment.config), its mode first; ConfigRecorded is
+	// false when there is none (imported runs, older runs).
+	Config         []DefItem
+	ConfigRecorded bool
+	// APIVersions are the ranges the target answered to ApiVersions,
+	// "Produce (key 0)": "3–11"; APIVersionsFrom the server that answered.
+	APIVersions     []DefItem
+	APIVersionsFrom string
 	// Raw JSON shown as is when it could not be decoded.
 	MeasurementRaw string
 	EnvironmentRaw string
@@ -240,10 +254,13 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 	v.ProfilesOnly = v.HideEmpty && r.Output == "" && len(r.Metrics) == 0 && len(r.Series) == 0 && len(r.Profiles) > 0
 	v.LivePoints = livePoints(series)
 
+	for _, w := range compare.RunWarnings(*r) {
+		v.Warnings = append(v.Warnings, w.Text)
+	}
 	if m, ok, err := decodeJSON[runner.Measurement](r.Measurement); err != nil {
 		v.MeasurementRaw = r.Measurement
 	} else if ok {
-		v.Measurement, v.Notes = measurementItems(m)
+		v.Measurement, v.Notes = measurementItems(m, r.Metrics)
 		v.OutputNotes = m.OutputNotes
 		if r.Source == store.SourceImported {
 			// kbench measured nothing of an imported run: only what the
@@ -255,6 +272,7 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 		v.EnvironmentRaw = r.Environment
 	} else if ok {
 		v.Environment = environmentItems(e)
+		v.setConfig(e)
 	}
 	v.Spec = prettyJSON(r.Spec)
 
@@ -395,7 +413,16 @@ func decodeJSON[T any](s string) (v T, ok bool, err error) {
 	return v, true, nil
 }
 
-func measurementItems(m runner.Measurement) ([]DefItem, []string) {
+// measurementItems lists how the figures were taken; the sample counts
+// name the figures that rest on them (compare.SampledFigures).
+func measurementItems(m runner.Measurement, metrics []store.Metric) ([]DefItem, []string) {
+	latencyFigures, cpuFigures := compare.SampledFigures(metrics)
+	behind := func(names []string) string {
+		if len(names) == 0 {
+			return ""
+		}
+		return " (behind " + strings.Join(names, ", ") + ")"
+	}
 	num := FormatInt
 	items := []DefItem{{"Warm-up records", num(m.WarmupRecords) + " (not measured)"}}
 	if m.PrefillRecords > 0 {
@@ -406,13 +433,13 @@ func measurementItems(m runner.Measurement) ([]DefItem, []string) {
 		DefItem{"Measured window", FormatNumber(m.WindowSeconds) + " s"},
 	)
 	if m.LatencySamples > 0 {
-		items = append(items, DefItem{"Latency samples", num(m.LatencySamples)})
+		items = append(items, DefItem{"Latency samples", num(m.LatencySamples) + behind(latencyFigures)})
 	}
 	cpu := num(int64(m.CPUSamples))
 	if m.CPUSampleMs > 0 {
 		cpu += ", one every " + FormatDuration(time.Duration(m.CPUSampleMs)*time.Millisecond)
 	}
-	items = append(items, DefItem{"CPU samples", cpu})
+	items = append(items, DefItem{"CPU samples", cpu + behind(cpuFigures)})
 	return items, m.Notes
 }
 
@@ -430,6 +457,7 @@ func environmentItems(e runner.Environment) []DefItem {
 		return strconv.Itoa(n)
 	}
 	add("kbench", e.KbenchVersion)
+	add("kbench build", e.KbenchBuild)
 	add("Go", e.GoVersion)
 	add("kafka-go", e.KafkaGoVersion)
 	osArch := e.OS
@@ -442,8 +470,39 @@ func environmentItems(e runner.Environment) []DefItem {
 	add("Cores", count(e.Cores))
 	add("GOMAXPROCS", count(e.GOMAXPROCS))
 	add("Host", e.Host)
+	if la := e.LoadAverage; la != nil {
+		f := func(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+		add("Load average at start", f(la.Load1)+", "+f(la.Load5)+", "+f(la.Load15)+" (1, 5, 15 min)")
+	}
 	add("Broker", e.Broker)
+	if t := e.Target; t != nil {
+		add("Target", t.Kind)
+		add("Broker release", t.ReleaseGuess)
+	}
 	return items
+}
+
+// setConfig fills in the recorded configuration and API ranges.
+func (v *RunView) setConfig(e runner.Environment) {
+	if c := e.Config; c != nil {
+		v.ConfigRecorded = true
+		if c.Mode != "" {
+			v.Config = append(v.Config, DefItem{"Mode", c.Mode})
+		}
+		for _, s := range c.Settings {
+			v.Config = append(v.Config, DefItem{s.Name, s.Value})
+		}
+	}
+	if t := e.Target; t != nil {
+		v.APIVersionsFrom = t.APIVersionsFrom
+		for _, a := range t.APIVersions {
+			name := a.Name
+			if name == "" {
+				name = "API"
+			}
+			v.APIVersions = append(v.APIVersions, DefItem{fmt.Sprintf("%s (key %d)", name, a.Key), fmt.Sprintf("%d–%d", a.Min, a.Max)})
+		}
+	}
 }
 
 // prettyJSON indents stored JSON, or returns it unchanged if it is not JSON.

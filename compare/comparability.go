@@ -1,0 +1,367 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kbench/kbench/store"
+)
+
+// A Difference is a setting whose value is not the same in every column
+// of a comparison: the figures may differ because of it rather than
+// because of what the columns were meant to compare.
+type Difference struct {
+	Setting string
+	// Values has one entry per column: the value its runs recorded, ""
+	// when none of them recorded it, "mixed: a, b" when they disagree.
+	Values []string
+}
+
+// LoadAverageSpan is the smallest spread of the 1-minute load averages at
+// the start of the compared runs that is reported as a difference: one
+// whole CPU's worth of runnable tasks, which on the small machines
+// benchmarks often run on is a large share of the machine. Smaller
+// differences are the ordinary drift of a machine between runs.
+const LoadAverageSpan = 1.0
+
+// loadAverageSetting names the load average among the differences.
+const loadAverageSetting = "load average (1 min) at start"
+
+// ComparabilityRule says, for the table's notes and the docs, what the
+// comparability check compares.
+const ComparabilityRule = "Settings compared across columns: the workload and its spec (except topic and group names, the bootstrap servers, " +
+	"the profiles captured and how results are printed), the kbench mode, the client configuration each run recorded after defaults, " +
+	"the target (embedded broker, sink or cluster, with its bootstrap servers), the broker's release guess and the API ranges kbench's clients use, " +
+	"the kbench, Go and kafka-go builds, OS, kernel, CPU model, cores and GOMAXPROCS; the 1-minute load average at start when the runs' values span ≥ 1.0. " +
+	"Not compared: times, host names, the embedded broker's address, and anything a run did not record."
+
+// specIgnored are spec parameters that name things or choose what is
+// printed or captured: runs differing only in them measure the same work.
+// props and config-file are compared through the resolved configuration,
+// bootstrap-server through the target.
+// timeout only bounds how long a consumer waits for a record.
+var specIgnored = map[string]bool{
+	"topic": true, "group": true, "bootstrap-server": true, "props": true, "config-file": true,
+	"profile": true, "print-metrics": true, "reporting-interval": true, "show-detailed-stats": true,
+	"timeout": true,
+}
+
+// specInConfig are spec parameters a recorded configuration holds under
+// Kafka's property name (fetch-size is max.partition.fetch.bytes,
+// from-latest is auto.offset.reset): with a configuration they are not
+// listed twice.
+var specInConfig = map[string]bool{"fetch-size": true, "from-latest": true}
+
+// comparedAPIs are the API keys whose ranges are compared: the requests
+// kbench's producer, consumers and write path send. A difference in one
+// of them can change what the client does on the wire.
+var comparedAPIs = map[int]bool{
+	0: true, 1: true, 2: true, 3: true, 8: true, 9: true, 10: true, 11: true, 12: true, 13: true, 14: true,
+	17: true, 18: true, 19: true, 36: true,
+}
+
+// storedEnvironment is the part of a stored environment (result.json's
+// environment, runner.Environment) the check reads.
+type storedEnvironment struct {
+	Source         string `json:"source"` // "imported" for an imported run
+	KbenchVersion  string `json:"kbench_version"`
+	KbenchBuild    string `json:"kbench_build"`
+	GoVersion      string `json:"go_version"`
+	KafkaGoVersion string `json:"kafka_go_version"`
+	OS             string `json:"os"`
+	Arch           string `json:"arch"`
+	Kernel         string `json:"kernel"`
+	CPUModel       string `json:"cpu_model"`
+	Cores          int    `json:"cores"`
+	GOMAXPROCS     int    `json:"gomaxprocs"`
+	Broker         string `json:"broker"`
+	LoadAverage    *struct {
+		Load1 *float64 `json:"load1"`
+	} `json:"load_average"`
+	Target *struct {
+		Kind        string `json:"kind"`
+		APIVersions []struct {
+			Key  int    `json:"key"`
+			Name string `json:"name"`
+			Min  int    `json:"min"`
+			Max  int    `json:"max"`
+		} `json:"api_versions"`
+		ReleaseGuess string `json:"release_guess"`
+	} `json:"target"`
+	Config *struct {
+		Mode     string `json:"mode"`
+		Settings []struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"settings"`
+	} `json:"config"`
+}
+
+// fact is one compared setting of a run.
+type fact struct{ name, value string }
+
+// facts is a run's settings in the order they are listed.
+type facts struct {
+	list []fact
+	// config is whether the run recorded its resolved configuration.
+	config bool
+	load1  *float64
+}
+
+func (f *facts) add(name, value string) {
+	if value == "" {
+		return
+	}
+	for i := range f.list {
+		if f.list[i].name == name {
+			f.list[i].value = value
+			return
+		}
+	}
+	f.list = append(f.list, fact{name, value})
+}
+
+// runFacts reads what a run recorded about how it ran. An imported run
+// keeps only what its source printed: nothing is derived for it.
+func runFacts(r store.Run) facts {
+	var f facts
+	f.add("workload", r.Workload)
+	var env storedEnvironment
+	if s := strings.TrimSpace(r.Environment); s != "" {
+		if err := json.Unmarshal([]byte(s), &env); err != nil {
+			env = storedEnvironment{}
+		}
+	}
+	imported := env.Source == store.SourceImported || r.Source == store.SourceImported
+	if !imported && env.Config != nil {
+		f.config = true
+		f.add("mode", env.Config.Mode)
+		for _, s := range env.Config.Settings {
+			f.add(s.Name, s.Value)
+		}
+	}
+	for _, p := range specParams(r.Spec) {
+		if f.config && specInConfig[p.name] {
+			continue
+		}
+		if _, ok := f.get(p.name); !ok {
+			f.add(p.name, p.value)
+		}
+	}
+	if imported {
+		return f
+	}
+	f.add("target", targetText(env))
+	if t := env.Target; t != nil {
+		f.add("broker release (guess)", t.ReleaseGuess)
+		for _, a := range t.APIVersions {
+			if comparedAPIs[a.Key] {
+				name := a.Name
+				if name == "" {
+					name = "key " + strconv.Itoa(a.Key)
+				}
+				f.add("broker API "+name, fmt.Sprintf("%d–%d", a.Min, a.Max))
+			}
+		}
+	}
+	f.add("kbench version", env.KbenchVersion)
+	f.add("kbench build", env.KbenchBuild)
+	f.add("Go version", env.GoVersion)
+	f.add("kafka-go version", env.KafkaGoVersion)
+	if env.OS != "" || env.Arch != "" {
+		f.add("OS/arch", strings.Trim(env.OS+"/"+env.Arch, "/"))
+	}
+	f.add("kernel", env.Kernel)
+	f.add("CPU model", env.CPUModel)
+	if env.Cores > 0 {
+		f.add("cores", strconv.Itoa(env.Cores))
+	}
+	if env.GOMAXPROCS > 0 {
+		f.add("GOMAXPROCS", strconv.Itoa(env.GOMAXPROCS))
+	}
+	if la := env.LoadAverage; la != nil && la.Load1 != nil && !math.IsNaN(*la.Load1) && !math.IsInf(*la.Load1, 0) {
+		v := *la.Load1
+		f.load1 = &v
+	}
+	return f
+}
+
+func (f *facts) get(name string) (string, bool) {
+	for _, x := range f.list {
+		if x.name == name {
+			return x.value, true
+		}
+	}
+	return "", false
+}
+
+// targetText is what a run talked to: its kind, and for a cluster the
+// bootstrap servers. Runs recorded before the target was get it from
+// their broker line.
+func targetText(env storedEnvironment) string {
+	kind := ""
+	if env.Target != nil {
+		kind = env.Target.Kind
+	}
+	if kind == "" {
+		switch {
+		case env.Broker == "":
+			return ""
+		case strings.HasPrefix(env.Broker, "embedded"):
+			kind = "embedded"
+		case strings.HasPrefix(env.Broker, "kbench write-path sink"):
+			kind = "sink"
+		default:
+			kind = "cluster"
+		}
+	}
+	if kind == "cluster" && env.Broker != "" {
+		return "cluster (" + env.Broker + ")"
+	}
+	return kind
+}
+
+// specParams are a stored spec's parameters that define the workload, as
+// text, sorted by name.
+func specParams(spec string) []fact {
+	var doc struct {
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(spec), &doc); err != nil || doc.Params == nil {
+		return nil
+	}
+	var out []fact
+	for k, raw := range doc.Params {
+		if specIgnored[k] {
+			continue
+		}
+		if v := paramText(raw); v != "" {
+			out = append(out, fact{k, v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// paramText is a JSON value as a setting's text: strings unquoted, lists
+// joined by commas, anything else as compact JSON.
+func paramText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return strings.Join(list, ",")
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// comparability lists the settings that differ between the columns, and
+// the runs that recorded no configuration (their columns' values come
+// from the spec and environment alone, or are unknown).
+func comparability(measured [][]store.Run) (diffs []Difference, unknown []uint) {
+	type cell struct {
+		values []string // distinct, in run order
+	}
+	var order []string
+	cells := map[string][]cell{}
+	var loads [][]float64
+	for ci, runs := range measured {
+		loads = append(loads, nil)
+		for _, r := range runs {
+			f := runFacts(r)
+			if !f.config {
+				unknown = append(unknown, r.ID)
+			}
+			if f.load1 != nil {
+				loads[ci] = append(loads[ci], *f.load1)
+			}
+			for _, x := range f.list {
+				cs, ok := cells[x.name]
+				if !ok {
+					cs = make([]cell, len(measured))
+					cells[x.name] = cs
+					order = append(order, x.name)
+				}
+				if !slices.Contains(cs[ci].values, x.value) {
+					cs[ci].values = append(cs[ci].values, x.value)
+				}
+			}
+		}
+	}
+	for _, name := range order {
+		d := Difference{Setting: name, Values: make([]string, len(measured))}
+		listed, seen := false, ""
+		for ci, c := range cells[name] {
+			switch len(c.values) {
+			case 0:
+				continue
+			case 1:
+				d.Values[ci] = c.values[0]
+			default:
+				d.Values[ci] = "mixed: " + strings.Join(c.values, ", ")
+				listed = true
+			}
+			if seen != "" && d.Values[ci] != seen {
+				listed = true
+			}
+			seen = d.Values[ci]
+		}
+		if listed {
+			diffs = append(diffs, d)
+		}
+	}
+	if d, ok := loadDifference(loads); ok {
+		diffs = append(diffs, d)
+	}
+	return diffs, unknown
+}
+
+// loadDifference lists the load averages at start when they span at
+// least LoadAverageSpan over all compared runs.
+func loadDifference(loads [][]float64) (Difference, bool) {
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0
+	for _, vs := range loads {
+		for _, v := range vs {
+			lo, hi, n = math.Min(lo, v), math.Max(hi, v), n+1
+		}
+	}
+	if n < 2 || hi-lo < LoadAverageSpan {
+		return Difference{}, false
+	}
+	d := Difference{Setting: loadAverageSetting, Values: make([]string, len(loads))}
+	for i, vs := range loads {
+		if len(vs) == 0 {
+			continue
+		}
+		a, b := slices.Min(vs), slices.Max(vs)
+		d.Values[i] = strconv.FormatFloat(a, 'f', 2, 64)
+		if b != a {
+			d.Values[i] += "–" + strconv.FormatFloat(b, 'f', 2, 64)
+		}
+	}
+	return d, true
+}
+
+// comparabilityNote says which runs recorded no configuration, "" when
+// every run did.
+func comparabilityNote(unknown []uint) string {
+	if len(unknown) == 0 {
+		return ""
+	}
+	n := len(unknown)
+	return fmt.Sprintf("%s %s %s no recorded configuration (imported, or run before kbench recorded it): "+
+		"only what %s spec and environment say is compared.",
+		plural(n, "Run", "Runs"), idList(unknown), plural(n, "has", "have"), plural(n, "its", "their"))
+}
