@@ -20,9 +20,9 @@ type cpuWindow struct {
 	StatSecs   float64
 	StatAvgPct float64
 	StatOK     bool
-	// Samples are the utilisations of the sampler's intervals that lie
-	// wholly inside the window, in % of one core; P99 (nearest rank) and
-	// Max summarise them.
+	// Samples are the utilisations of the sampler's intervals inside the
+	// window, in % of one core; P99 (nearest rank) and Max summarise
+	// them.
 	Samples []float64
 	P99     float64
 	Max     float64
@@ -69,8 +69,9 @@ func nearestRankP99(xs []float64) float64 {
 }
 
 // analyzeCPU computes the CPU of the window [ws, we] from the sampler's
-// readings. clkTck is USER_HZ, the unit of /proc/PID/stat's times.
-func analyzeCPU(samples []sample, ws, we time.Time, clkTck float64) (cpuWindow, error) {
+// readings. clkTck is USER_HZ, the unit of /proc/PID/stat's times;
+// interval the sampler's.
+func analyzeCPU(samples []sample, ws, we time.Time, clkTck float64, interval time.Duration) (cpuWindow, error) {
 	var w cpuWindow
 	if !we.After(ws) {
 		return w, errors.New("empty window")
@@ -91,7 +92,6 @@ func analyzeCPU(samples []sample, ws, we time.Time, clkTck float64) (cpuWindow, 
 	// one interval per exited thread, said in Notes).
 	var ts, stat []time.Time
 	var runV, statV []float64
-	var edge []bool
 	var prev map[int]uint64
 	cum, exited := 0.0, 0
 	for _, s := range samples {
@@ -121,7 +121,6 @@ func analyzeCPU(samples []sample, ws, we time.Time, clkTck float64) (cpuWindow, 
 		prev = s.Threads.RunNs
 		ts = append(ts, s.T)
 		runV = append(runV, cum)
-		edge = append(edge, s.Edge)
 	}
 	if exited > 0 {
 		w.Notes = append(w.Notes, fmt.Sprintf("%d threads exited during the window: what each ran after the sampler's last reading of it (at most one interval) is missing from the schedstat figure, not from /proc/PID/stat's", exited))
@@ -139,22 +138,25 @@ func analyzeCPU(samples []sample, ws, we time.Time, clkTck float64) (cpuWindow, 
 		}
 	}
 
-	// Per-interval utilisation: consecutive tick readings both inside the
-	// window.
-	prevTick := -1
+	// Per-interval utilisation, as kbench's sampler defines it: from the
+	// window's start (interpolated), each reading inside the window ends
+	// an interval and starts the next, except one that comes less than
+	// half an interval after the last (the schedule catching up, or an
+	// edge reading), which is folded into the next.
+	lastT, lastV := ws, r0
 	for i := range ts {
-		if edge[i] || ts[i].Before(ws) {
+		if !ts[i].After(ws) {
 			continue
 		}
 		if ts[i].After(we) {
 			break
 		}
-		if prevTick >= 0 {
-			if dt := ts[i].Sub(ts[prevTick]).Seconds(); dt > 0 {
-				w.Samples = append(w.Samples, 100*(runV[i]-runV[prevTick])/dt)
-			}
+		dt := ts[i].Sub(lastT)
+		if dt < interval/2 {
+			continue
 		}
-		prevTick = i
+		w.Samples = append(w.Samples, 100*(runV[i]-lastV)/dt.Seconds())
+		lastT, lastV = ts[i], runV[i]
 	}
 	if len(w.Samples) > 0 {
 		w.P99 = nearestRankP99(w.Samples)

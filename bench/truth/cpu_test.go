@@ -74,7 +74,7 @@ func cpuSamples(n int, a, b float64, exitAt time.Duration) []sample {
 func TestAnalyzeCPUSteady(t *testing.T) {
 	// 70% + 30% of a core for 3 s; the window 0.55 s – 2.55 s falls
 	// between readings.
-	w, err := analyzeCPU(cpuSamples(30, 0.7, 0.3, 0), t0.Add(550*time.Millisecond), t0.Add(2550*time.Millisecond), 100)
+	w, err := analyzeCPU(cpuSamples(30, 0.7, 0.3, 0), t0.Add(550*time.Millisecond), t0.Add(2550*time.Millisecond), 100, 100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +84,11 @@ func TestAnalyzeCPUSteady(t *testing.T) {
 	if !w.StatOK || math.Abs(w.StatAvgPct-100) > 1 {
 		t.Errorf("stat avg %.2f%% (ok %v), want ≈100%%", w.StatAvgPct, w.StatOK)
 	}
-	// Whole intervals inside: readings at 0.6 … 2.5 s, 19 intervals.
-	if len(w.Samples) != 19 {
-		t.Errorf("%d interval samples, want 19", len(w.Samples))
+	// From the window's start at 0.55 s to the readings at 0.6 … 2.5 s:
+	// 20 intervals, the first 50 ms long (not shorter than half an
+	// interval, so not folded).
+	if len(w.Samples) != 20 {
+		t.Errorf("%d interval samples, want 20", len(w.Samples))
 	}
 	if math.Abs(w.P99-100) > 1e-3 || math.Abs(w.Max-100) > 1e-3 {
 		t.Errorf("p99 %.3f, max %.3f; want 100", w.P99, w.Max)
@@ -101,7 +103,7 @@ func TestAnalyzeCPUThreadExit(t *testing.T) {
 	// falls, but the window's CPU must not; it loses only what thread 2
 	// ran after its last reading (none here: it stops between readings
 	// at the moment it is last read).
-	w, err := analyzeCPU(cpuSamples(30, 0.7, 0.3, 1500*time.Millisecond), t0.Add(500*time.Millisecond), t0.Add(2500*time.Millisecond), 100)
+	w, err := analyzeCPU(cpuSamples(30, 0.7, 0.3, 1500*time.Millisecond), t0.Add(500*time.Millisecond), t0.Add(2500*time.Millisecond), 100, 100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,17 +127,34 @@ func TestAnalyzeCPUEdgesAndErrors(t *testing.T) {
 	// An edge reading between ticks brackets the window but is no sample.
 	edge := sample{T: t0.Add(450 * time.Millisecond), Edge: true, RunOK: true, Threads: threadTimes{RunNs: map[int]uint64{1: uint64(0.5 * float64(450*time.Millisecond)), 2: 0}}}
 	ss = append(ss[:5], append([]sample{edge}, ss[5:]...)...)
-	w, err := analyzeCPU(ss, t0.Add(100*time.Millisecond), t0.Add(900*time.Millisecond), 100)
+	w, err := analyzeCPU(ss, t0.Add(100*time.Millisecond), t0.Add(900*time.Millisecond), 100, 100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(w.Samples) != 8 || math.Abs(w.AvgPct-50) > 1e-6 {
-		t.Errorf("%d samples, avg %.3f%%; want 8 and 50%%", len(w.Samples), w.AvgPct)
+	// 0.1 s (the start) → 0.2, 0.3, 0.4, 0.45 (edge), 0.5, … 0.9: nine
+	// intervals, none under half an interval.
+	if len(w.Samples) != 9 || math.Abs(w.AvgPct-50) > 1e-6 {
+		t.Errorf("%d samples, avg %.3f%%; want 9 and 50%%", len(w.Samples), w.AvgPct)
 	}
-	if _, err := analyzeCPU(ss, t0.Add(-time.Second), t0.Add(500*time.Millisecond), 100); err == nil {
+	for _, v := range w.Samples {
+		if math.Abs(v-50) > 1e-3 {
+			t.Errorf("interval sample %.3f%%, want 50%%", v)
+		}
+	}
+	// A reading 30 ms after the last is folded into the next interval.
+	early := sample{T: t0.Add(230 * time.Millisecond), RunOK: true, Threads: threadTimes{RunNs: map[int]uint64{1: uint64(0.5 * float64(230*time.Millisecond)), 2: 0}}}
+	folded := append(append(append([]sample{}, ss[:3]...), early), ss[3:]...)
+	w2, err := analyzeCPU(folded, t0.Add(100*time.Millisecond), t0.Add(900*time.Millisecond), 100, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w2.Samples) != 9 {
+		t.Errorf("with a reading 30 ms after another: %d samples, want 9", len(w2.Samples))
+	}
+	if _, err := analyzeCPU(ss, t0.Add(-time.Second), t0.Add(500*time.Millisecond), 100, 100*time.Millisecond); err == nil {
 		t.Error("a window starting before the first reading: no error")
 	}
-	if _, err := analyzeCPU(ss, t0.Add(time.Second), t0, 100); err == nil {
+	if _, err := analyzeCPU(ss, t0.Add(time.Second), t0, 100, 100*time.Millisecond); err == nil {
 		t.Error("an empty window: no error")
 	}
 }

@@ -105,6 +105,7 @@ func runKbench(ctx context.Context, kbench, outDir, name string, args []string, 
 	if opt.Sample && !opt.Strace {
 		smp = startSampler(o.PID, opt.SampleEvery)
 	}
+	aligned := false
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 4<<20)
 	for sc.Scan() {
@@ -113,6 +114,19 @@ func runKbench(ctx context.Context, kbench, outDir, name string, args []string, 
 		var e event
 		if json.Unmarshal(line, &e) != nil {
 			continue
+		}
+		if smp != nil {
+			// Align the sampler's schedule with the window's start, as
+			// soon as an event dates it, and again when a later event
+			// dates it earlier.
+			switch {
+			case e.Type == "phase" && e.Phase == "measure":
+				smp.align(e.Time, !aligned)
+				aligned = true
+			case e.Type == "interval" && e.Elapsed > 0:
+				smp.align(e.Time.Add(-time.Duration(e.Elapsed*float64(time.Second))), !aligned)
+				aligned = true
+			}
 		}
 		if e.Type == "phase" && (e.Phase == "measure" || e.Phase == "finishing") {
 			// Read the counters first, then look at the clock: the
@@ -138,6 +152,7 @@ func runKbench(ctx context.Context, kbench, outDir, name string, args []string, 
 	}
 	if smp != nil {
 		o.Samples = smp.stop()
+		writeSamples(filepath.Join(dir, "samples.csv"), o.Samples)
 	}
 	werr := cmd.Wait()
 	if b, err := os.ReadFile(filepath.Join(dir, "stderr.txt")); err == nil {
@@ -170,4 +185,21 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// writeSamples keeps the sampler's readings beside the run's result, so a
+// disagreement can be looked into: one line per reading.
+func writeSamples(path string, ss []sample) {
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "unix_ns,edge,threads,threads_run_ns,stat_utime_ticks,stat_stime_ticks,syscw,wchar")
+	for _, s := range ss {
+		fmt.Fprintf(w, "%d,%v,%d,%d,%d,%d,%d,%d\n", s.T.UnixNano(), s.Edge, len(s.Threads.RunNs), s.RunNs,
+			s.Stat.UtimeTicks, s.Stat.StimeTicks, s.IO.Syscw, s.IO.Wchar)
+	}
+	w.Flush()
 }

@@ -221,7 +221,7 @@ func (s *suite) cpuChecks(name string, o *observed, payload float64) {
 		s.add(skipped(areaCPU, name, "process-cpu-avg", err.Error()))
 		return
 	}
-	w, err := analyzeCPU(o.Samples, ws, we, s.cfg.clkTck)
+	w, err := analyzeCPU(o.Samples, ws, we, s.cfg.clkTck, s.cfg.sampleEvery)
 	if err != nil {
 		s.add(skipped(areaCPU, name, "process-cpu-avg", err.Error()))
 		return
@@ -273,14 +273,29 @@ func (s *suite) cpuChecks(name string, o *observed, payload float64) {
 		}
 	}
 	if payload > 0 {
-		if k, unit, metric, ok := res.metric("cpu-seconds-per-gib", "cpu-seconds-per-gb"); ok {
-			div, du := float64(1<<30), "GiB"
-			if metric == "cpu-seconds-per-gb" {
-				div, du = 1e9, "GB (10^9 bytes)"
+		// Per-byte CPU: the sampler's CPU over the payload the broker
+		// stored in the window, in the unit the metric's name says.
+		type perByte struct {
+			names []string
+			div   func(name string) (float64, string)
+		}
+		for _, pb := range []perByte{
+			{[]string{"cpu-seconds-per-gib", "cpu-seconds-per-gb"}, func(name string) (float64, string) {
+				if name == "cpu-seconds-per-gb" {
+					return 1e9, "GB (10^9 bytes)"
+				}
+				return 1 << 30, "GiB"
+			}},
+			{[]string{"cpu-seconds-per-mb"}, func(string) (float64, string) { return 1 << 20, "MB (2^20 bytes)" }},
+		} {
+			k, unit, metric, ok := res.metric(pb.names...)
+			if !ok {
+				continue
 			}
+			div, du := pb.div(metric)
 			ext := w.RunSecs / (payload / div)
-			s.add(compareFigures(areaCPU, name, metric+" vs sampler CPU ÷ broker payload", k, fmt.Sprintf("%.3f %s", k, unit),
-				ext, fmt.Sprintf("%.3f s per %s (%.3f s ÷ %s bytes)", ext, du, w.RunSecs, num(payload, 0)), tolCPUUnit))
+			s.add(compareFigures(areaCPU, name, metric+" vs sampler CPU ÷ broker payload", k, fmt.Sprintf("%.4g %s", k, unit),
+				ext, fmt.Sprintf("%.4g s per %s (%.3f s ÷ %s bytes)", ext, du, w.RunSecs, num(payload, 0)), tolCPUUnit))
 		}
 	}
 }
@@ -437,7 +452,10 @@ func (s *suite) writepath(ctx context.Context, name, strategy string) error {
 		}
 	}
 	if c.only[areaCPU] {
-		s.cpuChecks(name, o, 0)
+		// The window's payload as the broker stored it: all it got less
+		// the warm-up's records.
+		payload := float64(added-warm*int64(c.wpRecordsPerRequest)) * float64(c.recordSize)
+		s.cpuChecks(name, o, payload)
 	}
 	if c.only[areaSyscalls] && haveReqs {
 		s.edgeSyscalls(name, o, reqs)
