@@ -131,16 +131,6 @@ func (a *admin) highWatermarks(ctx context.Context, topic string, parts []int32)
 	return out, total, nil
 }
 
-// hwmTotal is the sum of topic's high watermarks.
-func (a *admin) hwmTotal(ctx context.Context, topic string) (int64, error) {
-	parts, err := a.partitions(ctx, topic)
-	if err != nil {
-		return 0, err
-	}
-	_, total, err := a.highWatermarks(ctx, topic, parts)
-	return total, err
-}
-
 // committed returns the sum of group's committed offsets on topic and how
 // many partitions have one (OffsetFetch, answered by the group's
 // coordinator).

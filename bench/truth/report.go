@@ -81,12 +81,6 @@ func (s *suite) markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Area, mdCell(c.Run), mdCell(c.What), mdCell(c.Kbench),
 			mdCell(c.Indep), mdCell(c.Diff), mdCell(c.Tol), verdict)
 	}
-	var notes []string
-	for _, c := range s.checks {
-		if c.Note != "" && c.Verdict != verdictSkipped {
-			notes = append(notes, fmt.Sprintf("%s, %s, %s: %s", c.Area, c.Run, c.What, c.Note))
-		}
-	}
 	if len(s.tables) > 0 {
 		b.WriteString("\nIdentical-config comparisons (`GET /api/compare?…&by=label`, the second label against the first):\n\n")
 		b.WriteString("| batch | workload | runs | queued | rows | headline / descriptive | tested by kbench | flagged by kbench | every directional row, Mann-Whitney p ≤ α uncorrected |\n")
@@ -113,17 +107,18 @@ func (s *suite) markdown() string {
 				f.Rows, hd, f.Tested, mdCell(fl), f.RecountBelowAlpha, f.Recount)
 		}
 	}
-	if len(notes) > 0 || len(s.notes) > 0 {
-		b.WriteString("\nNotes:\n\n")
-		for _, n := range notes {
-			fmt.Fprintf(&b, "- %s\n", mdCell(n))
-		}
-		for _, n := range s.notes {
-			fmt.Fprintf(&b, "- %s\n", mdCell(n))
+	// The details: every check's note, the suite's notes and the runs.
+	b.WriteString("\n<details><summary>Notes and runs</summary>\n\n")
+	for _, c := range s.checks {
+		if c.Note != "" && c.Verdict != verdictSkipped {
+			fmt.Fprintf(&b, "- %s, %s, %s: %s\n", c.Area, mdCell(c.Run), mdCell(c.What), mdCell(c.Note))
 		}
 	}
+	for _, n := range s.notes {
+		fmt.Fprintf(&b, "- %s\n", mdCell(n))
+	}
 	if len(s.runs) > 0 {
-		b.WriteString("\nRuns (`kbench run …  --progress json --out DIR`):\n\n")
+		b.WriteString("\nRuns (each with `--progress json --out DIR`):\n\n")
 		for _, r := range s.runs {
 			line := fmt.Sprintf("- %s: `kbench run %s`, window %.3f s, %d CPU samples", r.Name, redactAddr(r.Args), r.Window, r.CPUSamples)
 			if r.Err != "" {
@@ -132,6 +127,7 @@ func (s *suite) markdown() string {
 			b.WriteString(line + "\n")
 		}
 	}
+	b.WriteString("\n</details>\n")
 	return b.String()
 }
 
