@@ -208,11 +208,10 @@ type suite struct {
 
 // runSummary is one run the checks used, for the summary.
 type runSummary struct {
-	Name, Args     string
-	Window         float64
-	Err            string
-	CPUSamples     int
-	ExternalSample int
+	Name, Args string
+	Window     float64
+	Err        string
+	CPUSamples int
 }
 
 func (s *suite) logf(format string, args ...any) {
