@@ -32,7 +32,7 @@ STRACE=${STRACE:-auto}
 FF_N=${FF_N:-5}
 FF_BATCHES=${FF_BATCHES:-4}
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/kbench-truth.XXXXXX")
+WORK=$(mktemp -d -t kbench-truth.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
 
