@@ -297,7 +297,7 @@ func (w *window) processMetrics(bytesMoved int64) []Metric {
 	}
 	io := w.io1.Sub(w.io0)
 	ms = append(ms,
-		Metric{Name: "syscw", Value: float64(io.Syscw), Unit: "syscalls", Better: LowerIsBetter, Help: "write-type syscalls (write, writev, sendmsg…) of the process, /proc/self/io"},
+		Metric{Name: "syscw", Value: float64(io.Syscw), Unit: "syscalls", Better: LowerIsBetter, Help: "write-type syscalls of the process through the VFS write path (write, writev, pwrite; not send or sendmsg, which Go's TCP writes do not use), /proc/self/io"},
 		Metric{Name: "syscr", Value: float64(io.Syscr), Unit: "syscalls", Better: LowerIsBetter, Help: "read-type syscalls of the process, /proc/self/io"},
 		Metric{Name: "wchar", Value: float64(io.Wchar), Unit: "bytes", Help: "bytes passed to write-type syscalls, /proc/self/io"},
 		Metric{Name: "rchar", Value: float64(io.Rchar), Unit: "bytes", Help: "bytes returned by read-type syscalls, /proc/self/io"},
