@@ -92,6 +92,10 @@ type Table struct {
 	// Notes explain the table: baseline, samples per column, excluded
 	// warm-up runs, the significance method, caveats.
 	Notes []string
+	// NotInterleaved names the columns whose repetitions were not queued
+	// interleaved with the baseline's (see interleave.go), in column
+	// order; a note says which runs ran apart.
+	NotInterleaved []string
 
 	// outputs are the measured runs of each column, for the Markdown
 	// export's output blocks.
@@ -330,6 +334,7 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	}
 
 	t.Notes = append(t.notes(cols, measured), notes...)
+	t.checkInterleaving(measured)
 	if len(skipped) > 0 {
 		t.Notes = append(t.Notes, "Values that are not finite numbers were left out: "+strings.Join(skipped, ", ")+".")
 	}

@@ -308,6 +308,8 @@ type (
 		Hidden        []string     `json:"hidden_metrics,omitempty"`
 		TableNotes    []string     `json:"table_notes"`
 		Legend        string       `json:"legend"`
+		// NotInterleaved is Table.NotInterleaved, absent when empty.
+		NotInterleaved []string `json:"not_interleaved,omitempty"`
 	}
 	jsonColumn struct {
 		Name            string `json:"name"`
@@ -346,25 +348,27 @@ type (
 // title, notes, url, created (RFC 3339, UTC), alpha, confidence,
 // interval_min_n, test_min_n, hide_unchanged, columns (name, baseline,
 // runs, warmups_excluded), rows (section, metric, unit, better, help,
-// notes, cells), hidden_metrics, table_notes and legend. A cell has
+// notes, cells), hidden_metrics, table_notes, legend and not_interleaved
+// (the columns not interleaved with the baseline, when any). A cell has
 // column, n, value (null when missing), values (the samples, ascending),
 // lo, hi, delta_pct and p_value (null when not computed), test, verdict,
 // its text and change as Markdown shows them, and notes.
 func JSON(t *Table, meta Meta) ([]byte, error) {
 	doc := jsonTable{
-		Title:         meta.Title,
-		Notes:         meta.Notes,
-		URL:           meta.URL,
-		Alpha:         t.Alpha,
-		Confidence:    t.Confidence,
-		IntervalMinN:  t.IntervalMinN,
-		TestMinN:      t.TestMinN,
-		HideUnchanged: t.HideUnchanged,
-		Columns:       make([]jsonColumn, len(t.Columns)),
-		Rows:          make([]jsonRow, len(t.Rows)),
-		Hidden:        t.Hidden,
-		TableNotes:    t.Notes,
-		Legend:        t.Legend(),
+		Title:          meta.Title,
+		Notes:          meta.Notes,
+		URL:            meta.URL,
+		Alpha:          t.Alpha,
+		Confidence:     t.Confidence,
+		IntervalMinN:   t.IntervalMinN,
+		TestMinN:       t.TestMinN,
+		HideUnchanged:  t.HideUnchanged,
+		Columns:        make([]jsonColumn, len(t.Columns)),
+		Rows:           make([]jsonRow, len(t.Rows)),
+		Hidden:         t.Hidden,
+		TableNotes:     t.Notes,
+		Legend:         t.Legend(),
+		NotInterleaved: t.NotInterleaved,
 	}
 	if !meta.Created.IsZero() {
 		doc.Created = meta.Created.UTC().Format(time.RFC3339)
