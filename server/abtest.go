@@ -35,9 +35,6 @@ type configRequest struct {
 	Target   *targetRequest             `json:"target,omitempty"`
 }
 
-// maxConfigs bounds the configurations of one submission.
-const maxConfigs = 10
-
 // interleaveOrder is the order in which rounds rounds of n configurations
 // run: the configuration index of each run, round 0 in order (0 1 … n-1),
 // round 1 reversed (n-1 … 1 0), and so on.

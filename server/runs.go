@@ -303,6 +303,20 @@ func (s *Server) createRunForm(c *gin.Context) {
 	if !ok {
 		return
 	}
+	// "Add a configuration" and "Remove" buttons (without JavaScript):
+	// the form again, changed, with nothing started.
+	if form.Has(ui.FieldAddConfig) || form.Has(ui.FieldRemoveConfig) {
+		v := ui.NewRunForm(form, nil)
+		v.Page = s.page(c, "New run")
+		s.render(c, http.StatusOK, "new_run", v)
+		return
+	}
+	for _, fc := range ui.FormConfigs(form) {
+		if !fc.Blank() {
+			s.createABForm(c, form, ui.FormConfigs(form))
+			return
+		}
+	}
 	// The form's own fields and the request's are checked alike, and
 	// every bad field is shown beside itself.
 	var errs runner.FieldErrors

@@ -409,7 +409,7 @@ func TestNewFailsFast(t *testing.T) {
 	}
 	base := func() fstest.MapFS {
 		m := fstest.MapFS{}
-		for _, n := range []string{"layout.html", "runs.html", "run.html", "new_run.html", "error.html"} {
+		for _, n := range []string{"layout.html", "runs.html", "run.html", "new_run.html", "error.html", "_abtest.html"} {
 			m[n] = &fstest.MapFile{Data: read(n)}
 		}
 		return m
