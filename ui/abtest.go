@@ -174,7 +174,7 @@ func newConfigFieldset(index, letter string, c FormConfig) ConfigFieldset {
 			Placeholder: "e.g. small-records", Help: "names this configuration's column in the comparison"},
 		Params: FormField{Name: "configs[" + index + "].params", Label: "Options that differ", Kind: "textarea", Value: c.Params,
 			Placeholder: "record-size=64\nproducer-props=linger.ms=5",
-			Help: "one name=value a line, named as the workload options above; Kafka properties (producer-props=k=v) replace the same key only; everything else is as in configuration A"},
+			Help:        "one name=value a line, named as the workload options above; Kafka properties (producer-props=k=v) replace the same key only; everything else is as in configuration A"},
 	}
 }
 
