@@ -211,7 +211,7 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 			Placeholder: "e.g. trunk", Help: "names what is measured, e.g. trunk or my-branch: runs are compared by label"},
 		{Name: FieldRepetitions, Label: "Repetitions", Kind: "number", Value: get(FieldRepetitions, "1"),
 			Min: "1", Max: "50", Step: "1", Placeholder: "1",
-			Help: "measured runs, one after the other; at least 6 give a 95% confidence interval"},
+			Help: "measured runs (of each configuration, when you compare several below); at least 6 give a 95% confidence interval"},
 		{Name: FieldWarmupRuns, Label: "Warm-up runs", Kind: "number", Value: get(FieldWarmupRuns, "0"),
 			Min: "0", Max: "10", Step: "1", Placeholder: "0",
 			Help: "whole runs before the measured ones, discarded from every figure"},
