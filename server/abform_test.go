@@ -1,12 +1,15 @@
 package server
 
 import (
+	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 )
 
@@ -123,4 +126,56 @@ func cloneValues(v url.Values) url.Values {
 		out[k] = slices.Clone(vs)
 	}
 	return out
+}
+
+// FuzzOverrideParams: whatever an added configuration's options box
+// holds, overrideParams never fails but on bad lines (named under the
+// field with their line numbers), keeps base's options it does not name,
+// and gives each name=value line's option its value.
+func FuzzOverrideParams(f *testing.F) {
+	for _, s := range []string{"record-size=64", "# c\n\nproducer-props=acks=1\nproducer-props=linger.ms=0", "--throughput=-1", "=x",
+		"no equals", "a=b=c\r\nb = c ", "producer-props=", "producer-props==", "\x00=\xff"} {
+		f.Add(s)
+	}
+	base := map[string]json.RawMessage{"num-records": json.RawMessage(`"100"`), "producer-props": json.RawMessage(`["acks=all","linger.ms=5"]`)}
+	f.Fuzz(func(t *testing.T, text string) {
+		out, err := overrideParams(base, text, "configs[1].params")
+		if err != nil {
+			var fe runner.FieldErrors
+			if !errors.As(err, &fe) || len(fe) != 1 || fe[0].Field != "configs[1].params" || !strings.Contains(fe[0].Msg, "line ") {
+				t.Fatalf("overrideParams(%q): error %v, want one naming the field and a line", text, err)
+			}
+		}
+		named := map[string]string{}
+		for _, line := range strings.Split(text, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if name, value, ok := strings.Cut(strings.TrimPrefix(line, "--"), "="); ok && strings.TrimSpace(name) != "" {
+				named[strings.TrimSpace(name)] = strings.TrimSpace(value)
+			}
+		}
+		for k, v := range base {
+			if _, ok := named[k]; !ok && string(out[k]) != string(v) {
+				t.Fatalf("overrideParams(%q) changed %s: %s", text, k, out[k])
+			}
+		}
+		for name, value := range named {
+			if name == "producer-props" {
+				var props []string
+				var kv string
+				b, _ := json.Marshal(value) // as the form's own fields are sent
+				json.Unmarshal(b, &kv)
+				if err := json.Unmarshal(out[name], &props); err != nil || !slices.Contains(props, kv) {
+					t.Fatalf("overrideParams(%q): producer-props %s lacks %q", text, out[name], value)
+				}
+				continue
+			}
+			// As the form's own fields: a JSON string of the value.
+			if want, _ := json.Marshal(value); string(out[name]) != string(want) {
+				t.Fatalf("overrideParams(%q): %s = %s, want %s", text, name, out[name], want)
+			}
+		}
+	})
 }
