@@ -308,6 +308,7 @@ type (
 		Hidden        []string     `json:"hidden_metrics,omitempty"`
 		TableNotes    []string     `json:"table_notes"`
 		Legend        string       `json:"legend"`
+
 		// NotInterleaved is Table.NotInterleaved, absent when empty.
 		NotInterleaved []string `json:"not_interleaved,omitempty"`
 	}
@@ -355,19 +356,20 @@ type (
 // its text and change as Markdown shows them, and notes.
 func JSON(t *Table, meta Meta) ([]byte, error) {
 	doc := jsonTable{
-		Title:          meta.Title,
-		Notes:          meta.Notes,
-		URL:            meta.URL,
-		Alpha:          t.Alpha,
-		Confidence:     t.Confidence,
-		IntervalMinN:   t.IntervalMinN,
-		TestMinN:       t.TestMinN,
-		HideUnchanged:  t.HideUnchanged,
-		Columns:        make([]jsonColumn, len(t.Columns)),
-		Rows:           make([]jsonRow, len(t.Rows)),
-		Hidden:         t.Hidden,
-		TableNotes:     t.Notes,
-		Legend:         t.Legend(),
+		Title:         meta.Title,
+		Notes:         meta.Notes,
+		URL:           meta.URL,
+		Alpha:         t.Alpha,
+		Confidence:    t.Confidence,
+		IntervalMinN:  t.IntervalMinN,
+		TestMinN:      t.TestMinN,
+		HideUnchanged: t.HideUnchanged,
+		Columns:       make([]jsonColumn, len(t.Columns)),
+		Rows:          make([]jsonRow, len(t.Rows)),
+		Hidden:        t.Hidden,
+		TableNotes:    t.Notes,
+		Legend:        t.Legend(),
+
 		NotInterleaved: t.NotInterleaved,
 	}
 	if !meta.Created.IsZero() {

@@ -19,15 +19,16 @@ import (
 // goldenStatic stands in for the static files in golden tests, so the
 // asset URLs' content hashes do not change whenever the CSS or JS does.
 var goldenStatic = fstest.MapFS{
-	"app.css":             {Data: []byte("/* css */")},
-	"run.js":              {Data: []byte("// run")},
-	"runs.js":             {Data: []byte("// runs")},
-	"new_run.js":          {Data: []byte("// new run")},
-	"flamegraph.js":       {Data: []byte("// flame graph")},
-	"flamegraph.css":      {Data: []byte("/* flame graph */")},
-	"compare.js":          {Data: []byte("// compare")},
+	"app.css":        {Data: []byte("/* css */")},
+	"run.js":         {Data: []byte("// run")},
+	"runs.js":        {Data: []byte("// runs")},
+	"new_run.js":     {Data: []byte("// new run")},
+	"flamegraph.js":  {Data: []byte("// flame graph")},
+	"flamegraph.css": {Data: []byte("/* flame graph */")},
+	"compare.js":     {Data: []byte("// compare")},
+	"writepath.css":  {Data: []byte("/* write path */")},
+
 	"compare_progress.js": {Data: []byte("// compare progress")},
-	"writepath.css":       {Data: []byte("/* write path */")},
 }
 
 func newTestUI(t *testing.T) *UI {
