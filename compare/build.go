@@ -160,6 +160,10 @@ type Table struct {
 	// ([ColumnInfo.MoreRepetitions]), at most MaxMoreRepetitions; 0 when
 	// every headline change is decided. See [Table.Undecided].
 	MoreRepetitions int
+	// NotInterleaved names the columns whose repetitions were not queued
+	// interleaved with the baseline's (see interleave.go), in column
+	// order; a note says which runs ran apart.
+	NotInterleaved []string
 
 	// outputs are the measured runs of each column, for the Markdown
 	// export's output blocks.
@@ -488,6 +492,7 @@ func Build(cols []Column, opts Options) (*Table, error) {
 		t.Notes = append(t.Notes, n)
 	}
 	t.Warnings = tableWarnings(t.Columns, measured)
+	t.checkInterleaving(measured)
 	if len(skipped) > 0 {
 		t.Notes = append(t.Notes, "Values that are not finite numbers were left out: "+strings.Join(skipped, ", ")+".")
 	}

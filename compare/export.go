@@ -357,6 +357,9 @@ type (
 		TestedChanges   int      `json:"tested_changes"`
 		MoreRepetitions int      `json:"more_repetitions"`
 		MaxMore         int      `json:"max_more_repetitions"`
+
+		// NotInterleaved is Table.NotInterleaved, absent when empty.
+		NotInterleaved []string `json:"not_interleaved,omitempty"`
 	}
 	jsonColumn struct {
 		Name            string `json:"name"`
@@ -407,8 +410,8 @@ type (
 // runs, warmups_excluded, more_repetitions), rows (section, metric, unit,
 // better, help, notes, cells, headline), hidden_metrics, comparability,
 // comparability_unknown_runs, warnings, table_notes, legend, and how
-// changes are tested: fdr_q (the Benjamini-Hochberg level, = alpha), change_ci_level (1 − alpha), min_change_pct,
-// workloads, headline_metrics (the tested rows), tested_changes (how
+// changes are tested: fdr_q (the Benjamini-Hochberg level, = alpha),
+// change_ci_level (1 − alpha), min_change_pct, workloads, headline_metrics (the tested rows), tested_changes (how
 // many changes the adjustment covers), more_repetitions (per side, 0
 // when every headline change is decided) and max_more_repetitions. A
 // cell has column, n, value (null when missing), values (the samples,
@@ -425,22 +428,24 @@ type (
 // warnings the runs' [RunWarnings] as {run, column, kind, metrics,
 // samples, window_seconds, text}. All three are arrays, empty when there
 // is nothing to say.
+// not_interleaved lists the columns not interleaved with the baseline,
+// when any.
 func JSON(t *Table, meta Meta) ([]byte, error) {
 	doc := jsonTable{
-		Title:         meta.Title,
-		Notes:         meta.Notes,
-		URL:           meta.URL,
-		Alpha:         t.Alpha,
-		Confidence:    t.Confidence,
-		IntervalMinN:  t.IntervalMinN,
-		TestMinN:      t.TestMinN,
-		HideUnchanged: t.HideUnchanged,
-		Columns:       make([]jsonColumn, len(t.Columns)),
-		Rows:          make([]jsonRow, len(t.Rows)),
-		Hidden:        t.Hidden,
-		TableNotes:    t.Notes,
-		Legend:        t.Legend(),
-
+		Title:           meta.Title,
+		Notes:           meta.Notes,
+		URL:             meta.URL,
+		Alpha:           t.Alpha,
+		Confidence:      t.Confidence,
+		IntervalMinN:    t.IntervalMinN,
+		TestMinN:        t.TestMinN,
+		HideUnchanged:   t.HideUnchanged,
+		Columns:         make([]jsonColumn, len(t.Columns)),
+		Rows:            make([]jsonRow, len(t.Rows)),
+		Hidden:          t.Hidden,
+		TableNotes:      t.Notes,
+		Legend:          t.Legend(),
+		NotInterleaved:  t.NotInterleaved,
 		FDRQ:            t.Alpha,
 		ChangeCILevel:   1 - t.Alpha,
 		MinChangePct:    t.MinChange,

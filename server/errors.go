@@ -123,6 +123,9 @@ func (s *Server) fail(c *gin.Context, err error) {
 			body["field"] = field
 			body["errors"] = all
 		}
+		if refused, ok := notRerunnable(err); ok {
+			body["not_rerunnable"] = refused
+		}
 		c.AbortWithStatusJSON(status, body)
 		return
 	}

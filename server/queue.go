@@ -76,6 +76,25 @@ func (q *queue) enqueue(id uint, secrets map[string]string) {
 	q.cond.Signal()
 }
 
+// heldSecrets returns the secrets held for the first of ids still pending
+// that has every one of keys, nil when none has: a run's secrets leave
+// memory when a worker takes it.
+func (q *queue) heldSecrets(ids []uint, keys []string) map[string]string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, id := range ids {
+		sec := q.secrets[id]
+		complete := sec != nil
+		for _, k := range keys {
+			complete = complete && sec[k] != ""
+		}
+		if complete {
+			return sec
+		}
+	}
+	return nil
+}
+
 func (q *queue) start(workers int) {
 	for i := 0; i < workers; i++ {
 		q.wg.Add(1)

@@ -18,6 +18,7 @@ func (s *Server) routes() {
 	r.POST("/import", s.importForm)
 	r.GET("/compare", s.comparePage)
 	r.POST("/reports", s.createReportForm)
+	r.POST("/compare/repetitions", s.addRepetitionsForm)
 	r.GET("/r/:slug", s.report)
 	r.GET("/login", s.loginPage)
 	r.POST("/login", s.login)
@@ -42,6 +43,7 @@ func (s *Server) routes() {
 	api.POST("/import", s.importProfiles)
 	api.GET("/compare", s.apiCompare)
 	api.POST("/reports", s.apiCreateReport)
+	api.POST("/compare/repetitions", s.apiAddRepetitions)
 	api.POST("/presets/writepath", s.apiWritepathPreset)
 
 	// Profiles: flame graphs, comparisons, the full pprof UI.

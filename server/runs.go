@@ -31,6 +31,10 @@ type createRequest struct {
 	WarmupRuns  int                        `json:"warmup_runs"`
 	Params      map[string]json.RawMessage `json:"params"`
 	Target      *targetRequest             `json:"target,omitempty"`
+	// Configs makes an A/B submission (see abtest.go): several
+	// configurations queued interleaved. Label, Params and Target are
+	// then each configuration's own.
+	Configs []configRequest `json:"configs,omitempty"`
 }
 
 // targetRequest names a real cluster; the password never leaves memory.
@@ -57,14 +61,36 @@ var serverRefused = map[string]bool{"payload-file": true, "payload-delimiter": t
 // target's, then the workload options.
 func (s *Server) prepare(req *createRequest) (runner.Spec, error) {
 	req.Label = strings.TrimSpace(req.Label)
-	var errs, target, opts runner.FieldErrors
-	workloadOK := req.Workload == runner.Producer || req.Workload == runner.Consumer || req.Workload == runner.Writepath
-	if !workloadOK {
-		errs.Add("workload", "must be producer, consumer or writepath, got %q", req.Workload)
-	}
+	var errs runner.FieldErrors
+	workloadOK := checkWorkload(req.Workload, &errs)
 	if len(req.Label) > maxLabel {
 		errs.Add("label", "must be at most %d characters", maxLabel)
 	}
+	checkCounts(req, &errs)
+	if !workloadOK {
+		return runner.Spec{}, errs
+	}
+	spec, target, opts, err := s.prepareConfig(req.Workload, req.Params, req.Target)
+	if err != nil {
+		return spec, err
+	}
+	errs = append(append(errs, target...), opts...)
+	return spec, errs.Err()
+}
+
+// checkWorkload reports whether workload is one kbench runs, adding an
+// error to errs when it is not.
+func checkWorkload(workload string, errs *runner.FieldErrors) bool {
+	if workload == runner.Producer || workload == runner.Consumer || workload == runner.Writepath {
+		return true
+	}
+	errs.Add("workload", "must be producer, consumer or writepath, got %q", workload)
+	return false
+}
+
+// checkCounts checks a request's repetitions and warm-up runs; 0
+// repetitions means one.
+func checkCounts(req *createRequest, errs *runner.FieldErrors) {
 	if req.Repetitions < 0 || req.Repetitions > maxRepetitions {
 		errs.Add("repetitions", "must be between 1 and %d, got %d", maxRepetitions, req.Repetitions)
 	}
@@ -74,38 +100,43 @@ func (s *Server) prepare(req *createRequest) (runner.Spec, error) {
 	if req.Repetitions == 0 {
 		req.Repetitions = 1
 	}
-	if !workloadOK {
-		return runner.Spec{}, errs
-	}
-	params := make(map[string]json.RawMessage, len(req.Params))
-	for k, v := range req.Params {
+}
+
+// prepareConfig validates one configuration of a workload (its params and
+// target) into a spec. Errors are returned by where they point: target
+// holds those of the target's fields (under their form names, e.g.
+// "bootstrap-server", also when the address came from the params), opts
+// those of the workload options, sorted as the option table lists them;
+// err is an error that is not the input's.
+func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest) (spec runner.Spec, target, opts runner.FieldErrors, err error) {
+	params := make(map[string]json.RawMessage, len(reqParams))
+	for k, v := range reqParams {
 		if serverRefused[k] {
 			opts.Add(k, "is not accepted by the server: it names a file on the server's disk")
 			continue
 		}
 		params[k] = v
 	}
-	spec, err := runner.SpecFromParams(req.Workload, params)
+	spec, err = runner.SpecFromParams(workload, params)
 	if err := opts.Append(err); err != nil {
-		return spec, err
+		return spec, nil, nil, err
 	}
-	if t := req.Target; t != nil {
+	if t != nil {
 		if err := applyTarget(&spec, t, &target, &opts); err != nil {
-			return spec, err
+			return spec, nil, nil, err
 		}
 	}
 	if !target.Has("bootstrap-server") && !opts.Has("bootstrap-server") {
 		if err := s.checkTargets(spec.Targets()); err != nil {
 			var ie *inputError
 			if !errors.As(err, &ie) {
-				return spec, err
+				return spec, nil, nil, err
 			}
 			target.Add(ie.Field, "%s", ie.Msg)
 		}
 	}
 	opts.SortByOptions()
-	errs = append(append(errs, target...), opts...)
-	return spec, errs.Err()
+	return spec, target, opts, nil
 }
 
 // targetProps are the Kafka properties the target's form fields stand for.
@@ -271,6 +302,20 @@ func (s *Server) createRunForm(c *gin.Context) {
 	form, ok := s.postedForm(c)
 	if !ok {
 		return
+	}
+	// "Add a configuration" and "Remove" buttons (without JavaScript):
+	// the form again, changed, with nothing started.
+	if form.Has(ui.FieldAddConfig) || form.Has(ui.FieldRemoveConfig) {
+		v := ui.NewRunForm(form, nil)
+		v.Page = s.page(c, "New run")
+		s.render(c, http.StatusOK, "new_run", v)
+		return
+	}
+	for _, fc := range ui.FormConfigs(form) {
+		if !fc.Blank() {
+			s.createABForm(c, form, ui.FormConfigs(form))
+			return
+		}
 	}
 	// The form's own fields and the request's are checked alike, and
 	// every bad field is shown beside itself.
@@ -499,6 +544,7 @@ type apiRun struct {
 	GroupID       string          `json:"group_id,omitempty"`
 	GroupIndex    int             `json:"group_index,omitempty"`
 	Warmup        bool            `json:"warmup,omitempty"`
+	ABBatch       string          `json:"ab_batch,omitempty"`
 	QueuePosition int             `json:"queue_position,omitempty"`
 	RecordsPerSec *float64        `json:"records_per_sec"`
 	MBPerSec      *float64        `json:"mb_per_sec"`
@@ -543,7 +589,7 @@ func rawJSON(s string) json.RawMessage {
 func toAPIRun(r *store.Run, full bool) apiRun {
 	a := apiRun{ID: r.ID, URL: fmt.Sprintf("/runs/%d", r.ID), Label: r.Label, Workload: r.Workload, Status: r.Status,
 		Source: r.Source, Error: r.Error, Complete: r.Complete, Spec: rawJSON(r.Spec), Fingerprint: r.Fingerprint,
-		GroupID: r.GroupID, GroupIndex: r.GroupIndex, Warmup: r.Warmup, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec,
+		GroupID: r.GroupID, GroupIndex: r.GroupIndex, Warmup: r.Warmup, ABBatch: r.ABBatch, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec,
 		P99Ms: r.P99Ms, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	if !full {
 		return a
@@ -602,6 +648,10 @@ func (s *Server) apiCreateRuns(c *gin.Context) {
 	var req createRequest
 	if err := decodeJSON(c, &req); err != nil {
 		s.fail(c, err)
+		return
+	}
+	if req.Configs != nil {
+		s.apiCreateAB(c, &req)
 		return
 	}
 	spec, err := s.prepare(&req)

@@ -20,8 +20,9 @@ import (
 )
 
 // The write-path lab's preset runs every write strategy with the same
-// parameters, interleaved (gather, per-buffer, …, then again) so that
-// noise hits all alike. Runs are labelled with their strategy; the runs
+// parameters, interleaved as an A/B submission is (abtest.go: gather,
+// per-buffer, …, then the other way round) so that noise hits all alike;
+// its runs' A/B batch is "wp-<batch>". Runs are labelled with their strategy; the runs
 // of one strategy form a repetition group "wp-<batch>-<strategy>", which
 // is how /writepath/<batch> finds them again.
 
@@ -113,27 +114,15 @@ func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (
 	}
 	strategies := runner.WritepathStrategies()
 	batch := randomID(6)
-	var runs []*store.Run
-	secrets := make([]map[string]string, 0, len(strategies)*reps)
-	for rep := 1; rep <= reps; rep++ {
-		for i, strategy := range strategies {
-			spec := specs[i]
-			_, sec := runner.SplitSecrets(spec)
-			specJSON, fingerprint, err := encodeSpec(spec)
-			if err != nil {
-				return "", nil, err
-			}
-			runs = append(runs, &store.Run{Label: strategy, Workload: spec.Workload, Status: store.StatusQueued,
-				Source: store.SourceLaunched, Spec: specJSON, Fingerprint: fingerprint,
-				GroupID: wpGroup(batch, strategy), GroupIndex: rep})
-			secrets = append(secrets, sec)
+	sides := make([]abSide, len(strategies))
+	for i, strategy := range strategies {
+		if sides[i], err = newSide(strategy, wpGroup(batch, strategy), specs[i]); err != nil {
+			return "", nil, err
 		}
 	}
-	if err := s.store.CreateRuns(ctx, runs); err != nil {
+	runs, err := s.queueInterleaved(ctx, wpGroupPrefix+batch, sides, 0, reps)
+	if err != nil {
 		return "", nil, err
-	}
-	for i, r := range runs {
-		s.queue.enqueue(r.ID, secrets[i])
 	}
 	return batch, runs, nil
 }

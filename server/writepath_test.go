@@ -129,9 +129,16 @@ func TestWritepathPreset(t *testing.T) {
 	}
 	groups := map[string]string{}
 	for i, r := range resp.Runs {
-		want := strategies[i%len(strategies)]
-		if r.Label != want || r.Workload != runner.Writepath || r.GroupIndex != i/len(strategies)+1 {
-			t.Errorf("run %d: label %s workload %s index %d, want %s, repetition %d (interleaved)", i, r.Label, r.Workload, r.GroupIndex, want, i/len(strategies)+1)
+		// Interleaved, every other round reversed: gather … kafka-go-conn,
+		// then kafka-go-conn … gather.
+		round, pos := i/len(strategies), i%len(strategies)
+		if round%2 == 1 {
+			pos = len(strategies) - 1 - pos
+		}
+		want := strategies[pos]
+		if r.Label != want || r.Workload != runner.Writepath || r.GroupIndex != round+1 || r.ABBatch != "wp-"+resp.Batch {
+			t.Errorf("run %d: label %s workload %s index %d batch %s, want %s, repetition %d, batch wp-%s (interleaved)", i, r.Label, r.Workload,
+				r.GroupIndex, r.ABBatch, want, round+1, resp.Batch)
 		}
 		if i > 0 && r.ID <= resp.Runs[i-1].ID {
 			t.Errorf("runs not created in order: %d after %d", r.ID, resp.Runs[i-1].ID)

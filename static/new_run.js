@@ -6,6 +6,8 @@
 // field says when it applies in data-enabled-when). Without JavaScript
 // every field shows and is enabled, marked with its workload, and the
 // server ignores the cluster fields for the embedded broker.
+// The "Compare configurations" section adds and removes configurations
+// (initConfigs).
 (function () {
   'use strict';
 
@@ -79,10 +81,93 @@
     update();
     updateEnabled();
 
+    initConfigs(form);
+
     var summary = document.getElementById('error-summary');
     if (summary) {
       summary.focus();
     }
+  }
+
+  // initConfigs makes the "Add a configuration to compare" and "Remove"
+  // buttons work in the page: without JavaScript they post the form, and
+  // the server sends it back with a configuration more or fewer. Added
+  // configurations are copies of the blank one in #config-template,
+  // numbered 1, 2, … (fields "configs[1].label", …) and lettered B, C, …
+  // after configuration A, the form's own; a removal renumbers the rest.
+  function initConfigs(form) {
+    var section = document.getElementById('section-configs');
+    var list = document.getElementById('config-list');
+    var tmpl = document.getElementById('config-template');
+    var add = document.getElementById('add-config');
+    if (!section || !list || !tmpl || !add) {
+      return;
+    }
+    var max = parseInt(section.getAttribute('data-max-configs'), 10) || 10;
+
+    function sets() {
+      return list.querySelectorAll('.config-fieldset');
+    }
+
+    function renumber() {
+      var all = sets();
+      for (var k = 0; k < all.length; k++) {
+        var i = k + 1;
+        var fs = all[k];
+        fs.id = 'config-' + i;
+        fs.setAttribute('data-config', String(i));
+        var els = fs.querySelectorAll('[name], [id], [for], [aria-describedby]');
+        for (var j = 0; j < els.length; j++) {
+          var el = els[j];
+          if (el.name && /^configs\[\d+\]/.test(el.name)) {
+            el.name = el.name.replace(/^configs\[\d+\]/, 'configs[' + i + ']');
+          }
+          ['id', 'for', 'aria-describedby'].forEach(function (attr) {
+            var v = el.getAttribute(attr);
+            if (v) {
+              el.setAttribute(attr, v.replace(/f-configs-\d+-/g, 'f-configs-' + i + '-'));
+            }
+          });
+          if (el.hasAttribute('data-remove-config')) {
+            el.value = String(i);
+          }
+        }
+        var letters = fs.querySelectorAll('.config-letter');
+        for (var m = 0; m < letters.length; m++) {
+          letters[m].textContent = String.fromCharCode(65 + i);
+        }
+      }
+      add.hidden = all.length + 1 >= max;
+    }
+
+    add.addEventListener('click', function (ev) {
+      ev.preventDefault();
+      if (sets().length + 1 >= max) {
+        return;
+      }
+      list.appendChild(document.importNode(tmpl.content, true));
+      renumber();
+      var all = sets();
+      var label = all[all.length - 1].querySelector('input');
+      if (label) {
+        label.focus();
+      }
+    });
+
+    list.addEventListener('click', function (ev) {
+      var button = ev.target.closest ? ev.target.closest('[data-remove-config]') : null;
+      if (!button) {
+        return;
+      }
+      ev.preventDefault();
+      var fs = button.closest('.config-fieldset');
+      if (fs) {
+        fs.parentNode.removeChild(fs);
+      }
+      renumber();
+      add.focus();
+    });
+    renumber();
   }
 
   if (document.readyState === 'loading') {

@@ -16,7 +16,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0001_initial"
+const SchemaVersion = "0002_ab_batch"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -26,6 +26,7 @@ const SchemaVersion = "0001_initial"
 // that the live models match what the migrations build.
 var migrations = []*gormigrate.Migration{
 	{ID: "0001_initial", Migrate: migrate0001},
+	{ID: "0002_ab_batch", Migrate: migrate0002},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -158,6 +159,28 @@ func migrate0001(tx *gorm.DB) error {
 		if err := tx.Exec("CREATE INDEX IF NOT EXISTS " + ix.name + " ON runs (" + ix.columns + ")").Error; err != nil {
 			return fmt.Errorf("index %s: %w", ix.name, err)
 		}
+	}
+	return nil
+}
+
+// migrate0002 adds runs.ab_batch, the batch of runs queued interleaved
+// with each other (store.Run.ABBatch). Runs from before it were queued one
+// configuration after another, except the write-path preset's, which
+// always interleaved its strategies and named its groups
+// "wp-<12 hex digits>-<strategy>": those get "wp-<12 hex digits>" back, the
+// batch the preset gives its runs today.
+func migrate0002(tx *gorm.DB) error {
+	type Run struct {
+		ABBatch string `gorm:"column:ab_batch;size:32;not null;default:''"`
+	}
+	if !tx.Migrator().HasColumn(&Run{}, "ABBatch") {
+		if err := tx.Table("runs").Migrator().AddColumn(&Run{}, "ABBatch"); err != nil {
+			return fmt.Errorf("add runs.ab_batch: %w", err)
+		}
+	}
+	const wpGroup = "wp-" + "[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]" + "-?*"
+	if err := tx.Exec("UPDATE runs SET ab_batch = substr(group_id, 1, 15) WHERE ab_batch = '' AND group_id GLOB ?", wpGroup).Error; err != nil {
+		return fmt.Errorf("write-path batches: %w", err)
 	}
 	return nil
 }

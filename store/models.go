@@ -55,6 +55,13 @@ type Run struct {
 	GroupIndex int
 	// Warmup marks a discarded warm-up run of a repetition group.
 	Warmup bool
+	// ABBatch ties the runs queued interleaved in one submission (an A/B
+	// submission of several configurations, the write-path preset, added
+	// repetitions): they ran alternately, configuration by configuration,
+	// so that drift of the machine hit each alike. "" for a run queued on
+	// its own. Added by migration 0002_ab_batch; left out of JSON when
+	// empty so that runs from before it read as they did.
+	ABBatch string `gorm:"column:ab_batch;size:32;not null;default:''" json:",omitempty"`
 	// Environment and Measurement are JSON objects from result.json.
 	Environment string
 	Measurement string

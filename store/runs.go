@@ -19,7 +19,7 @@ import (
 // page shows.
 var listColumns = []string{
 	"id", "label", "workload", "status", "source", "spec", "fingerprint",
-	"error", "group_id", "group_index", "warmup", "complete",
+	"error", "group_id", "group_index", "warmup", "ab_batch", "complete",
 	"records_per_sec", "mb_per_sec", "p99_ms",
 	"created_at", "started_at", "finished_at",
 }
@@ -52,6 +52,22 @@ const (
 // it, as FinishRun would store them, so the run is never seen queued
 // without them. The children slices themselves are left unchanged.
 func (s *Store) CreateRuns(ctx context.Context, runs []*Run) error {
+	return s.createRuns(ctx, runs, false)
+}
+
+// AppendRuns stores new runs like CreateRuns, and numbers each measured
+// run of a repetition group after the group's last run: GroupIndex is
+// the largest stored in its group plus one, then plus two, … in the
+// order of runs (1 for a new group). The numbering is read and written in
+// the same transaction, which holds SQLite's write lock throughout, so two
+// appends to one group never give an index twice. Warm-up runs and runs
+// without a group get 0.
+func (s *Store) AppendRuns(ctx context.Context, runs []*Run) error {
+	return s.createRuns(ctx, runs, true)
+}
+
+// createRuns is CreateRuns, and AppendRuns when number is set.
+func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error {
 	defer s.wrote()
 	if len(runs) == 0 {
 		return nil
@@ -66,10 +82,11 @@ func (s *Store) CreateRuns(ctx context.Context, runs []*Run) error {
 	type saved struct {
 		createdAt  time.Time
 		finishedAt *time.Time
+		groupIndex int
 	}
 	before := make([]saved, len(runs))
 	for i, r := range runs {
-		before[i] = saved{r.CreatedAt, r.FinishedAt}
+		before[i] = saved{r.CreatedAt, r.FinishedAt, r.GroupIndex}
 	}
 	now := time.Now().UTC()
 	for _, r := range runs {
@@ -78,6 +95,11 @@ func (s *Store) CreateRuns(ctx context.Context, runs []*Run) error {
 		}
 	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if number {
+			if err := numberInGroups(tx, runs); err != nil {
+				return err
+			}
+		}
 		// Children are inserted below in batches of their own rather than
 		// by GORM's association saving, which puts all of a run's series
 		// points in one statement.
@@ -93,9 +115,35 @@ func (s *Store) CreateRuns(ctx context.Context, runs []*Run) error {
 	})
 	if err != nil {
 		for i, r := range runs {
-			r.ID, r.CreatedAt, r.FinishedAt = 0, before[i].createdAt, before[i].finishedAt
+			r.ID, r.CreatedAt, r.FinishedAt, r.GroupIndex = 0, before[i].createdAt, before[i].finishedAt, before[i].groupIndex
 		}
 		return fmt.Errorf("store: create runs: %w", err)
+	}
+	return nil
+}
+
+// numberInGroups sets the GroupIndex of new runs after the largest their
+// group has in tx.
+func numberInGroups(tx *gorm.DB, runs []*Run) error {
+	next := map[string]int{}
+	for _, r := range runs {
+		if r.GroupID == "" || r.Warmup {
+			r.GroupIndex = 0
+			continue
+		}
+		n, ok := next[r.GroupID]
+		if !ok {
+			var last *int
+			if err := tx.Model(&Run{}).Where("group_id = ?", r.GroupID).Select("MAX(group_index)").Scan(&last).Error; err != nil {
+				return fmt.Errorf("last index of group %s: %w", r.GroupID, err)
+			}
+			if last != nil {
+				n = *last
+			}
+		}
+		n++
+		next[r.GroupID] = n
+		r.GroupIndex = n
 	}
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-gormigrate/gormigrate/v2"
 )
 
 // copyFixture copies a testdata database into t's temporary directory.
@@ -189,10 +191,11 @@ func TestOpenUpgradesUnversionedDatabase(t *testing.T) {
 	s.Close()
 }
 
-// TestMigrationsMakeTodaysSchema checks that a new database gets exactly
-// the schema the kbench of the fixture made, and that the models match
-// it: AutoMigrate of today's models changes nothing on a migrated file.
-// A model change without a migration fails here.
+// TestMigrationsMakeTodaysSchema checks that migration 0001 alone makes
+// exactly the schema the kbench of the fixture made, that a new database
+// gets exactly the schema of the fixture upgraded by every migration, and
+// that the models match it: AutoMigrate of today's models changes nothing
+// on a migrated file. A model change without a migration fails here.
 func TestMigrationsMakeTodaysSchema(t *testing.T) {
 	old, err := sql.Open("sqlite3", "file:"+filepath.Join("testdata", "kbench-v0.db")+"?mode=ro&immutable=1")
 	if err != nil {
@@ -200,16 +203,41 @@ func TestMigrationsMakeTodaysSchema(t *testing.T) {
 	}
 	defer old.Close()
 	want := schemaSQL(t, old)
+	withoutMigrations := func(lines []string) []string {
+		var out []string
+		for _, line := range lines {
+			if !strings.Contains(line, migrationsTable) {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
 
-	s := newStore(t)
-	var got []string
-	for _, line := range schemaSQL(t, s.sqlDB) {
-		if !strings.Contains(line, migrationsTable) {
-			got = append(got, line)
+	first := newStore(t)
+	if err := first.db.Migrator().DropTable(migrationsTable); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"report_runs", "reports", "profiles", "series_points", "metrics", "runs"} {
+		if err := first.db.Migrator().DropTable(table); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("schema of a new database:\n%s\nwant the fixture's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if err := gormigrate.New(first.db, migrationOptions(), migrations[:1]).Migrate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := withoutMigrations(schemaSQL(t, first.sqlDB)); !slices.Equal(got, want) {
+		t.Errorf("schema of migration 0001:\n%s\nwant the fixture's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	upgraded, err := Open(copyFixture(t, "kbench-v0.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upgraded.Close()
+	want = withoutMigrations(schemaSQL(t, upgraded.sqlDB))
+	s := newStore(t)
+	if got := withoutMigrations(schemaSQL(t, s.sqlDB)); !slices.Equal(got, want) {
+		t.Errorf("schema of a new database:\n%s\nwant the upgraded fixture's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	before := schemaSQL(t, s.sqlDB)
 	if err := s.db.AutoMigrate(&Run{}, &Metric{}, &SeriesPoint{}, &Profile{}, &Report{}, &ReportRun{}); err != nil {

@@ -317,13 +317,17 @@ type CompareView struct {
 	SaveAction string
 	// DefaultTitle fills the report title field.
 	DefaultTitle string
+	// Progress and AddRuns are the runs not finished yet and the offer to
+	// add interleaved repetitions (abtest.go).
+	Progress CompareProgress
+	AddRuns  AddRepetitionsView
 }
 
 // NewCompareView builds the comparison page of q from its table, runs
 // and Markdown export.
 func NewCompareView(t *compare.Table, runs []store.Run, q CompareQuery, markdown string) CompareView {
 	v := CompareView{Page: Page{Title: compareTitle}, Query: q, Table: NewComparisonTable(t, runs), Markdown: markdown,
-		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath}
+		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath, Progress: NewCompareProgress(runs)}
 	if v.Query.By == "" {
 		v.Query.By = DefaultCompareBy
 	}

@@ -22,6 +22,12 @@ type NewRunFormView struct {
 	Sections []FormSection
 	// Workload is the chosen workload, for hiding fields that do not apply.
 	Workload string
+	// Configs are the configurations added to compare with the form's
+	// own (configuration A); ConfigTemplate is a blank one for the
+	// script to copy; CanAddConfig says whether one more fits (abtest.go).
+	Configs        []ConfigFieldset
+	ConfigTemplate ConfigFieldset
+	CanAddConfig   bool
 }
 
 // FormSection is a fieldset of the form.
@@ -205,7 +211,7 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 			Placeholder: "e.g. trunk", Help: "names what is measured, e.g. trunk or my-branch: runs are compared by label"},
 		{Name: FieldRepetitions, Label: "Repetitions", Kind: "number", Value: get(FieldRepetitions, "1"),
 			Min: "1", Max: "50", Step: "1", Placeholder: "1",
-			Help: "measured runs, one after the other; at least 6 give a 95% confidence interval"},
+			Help: "measured runs (of each configuration, when you compare several below); at least 6 give a 95% confidence interval"},
 		{Name: FieldWarmupRuns, Label: "Warm-up runs", Kind: "number", Value: get(FieldWarmupRuns, "0"),
 			Min: "0", Max: "10", Step: "1", Placeholder: "0",
 			Help: "whole runs before the measured ones, discarded from every figure"},
@@ -247,29 +253,23 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 		for fi := range v.Sections[si].Fields {
 			f := &v.Sections[si].Fields[fi]
 			known[f.Name] = true
-			// A browser would blank a number input holding "12x": show
-			// what was sent, as text, so the user can see and fix it.
-			if f.Kind == "number" && f.Value != "" && !isNumber(f.Value) {
-				f.Kind, f.Min, f.Max, f.Step = "text", "", "", ""
-			}
-			f.ID = fieldID(f.Name)
-			var describedBy []string
-			if f.Help != "" || f.AppliesTo != "" {
-				f.HelpID = f.ID + "-help"
-				describedBy = append(describedBy, f.HelpID)
-			}
-			if msg, ok := errs[f.Name]; ok {
-				if msg == "" {
-					msg = "is not valid"
-				}
-				f.Error = msg
-				f.ErrorID = f.ID + "-error"
-				describedBy = append([]string{f.ErrorID}, describedBy...)
-				v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: msg, Anchor: "#" + f.ID})
-			}
-			f.DescribedBy = strings.Join(describedBy, " ")
+			v.wire(f, errs)
 		}
 	}
+	v.Configs, v.ConfigTemplate, v.CanAddConfig = formConfigSets(values, errs)
+	for ci := range v.Configs {
+		for _, f := range []*FormField{&v.Configs[ci].Label, &v.Configs[ci].Params} {
+			known[f.Name] = true
+			n := len(v.Errors)
+			v.wire(f, errs)
+			if len(v.Errors) > n {
+				// The summary says whose field it is.
+				v.Errors[n].Label = "Configuration " + v.Configs[ci].Letter + ": " + strings.ToLower(f.Label)
+			}
+		}
+	}
+	v.wire(&v.ConfigTemplate.Label, nil)
+	v.wire(&v.ConfigTemplate.Params, nil)
 	var other []string
 	for name := range errs {
 		if !known[name] {
@@ -285,6 +285,32 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 		v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: msg})
 	}
 	return v
+}
+
+// wire gives f its id, its error from errs (adding it to the summary) and
+// the ids that describe it.
+func (v *NewRunFormView) wire(f *FormField, errs map[string]string) {
+	// A browser would blank a number input holding "12x": show what was
+	// sent, as text, so the user can see and fix it.
+	if f.Kind == "number" && f.Value != "" && !isNumber(f.Value) {
+		f.Kind, f.Min, f.Max, f.Step = "text", "", "", ""
+	}
+	f.ID = fieldID(f.Name)
+	var describedBy []string
+	if f.Help != "" || f.AppliesTo != "" {
+		f.HelpID = f.ID + "-help"
+		describedBy = append(describedBy, f.HelpID)
+	}
+	if msg, ok := errs[f.Name]; ok {
+		if msg == "" {
+			msg = "is not valid"
+		}
+		f.Error = msg
+		f.ErrorID = f.ID + "-error"
+		describedBy = append([]string{f.ErrorID}, describedBy...)
+		v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: msg, Anchor: "#" + f.ID})
+	}
+	f.DescribedBy = strings.Join(describedBy, " ")
 }
 
 // flagField is the input for one runner flag.
@@ -472,7 +498,7 @@ func choiceOptions(values []string, labels map[string]string, current string) []
 }
 
 func fieldID(name string) string {
-	return "f-" + strings.NewReplacer(".", "-", "_", "-", " ", "-").Replace(name)
+	return "f-" + strings.NewReplacer(".", "-", "_", "-", " ", "-", "[", "-", "]", "").Replace(name)
 }
 
 func splitList(s string) []string {

@@ -19,15 +19,16 @@ import (
 // goldenStatic stands in for the static files in golden tests, so the
 // asset URLs' content hashes do not change whenever the CSS or JS does.
 var goldenStatic = fstest.MapFS{
-	"app.css":        {Data: []byte("/* css */")},
-	"run.js":         {Data: []byte("// run")},
-	"runs.js":        {Data: []byte("// runs")},
-	"new_run.js":     {Data: []byte("// new run")},
-	"flamegraph.js":  {Data: []byte("// flame graph")},
-	"flamegraph.css": {Data: []byte("/* flame graph */")},
-	"compare.js":     {Data: []byte("// compare")},
-	"writepath.css":  {Data: []byte("/* write path */")},
-	"favicon.ico":    {Data: []byte("icon")},
+	"app.css":             {Data: []byte("/* css */")},
+	"run.js":              {Data: []byte("// run")},
+	"runs.js":             {Data: []byte("// runs")},
+	"new_run.js":          {Data: []byte("// new run")},
+	"flamegraph.js":       {Data: []byte("// flame graph")},
+	"flamegraph.css":      {Data: []byte("/* flame graph */")},
+	"compare.js":          {Data: []byte("// compare")},
+	"writepath.css":       {Data: []byte("/* write path */")},
+	"favicon.ico":         {Data: []byte("icon")},
+	"compare_progress.js": {Data: []byte("// compare progress")},
 }
 
 func newTestUI(t *testing.T) *UI {
@@ -409,7 +410,7 @@ func TestNewFailsFast(t *testing.T) {
 	}
 	base := func() fstest.MapFS {
 		m := fstest.MapFS{}
-		for _, n := range []string{"layout.html", "runs.html", "run.html", "new_run.html", "error.html"} {
+		for _, n := range []string{"layout.html", "runs.html", "run.html", "new_run.html", "error.html", "_abtest.html"} {
 			m[n] = &fstest.MapFile{Data: read(n)}
 		}
 		return m
