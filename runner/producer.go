@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -43,6 +44,9 @@ type produceStats struct {
 	bytes    int64        // measured payload bytes
 	errors   int64
 	firstErr error
+	// failed is firstErr != nil, for send loops to check per record
+	// without taking mu.
+	failed atomic.Bool
 	// The current interval of the text lines and of the series.
 	line, point ivCounters
 }
@@ -76,6 +80,7 @@ func (s *produceStats) completeSlots(slots []*sendSlot, err error) (bytes int64)
 func (s *produceStats) noteErrLocked(err error) {
 	if err != nil && s.firstErr == nil {
 		s.firstErr = err
+		s.failed.Store(true)
 	}
 }
 
@@ -103,57 +108,72 @@ func (s *produceStats) recordLocked(slot *sendSlot, now time.Duration, err error
 	return size
 }
 
-func (s *produceStats) failed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.firstErr != nil
-}
+// failedFast reports whether a record failed; it takes no lock.
+func (s *produceStats) failedFast() bool { return s.failed.Load() }
 
-// credit bounds the bytes sent but not yet acknowledged, as Kafka's
-// buffer.memory does: an unthrottled producer must block, not queue the
-// whole run in memory and report that queue as latency.
+// credit bounds the bytes of the writer mode's records not yet
+// acknowledged, as Kafka's buffer.memory does: an unthrottled producer
+// must block, not queue the whole run in memory and report that queue as
+// latency, and blocks for at most max.block.ms. One goroutine acquires
+// (the thread's); any may release.
 type credit struct {
-	mu    sync.Mutex
-	cond  sync.Cond
-	cap   int64
-	avail int64
+	free     atomic.Int64
+	cap      int64
+	maxBlock time.Duration
+	wake     chan struct{}
+	// waited is how long acquire blocked; only the acquirer touches it.
+	waited time.Duration
 }
 
-func newCredit(capacity int64) *credit {
-	c := &credit{cap: capacity, avail: capacity}
-	c.cond.L = &c.mu
+func newCredit(capacity int64, maxBlock time.Duration) *credit {
+	c := &credit{cap: capacity, maxBlock: maxBlock, wake: make(chan struct{}, 1)}
+	c.free.Store(capacity)
 	return c
 }
 
-// acquire waits for n bytes; a request larger than the whole budget waits
-// for an idle producer instead of forever.
+// enough reports whether n bytes are free; a request larger than the
+// whole budget waits for an idle producer instead of forever.
+func (c *credit) enough(n int64) bool {
+	f := c.free.Load()
+	return f >= n || f == c.cap
+}
+
+// acquire takes n bytes, waiting at most max.block.ms for them.
 func (c *credit) acquire(ctx context.Context, n int64) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.avail < n && c.avail < c.cap {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	if !c.enough(n) {
+		began := time.Now()
+		defer func() { c.waited += time.Since(began) }()
+		limit := time.NewTimer(c.maxBlock)
+		defer limit.Stop()
+		for !c.enough(n) {
+			select {
+			case <-c.wake:
+			case <-limit.C:
+				if !c.enough(n) {
+					return maxBlockError(c.maxBlock, c.cap)
+				}
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
-		c.cond.Wait()
 	}
-	c.avail -= n
+	c.free.Add(-n)
 	return nil
 }
 
 func (c *credit) release(n int64) {
-	c.mu.Lock()
-	c.avail += n
-	c.mu.Unlock()
-	c.cond.Broadcast()
+	c.free.Add(n)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }
 
 // idle waits until every acquired byte was released: all sent records have
 // been acknowledged or have failed.
 func (c *credit) idle() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.avail < c.cap {
-		c.cond.Wait()
+	for c.free.Load() < c.cap {
+		<-c.wake
 	}
 }
 
@@ -168,12 +188,28 @@ type producerThread struct {
 	slab     []sendSlot
 }
 
-// requestStats returns the client's request figures since the last call.
-func (t *producerThread) requestStats() kafka.WriterStats {
-	if t.client != nil {
-		return t.client.takeStats()
+// threadStats are a producer thread's figures since the last call.
+type threadStats struct {
+	requests kafka.WriterStats
+	// wire is known in the client and raw modes only: kafka-go's Writer
+	// reports no compressed sizes.
+	wire      wireStats
+	wireKnown bool
+	// waited is how long send blocked on buffer.memory.
+	waited time.Duration
+}
+
+// takeStats returns the thread's figures since the last call.
+func (t *producerThread) takeStats() threadStats {
+	if c := t.client; c != nil {
+		st := threadStats{wireKnown: true, waited: c.waited}
+		st.requests, st.wire = c.takeStats()
+		c.waited = 0
+		return st
 	}
-	return t.w.Stats()
+	st := threadStats{requests: t.w.Stats(), waited: t.credit.waited}
+	t.credit.waited = 0
+	return st
 }
 
 func (t *producerThread) slot() *sendSlot {
@@ -192,9 +228,10 @@ func (t *producerThread) payload() []byte {
 	return t.payloads[t.rng.IntN(len(t.payloads))]
 }
 
-// send produces n records and waits for their acknowledgements. rate is
+// send produces n records, or with n == 0 records until deadline (since
+// the stats' time base), and waits for their acknowledgements. rate is
 // this thread's records/s, or 0 for no limit.
-func (t *producerThread) send(ctx context.Context, n int64, rate float64, measured bool) error {
+func (t *producerThread) send(ctx context.Context, n int64, deadline time.Duration, rate float64, measured bool) error {
 	msgs := make([]kafka.Message, sendChunk)
 	start := t.stats.now()
 	var interval time.Duration
@@ -202,19 +239,29 @@ func (t *producerThread) send(ctx context.Context, n int64, rate float64, measur
 		interval = time.Duration(float64(time.Second) / rate)
 	}
 	var err error
-	for sent := int64(0); sent < n; {
-		if ctx.Err() != nil || t.stats.failed() {
+	for sent := int64(0); n == 0 || sent < n; {
+		if ctx.Err() != nil || t.stats.failedFast() {
 			break
 		}
-		k := min(int64(sendChunk), n-sent)
+		now := t.stats.now()
+		if n == 0 && now >= deadline {
+			break
+		}
+		k := int64(sendChunk)
+		if n > 0 {
+			k = min(k, n-sent)
+		}
 		if rate > 0 {
 			// Records are due at start + i×interval. Send those due now, each
 			// stamped with when it should have gone, so a stalled producer
 			// shows its queueing in the intended-time latency.
-			now := t.stats.now()
 			due := int64((now-start)/interval) + 1
 			if due <= sent {
-				sleepCtx(ctx, start+time.Duration(sent)*interval-now)
+				wait := start + time.Duration(sent)*interval - now
+				if n == 0 {
+					wait = min(wait, deadline-now)
+				}
+				sleepCtx(ctx, wait)
 				continue
 			}
 			k = min(k, due-sent)
@@ -225,10 +272,8 @@ func (t *producerThread) send(ctx context.Context, n int64, rate float64, measur
 			bytes += int64(len(p))
 			msgs[j] = kafka.Message{Value: p}
 		}
-		if err = t.credit.acquire(ctx, bytes); err != nil {
-			break
-		}
-		now := t.stats.now()
+		// Stamped before send may block on buffer.memory, as Kafka's tool
+		// starts its clock before KafkaProducer.send.
 		for j := int64(0); j < k; j++ {
 			s := t.slot()
 			s.sent, s.intended, s.size, s.measured = now, now, int32(len(msgs[j].Value)), measured
@@ -237,14 +282,20 @@ func (t *producerThread) send(ctx context.Context, n int64, rate float64, measur
 			}
 			msgs[j].WriterData = s
 		}
+		if err = t.credit.acquire(ctx, bytes); err != nil {
+			break
+		}
 		if err = t.w.WriteMessages(ctx, msgs[:k]...); err != nil {
 			t.credit.release(bytes)
 			break
 		}
 		sent += k
 	}
+	if err != nil || ctx.Err() != nil {
+		return err // records still out are not waited for: the run stops
+	}
 	t.credit.idle()
-	return err
+	return nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) {
@@ -313,13 +364,9 @@ func (r *run) produce(ctx context.Context) error {
 	client := r.spec.Mode == ModeClient || r.spec.Mode == ModeRaw
 	switch {
 	case r.spec.Mode == ModeClient:
-		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-			"mode client: records sent with kafka-go's Client.Produce, batched by kbench (batch.size %d bytes, linger.ms %d), up to %d requests in flight per thread, retried as the Writer retries; kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
-			r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight))
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode client: records are encoded by kafka-go's record encoder (protocol.RecordSet, as Client.Produce and the Writer encode them) when their batch is sent; "+r.accumulatorNote())
 	case r.spec.Mode == ModeRaw:
-		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-			"mode raw: kbench encodes each record into a record batch v2 as it is sent (runner/wire; null keys, no headers, no producer id) and kafka-go's Client.RawProduce sends each finished batch (batch.size %d bytes, linger.ms %d, compression %v), up to %d requests in flight per thread, retried as the Writer retries; kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
-			r.st.batchBytes, r.st.linger.Milliseconds(), r.st.compression, r.st.maxInFlight))
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode raw: kbench encodes each record into a record batch v2 as it is sent (runner/wire; no producer id); "+r.accumulatorNote())
 	default:
 		if r.st.maxInFlight > 1 && partitions == 1 {
 			r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
@@ -332,10 +379,10 @@ func (r *run) produce(ctx context.Context) error {
 	stats := &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist()}
 	threads := make([]*producerThread, r.spec.Threads)
 	for i := range threads {
-		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory / int64(r.spec.Threads)), stats: stats,
+		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock), stats: stats,
 			payloads: payloads, rng: rand.New(rand.NewPCG(uint64(i), 7))}
 		if client {
-			t.client, err = r.newClientSender(t, partitions)
+			t.client, err = r.newClientSender(ctx, t, partitions)
 		} else {
 			t.w, err = r.newWriter(t, partitions)
 		}
@@ -351,9 +398,16 @@ func (r *run) produce(ctx context.Context) error {
 		}
 		closed = true
 		for _, t := range threads {
-			if t.w != nil {
-				t.w.Close()
+			if t.w == nil {
+				continue
 			}
+			if t.credit.free.Load() < t.credit.cap {
+				// Records are still out (the run stopped early): Close would
+				// wait for them up to request.timeout.ms.
+				go t.w.Close()
+				continue
+			}
+			t.w.Close()
 		}
 	}
 	defer closeWriters()
@@ -362,7 +416,7 @@ func (r *run) produce(ctx context.Context) error {
 	if throttled {
 		rate = r.spec.Throughput / float64(r.spec.Threads)
 	}
-	runPhase := func(name string, total int64, measured bool) error {
+	runPhase := func(name string, total int64, deadline time.Duration, measured bool) error {
 		r.rep.phase(name, total)
 		stats.mu.Lock()
 		ackedBefore := stats.acked
@@ -380,9 +434,9 @@ func (r *run) produce(ctx context.Context) error {
 			go func() {
 				defer wg.Done()
 				if t.client != nil {
-					errs[i] = t.client.send(ctx, share(total, len(threads), i), rate, measured)
+					errs[i] = t.client.send(ctx, share(total, len(threads), i), deadline, rate, measured)
 				} else {
-					errs[i] = t.send(ctx, share(total, len(threads), i), rate, measured)
+					errs[i] = t.send(ctx, share(total, len(threads), i), deadline, rate, measured)
 				}
 			}()
 		}
@@ -393,6 +447,11 @@ func (r *run) produce(ctx context.Context) error {
 		if firstErr != nil {
 			return fmt.Errorf("%d records failed; first error: %w", failures, r.explain(firstErr))
 		}
+		for i, err := range errs {
+			if errors.Is(err, errStopped) {
+				errs[i] = nil // the failure that stopped it is reported above
+			}
+		}
 		if err := errors.Join(errs...); err != nil {
 			return r.explain(err)
 		}
@@ -401,13 +460,13 @@ func (r *run) produce(ctx context.Context) error {
 
 	if r.spec.WarmupRecords > 0 {
 		r.rep.kafka(kafkafmt.ProducerWarmupNotice(r.spec.WarmupRecords))
-		if err := runPhase("warmup", r.spec.WarmupRecords, false); err != nil {
+		if err := runPhase("warmup", r.spec.WarmupRecords, 0, false); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 		r.res.Measurement.WarmupRecords = r.spec.WarmupRecords
 	}
 	for _, t := range threads {
-		t.requestStats() // reset the client's counters: only the window counts
+		t.takeStats() // reset the client's counters: only the window counts
 	}
 	if err := r.openWindow(); err != nil {
 		return err
@@ -420,13 +479,13 @@ func (r *run) produce(ctx context.Context) error {
 		return c.point(secs, c.records, c.bytes, c.records)
 	})
 	measured := r.spec.NumRecords - r.spec.WarmupRecords
-	phaseErr := runPhase("measure", measured, true)
+	phaseErr := runPhase("measure", measured, 0, true)
 	r.win.stop()
 	stopIntervals()
 	stopSeries()
-	var ws []kafka.WriterStats
+	var ws []threadStats
 	for _, t := range threads {
-		ws = append(ws, t.requestStats())
+		ws = append(ws, t.takeStats())
 	}
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
@@ -470,7 +529,17 @@ func (r *run) producerIntervals(stats *produceStats) (stop func()) {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
+// accumulatorNote says how the client and raw modes batch and send.
+func (r *run) accumulatorNote() string {
+	return fmt.Sprintf("records accumulate per partition as in KafkaProducer: a batch is sent when full (batch.size %d bytes) or after linger.ms (%d), "+
+		"while fewer than %d requests are out to its leader (max.in.flight.requests.per.connection), one batch per partition per request up to max.request.size (%d bytes); "+
+		"each batch holds batch.size bytes of buffer.memory (%d bytes per thread) until acknowledged, and send blocks when none is left, for at most max.block.ms (%d), "+
+		"so an unthrottled run's latency includes about buffer.memory / throughput of queueing, as Kafka's does; compression %v; failed batches are retried as the Writer retries; "+
+		"kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
+		r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight, r.st.maxRequestSize, r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock.Milliseconds(), r.st.compression)
+}
+
+func (r *run) producerResults(stats *produceStats, ws []threadStats) {
 	secs := r.win.seconds()
 	stats.mu.Lock()
 	defer stats.mu.Unlock()
@@ -500,8 +569,11 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 	add("record-error-total", float64(stats.errors), "records", LowerIsBetter, "records kafka-go reported as failed after its retries")
 
 	var writes, batchCount, batchRecs, batchBytes, retries int64
-	var writeSum, writeMax time.Duration
-	for _, s := range ws {
+	var writeSum, writeMax, waited time.Duration
+	var onWire wireStats
+	wireKnown := true
+	for _, t := range ws {
+		s := t.requests
 		writes += s.Writes
 		retries += s.Retries
 		batchCount += s.BatchSize.Count
@@ -509,6 +581,12 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 		batchBytes += s.BatchBytes.Sum
 		writeSum += s.WriteTime.Sum
 		writeMax = max(writeMax, s.WriteTime.Max)
+		waited += t.waited
+		wireKnown = wireKnown && t.wireKnown
+		onWire.batches += t.wire.batches
+		onWire.wireBytes += t.wire.wireBytes
+		onWire.rawBytes += t.wire.rawBytes
+		onWire.ratioSum += t.wire.ratioSum
 	}
 	if writes > 0 {
 		add("request-rate", float64(writes)/secs, "requests/s", "", "produce requests per second (kafka-go Writer stats)")
@@ -520,6 +598,10 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 		add("batch-size-avg", float64(batchBytes)/float64(batchCount), "bytes", "", "bytes per produce batch")
 	}
 	add("record-retry-total", float64(retries), "retries", LowerIsBetter, "produce attempts kafka-go retried")
+	if secs > 0 && len(ws) > 0 {
+		add("bufferpool-wait-ratio", waited.Seconds()/(secs*float64(len(ws))), "ratio", "",
+			"fraction of the window send spent blocked waiting for buffer.memory, per producer thread (Kafka's bufferpool-wait-ratio): near 1 when acknowledgements, not the producer, set the pace")
+	}
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(stats.bytes)...)
 
 	if stats.records > 0 {

@@ -195,12 +195,22 @@ func appendRecordKV(dst []byte, offsetDelta int32, timestampDelta int64, key, va
 // RecordSize is the exact encoded size of one record v2, its length
 // varint included: what appendRecordKV appends for the same arguments.
 func RecordSize(offsetDelta int32, timestampDelta int64, key, value []byte, h Headers) int {
+	keyLen := -1
+	if key != nil {
+		keyLen = len(key)
+	}
+	return RecordSizeOf(offsetDelta, timestampDelta, keyLen, len(value), h)
+}
+
+// RecordSizeOf is RecordSize from the lengths alone; keyLen -1 is a null
+// key.
+func RecordSizeOf(offsetDelta int32, timestampDelta int64, keyLen, valueLen int, h Headers) int {
 	n := 1 + zigzagLen(timestampDelta) + zigzagLen(int64(offsetDelta)) +
-		zigzagLen(int64(len(value))) + len(value) + zigzagLen(int64(h.count)) + len(h.enc)
-	if key == nil {
+		zigzagLen(int64(valueLen)) + valueLen + zigzagLen(int64(h.count)) + len(h.enc)
+	if keyLen < 0 {
 		n += zigzagLen(-1)
 	} else {
-		n += zigzagLen(int64(len(key))) + len(key)
+		n += zigzagLen(int64(keyLen)) + keyLen
 	}
 	return zigzagLen(int64(n)) + n
 }
