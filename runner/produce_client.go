@@ -148,8 +148,6 @@ type batchQueue struct {
 	head    int
 }
 
-func (q *batchQueue) len() int { return len(q.batches) - q.head }
-
 func (q *batchQueue) first() *clientBatch {
 	if q.head == len(q.batches) {
 		return nil

@@ -87,7 +87,7 @@ type Spec struct {
 	// --throughput) is Throughput, in requests/s.
 	Strategy          string  `json:"strategy,omitempty"`
 	Requests          int64   `json:"requests,omitempty"`
-	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests
+	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests or NumRecords
 	RecordsPerRequest int     `json:"records-per-request,omitempty"`
 	InFlight          int     `json:"in-flight,omitempty"`
 	WarmupRequests    int64   `json:"warmup-requests,omitempty"`
@@ -173,6 +173,18 @@ type option struct {
 	// get reads its value back from a spec, for validation.
 	choices []Choice
 	get     func(s *Spec) string
+	// check, when set, refuses a value as given before set takes it.
+	check func(v string) error
+}
+
+// apply checks and sets the option's values.
+func (o option) apply(s *Spec, vals []string) error {
+	if o.check != nil && len(vals) == 1 {
+		if err := o.check(vals[0]); err != nil {
+			return err
+		}
+	}
+	return o.set(s, vals)
 }
 
 // Choice is one value of a flag with a closed set of values. The CLI, the
@@ -296,11 +308,22 @@ func options() []option {
 		// --messages in kafka-consumer-perf-test; each takes the other's
 		// name too.
 		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: []string{Producer},
-			help: "records to send, warm-up records included",
+			help: "records to send, warm-up records included (not with --duration)",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
 		{name: "messages", aliases: []string{"num-records"}, key: "num-records", kind: kindInt, workloads: []string{Consumer},
-			help: "records to consume, warm-up records included",
+			help: "records to consume, warm-up records included (not with --duration)",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
+		{name: "duration", kind: kindFloat,
+			help: "seconds to send or consume for in the measured window, after any warm-up, instead of a count (--num-records, --messages, --requests); the profile then covers a fixed time, not a fixed amount of work",
+			set:  floatSetter(func(s *Spec, f float64) { s.Duration = f }),
+			// 0 would mean "no duration" in a spec: refuse it here, where a
+			// user typed it.
+			check: func(v string) error {
+				if f, err := strconv.ParseFloat(v, 64); err == nil && f <= 0 {
+					return fmt.Errorf("must be positive seconds, got %v", v)
+				}
+				return nil
+			}},
 		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
 			set: intSetter(func(s *Spec, n int64) { s.RecordSize = int(n) })},
 		{name: "payload-file", kind: kindString, workloads: []string{Producer},
@@ -518,6 +541,7 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 	}
 	var configFile []string
 	var props []string
+	given := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "-h" || arg == "--help" || arg == "-help" {
@@ -568,11 +592,21 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 			configFile = vals
 			continue
 		}
-		if err := o.set(&s, vals); err != nil {
+		given[o.jsonKey()] = true
+		if err := o.apply(&s, vals); err != nil {
 			errs.Add(o.name, "%s", err)
 		}
 	}
+	durationReplacesCount(&s, given)
 	return s, finish(&s, workload, configFile, props, errs)
+}
+
+// durationReplacesCount drops the default count of a producer or consumer
+// spec given --duration without one: the duration is what ends the run.
+func durationReplacesCount(s *Spec, given map[string]bool) {
+	if s.Duration > 0 && s.Workload != Writepath && !given["num-records"] {
+		s.NumRecords = 0
+	}
 }
 
 // finish merges the properties into s, validates it and returns every
@@ -616,6 +650,7 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 	sort.Strings(names) // deterministic: the first bad field is always the same one
 	var configFile, props []string
 	var errs FieldErrors
+	given := map[string]bool{}
 	for _, name := range names {
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
@@ -642,10 +677,12 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 			configFile = vals
 			continue
 		}
-		if err := o.set(&s, vals); err != nil {
+		given[o.jsonKey()] = true
+		if err := o.apply(&s, vals); err != nil {
 			errs.Add(o.name, "%s", err)
 		}
 	}
+	durationReplacesCount(&s, given)
 	return s, finish(&s, workload, configFile, props, errs)
 }
 
@@ -760,6 +797,9 @@ func (s *Spec) validate(errs *FieldErrors) {
 	check(strings.ContainsAny(s.Topic, " /\\,"), "topic", "%q is not a valid topic name", s.Topic)
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
+	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
+	check(s.Duration > 0 && s.Duration < minDuration, "duration", "must be at least %v s, got %v", minDuration, s.Duration)
+	check(s.Duration > maxDuration, "duration", "must be at most %v s (7 days), got %v", maxDuration, s.Duration)
 	if s.Workload == Writepath {
 		s.validateWritepath(errs)
 	} else {
@@ -783,7 +823,12 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		}
 	}
 	count := countFlag(s.Workload)
-	check(s.NumRecords <= 0, count, "must be at least 1, got %d", s.NumRecords)
+	if s.Duration > 0 {
+		check(!errs.Has(count) && s.NumRecords > 0, "duration", "give --%s or --duration, not both", count)
+		check(s.NumRecords < 0, count, "must be at least 1, got %d", s.NumRecords)
+	} else {
+		check(s.NumRecords <= 0, count, "must be at least 1, got %d", s.NumRecords)
+	}
 	check(s.RecordSize <= 0 && s.PayloadFile == "", "record-size", "must be at least 1 byte, got %d", s.RecordSize)
 	check(s.RecordSize > 64<<20, "record-size", "must be at most 64 MiB, got %d", s.RecordSize)
 	check(s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1), "throughput",
@@ -791,7 +836,7 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 	check(s.Throughput > 0 && s.Throughput < MinRate, "throughput",
 		"must be at least %v records/s, or -1 for no limit, got %v", MinRate, s.Throughput)
 	check(s.WarmupRecords < 0, "warmup-records", "must not be negative, got %d", s.WarmupRecords)
-	check(!errs.Has(count) && s.WarmupRecords >= s.NumRecords, "warmup-records",
+	check(!errs.Has(count) && s.NumRecords > 0 && s.WarmupRecords >= s.NumRecords, "warmup-records",
 		"must be fewer than --%s (%d), which include them, got %d", count, s.NumRecords, s.WarmupRecords)
 	check(s.Threads < 1 || s.Threads > 256, "threads", "must be between 1 and 256, got %d", s.Threads)
 	if s.Workload == Consumer {

@@ -192,12 +192,14 @@ func TestAllFieldErrorsReported(t *testing.T) {
 				"fetch-size": json.RawMessage(`0`), "timeout": json.RawMessage(`0`), "partitions": json.RawMessage(`0`)})
 			return err
 		}, []string{"partitions", "fetch-size", "timeout"}},
+		// --duration is shared with the producer and the consumer, so it
+		// comes before the write path's own flags.
 		{"writepath", func() error {
 			_, err := SpecFromParams(Writepath, map[string]json.RawMessage{
 				"strategy": json.RawMessage(`"sideways"`), "in-flight": json.RawMessage(`0`), "acks": json.RawMessage(`"0"`),
 				"duration": json.RawMessage(`"Inf"`), "records-per-request": json.RawMessage(`0`)})
 			return err
-		}, []string{"strategy", "duration", "records-per-request", "in-flight", "acks"}},
+		}, []string{"duration", "strategy", "records-per-request", "in-flight", "acks"}},
 	}
 	for _, tt := range tests {
 		err := tt.err()
