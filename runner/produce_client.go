@@ -74,8 +74,12 @@ type clientSender struct {
 	maxAttempts            int
 	backoffMin, backoffMax time.Duration
 	maxInFlight            int32
-	tsBase                 int64 // UnixMilli of the stats' time base, for record timestamps
-	headers                wire.Headers
+	tsBase                 int64          // UnixMilli of the stats' time base, for record timestamps
+	headers                wire.Headers   // mode raw
+	kheaders               []kafka.Header // mode client
+	// recordExtra bounds a record's encoded size besides its key and value:
+	// varints, attributes and headers.
+	recordExtra int64
 
 	// The accumulator: touched only by the thread's goroutine.
 	queues    []batchQueue // by partition
@@ -118,7 +122,9 @@ type wireStats struct {
 // Encoded sizes, so a batch stays within batch.size as Kafka counts it (and
 // within the broker's message.max.bytes when batch.size is near it): a v2
 // record batch has a 61-byte header, and each record without key or
-// headers adds at most 23 bytes of varints and attributes.
+// headers adds at most 23 bytes of varints and attributes (a key's length
+// and a header count take up to 4 bytes more than a null key's and no
+// headers').
 const (
 	batchOverhead  = 61
 	recordOverhead = 23
@@ -215,6 +221,9 @@ func (r *run) newClientSender(ctx context.Context, t *producerThread, partitions
 		timeout:     r.st.requestTimeout,
 		maxInFlight: int32(r.st.maxInFlight),
 		memCap:      r.st.bufferMemory / int64(r.spec.Threads),
+		headers:     t.shape.headers,
+		kheaders:    t.shape.kheaders,
+		recordExtra: recordExtra(t.shape),
 		queues:      make([]batchQueue, partitions),
 		lingerAt:    math.MaxInt64,
 		wake:        make(chan struct{}, 1),
@@ -317,7 +326,8 @@ func (c *clientSender) send(ctx context.Context, n int64, deadline time.Duration
 			}
 			intended = start + time.Duration(sent)*interval
 		}
-		if err = c.append(ctx, now, intended, t.payload(), measured); err != nil {
+		value, key, part := t.gen.next()
+		if err = c.append(ctx, now, intended, value, key, part, measured); err != nil {
 			break
 		}
 		sent++
@@ -358,24 +368,31 @@ func (c *clientSender) signal() {
 	}
 }
 
-// append adds one record to the open batch of its partition, opening a
-// batch (and taking its memory, which may block) when there is none or
-// the record does not fit.
-func (c *clientSender) append(ctx context.Context, now, intended time.Duration, value []byte, measured bool) error {
-	size := int64(len(value)) + recordOverhead
-	q := &c.queues[c.sticky]
-	b := q.open()
+// append adds one record to the open batch of its partition (part, or
+// the sticky partition for a record without a key), opening a batch (and
+// taking its memory, which may block) when there is none or the record
+// does not fit.
+func (c *clientSender) append(ctx context.Context, now, intended time.Duration, value, key []byte, part int, measured bool) error {
+	size := int64(len(value)+len(key)) + c.recordExtra
+	p := part
+	if p < 0 {
+		p = c.sticky
+	}
+	b := c.queues[p].open()
 	if b != nil && b.bytes+size > c.batchBytes {
 		// Full: it is sendable now, and records without a key move on to
 		// the next partition, as Kafka's sticky partitioner does.
 		c.close(b)
-		c.sticky = (c.sticky + 1) % len(c.queues)
-		q = &c.queues[c.sticky]
-		b = q.open()
+		b = nil
+		if part < 0 {
+			c.sticky = (c.sticky + 1) % len(c.queues)
+			p = c.sticky
+			b = c.queues[p].open()
+		}
 	}
 	if b == nil {
 		var err error
-		if b, err = c.newBatch(ctx, c.sticky, now, size); err != nil {
+		if b, err = c.newBatch(ctx, p, now, size); err != nil {
 			return err
 		}
 	}
@@ -383,13 +400,25 @@ func (c *clientSender) append(ctx context.Context, now, intended time.Duration, 
 	s.sent, s.intended, s.size, s.measured = now, intended, int32(len(value)), measured
 	ts := c.tsBase + now.Milliseconds()
 	if c.raw {
-		b.enc.Append(ts, value)
+		b.enc.AppendRecord(ts, key, value, c.headers)
 	} else {
-		b.recs = append(b.recs, kafka.Record{Time: time.UnixMilli(ts), Value: kafka.NewBytes(value)})
+		b.recs = append(b.recs, kafka.Record{Time: time.UnixMilli(ts), Key: kafka.NewBytes(key), Value: kafka.NewBytes(value), Headers: c.kheaders})
 	}
 	b.slots = append(b.slots, s)
 	b.bytes += size
 	return nil
+}
+
+// recordExtra bounds a record's encoded size besides its key and value.
+func recordExtra(sh *recordShape) int64 {
+	n := int64(recordOverhead + sh.headers.Len())
+	if sh.keySize > 0 {
+		n += 4
+	}
+	if sh.headers.Count() > 0 {
+		n += 4
+	}
+	return n
 }
 
 func (c *clientSender) close(b *clientBatch) {

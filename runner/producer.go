@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -178,14 +177,14 @@ func (c *credit) idle() {
 }
 
 type producerThread struct {
-	id       int
-	w        *kafka.Writer // mode writer
-	client   *clientSender // mode client
-	credit   *credit
-	stats    *produceStats
-	payloads [][]byte
-	rng      *rand.Rand
-	slab     []sendSlot
+	id     int
+	w      *kafka.Writer // mode writer
+	client *clientSender // mode client
+	credit *credit
+	stats  *produceStats
+	gen    *recordGen
+	shape  *recordShape
+	slab   []sendSlot
 }
 
 // threadStats are a producer thread's figures since the last call.
@@ -219,13 +218,6 @@ func (t *producerThread) slot() *sendSlot {
 	s := &t.slab[0]
 	t.slab = t.slab[1:]
 	return s
-}
-
-func (t *producerThread) payload() []byte {
-	if len(t.payloads) == 1 {
-		return t.payloads[0]
-	}
-	return t.payloads[t.rng.IntN(len(t.payloads))]
 }
 
 // send produces n records, or with n == 0 records until deadline (since
@@ -268,9 +260,9 @@ func (t *producerThread) send(ctx context.Context, n int64, deadline time.Durati
 		}
 		var bytes int64
 		for j := int64(0); j < k; j++ {
-			p := t.payload()
-			bytes += int64(len(p))
-			msgs[j] = kafka.Message{Value: p}
+			v, key, _ := t.gen.next()
+			bytes += int64(len(v))
+			msgs[j] = kafka.Message{Key: key, Value: v, Headers: t.shape.kheaders}
 		}
 		// Stamped before send may block on buffer.memory, as Kafka's tool
 		// starts its clock before KafkaProducer.send.
@@ -315,10 +307,20 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 	if err != nil {
 		return nil, err
 	}
-	maxRecord, minRecord := 0, math.MaxInt
-	for _, p := range t.payloads {
-		maxRecord, minRecord = max(maxRecord, len(p)), min(minRecord, len(p))
+	sh := t.shape
+	maxRecord, minRecord := sh.size, sh.size
+	if sh.pool == nil {
+		maxRecord, minRecord = 0, math.MaxInt
+		for _, p := range sh.payloads {
+			maxRecord, minRecord = max(maxRecord, len(p)), min(minRecord, len(p))
+		}
 	}
+	maxRecord += int(sh.extraBytes())
+	minRecord += int(sh.extraBytes())
+	// Sticky-like: fill one partition's batch before moving on, as
+	// Kafka's default partitioner does for records without keys; keyed
+	// records go to murmur2(key)'s partition, as it does for keys.
+	var balancer kafka.Balancer = &kafka.RoundRobin{}
 	// kafka-go bounds a batch by bytes (batch.size) and by count; the count
 	// must not bind first, but it is preallocated, so keep it just large
 	// enough. A record larger than batch.size travels alone, as in Kafka.
@@ -328,12 +330,15 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 	if linger <= 0 {
 		linger = time.Nanosecond // kafka-go treats 0 as "1 s"; linger.ms=0 means "send now"
 	}
+	if sh.keys != nil {
+		balancer = &kafka.Murmur2Balancer{}
+	} else {
+		balancer = &kafka.RoundRobin{ChunkSize: batchCount}
+	}
 	return &kafka.Writer{
-		Addr:  kafka.TCP(r.brokers...),
-		Topic: r.spec.Topic,
-		// Sticky-like: fill one partition's batch before moving on, as
-		// Kafka's default partitioner does for records without keys.
-		Balancer:        &kafka.RoundRobin{ChunkSize: batchCount},
+		Addr:            kafka.TCP(r.brokers...),
+		Topic:           r.spec.Topic,
+		Balancer:        balancer,
 		MaxAttempts:     r.st.maxAttempts,
 		WriteBackoffMin: r.st.backoffMin,
 		WriteBackoffMax: r.st.backoffMax,
@@ -357,10 +362,11 @@ func (r *run) produce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	payloads, err := r.payloads()
+	shape, err := r.recordShape(partitions)
 	if err != nil {
 		return err
 	}
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, shape.describe(r.spec))
 	client := r.spec.Mode == ModeClient || r.spec.Mode == ModeRaw
 	switch {
 	case r.spec.Mode == ModeClient:
@@ -380,7 +386,7 @@ func (r *run) produce(ctx context.Context) error {
 	threads := make([]*producerThread, r.spec.Threads)
 	for i := range threads {
 		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock), stats: stats,
-			payloads: payloads, rng: rand.New(rand.NewPCG(uint64(i), 7))}
+			shape: shape, gen: shape.generator(i, r.spec.Threads)}
 		if client {
 			t.client, err = r.newClientSender(ctx, t, partitions)
 		} else {
@@ -499,7 +505,7 @@ func (r *run) produce(ctx context.Context) error {
 	r.rep.phase("finishing", 0)
 	closeWriters()
 
-	r.producerResults(stats, ws)
+	r.producerResults(stats, ws, shape)
 	if phaseErr != nil {
 		return phaseErr
 	}
@@ -547,7 +553,7 @@ func (r *run) accumulatorNote() string {
 		r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight, r.st.maxRequestSize, r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock.Milliseconds(), r.st.compression)
 }
 
-func (r *run) producerResults(stats *produceStats, ws []threadStats) {
+func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *recordShape) {
 	secs := r.win.seconds()
 	stats.mu.Lock()
 	defer stats.mu.Unlock()
@@ -606,6 +612,22 @@ func (r *run) producerResults(stats *produceStats, ws []threadStats) {
 		add("batch-size-avg", float64(batchBytes)/float64(batchCount), "bytes", "", "bytes per produce batch")
 	}
 	add("record-retry-total", float64(retries), "retries", LowerIsBetter, "produce attempts kafka-go retried")
+	recordBytes := float64(stats.bytes + stats.records*shape.extraBytes())
+	add("record-bytes", recordBytes, "bytes", "",
+		"logical bytes of the acknowledged records: values, keys, and header keys and values (mb-per-sec counts values only, as Kafka's tool)")
+	switch {
+	case !wireKnown:
+		m.Notes = append(m.Notes, "mode writer: kafka-go's Writer reports no compressed batch sizes (its batch bytes are the messages' own sizes), so compression-rate-avg and bytes-on-wire are not measured; the client and raw modes measure them")
+	case onWire.batches > 0:
+		add("bytes-on-wire", float64(onWire.wireBytes), "bytes", LowerIsBetter,
+			"bytes of the acknowledged record batches as sent: compressed records, batch headers and record framing (the produce requests' own headers excluded)")
+		add("compression-rate-avg", onWire.ratioSum/float64(onWire.batches), "ratio", LowerIsBetter,
+			fmt.Sprintf("average over %d batches of compressed ÷ uncompressed record batch bytes, as Kafka's compression-rate-avg (1 without compression)", onWire.batches))
+		if recordBytes > 0 {
+			add("wire-bytes-per-record-byte", float64(onWire.wireBytes)/recordBytes, "ratio", LowerIsBetter,
+				"bytes-on-wire ÷ record-bytes: batch overhead and compression together")
+		}
+	}
 	if secs > 0 && len(ws) > 0 {
 		add("bufferpool-wait-ratio", waited.Seconds()/(secs*float64(len(ws))), "ratio", "",
 			"fraction of the window send spent blocked waiting for buffer.memory, per producer thread (Kafka's bufferpool-wait-ratio): near 1 when acknowledgements, not the producer, set the pace")
@@ -654,6 +676,8 @@ var kafkaMetricNames = map[string]string{
 	"request-latency-max":     "request-latency-max",
 	"records-per-request-avg": "records-per-request-avg",
 	"batch-size-avg":          "batch-size-avg",
+	"compression-rate-avg":    "compression-rate-avg",
+	"bufferpool-wait-ratio":   "bufferpool-wait-ratio",
 	"records-consumed-total":  "records-consumed-total",
 	"records-consumed-rate":   "records-consumed-rate",
 	"bytes-consumed-total":    "bytes-consumed-total",

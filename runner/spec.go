@@ -60,6 +60,15 @@ type Spec struct {
 	PayloadFile     string `json:"payload-file,omitempty"`
 	// PayloadDelimiter splits PayloadFile into payloads (Kafka's default "\n").
 	PayloadDelimiter string `json:"payload-delimiter,omitempty"`
+	// PayloadEntropy, when set, makes every record's value different, its
+	// bytes carrying PayloadEntropy × 8 bits of entropy each (0: every
+	// byte equal; 1: random bytes); nil sends Kafka's tool's payload, one
+	// value of random uppercase letters for every record.
+	PayloadEntropy *float64 `json:"payload-entropy,omitempty"`
+	// KeySize is the bytes of each record's key; 0 sends null keys.
+	KeySize int `json:"key-size,omitempty"`
+	// Headers is the number of headers on each record.
+	Headers int `json:"headers,omitempty"`
 	// Throughput caps records/s across all threads; -1 is unthrottled.
 	Throughput float64 `json:"throughput"`
 	// Props are the Kafka client properties: the config file's, overridden
@@ -332,6 +341,15 @@ func options() []option {
 		{name: "payload-delimiter", kind: kindString, workloads: []string{Producer},
 			help: `delimiter of --payload-file (default "\n")`,
 			set:  func(s *Spec, v []string) error { s.PayloadDelimiter = v[0]; return nil }},
+		{name: "payload-entropy", kind: kindFloat, workloads: []string{Producer},
+			help: "0 to 1: each record gets a different value whose bytes carry this × 8 bits of entropy (0: every byte equal; 1: random bytes), so compression is measured on realistic data; default: one value of random uppercase letters for every record, as Kafka's tool sends",
+			set:  floatSetter(func(s *Spec, f float64) { s.PayloadEntropy = &f })},
+		{name: "key-size", kind: kindInt, workloads: []string{Producer},
+			help: fmt.Sprintf("bytes of each record's key, drawn from %d distinct keys and partitioned by murmur2 as Kafka's default partitioner does; 0: null keys", keyPoolSize),
+			set:  intSetter(func(s *Spec, n int64) { s.KeySize = int(n) })},
+		{name: "headers", kind: kindInt, workloads: []string{Producer},
+			help: fmt.Sprintf("headers on each record, the same on every record: keys header-000, header-001, … (%d bytes), values of %d uppercase letters", headerKeyLen, headerValueLen),
+			set:  intSetter(func(s *Spec, n int64) { s.Headers = int(n) })},
 		{name: "throughput", kind: kindFloat, workloads: []string{Producer},
 			help: "maximum records/s across all threads; -1 for no limit",
 			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
@@ -844,6 +862,12 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
 		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
 	}
+	if e := s.PayloadEntropy; e != nil {
+		check(*e < 0 || *e > 1, "payload-entropy", "must be between 0 and 1, got %v", *e)
+		check(s.PayloadFile != "", "payload-entropy", "applies to generated payloads; give --payload-file or --payload-entropy, not both")
+	}
+	check(s.KeySize < 0 || s.KeySize > maxKeySize, "key-size", "must be between 0 (null keys) and %d bytes, got %d", maxKeySize, s.KeySize)
+	check(s.Headers < 0 || s.Headers > maxHeaders, "headers", "must be between 0 and %d, got %d", maxHeaders, s.Headers)
 	if s.PayloadFile != "" && s.Workload == Producer {
 		if _, err := os.Stat(s.PayloadFile); err != nil {
 			errs.Add("payload-file", "%v", err)

@@ -23,6 +23,8 @@ func TestNonFiniteFloatsRefused(t *testing.T) {
 		workload, name, field string
 	}{
 		{Producer, "throughput", "throughput"},
+		{Producer, "payload-entropy", "payload-entropy"},
+		{Producer, "duration", "duration"},
 		{Writepath, "duration", "duration"},
 		{Writepath, "request-rate", "request-rate"},
 		{Writepath, "throughput", "request-rate"}, // the alias
