@@ -356,6 +356,7 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 	add("records-lag-max", float64(stats.lagMax), "records", LowerIsBetter, "largest lag behind the high watermark seen")
 	stats.mu.Unlock()
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
+	r.harnessCheck("")
 
 	if !r.spec.ShowDetailedStats {
 		row := kafkafmt.ConsumerCounters{StartMs: start.UnixMilli(), EndMs: end.UnixMilli(), Bytes: bytes,

@@ -633,6 +633,18 @@ func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *reco
 			"fraction of the window send spent blocked waiting for buffer.memory, per producer thread (Kafka's bufferpool-wait-ratio): near 1 when acknowledgements, not the producer, set the pace")
 	}
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(stats.bytes)...)
+	behind := ""
+	if stats.throttled && stats.intended.count() > 0 && h.count() > 0 {
+		var reqAvg, blocked float64
+		if writes > 0 {
+			reqAvg = ms(writeSum) / float64(writes)
+		}
+		if secs > 0 && len(ws) > 0 {
+			blocked = waited.Seconds() / (secs * float64(len(ws)))
+		}
+		behind = behindSchedule(stats.intended.quantileMs(99), h.quantileMs(99), reqAvg, blocked)
+	}
+	r.harnessCheck(behind)
 
 	if stats.records > 0 {
 		r.rep.kafka(kafkafmt.ProducerSummary(kafkafmt.ProducerTotals{

@@ -562,6 +562,7 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 			"client process CPU time per MB of record payload (MB = 1,048,576 bytes)")
 	}
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
+	r.harnessCheck("")
 
 	if requests > 0 {
 		shapeText := fmt.Sprintf("%d records/request", shape.records)
