@@ -47,18 +47,19 @@ type window struct {
 	cpuEnd   time.Duration
 	io0, io1 sysstat.IO
 	ioErr    error
+	gc0, gc1 sysstat.GCSnapshot
+	sampler  *sysstat.CPUSampler
+	cpu      sysstat.CPUSummary
+	cpuFile  *os.File
+	allocs0  *profile.Profile
+
+	profiles []ProfileFile
+	notes    []string
+
 	// demand0 and demand1 are the threads' scheduler statistics at the
 	// window's ends (see harness.go).
 	demand0, demand1 map[int]sysstat.Demand
 	demandErr        error
-	gc0, gc1         sysstat.GCSnapshot
-	sampler          *sysstat.CPUSampler
-	cpu              sysstat.CPUSummary
-	cpuFile          *os.File
-	allocs0          *profile.Profile
-
-	profiles []ProfileFile
-	notes    []string
 }
 
 func (w *window) wants(kind string) bool { return w.dir != "" && slices.Contains(w.kinds, kind) }
