@@ -61,17 +61,18 @@ type Environment struct {
 
 // Measurement says how the figures were taken, so a reader can judge them.
 type Measurement struct {
-	WarmupRecords   int64   `json:"warmup_records"`
-	PrefillRecords  int64   `json:"prefill_records,omitempty"`
-	MeasuredRecords int64   `json:"measured_records"`
-	WindowSeconds   float64 `json:"window_seconds"`
-	LatencySamples  int64   `json:"latency_samples,omitempty"`
-	CPUSamples      int     `json:"cpu_samples"`
-	CPUSampleMs     int64   `json:"cpu_sample_interval_ms"`
+	WarmupRecords   int64    `json:"warmup_records"`
+	PrefillRecords  int64    `json:"prefill_records,omitempty"`
+	MeasuredRecords int64    `json:"measured_records"`
+	WindowSeconds   float64  `json:"window_seconds"`
+	LatencySamples  int64    `json:"latency_samples,omitempty"`
+	CPUSamples      int      `json:"cpu_samples"`
+	CPUSampleMs     int64    `json:"cpu_sample_interval_ms"`
+	Notes           []string `json:"notes,omitempty"`
+
 	// HarnessLimits says why kbench itself (the load generator) limited
 	// the run, one reason each; empty when it did not (see harness.go).
 	HarnessLimits []string `json:"harness_limits,omitempty"`
-	Notes         []string `json:"notes,omitempty"`
 }
 
 // ProfileFile is a profile written next to result.json.
