@@ -36,9 +36,9 @@ func isWorkload(name string) bool {
 
 // Producer and consumer modes.
 const (
-	ModeRaw    = "raw"    // kafka-go's Client.RawProduce, batches encoded by kbench (default)
+	ModeRaw    = "raw"    // record batches encoded by kbench, sent by kafka-go's Transport (default)
 	ModeWriter = "writer" // kafka-go's Writer: the application path
-	ModeClient = "client" // kafka-go's Client.Produce, batched by kbench
+	ModeClient = "client" // kafka-go's record encoder, batched by kbench
 
 	ModeGroup  = "group"  // kafka-go's consumer-group Reader: the application path
 	ModeAssign = "assign" // one connection per partition fetching in parallel
@@ -398,9 +398,9 @@ func options() []option {
 			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil },
 			get:  func(s *Spec) string { return s.Mode },
 			choices: []Choice{
-				{Value: ModeRaw, Workloads: []string{Producer}, Help: "Client.RawProduce of record batches kbench encodes: the fastest kafka-go path"},
+				{Value: ModeRaw, Workloads: []string{Producer}, Help: "record batches kbench encodes, accumulated as KafkaProducer does and sent by kafka-go's Transport: the fastest kafka-go path"},
 				{Value: ModeWriter, Workloads: []string{Producer}, Help: "kafka-go's Writer, what applications use"},
-				{Value: ModeClient, Workloads: []string{Producer}, Help: "Client.Produce with kbench's batching"},
+				{Value: ModeClient, Workloads: []string{Producer}, Help: "the same accumulator, with kafka-go's record encoder"},
 				{Value: ModeGroup, Workloads: []string{Consumer}, Help: "kafka-go's consumer-group Reader"},
 				{Value: ModeAssign, Workloads: []string{Consumer}, Help: "a connection per partition"},
 			}},
