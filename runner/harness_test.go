@@ -55,11 +55,12 @@ func TestHarnessBehindSchedule(t *testing.T) {
 	t.Run("behind", func(t *testing.T) {
 		// kafka-go's Writer does much of its per-message work in the
 		// caller: a producing goroutine can hand it ~10⁵–10⁶ records/s, far
-		// below the schedule, while the broker (its own process) answers
-		// each request at once.
+		// below the schedule, while 8 partitions (one request in flight
+		// each) carry them off as fast as they come and the broker (its
+		// own process) answers each request at once.
 		opts, _ := testOptions(t)
-		res, err := Run(context.Background(), mustParse(t, Producer, "--mode", "writer", "--duration", "3", "--throughput", "100000000",
-			"--record-size", "10", "--profile", "none", "--producer-props", "batch.size=262144"), opts)
+		res, err := Run(context.Background(), mustParse(t, Producer, "--mode", "writer", "--duration", "6", "--throughput", "100000000",
+			"--record-size", "10", "--partitions", "8", "--profile", "none", "--producer-props", "linger.ms=1"), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -283,8 +283,8 @@ func (t *producerThread) send(ctx context.Context, n int64, deadline time.Durati
 		}
 		sent += k
 	}
-	if err != nil || ctx.Err() != nil {
-		return err // records still out are not waited for: the run stops
+	if err != nil {
+		return err // records still out are not waited for: the run fails
 	}
 	t.credit.idle()
 	return nil
@@ -372,7 +372,7 @@ func (r *run) produce(ctx context.Context) error {
 	case r.spec.Mode == ModeClient:
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode client: records are encoded by kafka-go's record encoder (protocol.RecordSet, as Client.Produce and the Writer encode them) when their batch is sent; "+r.accumulatorNote())
 	case r.spec.Mode == ModeRaw:
-		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode raw: kbench encodes each record into a record batch v2 as it is sent (runner/wire; no producer id); "+r.accumulatorNote())
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode raw: kbench encodes each batch into a record batch v2 when it is sent (runner/wire; no producer id); "+r.accumulatorNote())
 	default:
 		if r.st.maxInFlight > 1 && partitions == 1 {
 			r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
