@@ -101,8 +101,13 @@ type clientSender struct {
 	// waited is how long send blocked on buffer.memory.
 	waited time.Duration
 
+	// inFlight counts each broker's requests from the moment their
+	// batches are taken until they are answered: up to max.in.flight out
+	// and one more being encoded (of full batches only) to go out next.
+	// outSlots holds the max.in.flight slots of the requests out.
 	inFlight []atomic.Int32 // by broker index
-	memFree  atomic.Int64   // bytes of this thread's buffer.memory not held by a batch
+	outSlots []chan struct{}
+	memFree  atomic.Int64 // bytes of this thread's buffer.memory not held by a batch
 	memCap   int64
 	wake     chan struct{} // a request finished: memory or a slot came free
 	reqCtx   context.Context
@@ -286,6 +291,10 @@ func (c *clientSender) mapLeaders(ctx context.Context, partitions int) error {
 	}
 	c.drainFrom = make([]int, len(index))
 	c.inFlight = make([]atomic.Int32, len(index))
+	c.outSlots = make([]chan struct{}, len(index))
+	for i := range c.outSlots {
+		c.outSlots[i] = make(chan struct{}, c.maxInFlight)
+	}
 	return nil
 }
 
@@ -562,11 +571,11 @@ func (c *clientSender) putBatch(b *clientBatch) {
 	c.freeMu.Unlock()
 }
 
-// slotFree reports whether some broker has fewer than max.in.flight
-// requests out.
+// slotFree reports whether some broker can take another request: fewer
+// than max.in.flight out, or the one encoded ahead not taken yet.
 func (c *clientSender) slotFree() bool {
 	for i := range c.inFlight {
-		if c.inFlight[i].Load() < c.maxInFlight {
+		if c.inFlight[i].Load() <= c.maxInFlight {
 			return true
 		}
 	}
@@ -582,11 +591,18 @@ func (c *clientSender) maybeDrain(now time.Duration) {
 }
 
 // drain sends the sendable batches, request by request, while their
-// leaders have a free in-flight slot.
+// leaders have a free in-flight slot. One more request of full batches per
+// leader is taken to be encoded while the others are out, so that it goes
+// out as soon as a slot frees: KafkaProducer's batches are encoded as
+// records arrive, so they too are ready when the sender drains them.
 func (c *clientSender) drain(now time.Duration) {
 	for bi := range c.led {
-		for c.inFlight[bi].Load() < c.maxInFlight {
-			req := c.collect(bi, now)
+		for {
+			n := c.inFlight[bi].Load()
+			if n > c.maxInFlight {
+				break
+			}
+			req := c.collect(bi, now, n == c.maxInFlight)
 			if len(req) == 0 {
 				break
 			}
@@ -603,10 +619,11 @@ func (c *clientSender) drain(now time.Duration) {
 	}
 }
 
-// collect takes the first batch of each sendable partition of broker bi,
-// up to max.request.size (the first batch always goes), starting where
-// the last request stopped so that no partition starves.
-func (c *clientSender) collect(bi int, now time.Duration) []*clientBatch {
+// collect takes the first batch of each sendable partition of broker bi
+// (only full ones with fullOnly), up to max.request.size (the first batch
+// always goes), starting where the last request stopped so that no
+// partition starves.
+func (c *clientSender) collect(bi int, now time.Duration, fullOnly bool) []*clientBatch {
 	parts := c.led[bi]
 	var out []*clientBatch
 	var size int64
@@ -615,7 +632,7 @@ func (c *clientSender) collect(bi int, now time.Duration) []*clientBatch {
 		p := parts[(start+i)%len(parts)]
 		q := &c.queues[p]
 		b := q.first()
-		if b == nil || !(b.full || now-b.opened >= c.linger || c.exhausted || c.flushing) {
+		if b == nil || !(b.full || !fullOnly && (now-b.opened >= c.linger || c.exhausted || c.flushing)) {
 			continue
 		}
 		if len(out) > 0 && size+b.bytes > c.maxRequest {
@@ -686,6 +703,17 @@ func (c *clientSender) request(bi int, batches []*clientBatch) {
 		if errs[i] = c.encode(b); errs[i] == nil {
 			ready = append(ready, b)
 		}
+	}
+	// Out: wait for an in-flight slot (it is free at once unless this
+	// request was encoded ahead).
+	select {
+	case c.outSlots[bi] <- struct{}{}:
+		defer func() { <-c.outSlots[bi] }()
+	case <-c.reqCtx.Done():
+		for _, b := range batches {
+			c.finish(b, c.reqCtx.Err())
+		}
+		return
 	}
 	if len(ready) > 0 {
 		results := c.produce(ready)

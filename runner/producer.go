@@ -546,7 +546,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // accumulatorNote says how the client and raw modes batch and send.
 func (r *run) accumulatorNote() string {
 	return fmt.Sprintf("records accumulate per partition as in KafkaProducer: a batch is sent when full (batch.size %d bytes) or after linger.ms (%d), "+
-		"while fewer than %d requests are out to its leader (max.in.flight.requests.per.connection), one batch per partition per request up to max.request.size (%d bytes); "+
+		"while fewer than %d requests are out to its leader (max.in.flight.requests.per.connection; one more request of full batches is encoded meanwhile, to go out when a slot frees, as KafkaProducer's batches are encoded before they are drained), one batch per partition per request up to max.request.size (%d bytes); "+
 		"each batch holds batch.size bytes of buffer.memory (%d bytes per thread) until acknowledged, and send blocks when none is left, for at most max.block.ms (%d), "+
 		"so an unthrottled run's latency includes about buffer.memory / throughput of queueing, as Kafka's does; compression %v; failed batches are retried as the Writer retries; "+
 		"kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
