@@ -154,9 +154,17 @@ func (r *run) resolvedConfig() *Config {
 			c.set("partitioner", "round-robin by batch-sized chunk (kafka-go RoundRobin)")
 		} else {
 			c.set("max.in.flight.requests.per.connection", num(int64(st.maxInFlight)))
-			c.set("partitioner", "round-robin by batch (kbench)")
+			c.set("partitioner", "sticky: one partition until its batch fills, then the next (kbench)")
+			c.set("max.request.size", num(int64(st.maxRequestSize)))
+			// Records queue per partition until buffer.memory is taken,
+			// as in KafkaProducer: unthrottled latency includes that queue.
+			c.set("accumulator", "per-partition batches up to buffer.memory (KafkaProducer's)")
+		}
+		if s.KeySize > 0 {
+			c.set("partitioner", "murmur2(key) mod partitions (Kafka's default for keyed records)")
 		}
 		c.set("buffer.memory", num(st.bufferMemory))
+		c.set("max.block.ms", msec(st.maxBlock))
 		c.set("retries", num(int64(st.maxAttempts-1)))
 		c.set("retry.backoff.ms", msec(st.backoffMin))
 		c.set("request.timeout.ms", msec(st.requestTimeout))

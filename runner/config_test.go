@@ -174,7 +174,7 @@ func TestResultRecordsResolvedConfig(t *testing.T) {
 		checkSettings(t, doc.settings(t), map[string]string{
 			"acks": "all", "enable.idempotence": "false", "compression.type": "none", "linger.ms": "5",
 			"batch.size": "16384", "max.in.flight.requests.per.connection": "5", "buffer.memory": "33554432",
-			"partitioner": "round-robin by batch (kbench)", "retries": "9", "request.timeout.ms": "30000",
+			"partitioner": "sticky: one partition until its batch fills, then the next (kbench)", "retries": "9", "request.timeout.ms": "30000",
 			"security.protocol": "PLAINTEXT", "record-size": "100", "threads": "1", "throughput": "-1", "partitions": "1",
 		})
 		tg := doc.Environment.Target

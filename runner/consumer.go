@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,8 +62,14 @@ func (r *run) consume(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !r.spec.FromLatest && !r.st.fromLatest {
-		if err := r.prefill(ctx, partitions); err != nil {
+	fromLatest := r.spec.FromLatest || r.st.fromLatest
+	duration := r.spec.Duration > 0
+	backlog := r.spec.NumRecords
+	if duration {
+		backlog = durationBacklog + r.spec.WarmupRecords
+	}
+	if !fromLatest {
+		if err := r.prefill(ctx, partitions, backlog); err != nil {
 			return fmt.Errorf("prefill: %w", err)
 		}
 	}
@@ -112,7 +119,13 @@ func (r *run) consume(ctx context.Context) error {
 		seriesRecs, seriesBytes = recs, bytes
 		return pt
 	})
-	readErr := r.readPhase(ctx, c, stats, "measure", base, target-measureFrom+base)
+	var readErr error
+	var laps lapResult
+	if duration {
+		c, laps, readErr = r.readLaps(ctx, c, stats, base, fromLatest)
+	} else {
+		readErr = r.readPhase(ctx, c, stats, "measure", base, target-measureFrom+base)
+	}
 	end := time.Now()
 	r.win.stop()
 	stopIntervals()
@@ -121,10 +134,14 @@ func (r *run) consume(ctx context.Context) error {
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
 	closeErr := c.close()
+	closeErr = errors.Join(closeErr, laps.wait())
 
 	records := stats.records.Load() - base
 	bytes := stats.bytes.Load() - bytes0
-	rebalance := c.rebalance() - rebalance0
+	rebalance := c.rebalance() - rebalance0 + laps.rebalance
+	if duration {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, laps.note(r.spec.Duration, fromLatest))
+	}
 	r.consumerResults(stats, records, bytes, start, end, rebalance)
 	if readErr != nil {
 		return readErr
@@ -141,8 +158,24 @@ func (r *run) readPhase(ctx context.Context, c consumer, stats *consumeStats, ph
 	r.rep.phase(phase, target-base)
 	stop := r.tickProgress(phase, target-base, func() int64 { return stats.records.Load() - base })
 	defer stop()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	_, err := r.readUntil(ctx, c, stats, base, target, time.Time{})
+	return err
+}
+
+// errDurationReached ends the reads of a consumer with --duration.
+var errDurationReached = errors.New("--duration reached")
+
+// readUntil reads up to target (counted from the start of all phases) or
+// until the deadline (zero: none), enforcing --timeout; timeUp reports that
+// the deadline ended it.
+func (r *run) readUntil(ctx context.Context, c consumer, stats *consumeStats, base, target int64, deadline time.Time) (timeUp bool, err error) {
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	defer cancelCause(nil)
+	cancel := func() { cancelCause(nil) }
+	if !deadline.IsZero() {
+		stopTimer := time.AfterFunc(time.Until(deadline), func() { cancelCause(errDurationReached) })
+		defer stopTimer.Stop()
+	}
 	timeout := time.Duration(r.spec.Timeout) * time.Millisecond
 	stats.lastRead.Store(time.Now().UnixNano())
 	var timedOut atomic.Bool
@@ -164,21 +197,103 @@ func (r *run) readPhase(ctx context.Context, c consumer, stats *consumeStats, ph
 			}
 		}
 	}()
-	err := c.read(ctx, stats, target)
+	err = c.read(ctx, stats, target)
+	timeUp = errors.Is(context.Cause(ctx), errDurationReached)
 	cancel()
 	<-watchdog
 	got := stats.records.Load() - base
 	if timedOut.Load() && got < target-base {
 		r.rep.kafka(kafkafmt.ConsumerTimeoutWarning(r.spec.Timeout))
-		return fmt.Errorf("consumer timed out: no record for %d ms (--timeout) after %d of %d records", r.spec.Timeout, got, target-base)
+		if !deadline.IsZero() {
+			return false, fmt.Errorf("consumer timed out: no record for %d ms (--timeout) after %d records", r.spec.Timeout, got)
+		}
+		return false, fmt.Errorf("consumer timed out: no record for %d ms (--timeout) after %d of %d records", r.spec.Timeout, got, target-base)
+	}
+	if timeUp {
+		return true, nil
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
-		return r.explain(err)
+		return false, r.explain(err)
 	}
 	if got < target-base {
-		return fmt.Errorf("%w: %d of %d records consumed", ErrIncomplete, got, target-base)
+		return false, fmt.Errorf("%w: %d of %d records consumed", ErrIncomplete, got, target-base)
 	}
-	return nil
+	return false, nil
+}
+
+// lapResult is what readLaps did besides reading: the consumers it
+// replaced, still closing, and their group joins.
+type lapResult struct {
+	laps      int // consumers after the first
+	rebalance time.Duration
+	closing   []chan error
+}
+
+func (l *lapResult) wait() error {
+	var errs []error
+	for _, ch := range l.closing {
+		if err := <-ch; err != nil && !errors.Is(err, io.EOF) {
+			errs = append(errs, err)
+		}
+	}
+	l.closing = nil
+	return errors.Join(errs...)
+}
+
+func (l *lapResult) note(d float64, fromLatest bool) string {
+	if fromLatest {
+		return fmt.Sprintf("--duration %v: records produced after the start were read for %v s", d, d)
+	}
+	return fmt.Sprintf("--duration %v: the topic's records were read for %v s; each time a consumer had read all of them, a new consumer read them again from the start "+
+		"(%d such laps; in group mode each lap is a new group, whose join counts as rebalance time), "+
+		"so that a long window needs no more records in the broker than one lap of at least %d (prefilled when missing)",
+		d, d, l.laps, durationBacklog)
+}
+
+// readLaps reads for --duration seconds. A topic holds far fewer records
+// than a consumer reads in a long window (10 s at 1.5M records/s of 512 B
+// would be 7.5 GB in the embedded broker's memory), so when a consumer has
+// read every record it is replaced by a new one that reads them again from
+// the start: a lap. The records are the same, the broker serves them
+// again, and the consumer's cost per record does not change. With
+// --from-latest there is nothing to re-read: it reads what arrives.
+func (r *run) readLaps(ctx context.Context, c consumer, stats *consumeStats, base int64, fromLatest bool) (consumer, lapResult, error) {
+	var res lapResult
+	deadline := time.Now().Add(time.Duration(r.spec.Duration * float64(time.Second)))
+	r.rep.phase("measure", 0)
+	stop := r.tickProgress("measure", 0, func() int64 { return stats.records.Load() - base })
+	defer stop()
+	target := int64(math.MaxInt64)
+	if !fromLatest {
+		available, err := r.availableRecords(ctx)
+		if err != nil {
+			return c, res, err
+		}
+		// stats counts every phase, so the first lap ends when the topic's
+		// records, warm-up included, have all been read once.
+		target = available
+		group := r.st.group
+		defer func() { r.st.group = group }()
+		for {
+			timeUp, err := r.readUntil(ctx, c, stats, base, target, deadline)
+			if timeUp || err != nil {
+				return c, res, err
+			}
+			c.collect(stats)
+			res.rebalance += c.rebalance()
+			done := make(chan error, 1)
+			res.closing = append(res.closing, done)
+			go func(old consumer) { done <- old.close() }(c)
+			res.laps++
+			r.st.group = fmt.Sprintf("%s-lap%d", group, res.laps)
+			if c, err = r.newConsumer(ctx, 0); err != nil {
+				return nil, res, err
+			}
+			target += available
+		}
+	}
+	_, err := r.readUntil(ctx, c, stats, base, target, deadline)
+	return c, res, err
 }
 
 // consumerIntervals prints --show-detailed-stats rows every reporting
@@ -246,6 +361,7 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 		"largest backlog of one partition seen in the window: the high watermark a fetch response reported minus the offset of the first record it delivered, at every fetch; a consumer that starts behind reports its starting backlog")
 	stats.mu.Unlock()
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
+	r.harnessCheck("")
 
 	if !r.spec.ShowDetailedStats {
 		counters := kafkafmt.ConsumerCounters{StartMs: start.UnixMilli(), EndMs: end.UnixMilli(), Bytes: bytes,
@@ -261,14 +377,14 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 	}
 }
 
-// prefill makes sure the topic holds enough records, producing the missing
-// ones before anything is measured.
-func (r *run) prefill(ctx context.Context, partitions int) error {
+// prefill makes sure the topic holds at least want records, producing the
+// missing ones before anything is measured.
+func (r *run) prefill(ctx context.Context, partitions int, want int64) error {
 	have, err := r.availableRecords(ctx)
 	if err != nil {
 		return err
 	}
-	need := r.spec.NumRecords - have
+	need := want - have
 	if need <= 0 {
 		return nil
 	}
@@ -664,3 +780,7 @@ func (a *assignConsumer) close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// durationBacklog is how many records a consumer with --duration reads
+// again and again (see readLaps); a variable so tests can shorten laps.
+var durationBacklog int64 = 500000

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -43,6 +43,9 @@ type produceStats struct {
 	bytes    int64        // measured payload bytes
 	errors   int64
 	firstErr error
+	// failed is firstErr != nil, for send loops to check per record
+	// without taking mu.
+	failed atomic.Bool
 	// The current interval of the text lines and of the series.
 	line, point ivCounters
 }
@@ -76,6 +79,7 @@ func (s *produceStats) completeSlots(slots []*sendSlot, err error) (bytes int64)
 func (s *produceStats) noteErrLocked(err error) {
 	if err != nil && s.firstErr == nil {
 		s.firstErr = err
+		s.failed.Store(true)
 	}
 }
 
@@ -103,77 +107,108 @@ func (s *produceStats) recordLocked(slot *sendSlot, now time.Duration, err error
 	return size
 }
 
-func (s *produceStats) failed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.firstErr != nil
-}
+// failedFast reports whether a record failed; it takes no lock.
+func (s *produceStats) failedFast() bool { return s.failed.Load() }
 
-// credit bounds the bytes sent but not yet acknowledged, as Kafka's
-// buffer.memory does: an unthrottled producer must block, not queue the
-// whole run in memory and report that queue as latency.
+// credit bounds the bytes of the writer mode's records not yet
+// acknowledged, as Kafka's buffer.memory does: an unthrottled producer
+// must block, not queue the whole run in memory and report that queue as
+// latency, and blocks for at most max.block.ms. One goroutine acquires
+// (the thread's); any may release.
 type credit struct {
-	mu    sync.Mutex
-	cond  sync.Cond
-	cap   int64
-	avail int64
+	free     atomic.Int64
+	cap      int64
+	maxBlock time.Duration
+	wake     chan struct{}
+	// waited is how long acquire blocked; only the acquirer touches it.
+	waited time.Duration
 }
 
-func newCredit(capacity int64) *credit {
-	c := &credit{cap: capacity, avail: capacity}
-	c.cond.L = &c.mu
+func newCredit(capacity int64, maxBlock time.Duration) *credit {
+	c := &credit{cap: capacity, maxBlock: maxBlock, wake: make(chan struct{}, 1)}
+	c.free.Store(capacity)
 	return c
 }
 
-// acquire waits for n bytes; a request larger than the whole budget waits
-// for an idle producer instead of forever.
+// enough reports whether n bytes are free; a request larger than the
+// whole budget waits for an idle producer instead of forever.
+func (c *credit) enough(n int64) bool {
+	f := c.free.Load()
+	return f >= n || f == c.cap
+}
+
+// acquire takes n bytes, waiting at most max.block.ms for them.
 func (c *credit) acquire(ctx context.Context, n int64) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.avail < n && c.avail < c.cap {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	if !c.enough(n) {
+		began := time.Now()
+		defer func() { c.waited += time.Since(began) }()
+		limit := time.NewTimer(c.maxBlock)
+		defer limit.Stop()
+		for !c.enough(n) {
+			select {
+			case <-c.wake:
+			case <-limit.C:
+				if !c.enough(n) {
+					return maxBlockError(c.maxBlock, c.cap)
+				}
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
-		c.cond.Wait()
 	}
-	c.avail -= n
+	c.free.Add(-n)
 	return nil
 }
 
 func (c *credit) release(n int64) {
-	c.mu.Lock()
-	c.avail += n
-	c.mu.Unlock()
-	c.cond.Broadcast()
+	c.free.Add(n)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }
 
 // idle waits until every acquired byte was released: all sent records have
 // been acknowledged or have failed.
 func (c *credit) idle() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for c.avail < c.cap {
-		c.cond.Wait()
+	for c.free.Load() < c.cap {
+		<-c.wake
 	}
 }
 
 type producerThread struct {
-	id       int
-	w        *kafka.Writer // mode writer
-	client   *clientSender // mode client
-	credit   *credit
-	stats    *produceStats
-	payloads [][]byte
-	rng      *rand.Rand
-	slab     []sendSlot
+	id     int
+	w      *kafka.Writer // mode writer
+	client *clientSender // mode client
+	credit *credit
+	stats  *produceStats
+	gen    *recordGen
+	shape  *recordShape
+	slab   []sendSlot
 }
 
-// requestStats returns the client's request figures since the last call.
-func (t *producerThread) requestStats() kafka.WriterStats {
-	if t.client != nil {
-		return t.client.takeStats()
+// threadStats are a producer thread's figures since the last call.
+type threadStats struct {
+	requests kafka.WriterStats
+	// wire is known in the client and raw modes only: kafka-go's Writer
+	// reports no compressed sizes.
+	wire      wireStats
+	wireKnown bool
+	// waited is how long send blocked on buffer.memory.
+	waited time.Duration
+}
+
+// takeStats returns the thread's figures since the last call.
+func (t *producerThread) takeStats() threadStats {
+	if c := t.client; c != nil {
+		st := threadStats{wireKnown: true, waited: c.waited}
+		st.requests, st.wire = c.takeStats()
+		c.waited = 0
+		return st
 	}
-	return t.w.Stats()
+	st := threadStats{requests: t.w.Stats(), waited: t.credit.waited}
+	t.credit.waited = 0
+	return st
 }
 
 func (t *producerThread) slot() *sendSlot {
@@ -185,16 +220,10 @@ func (t *producerThread) slot() *sendSlot {
 	return s
 }
 
-func (t *producerThread) payload() []byte {
-	if len(t.payloads) == 1 {
-		return t.payloads[0]
-	}
-	return t.payloads[t.rng.IntN(len(t.payloads))]
-}
-
-// send produces n records and waits for their acknowledgements. rate is
+// send produces n records, or with n == 0 records until deadline (since
+// the stats' time base), and waits for their acknowledgements. rate is
 // this thread's records/s, or 0 for no limit.
-func (t *producerThread) send(ctx context.Context, n int64, rate float64, measured bool) error {
+func (t *producerThread) send(ctx context.Context, n int64, deadline time.Duration, rate float64, measured bool) error {
 	msgs := make([]kafka.Message, sendChunk)
 	start := t.stats.now()
 	var interval time.Duration
@@ -202,33 +231,41 @@ func (t *producerThread) send(ctx context.Context, n int64, rate float64, measur
 		interval = time.Duration(float64(time.Second) / rate)
 	}
 	var err error
-	for sent := int64(0); sent < n; {
-		if ctx.Err() != nil || t.stats.failed() {
+	for sent := int64(0); n == 0 || sent < n; {
+		if ctx.Err() != nil || t.stats.failedFast() {
 			break
 		}
-		k := min(int64(sendChunk), n-sent)
+		now := t.stats.now()
+		if n == 0 && now >= deadline {
+			break
+		}
+		k := int64(sendChunk)
+		if n > 0 {
+			k = min(k, n-sent)
+		}
 		if rate > 0 {
 			// Records are due at start + i×interval. Send those due now, each
 			// stamped with when it should have gone, so a stalled producer
 			// shows its queueing in the intended-time latency.
-			now := t.stats.now()
 			due := int64((now-start)/interval) + 1
 			if due <= sent {
-				sleepCtx(ctx, start+time.Duration(sent)*interval-now)
+				wait := start + time.Duration(sent)*interval - now
+				if n == 0 {
+					wait = min(wait, deadline-now)
+				}
+				sleepCtx(ctx, wait)
 				continue
 			}
 			k = min(k, due-sent)
 		}
 		var bytes int64
 		for j := int64(0); j < k; j++ {
-			p := t.payload()
-			bytes += int64(len(p))
-			msgs[j] = kafka.Message{Value: p}
+			v, key, _ := t.gen.next()
+			bytes += int64(len(v))
+			msgs[j] = kafka.Message{Key: key, Value: v, Headers: t.shape.kheaders}
 		}
-		if err = t.credit.acquire(ctx, bytes); err != nil {
-			break
-		}
-		now := t.stats.now()
+		// Stamped before send may block on buffer.memory, as Kafka's tool
+		// starts its clock before KafkaProducer.send.
 		for j := int64(0); j < k; j++ {
 			s := t.slot()
 			s.sent, s.intended, s.size, s.measured = now, now, int32(len(msgs[j].Value)), measured
@@ -237,14 +274,20 @@ func (t *producerThread) send(ctx context.Context, n int64, rate float64, measur
 			}
 			msgs[j].WriterData = s
 		}
+		if err = t.credit.acquire(ctx, bytes); err != nil {
+			break
+		}
 		if err = t.w.WriteMessages(ctx, msgs[:k]...); err != nil {
 			t.credit.release(bytes)
 			break
 		}
 		sent += k
 	}
+	if err != nil {
+		return err // records still out are not waited for: the run fails
+	}
 	t.credit.idle()
-	return err
+	return nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) {
@@ -264,10 +307,20 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 	if err != nil {
 		return nil, err
 	}
-	maxRecord, minRecord := 0, math.MaxInt
-	for _, p := range t.payloads {
-		maxRecord, minRecord = max(maxRecord, len(p)), min(minRecord, len(p))
+	sh := t.shape
+	maxRecord, minRecord := sh.size, sh.size
+	if sh.pool == nil {
+		maxRecord, minRecord = 0, math.MaxInt
+		for _, p := range sh.payloads {
+			maxRecord, minRecord = max(maxRecord, len(p)), min(minRecord, len(p))
+		}
 	}
+	maxRecord += int(sh.extraBytes())
+	minRecord += int(sh.extraBytes())
+	// Sticky-like: fill one partition's batch before moving on, as
+	// Kafka's default partitioner does for records without keys; keyed
+	// records go to murmur2(key)'s partition, as it does for keys.
+	var balancer kafka.Balancer = &kafka.RoundRobin{}
 	// kafka-go bounds a batch by bytes (batch.size) and by count; the count
 	// must not bind first, but it is preallocated, so keep it just large
 	// enough. A record larger than batch.size travels alone, as in Kafka.
@@ -277,12 +330,15 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 	if linger <= 0 {
 		linger = time.Nanosecond // kafka-go treats 0 as "1 s"; linger.ms=0 means "send now"
 	}
+	if sh.keys != nil {
+		balancer = &kafka.Murmur2Balancer{}
+	} else {
+		balancer = &kafka.RoundRobin{ChunkSize: batchCount}
+	}
 	return &kafka.Writer{
-		Addr:  kafka.TCP(r.brokers...),
-		Topic: r.spec.Topic,
-		// Sticky-like: fill one partition's batch before moving on, as
-		// Kafka's default partitioner does for records without keys.
-		Balancer:        &kafka.RoundRobin{ChunkSize: batchCount},
+		Addr:            kafka.TCP(r.brokers...),
+		Topic:           r.spec.Topic,
+		Balancer:        balancer,
 		MaxAttempts:     r.st.maxAttempts,
 		WriteBackoffMin: r.st.backoffMin,
 		WriteBackoffMax: r.st.backoffMax,
@@ -306,20 +362,17 @@ func (r *run) produce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	payloads, err := r.payloads()
+	shape, err := r.recordShape(partitions)
 	if err != nil {
 		return err
 	}
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, shape.describe(r.spec))
 	client := r.spec.Mode == ModeClient || r.spec.Mode == ModeRaw
 	switch {
 	case r.spec.Mode == ModeClient:
-		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-			"mode client: records sent with kafka-go's Client.Produce, batched by kbench (batch.size %d bytes, linger.ms %d), up to %d requests in flight per thread, retried as the Writer retries; kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
-			r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight))
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode client: records are encoded by kafka-go's record encoder (protocol.RecordSet, as Client.Produce and the Writer encode them) when their batch is sent; "+r.accumulatorNote())
 	case r.spec.Mode == ModeRaw:
-		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-			"mode raw: kbench encodes each record into a record batch v2 as it is sent (runner/wire; null keys, no headers, no producer id) and kafka-go's Client.RawProduce sends each finished batch (batch.size %d bytes, linger.ms %d, compression %v), up to %d requests in flight per thread, retried as the Writer retries; kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
-			r.st.batchBytes, r.st.linger.Milliseconds(), r.st.compression, r.st.maxInFlight))
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode raw: kbench encodes each batch into a record batch v2 when it is sent (runner/wire; no producer id); "+r.accumulatorNote())
 	default:
 		if r.st.maxInFlight > 1 && partitions == 1 {
 			r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
@@ -332,10 +385,10 @@ func (r *run) produce(ctx context.Context) error {
 	stats := &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist()}
 	threads := make([]*producerThread, r.spec.Threads)
 	for i := range threads {
-		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory / int64(r.spec.Threads)), stats: stats,
-			payloads: payloads, rng: rand.New(rand.NewPCG(uint64(i), 7))}
+		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock), stats: stats,
+			shape: shape, gen: shape.generator(i, r.spec.Threads)}
 		if client {
-			t.client, err = r.newClientSender(t, partitions)
+			t.client, err = r.newClientSender(ctx, t, partitions)
 		} else {
 			t.w, err = r.newWriter(t, partitions)
 		}
@@ -351,9 +404,16 @@ func (r *run) produce(ctx context.Context) error {
 		}
 		closed = true
 		for _, t := range threads {
-			if t.w != nil {
-				t.w.Close()
+			if t.w == nil {
+				continue
 			}
+			if t.credit.free.Load() < t.credit.cap {
+				// Records are still out (the run stopped early): Close would
+				// wait for them up to request.timeout.ms.
+				go t.w.Close()
+				continue
+			}
+			t.w.Close()
 		}
 	}
 	defer closeWriters()
@@ -362,7 +422,7 @@ func (r *run) produce(ctx context.Context) error {
 	if throttled {
 		rate = r.spec.Throughput / float64(r.spec.Threads)
 	}
-	runPhase := func(name string, total int64, measured bool) error {
+	runPhase := func(name string, total int64, deadline time.Duration, measured bool) error {
 		r.rep.phase(name, total)
 		stats.mu.Lock()
 		ackedBefore := stats.acked
@@ -380,9 +440,9 @@ func (r *run) produce(ctx context.Context) error {
 			go func() {
 				defer wg.Done()
 				if t.client != nil {
-					errs[i] = t.client.send(ctx, share(total, len(threads), i), rate, measured)
+					errs[i] = t.client.send(ctx, share(total, len(threads), i), deadline, rate, measured)
 				} else {
-					errs[i] = t.send(ctx, share(total, len(threads), i), rate, measured)
+					errs[i] = t.send(ctx, share(total, len(threads), i), deadline, rate, measured)
 				}
 			}()
 		}
@@ -393,6 +453,11 @@ func (r *run) produce(ctx context.Context) error {
 		if firstErr != nil {
 			return fmt.Errorf("%d records failed; first error: %w", failures, r.explain(firstErr))
 		}
+		for i, err := range errs {
+			if errors.Is(err, errStopped) {
+				errs[i] = nil // the failure that stopped it is reported above
+			}
+		}
 		if err := errors.Join(errs...); err != nil {
 			return r.explain(err)
 		}
@@ -401,13 +466,13 @@ func (r *run) produce(ctx context.Context) error {
 
 	if r.spec.WarmupRecords > 0 {
 		r.rep.kafka(kafkafmt.ProducerWarmupNotice(r.spec.WarmupRecords))
-		if err := runPhase("warmup", r.spec.WarmupRecords, false); err != nil {
+		if err := runPhase("warmup", r.spec.WarmupRecords, 0, false); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 		r.res.Measurement.WarmupRecords = r.spec.WarmupRecords
 	}
 	for _, t := range threads {
-		t.requestStats() // reset the client's counters: only the window counts
+		t.takeStats() // reset the client's counters: only the window counts
 	}
 	if err := r.openWindow(); err != nil {
 		return err
@@ -420,23 +485,31 @@ func (r *run) produce(ctx context.Context) error {
 		return c.point(secs, c.records, c.bytes, c.records)
 	})
 	measured := r.spec.NumRecords - r.spec.WarmupRecords
-	phaseErr := runPhase("measure", measured, true)
+	var deadline time.Duration
+	if r.spec.Duration > 0 {
+		measured = 0
+		deadline = stats.now() + time.Duration(r.spec.Duration*float64(time.Second))
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"--duration %v: records were sent for %v s after the warm-up, then the window ran on until every one was acknowledged; CPU profiles of runs that did different amounts of work compare only per record",
+			r.spec.Duration, r.spec.Duration))
+	}
+	phaseErr := runPhase("measure", measured, deadline, true)
 	r.win.stop()
 	stopIntervals()
 	stopSeries()
-	var ws []kafka.WriterStats
+	var ws []threadStats
 	for _, t := range threads {
-		ws = append(ws, t.requestStats())
+		ws = append(ws, t.takeStats())
 	}
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
 	closeWriters()
 
-	r.producerResults(stats, ws)
+	r.producerResults(stats, ws, shape)
 	if phaseErr != nil {
 		return phaseErr
 	}
-	if stats.records < measured {
+	if measured > 0 && stats.records < measured {
 		return fmt.Errorf("%w: %d of %d records acknowledged", ErrIncomplete, stats.records, measured)
 	}
 	return nil
@@ -470,7 +543,17 @@ func (r *run) producerIntervals(stats *produceStats) (stop func()) {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
+// accumulatorNote says how the client and raw modes batch and send.
+func (r *run) accumulatorNote() string {
+	return fmt.Sprintf("records accumulate per partition as in KafkaProducer: a batch is sent when full (batch.size %d bytes) or after linger.ms (%d), "+
+		"while fewer than %d requests are out to its leader (max.in.flight.requests.per.connection; one more request of full batches is encoded meanwhile, to go out when a slot frees, as KafkaProducer's batches are encoded before they are drained), one batch per partition per request up to max.request.size (%d bytes); "+
+		"each batch holds batch.size bytes of buffer.memory (%d bytes per thread) until acknowledged, and send blocks when none is left, for at most max.block.ms (%d), "+
+		"so an unthrottled run's latency includes about buffer.memory / throughput of queueing, as Kafka's does; compression %v; failed batches are retried as the Writer retries; "+
+		"kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
+		r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight, r.st.maxRequestSize, r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock.Milliseconds(), r.st.compression)
+}
+
+func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *recordShape) {
 	secs := r.win.seconds()
 	stats.mu.Lock()
 	defer stats.mu.Unlock()
@@ -500,8 +583,11 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 	add("record-error-total", float64(stats.errors), "records", LowerIsBetter, "records kafka-go reported as failed after its retries")
 
 	var writes, batchCount, batchRecs, batchBytes, retries int64
-	var writeSum, writeMax time.Duration
-	for _, s := range ws {
+	var writeSum, writeMax, waited time.Duration
+	var onWire wireStats
+	wireKnown := true
+	for _, t := range ws {
+		s := t.requests
 		writes += s.Writes
 		retries += s.Retries
 		batchCount += s.BatchSize.Count
@@ -509,6 +595,12 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 		batchBytes += s.BatchBytes.Sum
 		writeSum += s.WriteTime.Sum
 		writeMax = max(writeMax, s.WriteTime.Max)
+		waited += t.waited
+		wireKnown = wireKnown && t.wireKnown
+		onWire.batches += t.wire.batches
+		onWire.wireBytes += t.wire.wireBytes
+		onWire.rawBytes += t.wire.rawBytes
+		onWire.ratioSum += t.wire.ratioSum
 	}
 	if writes > 0 {
 		add("request-rate", float64(writes)/secs, "requests/s", "", requestRateHelp(r.spec.Mode))
@@ -520,7 +612,39 @@ func (r *run) producerResults(stats *produceStats, ws []kafka.WriterStats) {
 		add("batch-size-avg", float64(batchBytes)/float64(batchCount), "bytes", "", "bytes per produce batch")
 	}
 	add("record-retry-total", float64(retries), "retries", LowerIsBetter, "produce attempts kafka-go retried")
+	recordBytes := float64(stats.bytes + stats.records*shape.extraBytes())
+	add("record-bytes", recordBytes, "bytes", "",
+		"logical bytes of the acknowledged records: values, keys, and header keys and values (mb-per-sec counts values only, as Kafka's tool)")
+	switch {
+	case !wireKnown:
+		m.Notes = append(m.Notes, "mode writer: kafka-go's Writer reports no compressed batch sizes (its batch bytes are the messages' own sizes), so compression-rate-avg and bytes-on-wire are not measured; the client and raw modes measure them")
+	case onWire.batches > 0:
+		add("bytes-on-wire", float64(onWire.wireBytes), "bytes", LowerIsBetter,
+			"bytes of the acknowledged record batches as sent: compressed records, batch headers and record framing (the produce requests' own headers excluded)")
+		add("compression-rate-avg", onWire.ratioSum/float64(onWire.batches), "ratio", LowerIsBetter,
+			fmt.Sprintf("average over %d batches of compressed ÷ uncompressed record batch bytes, as Kafka's compression-rate-avg (1 without compression)", onWire.batches))
+		if recordBytes > 0 {
+			add("wire-bytes-per-record-byte", float64(onWire.wireBytes)/recordBytes, "ratio", LowerIsBetter,
+				"bytes-on-wire ÷ record-bytes: batch overhead and compression together")
+		}
+	}
+	if secs > 0 && len(ws) > 0 {
+		add("bufferpool-wait-ratio", waited.Seconds()/(secs*float64(len(ws))), "ratio", "",
+			"fraction of the window send spent blocked waiting for buffer.memory, per producer thread (Kafka's bufferpool-wait-ratio): near 1 when acknowledgements, not the producer, set the pace")
+	}
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(stats.bytes)...)
+	behind := ""
+	if stats.throttled && stats.intended.count() > 0 && h.count() > 0 {
+		var reqAvg, blocked float64
+		if writes > 0 {
+			reqAvg = ms(writeSum) / float64(writes)
+		}
+		if secs > 0 && len(ws) > 0 {
+			blocked = waited.Seconds() / (secs * float64(len(ws)))
+		}
+		behind = behindSchedule(stats.intended.quantileMs(99), h.quantileMs(99), reqAvg, blocked)
+	}
+	r.harnessCheck(behind)
 
 	if stats.records > 0 {
 		r.rep.kafka(kafkafmt.ProducerSummary(kafkafmt.ProducerTotals{
@@ -568,6 +692,8 @@ var kafkaMetricNames = map[string]string{
 	"request-latency-max":     "request-latency-max",
 	"records-per-request-avg": "records-per-request-avg",
 	"batch-size-avg":          "batch-size-avg",
+	"compression-rate-avg":    "compression-rate-avg",
+	"bufferpool-wait-ratio":   "bufferpool-wait-ratio",
 	"records-consumed-total":  "records-consumed-total",
 	"records-consumed-rate":   "records-consumed-rate",
 	"bytes-consumed-total":    "bytes-consumed-total",

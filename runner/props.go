@@ -116,6 +116,8 @@ type settings struct {
 	batchBytes     int           // batch.size (default 16384)
 	compression    kafka.Compression
 	bufferMemory   int64         // buffer.memory: bytes awaiting acks before send blocks
+	maxBlock       time.Duration // max.block.ms: how long send may block on buffer.memory
+	maxRequestSize int           // max.request.size: bytes of batches in one produce request
 	requestTimeout time.Duration // request.timeout.ms
 	maxAttempts    int           // retries + 1
 	backoffMin     time.Duration // retry.backoff.ms
@@ -227,6 +229,8 @@ var producerProps = map[string]propHandler{
 		st.bufferMemory = n
 		return nil
 	},
+	"max.block.ms":     msProp(func(st *settings) *time.Duration { return &st.maxBlock }, true),
+	"max.request.size": intProp(func(st *settings) *int { return &st.maxRequestSize }, 1),
 	"retries": func(st *settings, v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -343,6 +347,8 @@ func clientSettings(s *Spec) (settings, error) {
 		linger:         5 * time.Millisecond,
 		batchBytes:     16384,
 		bufferMemory:   32 << 20,
+		maxBlock:       60 * time.Second,
+		maxRequestSize: 1 << 20,
 		requestTimeout: 30 * time.Second,
 		setupTimeout:   10 * time.Second,
 		maxAttempts:    10,

@@ -95,6 +95,10 @@ type Measurement struct {
 	// Kafka's tools do (whole-millisecond times, percentiles cut to whole
 	// milliseconds). Pages show them beside the output.
 	OutputNotes []string `json:"output_notes,omitempty"`
+
+	// HarnessLimits says why kbench itself (the load generator) limited
+	// the run, one reason each; empty when it did not (see harness.go).
+	HarnessLimits []string `json:"harness_limits,omitempty"`
 }
 
 // ProfileFile is a profile written next to result.json.

@@ -420,8 +420,8 @@ func TestSASL(t *testing.T) {
 	}
 }
 
-// TestProducerBatchingModes: kbench's own batching over Client.Produce
-// (client) and over Client.RawProduce with its own record encoder (raw)
+// TestProducerBatchingModes: kbench's own batching with kafka-go's record
+// encoder (client) and with its own record encoder (raw)
 // delivers exactly the records asked for, unthrottled, throttled and
 // compressed, and a consumer reads them back.
 func TestProducerBatchingModes(t *testing.T) {

@@ -36,9 +36,9 @@ func isWorkload(name string) bool {
 
 // Producer and consumer modes.
 const (
-	ModeRaw    = "raw"    // kafka-go's Client.RawProduce, batches encoded by kbench (default)
+	ModeRaw    = "raw"    // record batches encoded by kbench, sent by kafka-go's Transport (default)
 	ModeWriter = "writer" // kafka-go's Writer: the application path
-	ModeClient = "client" // kafka-go's Client.Produce, batched by kbench
+	ModeClient = "client" // kafka-go's record encoder, batched by kbench
 
 	ModeGroup  = "group"  // kafka-go's consumer-group Reader: the application path
 	ModeAssign = "assign" // one connection per partition fetching in parallel
@@ -60,6 +60,15 @@ type Spec struct {
 	PayloadFile     string `json:"payload-file,omitempty"`
 	// PayloadDelimiter splits PayloadFile into payloads (Kafka's default "\n").
 	PayloadDelimiter string `json:"payload-delimiter,omitempty"`
+	// PayloadEntropy, when set, makes every record's value different, its
+	// bytes carrying PayloadEntropy × 8 bits of entropy each (0: every
+	// byte equal; 1: random bytes); nil sends Kafka's tool's payload, one
+	// value of random uppercase letters for every record.
+	PayloadEntropy *float64 `json:"payload-entropy,omitempty"`
+	// KeySize is the bytes of each record's key; 0 sends null keys.
+	KeySize int `json:"key-size,omitempty"`
+	// Headers is the number of headers on each record.
+	Headers int `json:"headers,omitempty"`
 	// Throughput caps records/s across all threads; -1 is unthrottled.
 	Throughput float64 `json:"throughput"`
 	// Props are the Kafka client properties: the config file's, overridden
@@ -87,7 +96,7 @@ type Spec struct {
 	// --throughput) is Throughput, in requests/s.
 	Strategy          string  `json:"strategy,omitempty"`
 	Requests          int64   `json:"requests,omitempty"`
-	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests
+	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests or NumRecords
 	RecordsPerRequest int     `json:"records-per-request,omitempty"`
 	InFlight          int     `json:"in-flight,omitempty"`
 	WarmupRequests    int64   `json:"warmup-requests,omitempty"`
@@ -173,6 +182,18 @@ type option struct {
 	// get reads its value back from a spec, for validation.
 	choices []Choice
 	get     func(s *Spec) string
+	// check, when set, refuses a value as given before set takes it.
+	check func(v string) error
+}
+
+// apply checks and sets the option's values.
+func (o option) apply(s *Spec, vals []string) error {
+	if o.check != nil && len(vals) == 1 {
+		if err := o.check(vals[0]); err != nil {
+			return err
+		}
+	}
+	return o.set(s, vals)
 }
 
 // Choice is one value of a flag with a closed set of values. The CLI, the
@@ -296,11 +317,22 @@ func options() []option {
 		// --messages in kafka-consumer-perf-test; each takes the other's
 		// name too.
 		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: []string{Producer},
-			help: "records to send, warm-up records included",
+			help: "records to send, warm-up records included (not with --duration)",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
 		{name: "messages", aliases: []string{"num-records"}, key: "num-records", kind: kindInt, workloads: []string{Consumer},
-			help: "records to consume, warm-up records included",
+			help: "records to consume, warm-up records included (not with --duration)",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
+		{name: "duration", kind: kindFloat,
+			help: "seconds to send or consume for in the measured window, after any warm-up, instead of a count (--num-records, --messages, --requests); the profile then covers a fixed time, not a fixed amount of work",
+			set:  floatSetter(func(s *Spec, f float64) { s.Duration = f }),
+			// 0 would mean "no duration" in a spec: refuse it here, where a
+			// user typed it.
+			check: func(v string) error {
+				if f, err := strconv.ParseFloat(v, 64); err == nil && f <= 0 {
+					return fmt.Errorf("must be positive seconds, got %v", v)
+				}
+				return nil
+			}},
 		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
 			set: intSetter(func(s *Spec, n int64) { s.RecordSize = int(n) })},
 		{name: "payload-file", kind: kindString, workloads: []string{Producer},
@@ -309,6 +341,15 @@ func options() []option {
 		{name: "payload-delimiter", kind: kindString, workloads: []string{Producer},
 			help: `delimiter of --payload-file (default "\n")`,
 			set:  func(s *Spec, v []string) error { s.PayloadDelimiter = v[0]; return nil }},
+		{name: "payload-entropy", kind: kindFloat, workloads: []string{Producer},
+			help: "0 to 1: each record gets a different value whose bytes carry this × 8 bits of entropy (0: every byte equal; 1: random bytes), so compression is measured on realistic data; default: one value of random uppercase letters for every record, as Kafka's tool sends",
+			set:  floatSetter(func(s *Spec, f float64) { s.PayloadEntropy = &f })},
+		{name: "key-size", kind: kindInt, workloads: []string{Producer},
+			help: fmt.Sprintf("bytes of each record's key, drawn from %d distinct keys and partitioned by murmur2 as Kafka's default partitioner does; 0: null keys", keyPoolSize),
+			set:  intSetter(func(s *Spec, n int64) { s.KeySize = int(n) })},
+		{name: "headers", kind: kindInt, workloads: []string{Producer},
+			help: fmt.Sprintf("headers on each record, the same on every record: keys header-000, header-001, … (%d bytes), values of %d uppercase letters", headerKeyLen, headerValueLen),
+			set:  intSetter(func(s *Spec, n int64) { s.Headers = int(n) })},
 		{name: "throughput", kind: kindFloat, workloads: []string{Producer},
 			help: "maximum records/s across all threads; -1 for no limit",
 			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
@@ -357,9 +398,9 @@ func options() []option {
 			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil },
 			get:  func(s *Spec) string { return s.Mode },
 			choices: []Choice{
-				{Value: ModeRaw, Workloads: []string{Producer}, Help: "Client.RawProduce of record batches kbench encodes: the fastest kafka-go path"},
+				{Value: ModeRaw, Workloads: []string{Producer}, Help: "record batches kbench encodes, accumulated as KafkaProducer does and sent by kafka-go's Transport: the fastest kafka-go path"},
 				{Value: ModeWriter, Workloads: []string{Producer}, Help: "kafka-go's Writer, what applications use"},
-				{Value: ModeClient, Workloads: []string{Producer}, Help: "Client.Produce with kbench's batching"},
+				{Value: ModeClient, Workloads: []string{Producer}, Help: "the same accumulator, with kafka-go's record encoder"},
 				{Value: ModeGroup, Workloads: []string{Consumer}, Help: "kafka-go's consumer-group Reader"},
 				{Value: ModeAssign, Workloads: []string{Consumer}, Help: "a connection per partition"},
 			}},
@@ -518,6 +559,7 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 	}
 	var configFile []string
 	var props []string
+	given := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "-h" || arg == "--help" || arg == "-help" {
@@ -568,11 +610,21 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 			configFile = vals
 			continue
 		}
-		if err := o.set(&s, vals); err != nil {
+		given[o.jsonKey()] = true
+		if err := o.apply(&s, vals); err != nil {
 			errs.Add(o.name, "%s", err)
 		}
 	}
+	durationReplacesCount(&s, given)
 	return s, finish(&s, workload, configFile, props, errs)
+}
+
+// durationReplacesCount drops the default count of a producer or consumer
+// spec given --duration without one: the duration is what ends the run.
+func durationReplacesCount(s *Spec, given map[string]bool) {
+	if s.Duration > 0 && s.Workload != Writepath && !given["num-records"] {
+		s.NumRecords = 0
+	}
 }
 
 // finish merges the properties into s, validates it and returns every
@@ -616,6 +668,7 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 	sort.Strings(names) // deterministic: the first bad field is always the same one
 	var configFile, props []string
 	var errs FieldErrors
+	given := map[string]bool{}
 	for _, name := range names {
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
@@ -642,10 +695,12 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 			configFile = vals
 			continue
 		}
-		if err := o.set(&s, vals); err != nil {
+		given[o.jsonKey()] = true
+		if err := o.apply(&s, vals); err != nil {
 			errs.Add(o.name, "%s", err)
 		}
 	}
+	durationReplacesCount(&s, given)
 	return s, finish(&s, workload, configFile, props, errs)
 }
 
@@ -760,6 +815,9 @@ func (s *Spec) validate(errs *FieldErrors) {
 	check(strings.ContainsAny(s.Topic, " /\\,"), "topic", "%q is not a valid topic name", s.Topic)
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
+	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
+	check(s.Duration > 0 && s.Duration < minDuration, "duration", "must be at least %v s, got %v", minDuration, s.Duration)
+	check(s.Duration > maxDuration, "duration", "must be at most %v s (7 days), got %v", maxDuration, s.Duration)
 	if s.Workload == Writepath {
 		s.validateWritepath(errs)
 	} else {
@@ -783,7 +841,12 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		}
 	}
 	count := countFlag(s.Workload)
-	check(s.NumRecords <= 0, count, "must be at least 1, got %d", s.NumRecords)
+	if s.Duration > 0 {
+		check(!errs.Has(count) && s.NumRecords > 0, "duration", "give --%s or --duration, not both", count)
+		check(s.NumRecords < 0, count, "must be at least 1, got %d", s.NumRecords)
+	} else {
+		check(s.NumRecords <= 0, count, "must be at least 1, got %d", s.NumRecords)
+	}
 	check(s.RecordSize <= 0 && s.PayloadFile == "", "record-size", "must be at least 1 byte, got %d", s.RecordSize)
 	check(s.RecordSize > 64<<20, "record-size", "must be at most 64 MiB, got %d", s.RecordSize)
 	check(s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1), "throughput",
@@ -791,7 +854,7 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 	check(s.Throughput > 0 && s.Throughput < MinRate, "throughput",
 		"must be at least %v records/s, or -1 for no limit, got %v", MinRate, s.Throughput)
 	check(s.WarmupRecords < 0, "warmup-records", "must not be negative, got %d", s.WarmupRecords)
-	check(!errs.Has(count) && s.WarmupRecords >= s.NumRecords, "warmup-records",
+	check(!errs.Has(count) && s.NumRecords > 0 && s.WarmupRecords >= s.NumRecords, "warmup-records",
 		"must be fewer than --%s (%d), which include them, got %d", count, s.NumRecords, s.WarmupRecords)
 	check(s.Threads < 1 || s.Threads > 256, "threads", "must be between 1 and 256, got %d", s.Threads)
 	if s.Workload == Consumer {
@@ -799,6 +862,12 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
 		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
 	}
+	if e := s.PayloadEntropy; e != nil {
+		check(*e < 0 || *e > 1, "payload-entropy", "must be between 0 and 1, got %v", *e)
+		check(s.PayloadFile != "", "payload-entropy", "applies to generated payloads; give --payload-file or --payload-entropy, not both")
+	}
+	check(s.KeySize < 0 || s.KeySize > maxKeySize, "key-size", "must be between 0 (null keys) and %d bytes, got %d", maxKeySize, s.KeySize)
+	check(s.Headers < 0 || s.Headers > maxHeaders, "headers", "must be between 0 and %d, got %d", maxHeaders, s.Headers)
 	if s.PayloadFile != "" && s.Workload == Producer {
 		if _, err := os.Stat(s.PayloadFile); err != nil {
 			errs.Add("payload-file", "%v", err)

@@ -23,6 +23,8 @@ func TestNonFiniteFloatsRefused(t *testing.T) {
 		workload, name, field string
 	}{
 		{Producer, "throughput", "throughput"},
+		{Producer, "payload-entropy", "payload-entropy"},
+		{Producer, "duration", "duration"},
 		{Writepath, "duration", "duration"},
 		{Writepath, "request-rate", "request-rate"},
 		{Writepath, "throughput", "request-rate"}, // the alias
@@ -192,12 +194,14 @@ func TestAllFieldErrorsReported(t *testing.T) {
 				"fetch-size": json.RawMessage(`0`), "timeout": json.RawMessage(`0`), "partitions": json.RawMessage(`0`)})
 			return err
 		}, []string{"partitions", "fetch-size", "timeout"}},
+		// --duration is shared with the producer and the consumer, so it
+		// comes before the write path's own flags.
 		{"writepath", func() error {
 			_, err := SpecFromParams(Writepath, map[string]json.RawMessage{
 				"strategy": json.RawMessage(`"sideways"`), "in-flight": json.RawMessage(`0`), "acks": json.RawMessage(`"0"`),
 				"duration": json.RawMessage(`"Inf"`), "records-per-request": json.RawMessage(`0`)})
 			return err
-		}, []string{"strategy", "duration", "records-per-request", "in-flight", "acks"}},
+		}, []string{"duration", "strategy", "records-per-request", "in-flight", "acks"}},
 	}
 	for _, tt := range tests {
 		err := tt.err()

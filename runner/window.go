@@ -55,6 +55,11 @@ type window struct {
 
 	profiles []ProfileFile
 	notes    []string
+
+	// demand0 and demand1 are the threads' scheduler statistics at the
+	// window's ends (see harness.go).
+	demand0, demand1 map[int]sysstat.Demand
+	demandErr        error
 }
 
 func (w *window) wants(kind string) bool { return w.dir != "" && slices.Contains(w.kinds, kind) }
@@ -99,6 +104,7 @@ func openWindow(dir string, kinds []string, broker *childBroker) (*window, error
 	w.gc0 = sysstat.ReadGC()
 	w.io0, w.ioErr = sysstat.ReadIO()
 	w.cpuStart, _ = sysstat.CPUTime()
+	w.demand0, w.demandErr = sysstat.ThreadDemand()
 	w.sampler = sysstat.StartCPUSampler(cpuSampleInterval)
 	w.start = time.Now()
 	return w, nil
@@ -114,6 +120,9 @@ func (w *window) stop() {
 	w.endAt.Store(&end)
 	w.cpu = w.sampler.Stop()
 	w.cpuEnd, _ = sysstat.CPUTime()
+	if w.demandErr == nil {
+		w.demand1, w.demandErr = sysstat.ThreadDemand()
+	}
 	if w.ioErr == nil {
 		w.io1, w.ioErr = sysstat.ReadIO()
 	}

@@ -91,9 +91,6 @@ func writepathOptions() []option {
 		{name: "requests", kind: kindInt, workloads: writepathOnly,
 			help: fmt.Sprintf("Produce requests in the measured window, after the warm-up (default %d unless --duration is given)", defaultWritepathRequests),
 			set:  intSetter(func(s *Spec, n int64) { s.Requests = n })},
-		{name: "duration", kind: kindFloat, workloads: writepathOnly,
-			help: "seconds to send for, instead of --requests (the profile then covers a fixed time, not a fixed amount of work)",
-			set:  floatSetter(func(s *Spec, f float64) { s.Duration = f })},
 		{name: "records-per-request", kind: kindInt, workloads: writepathOnly,
 			help: "records per Produce request; a request is this many buffers plus 2 (request header, record-batch header)",
 			set:  intSetter(func(s *Spec, n int64) { s.RecordsPerRequest = int(n) })},
@@ -129,9 +126,6 @@ func (s *Spec) validateWritepath(errs *FieldErrors) {
 		}
 	}
 	check(s.Requests < 0, "requests", "must be at least 1, got %d", s.Requests)
-	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
-	check(s.Duration > 0 && s.Duration < minDuration, "duration", "must be at least %v s, got %v", minDuration, s.Duration)
-	check(s.Duration > maxDuration, "duration", "must be at most %v s (7 days), got %v", maxDuration, s.Duration)
 	check(s.Duration > 0 && s.Requests > 0 && !errs.Has("requests"), "duration", "give --requests or --duration, not both")
 	check(s.RecordsPerRequest < 1 || s.RecordsPerRequest > 1000000, "records-per-request",
 		"must be between 1 and 1000000, got %d", s.RecordsPerRequest)
@@ -568,6 +562,7 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 			"client process CPU time per MB of record payload (MB = 1,048,576 bytes)")
 	}
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
+	r.harnessCheck("")
 
 	if requests > 0 {
 		shapeText := fmt.Sprintf("%d records/request", shape.records)

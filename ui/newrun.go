@@ -160,6 +160,17 @@ var excludedFlags = map[string]bool{
 	"consumer.config":   true,
 }
 
+// FormDuration is the form's default run length in seconds for the
+// producer and the consumer: a run from the form lasts this long unless it
+// gives a count or a duration. The CLI keeps Kafka's count (500,000): a
+// count-based window of a fast client lasts a fraction of a second, too
+// short for its figures to mean much.
+const FormDuration = "10"
+
+// timedWorkloads are the workloads the form runs for FormDuration seconds
+// by default, with the flag of their count.
+var timedWorkloads = map[string]string{runner.Producer: "num-records", runner.Consumer: "messages"}
+
 // runnerFlags lists the runner's flags; tests swap in a fixed list so that
 // golden files do not change with every help text.
 var runnerFlags = runner.Flags
@@ -332,6 +343,14 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 	if len(f.Workloads) > 1 && f.Default == "kbench-"+f.Workloads[0] {
 		ff.Placeholder = "kbench-<workload>"
 	}
+	switch f.Name {
+	case "duration":
+		ff.Placeholder = FormDuration
+		ff.Help += "; the form's default: producer and consumer run " + FormDuration + " s when neither a duration nor a count is given (the write path sends its --requests)"
+	case "num-records", "messages":
+		ff.Placeholder = ""
+		ff.Help += "; empty: a " + FormDuration + " s run (see duration)"
+	}
 	switch {
 	case f.Name == ProfileFlag:
 		ff.Kind, ff.Value, ff.Placeholder, ff.NoneValue = "checkboxes", "", "", profileNone
@@ -480,6 +499,13 @@ func FormParams(values url.Values) (workload string, params map[string]json.RawM
 			if v := strings.TrimSpace(vals[0]); v != "" {
 				params[f.Name] = str(v)
 			}
+		}
+	}
+	if count, ok := timedWorkloads[workload]; ok {
+		_, hasCount := params[count]
+		_, hasDuration := params["duration"]
+		if !hasCount && !hasDuration {
+			params["duration"] = str(FormDuration)
 		}
 	}
 	return workload, params

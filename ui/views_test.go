@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -169,7 +170,8 @@ func TestNewRunFormFresh(t *testing.T) {
 	for _, f := range runner.Flags() {
 		defaults[f.Name] = f.Default
 	}
-	if f := fields["num-records"]; f.Kind != "number" || f.Placeholder != defaults["num-records"] || f.Value != "" || f.Step != "1" {
+	// Empty: the form's default is a timed run (TestFormDefaultsToTimedRun).
+	if f := fields["num-records"]; f.Kind != "number" || f.Placeholder != "" || f.Value != "" || f.Step != "1" {
 		t.Errorf("num-records = %+v", f)
 	}
 	if f := fields["throughput"]; f.Kind != "number" || f.Step != "any" || f.AppliesTo != "producer only" || f.Workloads != "producer" {
@@ -278,8 +280,8 @@ func TestFormParams(t *testing.T) {
 		t.Errorf("unticked profile = %s, want \"none\"", p)
 	}
 	var probe map[string]json.RawMessage = params
-	if len(probe) != 1 {
-		t.Errorf("consumer params = %v", probe)
+	if len(probe) != 2 || string(probe["duration"]) != `"10"` {
+		t.Errorf("consumer params = %v, want the profile and the form's default duration", probe)
 	}
 }
 
@@ -382,6 +384,51 @@ func TestRunViewImportedProfilesOnly(t *testing.T) {
 	for _, id := range []string{"output-heading", "metrics-heading", "charts-heading", "measurement-heading", "environment-heading"} {
 		if !strings.Contains(page, `id="`+id+`"`) {
 			t.Errorf("a launched run's page lost its section %s", id)
+		}
+	}
+}
+
+// TestFormDefaultsToTimedRun: a producer or consumer run from the form
+// lasts 10 s unless the form gives a count or a duration (the CLI's
+// default stays Kafka's count); the write path keeps its --requests.
+func TestFormDefaultsToTimedRun(t *testing.T) {
+	tests := []struct {
+		values url.Values
+		want   map[string]string
+	}{
+		{url.Values{"workload": {"producer"}}, map[string]string{"duration": `"10"`}},
+		{url.Values{"workload": {"consumer"}}, map[string]string{"duration": `"10"`}},
+		{url.Values{"workload": {"producer"}, "num-records": {"1000"}}, map[string]string{"num-records": `"1000"`}},
+		{url.Values{"workload": {"consumer"}, "messages": {"1000"}}, map[string]string{"messages": `"1000"`}},
+		{url.Values{"workload": {"producer"}, "duration": {"2.5"}}, map[string]string{"duration": `"2.5"`}},
+		{url.Values{"workload": {"producer"}, "num-records": {" "}, "duration": {""}}, map[string]string{"duration": `"10"`}},
+		{url.Values{"workload": {"writepath"}}, map[string]string{}},
+	}
+	for _, tt := range tests {
+		w, params := FormParams(tt.values)
+		got := map[string]string{}
+		for k, v := range params {
+			got[k] = string(v)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("FormParams(%v) = %v, want %v", tt.values, got, tt.want)
+		}
+		spec, err := runner.SpecFromParams(w, params)
+		if err != nil {
+			t.Errorf("%v: the form's params do not make a spec: %v", tt.values, err)
+			continue
+		}
+		if _, timed := tt.want["duration"]; timed && (spec.Duration <= 0 || spec.NumRecords != 0) {
+			t.Errorf("%v: spec duration %v, count %d; want a timed run", tt.values, spec.Duration, spec.NumRecords)
+		}
+	}
+	fields := formFields(NewRunForm(nil, nil))
+	if f := fields["duration"]; f.Placeholder != "10" || !strings.Contains(f.Help, "10 s") {
+		t.Errorf("duration field: placeholder %q, help %q; want the form's 10 s default shown", f.Placeholder, f.Help)
+	}
+	for _, name := range []string{"num-records", "messages"} {
+		if f := fields[name]; f.Placeholder != "" || !strings.Contains(f.Help, "10 s") {
+			t.Errorf("%s field: placeholder %q, help %q; want no count shown as the default, and the 10 s run said", name, f.Placeholder, f.Help)
 		}
 	}
 }

@@ -42,8 +42,9 @@ func StreamCompressor(codec int8, newWriter func(io.Writer) io.WriteCloser) *Com
 // finished batch to a transport (kafka-go's Client.RawProduce): nothing is
 // encoded twice and no per-record object is kept.
 //
-// Records have null keys and no headers, like those of Kafka's perf tool.
-// The zero value is an empty batch; reuse one with Reset.
+// Records carry a key (or a null one) and headers as the caller gives
+// them. The zero value is an empty batch; reuse one with Reset, and size
+// its buffer once with Reserve.
 type RecordBatch struct {
 	buf   []byte // BatchHeaderSize bytes of header space, then the records
 	out   []byte // the finished batch when compressed
@@ -58,9 +59,25 @@ func (b *RecordBatch) Reset() {
 	b.count, b.base, b.max = 0, 0, 0
 }
 
+// Reserve makes room for a batch of n bytes, header included, so that
+// appending up to n bytes of records allocates nothing. A producer sizes
+// each batch's buffer to batch.size once, as Kafka's BufferPool does,
+// instead of letting every buffer grow by doubling.
+func (b *RecordBatch) Reserve(n int) {
+	if cap(b.buf) < n {
+		b.buf = append(make([]byte, 0, n), b.buf...)
+	}
+}
+
 // Append adds a record created at timestampMs (milliseconds since the
-// Unix epoch) with the given value.
+// Unix epoch) with the given value, a null key and no headers.
 func (b *RecordBatch) Append(timestampMs int64, value []byte) {
+	b.AppendRecord(timestampMs, nil, value, Headers{})
+}
+
+// AppendRecord adds a record created at timestampMs (milliseconds since
+// the Unix epoch) with key (nil for a null key), value and headers.
+func (b *RecordBatch) AppendRecord(timestampMs int64, key, value []byte, h Headers) {
 	if b.count == 0 {
 		if cap(b.buf) < BatchHeaderSize {
 			b.buf = make([]byte, 0, 64<<10)
@@ -69,7 +86,7 @@ func (b *RecordBatch) Append(timestampMs int64, value []byte) {
 		b.base, b.max = timestampMs, timestampMs
 	}
 	b.max = max(b.max, timestampMs)
-	b.buf = appendRecord(b.buf, b.count, timestampMs-b.base, value)
+	b.buf = appendRecordKV(b.buf, b.count, timestampMs-b.base, key, value, h)
 	b.count++
 }
 

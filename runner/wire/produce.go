@@ -152,19 +152,116 @@ func appendBatchHeader(dst []byte, batchLen int, attributes int16, count int32, 
 
 // appendRecord appends one record v2 with a null key and no headers.
 func appendRecord(dst []byte, offsetDelta int32, timestampDelta int64, value []byte) []byte {
-	var body [32]byte
+	return appendRecordKV(dst, offsetDelta, timestampDelta, nil, value, Headers{})
+}
+
+// appendRecordKV appends one record v2: its length, attributes, the
+// timestamp and offset deltas, the key (nil: null), the value and the
+// headers, all lengths as zigzag varints (the record batch v2 format).
+func appendRecordKV(dst []byte, offsetDelta int32, timestampDelta int64, key, value []byte, h Headers) []byte {
+	var body [48]byte
 	b := body[:0]
 	b = append(b, 0)                               // attributes
 	b = binary.AppendVarint(b, timestampDelta)     // timestamp delta
 	b = binary.AppendVarint(b, int64(offsetDelta)) // offset delta
-	b = binary.AppendVarint(b, -1)                 // key length: null
-	b = binary.AppendVarint(b, int64(len(value)))  // value length
-	bodyLen := len(b) + len(value) + 1             // + headers count
-	dst = binary.AppendVarint(dst, int64(bodyLen))
-	dst = append(dst, b...)
+	if key == nil && h.count == 0 {
+		// Kafka's perf tool's records, the common case: one copy of the
+		// fields before the value.
+		b = append(b, 1)                              // key length: null (-1)
+		b = binary.AppendVarint(b, int64(len(value))) // value length
+		dst = binary.AppendVarint(dst, int64(len(b)+len(value)+1))
+		dst = append(dst, b...)
+		dst = append(dst, value...)
+		return append(dst, 0) // headers count
+	}
+	if key == nil {
+		b = append(b, 1) // key length: null (-1)
+	} else {
+		b = binary.AppendVarint(b, int64(len(key)))
+	}
+	keyEnd := len(b)
+	b = binary.AppendVarint(b, int64(len(value))) // value length
+	valueEnd := len(b)
+	b = binary.AppendVarint(b, int64(h.count)) // headers count
+	dst = binary.AppendVarint(dst, int64(len(b)+len(key)+len(value)+len(h.enc)))
+	dst = append(dst, b[:keyEnd]...)
+	dst = append(dst, key...)
+	dst = append(dst, b[keyEnd:valueEnd]...)
 	dst = append(dst, value...)
-	return binary.AppendVarint(dst, 0) // headers count
+	dst = append(dst, b[valueEnd:]...)
+	return append(dst, h.enc...)
 }
+
+// RecordSize is the exact encoded size of one record v2, its length
+// varint included: what appendRecordKV appends for the same arguments.
+func RecordSize(offsetDelta int32, timestampDelta int64, key, value []byte, h Headers) int {
+	keyLen := -1
+	if key != nil {
+		keyLen = len(key)
+	}
+	return RecordSizeOf(offsetDelta, timestampDelta, keyLen, len(value), h)
+}
+
+// RecordSizeOf is RecordSize from the lengths alone; keyLen -1 is a null
+// key.
+func RecordSizeOf(offsetDelta int32, timestampDelta int64, keyLen, valueLen int, h Headers) int {
+	n := 1 + zigzagLen(timestampDelta) + zigzagLen(int64(offsetDelta)) +
+		zigzagLen(int64(valueLen)) + valueLen + zigzagLen(int64(h.count)) + len(h.enc)
+	if keyLen < 0 {
+		n += zigzagLen(-1)
+	} else {
+		n += zigzagLen(int64(keyLen)) + keyLen
+	}
+	return zigzagLen(int64(n)) + n
+}
+
+// zigzagLen is the size of v as a zigzag varint.
+func zigzagLen(v int64) int {
+	u := uint64(v<<1) ^ uint64(v>>63)
+	n := 1
+	for u >= 0x80 {
+		u >>= 7
+		n++
+	}
+	return n
+}
+
+// Header is one record header: a string key and a value (nil: null).
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Headers are record headers encoded once (each key and value with its
+// varint length), to be appended to any number of records as they are.
+// The zero value is no headers.
+type Headers struct {
+	enc   []byte
+	count int
+}
+
+// EncodeHeaders encodes hs for RecordBatch.AppendRecord.
+func EncodeHeaders(hs []Header) Headers {
+	var h Headers
+	for _, x := range hs {
+		h.enc = binary.AppendVarint(h.enc, int64(len(x.Key)))
+		h.enc = append(h.enc, x.Key...)
+		if x.Value == nil {
+			h.enc = binary.AppendVarint(h.enc, -1)
+		} else {
+			h.enc = binary.AppendVarint(h.enc, int64(len(x.Value)))
+			h.enc = append(h.enc, x.Value...)
+		}
+	}
+	h.count = len(hs)
+	return h
+}
+
+// Count is the number of headers.
+func (h Headers) Count() int { return h.count }
+
+// Len is the headers' encoded size in a record, their count excluded.
+func (h Headers) Len() int { return len(h.enc) }
 
 func appendString(dst []byte, s string) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(s)))

@@ -1,0 +1,183 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kbench/kbench/runner/wire"
+)
+
+// The shape of keys and headers (--key-size, --headers).
+const (
+	// keyPoolSize is how many distinct keys a run with --key-size draws
+	// from: enough to spread over any partition count.
+	keyPoolSize = 1024
+	maxKeySize  = 1 << 20
+	maxHeaders  = 1000
+	// Headers have KIP-1096's shape: small string keys and values, the
+	// same on every record. Keys are "header-000", "header-001", …
+	headerKeyLen   = 10
+	headerValueLen = 16
+	// minEntropyPool is the smallest pool --payload-entropy values are cut
+	// from; it is also at least two batches and two records long, so no
+	// two records of a batch share bytes.
+	minEntropyPool = 8 << 20
+)
+
+// recordShape is what every record of a producer run is made of. It is
+// built once, before the window, and only read afterwards.
+type recordShape struct {
+	// payloads are the values without --payload-entropy: Kafka's tool's
+	// single payload, or the payload file's.
+	payloads [][]byte
+	// pool holds the values with --payload-entropy: each record's value is
+	// the next size bytes of it.
+	pool    []byte
+	size    int
+	symbols int
+
+	keys     [][]byte
+	keyParts []int // the partition of each key
+	keySize  int
+
+	headers  wire.Headers   // mode raw
+	kheaders []kafka.Header // modes client and writer
+	// headerBytes are the header keys' and values' bytes of one record.
+	headerBytes int
+}
+
+// entropySymbols is the alphabet size that gives f × 8 bits of entropy a
+// byte: 2^(8f) symbols drawn uniformly, rounded to a whole number of
+// symbols.
+func entropySymbols(f float64) int {
+	return min(256, max(1, int(math.Round(math.Exp2(8*f)))))
+}
+
+// symbol k of an alphabet: 'A', 'B', … wrapping through every byte value,
+// so 1 symbol is all 'A', 26 are the uppercase letters, 256 every byte.
+func symbol(k int) byte { return byte(('A' + k) % 256) }
+
+// recordShape builds the records' values, keys and headers for a run on a
+// topic of partitions partitions.
+func (r *run) recordShape(partitions int) (*recordShape, error) {
+	sh := &recordShape{keySize: r.spec.KeySize}
+	rng := rand.New(rand.NewPCG(3, 4))
+	if e := r.spec.PayloadEntropy; e != nil {
+		sh.size = r.spec.RecordSize
+		sh.symbols = entropySymbols(*e)
+		n := max(minEntropyPool, 2*r.st.batchBytes, 2*sh.size)
+		sh.pool = make([]byte, n)
+		for i := range sh.pool {
+			sh.pool[i] = symbol(int(rng.Uint32N(uint32(sh.symbols))))
+		}
+	} else {
+		payloads, err := r.payloads()
+		if err != nil {
+			return nil, err
+		}
+		sh.payloads = payloads
+	}
+	if sh.keySize > 0 {
+		parts := make([]int, partitions)
+		for i := range parts {
+			parts[i] = i
+		}
+		var murmur kafka.Murmur2Balancer
+		for range keyPoolSize {
+			k := make([]byte, sh.keySize)
+			for i := range k {
+				k[i] = byte('A' + rng.IntN(26))
+			}
+			sh.keys = append(sh.keys, k)
+			sh.keyParts = append(sh.keyParts, murmur.Balance(kafka.Message{Key: k}, parts...))
+		}
+	}
+	if r.spec.Headers > 0 {
+		var hs []wire.Header
+		for i := range r.spec.Headers {
+			v := make([]byte, headerValueLen)
+			for j := range v {
+				v[j] = byte('A' + rng.IntN(26))
+			}
+			key := fmt.Sprintf("header-%03d", i)
+			hs = append(hs, wire.Header{Key: key, Value: v})
+			sh.kheaders = append(sh.kheaders, kafka.Header{Key: key, Value: v})
+			sh.headerBytes += len(key) + len(v)
+		}
+		sh.headers = wire.EncodeHeaders(hs)
+	}
+	return sh, nil
+}
+
+// describe says what the records were made of, for the result's notes.
+func (sh *recordShape) describe(spec Spec) string {
+	var s string
+	switch {
+	case sh.pool != nil:
+		s = fmt.Sprintf("values (--payload-entropy %v): each record's %d bytes are the next ones of a %d-byte pool of bytes drawn uniformly from %d symbols, %.2f bits of entropy a byte, so records differ and no two records of a batch share bytes",
+			*spec.PayloadEntropy, sh.size, len(sh.pool), sh.symbols, math.Log2(float64(sh.symbols)))
+	case spec.PayloadFile != "":
+		s = fmt.Sprintf("values: the %d payloads of %s, one picked at random per record", len(sh.payloads), spec.PayloadFile)
+	default:
+		s = fmt.Sprintf("values: one payload of %d random uppercase letters sent as every record's value, as Kafka's tool does; compression then sees one value repeated (use --payload-entropy for realistic compression figures)", len(sh.payloads[0]))
+	}
+	if sh.keySize > 0 {
+		s += fmt.Sprintf("; keys (--key-size %d): %d distinct keys of uppercase letters, one picked at random per record, on the partition murmur2 gives them as Kafka's default partitioner does", sh.keySize, len(sh.keys))
+	} else {
+		s += "; null keys"
+	}
+	if n := sh.headers.Count(); n > 0 {
+		s += fmt.Sprintf("; headers (--headers %d): the same on every record, keys header-000 … (%d bytes) with values of %d uppercase letters, %d bytes of keys and values a record",
+			n, headerKeyLen, headerValueLen, sh.headerBytes)
+	} else {
+		s += "; no headers"
+	}
+	return s
+}
+
+// extraBytes are the key and header bytes of every record, besides its
+// value.
+func (sh *recordShape) extraBytes() int64 { return int64(sh.keySize + sh.headerBytes) }
+
+// recordGen hands one producer thread its records.
+type recordGen struct {
+	sh     *recordShape
+	rng    *rand.Rand
+	cursor int
+}
+
+// generator is thread i of n's record source: its own random stream and,
+// with --payload-entropy, its own place in the pool.
+func (sh *recordShape) generator(i, n int) *recordGen {
+	g := &recordGen{sh: sh, rng: rand.New(rand.NewPCG(uint64(i), 7))}
+	if sh.pool != nil {
+		g.cursor = len(sh.pool) / n * i
+	}
+	return g
+}
+
+// next returns a record's value, its key (nil: a null key) and the key's
+// partition (-1 without a key).
+func (g *recordGen) next() (value, key []byte, part int) {
+	sh := g.sh
+	switch {
+	case sh.pool != nil:
+		if g.cursor+sh.size > len(sh.pool) {
+			g.cursor = 0
+		}
+		value = sh.pool[g.cursor : g.cursor+sh.size : g.cursor+sh.size]
+		g.cursor += sh.size
+	case len(sh.payloads) == 1:
+		value = sh.payloads[0]
+	default:
+		value = sh.payloads[g.rng.IntN(len(sh.payloads))]
+	}
+	if sh.keys == nil {
+		return value, nil, -1
+	}
+	k := g.rng.IntN(len(sh.keys))
+	return value, sh.keys[k], sh.keyParts[k]
+}

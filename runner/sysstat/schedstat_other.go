@@ -1,0 +1,14 @@
+//go:build !linux
+
+package sysstat
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// ThreadDemand is only available on Linux; elsewhere the error wraps
+// [ErrUnsupported].
+func ThreadDemand() (map[int]Demand, error) {
+	return nil, fmt.Errorf("%w: scheduler statistics on %s", ErrUnsupported, runtime.GOOS)
+}
