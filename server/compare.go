@@ -163,7 +163,7 @@ func (s *Server) comparePage(c *gin.Context) {
 		}
 		v := ui.NewCompareView(t, runs, q, compare.Markdown(t, compare.Meta{}))
 		v.Page.CSRF = csrf
-		v.AddRuns = s.addRepetitionsView(q, runs, csrf)
+		v.AddRuns = s.addRepetitionsView(q, runs, t.MoreRepetitions, csrf)
 		return "compare", v, nil
 	})
 }

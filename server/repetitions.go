@@ -338,8 +338,9 @@ func (s *Server) addRepetitionsForm(c *gin.Context) {
 }
 
 // addRepetitionsView is the comparison page's offer to add repetitions to
-// q's columns, or why it cannot.
-func (s *Server) addRepetitionsView(q ui.CompareQuery, runs []store.Run, csrf string) ui.AddRepetitionsView {
+// q's columns, or why it cannot; suggested is the table's own count of the
+// repetitions its undecided changes need.
+func (s *Server) addRepetitionsView(q ui.CompareQuery, runs []store.Run, suggested int, csrf string) ui.AddRepetitionsView {
 	var refused []ui.RefusedRun
 	columns := 0
 	if q.By == compare.ByGroup || q.By == compare.ByLabel {
@@ -357,7 +358,7 @@ func (s *Server) addRepetitionsView(q ui.CompareQuery, runs []store.Run, csrf st
 			refused = append(refused, ui.RefusedRun{Link: link, Reason: b.Reason})
 		}
 	}
-	v := ui.NewAddRepetitions(q, columns, refused, maxCompareRuns, maxRepetitions)
+	v := ui.NewAddRepetitions(q, columns, refused, maxCompareRuns, maxRepetitions, suggested)
 	v.CSRF = csrf
 	return v
 }

@@ -69,7 +69,11 @@ type AddRepetitionsView struct {
 	Query    CompareQuery
 	Columns  int
 	N, MaxN  int
-	HideFlag string // "1" when unchanged rows are hidden, kept across the post
+	// Suggested is how many more runs per side the table itself asks for
+	// to decide its undecided headline changes (0 when none); N starts
+	// there when it fits.
+	Suggested int
+	HideFlag  string // "1" when unchanged rows are hidden, kept across the post
 }
 
 // Offered reports whether the page shows the form.
@@ -77,9 +81,10 @@ func (v AddRepetitionsView) Offered() bool { return !v.ByRun && len(v.Refused) =
 
 // NewAddRepetitions builds the offer for comparison q of columns columns
 // (by label or group), given the runs that cannot be run again and the
-// most runs one comparison holds: N defaults to DefaultAddRepetitions,
+// most runs one comparison holds: N defaults to what the table suggests
+// (suggested, its undecided changes' need), else DefaultAddRepetitions,
 // and at most as many as keep the comparison within maxRuns.
-func NewAddRepetitions(q CompareQuery, columns int, refused []RefusedRun, maxRuns, maxN int) AddRepetitionsView {
+func NewAddRepetitions(q CompareQuery, columns int, refused []RefusedRun, maxRuns, maxN, suggested int) AddRepetitionsView {
 	v := AddRepetitionsView{ByRun: q.By == "" || q.By == compare.ByRun, Refused: refused, MaxRuns: maxRuns, Action: AddRepetitionsPath,
 		Query: q, Columns: columns}
 	if q.HideUnchanged {
@@ -89,7 +94,12 @@ func NewAddRepetitions(q CompareQuery, columns int, refused []RefusedRun, maxRun
 		v.MaxN = min(maxN, (maxRuns-len(q.Runs))/columns)
 	}
 	v.Full = !v.ByRun && v.MaxN < 1
-	v.N = min(DefaultAddRepetitions, max(v.MaxN, 1))
+	v.Suggested = suggested
+	n := DefaultAddRepetitions
+	if suggested > 0 {
+		n = suggested
+	}
+	v.N = min(n, max(v.MaxN, 1))
 	return v
 }
 
