@@ -62,13 +62,13 @@ type AddRepetitionsView struct {
 	// Refused are the runs that cannot be run again: no form then.
 	Refused []RefusedRun
 	// Full: the comparison already holds as many runs as one can.
-	Full     bool
-	MaxRuns  int
-	Action   string
-	CSRF     string
-	Query    CompareQuery
-	Columns  int
-	N, MaxN  int
+	Full    bool
+	MaxRuns int
+	Action  string
+	CSRF    string
+	Query   CompareQuery
+	Columns int
+	N, MaxN int
 	// Suggested is how many more runs per side the table itself asks for
 	// to decide its undecided headline changes (0 when none); N starts
 	// there when it fits.
