@@ -1,0 +1,180 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/store"
+)
+
+// upgradeRecord, when set, makes TestUpgradeKeepsPages write what the code
+// serves instead of comparing. It was set once, with the code that wrote
+// testdata/upgrade/kbench-0002.db, to record that code's answers: later
+// code must give the same, so the files are never rewritten by -update.
+const upgradeRecord = "KBENCH_UPGRADE_RECORD"
+
+// tableRE finds the tables of a page: what "shows the same" means for a
+// page whose scripts, styles and layout may change while its figures must
+// not.
+var tableRE = regexp.MustCompile(`(?s)<table\b.*?</table>`)
+
+// TestUpgradeKeepsPages opens a database written by an earlier kbench
+// (testdata/upgrade/kbench-0002.db, made by make.sh beside it with real
+// runs of every kind) with today's code, which upgrades it, and checks
+// that every run, report and profile of it still shows the same: the
+// tables of each page, and byte for byte the API answers, the report's
+// exports, the flame graphs and diffs and the profile downloads.
+func TestUpgradeKeepsPages(t *testing.T) {
+	var fx struct {
+		Group        []uint `json:"group"`
+		AB           []uint `json:"ab"`
+		Consumer     uint   `json:"consumer"`
+		Writepath    uint   `json:"writepath"`
+		Failed       uint   `json:"failed"`
+		Canceled     uint   `json:"canceled"`
+		Imported     uint   `json:"imported"`
+		ProfilesOnly uint   `json:"profiles_only"`
+		Report       string `json:"report"`
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "upgrade", "runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &fx); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db, err := os.ReadFile(filepath.Join("testdata", "upgrade", "kbench-0002.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kbench.db"), db, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	if err != nil {
+		t.Fatalf("open the database of an earlier kbench: %v", err)
+	}
+	defer st.Close()
+	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	all := append(append([]uint{}, fx.Group...), fx.AB...)
+	all = append(all, fx.Consumer, fx.Writepath, fx.Failed, fx.Canceled, fx.Imported, fx.ProfilesOnly)
+	joined := func(ids []uint) string {
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, fmt.Sprint(id))
+		}
+		return strings.Join(parts, ",")
+	}
+	pages := []string{"/", "/?workload=producer&status=succeeded", "/compare?by=group&runs=" + joined(all[:6]),
+		"/compare?by=label&runs=" + joined(fx.AB), "/r/" + fx.Report}
+	answers := []string{"/api/runs?limit=50", "/api/compare?by=label&runs=" + joined(fx.AB),
+		"/r/" + fx.Report + ".md", "/r/" + fx.Report + ".csv", "/r/" + fx.Report + ".json"}
+	var profileIDs []uint
+	for _, id := range all {
+		pages = append(pages, fmt.Sprintf("/runs/%d", id))
+		answers = append(answers, fmt.Sprintf("/api/runs/%d", id), fmt.Sprintf("/api/runs/%d/profiles", id))
+		ps, err := st.ListProfiles(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			profileIDs = append(profileIDs, p.ID)
+		}
+	}
+	if len(profileIDs) < 2 {
+		t.Fatalf("the fixture has %d profiles, want several", len(profileIDs))
+	}
+	for _, id := range profileIDs {
+		pages = append(pages, fmt.Sprintf("/profiles/%d", id))
+		answers = append(answers, fmt.Sprintf("/api/profiles/%d/flamegraph", id), fmt.Sprintf("/api/profiles/%d/flamegraph?format=compact", id),
+			fmt.Sprintf("/api/profiles/%d/writepaths", id), fmt.Sprintf("/api/profiles/%d/download", id))
+	}
+	base, target := profileIDs[0], profileIDs[1]
+	pages = append(pages, fmt.Sprintf("/compare/profiles?base=%d&target=%d", base, target))
+	answers = append(answers, fmt.Sprintf("/api/diff?base=%d&target=%d&format=compact", base, target),
+		fmt.Sprintf("/api/diff?base=%d&target=%d&normalize=work", base, target))
+
+	get := func(target string) string {
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		// A fixed CSRF cookie, so pages carry the same token every time.
+		req.AddCookie(&http.Cookie{Name: csrfCookie, Value: strings.Repeat("c", 32)})
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		body, _ := io.ReadAll(rec.Body)
+		return fmt.Sprintf("%d %s\n\n", rec.Code, rec.Header().Get("Content-Type")) + string(body)
+	}
+	var recorded []string
+	check := func(kind, target, got string) {
+		sum := sha256.Sum256([]byte(target))
+		name := filepath.Join("testdata", "upgrade", "served", kind+"-"+hex.EncodeToString(sum[:6])+".txt")
+		got = target + "\n" + got
+		if os.Getenv(upgradeRecord) != "" {
+			if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			recorded = append(recorded, name)
+			return
+		}
+		want, err := os.ReadFile(name)
+		if err != nil {
+			t.Errorf("%s: no record of what the earlier code served (%v)", target, err)
+			return
+		}
+		if !bytes.Equal([]byte(got), want) {
+			t.Errorf("%s shows something else than the earlier kbench did (%s):\n%s", target, name, firstDifference(got, string(want)))
+		}
+	}
+	for _, p := range pages {
+		body := get(p)
+		status, _, _ := strings.Cut(body, "\n")
+		check("page", p, status+"\n"+strings.Join(tableRE.FindAllString(body, -1), "\n")+"\n")
+	}
+	for _, a := range answers {
+		body := get(a)
+		if strings.HasSuffix(a, "/download") {
+			sum := sha256.Sum256([]byte(body))
+			body = "sha256 " + hex.EncodeToString(sum[:])
+		}
+		check("answer", a, body)
+	}
+	if len(recorded) > 0 {
+		t.Logf("recorded %d answers of this code", len(recorded))
+	}
+}
+
+// firstDifference shows the first line where got and want part.
+func firstDifference(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d:\ngot  %.300q\nwant %.300q", i+1, gl, wl)
+		}
+	}
+	return "(same lines, different bytes)"
+}
