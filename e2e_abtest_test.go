@@ -2,10 +2,14 @@ package main
 
 import (
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kbench/kbench/ui"
 )
 
 // TestE2EABComparison: on the new-run form, "Add a configuration to
@@ -72,8 +76,25 @@ func TestE2EABComparison(t *testing.T) {
 	if notes := e2eEval[string](t, b, "read the notes", `document.getElementById('table-notes').innerText`); strings.Contains(notes, "interleaved") {
 		t.Errorf("interleaved runs are said not to be: %s", notes)
 	}
-	if n := e2eEval[string](t, b, "read N", `document.getElementById('add-reps-n').value`); n != "5" {
-		t.Errorf("repetitions to add default to %q, want 5", n)
+	// N starts at the table's own suggestion when it shows one (how many
+	// depends on the noise of these two real runs), else at the default,
+	// and never above the form's maximum.
+	type nForm struct{ N, Max, Suggested string }
+	nf := e2eEval[nForm](t, b, "read N", `({n: document.getElementById('add-reps-n').value, max: document.getElementById('add-reps-n').max,
+		suggested: (document.getElementById('add-reps-suggested') || {}).textContent || ''})`)
+	want := strconv.Itoa(ui.DefaultAddRepetitions)
+	if m := regexp.MustCompile(`needs about (\d+) more`).FindStringSubmatch(nf.Suggested); m != nil {
+		want = m[1]
+	} else if nf.Suggested != "" {
+		t.Errorf("suggestion %q does not say a number", nf.Suggested)
+	}
+	if w, _ := strconv.Atoi(want); nf.Max != "" {
+		if mx, err := strconv.Atoi(nf.Max); err == nil && mx < w {
+			want = nf.Max
+		}
+	}
+	if nf.N != want {
+		t.Errorf("repetitions to add default to %q (max %s, suggestion %q), want %s", nf.N, nf.Max, nf.Suggested, want)
 	}
 	b.screenshot(t, "ab-compare")
 	b.do(t, "add one interleaved repetition",
