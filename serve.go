@@ -76,14 +76,31 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: --retain (or KBENCH_RETAIN): %v\n", err)
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor, Logger: log}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 2
 	}
-	st, err := store.Open(filepath.Join(*data, "kbench.db"))
+	return serveWith(ctx, serveSettings{Listen: *listen, Config: cfg}, stdout, stderr)
+}
+
+// serveSettings is what `kbench serve` runs with once its flags and
+// KBENCH_* variables are read and checked.
+type serveSettings struct {
+	Listen string
+	Config server.Config // DataDir is --data; no Logger yet
+}
+
+// serveWith is serve; tests of the flags and variables replace it to see
+// what they resolved to without serving.
+var serveWith = serve
+
+// serve opens the data directory and serves until ctx ends.
+func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int {
+	cfg := set.Config
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	st, err := store.Open(filepath.Join(cfg.DataDir, "kbench.db"))
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		if errors.Is(err, store.ErrForeignDatabase) || errors.Is(err, store.ErrNewerSchema) {
@@ -101,14 +118,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", set.Listen)
 	if err != nil {
 		srv.Close()
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "kbench serving on http://%s (data in %s)\n", ln.Addr(), *data)
+	fmt.Fprintf(stdout, "kbench serving on http://%s (data in %s)\n", ln.Addr(), cfg.DataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
