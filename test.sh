@@ -3,7 +3,9 @@
 #  1. installs what the tests need when it is missing (Debian packages:
 #     chromium for the browser tests, graphviz for the pprof graph view,
 #     gcc for cgo, which the race detector and SQLite need);
-#  2. gofmt, and `go mod tidy -diff`: go.mod and go.sum must be tidy;
+#  2. gofmt; no committed file names an absolute path of one machine (a
+#     temporary or home directory); `go mod tidy -diff`: go.mod and go.sum
+#     must be tidy;
 #  3. go vet, then staticcheck at a pinned version, which this script
 #     installs with `go install` into its own cache directory (only the Go
 #     module proxy needs to be reachable);
@@ -35,6 +37,13 @@ gofmt_out=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$gofmt_out" ]; then
   echo "test.sh: gofmt would change:" >&2
   echo "$gofmt_out" >&2
+  exit 1
+fi
+# No committed file names a path of one machine: tests use t.TempDir(),
+# scripts mktemp -t, documents paths relative to the repository.
+if paths=$(git grep -nE '(^|[^A-Za-z0-9_.~-])/(work|tmp|home|root|Users)/' 2>/dev/null); then
+  echo "test.sh: these lines name an absolute path of one machine:" >&2
+  echo "$paths" >&2
   exit 1
 fi
 if ! tidy=$(go mod tidy -diff 2>&1); then

@@ -415,9 +415,9 @@ func TestParseOutputVariants(t *testing.T) {
 					t.Errorf("notes: %q", im.Notes)
 				}
 			}},
-		{name: "payload file", in: "Reading payloads from: /tmp/payloads.txt\nNumber of messages read: 1000\n" + summary,
+		{name: "payload file", in: "Reading payloads from: payloads.txt\nNumber of messages read: 1000\n" + summary,
 			check: func(t *testing.T, im *Imported) {
-				if !impHasNote(im, "payloads from a file: Reading payloads from: /tmp/payloads.txt") || !impHasNote(im, "Number of messages read: 1000") {
+				if !impHasNote(im, "payloads from a file: Reading payloads from: payloads.txt") || !impHasNote(im, "Number of messages read: 1000") {
 					t.Errorf("notes: %q", im.Notes)
 				}
 			}},
