@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -131,13 +132,23 @@ func TestBinary(t *testing.T) {
 
 	t.Run("sigint", func(t *testing.T) {
 		out := t.TempDir()
-		cmd := exec.Command(bin, "run", "producer", "--num-records", "1000000", "--throughput", "2000", "--out", out)
+		cmd := exec.Command(bin, "run", "producer", "--num-records", "1000000", "--throughput", "2000", "--reporting-interval", "200", "--out", out)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
+		// Interrupt once the run is measuring: Kafka's first interval line
+		// ("N records sent, ...") is on stdout.
+		stdout := &watchWriter{want: " records sent, ", seen: make(chan struct{})}
+		cmd.Stdout = stdout
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * time.Second)
+		select {
+		case <-stdout.seen:
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no interval line on stdout within a minute\n%s", stderr.String())
+		}
 		cmd.Process.Signal(os.Interrupt)
 		err := cmd.Wait()
 		if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
@@ -168,6 +179,30 @@ func TestBinary(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
+}
+
+// watchWriter keeps what a child process writes and closes seen once it
+// holds want: an event to wait on instead of a sleep.
+type watchWriter struct {
+	want string
+	seen chan struct{}
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done bool
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return len(p), nil
+	}
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.done = true
+		close(w.seen)
+	}
+	return len(p), nil
 }
 
 // TestServeRefusesForeignDatabase: `kbench serve` on a data directory

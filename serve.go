@@ -25,29 +25,37 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-// envOr returns the KBENCH_* variable for a flag, or def.
+// envOr returns the KBENCH_* variable for a flag, or def (kbench import's
+// --server and --token, plain strings no value of which is wrong).
 func envOr(name, def string) string {
-	if v, ok := os.LookupEnv("KBENCH_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))); ok {
+	if v, ok := os.LookupEnv(envName(name)); ok {
 		return v
 	}
 	return def
 }
 
-// cmdServe starts the web application. Every flag can also be set with a
-// KBENCH_<FLAG> environment variable (flags win).
+// cmdServe starts the web application. Every flag can also be set with its
+// KBENCH_* variable (see fromEnv); flags win.
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kbench serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	listen := fs.String("listen", envOr("listen", "127.0.0.1:8080"), "host:port to serve on")
-	data := fs.String("data", envOr("data", "./kbench-data"), "directory for the SQLite database and run files")
-	concurrency := fs.Int("concurrency", atoiOr(envOr("concurrency", "1"), 1), "runs executed at once (more than one makes runs share CPU)")
-	token := fs.String("token", envOr("token", ""), "token required for changes (and, with --private, for reading); needed off loopback")
-	private := fs.Bool("private", envOr("private", "") == "true", "require the token for reading too")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: kbench serve [flags]\n\n"+
+			"Every flag can also be set with an environment variable: KBENCH_ and the flag's name in capitals,\n"+
+			"- as _ (KBENCH_RUN_TIMEOUT). Flags win; a repeatable flag's variable takes a comma-separated list\n"+
+			"that the flags add to. An empty variable counts as unset.\n\n")
+		fs.PrintDefaults()
+	}
+	listen := fs.String("listen", "127.0.0.1:8080", "host:port to serve on")
+	data := fs.String("data", "./kbench-data", "directory for the SQLite database and run files")
+	concurrency := fs.Int("concurrency", 1, "runs executed at once (more than one makes runs share CPU)")
+	token := fs.String("token", "", "token required for changes (and, with --private, for reading); needed off loopback")
+	private := fs.Bool("private", false, "require the token for reading too")
 	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
-	retain := fs.String("retain", envOr("retain", "0"), "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
-	allow := listFlag(splitList(envOr("allow-target", "")))
+	retain := fs.String("retain", "0", "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
+	var allow listFlag
 	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
-	allowHosts := listFlag(splitList(envOr("allow-host", "")))
+	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -59,31 +67,62 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
+	from, errs := fromEnv(fs, os.LookupEnv, map[string]func([]string) error{
+		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
+		"allow-host":   func(h []string) error { return server.Config{AllowHosts: h}.Validate() },
+	})
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+	}
+	if len(errs) > 0 {
+		return 2
+	}
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
-		fmt.Fprintf(stderr, "kbench serve: --listen %s: must be host:port (e.g. 127.0.0.1:8080): %v\n", *listen, err)
+		fmt.Fprintf(stderr, "kbench serve: %s %s: must be host:port (e.g. 127.0.0.1:8080): %v\n", from["listen"], *listen, err)
 		return 2
 	}
 	if !server.IsLoopbackAddr(*listen) && *token == "" {
-		fmt.Fprintf(stderr, "kbench serve: --listen %s is reachable from other machines; set --token (or KBENCH_TOKEN) to protect it\n", *listen)
+		fmt.Fprintf(stderr, "kbench serve: %s %s is reachable from other machines; set --token (or KBENCH_TOKEN) to protect it\n", from["listen"], *listen)
 		return 2
 	}
 	if *concurrency < 1 {
-		fmt.Fprintln(stderr, "kbench serve: --concurrency: must be at least 1")
+		fmt.Fprintf(stderr, "kbench serve: %s: must be at least 1, got %d\n", from["concurrency"], *concurrency)
+		return 2
+	}
+	if *runTimeout <= 0 {
+		fmt.Fprintf(stderr, "kbench serve: %s: must be positive (such as 2h), got %v\n", from["run-timeout"], *runTimeout)
 		return 2
 	}
 	retainFor, err := parseRetain(*retain)
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench serve: --retain (or KBENCH_RETAIN): %v\n", err)
+		fmt.Fprintf(stderr, "kbench serve: %s: %v\n", from["retain"], err)
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor, Logger: log}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 2
 	}
-	st, err := store.Open(filepath.Join(*data, "kbench.db"))
+	return serveWith(ctx, serveSettings{Listen: *listen, Config: cfg}, stdout, stderr)
+}
+
+// serveSettings is what `kbench serve` runs with once its flags and
+// KBENCH_* variables are read and checked.
+type serveSettings struct {
+	Listen string
+	Config server.Config // DataDir is --data; no Logger yet
+}
+
+// serveWith is serve; tests of the flags and variables replace it to see
+// what they resolved to without serving.
+var serveWith = serve
+
+// serve opens the data directory and serves until ctx ends.
+func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int {
+	cfg := set.Config
+	cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	st, err := store.Open(filepath.Join(cfg.DataDir, "kbench.db"))
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		if errors.Is(err, store.ErrForeignDatabase) || errors.Is(err, store.ErrNewerSchema) {
@@ -101,14 +140,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", set.Listen)
 	if err != nil {
 		srv.Close()
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "kbench serving on http://%s (data in %s)\n", ln.Addr(), *data)
+	fmt.Fprintf(stdout, "kbench serving on http://%s (data in %s)\n", ln.Addr(), cfg.DataDir)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -124,6 +163,75 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
+// envName is the variable that sets a serve flag: KBENCH_ and the flag's
+// name in capitals with - as _ (--run-timeout: KBENCH_RUN_TIMEOUT).
+func envName(flagName string) string {
+	return "KBENCH_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// fromEnv gives each flag of fs that the command line did not set the value
+// of its variable (envName), read with lookup, through the flag's own Set:
+// a variable takes exactly what its flag takes. An empty variable counts
+// as unset. A repeatable flag (listFlag) takes a comma-separated list from
+// its variable, and the command line's values are added after it; check,
+// where it has an entry for the flag, vets the variable's items.
+//
+// It returns where each flag's value came from, "--flag" or the variable,
+// for the messages of later checks, and one error per bad variable, each
+// naming it.
+func fromEnv(fs *flag.FlagSet, lookup func(string) (string, bool), check map[string]func([]string) error) (map[string]string, []error) {
+	onCommandLine := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
+	from := map[string]string{}
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		from[f.Name] = "--" + f.Name
+		name := envName(f.Name)
+		v, ok := lookup(name)
+		if !ok || v == "" {
+			return
+		}
+		if list, ok := f.Value.(*listFlag); ok {
+			items := splitList(v)
+			if c := check[f.Name]; c != nil {
+				if err := c(items); err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", name, err))
+					return
+				}
+			}
+			*list = append(items, *list...)
+			if !onCommandLine[f.Name] {
+				from[f.Name] = name
+			}
+			return
+		}
+		if onCommandLine[f.Name] {
+			return // the flag wins; its variable is not read
+		}
+		if err := f.Value.Set(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not %s (it sets --%s)", name, v, valueKind(f.Value), f.Name))
+			return
+		}
+		from[f.Name] = name
+	})
+	return from, errs
+}
+
+// valueKind says what a flag's value must be, for messages.
+func valueKind(v flag.Value) string {
+	if g, ok := v.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case bool:
+			return "true or false"
+		case int:
+			return "a whole number"
+		case time.Duration:
+			return "a duration such as 90m or 2h"
+		}
+	}
+	return "a value it takes"
+}
+
 // splitList splits a comma-separated KBENCH_* list, dropping blanks.
 func splitList(v string) []string {
 	var out []string
@@ -133,13 +241,6 @@ func splitList(v string) []string {
 		}
 	}
 	return out
-}
-
-func atoiOr(s string, def int) int {
-	if n, err := strconv.Atoi(s); err == nil {
-		return n
-	}
-	return def
 }
 
 // maxRetainDays bounds --retain: a century is "forever" for benchmark runs,

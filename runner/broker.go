@@ -241,16 +241,6 @@ func (b *childBroker) startCPUProfile(path string) error {
 
 func (b *childBroker) stopCPUProfile() error { return b.command("cpu-stop") }
 
-// alive reports whether the broker process is still running.
-func (b *childBroker) alive() bool {
-	select {
-	case <-b.exited:
-		return false
-	default:
-		return true
-	}
-}
-
 // stop ends the broker: closing stdin asks it to exit, SIGTERM and then
 // SIGKILL follow if it does not.
 func (b *childBroker) stop() {

@@ -81,7 +81,6 @@ func (r *run) consume(ctx context.Context) error {
 	// group join is inside it and reported as rebalance.time.ms, as in
 	// Kafka's tool. With warm-up, the join happened before.
 	var c consumer
-	start := time.Now()
 	if measureFrom > 0 {
 		if c, err = r.newConsumer(ctx, partitions); err != nil {
 			return err
@@ -97,7 +96,7 @@ func (r *run) consume(ctx context.Context) error {
 	if err := r.openWindow(); err != nil {
 		return err
 	}
-	start = time.Now()
+	start := time.Now()
 	rebalance0 := time.Duration(0)
 	if c == nil {
 		if c, err = r.newConsumer(ctx, partitions); err != nil {

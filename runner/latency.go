@@ -40,11 +40,6 @@ func (l *latencyHist) record(d time.Duration) {
 	_ = l.h.RecordValue(v)
 }
 
-func (l *latencyHist) merge(o *latencyHist) {
-	l.h.Merge(o.h)
-	l.clamped += o.clamped
-}
-
 func (l *latencyHist) count() int64 { return l.h.TotalCount() }
 
 // quantileMs is the latency at quantile q (0..100) in milliseconds.

@@ -226,8 +226,10 @@ func TestEmbeddedBrokerProfiles(t *testing.T) {
 				t.Errorf("client CPU profile holds broker (kfake) frames: the broker must run in its own process")
 			}
 		}
-		if key == "broker/cpu" && len(p.Sample) > 0 && !hasFrame(p, "kfake") {
-			t.Errorf("broker CPU profile holds no kfake frame")
+		// The broker stores 38 MB in the window: its profile has samples
+		// (42 to 53 here), and they are kfake's.
+		if key == "broker/cpu" && !hasFrame(p, "kfake") {
+			t.Errorf("broker CPU profile (%d samples) holds no kfake frame", len(p.Sample))
 		}
 	}
 	for k := range want {

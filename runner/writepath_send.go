@@ -85,13 +85,13 @@ func (c *rawClient) read() {
 		resp, err := wire.ParseProduceResponse(frame, wire.ProduceVersion)
 		switch {
 		case err != nil:
-			c.readErr = fmt.Errorf("Produce response: %w", err)
+			c.readErr = fmt.Errorf("unreadable Produce response: %w", err)
 		case resp.CorrelationID != expect:
 			c.readErr = fmt.Errorf("response with correlation id %d, expected %d", resp.CorrelationID, expect)
 		case resp.ErrorCode != 0:
 			c.readErr = fmt.Errorf("broker refused the request to %s partition %d: %w", resp.ErrorTopic, resp.ErrorPartition, kafka.Error(resp.ErrorCode))
 		case resp.Partitions != 1:
-			c.readErr = fmt.Errorf("Produce response answers %d partitions, want 1", resp.Partitions)
+			c.readErr = fmt.Errorf("the Produce response answers %d partitions, want 1", resp.Partitions)
 		}
 		if c.readErr != nil {
 			return

@@ -111,12 +111,13 @@ func (s *sink) serve() {
 		s.mu.Unlock()
 		go func() {
 			defer s.wg.Done()
+			// handle returns only when the connection ends, always with why.
 			err := s.handle(c)
 			c.Close()
 			s.mu.Lock()
 			delete(s.conns, c)
 			s.mu.Unlock()
-			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !isConnReset(err) {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !isConnReset(err) {
 				fmt.Fprintf(os.Stderr, "kbench sink: %s: %v\n", c.RemoteAddr(), err)
 			}
 		}()
@@ -408,7 +409,7 @@ func (s *sink) answerProduce(out []byte, h requestHeader, body []byte) ([]byte, 
 	}
 	out = binary.BigEndian.AppendUint32(out, 0) // throttle time
 	if d.err != nil {
-		return out[:start], fmt.Errorf("Produce v%d: %w", h.version, d.err)
+		return out[:start], fmt.Errorf("malformed Produce v%d request: %w", h.version, d.err)
 	}
 	if acks == 0 {
 		return out[:start], nil // a broker does not answer acks=0

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -141,6 +142,41 @@ func (ts *testServer) waitFinal(t *testing.T, id uint) apiRun {
 	}
 	t.Fatalf("run %d did not finish", id)
 	return apiRun{}
+}
+
+// waitEvent reads a run's live event stream (GET /api/runs/:id/events)
+// until an event called name arrives.
+func (ts *testServer) waitEvent(t *testing.T, id uint, name string) {
+	t.Helper()
+	hs := httptest.NewServer(ts)
+	defer hs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/api/runs/%d/events", hs.URL, id), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var seen []string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		ev, ok := strings.CutPrefix(sc.Text(), "event: ")
+		if !ok {
+			continue
+		}
+		if ev == name {
+			return
+		}
+		if seen = append(seen, ev); ev == "done" {
+			break
+		}
+	}
+	t.Fatalf("run %d: no %q event (saw %v; stream error: %v)", id, name, seen, sc.Err())
 }
 
 const smallProducer = `{"workload":"producer","label":"trunk","params":{"num-records":20000,"record-size":256,"throughput":-1,"profile":["cpu","heap"]}}`
@@ -395,7 +431,8 @@ func TestCancel(t *testing.T) {
 	if r := ts.waitFinal(t, queued); r.Status != store.StatusCanceled {
 		t.Errorf("queued run after cancel: %s", r.Status)
 	}
-	time.Sleep(1500 * time.Millisecond) // let it measure something
+	// Cancel once the run has measured something: its first series point.
+	ts.waitEvent(t, running, "interval")
 	if rec := ts.do(t, "POST", fmt.Sprintf("/api/runs/%d/cancel", running), ""); rec.Code != 202 {
 		t.Fatalf("cancel running = %d %s", rec.Code, rec.Body)
 	}

@@ -34,8 +34,8 @@ func TestReports(t *testing.T) {
 	if _, err := s.GetReport(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("GetReport(unknown) = %v, want ErrNotFound", err)
 	}
-	if NewSlug() == NewSlug() {
-		t.Error("slugs repeat")
+	if s1, s2 := NewSlug(), NewSlug(); s1 == s2 {
+		t.Errorf("two slugs in a row are both %q", s1)
 	}
 
 	// Unknown and repeated runs are refused, and nothing is stored.

@@ -60,8 +60,6 @@ func runIDs(runs []Run) []uint {
 	return ids
 }
 
-func ptr(v float64) *float64 { return &v }
-
 func fmtPtr(p *float64) any {
 	if p == nil {
 		return nil

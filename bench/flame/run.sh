@@ -32,7 +32,7 @@ if [ ! -x "$CHROMIUM" ]; then
   fi
 fi
 
-TMP=$(mktemp -d /tmp/kbench-flame-run.XXXXXX)
+TMP=$(mktemp -d -t kbench-flame-run.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 if [ -z "$KBENCH_BIN" ]; then

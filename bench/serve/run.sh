@@ -33,7 +33,7 @@ KBENCH_REV=${KBENCH_REV:-}   # a git revision to build and measure instead of th
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-TMP=$(mktemp -d /tmp/kbench-serve-bench.XXXXXX)
+TMP=$(mktemp -d -t kbench-serve-bench.XXXXXX)
 DATA=$TMP/data
 SERVER_PID=""
 SAMPLER_PID=""

@@ -415,9 +415,9 @@ func TestParseOutputVariants(t *testing.T) {
 					t.Errorf("notes: %q", im.Notes)
 				}
 			}},
-		{name: "payload file", in: "Reading payloads from: /tmp/payloads.txt\nNumber of messages read: 1000\n" + summary,
+		{name: "payload file", in: "Reading payloads from: payloads.txt\nNumber of messages read: 1000\n" + summary,
 			check: func(t *testing.T, im *Imported) {
-				if !impHasNote(im, "payloads from a file: Reading payloads from: /tmp/payloads.txt") || !impHasNote(im, "Number of messages read: 1000") {
+				if !impHasNote(im, "payloads from a file: Reading payloads from: payloads.txt") || !impHasNote(im, "Number of messages read: 1000") {
 					t.Errorf("notes: %q", im.Notes)
 				}
 			}},
@@ -621,9 +621,9 @@ func (r *impEndlessReader) Read(p []byte) (int, error) {
 
 type impFailingReader struct{}
 
-var impErrRead = errors.New("disk on fire")
+var errImpRead = errors.New("disk on fire")
 
-func (impFailingReader) Read([]byte) (int, error) { return 0, impErrRead }
+func (impFailingReader) Read([]byte) (int, error) { return 0, errImpRead }
 
 func TestParseOutputLimits(t *testing.T) {
 	if _, err := ParseOutput(&impEndlessReader{n: MaxImportBytes + 1}); !errors.Is(err, ErrImportTooLarge) {
@@ -635,7 +635,7 @@ func TestParseOutputLimits(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Line != 1 {
 		t.Errorf("64 MiB: %v", err)
 	}
-	if _, err := ParseOutput(io.MultiReader(strings.NewReader("12"), impFailingReader{})); !errors.Is(err, impErrRead) {
+	if _, err := ParseOutput(io.MultiReader(strings.NewReader("12"), impFailingReader{})); !errors.Is(err, errImpRead) {
 		t.Errorf("read error: %v", err)
 	}
 	// A line of exactly 1 MiB is read (and refused for what it is).

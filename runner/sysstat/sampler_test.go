@@ -191,7 +191,12 @@ func TestCPUSamplerNoSamples(t *testing.T) {
 
 func TestCPUSamplerStopIdempotent(t *testing.T) {
 	s := StartCPUSampler(time.Millisecond)
-	time.Sleep(10 * time.Millisecond)
+	// Stop once the sampler has ticked twice, so there is a summary to keep.
+	for deadline := time.Now().Add(10 * time.Second); s.heap.Peak().Observations < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the sampler did not tick twice within 10 s")
+		}
+	}
 
 	var wg sync.WaitGroup
 	results := make([]CPUSummary, 8)
@@ -211,9 +216,8 @@ func TestCPUSamplerStopIdempotent(t *testing.T) {
 			t.Errorf("Stop #%d returned %+v, later Stop returned %+v", i, r, again)
 		}
 	}
-	// Nothing may change after Stop, even after more ticks would have
-	// happened.
-	time.Sleep(5 * time.Millisecond)
+	// Nothing may change after Stop: no tick can come (done is closed), and
+	// a summary computed again would have a longer Wall.
 	if later := s.Stop(); later != again {
 		t.Errorf("summary changed after Stop: %+v then %+v", again, later)
 	}

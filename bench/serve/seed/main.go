@@ -2,7 +2,7 @@
 // runs, stored through the store package as `kbench serve` stores them, so
 // the serve benchmark lists and opens pages over a realistic database:
 //
-//	go run ./bench/serve/seed -data /tmp/kbench-data -runs 10000
+//	go run ./bench/serve/seed -data "$(mktemp -d)/kbench-data" -runs 10000
 //
 // It refuses a database that already holds runs (unless -append), prints
 // progress to stderr and, last, one JSON line with what it stored,

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/server"
+)
+
+// TestServeEnvironment runs `kbench serve` through realMain with KBENCH_*
+// variables and flags, and checks what it would serve with: every flag's
+// variable is read, an empty variable counts as unset, the command line
+// wins (repeatable flags add to their variable's list), and a value the
+// flag would refuse exits 2 naming the variable, before anything is opened.
+func TestServeEnvironment(t *testing.T) {
+	// What `kbench serve` runs with when nothing is set.
+	defaults := serveSettings{Listen: "127.0.0.1:8080", Config: server.Config{
+		DataDir: "./kbench-data", Concurrency: 1, Loopback: true, RunTimeout: 2 * time.Hour}}
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		// want changes the defaults into the expected settings; nil when
+		// wantErr is set.
+		want func(*serveSettings)
+		// wantErr are texts stderr must hold, with exit 2 and nothing
+		// served.
+		wantErr []string
+	}{
+		// Each variable is read.
+		{name: "KBENCH_LISTEN", env: map[string]string{"KBENCH_LISTEN": "127.0.0.2:9"},
+			want: func(s *serveSettings) { s.Listen = "127.0.0.2:9" }},
+		{name: "KBENCH_LISTEN off loopback with KBENCH_TOKEN", env: map[string]string{"KBENCH_LISTEN": "0.0.0.0:8080", "KBENCH_TOKEN": "t"},
+			want: func(s *serveSettings) { s.Listen, s.Config.Loopback, s.Config.Token = "0.0.0.0:8080", false, "t" }},
+		{name: "KBENCH_DATA", env: map[string]string{"KBENCH_DATA": "env-data"},
+			want: func(s *serveSettings) { s.Config.DataDir = "env-data" }},
+		{name: "KBENCH_CONCURRENCY", env: map[string]string{"KBENCH_CONCURRENCY": "3"},
+			want: func(s *serveSettings) { s.Config.Concurrency = 3 }},
+		{name: "KBENCH_TOKEN", env: map[string]string{"KBENCH_TOKEN": "s3cret"},
+			want: func(s *serveSettings) { s.Config.Token = "s3cret" }},
+		{name: "KBENCH_PRIVATE", env: map[string]string{"KBENCH_PRIVATE": "true", "KBENCH_TOKEN": "t"},
+			want: func(s *serveSettings) { s.Config.Private, s.Config.Token = true, "t" }},
+		{name: "KBENCH_PRIVATE takes what --private takes", env: map[string]string{"KBENCH_PRIVATE": "1", "KBENCH_TOKEN": "t"},
+			want: func(s *serveSettings) { s.Config.Private, s.Config.Token = true, "t" }},
+		{name: "KBENCH_RUN_TIMEOUT", env: map[string]string{"KBENCH_RUN_TIMEOUT": "90m"},
+			want: func(s *serveSettings) { s.Config.RunTimeout = 90 * time.Minute }},
+		{name: "KBENCH_RETAIN", env: map[string]string{"KBENCH_RETAIN": "30"},
+			want: func(s *serveSettings) { s.Config.Retain = 30 * 24 * time.Hour }},
+		{name: "KBENCH_ALLOW_TARGET", env: map[string]string{"KBENCH_ALLOW_TARGET": "kafka-*:9092, 10.0.0.1:9093"},
+			want: func(s *serveSettings) { s.Config.AllowTargets = []string{"kafka-*:9092", "10.0.0.1:9093"} }},
+		{name: "KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "a.test,b.test"},
+			want: func(s *serveSettings) { s.Config.AllowHosts = []string{"a.test", "b.test"} }},
+		{name: "empty variables count as unset", env: map[string]string{"KBENCH_LISTEN": "", "KBENCH_DATA": "", "KBENCH_CONCURRENCY": "",
+			"KBENCH_PRIVATE": "", "KBENCH_RUN_TIMEOUT": "", "KBENCH_RETAIN": "", "KBENCH_ALLOW_TARGET": "", "KBENCH_ALLOW_HOST": ""},
+			want: func(*serveSettings) {}},
+
+		// The command line wins.
+		{name: "--listen", env: map[string]string{"KBENCH_LISTEN": "nonsense"}, args: []string{"--listen", "127.0.0.1:0"},
+			want: func(s *serveSettings) { s.Listen = "127.0.0.1:0" }},
+		{name: "--data", env: map[string]string{"KBENCH_DATA": "env-data"}, args: []string{"--data", "flag-data"},
+			want: func(s *serveSettings) { s.Config.DataDir = "flag-data" }},
+		{name: "--concurrency", env: map[string]string{"KBENCH_CONCURRENCY": "3"}, args: []string{"--concurrency", "2"},
+			want: func(s *serveSettings) { s.Config.Concurrency = 2 }},
+		{name: "--concurrency over a bad variable", env: map[string]string{"KBENCH_CONCURRENCY": "x"}, args: []string{"--concurrency", "2"},
+			want: func(s *serveSettings) { s.Config.Concurrency = 2 }},
+		{name: "--token", env: map[string]string{"KBENCH_TOKEN": "a"}, args: []string{"--token", "b"},
+			want: func(s *serveSettings) { s.Config.Token = "b" }},
+		{name: "--private=false", env: map[string]string{"KBENCH_PRIVATE": "true", "KBENCH_TOKEN": "t"}, args: []string{"--private=false"},
+			want: func(s *serveSettings) { s.Config.Token = "t" }},
+		{name: "--run-timeout", env: map[string]string{"KBENCH_RUN_TIMEOUT": "1h"}, args: []string{"--run-timeout", "3h"},
+			want: func(s *serveSettings) { s.Config.RunTimeout = 3 * time.Hour }},
+		{name: "--retain", env: map[string]string{"KBENCH_RETAIN": "x"}, args: []string{"--retain", "5"},
+			want: func(s *serveSettings) { s.Config.Retain = 5 * 24 * time.Hour }},
+		{name: "--allow-host adds to KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "a.test"}, args: []string{"--allow-host", "b.test"},
+			want: func(s *serveSettings) { s.Config.AllowHosts = []string{"a.test", "b.test"} }},
+		{name: "--allow-target adds to KBENCH_ALLOW_TARGET", env: map[string]string{"KBENCH_ALLOW_TARGET": "k:1"}, args: []string{"--allow-target", "k:2"},
+			want: func(s *serveSettings) { s.Config.AllowTargets = []string{"k:1", "k:2"} }},
+
+		// A bad value exits 2 naming the variable.
+		{name: "KBENCH_CONCURRENCY not a number", env: map[string]string{"KBENCH_CONCURRENCY": "x"}, wantErr: []string{`KBENCH_CONCURRENCY: "x"`, "--concurrency"}},
+		{name: "KBENCH_CONCURRENCY 0", env: map[string]string{"KBENCH_CONCURRENCY": "0"}, wantErr: []string{"KBENCH_CONCURRENCY", "at least 1"}},
+		{name: "KBENCH_PRIVATE yes", env: map[string]string{"KBENCH_PRIVATE": "yes", "KBENCH_TOKEN": "t"}, wantErr: []string{`KBENCH_PRIVATE: "yes"`}},
+		{name: "KBENCH_RUN_TIMEOUT without a unit", env: map[string]string{"KBENCH_RUN_TIMEOUT": "2"}, wantErr: []string{`KBENCH_RUN_TIMEOUT: "2"`}},
+		{name: "KBENCH_RUN_TIMEOUT 0", env: map[string]string{"KBENCH_RUN_TIMEOUT": "0s"}, wantErr: []string{"KBENCH_RUN_TIMEOUT", "positive"}},
+		{name: "--run-timeout negative", args: []string{"--run-timeout", "-5m"}, wantErr: []string{"--run-timeout", "positive"}},
+		{name: "KBENCH_RETAIN", env: map[string]string{"KBENCH_RETAIN": "30d"}, wantErr: []string{"KBENCH_RETAIN", "30d"}},
+		{name: "KBENCH_LISTEN without a port", env: map[string]string{"KBENCH_LISTEN": "nonsense"}, wantErr: []string{"KBENCH_LISTEN", "host:port"}},
+		{name: "KBENCH_LISTEN off loopback without a token", env: map[string]string{"KBENCH_LISTEN": "0.0.0.0:8080"}, wantErr: []string{"KBENCH_LISTEN", "--token"}},
+		{name: "KBENCH_ALLOW_TARGET", env: map[string]string{"KBENCH_ALLOW_TARGET": "kafka-1:http"}, wantErr: []string{"KBENCH_ALLOW_TARGET", "kafka-1:http"}},
+		{name: "KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "kbench.test:8080"}, wantErr: []string{"KBENCH_ALLOW_HOST", "kbench.test:8080"}},
+		{name: "every bad variable", env: map[string]string{"KBENCH_CONCURRENCY": "many", "KBENCH_RUN_TIMEOUT": "long"},
+			wantErr: []string{`KBENCH_CONCURRENCY: "many"`, `KBENCH_RUN_TIMEOUT: "long"`}},
+	}
+
+	var served []serveSettings
+	serveWith = func(_ context.Context, s serveSettings, _, _ io.Writer) int {
+		served = append(served, s)
+		return 0
+	}
+	t.Cleanup(func() { serveWith = serve })
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "KBENCH_") {
+			t.Setenv(k, "") // restored after the test
+			os.Unsetenv(k)
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			served = nil
+			var stdout, stderr bytes.Buffer
+			code := realMain(append([]string{"serve"}, tt.args...), &stdout, &stderr)
+			if tt.wantErr != nil {
+				if code != 2 || len(served) != 0 {
+					t.Fatalf("exit %d, served %v; want exit 2 before serving (stderr %q)", code, served, stderr.String())
+				}
+				for _, w := range tt.wantErr {
+					if !strings.Contains(stderr.String(), w) {
+						t.Errorf("stderr %q does not say %q", stderr.String(), w)
+					}
+				}
+				return
+			}
+			if code != 0 || len(served) != 1 {
+				t.Fatalf("exit %d, served %d times; stderr %q", code, len(served), stderr.String())
+			}
+			want := defaults
+			tt.want(&want)
+			if got := served[0]; !reflect.DeepEqual(got, want) {
+				t.Errorf("serves with\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+}
