@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/internal/numfmt"
 )
 
 // Chart is a line chart of one or more series sharing both axes.
@@ -269,7 +269,7 @@ func (a *axis) addTicks(step float64) {
 		a.ticks = append(a.ticks, v)
 		label := "0"
 		if v != 0 {
-			label = compare.GroupThousands(strconv.FormatFloat(v/scale, 'f', dec, 64)) + suffix
+			label = numfmt.Fixed(v/scale, dec, numfmt.Hyphen) + suffix
 		}
 		a.labels = append(a.labels, label)
 	}

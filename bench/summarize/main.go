@@ -25,6 +25,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kbench/kbench/internal/numfmt"
 )
 
 func main() {
@@ -279,13 +281,5 @@ func fmtRate(x float64) string {
 		return "-"
 	}
 	// Thousands separators keep six- and seven-digit rates readable.
-	s := fmt.Sprintf("%.0f", x)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return numfmt.Fixed(x, 0, numfmt.Hyphen)
 }
