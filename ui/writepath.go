@@ -25,8 +25,6 @@ const (
 	wpBaseline = runner.StrategyGather
 )
 
-func init() { navItems["writepath"] = []string{"writepath"} }
-
 // WritepathResultURL is the page of one preset batch.
 func WritepathResultURL(batch string) string { return WritepathPath + "/" + batch }
 
