@@ -122,7 +122,9 @@ func TestE2ERunsListRefreshes(t *testing.T) {
 // e2eChartRecorder is injected into a live run page: on every redraw of the
 // live records/s chart it keeps, in sessionStorage (which outlives the
 // reload on "done"), the drawing with the most points: their count, the
-// last point's x, the plot's right edge and the time axis' tick labels.
+// last point's x, the plot's right edge, the time axis' tick labels, and
+// whether it is the server's chart (ui.LineChart marks its parts with
+// classes such as chart-series).
 const e2eChartRecorder = `(() => {
 	const key = 'kbench-e2e-chart';
 	const box = document.getElementById('live-chart-records');
@@ -139,7 +141,8 @@ const e2eChartRecorder = `(() => {
 			points: pts.length,
 			lastX: pts[pts.length - 1].split(',')[0],
 			right: axis ? axis.getAttribute('x2') : '',
-			labels: Array.from(box.querySelectorAll('text[y="230"]')).map(t => t.textContent)
+			labels: Array.from(box.querySelectorAll('.chart-ticks text[y="230.0"]')).map(t => t.textContent),
+			server: !!box.querySelector('svg.chart > g.chart-series > polyline')
 		}));
 	};
 	new MutationObserver(record).observe(box, {childList: true, subtree: true});
@@ -153,6 +156,7 @@ type e2eChart struct {
 	LastX  string   `json:"lastX"`
 	Right  string   `json:"right"`
 	Labels []string `json:"labels"`
+	Server bool     `json:"server"`
 }
 
 // TestE2EDefaultRunCharts follows a default producer run, whose measured
@@ -182,6 +186,9 @@ func TestE2EDefaultRunCharts(t *testing.T) {
 	t.Logf("live chart at its fullest: %+v", live)
 	if live.Points < 2 {
 		t.Errorf("the live chart drew at most %d points of a run of about a second, want a line", live.Points)
+	}
+	if live.Points > 0 && !live.Server {
+		t.Errorf("the live chart is not the server's (ui.LineChart): %+v", live)
 	}
 	if live.Points > 0 && (live.Right == "" || live.LastX != live.Right+".0" && live.LastX != live.Right) {
 		t.Errorf("the live chart's last point is at x=%s, the time axis ends at x=%s: the axis should end at the data", live.LastX, live.Right)

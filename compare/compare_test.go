@@ -608,18 +608,6 @@ func TestFormat(t *testing.T) {
 			t.Errorf("FormatNumber(%v) = %q, want %q", tt.v, got, tt.want)
 		}
 	}
-	// The same rules with an ASCII sign, as ui shows numbers.
-	for _, tt := range numbers {
-		want := strings.ReplaceAll(tt.want, "−", "-")
-		if got := FormatNumberSign(tt.v, "-"); got != want {
-			t.Errorf("FormatNumberSign(%v, \"-\") = %q, want %q", tt.v, got, want)
-		}
-	}
-	for in, want := range map[string]string{"1234567.5": "1,234,567.5", "-1234567": "-1,234,567", "-123": "-123", "999": "999", "1000": "1,000"} {
-		if got := GroupThousands(in); got != want {
-			t.Errorf("GroupThousands(%q) = %q, want %q", in, got, want)
-		}
-	}
 	values := []struct {
 		v          float64
 		unit, want string

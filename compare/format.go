@@ -3,12 +3,13 @@ package compare
 import (
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/kbench/kbench/internal/numfmt"
 )
 
 // minus is the sign of negative numbers and changes in text: a real
 // minus (U+2212), not a hyphen. CSV and JSON keep raw numbers.
-const minus = "−"
+const minus = numfmt.Minus
 
 // Marks of the text notation, defined in [Table.Legend].
 const (
@@ -23,91 +24,12 @@ const (
 	arrowLowerBetter  = "↓"
 )
 
-// FormatNumber formats v for people: thousands separators and about three
-// significant digits without hiding the integer part. Whole numbers have
-// no decimals; otherwise values of 1000 and more have none, of 100 and
-// more one, of 1 and more two, and smaller values three significant
-// digits. Negative numbers take a real minus sign.
+// FormatNumber formats v for people as [numfmt.NumberSign] does, with
+// a real minus sign: thousands separators and about three significant
+// digits without hiding the integer part.
 //
 //	1234567.89 → "1,234,568"   4.1234 → "4.12"   123.45 → "123.5"   0.01234 → "0.0123"   -2 → "−2"
-func FormatNumber(v float64) string { return FormatNumberSign(v, minus) }
-
-// FormatNumberSign is FormatNumber with neg as the negative sign, for
-// places that want an ASCII "-" (form values, labels people copy).
-func FormatNumberSign(v float64, neg string) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "∞"
-	case math.IsInf(v, -1):
-		return neg + "∞"
-	case v == 0:
-		return "0"
-	case v < 0:
-		s := FormatNumberSign(-v, neg)
-		if s == "0" {
-			return s // rounds to zero: no sign
-		}
-		return neg + s
-	case v == math.Trunc(v) && v < 1e15:
-		// Counts (records, cycles, syscalls) are whole: no ".00".
-		return GroupThousands(strconv.FormatFloat(v, 'f', 0, 64))
-	case v < 1e-6:
-		// Beyond what a page should show in fixed notation.
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	d := decimals(v)
-	s := strconv.FormatFloat(v, 'f', d, 64)
-	// Rounding may carry into the next magnitude (999.96 → "1000.0",
-	// 0.9996 → "1.000"): use that magnitude's decimals.
-	if r, err := strconv.ParseFloat(s, 64); err == nil && r != 0 {
-		if d2 := decimals(r); d2 < d {
-			s = strconv.FormatFloat(r, 'f', d2, 64)
-		}
-	}
-	return GroupThousands(s)
-}
-
-// decimals is the number of decimals FormatNumber shows for v > 0.
-func decimals(v float64) int {
-	switch {
-	case v >= 1000:
-		return 0
-	case v >= 100:
-		return 1
-	case v >= 1:
-		return 2
-	}
-	// Three significant digits: 0.5 → 3 decimals, 0.05 → 4, …
-	return 2 - int(math.Floor(math.Log10(v)))
-}
-
-// GroupThousands puts commas into the integer part of a number formatted
-// by strconv ("-1234567.5" → "-1,234,567.5").
-func GroupThousands(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if len(intPart) > 3 {
-		var b strings.Builder
-		lead := len(intPart) % 3
-		b.WriteString(intPart[:lead])
-		for i := lead; i < len(intPart); i += 3 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(intPart[i : i+3])
-		}
-		intPart = b.String()
-	}
-	if hasFrac {
-		return sign + intPart + "." + frac
-	}
-	return sign + intPart
-}
+func FormatNumber(v float64) string { return numfmt.NumberSign(v, minus) }
 
 // FormatValue formats a value with its unit: "1,234,567 records/s",
 // "4.12 ms", "87.5%". No unit gives the number alone.
@@ -142,7 +64,7 @@ func FormatDelta(pct float64) string {
 	case math.IsInf(a, 0):
 		s = "∞"
 	case a >= 100:
-		s = GroupThousands(strconv.FormatFloat(a, 'f', 0, 64))
+		s = numfmt.Group(strconv.FormatFloat(a, 'f', 0, 64))
 	case a >= 0.05:
 		s = strconv.FormatFloat(a, 'f', 1, 64)
 	case a >= 0.005:
@@ -169,7 +91,7 @@ func formatInterval(center, lo, hi float64) string {
 	if (center > 0 && lo > 0) || (center < 0 && hi < 0) {
 		w := math.Max(hi-center, center-lo) / math.Abs(center) * 100
 		if w >= 10 {
-			return "±" + GroupThousands(strconv.FormatFloat(w, 'f', 0, 64)) + "%"
+			return "±" + numfmt.Group(strconv.FormatFloat(w, 'f', 0, 64)) + "%"
 		}
 		return "±" + strconv.FormatFloat(w, 'f', 1, 64) + "%"
 	}
@@ -195,7 +117,7 @@ func (r Row) ValueText(i int) string {
 	if a := math.Abs(c.Value); a == math.Trunc(a) {
 		d = 0
 	}
-	s := formatFixed(c.Value, d)
+	s := numfmt.Fixed(c.Value, d, minus)
 	if c.Lo != nil && c.Hi != nil {
 		s += " " + formatInterval(c.Value, *c.Lo, *c.Hi)
 	}
@@ -214,22 +136,9 @@ func rowDecimals(cells []Cell) int {
 		if c.N == 0 || a == math.Trunc(a) || math.IsInf(a, 0) {
 			continue
 		}
-		d = max(d, decimals(a))
+		d = max(d, numfmt.Decimals(a))
 	}
 	return min(d, 9)
-}
-
-// formatFixed formats v with d decimals, thousands separators and a real
-// minus sign.
-func formatFixed(v float64, d int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return FormatNumber(v)
-	}
-	s := GroupThousands(strconv.FormatFloat(math.Abs(v), 'f', d, 64))
-	if v < 0 && strings.Trim(s, "0.,") != "" {
-		return minus + s
-	}
-	return s
 }
 
 // ChangeText is a cell's change against the baseline in the notation of

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/kbench/kbench/internal/median"
 )
 
 // This file holds the statistics of a change between two samples that
@@ -172,7 +174,7 @@ func hodgesLehmann(x, y []float64, baseMedian, alpha float64) (s shift, ok bool)
 		}
 		return v / math.Abs(baseMedian) * 100
 	}
-	s.Est = toPct(median(d))
+	s.Est = toPct(median.Sorted(d))
 	k, exact := uCutoff(len(x), len(y), alpha)
 	s.Exact = exact
 	if k >= 1 {
@@ -189,15 +191,6 @@ func allPositive(vs []float64) bool {
 		}
 	}
 	return true
-}
-
-// median of sorted values.
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 // bhAdjust returns the Benjamini-Hochberg adjusted p-values of ps, in the

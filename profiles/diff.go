@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/internal/numfmt"
 )
 
 // DiffNode is one frame of a differential flame graph: the union of the
@@ -221,7 +222,7 @@ func NormalizeTotal(base, target *profile.Profile, sb, st int) Normalization {
 		Mode:  "total",
 		Scale: scale,
 		Explain: fmt.Sprintf("base scaled by %s (target total %s / base total %s): both totals are equal, values compare as shares of each profile's total",
-			formatScale(scale), ts, bs),
+			formatAmount(scale), ts, bs),
 	}
 }
 
@@ -427,74 +428,18 @@ func functionValues(p *profile.Profile, i int, scale float64, names *nameTable) 
 	return vals
 }
 
-// formatValue writes v in the sample type's unit for people: durations in
-// s/ms/µs/ns, sizes in B/KiB/MiB/GiB, counts with thousands separators and
-// the type's name ("1,234 samples").
+// formatValue writes v in the sample type's unit for people, as the
+// pages show profile values (numfmt.ProfileValue): durations in
+// ns/µs/ms/s, sizes in B/KiB/MiB/GiB, and counts with thousands
+// separators and the type's name ("1,234 samples").
 func formatValue(v int64, st *profile.ValueType) string {
 	switch st.Unit {
-	case "nanoseconds":
-		return formatScaled(v, []unitStep{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}})
-	case "bytes":
-		return formatScaled(v, []unitStep{{1 << 30, " GiB"}, {1 << 20, " MiB"}, {1 << 10, " KiB"}, {1, " B"}})
 	case "count", "":
-		return groupDigits(strconv.FormatInt(v, 10)) + " " + st.Type
+		return numfmt.Int(v) + " " + st.Type
 	}
-	return groupDigits(strconv.FormatInt(v, 10)) + " " + st.Unit
+	return numfmt.ProfileValue(float64(v), st.Unit)
 }
 
-type unitStep struct {
-	size float64
-	name string
-}
-
-func formatScaled(v int64, steps []unitStep) string {
-	a := math.Abs(float64(v))
-	for _, s := range steps {
-		if a >= s.size || s.size == 1 {
-			return strconv.FormatFloat(math.Round(float64(v)/s.size*100)/100, 'f', -1, 64) + s.name
-		}
-	}
-	return strconv.FormatInt(v, 10)
-}
-
-// formatAmount writes an amount of work: integers with thousands
-// separators, other numbers with four significant digits.
-func formatAmount(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
-		return groupDigits(strconv.FormatInt(int64(f), 10))
-	}
-	return strconv.FormatFloat(f, 'g', 4, 64)
-}
-
-func formatScale(f float64) string {
-	return strconv.FormatFloat(f, 'g', 4, 64)
-}
-
-// groupDigits inserts thousands separators into a decimal integer.
-func groupDigits(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	if len(s) <= 3 {
-		if neg {
-			return "-" + s
-		}
-		return s
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	head := len(s) % 3
-	if head > 0 {
-		b.WriteString(s[:head])
-	}
-	for i := head; i < len(s); i += 3 {
-		if b.Len() > 0 && !(neg && b.Len() == 1) {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
+// formatAmount writes an amount of work or a scale factor as the pages
+// write numbers (numfmt.Number).
+func formatAmount(f float64) string { return numfmt.Number(f) }

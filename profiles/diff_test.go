@@ -281,7 +281,7 @@ func TestNormalize(t *testing.T) {
 	if want := 152.0 / 148; n.Mode != "total" || math.Abs(n.Scale-want) > 1e-12 {
 		t.Errorf("NormalizeTotal = %+v, want mode total scale %v", n, want)
 	}
-	if want := "base scaled by 1.027 (target total 1.52s / base total 1.48s): both totals are equal, values compare as shares of each profile's total"; n.Explain != want {
+	if want := "base scaled by 1.03 (target total 1.52 s / base total 1.48 s): both totals are equal, values compare as shares of each profile's total"; n.Explain != want {
 		t.Errorf("explain = %q\nwant %q", n.Explain, want)
 	}
 	if n := NormalizeTotal(base, target, 0, 0); !strings.Contains(n.Explain, "152 samples / base total 148 samples") {
@@ -303,7 +303,7 @@ func TestNormalize(t *testing.T) {
 	}{
 		{120_000, 100_000, "records", 100_000.0 / 120_000, "base scaled by 100,000 records / 120,000 records: values compare per record"},
 		{1 << 30, 1 << 29, "bytes", 0.5, "base scaled by 536,870,912 bytes / 1,073,741,824 bytes: values compare per byte"},
-		{2.5, 5, "MB", 2, "base scaled by 5 MB / 2.5 MB: values compare per MB"},
+		{2.5, 5, "MB", 2, "base scaled by 5 MB / 2.50 MB: values compare per MB"},
 		{10, 10, "", 1, "base scaled by 10 / 10: values compare per unit of work"},
 	} {
 		n, err := NormalizeWork(tc.base, tc.target, tc.unit)
@@ -330,11 +330,11 @@ func TestFormatValue(t *testing.T) {
 		st   profile.ValueType
 		want string
 	}{
-		{1_480_000_000, profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, "1.48s"},
-		{10_000_000, profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, "10ms"},
-		{1500, profile.ValueType{Type: "delay", Unit: "nanoseconds"}, "1.5µs"},
-		{12, profile.ValueType{Type: "delay", Unit: "nanoseconds"}, "12ns"},
-		{3 << 20, profile.ValueType{Type: "inuse_space", Unit: "bytes"}, "3 MiB"},
+		{1_480_000_000, profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, "1.48 s"},
+		{10_000_000, profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, "10 ms"},
+		{1500, profile.ValueType{Type: "delay", Unit: "nanoseconds"}, "1.50 µs"},
+		{12, profile.ValueType{Type: "delay", Unit: "nanoseconds"}, "12 ns"},
+		{3 << 20, profile.ValueType{Type: "inuse_space", Unit: "bytes"}, "3.0 MiB"},
 		{1234567, profile.ValueType{Type: "samples", Unit: "count"}, "1,234,567 samples"},
 		{-1234, profile.ValueType{Type: "contentions", Unit: "count"}, "-1,234 contentions"},
 		{42, profile.ValueType{Type: "x", Unit: "widgets"}, "42 widgets"},

@@ -1,7 +1,6 @@
 package profiles
 
 import (
-	"container/list"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,10 +11,13 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/pprof/driver"
 	"github.com/google/pprof/profile"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/sync/singleflight"
 )
 
 // UI serves pprof's own web interface (flame graph, top, peek, source,
@@ -65,27 +67,48 @@ import (
 // directory once per process and sets XDG_CONFIG_HOME to it (the directory
 // outlives the UI; saved settings then last until it is cleaned up).
 type UI struct {
-	capacity int
-	logf     func(format string, args ...any)
+	logf func(format string, args ...any)
 
-	mu       sync.Mutex               // guards the fields below
-	entries  map[string]*list.Element // key → element of lru holding *pprofUIEntry
-	lru      *list.List               // most recently used at the front
-	inflight map[string]*pprofUIBuild // keys being built right now
+	cache *lru.Cache[string, pprofUIEntry] // built handler sets, least recently used evicted
+	// builds makes concurrent first requests for one key build it once:
+	// the others wait and share its outcome, successful or not.
+	builds singleflight.Group
+	// bytes is the estimated memory of the cached sets (pprofUICost),
+	// kept at most maxBytes by evicting the least recently used.
+	bytes    atomic.Int64
+	maxBytes int64
 }
 
-// pprofUIEntry is one cached handler set.
+// pprofUIEntry is one cached handler set and its estimated memory.
 type pprofUIEntry struct {
-	key string
-	h   http.Handler
+	h    http.Handler
+	cost int64
 }
 
-// pprofUIBuild is a build in progress; requests for the same key wait on
-// done and share its outcome (successful or not).
-type pprofUIBuild struct {
-	done chan struct{}
-	h    http.Handler
-	err  error
+// UIMaxBytes bounds the estimated memory of a UI's cached handler sets
+// (see pprofUICost): about ten sets of a 20,000-sample CPU profile (1 MB
+// gzipped), hundreds of small ones.
+const UIMaxBytes = 256 << 20
+
+// pprofUICost estimates the memory a handler set holds for profile p: the
+// driver keeps the profile decoded and encoded (for the fresh copy each
+// request gets). Measured live heap per set was 8.0× the uncompressed
+// encoding for a 20,430-sample CPU profile (19.6 MB), 9.0× for a folded
+// Java profile and 9.5× for a synthetic 20,000-stack one, plus ~32 KB for
+// tiny profiles: 10× plus 64 KiB is a little above all of them.
+func pprofUICost(p *profile.Profile) int64 {
+	var n countingWriter
+	if err := p.WriteUncompressed(&n); err != nil {
+		return 64 << 10
+	}
+	return 10*n.n + 64<<10
+}
+
+type countingWriter struct{ n int64 }
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	w.n += int64(len(b))
+	return len(b), nil
 }
 
 // pprofDriverMu serializes every call of driver.PProf in the process, across
@@ -116,11 +139,13 @@ var pprofConfigDir = sync.OnceValue(func() error {
 })
 
 // NewUI returns an empty cache of pprof web UIs holding at most capacity
-// handler sets (16 when capacity ≤ 0), evicting the least recently used one
-// beyond that. The bound exists because each set keeps its profile twice in
-// memory (decoded, and encoded for the fresh copy every request gets), which
-// for a large CPU profile is tens of megabytes, while users tend to look at
-// a few recent profiles and diffs at a time: LRU keeps those warm.
+// handler sets (16 when capacity ≤ 0) and at most UIMaxBytes of them by
+// estimate, evicting the least recently used beyond either bound (a
+// single set above the byte bound is still kept until the next one
+// arrives). The bounds exist because each set keeps its profile twice in
+// memory (decoded, and encoded for the fresh copy every request gets),
+// which for a large CPU profile is tens of megabytes, while users tend to
+// look at a few recent profiles and diffs at a time: LRU keeps those warm.
 //
 // logf receives the driver's error messages (build warnings, and request
 // errors such as an invalid focus regexp, which are also shown on the page);
@@ -135,13 +160,13 @@ func NewUI(capacity int, logf func(format string, args ...any)) *UI {
 	if err := pprofConfigDir(); err != nil {
 		logf("%v", err)
 	}
-	return &UI{
-		capacity: capacity,
-		logf:     logf,
-		entries:  make(map[string]*list.Element),
-		lru:      list.New(),
-		inflight: make(map[string]*pprofUIBuild),
+	u := &UI{logf: logf, maxBytes: UIMaxBytes}
+	cache, err := lru.NewWithEvict(capacity, func(_ string, e pprofUIEntry) { u.bytes.Add(-e.cost) })
+	if err != nil {
+		panic(fmt.Sprintf("profiles: pprof ui cache of %d: %v", capacity, err)) // capacity ≥ 1 here
 	}
+	u.cache = cache
+	return u
 }
 
 // Handler returns the pprof web UI for the profile identified by key (for
@@ -167,71 +192,66 @@ func NewUI(capacity int, logf func(format string, args ...any)) *UI {
 // call Handler on every request rather than keeping it, so that recency is
 // tracked and evicted sets can be freed.
 func (u *UI) Handler(key string, load func() (*profile.Profile, error)) (http.Handler, error) {
-	u.mu.Lock()
-	if el, ok := u.entries[key]; ok {
-		u.lru.MoveToFront(el)
-		h := el.Value.(*pprofUIEntry).h
-		u.mu.Unlock()
-		return h, nil
+	if e, ok := u.cache.Get(key); ok {
+		return e.h, nil
 	}
-	if b, ok := u.inflight[key]; ok {
-		u.mu.Unlock()
-		<-b.done
-		return b.h, b.err
+	v, err, _ := u.builds.Do(key, func() (any, error) {
+		// Built and cached between the miss above and this flight?
+		if e, ok := u.cache.Get(key); ok {
+			return e.h, nil
+		}
+		e, err := u.build(key, load)
+		if err != nil {
+			return nil, err // not cached: the next request tries again
+		}
+		if present, _ := u.cache.ContainsOrAdd(key, e); !present {
+			u.bytes.Add(e.cost)
+			for u.bytes.Load() > u.maxBytes && u.cache.Len() > 1 {
+				u.cache.RemoveOldest()
+			}
+		}
+		return e.h, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	b := &pprofUIBuild{done: make(chan struct{})}
-	u.inflight[key] = b
-	u.mu.Unlock()
-
-	defer close(b.done) // after the cache is updated, below
-	b.h, b.err = u.build(key, load)
-
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	delete(u.inflight, key)
-	if b.err != nil {
-		return nil, b.err
-	}
-	u.entries[key] = u.lru.PushFront(&pprofUIEntry{key: key, h: b.h})
-	for u.lru.Len() > u.capacity {
-		old := u.lru.Remove(u.lru.Back()).(*pprofUIEntry)
-		delete(u.entries, old.key)
-	}
-	return b.h, nil
+	return v.(http.Handler), nil
 }
 
 // Len returns the number of cached handler sets.
-func (u *UI) Len() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.lru.Len()
-}
+func (u *UI) Len() int { return u.cache.Len() }
+
+// Bytes returns the estimated memory of the cached handler sets.
+func (u *UI) Bytes() int64 { return u.bytes.Load() }
 
 // pprofUISource is the profile "source" named on the driver's command line.
 // The fetcher ignores it and pages do not show it; it only must not look
 // like a flag.
 const pprofUISource = "kbench-stored-profile"
 
-// build loads the profile and runs the driver once to obtain its handlers.
+// build loads the profile, estimates what its handler set will hold
+// (pprofUICost) and runs the driver once to obtain its handlers.
 // A panic in the driver (for instance on a malformed imported profile)
 // becomes an error so that waiting requests are released.
-func (u *UI) build(key string, load func() (*profile.Profile, error)) (h http.Handler, err error) {
+func (u *UI) build(key string, load func() (*profile.Profile, error)) (e pprofUIEntry, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			h, err = nil, fmt.Errorf("profiles: pprof ui %s: driver panic: %v", key, r)
+			e, err = pprofUIEntry{}, fmt.Errorf("profiles: pprof ui %s: driver panic: %v", key, r)
 		}
 	}()
 	p, err := load()
 	if err != nil {
-		return nil, fmt.Errorf("profiles: pprof ui %s: load: %w", key, err)
+		return pprofUIEntry{}, fmt.Errorf("profiles: pprof ui %s: load: %w", key, err)
 	}
 	if p == nil {
 		// The driver would fall back to opening the source name as a file.
-		return nil, fmt.Errorf("profiles: pprof ui %s: load returned no profile", key)
+		return pprofUIEntry{}, fmt.Errorf("profiles: pprof ui %s: load returned no profile", key)
 	}
 	if err := pprofConfigDir(); err != nil {
-		return nil, err
+		return pprofUIEntry{}, err
 	}
+	// Before the driver, which changes the profile.
+	cost := pprofUICost(p)
 
 	flags := &pprofUIFlags{
 		fs: flag.NewFlagSet("pprof", flag.ContinueOnError),
@@ -258,15 +278,15 @@ func (u *UI) build(key string, load func() (*profile.Profile, error)) (h http.Ha
 		},
 	})
 	if flags.err != nil {
-		return nil, fmt.Errorf("profiles: pprof ui %s: flags: %w", key, flags.err)
+		return pprofUIEntry{}, fmt.Errorf("profiles: pprof ui %s: flags: %w", key, flags.err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("profiles: pprof ui %s: %w", key, err)
+		return pprofUIEntry{}, fmt.Errorf("profiles: pprof ui %s: %w", key, err)
 	}
 	if len(handlers) == 0 {
-		return nil, fmt.Errorf("profiles: pprof ui %s: driver returned no handlers", key)
+		return pprofUIEntry{}, fmt.Errorf("profiles: pprof ui %s: driver returned no handlers", key)
 	}
-	return pprofUIHandlers(handlers), nil
+	return pprofUIEntry{h: pprofUIHandlers(handlers), cost: cost}, nil
 }
 
 // pprofUIHandlers dispatches on the path left after the caller's

@@ -308,6 +308,69 @@ func TestUIEvictsLeastRecentlyUsedPprof(t *testing.T) {
 	}
 }
 
+// TestUIBoundedByBytesPprof: the cache also holds at most maxBytes of
+// handler sets by estimate, evicting the least recently used, and keeps
+// its count of bytes right through both kinds of eviction.
+func TestUIBoundedByBytesPprof(t *testing.T) {
+	one := pprofUICost(pprofTestProfile(t, 70, 10))
+	if one <= 64<<10 {
+		t.Fatalf("cost of a set %d: no more than the fixed part", one)
+	}
+	u := NewUI(16, t.Logf)
+	if u.maxBytes != UIMaxBytes {
+		t.Errorf("default byte bound %d, want UIMaxBytes", u.maxBytes)
+	}
+	u.maxBytes = 2*one + one/2 // room for two sets
+	calls := map[string]*atomic.Int32{}
+	get := func(key string) {
+		t.Helper()
+		if calls[key] == nil {
+			calls[key] = new(atomic.Int32)
+		}
+		h, err := u.Handler(key, pprofTestLoad(t, calls[key]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := pprofTestGet(t, h, "/top"); w.Code != http.StatusOK {
+			t.Fatalf("%s /top: got status %d, want 200", key, w.Code)
+		}
+	}
+	get("a")
+	get("b")
+	get("a") // b is now the least recently used
+	get("c") // evicts b
+	if u.Len() != 2 || u.Bytes() != 2*one {
+		t.Errorf("after three sets with room for two: %d sets, %d bytes; want 2 and %d", u.Len(), u.Bytes(), 2*one)
+	}
+	get("a")
+	get("c")
+	if calls["a"].Load() != 1 || calls["c"].Load() != 1 {
+		t.Errorf("the two most recent sets were rebuilt: a %d, c %d loads", calls["a"].Load(), calls["c"].Load())
+	}
+	get("b")
+	if calls["b"].Load() != 2 {
+		t.Errorf("b (evicted) loaded %d times, want 2", calls["b"].Load())
+	}
+
+	// One set above the bound is still kept, until the next one comes.
+	u.maxBytes = one / 2
+	get("d")
+	if u.Len() != 1 || u.Bytes() != one {
+		t.Errorf("one set above the bound: %d sets, %d bytes; want 1 and %d", u.Len(), u.Bytes(), one)
+	}
+
+	// Evictions by count give their bytes back too.
+	u2 := NewUI(2, t.Logf)
+	for _, k := range []string{"x", "y", "z"} {
+		if _, err := u2.Handler(k, pprofTestLoad(t, new(atomic.Int32))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if u2.Len() != 2 || u2.Bytes() != 2*one {
+		t.Errorf("count-bounded cache: %d sets, %d bytes; want 2 and %d", u2.Len(), u2.Bytes(), 2*one)
+	}
+}
+
 // pprofTestDiff builds a diff the way `go tool pprof -diff_base` does.
 func pprofTestDiff(base, target *profile.Profile) (*profile.Profile, error) {
 	base = base.Copy()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/numfmt"
 	"github.com/kbench/kbench/runner/kafkafmt"
 )
 
@@ -36,10 +37,10 @@ func consumerLineNote(counters kafkafmt.ConsumerCounters, records int64, window,
 	return fmt.Sprintf("Kafka's line uses whole-millisecond start and end times, as Kafka's tool does: "+
 		"%s ms → %s records/s, rebalance %s ms, fetch %s ms → %s records/s; "+
 		"measured: %s ms → %s records/s, rebalance %s ms, fetch %s ms → %s records/s (the metrics and result.json hold these).",
-		groupDigits(strconv.FormatInt(counters.EndMs-counters.StartMs, 10)), groupDigits(kafkaRate),
-		groupDigits(strconv.FormatInt(row.RebalanceMs, 10)), groupDigits(strconv.FormatInt(row.FetchMs, 10)), groupDigits(kafkaFetchRate),
-		groupDigits(fixedMs(window)), groupDigits(measuredRate),
-		groupDigits(fixedMs(rebalance)), groupDigits(fixedMs(fetch)), groupDigits(measuredFetchRate))
+		numfmt.Group(strconv.FormatInt(counters.EndMs-counters.StartMs, 10)), numfmt.Group(kafkaRate),
+		numfmt.Group(strconv.FormatInt(row.RebalanceMs, 10)), numfmt.Group(strconv.FormatInt(row.FetchMs, 10)), numfmt.Group(kafkaFetchRate),
+		numfmt.Group(fixedMs(window)), numfmt.Group(measuredRate),
+		numfmt.Group(fixedMs(rebalance)), numfmt.Group(fixedMs(fetch)), numfmt.Group(measuredFetchRate))
 }
 
 // producerLineNote explains the producer's summary line, whose latency
@@ -57,7 +58,7 @@ func producerLineNote(h *latencyHist) string {
 	}{{"50th", "p50", 50}, {"95th", "p95", 95}, {"99th", "p99", 99}, {"99.9th", "p999", 99.9}} {
 		v := h.quantileMs(p.q)
 		if cut := math.Trunc(v); cut != v {
-			parts = append(parts, fmt.Sprintf("%s %d ms is %s ms (record-latency-%s)", p.label, int64(cut), groupDigits(strconv.FormatFloat(v, 'f', 3, 64)), p.metric))
+			parts = append(parts, fmt.Sprintf("%s %d ms is %s ms (record-latency-%s)", p.label, int64(cut), numfmt.Group(strconv.FormatFloat(v, 'f', 3, 64)), p.metric))
 		}
 	}
 	if len(parts) == 0 {
@@ -70,31 +71,4 @@ func producerLineNote(h *latencyHist) string {
 // fixedMs is d in milliseconds with three decimals (microseconds).
 func fixedMs(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
-}
-
-// groupDigits puts thousands separators into the integer part of a
-// decimal number ("917431.1927" → "917,431.1927"); anything else, such as
-// Java's "Infinity" or "NaN", is returned as is.
-func groupDigits(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if intPart == "" || strings.Trim(intPart, "0123456789") != "" {
-		return sign + s
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if hasFrac {
-		b.WriteByte('.')
-		b.WriteString(frac)
-	}
-	return b.String()
 }

@@ -91,14 +91,3 @@ func TestProducerLineNote(t *testing.T) {
 		}
 	}
 }
-
-func TestGroupDigits(t *testing.T) {
-	for in, want := range map[string]string{
-		"0": "0", "999": "999", "1000": "1,000", "917431.1927": "917,431.1927", "-1234567.5": "-1,234,567.5",
-		"Infinity": "Infinity", "NaN": "NaN", "123456": "123,456",
-	} {
-		if got := groupDigits(in); got != want {
-			t.Errorf("groupDigits(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

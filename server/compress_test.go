@@ -230,7 +230,7 @@ func TestFlameGraphCompressedOnce(t *testing.T) {
 	var cached *encodedBody
 	ok := false
 	for idx := 0; idx < 4 && !ok; idx++ { // the default sample type's index
-		cached, ok = ts.flames.get(fmt.Sprintf("%d/%d/compact", id, idx))
+		cached, ok = ts.flames.Get(fmt.Sprintf("%d/%d/compact", id, idx))
 	}
 	if !ok {
 		t.Fatal("the flame graph is not cached")

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -88,6 +89,19 @@ func (h *hub) subscribe(id uint) (ch chan liveEvent, catchUp []liveEvent, cancel
 			delete(h.subs, id)
 		}
 	}
+}
+
+// series returns a copy of the interval points a run has reported so
+// far (coarsened as the run's result will be); ok is false when the hub
+// holds nothing of the run: not started yet, finished, or unknown.
+func (h *hub) series(id uint) (pts []runner.SeriesPoint, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.state[id]
+	if st == nil {
+		return nil, false
+	}
+	return slices.Clone(st.points), true
 }
 
 func progressData(e runner.Event) map[string]any {

@@ -30,7 +30,7 @@ type cachedPage struct {
 func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string) (name string, view any, err error)) {
 	gen := s.store.Generation()
 	token := []byte(s.csrfToken(c))
-	if p, ok := s.pages.get(key); ok && p.gen == gen {
+	if p, ok := s.pages.Get(key); ok && p.gen == gen {
 		c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(p.body, s.csrfPlaceholder, token))
 		return
 	}
@@ -48,7 +48,7 @@ func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string
 	// Reads during a write may see either side of it: only keep the page
 	// if no write finished while it was built.
 	if s.store.Generation() == gen {
-		s.pages.put(key, cachedPage{gen: gen, body: buf.Bytes()})
+		s.pages.Add(key, cachedPage{gen: gen, body: buf.Bytes()})
 	}
 	c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(buf.Bytes(), s.csrfPlaceholder, token))
 }

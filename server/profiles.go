@@ -56,22 +56,34 @@ func (lp *loadedProfile) fresh() (*profile.Profile, error) { return profiles.Loa
 
 // loadProfile parses a stored profile, through a small cache: stored
 // profiles never change, and parsing a large one costs far more than
-// building its flame graph.
+// building its flame graph. Concurrent first requests for one profile
+// share one parse; it outlives a request that goes away meanwhile
+// (context.WithoutCancel), so the others still get it.
 func (s *Server) loadProfile(ctx context.Context, id uint) (*loadedProfile, error) {
-	if lp, ok := s.parsed.get(id); ok {
+	if lp, ok := s.parsed.Get(id); ok {
 		return lp, nil
 	}
-	sp, err := s.store.GetProfile(ctx, id)
+	v, err, _ := s.parsing.Do(strconv.FormatUint(uint64(id), 10), func() (any, error) {
+		// Parsed and cached between the miss above and this flight?
+		if lp, ok := s.parsed.Get(id); ok {
+			return lp, nil
+		}
+		sp, err := s.store.GetProfile(context.WithoutCancel(ctx), id)
+		if err != nil {
+			return nil, err
+		}
+		p, err := profiles.Load(sp.Data)
+		if err != nil {
+			return nil, fmt.Errorf("server: stored profile %d: %w", id, err)
+		}
+		lp := &loadedProfile{meta: metaOf(sp), data: sp.Data, prof: p}
+		s.parsed.Add(id, lp)
+		return lp, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p, err := profiles.Load(sp.Data)
-	if err != nil {
-		return nil, fmt.Errorf("server: stored profile %d: %w", id, err)
-	}
-	lp := &loadedProfile{meta: metaOf(sp), data: sp.Data, prof: p}
-	s.parsed.put(id, lp)
-	return lp, nil
+	return v.(*loadedProfile), nil
 }
 
 func queryID(c *gin.Context, name string) (uint, error) {
@@ -118,7 +130,7 @@ func (s *Server) flameGraph(c *gin.Context) {
 	// building and encoding a large one costs ~150 ms, compressing it
 	// ~0.1 s, serving it again nothing.
 	key := fmt.Sprintf("%d/%d/%s", lp.meta.ID, idx, format)
-	if body, ok := s.flames.get(key); ok {
+	if body, ok := s.flames.Get(key); ok {
 		s.serveEncoded(c, body)
 		return
 	}
@@ -136,7 +148,7 @@ func (s *Server) flameGraph(c *gin.Context) {
 		return
 	}
 	eb := newEncodedBody("application/json; charset=utf-8", body)
-	s.flames.put(key, eb)
+	s.flames.Add(key, eb)
 	s.serveEncoded(c, eb)
 }
 

@@ -11,6 +11,7 @@ func (s *Server) routes() {
 	r.GET("/runs/new", s.newRunPage)
 	r.POST("/runs", s.createRunForm)
 	r.GET("/runs/:id", s.runPage)
+	r.GET("/runs/:id/live-charts", s.liveCharts)
 	r.POST("/runs/:id/cancel", s.cancelRunForm)
 	r.POST("/runs/:id/delete", s.deleteRunForm)
 	r.POST("/runs/:id/profiles", s.attachProfilesForm)

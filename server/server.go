@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/static"
@@ -86,9 +88,11 @@ type Server struct {
 	ui     *ui.UI
 	queue  *queue
 	hub    *hub
-	parsed *lru[uint, *loadedProfile]
-	pages  *lru[string, cachedPage]
-	flames *lru[string, *encodedBody] // encoded flame-graph answers
+	parsed *lru.Cache[uint, *loadedProfile]
+	// parsing makes concurrent first requests for a profile share one parse.
+	parsing singleflight.Group
+	pages   *lru.Cache[string, cachedPage]
+	flames  *lru.Cache[string, *encodedBody] // encoded flame-graph answers
 	// csrfPlaceholder stands for the visitor's token in cached pages.
 	csrfPlaceholder []byte
 	pprof           *profiles.UI

@@ -34,6 +34,9 @@
 // Click a frame to zoom into it, click one of its ancestors (drawn full
 // width above it) to zoom out, Escape to reset. Nothing here uses inline
 // code or markup styles, so it runs under script-src 'self'.
+//
+// Numbers, sizes and shares are formatted by format.js (window.kbenchFormat),
+// which every page loads before this script.
 (function () {
   'use strict';
 
@@ -45,76 +48,15 @@
   var LEGEND_MAX = 14;
   var SEARCH_DELAY = 120;  // ms between the last keystroke and the search
 
-  // ---- formatting (mirrors ui.FormatNumber and ui.FormatProfileValue) ----
+  // ---- formatting: format.js, the Go formatter's rules ----
 
-  function decimalsFor(v) {
-    var a = Math.abs(v);
-    if (a >= 1000) { return 0; }
-    if (a >= 100) { return 1; }
-    if (a >= 1) { return 2; }
-    return Math.min(20, 2 - Math.floor(Math.log10(a)));
-  }
+  var F = window.kbenchFormat;
+  var fmtValue = F.profileValue, fmtSigned = F.signedProfileValue;
 
-  function group(v, d) {
-    return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
-  }
+  // fmtPct formats a fraction as a share: 0.1234 → "12.3%".
+  function fmtPct(f) { return F.percent(f * 100); }
 
-  function fmtNumber(v) {
-    if (typeof v !== 'number' || isNaN(v)) { return 'NaN'; }
-    if (!isFinite(v)) { return v > 0 ? '∞' : '-∞'; }
-    if (v === 0) { return '0'; }
-    if (v === Math.trunc(v) && Math.abs(v) < 1e15) { return group(v, 0); }
-    if (Math.abs(v) < 1e-6) { return v.toPrecision(3); }
-    var d = decimalsFor(v);
-    var r = Number(v.toFixed(d));
-    if (r === 0) { return '0'; }
-    if (decimalsFor(r) < d) { d = decimalsFor(r); }
-    return group(v, d);
-  }
-
-  var BYTE_UNITS = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-
-  function fmtBytes(v) {
-    var sign = v < 0 ? '-' : '';
-    v = Math.abs(v);
-    if (v < 1024) { return sign + (v === Math.trunc(v) ? v.toFixed(0) : v.toFixed(1)) + ' B'; }
-    var unit = '';
-    for (var i = 0; i < BYTE_UNITS.length; i++) {
-      v /= 1024;
-      unit = BYTE_UNITS[i];
-      if (Math.round(v * 10) / 10 < 1024) { break; }
-    }
-    return sign + group(v, 1) + ' ' + unit;
-  }
-
-  var TIME_UNITS = { nanoseconds: 1, ns: 1, microseconds: 1e3, us: 1e3, milliseconds: 1e6, ms: 1e6, seconds: 1e9, s: 1e9 };
-
-  function fmtValue(v, unit) {
-    if (typeof v !== 'number' || !isFinite(v)) { return fmtNumber(v); }
-    if (Object.prototype.hasOwnProperty.call(TIME_UNITS, unit)) {
-      var ns = v * TIME_UNITS[unit], a = Math.abs(ns);
-      if (a >= 1e9) { return fmtNumber(ns / 1e9) + ' s'; }
-      if (a >= 1e6) { return fmtNumber(ns / 1e6) + ' ms'; }
-      if (a >= 1e3) { return fmtNumber(ns / 1e3) + ' µs'; }
-      return fmtNumber(ns) + ' ns';
-    }
-    if (unit === 'bytes' || unit === 'B') { return fmtBytes(v); }
-    if (!unit || unit === 'count') { return fmtNumber(v); }
-    return fmtNumber(v) + ' ' + unit;
-  }
-
-  function fmtSigned(v, unit) { return (v > 0 ? '+' : '') + fmtValue(v, unit); }
-
-  // fmtPct formats a fraction: 0.1234 → "12.3%".
-  function fmtPct(f) {
-    if (typeof f !== 'number' || !isFinite(f)) { return '—'; }
-    var p = f * 100;
-    if (p === 0) { return '0%'; }
-    if (Math.abs(p) < 0.1) { return p < 0 ? '>-0.1%' : '<0.1%'; }
-    return group(p, 1) + '%';
-  }
-
-  function fmtSignedPct(f) { return (f > 0 ? '+' : '') + fmtPct(f); }
+  function fmtSignedPct(f) { return F.signedPercent(f * 100); }
 
   // ---- packages and colours ----
 

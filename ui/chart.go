@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/internal/numfmt"
 )
 
 // Chart is a line chart of one or more series sharing both axes.
@@ -19,6 +19,9 @@ type Chart struct {
 	// Width and Height are the SVG's size in pixels; zero picks
 	// DefaultChartWidth × DefaultChartHeight. The SVG scales down with CSS.
 	Width, Height int
+	// Empty is what the chart says when it has no point to draw; ""
+	// says "no interval data".
+	Empty string
 }
 
 // ChartSeries is one line. X and Y pair up by index; extra values of the
@@ -114,9 +117,13 @@ func LineChart(c Chart) template.HTML {
 	right, bottom := float64(w-chartMarginRight), float64(h-chartMarginBottom)
 
 	if len(lines) == 0 {
-		b.WriteString(`<desc>No interval data.</desc>`)
+		empty := c.Empty
+		if empty == "" {
+			empty = "no interval data"
+		}
+		b.WriteString(`<desc>` + esc(capitalize(empty)) + `.</desc>`)
 		b.WriteString(`<rect class="chart-frame" x="` + ftoa(left) + `" y="` + ftoa(top) + `" width="` + ftoa(right-left) + `" height="` + ftoa(bottom-top) + `" fill="none" stroke="#c9ced6" stroke-dasharray="4 4"/>`)
-		b.WriteString(`<text class="chart-empty" x="` + ftoa((left+right)/2) + `" y="` + ftoa((top+bottom)/2) + `" text-anchor="middle" dominant-baseline="middle" font-size="13" fill="#4a5160">no interval data</text>`)
+		b.WriteString(`<text class="chart-empty" x="` + ftoa((left+right)/2) + `" y="` + ftoa((top+bottom)/2) + `" text-anchor="middle" dominant-baseline="middle" font-size="13" fill="#4a5160">` + esc(empty) + `</text>`)
 		b.WriteString(`</svg>`)
 		return template.HTML(b.String())
 	}
@@ -269,7 +276,7 @@ func (a *axis) addTicks(step float64) {
 		a.ticks = append(a.ticks, v)
 		label := "0"
 		if v != 0 {
-			label = compare.GroupThousands(strconv.FormatFloat(v/scale, 'f', dec, 64)) + suffix
+			label = numfmt.Fixed(v/scale, dec, numfmt.Hyphen) + suffix
 		}
 		a.labels = append(a.labels, label)
 	}

@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/internal/numfmt"
 )
 
 // The profile pages: one profile's flame graph (page "profile") and two
@@ -464,12 +464,12 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 			SearchURL:    CompareProfilesPath + "?" + q.Encode() + "#" + v.Diff.ID,
 			BaseFlat:     FormatProfileValue(c.BaseFlat, unit),
 			TargetFlat:   FormatProfileValue(c.TargetFlat, unit),
-			DeltaFlat:    formatSignedValue(c.TargetFlat-c.BaseFlat, unit),
+			DeltaFlat:    numfmt.SignedProfileValue(c.TargetFlat-c.BaseFlat, unit),
 			DeltaFlatPct: formatDeltaPct(c.BaseFlat, c.TargetFlat),
 			FlatClass:    deltaClass(c.TargetFlat - c.BaseFlat),
 			BaseCum:      FormatProfileValue(c.BaseCum, unit),
 			TargetCum:    FormatProfileValue(c.TargetCum, unit),
-			DeltaCum:     formatSignedValue(c.TargetCum-c.BaseCum, unit),
+			DeltaCum:     numfmt.SignedProfileValue(c.TargetCum-c.BaseCum, unit),
 			DeltaCumPct:  formatDeltaPct(c.BaseCum, c.TargetCum),
 			CumClass:     deltaClass(c.TargetCum - c.BaseCum),
 		})
@@ -587,71 +587,11 @@ func runText(m ProfileMeta) string {
 	return s
 }
 
-// timeUnits are the time units of profile values, in nanoseconds.
-var timeUnits = map[string]float64{
-	"nanoseconds": 1, "ns": 1,
-	"microseconds": 1e3, "us": 1e3,
-	"milliseconds": 1e6, "ms": 1e6,
-	"seconds": 1e9, "s": 1e9,
-}
-
 // FormatProfileValue formats a profile value with its unit, as the flame
 // graph's tooltips do: times as ns, µs, ms or s ("12.35 ms"), bytes as
-// binary sizes ("1.5 MiB"), counts as numbers ("1,234").
-func FormatProfileValue(v float64, unit string) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return FormatNumber(v)
-	}
-	if f, ok := timeUnits[unit]; ok {
-		ns := v * f
-		switch a := math.Abs(ns); {
-		case a >= 1e9:
-			return FormatNumber(ns/1e9) + " s"
-		case a >= 1e6:
-			return FormatNumber(ns/1e6) + " ms"
-		case a >= 1e3:
-			return FormatNumber(ns/1e3) + " µs"
-		}
-		return FormatNumber(ns) + " ns"
-	}
-	switch unit {
-	case "bytes", "B":
-		return formatBytesFloat(v)
-	case "", "count":
-		return FormatNumber(v)
-	}
-	return FormatNumber(v) + " " + unit
-}
-
-func formatSignedValue(v float64, unit string) string {
-	if v > 0 {
-		return "+" + FormatProfileValue(v, unit)
-	}
-	return FormatProfileValue(v, unit)
-}
-
-// formatPercent formats a percentage: 12.345 → "12.3%".
-func formatPercent(p float64) string {
-	switch {
-	case math.IsNaN(p) || math.IsInf(p, 0):
-		return dash
-	case p == 0:
-		return "0%"
-	case math.Abs(p) < 0.05:
-		if p < 0 {
-			return ">-0.1%"
-		}
-		return "<0.1%"
-	}
-	return compare.GroupThousands(strconv.FormatFloat(p, 'f', 1, 64)) + "%"
-}
-
-func formatSignedPercent(p float64) string {
-	if p > 0 && !math.IsInf(p, 0) {
-		return "+" + formatPercent(p)
-	}
-	return formatPercent(p)
-}
+// binary sizes ("1.5 MiB"), counts as numbers ("1,234")
+// ([numfmt.ProfileValue]).
+func FormatProfileValue(v float64, unit string) string { return numfmt.ProfileValue(v, unit) }
 
 // formatDeltaPct is the change from base to target in percent of base.
 func formatDeltaPct(base, target float64) string {
@@ -661,7 +601,7 @@ func formatDeltaPct(base, target float64) string {
 	case base == 0:
 		return "new"
 	}
-	return formatSignedPercent((target - base) / math.Abs(base) * 100)
+	return numfmt.SignedPercent((target - base) / math.Abs(base) * 100)
 }
 
 func deltaClass(d float64) string {
@@ -700,7 +640,7 @@ func newWritePathsView(wp WritePaths, unit string) *WritePathsView {
 			Path:      r.Path,
 			PathHelp:  pathHelp[r.Path],
 			Value:     FormatProfileValue(r.Value, unit),
-			Percent:   formatPercent(rowPercent(r, wp.Total)),
+			Percent:   numfmt.Percent(rowPercent(r, wp.Total)),
 			Samples:   FormatInt(r.Samples),
 			Frames:    r.Frames,
 		})
@@ -785,22 +725,22 @@ func compareWritePaths(base, target *WritePaths, unit string) (string, []WritePa
 		}
 		if p.b != nil {
 			bv = p.b.Value
-			row.Base, row.BasePct = FormatProfileValue(bv, unit), formatPercent(p.bPct)
+			row.Base, row.BasePct = FormatProfileValue(bv, unit), numfmt.Percent(p.bPct)
 			addFrames(p.b.Frames)
 		}
 		if p.t != nil {
 			tv = p.t.Value
-			row.Target, row.TargetPct = FormatProfileValue(tv, unit), formatPercent(p.tPct)
+			row.Target, row.TargetPct = FormatProfileValue(tv, unit), numfmt.Percent(p.tPct)
 			addFrames(p.t.Frames)
 		}
-		row.Delta = formatSignedValue(tv-bv, unit)
+		row.Delta = numfmt.SignedProfileValue(tv-bv, unit)
 		row.DeltaClass = deltaClass(tv - bv)
 		d := p.tPct - p.bPct
 		if math.Abs(d) < 1e-9 { // the same share, up to rounding
 			d = 0
 		}
 		row.ShareClass = deltaClass(d)
-		row.DeltaPct = strings.TrimSuffix(formatSignedPercent(d), "%") + " pp"
+		row.DeltaPct = strings.TrimSuffix(numfmt.SignedPercent(d), "%") + " pp"
 		if d == 0 {
 			row.DeltaPct = "0 pp"
 		}

@@ -377,8 +377,8 @@ func TestProfilePagesCSPAndNoExternalURLs(t *testing.T) {
 	handler := regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
 	for name, got := range pages {
 		tags := inlineScript.FindAllString(got, -1)
-		if len(tags) != 1 || !strings.Contains(tags[0], ` src="/static/flamegraph.js?v=`) {
-			t.Errorf("%s: scripts %q, want flamegraph.js only", name, tags)
+		if len(tags) != 2 || !strings.Contains(tags[0], ` src="/static/format.js?v=`) || !strings.Contains(tags[1], ` src="/static/flamegraph.js?v=`) {
+			t.Errorf("%s: scripts %q, want format.js and flamegraph.js only, in this order", name, tags)
 		}
 		if !strings.Contains(got, `<link rel="stylesheet" href="/static/flamegraph.css?v=`) {
 			t.Errorf("%s: no flamegraph.css", name)

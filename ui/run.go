@@ -55,9 +55,11 @@ type RunView struct {
 	// them instead of offering the form (SetUsedBy fills it in).
 	DeleteURL string
 	UsedBy    []ReportLink
-	// LivePoints is the interval series so far as JSON (the interval
-	// event's shape), for run.js to start its live chart from.
-	LivePoints string
+	// LiveCharts are the live section's chart boxes as the page first
+	// shows them (LiveChartsOf); run.js refreshes them from
+	// LiveChartsURL as intervals arrive.
+	LiveCharts    template.HTML
+	LiveChartsURL string
 
 	// Complete is false when the run stopped before its result was whole.
 	Complete bool
@@ -252,7 +254,9 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 	v.NoIntervals = len(series) == 0
 	v.HideEmpty = r.Source == store.SourceImported
 	v.ProfilesOnly = v.HideEmpty && r.Output == "" && len(r.Metrics) == 0 && len(r.Series) == 0 && len(r.Profiles) > 0
-	v.LivePoints = livePoints(series)
+	if v.Live {
+		v.LiveCharts, v.LiveChartsURL = LiveChartsOf(r), LiveChartsURL(r.ID)
+	}
 
 	for _, w := range compare.RunWarnings(*r) {
 		v.Warnings = append(v.Warnings, w.Text)
@@ -324,7 +328,7 @@ const windowAxis = "seconds into the measured window"
 // runner.MaxSeriesPoints) is drawn with consecutive intervals merged
 // (runner.MergeSeries: records add up, rates are averaged over time, maxima
 // kept), which keeps pages small and loses nothing the width could show.
-// static/run.js draws live charts with the same bound.
+// The live charts have the same bound.
 const maxChartPoints = 600
 
 // chartSeries is what a chart draws of a stored series: in order, merged
@@ -378,27 +382,6 @@ func seriesCharts(pts []store.SeriesPoint) []template.HTML {
 			Series: []ChartSeries{{Name: "CPU", X: t, Y: cpu}}}))
 	}
 	return charts
-}
-
-// livePoint has the fields of the SSE interval event that run.js charts.
-type livePoint struct {
-	T             float64 `json:"t"`
-	RecordsPerSec float64 `json:"records_per_sec"`
-	LatencyAvgMs  float64 `json:"latency_avg_ms,omitempty"`
-}
-
-func livePoints(pts []store.SeriesPoint) string {
-	out := make([]livePoint, 0, len(pts))
-	for _, p := range pts {
-		if finite(p.T) && finite(p.RecordsPerSec) && finite(p.LatencyAvgMs) {
-			out = append(out, livePoint{p.T, p.RecordsPerSec, p.LatencyAvgMs})
-		}
-	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return "[]"
-	}
-	return string(data)
 }
 
 // decodeJSON decodes a stored JSON object; ok is false when there is none.

@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -140,11 +141,35 @@ func (u *UI) RenderBytes(page string, data any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// navItems maps a navigation entry to the pages it is current on.
-var navItems = map[string][]string{
-	"runs":    {"runs", "run"},
-	"new_run": {"new_run"},
-	"import":  {"import"},
+// navItem is one entry of the site navigation.
+type navItem struct {
+	URL, Label string
+	// Pages are the pages it is current on (aria-current="page").
+	Pages []string
+}
+
+// nav is the site navigation, in order: the one table the layout draws
+// its links from.
+var nav = []navItem{
+	{URL: "/", Label: "Runs", Pages: []string{"runs", "run"}},
+	{URL: "/runs/new", Label: "New run", Pages: []string{"new_run"}},
+	{URL: "/import", Label: "Import", Pages: []string{"import"}},
+	{URL: WritepathPath, Label: "Write-path lab", Pages: []string{"writepath"}},
+}
+
+// NavLink is a navigation link as a page shows it.
+type NavLink struct {
+	URL, Label string
+	Current    bool
+}
+
+// navLinks is the navigation of page.
+func navLinks(page string) []NavLink {
+	out := make([]NavLink, len(nav))
+	for i, item := range nav {
+		out[i] = NavLink{URL: item.URL, Label: item.Label, Current: slices.Contains(item.Pages, page)}
+	}
+	return out
 }
 
 func (u *UI) funcs(page string) template.FuncMap {
@@ -160,14 +185,8 @@ func (u *UI) funcs(page string) template.FuncMap {
 		},
 		// page is the name of the page being rendered.
 		"page": func() string { return page },
-		// navCurrent reports whether the navigation entry is the page's.
-		"navCurrent": func(item string) bool {
-			for _, p := range navItems[item] {
-				if p == page {
-					return true
-				}
-			}
-			return false
-		},
+		// nav is the site navigation (the table nav), the page's link
+		// marked current.
+		"nav": func() []NavLink { return navLinks(page) },
 	}
 }

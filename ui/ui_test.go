@@ -24,6 +24,7 @@ var goldenStatic = fstest.MapFS{
 	"runs.js":             {Data: []byte("// runs")},
 	"new_run.js":          {Data: []byte("// new run")},
 	"flamegraph.js":       {Data: []byte("// flame graph")},
+	"format.js":           {Data: []byte("// format")},
 	"flamegraph.css":      {Data: []byte("/* flame graph */")},
 	"compare.js":          {Data: []byte("// compare")},
 	"writepath.css":       {Data: []byte("/* write path */")},

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/internal/median"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 )
@@ -23,8 +24,6 @@ const (
 	// wpBaseline is the strategy every other is compared with.
 	wpBaseline = runner.StrategyGather
 )
-
-func init() { navItems["writepath"] = []string{"writepath"} }
 
 // WritepathResultURL is the page of one preset batch.
 func WritepathResultURL(batch string) string { return WritepathPath + "/" + batch }
@@ -199,12 +198,7 @@ func NewWritepathResult(batch string, runs []store.Run, table *compare.Table, pa
 		if len(xs) == 0 {
 			return 0, false
 		}
-		sort.Float64s(xs)
-		if n := len(xs); n%2 == 1 {
-			return xs[n/2], true
-		} else {
-			return (xs[n/2-1] + xs[n/2]) / 2, true
-		}
+		return median.Of(xs), true
 	}
 	figure := func(label, metric string) (string, string) {
 		x, ok := med(label, metric)

@@ -78,6 +78,8 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/kbench/kbench/internal/median"
 )
 
 const (
@@ -1274,7 +1276,7 @@ func report(w io.Writer, cfg config, res *results) {
 					xs = append(xs, f(d))
 				}
 			}
-			return median(xs)
+			return med(xs)
 		}
 		measured := func(r int) bool { return r > 0 }
 		cold := func(r int) bool { return r == 0 }
@@ -1306,7 +1308,7 @@ func report(w io.Writer, cfg config, res *results) {
 						xs = append(xs, f(p))
 					}
 				}
-				return median(xs)
+				return med(xs)
 			}
 			prow := func(name string, f func(paintSample) float64, unit string) {
 				row(name, paint(sideKbench, f), paint(sidePprof, f), unit)
@@ -1442,16 +1444,12 @@ func ratio(p, k float64) string {
 	return strconv.FormatFloat(p/k, 'f', 1, 64) + "×"
 }
 
-func median(xs []float64) float64 {
+// med is the median of xs (internal/median), 0 for none.
+func med(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(xs)
-	slices.SortFunc(s, cmp.Compare[float64])
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return median.Of(xs)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -21,10 +21,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kbench/kbench/internal/numfmt"
+
+	"github.com/kbench/kbench/internal/median"
 )
 
 func main() {
@@ -195,7 +198,7 @@ func cmdTable(args []string, stdout io.Writer) error {
 	fmt.Fprintln(tw, "case\tA\tmedian A rec/s\tB\tmedian B rec/s\tA/B\tmedian of round ratios\truns\ttarget\t")
 	for _, c := range order {
 		a, b := sidesOf(rates[c])
-		ma, mb := median(rates[c][a]), median(rates[c][b])
+		ma, mb := med(rates[c][a]), med(rates[c][b])
 		var perRound []float64
 		for _, sides := range byRound[c] {
 			if sides[a] > 0 && sides[b] > 0 {
@@ -208,7 +211,7 @@ func cmdTable(args []string, stdout io.Writer) error {
 			ratio = fmt.Sprintf("%.2f", ma/mb)
 		}
 		if len(perRound) > 0 {
-			rr = fmt.Sprintf("%.2f", median(perRound))
+			rr = fmt.Sprintf("%.2f", med(perRound))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t\n", c, a, fmtRate(ma), b, fmtRate(mb), ratio, rr,
 			len(rates[c][a]), len(rates[c][b]), target)
@@ -262,16 +265,12 @@ func sidesOf(m map[string][]float64) (string, string) {
 	return names[0], names[1]
 }
 
-func median(xs []float64) float64 {
+// med is the median of xs (internal/median), 0 for none.
+func med(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return median.Of(xs)
 }
 
 func fmtRate(x float64) string {
@@ -279,13 +278,5 @@ func fmtRate(x float64) string {
 		return "-"
 	}
 	// Thousands separators keep six- and seven-digit rates readable.
-	s := fmt.Sprintf("%.0f", x)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return numfmt.Fixed(x, 0, numfmt.Hyphen)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/kbench/kbench/internal/numfmt"
 )
 
 // Verdicts of a check.
@@ -153,28 +155,6 @@ func lgammaInt(n int) float64 {
 	return v
 }
 
-// num formats a figure with thousands separators and up to decimals
-// digits after the point.
-func num(v float64, decimals int) string {
-	neg := v < 0
-	if neg {
-		v = -v
-	}
-	s := fmt.Sprintf("%.*f", decimals, v)
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	out := b.String()
-	if frac != "" {
-		out += "." + frac
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
+// num formats a figure with thousands separators and decimals digits
+// after the point (numfmt.Fixed, with an ASCII minus).
+func num(v float64, decimals int) string { return numfmt.Fixed(v, decimals, numfmt.Hyphen) }

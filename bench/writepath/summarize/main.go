@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kbench/kbench/internal/median"
 )
 
 type result struct {
@@ -92,18 +94,18 @@ func main() {
 	fmt.Fprintln(tw, "shape\ttarget\tstrategy\truns\treq/s\twrite syscalls/req\tbytes/write\tMB/s\tp50 ms\tp99 ms\tCPU s/MB\tvs gather\t")
 	for _, k := range keys {
 		rs := runs[k]
-		med := func(name string) float64 { return median(rs, name) }
+		medOf := func(name string) float64 { return metricMedian(rs, name) }
 		vs := ""
 		if g, ok := runs[key{k.shape, k.target, "gather"}]; ok {
-			vs = fmt.Sprintf("%.2f", med("requests-per-sec")/median(g, "requests-per-sec"))
+			vs = fmt.Sprintf("%.2f", medOf("requests-per-sec")/metricMedian(g, "requests-per-sec"))
 		}
 		n := fmt.Sprint(len(rs))
 		if failed[k] > 0 {
 			n += fmt.Sprintf(" (+%d failed)", failed[k])
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.2f\t%.0f\t%.1f\t%.3f\t%.3f\t%.4f\t%s\t\n", k.shape, k.target, k.strategy, n,
-			med("requests-per-sec"), med("write-syscalls-per-request"), med("bytes-per-write-syscall"), med("mb-per-sec"),
-			med("request-latency-p50"), med("request-latency-p99"), med("cpu-seconds-per-mb"), vs)
+			medOf("requests-per-sec"), medOf("write-syscalls-per-request"), medOf("bytes-per-write-syscall"), medOf("mb-per-sec"),
+			medOf("request-latency-p50"), medOf("request-latency-p99"), medOf("cpu-seconds-per-mb"), vs)
 	}
 	tw.Flush()
 
@@ -128,7 +130,7 @@ func main() {
 				}
 			}
 		}
-		fmt.Printf("  %-9s %-7s %.2f (%.2f)\n", k.shape, k.target, median(g, "requests-per-sec")/median(p, "requests-per-sec"), medianOf(ratios))
+		fmt.Printf("  %-9s %-7s %.2f (%.2f)\n", k.shape, k.target, metricMedian(g, "requests-per-sec")/metricMedian(p, "requests-per-sec"), med(ratios))
 	}
 }
 
@@ -139,24 +141,21 @@ func shapeBytes(shape string) int {
 	return a * b
 }
 
-func median(rs []run, name string) float64 {
+// metricMedian is the median of the metric over the runs that have it.
+func metricMedian(rs []run, name string) float64 {
 	var xs []float64
 	for _, r := range rs {
 		if v, ok := r.metrics[name]; ok {
 			xs = append(xs, v)
 		}
 	}
-	return medianOf(xs)
+	return med(xs)
 }
 
-func medianOf(xs []float64) float64 {
+// med is the median of xs (internal/median), 0 for none.
+func med(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	if len(xs)%2 == 1 {
-		return xs[len(xs)/2]
-	}
-	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	return median.Of(xs)
 }

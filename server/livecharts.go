@@ -1,0 +1,37 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/kbench/kbench/ui"
+)
+
+// liveCharts answers GET /runs/:id/live-charts with the live section's
+// chart boxes (ui.LiveCharts), an HTML fragment drawn from the intervals
+// the run has reported so far. run.js fetches it after new intervals
+// arrive, so the live page's charts come from the same code as every
+// other chart. A run the server is not running (queued, or finished
+// meanwhile) shows its stored series.
+func (s *Server) liveCharts(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	var body string
+	if pts, ok := s.hub.series(id); ok {
+		body = string(ui.LiveCharts(pts))
+	} else {
+		run, err := s.store.GetRun(c.Request.Context(), id)
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		body = string(ui.LiveChartsOf(run))
+	}
+	// Every request must see the intervals reported by then.
+	c.Header("Cache-Control", "no-store")
+	c.Data(http.StatusOK, "text/html; charset=utf-8", []byte(body))
+}

@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+)
+
+// polylinePoints counts the points of each polyline in s, in order.
+func polylinePoints(s string) []int {
+	var out []int
+	for _, m := range regexp.MustCompile(`<polyline [^>]*points="([^"]*)"`).FindAllStringSubmatch(s, -1) {
+		out = append(out, len(strings.Fields(m[1])))
+	}
+	return out
+}
+
+// TestLiveCharts: the live charts are LineChart's charts of the intervals
+// so far (records per second; the average latency of the intervals that
+// report one), in boxes run.js can swap the content of.
+func TestLiveCharts(t *testing.T) {
+	pts := []runner.SeriesPoint{
+		{T: 0.25, RecordsPerSec: 1000, LatencyAvgMs: 2},
+		{T: 0.5, RecordsPerSec: 1200},
+		{T: 0.75, RecordsPerSec: 1100, LatencyAvgMs: 3},
+	}
+	got := string(LiveCharts(pts))
+	golden.Check(t, "live_charts.html", got)
+
+	records := LineChart(Chart{Title: "Records per second (live)", XLabel: windowAxis, YLabel: "throughput", Unit: "records/s",
+		Series: []ChartSeries{{Name: "records/s", X: []float64{0.25, 0.5, 0.75}, Y: []float64{1000, 1200, 1100}}}})
+	latency := LineChart(Chart{Title: "Average latency (live)", XLabel: windowAxis, YLabel: "latency", Unit: "ms",
+		Series: []ChartSeries{{Name: "average", X: []float64{0.25, 0.75}, Y: []float64{2, 3}}}})
+	want := `<div id="live-chart-records" class="chart-box">` + string(records) + `</div>` +
+		`<div id="live-chart-latency" class="chart-box">` + string(latency) + `</div>`
+	if got != want {
+		t.Errorf("LiveCharts =\n%s\nwant LineChart's charts in their boxes:\n%s", got, want)
+	}
+
+	empty := string(LiveCharts(nil))
+	if !strings.Contains(empty, `>waiting for the first interval</text>`) ||
+		!strings.Contains(empty, `<div id="live-chart-latency" class="chart-box" hidden></div>`) || strings.Contains(empty, "<polyline") {
+		t.Errorf("no intervals yet: %s", empty)
+	}
+	// Latency appears with the first interval that reports one.
+	if noLat := string(LiveCharts(pts[1:2])); !strings.Contains(noLat, `<div id="live-chart-latency" class="chart-box" hidden></div>`) {
+		t.Errorf("an interval without latency shows a latency chart: %s", noLat)
+	}
+}
+
+// TestLiveChartsBounded: a long run's live chart draws at most
+// maxChartPoints points, merged as the finished page's charts are.
+func TestLiveChartsBounded(t *testing.T) {
+	pts := make([]runner.SeriesPoint, runner.MaxSeriesPoints)
+	for i := range pts {
+		pts[i] = runner.SeriesPoint{T: float64(i+1) * 0.25, Records: 250, RecordsPerSec: 1000 + float64(i%7), LatencyAvgMs: 1}
+	}
+	for _, n := range polylinePoints(string(LiveCharts(pts))) {
+		if n > maxChartPoints || n < maxChartPoints/2 {
+			t.Errorf("a live line of %d intervals draws %d points, want at most %d (and not far fewer)", len(pts), n, maxChartPoints)
+		}
+	}
+}
+
+// TestLiveChartsOfStoredRun: the page embeds the stored series' charts,
+// in order of the points' sequence.
+func TestLiveChartsOfStoredRun(t *testing.T) {
+	r := &store.Run{ID: 9, Status: store.StatusRunning, Series: []store.SeriesPoint{
+		{Seq: 1, T: 0.5, RecordsPerSec: 20},
+		{Seq: 0, T: 0.25, RecordsPerSec: 10},
+	}}
+	v, err := NewRunView(r, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := LiveCharts([]runner.SeriesPoint{{T: 0.25, RecordsPerSec: 10}, {T: 0.5, RecordsPerSec: 20}})
+	if v.LiveCharts != want || v.LiveChartsURL != "/runs/9/live-charts" {
+		t.Errorf("run page live charts %q at %q, want %q at /runs/9/live-charts", v.LiveCharts, v.LiveChartsURL, want)
+	}
+}
