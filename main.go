@@ -12,6 +12,7 @@
 package main
 
 import (
+	"github.com/kbench/kbench/rundoc"
 	"context"
 	"errors"
 	"flag"
@@ -157,7 +158,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 2
 			}
 			progress = v
-		case workload == "" && specFile == "" && len(rest) == 0 && (a == runner.Producer || a == runner.Consumer || a == runner.Writepath):
+		case workload == "" && specFile == "" && len(rest) == 0 && rundoc.Workload(a).Runnable():
 			workload = a
 		default:
 			rest = append(rest, a)
@@ -171,7 +172,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kbench run: --progress: must be text or json, got %q\n", progress)
 		return 2
 	}
-	var spec runner.Spec
+	var spec rundoc.Spec
 	var err error
 	switch {
 	case specFile != "":
@@ -179,24 +180,24 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "kbench run: --spec: takes the whole spec; give no workload or other flags with it")
 			return 2
 		}
-		spec, err = runner.ReadSpecFile(specFile, os.Getenv)
+		spec, err = rundoc.ReadSpecFile(specFile, os.Getenv)
 	case workload == "":
 		if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help") {
-			fmt.Fprint(stdout, runner.Usage(runner.Producer), "\n", runner.Usage(runner.Consumer), "\n", runner.Usage(runner.Writepath))
+			fmt.Fprint(stdout, rundoc.Usage(rundoc.Producer), "\n", rundoc.Usage(rundoc.Consumer), "\n", rundoc.Usage(rundoc.Writepath))
 			return 0
 		}
 		fmt.Fprintln(stderr, "kbench run: name a workload: producer, consumer or writepath (or give --spec FILE)")
 		return 2
 	default:
-		spec, err = runner.ParseArgs(workload, rest)
+		spec, err = rundoc.ParseArgs(rundoc.Workload(workload), rest)
 	}
-	if errors.Is(err, runner.ErrHelp) {
-		fmt.Fprint(stdout, runner.Usage(workload))
+	if errors.Is(err, rundoc.ErrHelp) {
+		fmt.Fprint(stdout, rundoc.Usage(rundoc.Workload(workload)))
 		return 0
 	}
 	if err != nil {
 		// Every bad flag on a line of its own.
-		var fes runner.FieldErrors
+		var fes rundoc.FieldErrors
 		if errors.As(err, &fes) {
 			for _, fe := range fes {
 				fmt.Fprintf(stderr, "kbench run %s: %v\n", workload, fe)
@@ -209,7 +210,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	opts.Stdout, opts.Stderr = stdout, stderr
 	res, err := runner.Run(ctx, spec, opts)
 	if err != nil {
-		var fe *runner.FieldError
+		var fe *rundoc.FieldError
 		if errors.As(err, &fe) {
 			fmt.Fprintf(stderr, "kbench run %s: %v\n", spec.Workload, err)
 			return 2

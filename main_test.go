@@ -348,8 +348,8 @@ func TestServeRetain(t *testing.T) {
 	}
 	old, recent := time.Now().Add(-31*24*time.Hour), time.Now().Add(-24*time.Hour)
 	runs := []*store.Run{
-		{Label: "old", Status: store.StatusSucceeded, CreatedAt: old, FinishedAt: &old},
-		{Label: "recent", Status: store.StatusSucceeded, CreatedAt: recent, FinishedAt: &recent},
+		{Label: "old", Status: rundoc.StatusSucceeded, CreatedAt: old, FinishedAt: &old},
+		{Label: "recent", Status: rundoc.StatusSucceeded, CreatedAt: recent, FinishedAt: &recent},
 	}
 	if err := st.CreateRuns(context.Background(), runs); err != nil {
 		t.Fatal(err)

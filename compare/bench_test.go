@@ -3,13 +3,13 @@ package compare
 import (
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // tenRuns are ten producer runs of 36 metrics each, with Kafka's summary
 // and a --print-metrics excerpt as output.
-func tenRuns() []store.Run {
-	runs := make([]store.Run, 10)
+func tenRuns() []rundoc.Run {
+	runs := make([]rundoc.Run, 10)
 	for i := range runs {
 		ms := producerMetrics(1+0.03*float64(i), i)
 		label := "trunk"
@@ -83,7 +83,7 @@ func BenchmarkJSON10Runs(b *testing.B) {
 // BenchmarkBuildGroups compares three labels of ten runs each: medians,
 // intervals and U tests for every metric.
 func BenchmarkBuildGroups(b *testing.B) {
-	var runs []store.Run
+	var runs []rundoc.Run
 	for g, label := range []string{"CLASSIC", "CONSUMER (trunk)", "CONSUMER (branch)"} {
 		for i := range 10 {
 			ms := producerMetrics(1+0.1*float64(g), i)

@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/rundoc"
 	"golang.org/x/perf/benchmath"
-
-	"github.com/kbench/kbench/store"
 )
 
 // Options tune [Build]. The zero value is the default.
@@ -46,10 +45,10 @@ const (
 // note, since repeating alone is then not a practical way to settle it.
 const MaxMoreRepetitions = 30
 
-// Directions of a metric (store.Metric.Better).
+// Directions of a metric (rundoc.Metric.Better).
 const (
-	HigherIsBetter = "higher"
-	LowerIsBetter  = "lower"
+	HigherIsBetter = rundoc.HigherIsBetter
+	LowerIsBetter  = rundoc.LowerIsBetter
 )
 
 // Verdicts of a non-baseline cell ([Cell.Verdict]).
@@ -198,7 +197,7 @@ type Row struct {
 	Section string
 	Metric  string
 	Unit    string
-	Better  string // higher, lower or ""
+	Better  rundoc.Better
 	Help    string
 	// Decimals is how many decimals the row's values are shown with,
 	// the same in every column (see [Row.ValueText]).
@@ -352,14 +351,14 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	thresholds := &benchmath.Thresholds{CompareAlpha: alpha}
 
 	// The runs each column's figures come from.
-	measured := make([][]store.Run, len(cols))
+	measured := make([][]rundoc.Run, len(cols))
 	var notes []string
 	for i, c := range cols {
 		if len(c.Runs) == 0 {
 			return nil, fmt.Errorf("compare: column %q has no runs", c.Name)
 		}
 		info := ColumnInfo{Name: c.Name, Baseline: i == 0}
-		var ms, warm []store.Run
+		var ms, warm []rundoc.Run
 		for _, r := range c.Runs {
 			if r.Warmup {
 				warm = append(warm, r)
@@ -386,7 +385,7 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	type metricInfo struct {
 		unit    string
 		unitRun uint
-		better  string
+		better  rundoc.Better
 		clash   bool // runs disagree on the direction
 		help    string
 		values  [][]float64 // per column
@@ -571,7 +570,7 @@ func describeCell(c *Cell, base Cell) {
 // a headline row. A change with enough samples to test is left
 // TestNotSignificant with its raw p-value and Hodges-Lehmann change;
 // [Table.decide] then adjusts the p-values and settles it.
-func (t *Table) compareCell(c *Cell, base Cell, s, baseS *benchmath.Sample, better string) {
+func (t *Table) compareCell(c *Cell, base Cell, s, baseS *benchmath.Sample, better rundoc.Better) {
 	if !setChange(c, base) {
 		return
 	}
@@ -627,7 +626,7 @@ func (t *Table) compareCell(c *Cell, base Cell, s, baseS *benchmath.Sample, bett
 
 // directionVerdict is the verdict of a change of sign sign for a metric
 // whose direction is better.
-func directionVerdict(better string, sign int) string {
+func directionVerdict(better rundoc.Better, sign int) string {
 	if sign == 0 {
 		if better == "" {
 			return VerdictNone
@@ -664,12 +663,12 @@ func (t *Table) rowUnchanged(row Row) bool {
 }
 
 // workloads are the distinct workloads of runs, sorted.
-func workloads(measured [][]store.Run) []string {
+func workloads(measured [][]rundoc.Run) []string {
 	var ws []string
 	for _, runs := range measured {
 		for _, r := range runs {
-			if !slices.Contains(ws, r.Workload) {
-				ws = append(ws, r.Workload)
+			if !slices.Contains(ws, string(r.Workload)) {
+				ws = append(ws, string(r.Workload))
 			}
 		}
 	}
@@ -714,7 +713,7 @@ func testMinN(alpha float64) int {
 }
 
 // notes explains the table.
-func (t *Table) notes(cols []Column, measured [][]store.Run) []string {
+func (t *Table) notes(cols []Column, measured [][]rundoc.Run) []string {
 	var notes []string
 	multi, single, tooFew := false, false, false
 	for _, row := range t.Rows {
@@ -743,7 +742,7 @@ func (t *Table) notes(cols []Column, measured [][]store.Run) []string {
 		b.WriteString(".")
 		notes = append(notes, b.String())
 		for _, r := range measured[i] {
-			if r.Status != "" && r.Status != store.StatusSucceeded {
+			if r.Status != "" && r.Status != rundoc.StatusSucceeded {
 				notes = append(notes, fmt.Sprintf("Run #%d is %s: its figures may cover only part of the measurement.", r.ID, r.Status))
 			}
 		}
@@ -764,7 +763,7 @@ func (t *Table) notes(cols []Column, measured [][]store.Run) []string {
 	return notes
 }
 
-func runIDs(runs []store.Run) []uint {
+func runIDs(runs []rundoc.Run) []uint {
 	if len(runs) == 0 {
 		return nil
 	}

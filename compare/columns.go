@@ -3,16 +3,16 @@ package compare
 import (
 	"strconv"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // A Column is one column of a comparison: a single run, the runs of a
 // repetition group, or several runs sharing a label. [Build] leaves a
-// column's warm-up runs (store.Run.Warmup) out of its statistics and says
+// column's warm-up runs (rundoc.Run.Warmup) out of its statistics and says
 // so in the table's notes; a column made only of warm-up runs keeps them.
 type Column struct {
 	Name string
-	Runs []store.Run
+	Runs []rundoc.Run
 }
 
 // Ways to form columns from runs, for [Columns].
@@ -36,14 +36,14 @@ const (
 // Any other value of by is taken as "run". Warm-up runs stay in the
 // columns; [Build] excludes them from the statistics. The first column is
 // the baseline.
-func Columns(runs []store.Run, by string) []Column {
+func Columns(runs []rundoc.Run, by string) []Column {
 	switch by {
 	case ByLabel:
-		return columnsByKey(runs, func(r store.Run) (string, string) {
+		return columnsByKey(runs, func(r rundoc.Run) (string, string) {
 			return "l:" + r.Label, labelName(r.Label)
 		})
 	case ByGroup:
-		cols := columnsByKey(runs, func(r store.Run) (string, string) {
+		cols := columnsByKey(runs, func(r rundoc.Run) (string, string) {
 			if r.GroupID == "" {
 				return "r:" + strconv.FormatUint(uint64(r.ID), 10), runName(r)
 			}
@@ -66,13 +66,13 @@ func Columns(runs []store.Run, by string) []Column {
 	}
 	cols := make([]Column, len(runs))
 	for i, r := range runs {
-		cols[i] = Column{Name: runName(r), Runs: []store.Run{r}}
+		cols[i] = Column{Name: runName(r), Runs: []rundoc.Run{r}}
 	}
 	return cols
 }
 
 // columnsByKey groups runs by key in first-seen order.
-func columnsByKey(runs []store.Run, key func(store.Run) (key, name string)) []Column {
+func columnsByKey(runs []rundoc.Run, key func(rundoc.Run) (key, name string)) []Column {
 	index := map[string]int{}
 	var cols []Column
 	for _, r := range runs {
@@ -89,7 +89,7 @@ func columnsByKey(runs []store.Run, key func(store.Run) (key, name string)) []Co
 }
 
 // runName names a single run: "#12 trunk", or "#12" without a label.
-func runName(r store.Run) string {
+func runName(r rundoc.Run) string {
 	s := "#" + strconv.FormatUint(uint64(r.ID), 10)
 	if r.Label != "" {
 		s += " " + r.Label

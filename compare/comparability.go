@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // A Difference is a setting whose value is not the same in every column
@@ -67,7 +67,7 @@ var comparedAPIs = map[int]bool{
 }
 
 // storedEnvironment is the part of a stored environment (result.json's
-// environment, runner.Environment) the check reads.
+// environment, rundoc.Environment) the check reads.
 type storedEnvironment struct {
 	Source         string `json:"source"` // "imported" for an imported run
 	KbenchVersion  string `json:"kbench_version"`
@@ -129,16 +129,19 @@ func (f *facts) add(name, value string) {
 
 // runFacts reads what a run recorded about how it ran. An imported run
 // keeps only what its source printed: nothing is derived for it.
-func runFacts(r store.Run) facts {
+func runFacts(r rundoc.Run) facts {
 	var f facts
-	f.add("workload", r.Workload)
+	f.add("workload", string(r.Workload))
+	// The stored text, not the decoded document: facts tell a value
+	// recorded as zero from one never recorded, in documents of any
+	// kbench version.
 	var env storedEnvironment
-	if s := strings.TrimSpace(r.Environment); s != "" {
+	if s := strings.TrimSpace(r.Documents.Environment); s != "" {
 		if err := json.Unmarshal([]byte(s), &env); err != nil {
 			env = storedEnvironment{}
 		}
 	}
-	imported := env.Source == store.SourceImported || r.Source == store.SourceImported
+	imported := env.Source == string(rundoc.SourceImported) || r.Source == rundoc.SourceImported
 	if !imported && env.Config != nil {
 		f.config = true
 		f.add("mode", env.Config.Mode)
@@ -270,7 +273,7 @@ func paramText(raw json.RawMessage) string {
 // comparability lists the settings that differ between the columns, and
 // the runs that recorded no configuration (their columns' values come
 // from the spec and environment alone, or are unknown).
-func comparability(measured [][]store.Run) (diffs []Difference, unknown []uint) {
+func comparability(measured [][]rundoc.Run) (diffs []Difference, unknown []uint) {
 	type cell struct {
 		values []string // distinct, in run order
 	}

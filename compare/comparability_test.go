@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // envJSON is a stored environment as result.json writes it, with the
@@ -39,7 +39,7 @@ func specJSON(params string) string { return `{"workload":"producer","params":{`
 // in compression, record size and load average (and in what must not
 // count: host, topic, the embedded broker's port), and an imported run
 // that recorded nothing.
-func comparabilityRuns() []store.Run {
+func comparabilityRuns() []rundoc.Run {
 	trunk := run(1, "trunk", producerMetrics(1, 0)...)
 	trunk.Environment = envJSON(0.2, "embedded", "acks", "all", "compression.type", "none", "linger.ms", "5")
 	trunk.Measurement = measurementJSON(12.5, 5_000_000, 125)
@@ -51,11 +51,11 @@ func comparabilityRuns() []store.Run {
 	branch.Spec = specJSON(`"topic":"b","record-size":256,"mode":"raw","profile":["cpu","heap"],"throughput":-1`)
 
 	imported := run(3, "kafka tool", producerMetrics(0.9, 2)...)
-	imported.Source = store.SourceImported
+	imported.Source = rundoc.SourceImported
 	imported.Environment = `{"source":"imported","tool":"kafka-producer-perf-test","broker":"imported: kafka-producer-perf-test does not print its environment"}`
 	imported.Measurement = `{"source":"imported","tool":"kafka-producer-perf-test","measured_records":5000000,"window_seconds":5.5}`
 	imported.Spec = `{"workload":"imported","tool":"producer"}`
-	return []store.Run{trunk, branch, imported}
+	return []rundoc.Run{trunk, branch, imported}
 }
 
 type comparabilityDoc struct {
@@ -180,7 +180,7 @@ func TestComparability(t *testing.T) {
 // (the release guess of a cluster) is unknown for the other, not a
 // difference.
 func TestComparabilityGroups(t *testing.T) {
-	var runs []store.Run
+	var runs []rundoc.Run
 	for i, c := range []struct {
 		label, compression, kind string
 	}{{"A", "none", "embedded"}, {"A", "snappy", "embedded"}, {"B", "none", "cluster"}, {"B", "none", "cluster"}} {
@@ -258,13 +258,13 @@ func TestRunWarnings(t *testing.T) {
 // TestRunWarningsRules checks RunWarnings run by run: thresholds, and
 // no warning where the sample count is unknown.
 func TestRunWarningsRules(t *testing.T) {
-	withCPU := []store.Metric{metric("process-cpu-p99", 150, "%", LowerIsBetter), metric("process-cpu-max", 160, "%", LowerIsBetter),
+	withCPU := []rundoc.Metric{metric("process-cpu-p99", 150, "%", LowerIsBetter), metric("process-cpu-max", 160, "%", LowerIsBetter),
 		metric("record-latency-p99", 3, "ms", LowerIsBetter)}
 	tests := []struct {
 		name        string
 		measurement string
 		source      string
-		metrics     []store.Metric
+		metrics     []rundoc.Metric
 		kinds       string
 	}{
 		{"long and well sampled", measurementJSON(10, 20, 100), "", withCPU, ""},
@@ -272,8 +272,8 @@ func TestRunWarningsRules(t *testing.T) {
 		{"just under", measurementJSON(4.99, 19, 19), "", withCPU, "short window,few samples,few samples"},
 		{"no CPU sample, no CPU figure", measurementJSON(0.05, 500, 0), "", withCPU[2:], "short window"},
 		{"no window (failed before measuring)", measurementJSON(0, 0, 0), "", nil, ""},
-		{"imported: window known, samples not", `{"source":"imported","measured_records":1000,"window_seconds":0.5}`, store.SourceImported,
-			[]store.Metric{metric("record-latency-p99", 3, "ms", LowerIsBetter)}, "short window"},
+		{"imported: window known, samples not", `{"source":"imported","measured_records":1000,"window_seconds":0.5}`, rundoc.SourceImported,
+			[]rundoc.Metric{metric("record-latency-p99", 3, "ms", LowerIsBetter)}, "short window"},
 		{"nothing stored", "", "", withCPU, ""},
 		{"unreadable", "{", "", withCPU, ""},
 	}
@@ -317,14 +317,14 @@ func TestComparabilityGolden(t *testing.T) {
 // workload are not; a flag the configuration holds under Kafka's name is
 // listed once.
 func TestComparabilitySpec(t *testing.T) {
-	old := func(id uint, params string) store.Run {
+	old := func(id uint, params string) rundoc.Run {
 		r := run(id, "old", producerMetrics(1, int(id))...)
 		r.Workload = "consumer"
 		r.Spec = `{"workload":"consumer","params":{` + params + `}}`
 		r.Environment = `{"kbench_version":"devel","go_version":"go1.26.8","broker":"embedded kfake (own process) at 127.0.0.1:4000` + fmt.Sprint(id) + `"}`
 		return r
 	}
-	runs := []store.Run{
+	runs := []rundoc.Run{
 		old(1, `"messages":1000,"timeout":10000,"fetch-size":1048576,"topic":"a"`),
 		old(2, `"messages":2000,"timeout":20000,"fetch-size":65536,"topic":"b"`),
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 func TestSectionOf(t *testing.T) {
@@ -64,10 +64,10 @@ func TestSectionOf(t *testing.T) {
 }
 
 func TestColumns(t *testing.T) {
-	r := func(id uint, label, group string, warmup bool) store.Run {
-		return store.Run{ID: id, Label: label, GroupID: group, Warmup: warmup}
+	r := func(id uint, label, group string, warmup bool) rundoc.Run {
+		return rundoc.Run{ID: id, Label: label, GroupID: group, Warmup: warmup}
 	}
-	runs := []store.Run{
+	runs := []rundoc.Run{
 		r(1, "trunk", "ga", true), r(2, "trunk", "ga", false), r(3, "branch", "gb", false),
 		r(4, "trunk", "ga", false), r(5, "", "", false), r(6, "trunk", "gc", false), r(7, "branch", "", false),
 	}
@@ -104,12 +104,12 @@ func TestColumns(t *testing.T) {
 func itoa(id uint) string { return FormatNumber(float64(id)) }
 
 // single builds a table of one single-run column per metric set.
-func single(t *testing.T, opts Options, sets ...[]store.Metric) *Table {
+func single(t *testing.T, opts Options, sets ...[]rundoc.Metric) *Table {
 	t.Helper()
 	var cols []Column
 	for i, ms := range sets {
 		r := run(uint(i+1), "", ms...)
-		cols = append(cols, Column{Name: runName(r), Runs: []store.Run{r}})
+		cols = append(cols, Column{Name: runName(r), Runs: []rundoc.Run{r}})
 	}
 	tab, err := Build(cols, opts)
 	if err != nil {
@@ -156,8 +156,8 @@ func TestSingleRunArithmetic(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tab := single(t, Options{Headline: []string{"m"}},
-				[]store.Metric{metric("m", tt.base, "u", tt.better)},
-				[]store.Metric{metric("m", tt.target, "u", tt.better)})
+				[]rundoc.Metric{metric("m", tt.base, "u", tt.better)},
+				[]rundoc.Metric{metric("m", tt.target, "u", tt.better)})
 			c := rowOf(t, tab, "m").Cells[1]
 			if !floatPtrEq(c.DeltaPct, tt.wantDelta) {
 				t.Errorf("delta = %v, want %v", deref(c.DeltaPct), deref(tt.wantDelta))
@@ -334,13 +334,13 @@ func TestMinSamples(t *testing.T) {
 		{0.01, 0.99, 5, 8},
 	}
 	for _, tt := range tests {
-		tab := single(t, Options{Alpha: tt.alpha, Confidence: tt.conf}, []store.Metric{metric("m", 1, "", "")})
+		tab := single(t, Options{Alpha: tt.alpha, Confidence: tt.conf}, []rundoc.Metric{metric("m", 1, "", "")})
 		if tab.TestMinN != tt.wantTest || tab.IntervalMinN != tt.wantIntv {
 			t.Errorf("α %v, confidence %v: TestMinN %d, IntervalMinN %d; want %d, %d", tt.alpha, tt.conf, tab.TestMinN, tab.IntervalMinN, tt.wantTest, tt.wantIntv)
 		}
 	}
 	for _, o := range []Options{{Alpha: 1}, {Alpha: -0.1}, {Confidence: 1.5}, {Alpha: math.NaN()}} {
-		if _, err := Build([]Column{{Name: "a", Runs: []store.Run{run(1, "")}}}, o); err == nil {
+		if _, err := Build([]Column{{Name: "a", Runs: []rundoc.Run{run(1, "")}}}, o); err == nil {
 			t.Errorf("Build with %+v: no error", o)
 		}
 	}
@@ -349,7 +349,7 @@ func TestMinSamples(t *testing.T) {
 func TestMedianAndInterval(t *testing.T) {
 	vs := []float64{9, 3, 7, 1, 5, 11} // unsorted on purpose
 	orig := slices.Clone(vs)
-	var runs []store.Run
+	var runs []rundoc.Run
 	for i, v := range vs {
 		runs = append(runs, run(uint(i+1), "g", metric("m", v, "ms", LowerIsBetter)))
 	}
@@ -380,8 +380,8 @@ func TestMedianAndInterval(t *testing.T) {
 
 func TestUnitMismatch(t *testing.T) {
 	cols := []Column{
-		{Name: "a", Runs: []store.Run{run(1, "a", metric("record-latency-p99", 4, "ms", LowerIsBetter))}},
-		{Name: "b", Runs: []store.Run{run(2, "b", metric("record-latency-p99", 0.004, "s", LowerIsBetter))}},
+		{Name: "a", Runs: []rundoc.Run{run(1, "a", metric("record-latency-p99", 4, "ms", LowerIsBetter))}},
+		{Name: "b", Runs: []rundoc.Run{run(2, "b", metric("record-latency-p99", 0.004, "s", LowerIsBetter))}},
 	}
 	_, err := Build(cols, Options{})
 	if !errors.Is(err, ErrUnitMismatch) {
@@ -393,7 +393,7 @@ func TestUnitMismatch(t *testing.T) {
 		}
 	}
 	// Within one column too.
-	cols = []Column{{Name: "a", Runs: []store.Run{run(1, "a", metric("m", 1, "ms", "")), run(2, "a", metric("m", 1, "", ""))}}}
+	cols = []Column{{Name: "a", Runs: []rundoc.Run{run(1, "a", metric("m", 1, "ms", "")), run(2, "a", metric("m", 1, "", ""))}}}
 	if _, err := Build(cols, Options{}); !errors.Is(err, ErrUnitMismatch) {
 		t.Errorf("err = %v, want ErrUnitMismatch within a column", err)
 	}
@@ -409,13 +409,13 @@ func TestBuildErrors(t *testing.T) {
 }
 
 func TestHideUnchanged(t *testing.T) {
-	base := []store.Metric{
+	base := []rundoc.Metric{
 		metric("record-send-rate", 100, "records/s", HigherIsBetter), // changes
 		metric("records-sent", 500, "records", ""),                   // equal
 		metric("gc-count", 12, "cycles", LowerIsBetter),              // equal
 		metric("heap-peak", 60, "MiB", LowerIsBetter),                // changes in one column only
 	}
-	a := []store.Metric{
+	a := []rundoc.Metric{
 		metric("record-send-rate", 110, "records/s", HigherIsBetter),
 		metric("records-sent", 500, "records", ""),
 		metric("gc-count", 12, "cycles", LowerIsBetter),
@@ -493,8 +493,8 @@ func TestWarmupExcluded(t *testing.T) {
 	// A column of warm-up runs only keeps them.
 	w := run(1, "w")
 	w.Warmup = true
-	w.Metrics = []store.Metric{metric("m", 1, "", "")}
-	tab, err = Build([]Column{{Name: "w", Runs: []store.Run{w}}}, Options{})
+	w.Metrics = []rundoc.Metric{metric("m", 1, "", "")}
+	tab, err = Build([]Column{{Name: "w", Runs: []rundoc.Run{w}}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,8 +556,8 @@ func TestGroupsTable(t *testing.T) {
 
 func TestDirectionClash(t *testing.T) {
 	tab := single(t, Options{},
-		[]store.Metric{metric("m", 1, "", HigherIsBetter)},
-		[]store.Metric{metric("m", 2, "", LowerIsBetter)})
+		[]rundoc.Metric{metric("m", 1, "", HigherIsBetter)},
+		[]rundoc.Metric{metric("m", 2, "", LowerIsBetter)})
 	r := rowOf(t, tab, "m")
 	if r.Better != "" || r.Cells[1].Verdict != VerdictNone || len(r.Notes) == 0 {
 		t.Errorf("row %+v: want no direction, no verdict and a note", r)
@@ -566,8 +566,8 @@ func TestDirectionClash(t *testing.T) {
 
 func TestMissingAndNonFinite(t *testing.T) {
 	tab := single(t, Options{},
-		[]store.Metric{metric("only-base", 1, "", HigherIsBetter), metric("bad", math.NaN(), "", "")},
-		[]store.Metric{metric("only-target", 2, "", HigherIsBetter), metric("bad", 3, "", "")})
+		[]rundoc.Metric{metric("only-base", 1, "", HigherIsBetter), metric("bad", math.NaN(), "", "")},
+		[]rundoc.Metric{metric("only-target", 2, "", HigherIsBetter), metric("bad", 3, "", "")})
 	if r := rowOf(t, tab, "only-base"); r.Cells[1].N != 0 || r.Cells[1].Test != TestNone || r.ValueText(1) != "—" || tab.ChangeText(r.Cells[1]) != "" {
 		t.Errorf("missing target cell = %+v", r.Cells[1])
 	}
@@ -699,9 +699,9 @@ func TestRowDecimals(t *testing.T) {
 		{[]float64{-0.0001, 4}, []string{"−0.000100", "4"}},
 	}
 	for _, tt := range tests {
-		var sets [][]store.Metric
+		var sets [][]rundoc.Metric
 		for _, v := range tt.values {
-			sets = append(sets, []store.Metric{metric("m", v, "", "")})
+			sets = append(sets, []rundoc.Metric{metric("m", v, "", "")})
 		}
 		r := rowOf(t, single(t, Options{}, sets...), "m")
 		for i, want := range tt.want {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // decide settles the table's tested changes: it adjusts their p-values
@@ -47,7 +49,7 @@ func (t *Table) decide() {
 
 // judge settles a tested change c of a headline row with baseline
 // samples m, given its adjusted p-value.
-func (t *Table) judge(c *Cell, m int, adj float64, better string) {
+func (t *Table) judge(c *Cell, m int, adj float64, better rundoc.Better) {
 	c.PAdj = &adj
 	p := *c.P
 	switch {

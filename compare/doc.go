@@ -30,7 +30,7 @@
 // flag about 30·α of them between identical runs.
 //
 // A headline change gets a verdict by the metric's direction
-// (store.Metric.Better: a higher rate is better, a higher latency worse,
+// (rundoc.Metric.Better: a higher rate is better, a higher latency worse,
 // and a metric without a direction never gets one). Whether the verdict
 // may be trusted depends on the samples:
 //

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // Meta is what a report adds to a table: a title, the author's notes, the
@@ -281,7 +283,7 @@ func CSV(t *Table) []byte {
 			rec[0] = row.Section
 			rec[1] = csvText(row.Metric)
 			rec[2] = csvText(row.Unit)
-			rec[3] = row.Better
+			rec[3] = string(row.Better)
 			rec[4] = csvText(t.Columns[i].Name)
 			rec[5] = strconv.Itoa(c.N)
 			rec[6] = ""
@@ -369,13 +371,13 @@ type (
 		MoreRepetitions int    `json:"more_repetitions"`
 	}
 	jsonRow struct {
-		Section string     `json:"section"`
-		Metric  string     `json:"metric"`
-		Unit    string     `json:"unit"`
-		Better  string     `json:"better"`
-		Help    string     `json:"help,omitempty"`
-		Notes   []string   `json:"notes,omitempty"`
-		Cells   []jsonCell `json:"cells"`
+		Section string        `json:"section"`
+		Metric  string        `json:"metric"`
+		Unit    string        `json:"unit"`
+		Better  rundoc.Better `json:"better"`
+		Help    string        `json:"help,omitempty"`
+		Notes   []string      `json:"notes,omitempty"`
+		Cells   []jsonCell    `json:"cells"`
 		// Headline: the row is tested; false: descriptive.
 		Headline bool `json:"headline"`
 	}

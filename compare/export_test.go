@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 var reportMeta = Meta{
@@ -161,7 +161,7 @@ func TestMarkdownEscaping(t *testing.T) {
 	r1.Output = "plain line\n"
 	r2 := run(2, "br`anch` <x> & co", metric("m", 2, "ms|s", LowerIsBetter))
 	r2.Output = "a ``` fence\r\n````\nlast\n\n"
-	tab, err := Build(Columns([]store.Run{r1, r2}, ByRun), Options{Headline: []string{"m"}})
+	tab, err := Build(Columns([]rundoc.Run{r1, r2}, ByRun), Options{Headline: []string{"m"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestMarkdownEscaping(t *testing.T) {
 }
 
 func TestMarkdownEmpty(t *testing.T) {
-	tab, err := Build([]Column{{Name: "a", Runs: []store.Run{run(1, "a")}}}, Options{})
+	tab, err := Build([]Column{{Name: "a", Runs: []rundoc.Run{run(1, "a")}}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

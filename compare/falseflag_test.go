@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // identicalProducerRuns draws n runs of one producer configuration: every
@@ -15,14 +15,14 @@ import (
 // shared speed factor (rates up, latencies down, as in real runs, so
 // record-send-rate and mb-per-sec move together) and independent noise
 // per metric, for the ~31 figures a producer run reports.
-func identicalProducerRuns(rng *rand.Rand, first uint, label string, n int) []store.Run {
-	runs := make([]store.Run, n)
+func identicalProducerRuns(rng *rand.Rand, first uint, label string, n int) []rundoc.Run {
+	runs := make([]rundoc.Run, n)
 	for i := range runs {
 		speed := math.Exp(0.1 * rng.NormFloat64())
 		noisy := func(v float64) float64 { return v * math.Exp(0.05*rng.NormFloat64()) }
 		rate := noisy(1_000_000 * speed)
 		lat := noisy(4 / speed)
-		ms := []store.Metric{
+		ms := []rundoc.Metric{
 			metric("records-sent", 5_000_000, "records", ""),
 			metric("record-send-rate", rate, "records/s", HigherIsBetter),
 			metric("mb-per-sec", rate*256/(1<<20), "MB/s", HigherIsBetter),

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // t0 is the fixed creation time of fixture runs and reports.
@@ -14,23 +14,23 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // noise is a fixed, zero-centred pattern of relative run-to-run noise.
 var noise = []float64{-0.02, 0.01, 0.03, -0.01, 0.0, 0.02, -0.03, 0.015, -0.005, 0.025}
 
-func metric(name string, v float64, unit, better string) store.Metric {
-	return store.Metric{Name: name, Value: v, Unit: unit, Better: better}
+func metric(name string, v float64, unit, better string) rundoc.Metric {
+	return rundoc.Metric{Name: name, Value: v, Unit: unit, Better: better}
 }
 
-func run(id uint, label string, ms ...store.Metric) store.Run {
-	return store.Run{ID: id, Label: label, Workload: "producer", Status: store.StatusSucceeded, Source: store.SourceLaunched,
+func run(id uint, label string, ms ...rundoc.Metric) rundoc.Run {
+	return rundoc.Run{ID: id, Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, Source: rundoc.SourceLaunched,
 		Complete: true, CreatedAt: t0.Add(time.Duration(id) * time.Minute), Metrics: ms}
 }
 
 // producerMetrics are the ~36 figures of a producer run, scaled: speed
 // multiplies rates and divides latencies, j picks the noise.
-func producerMetrics(speed float64, j int) []store.Metric {
+func producerMetrics(speed float64, j int) []rundoc.Metric {
 	n := 1 + noise[j%len(noise)]
 	rate := 1_000_000 * speed * n
 	lat := 4.12 / speed * (1 + noise[(j+3)%len(noise)])
 	const recs = 5_000_000
-	return []store.Metric{
+	return []rundoc.Metric{
 		metric("records-sent", recs, "records", ""),
 		metric("record-send-rate", rate, "records/s", HigherIsBetter),
 		metric("mb-per-sec", rate*256/(1<<20), "MB/s", HigherIsBetter),
@@ -72,7 +72,7 @@ func producerMetrics(speed float64, j int) []store.Metric {
 }
 
 // producerOutput is Kafka's producer summary and a --print-metrics block.
-func producerOutput(ms []store.Metric) string {
+func producerOutput(ms []rundoc.Metric) string {
 	get := func(name string) float64 {
 		for _, m := range ms {
 			if m.Name == name {
@@ -92,12 +92,12 @@ func producerOutput(ms []store.Metric) string {
 }
 
 // consumerMetrics are the figures of a consumer run.
-func consumerMetrics(speed float64, j int) []store.Metric {
+func consumerMetrics(speed float64, j int) []rundoc.Metric {
 	n := 1 + noise[j%len(noise)]
 	rate := 1_500_000 * speed * n
 	secs := 10 / speed / n
 	fetchLat := 2.5 * (1 + noise[(j+5)%len(noise)]) // same for every speed
-	return []store.Metric{
+	return []rundoc.Metric{
 		metric("records-consumed-total", 15_000_000, "records", ""),
 		metric("records-consumed-rate", rate, "records/s", HigherIsBetter),
 		metric("bytes-consumed-total", 3_840_000_000, "bytes", ""),
@@ -120,7 +120,7 @@ func consumerMetrics(speed float64, j int) []store.Metric {
 	}
 }
 
-func consumerOutput(ms []store.Metric) string {
+func consumerOutput(ms []rundoc.Metric) string {
 	get := func(name string) float64 {
 		for _, m := range ms {
 			if m.Name == name {
@@ -140,8 +140,8 @@ func consumerOutput(ms []store.Metric) string {
 // groupRuns are three labels of consumer runs: CLASSIC (6 runs and a
 // warm-up), CONSUMER (trunk) (6 runs, 20% faster) and CONSUMER (branch)
 // (3 runs, as fast as trunk).
-func groupRuns() []store.Run {
-	var runs []store.Run
+func groupRuns() []rundoc.Run {
+	var runs []rundoc.Run
 	add := func(id uint, label, group string, index int, warmup bool, speed float64) {
 		ms := consumerMetrics(speed, index)
 		r := run(id, label, ms...)
@@ -168,10 +168,10 @@ func groupRuns() []store.Run {
 
 // singleRuns are three producer runs, the last with a label that needs
 // escaping and an output holding a fence.
-func singleRuns() []store.Run {
+func singleRuns() []rundoc.Run {
 	labels := []string{"trunk", "branch", "branch `fix|2` <b>"}
 	speeds := []float64{1, 1.1, 0.9}
-	var runs []store.Run
+	var runs []rundoc.Run
 	for i, l := range labels {
 		ms := producerMetrics(speeds[i], 0)
 		r := run(uint(i+1), l, ms...)

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
-// Runs queued interleaved (store.Run.ABBatch) ran alternately, one
+// Runs queued interleaved (rundoc.Run.ABBatch) ran alternately, one
 // configuration after the other and back, so that whatever drifts on the
 // machine during a batch (heat, other load, the page cache) reaches each
 // configuration alike. Repetitions queued one configuration after another
@@ -21,7 +21,7 @@ import (
 // interleaved with the baseline when every measured run of both has a
 // batch and both sides ran in the same batches; the runs of a batch the
 // other side has no run in ran apart from it.
-func (t *Table) checkInterleaving(measured [][]store.Run) {
+func (t *Table) checkInterleaving(measured [][]rundoc.Run) {
 	if len(measured) < 2 || len(measured[0]) < 2 {
 		return
 	}
@@ -48,7 +48,7 @@ func (t *Table) checkInterleaving(measured [][]store.Run) {
 
 // runsApart are the runs of side that were not queued in a batch with a
 // run of other.
-func runsApart(side, other []store.Run) []uint {
+func runsApart(side, other []rundoc.Run) []uint {
 	batches := map[string]bool{}
 	for _, r := range other {
 		if r.ABBatch != "" {

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // batched is a measured run of group g queued in A/B batch b ("" for none).
-func batched(id uint, label, b string) store.Run {
+func batched(id uint, label, b string) rundoc.Run {
 	r := run(id, label, metric("record-send-rate", float64(1000+id), "records/s", HigherIsBetter))
 	r.GroupID, r.ABBatch = "g-"+label, b
 	return r
@@ -24,23 +24,23 @@ func TestNotInterleaved(t *testing.T) {
 	warm.Warmup = true
 	tests := []struct {
 		name  string
-		runs  []store.Run
+		runs  []rundoc.Run
 		want  []string // columns flagged
 		apart string   // runs named in the note, "" when all ran apart
 	}{
-		{"one batch", []store.Run{batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b1"), batched(4, "A", "b1")}, nil, ""},
-		{"one after another", []store.Run{batched(1, "A", ""), batched(2, "A", ""), batched(3, "B", ""), batched(4, "B", "")},
+		{"one batch", []rundoc.Run{batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b1"), batched(4, "A", "b1")}, nil, ""},
+		{"one after another", []rundoc.Run{batched(1, "A", ""), batched(2, "A", ""), batched(3, "B", ""), batched(4, "B", "")},
 			[]string{"B"}, ""},
-		{"two batches on both sides", []store.Run{batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b2"), batched(4, "A", "b2")}, nil, ""},
-		{"a batch on one side only", []store.Run{batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b1"), batched(4, "A", "b1"),
+		{"two batches on both sides", []rundoc.Run{batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b2"), batched(4, "A", "b2")}, nil, ""},
+		{"a batch on one side only", []rundoc.Run{batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b1"), batched(4, "A", "b1"),
 			batched(5, "A", "b2"), batched(6, "A", "b2")}, []string{"B"}, "#5, #6"},
-		{"two separate A/B batches", []store.Run{batched(1, "A", "b1"), batched(2, "A", "b1"), batched(3, "B", "b2"), batched(4, "B", "b2")},
+		{"two separate A/B batches", []rundoc.Run{batched(1, "A", "b1"), batched(2, "A", "b1"), batched(3, "B", "b2"), batched(4, "B", "b2")},
 			[]string{"B"}, ""},
-		{"warm-up runs do not count", []store.Run{warm, batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b1"), batched(4, "A", "b1")}, nil, ""},
-		{"third column apart", []store.Run{batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b1"), batched(4, "A", "b1"),
+		{"warm-up runs do not count", []rundoc.Run{warm, batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b1"), batched(4, "A", "b1")}, nil, ""},
+		{"third column apart", []rundoc.Run{batched(1, "A", "b1"), batched(2, "B", "b1"), batched(3, "B", "b1"), batched(4, "A", "b1"),
 			batched(5, "C", "b2"), batched(6, "C", "b2")}, []string{"C"}, ""},
-		{"single runs are not checked", []store.Run{batched(1, "A", ""), batched(2, "B", "")}, nil, ""},
-		{"a single run against a group is not checked", []store.Run{batched(1, "A", ""), batched(2, "B", ""), batched(3, "B", "")}, nil, ""},
+		{"single runs are not checked", []rundoc.Run{batched(1, "A", ""), batched(2, "B", "")}, nil, ""},
+		{"a single run against a group is not checked", []rundoc.Run{batched(1, "A", ""), batched(2, "B", ""), batched(3, "B", "")}, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,7 @@ package compare
 import (
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // TestCPUPerGBAndGiBNeverCompared: runs stored before cpu-seconds-per-gib
@@ -13,7 +13,7 @@ import (
 func TestCPUPerGBAndGiBNeverCompared(t *testing.T) {
 	old := run(1, "before", metric("cpu-seconds-per-gb", 5.0, "s/GB", LowerIsBetter))
 	cur := run(2, "after", metric("cpu-seconds-per-gib", 5.2, "s/GiB", LowerIsBetter))
-	tab, err := Build([]Column{{Name: "before", Runs: []store.Run{old}}, {Name: "after", Runs: []store.Run{cur}}}, Options{})
+	tab, err := Build([]Column{{Name: "before", Runs: []rundoc.Run{old}}, {Name: "after", Runs: []rundoc.Run{cur}}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

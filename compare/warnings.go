@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // Thresholds of the warnings on a run's figures ([RunWarnings]).
@@ -45,7 +45,7 @@ type RunWarning struct {
 }
 
 // storedMeasurement is the part of a stored measurement (result.json's
-// measurement, runner.Measurement) the warnings read. Pointers tell a
+// measurement, rundoc.Measurement) the warnings read. Pointers tell a
 // missing figure from a zero.
 type storedMeasurement struct {
 	WindowSeconds  *float64 `json:"window_seconds"`
@@ -73,9 +73,11 @@ var cpuSampled = []string{"process-cpu-p99", "process-cpu-max"}
 //
 // What the run did not record is not guessed: an imported run's window
 // (records over rate) is checked, its sample counts are unknown.
-func RunWarnings(r store.Run) []RunWarning {
+func RunWarnings(r rundoc.Run) []RunWarning {
+	// The stored text: a sample count never recorded is no warning, one
+	// recorded as zero is.
 	var m storedMeasurement
-	if s := strings.TrimSpace(r.Measurement); s == "" || json.Unmarshal([]byte(s), &m) != nil {
+	if s := strings.TrimSpace(r.Documents.Measurement); s == "" || json.Unmarshal([]byte(s), &m) != nil {
 		return nil
 	}
 	var out []RunWarning
@@ -103,7 +105,7 @@ func RunWarnings(r store.Run) []RunWarning {
 // SampledFigures names the figures among metrics that rest on samples:
 // the latency percentiles (…-pNN, from the latency histogram's samples)
 // and the CPU sampler's process-cpu-p99 and process-cpu-max.
-func SampledFigures(metrics []store.Metric) (latency, cpu []string) {
+func SampledFigures(metrics []rundoc.Metric) (latency, cpu []string) {
 	for _, x := range metrics {
 		switch {
 		case slices.Contains(cpuSampled, x.Name):
@@ -131,7 +133,7 @@ type TableWarning struct {
 func (w TableWarning) FullText() string { return w.RunName + ": " + w.Text }
 
 // tableWarnings are the warnings of every measured run, column by column.
-func tableWarnings(cols []ColumnInfo, measured [][]store.Run) []TableWarning {
+func tableWarnings(cols []ColumnInfo, measured [][]rundoc.Run) []TableWarning {
 	var out []TableWarning
 	for ci, runs := range measured {
 		for _, r := range runs {

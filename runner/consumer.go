@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/kafkafmt"
@@ -112,7 +114,7 @@ func (r *run) consume(ctx context.Context) error {
 	stats.resetFetches()
 	stopIntervals := r.consumerIntervals(stats, c, base, bytes0, start, rebalance0)
 	seriesRecs, seriesBytes := base, bytes0
-	stopSeries := r.recordSeries(func(secs float64) SeriesPoint {
+	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
 		recs, bytes := stats.records.Load(), stats.bytes.Load()
 		pt := ivCounters{}.point(secs, recs-seriesRecs, bytes-seriesBytes, 0)
 		seriesRecs, seriesBytes = recs, bytes
@@ -321,32 +323,32 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 	m := &r.res.Measurement
 	m.MeasuredRecords = records
 	mb := float64(bytes) / (1 << 20)
-	add := func(name string, v float64, unit, better, help string) {
-		r.res.Metrics = append(r.res.Metrics, Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
+	add := func(name string, v float64, unit string, better rundoc.Better, help string) {
+		r.res.Metrics = append(r.res.Metrics, rundoc.Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
 	}
 	mode := "mode " + r.spec.Mode
 	add("records-consumed-total", float64(records), "records", "", "records read in the measured window, "+mode)
-	add("records-consumed-rate", float64(records)/secs, "records/s", HigherIsBetter, "records / window seconds (Kafka's nMsg.sec), "+mode)
+	add("records-consumed-rate", float64(records)/secs, "records/s", rundoc.HigherIsBetter, "records / window seconds (Kafka's nMsg.sec), "+mode)
 	what := "key + value bytes"
-	if r.spec.Mode == ModeAssign {
+	if r.spec.Mode == rundoc.ModeAssign {
 		what = "value bytes (mode assign skips keys unread)"
 	}
 	add("bytes-consumed-total", float64(bytes), "bytes", "", what+" read")
-	add("bytes-consumed-rate", float64(bytes)/secs, "bytes/s", HigherIsBetter, what+" / window seconds")
-	add("mb-per-sec", mb/secs, "MB/s", HigherIsBetter, "Kafka's MB.sec; MB = 1,048,576 bytes")
-	add("rebalance-time", ms(rebalance), "ms", LowerIsBetter, "time to join the group and get partitions (Kafka's rebalance.time.ms)")
+	add("bytes-consumed-rate", float64(bytes)/secs, "bytes/s", rundoc.HigherIsBetter, what+" / window seconds")
+	add("mb-per-sec", mb/secs, "MB/s", rundoc.HigherIsBetter, "Kafka's MB.sec; MB = 1,048,576 bytes")
+	add("rebalance-time", ms(rebalance), "ms", rundoc.LowerIsBetter, "time to join the group and get partitions (Kafka's rebalance.time.ms)")
 	add("fetch-time", fetchSecs*1000, "ms", "", "window less rebalance time (Kafka's fetch.time.ms)")
 	if fetchSecs > 0 {
-		add("fetch-records-per-sec", float64(records)/fetchSecs, "records/s", HigherIsBetter, "records / fetch time (Kafka's fetch.nMsg.sec)")
-		add("fetch-mb-per-sec", mb/fetchSecs, "MB/s", HigherIsBetter, "MB / fetch time (Kafka's fetch.MB.sec)")
+		add("fetch-records-per-sec", float64(records)/fetchSecs, "records/s", rundoc.HigherIsBetter, "records / fetch time (Kafka's fetch.nMsg.sec)")
+		add("fetch-mb-per-sec", mb/fetchSecs, "MB/s", rundoc.HigherIsBetter, "MB / fetch time (Kafka's fetch.MB.sec)")
 	}
 	stats.mu.Lock()
 	if stats.fetches > 0 {
 		add("fetch-total", float64(stats.fetches), "fetches", "", "fetch responses in the window")
 		add("fetch-rate", float64(stats.fetches)/secs, "fetches/s", "", "fetch responses per second")
 		if stats.fetchTime > 0 {
-			add("fetch-latency-avg", ms(stats.fetchTime)/float64(stats.fetches), "ms", LowerIsBetter, "fetch request → response, as the client times it")
-			add("fetch-latency-max", ms(stats.fetchMax), "ms", LowerIsBetter, "fetch request → response, as the client times it")
+			add("fetch-latency-avg", ms(stats.fetchTime)/float64(stats.fetches), "ms", rundoc.LowerIsBetter, "fetch request → response, as the client times it")
+			add("fetch-latency-max", ms(stats.fetchMax), "ms", rundoc.LowerIsBetter, "fetch request → response, as the client times it")
 		}
 		// kafka-go reports no response sizes (Reader.Stats' FetchBytes is
 		// the records' payload too), so these count payload and say so.
@@ -356,7 +358,7 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 			"largest record payload of one fetch response ("+what+"), not the size of the response on the wire")
 		add("records-per-request-avg", float64(stats.fetchRecs)/float64(stats.fetches), "records", "", "records per fetch response")
 	}
-	add("records-lag-max", float64(stats.lagMax), "records", LowerIsBetter,
+	add("records-lag-max", float64(stats.lagMax), "records", rundoc.LowerIsBetter,
 		"largest backlog of one partition seen in the window: the high watermark a fetch response reported minus the offset of the first record it delivered, at every fetch; a consumer that starts behind reports its starting backlog")
 	stats.mu.Unlock()
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
@@ -473,7 +475,7 @@ func (r *run) offsets(ctx context.Context) ([]partOffsets, error) {
 }
 
 func (r *run) newConsumer(ctx context.Context, partitions int) (consumer, error) {
-	if r.spec.Mode == ModeAssign {
+	if r.spec.Mode == rundoc.ModeAssign {
 		return r.newAssignConsumer(ctx)
 	}
 	return r.newGroupConsumer()

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // When kbench flags a run as limited by its own load generator. A
@@ -64,7 +66,7 @@ func (r *run) harnessCheck(behind string) {
 				limit, procs, runtime.NumCPU(), w.demandErr, harnessCPUShare*100)
 		}
 		saturation := (run + wait).Seconds() / (float64(limit) * wall.Seconds())
-		r.res.Metrics = append(r.res.Metrics, Metric{Name: "harness-cpu-saturation", Value: 100 * saturation, Unit: "%", Help: help})
+		r.res.Metrics = append(r.res.Metrics, rundoc.Metric{Name: "harness-cpu-saturation", Value: 100 * saturation, Unit: "%", Help: help})
 		if saturation >= harnessCPUShare {
 			reasons = append(reasons, fmt.Sprintf("CPU: its threads ran %.0f%% of a core and waited for a CPU %.0f%% of a core over the window, together %.0f%% of what GOMAXPROCS=%d on %d cores allows (flagged at ≥ %.0f%%)",
 				pct(run), pct(wait), 100*saturation, procs, runtime.NumCPU(), harnessCPUShare*100))
@@ -80,7 +82,7 @@ func (r *run) harnessCheck(behind string) {
 		m.Notes = append(m.Notes, "load generator limited this run: "+strings.Join(reasons, "; ")+
 			"; its figures show what kbench could drive, not what the client or the broker can do")
 	}
-	r.res.Metrics = append(r.res.Metrics, Metric{Name: "harness-limited", Value: flag, Unit: "flag",
+	r.res.Metrics = append(r.res.Metrics, rundoc.Metric{Name: "harness-limited", Value: flag, Unit: "flag",
 		Help: "1 when kbench's own load generator limited the run (its CPU, or a throttled producer behind its schedule; see the notes), 0 otherwise"})
 }
 

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -53,11 +55,11 @@ func (l *latencyHist) maxMs() float64  { return float64(l.h.Max()) / 1000 }
 // metrics reports the histogram as prefix-avg, prefix-p50, -p95, -p99,
 // -p999 and prefix-max, in ms, lower being better, all with the same help;
 // the percentiles named in skip are left out.
-func (l *latencyHist) metrics(prefix, help string, skip ...string) []Metric {
-	m := func(suffix string, v float64) Metric {
-		return Metric{Name: prefix + "-" + suffix, Value: v, Unit: "ms", Better: LowerIsBetter, Help: help}
+func (l *latencyHist) metrics(prefix, help string, skip ...string) []rundoc.Metric {
+	m := func(suffix string, v float64) rundoc.Metric {
+		return rundoc.Metric{Name: prefix + "-" + suffix, Value: v, Unit: "ms", Better: rundoc.LowerIsBetter, Help: help}
 	}
-	out := []Metric{m("avg", l.meanMs())}
+	out := []rundoc.Metric{m("avg", l.meanMs())}
 	for _, p := range []struct {
 		suffix string
 		q      float64

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
 	"github.com/segmentio/kafka-go/protocol/produce"
@@ -214,7 +216,7 @@ func (r *run) newClientSender(ctx context.Context, t *producerThread, partitions
 	if err != nil {
 		return nil, err
 	}
-	raw := r.spec.Mode == ModeRaw
+	raw := r.spec.Mode == rundoc.ModeRaw
 	var comp *wire.Compressor
 	if codec := r.st.compression.Codec(); raw && codec != nil {
 		comp = wire.StreamCompressor(codec.Code(), codec.NewWriter)

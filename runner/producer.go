@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/kafkafmt"
@@ -367,11 +369,11 @@ func (r *run) produce(ctx context.Context) error {
 		return err
 	}
 	r.res.Measurement.Notes = append(r.res.Measurement.Notes, shape.describe(r.spec))
-	client := r.spec.Mode == ModeClient || r.spec.Mode == ModeRaw
+	client := r.spec.Mode == rundoc.ModeClient || r.spec.Mode == rundoc.ModeRaw
 	switch {
-	case r.spec.Mode == ModeClient:
+	case r.spec.Mode == rundoc.ModeClient:
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode client: records are encoded by kafka-go's record encoder (protocol.RecordSet, as Client.Produce and the Writer encode them) when their batch is sent; "+r.accumulatorNote())
-	case r.spec.Mode == ModeRaw:
+	case r.spec.Mode == rundoc.ModeRaw:
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "mode raw: kbench encodes each batch into a record batch v2 when it is sent (runner/wire; no producer id); "+r.accumulatorNote())
 	default:
 		if r.st.maxInFlight > 1 && partitions == 1 {
@@ -478,7 +480,7 @@ func (r *run) produce(ctx context.Context) error {
 		return err
 	}
 	stopIntervals := r.producerIntervals(stats)
-	stopSeries := r.recordSeries(func(secs float64) SeriesPoint {
+	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
 		stats.mu.Lock()
 		c := stats.point.take()
 		stats.mu.Unlock()
@@ -566,12 +568,12 @@ func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *reco
 	if h.clamped > 0 {
 		m.Notes = append(m.Notes, fmt.Sprintf("%d latencies above %v were recorded as %v", h.clamped, time.Hour, time.Hour))
 	}
-	add := func(name string, v float64, unit, better, help string) {
-		r.res.Metrics = append(r.res.Metrics, Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
+	add := func(name string, v float64, unit string, better rundoc.Better, help string) {
+		r.res.Metrics = append(r.res.Metrics, rundoc.Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
 	}
 	add("records-sent", float64(stats.records), "records", "", "records acknowledged in the measured window")
-	add("record-send-rate", recRate, "records/s", HigherIsBetter, "acknowledged records / window seconds")
-	add("mb-per-sec", mbRate, "MB/s", HigherIsBetter, "payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
+	add("record-send-rate", recRate, "records/s", rundoc.HigherIsBetter, "acknowledged records / window seconds")
+	add("mb-per-sec", mbRate, "MB/s", rundoc.HigherIsBetter, "payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
 	if h.count() > 0 {
 		lat := fmt.Sprintf("send → acknowledgement, all %d records, HdrHistogram µs, 3 significant digits", h.count())
 		r.res.Metrics = append(r.res.Metrics, h.metrics("record-latency", lat)...)
@@ -580,7 +582,7 @@ func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *reco
 		help := "from the intended send time of a throttled producer to acknowledgement: includes queueing a stalled producer would otherwise hide (coordinated omission)"
 		r.res.Metrics = append(r.res.Metrics, stats.intended.metrics("record-latency-intended", help)...)
 	}
-	add("record-error-total", float64(stats.errors), "records", LowerIsBetter, "records kafka-go reported as failed after its retries")
+	add("record-error-total", float64(stats.errors), "records", rundoc.LowerIsBetter, "records kafka-go reported as failed after its retries")
 
 	var writes, batchCount, batchRecs, batchBytes, retries int64
 	var writeSum, writeMax, waited time.Duration
@@ -604,14 +606,14 @@ func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *reco
 	}
 	if writes > 0 {
 		add("request-rate", float64(writes)/secs, "requests/s", "", requestRateHelp(r.spec.Mode))
-		add("request-latency-avg", ms(writeSum)/float64(writes), "ms", LowerIsBetter, "produce request round trip, as kafka-go times it")
-		add("request-latency-max", ms(writeMax), "ms", LowerIsBetter, "produce request round trip, as kafka-go times it")
+		add("request-latency-avg", ms(writeSum)/float64(writes), "ms", rundoc.LowerIsBetter, "produce request round trip, as kafka-go times it")
+		add("request-latency-max", ms(writeMax), "ms", rundoc.LowerIsBetter, "produce request round trip, as kafka-go times it")
 	}
 	if batchCount > 0 {
 		add("records-per-request-avg", float64(batchRecs)/float64(batchCount), "records", "", "records per produce batch")
 		add("batch-size-avg", float64(batchBytes)/float64(batchCount), "bytes", "", "bytes per produce batch")
 	}
-	add("record-retry-total", float64(retries), "retries", LowerIsBetter, "produce attempts kafka-go retried")
+	add("record-retry-total", float64(retries), "retries", rundoc.LowerIsBetter, "produce attempts kafka-go retried")
 	recordBytes := float64(stats.bytes + stats.records*shape.extraBytes())
 	add("record-bytes", recordBytes, "bytes", "",
 		"logical bytes of the acknowledged records: values, keys, and header keys and values (mb-per-sec counts values only, as Kafka's tool)")
@@ -619,12 +621,12 @@ func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *reco
 	case !wireKnown:
 		m.Notes = append(m.Notes, "mode writer: kafka-go's Writer reports no compressed batch sizes (its batch bytes are the messages' own sizes), so compression-rate-avg and bytes-on-wire are not measured; the client and raw modes measure them")
 	case onWire.batches > 0:
-		add("bytes-on-wire", float64(onWire.wireBytes), "bytes", LowerIsBetter,
+		add("bytes-on-wire", float64(onWire.wireBytes), "bytes", rundoc.LowerIsBetter,
 			"bytes of the acknowledged record batches as sent: compressed records, batch headers and record framing (the produce requests' own headers excluded)")
-		add("compression-rate-avg", onWire.ratioSum/float64(onWire.batches), "ratio", LowerIsBetter,
+		add("compression-rate-avg", onWire.ratioSum/float64(onWire.batches), "ratio", rundoc.LowerIsBetter,
 			fmt.Sprintf("average over %d batches of compressed ÷ uncompressed record batch bytes, as Kafka's compression-rate-avg (1 without compression)", onWire.batches))
 		if recordBytes > 0 {
-			add("wire-bytes-per-record-byte", float64(onWire.wireBytes)/recordBytes, "ratio", LowerIsBetter,
+			add("wire-bytes-per-record-byte", float64(onWire.wireBytes)/recordBytes, "ratio", rundoc.LowerIsBetter,
 				"bytes-on-wire ÷ record-bytes: batch overhead and compression together")
 		}
 	}

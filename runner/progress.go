@@ -7,27 +7,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// Event is one line of `kbench run --progress json`: what the server reads
-// from its child to drive live pages. Every field a type does not use is
-// omitted.
-type Event struct {
-	Type string    `json:"type"` // phase, progress, interval, output, note, done
-	Time time.Time `json:"time"`
-	// Phase: starting, prefill, warmup, measure, finishing.
-	Phase string `json:"phase,omitempty"`
-	// Progress of the current phase, in records.
-	Done  int64 `json:"done,omitempty"`
-	Total int64 `json:"total,omitempty"`
-	// Elapsed seconds of the measured window.
-	Elapsed float64      `json:"elapsed,omitempty"`
-	Point   *SeriesPoint `json:"point,omitempty"`
-	// Text is Kafka-format output (type output) or a note.
-	Text     string `json:"text,omitempty"`
-	Complete bool   `json:"complete,omitempty"`
-	Error    string `json:"error,omitempty"`
-}
+	"github.com/kbench/kbench/rundoc"
+)
 
 // reporter writes what a run prints. In text mode stdout gets exactly what
 // Kafka's tools print and everything else goes to stderr; in JSON mode
@@ -40,7 +22,7 @@ type reporter struct {
 	output strings.Builder // all Kafka-format text, for result.json
 }
 
-func (r *reporter) emit(e Event) {
+func (r *reporter) emit(e rundoc.Event) {
 	if !r.json {
 		return
 	}
@@ -62,7 +44,7 @@ func (r *reporter) kafka(text string) {
 		io.WriteString(r.stdout, text)
 	}
 	r.mu.Unlock()
-	r.emit(Event{Type: "output", Text: text})
+	r.emit(rundoc.Event{Type: "output", Text: text})
 }
 
 // note prints a remark for humans: never on stdout in text mode, where
@@ -74,15 +56,15 @@ func (r *reporter) note(format string, args ...any) {
 		fmt.Fprintln(r.stderr, msg)
 	}
 	r.mu.Unlock()
-	r.emit(Event{Type: "note", Text: msg})
+	r.emit(rundoc.Event{Type: "note", Text: msg})
 }
 
 func (r *reporter) phase(name string, total int64) {
-	r.emit(Event{Type: "phase", Phase: name, Total: total})
+	r.emit(rundoc.Event{Type: "phase", Phase: name, Total: total})
 }
 
 func (r *reporter) progress(phase string, done, total int64, elapsed float64) {
-	r.emit(Event{Type: "progress", Phase: phase, Done: done, Total: total, Elapsed: elapsed})
+	r.emit(rundoc.Event{Type: "progress", Phase: phase, Done: done, Total: total, Elapsed: elapsed})
 }
 
 func (r *reporter) text() string {

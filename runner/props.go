@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,94 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/kafkasec"
 )
-
-// ParseProperties reads Java .properties text: key=value, key:value or
-// "key value" lines, # and ! comments, and backslash line continuations.
-// Unicode escapes are not interpreted: Kafka client configs do not use them.
-func ParseProperties(text string) (map[string]string, error) {
-	props := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	lineNo := 0
-	var pending string
-	for sc.Scan() {
-		lineNo++
-		line := strings.TrimLeft(sc.Text(), " \t\f")
-		if pending == "" && (line == "" || line[0] == '#' || line[0] == '!') {
-			continue
-		}
-		// An odd number of trailing backslashes continues the line.
-		trailing := len(line) - len(strings.TrimRight(line, `\`))
-		if trailing%2 == 1 {
-			pending += line[:len(line)-1]
-			continue
-		}
-		line = pending + line
-		pending = ""
-		key, val := splitProperty(line)
-		if key == "" {
-			return nil, fmt.Errorf("line %d: missing key in %q", lineNo, line)
-		}
-		props[key] = val
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
-	}
-	if pending != "" {
-		key, val := splitProperty(pending)
-		if key == "" {
-			return nil, fmt.Errorf("line %d: missing key", lineNo)
-		}
-		props[key] = val
-	}
-	return props, nil
-}
-
-func splitProperty(line string) (key, val string) {
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '\\':
-			i++ // an escaped separator belongs to the key
-		case '=', ':', ' ', '\t':
-			key = unescapeProp(line[:i])
-			rest := strings.TrimLeft(line[i:], " \t")
-			if rest != "" && (rest[0] == '=' || rest[0] == ':') && (line[i] == ' ' || line[i] == '\t') {
-				rest = rest[1:]
-			} else if line[i] == '=' || line[i] == ':' {
-				rest = line[i+1:]
-			}
-			return key, unescapeProp(strings.TrimLeft(rest, " \t"))
-		}
-	}
-	return unescapeProp(line), ""
-}
-
-func unescapeProp(s string) string {
-	if !strings.Contains(s, `\`) {
-		return strings.TrimRight(s, " \t")
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(s[i])
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
 
 // settings is what the Kafka properties of a spec mean for kafka-go, after
 // validation. Each field names the property it came from.
@@ -315,15 +232,15 @@ var consumerProps = map[string]propHandler{
 	"value.deserializer": oneOf("org.apache.kafka.common.serialization.ByteArrayDeserializer"),
 }
 
-func workloadProps(workload string) map[string]propHandler {
-	if workload == Consumer {
+func workloadProps(workload rundoc.Workload) map[string]propHandler {
+	if workload == rundoc.Consumer {
 		return consumerProps
 	}
 	return producerProps
 }
 
 // supportedProps lists every property name a workload accepts.
-func supportedProps(workload string) []string {
+func supportedProps(workload rundoc.Workload) []string {
 	var names []string
 	for k := range commonProps {
 		names = append(names, k)
@@ -340,7 +257,7 @@ func supportedProps(workload string) []string {
 // kafka-go. An unknown property is an error that lists the supported ones:
 // silently ignoring a property would make a benchmark measure something
 // other than what its user asked for.
-func clientSettings(s *Spec) (settings, error) {
+func clientSettings(s *rundoc.Spec) (settings, error) {
 	st := settings{
 		acks:           kafka.RequireAll,
 		acksName:       "all",
@@ -386,11 +303,11 @@ func clientSettings(s *Spec) (settings, error) {
 			if secKeys[k] {
 				continue
 			}
-			return st, fieldErr(s.Workload+"-props", "unsupported property %q; kbench supports: %s",
+			return st, rundoc.NewFieldError(string(s.Workload)+"-props", "unsupported property %q; kbench supports: %s",
 				k, strings.Join(supportedProps(s.Workload), ", "))
 		}
 		if err := h(&st, s.Props[k]); err != nil {
-			return st, fieldErr(s.Workload+"-props", "%s: %v", k, err)
+			return st, rundoc.NewFieldError(string(s.Workload)+"-props", "%s: %v", k, err)
 		}
 	}
 	// The explicit flags win over the equivalent properties, as in Kafka's tools.
@@ -400,15 +317,15 @@ func clientSettings(s *Spec) (settings, error) {
 	if s.FromLatest {
 		st.fromLatest = true
 	}
-	if s.Workload == Consumer && s.FetchSize != DefaultSpec(Consumer).FetchSize {
+	if s.Workload == rundoc.Consumer && s.FetchSize != rundoc.DefaultSpec(rundoc.Consumer).FetchSize {
 		st.maxPartBytes = s.FetchSize
 	}
-	if st.group == "" && s.Workload == Consumer {
+	if st.group == "" && s.Workload == rundoc.Consumer {
 		st.group = fmt.Sprintf("perf-consumer-%d", rand.IntN(100000))
 	}
 	sec, err := kafkasec.FromProperties(s.Props, os.Getenv)
 	if err != nil {
-		return st, fieldErr(s.Workload+"-props", "%v", err)
+		return st, rundoc.NewFieldError(string(s.Workload)+"-props", "%v", err)
 	}
 	st.sec = sec
 	return st, nil
@@ -425,16 +342,7 @@ func splitServers(v string) []string {
 }
 
 // brokers is where the client bootstraps from.
-func (s *Spec) brokers() []string { return s.Targets() }
+func brokers(s *rundoc.Spec) []string { return s.Targets() }
 
-// embedded reports whether this spec runs against kbench's own broker.
-func (s *Spec) embedded() bool { return len(s.Targets()) == 0 }
-
-// Targets lists the bootstrap servers the spec points at: --bootstrap-server,
-// else bootstrap.servers from its properties; none means the embedded broker.
-func (s Spec) Targets() []string {
-	if s.BootstrapServer != "" {
-		return splitServers(s.BootstrapServer)
-	}
-	return splitServers(s.Props["bootstrap.servers"])
-}
+// embeddedTarget reports whether this spec runs against kbench's own broker.
+func embeddedTarget(s *rundoc.Spec) bool { return len(s.Targets()) == 0 }

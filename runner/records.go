@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/wire"
@@ -113,7 +115,7 @@ func (r *run) recordShape(partitions int) (*recordShape, error) {
 }
 
 // describe says what the records were made of, for the result's notes.
-func (sh *recordShape) describe(spec Spec) string {
+func (sh *recordShape) describe(spec rundoc.Spec) string {
 	var s string
 	switch {
 	case sh.pool != nil:

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/kafkasec"
@@ -41,13 +43,13 @@ var ErrIncomplete = errors.New("run incomplete")
 
 // run is the state one benchmark shares between its phases.
 type run struct {
-	spec    Spec
+	spec    rundoc.Spec
 	st      settings
 	opts    Options
 	brokers []string
 	child   *childBroker
 	rep     *reporter
-	res     *Result
+	res     *rundoc.Result
 	win     *window
 	// apiFrom and apiVersions are the preflight's ApiVersions answer.
 	apiFrom     string
@@ -57,7 +59,7 @@ type run struct {
 // Run executes spec and returns its result. The result is returned (and,
 // with OutDir, written) even when the run fails part way: it then has
 // Complete false and Error set, and the error is also returned.
-func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
+func Run(ctx context.Context, spec rundoc.Spec, opts Options) (*rundoc.Result, error) {
 	if opts.Stdout == nil {
 		opts.Stdout = io.Discard
 	}
@@ -68,14 +70,14 @@ func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 		spec: spec,
 		opts: opts,
 		rep:  &reporter{stdout: opts.Stdout, stderr: opts.Stderr, json: opts.JSONProgress},
-		res: &Result{
+		res: &rundoc.Result{
 			Workload:    spec.Workload,
 			Spec:        spec.Redacted(),
 			Environment: CurrentEnvironment(),
 			StartedAt:   time.Now().UTC(),
-			Metrics:     []Metric{},
-			Series:      []SeriesPoint{},
-			Profiles:    []ProfileFile{},
+			Metrics:     []rundoc.Metric{},
+			Series:      []rundoc.SeriesPoint{},
+			Profiles:    []rundoc.ProfileFile{},
 		},
 	}
 	err := r.execute(ctx)
@@ -90,7 +92,7 @@ func Run(ctx context.Context, spec Spec, opts Options) (*Result, error) {
 	}
 	r.finish(err)
 	if opts.OutDir != "" {
-		if werr := WriteResult(opts.OutDir, r.res); werr != nil && err == nil {
+		if werr := rundoc.WriteResult(opts.OutDir, r.res); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -113,11 +115,11 @@ func (r *run) execute(ctx context.Context) error {
 		}
 	}
 	r.rep.phase("starting", 0)
-	if r.spec.Workload == Writepath && r.spec.Sink {
+	if r.spec.Workload == rundoc.Writepath && r.spec.Sink {
 		if err := r.startSink(ctx); err != nil {
 			return err
 		}
-	} else if r.spec.embedded() {
+	} else if embeddedTarget(&r.spec) {
 		cmd := r.opts.BrokerCommand
 		if len(cmd) == 0 {
 			exe, err := os.Executable()
@@ -127,7 +129,7 @@ func (r *run) execute(ctx context.Context) error {
 			cmd = []string{exe, "broker"}
 		}
 		if r.st.sec.Protocol != "" && r.st.sec.Protocol != "PLAINTEXT" {
-			return fieldErr(r.spec.Workload+"-props", "security.protocol %s needs --bootstrap-server: the embedded broker speaks PLAINTEXT", r.st.sec.Protocol)
+			return rundoc.NewFieldError(string(r.spec.Workload)+"-props", "security.protocol %s needs --bootstrap-server: the embedded broker speaks PLAINTEXT", r.st.sec.Protocol)
 		}
 		child, err := startChildBroker(ctx, cmd)
 		if err != nil {
@@ -138,22 +140,22 @@ func (r *run) execute(ctx context.Context) error {
 		r.res.Environment.Broker = "embedded kfake (own process, log.segment.bytes=1048576) at " + child.addr
 		r.rep.note("kbench: embedded broker at %s (pid %d)", child.addr, child.cmd.Process.Pid)
 	} else {
-		r.brokers = r.spec.brokers()
+		r.brokers = brokers(&r.spec)
 		r.res.Environment.Broker = strings.Join(r.brokers, ",")
 	}
 	if err := r.preflight(ctx); err != nil {
 		return err
 	}
-	r.res.Environment.Target = newTarget(r.spec.targetKind(), r.apiFrom, r.apiVersions)
+	r.res.Environment.Target = newTarget(targetKind(&r.spec), r.apiFrom, r.apiVersions)
 	switch r.spec.Workload {
-	case Producer:
+	case rundoc.Producer:
 		return r.produce(ctx)
-	case Consumer:
+	case rundoc.Consumer:
 		return r.consume(ctx)
-	case Writepath:
+	case rundoc.Writepath:
 		return r.writepath(ctx)
 	}
-	return fieldErr("workload", "unknown workload %q", r.spec.Workload)
+	return rundoc.NewFieldError("workload", "unknown workload %q", r.spec.Workload)
 }
 
 // finish fills in what every result carries, whatever happened.
@@ -171,7 +173,7 @@ func (r *run) finish(err error) {
 		r.res.Measurement.CPUSampleMs = cpuSampleInterval.Milliseconds()
 	}
 	r.res.Output = r.rep.text()
-	r.rep.emit(Event{Type: "done", Complete: r.res.Complete, Error: r.res.Error})
+	r.rep.emit(rundoc.Event{Type: "done", Complete: r.res.Complete, Error: r.res.Error})
 }
 
 // openWindow starts the measured window of this run.
@@ -230,7 +232,7 @@ func (r *run) explain(err error) error {
 // must come within socket.connection.setup.timeout.ms of the dial.
 func (r *run) preflight(ctx context.Context) error {
 	if len(r.brokers) == 0 {
-		return fieldErr("bootstrap-server", "no bootstrap server given")
+		return rundoc.NewFieldError("bootstrap-server", "no bootstrap server given")
 	}
 	dialer, err := r.st.sec.Dialer(r.clientID("preflight"), r.st.setupTimeout)
 	if err != nil {
@@ -308,7 +310,7 @@ func (r *run) ensureTopic(ctx context.Context) (int, error) {
 			if len(t.Partitions) == 0 {
 				return 0, fmt.Errorf("topic %s has no partitions", r.spec.Topic)
 			}
-			r.res.Environment.Config.set("partitions", strconv.Itoa(len(t.Partitions)))
+			r.res.Environment.Config.Set("partitions", strconv.Itoa(len(t.Partitions)))
 			if len(t.Partitions) != r.spec.Partitions {
 				r.rep.note("kbench: topic %s already exists with %d partitions (--partitions %d applies only when kbench creates it)",
 					r.spec.Topic, len(t.Partitions), r.spec.Partitions)
@@ -333,7 +335,7 @@ func (r *run) payloads() ([][]byte, error) {
 	}
 	data, err := os.ReadFile(r.spec.PayloadFile)
 	if err != nil {
-		return nil, fieldErr("payload-file", "%v", err)
+		return nil, rundoc.NewFieldError("payload-file", "%v", err)
 	}
 	delim := r.spec.PayloadDelimiter
 	if delim == "" {
@@ -346,7 +348,7 @@ func (r *run) payloads() ([][]byte, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fieldErr("payload-file", "%s holds no payloads", r.spec.PayloadFile)
+		return nil, rundoc.NewFieldError("payload-file", "%s holds no payloads", r.spec.PayloadFile)
 	}
 	return out, nil
 }

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/google/pprof/profile"
 
 	"github.com/kbench/kbench/runner/sysstat"
@@ -53,7 +55,7 @@ type window struct {
 	cpuFile  *os.File
 	allocs0  *profile.Profile
 
-	profiles []ProfileFile
+	profiles []rundoc.ProfileFile
 	notes    []string
 
 	// demand0 and demand1 are the threads' scheduler statistics at the
@@ -132,7 +134,7 @@ func (w *window) stop() {
 		if err := w.cpuFile.Close(); err != nil {
 			w.notes = append(w.notes, "client CPU profile: "+err.Error())
 		} else {
-			w.profiles = append(w.profiles, ProfileFile{Role: "client", Kind: "cpu", File: "client-cpu.pb.gz"})
+			w.profiles = append(w.profiles, rundoc.ProfileFile{Role: "client", Kind: "cpu", File: "client-cpu.pb.gz"})
 		}
 		w.cpuFile = nil
 	}
@@ -140,7 +142,7 @@ func (w *window) stop() {
 		if err := w.broker.stopCPUProfile(); err != nil {
 			w.notes = append(w.notes, "broker CPU profile not captured: "+err.Error())
 		} else {
-			w.profiles = append(w.profiles, ProfileFile{Role: "broker", Kind: "cpu", File: "broker-cpu.pb.gz"})
+			w.profiles = append(w.profiles, rundoc.ProfileFile{Role: "broker", Kind: "cpu", File: "broker-cpu.pb.gz"})
 		}
 	}
 }
@@ -157,7 +159,7 @@ func (w *window) snapshot() {
 			w.notes = append(w.notes, fmt.Sprintf("client %s profile not captured: %v", kind, err))
 			continue
 		}
-		w.profiles = append(w.profiles, ProfileFile{Role: "client", Kind: kind, File: "client-" + kind + ".pb.gz"})
+		w.profiles = append(w.profiles, rundoc.ProfileFile{Role: rundoc.RoleClient, Kind: rundoc.ProfileKind(kind), File: "client-" + kind + ".pb.gz"})
 	}
 	if w.wants("mutex") {
 		runtime.SetMutexProfileFraction(0)
@@ -265,36 +267,36 @@ func (w *window) seconds() float64 {
 }
 
 // processMetrics are the figures about this process over the window.
-func (w *window) processMetrics(bytesMoved int64) []Metric {
+func (w *window) processMetrics(bytesMoved int64) []rundoc.Metric {
 	secs := w.seconds()
 	cpuUsed := (w.cpuEnd - w.cpuStart).Seconds()
-	ms := []Metric{
-		{Name: "process-cpu-avg", Value: w.cpu.AvgPercent, Unit: "%", Better: LowerIsBetter,
+	ms := []rundoc.Metric{
+		{Name: "process-cpu-avg", Value: w.cpu.AvgPercent, Unit: "%", Better: rundoc.LowerIsBetter,
 			Help: "process CPU time over the window's wall time, in % of one core"},
-		{Name: "process-cpu-seconds", Value: cpuUsed, Unit: "s", Better: LowerIsBetter,
+		{Name: "process-cpu-seconds", Value: cpuUsed, Unit: "s", Better: rundoc.LowerIsBetter,
 			Help: "user + system CPU time of the whole process over the window"},
 	}
 	if w.cpu.Samples > 0 {
 		// A window shorter than one sample has no p99 or maximum to show;
 		// reporting 0% would read as an idle client.
 		ms = append(ms,
-			Metric{Name: "process-cpu-p99", Value: w.cpu.P99Percent, Unit: "%", Better: LowerIsBetter,
+			rundoc.Metric{Name: "process-cpu-p99", Value: w.cpu.P99Percent, Unit: "%", Better: rundoc.LowerIsBetter,
 				Help: fmt.Sprintf("99th percentile of %d CPU samples of %v each, in %% of one core", w.cpu.Samples, cpuSampleInterval)},
-			Metric{Name: "process-cpu-max", Value: w.cpu.MaxPercent, Unit: "%", Better: LowerIsBetter,
+			rundoc.Metric{Name: "process-cpu-max", Value: w.cpu.MaxPercent, Unit: "%", Better: rundoc.LowerIsBetter,
 				Help: "highest CPU sample, in % of one core"})
 	}
 	if bytesMoved > 0 {
 		// GiB, as Kafka's MB is 2^20 bytes (mb-per-sec). Runs before the
 		// change reported cpu-seconds-per-gb per 10^9 bytes; a new name
 		// keeps comparisons from mixing the two.
-		ms = append(ms, Metric{Name: "cpu-seconds-per-gib", Value: cpuUsed / (float64(bytesMoved) / (1 << 30)), Unit: "s/GiB", Better: LowerIsBetter,
+		ms = append(ms, rundoc.Metric{Name: "cpu-seconds-per-gib", Value: cpuUsed / (float64(bytesMoved) / (1 << 30)), Unit: "s/GiB", Better: rundoc.LowerIsBetter,
 			Help: "client CPU seconds per GiB of payload (2^30 = 1,073,741,824 bytes, as Kafka's MB is 2^20)"})
 	}
 	gc := w.gc1.Sub(w.gc0)
 	ms = append(ms,
-		Metric{Name: "gc-count", Value: float64(gc.Cycles), Unit: "cycles", Better: LowerIsBetter, Help: "completed GC cycles in the window"},
-		Metric{Name: "gc-pause-total", Value: gc.PauseTotal.Seconds() * 1000, Unit: "ms", Better: LowerIsBetter, Help: "stop-the-world GC pause time in the window"},
-		Metric{Name: "heap-peak", Value: float64(w.cpu.HeapPeak.AllocBytes) / (1 << 20), Unit: "MiB", Better: LowerIsBetter,
+		rundoc.Metric{Name: "gc-count", Value: float64(gc.Cycles), Unit: "cycles", Better: rundoc.LowerIsBetter, Help: "completed GC cycles in the window"},
+		rundoc.Metric{Name: "gc-pause-total", Value: gc.PauseTotal.Seconds() * 1000, Unit: "ms", Better: rundoc.LowerIsBetter, Help: "stop-the-world GC pause time in the window"},
+		rundoc.Metric{Name: "heap-peak", Value: float64(w.cpu.HeapPeak.AllocBytes) / (1 << 20), Unit: "MiB", Better: rundoc.LowerIsBetter,
 			Help: fmt.Sprintf("largest Go heap held by objects, live or dead but not yet swept by the GC (runtime/metrics %s, as MemStats.HeapAlloc), sampled every %v: not the live heap, and a lower bound of the true peak",
 				sysstat.HeapPeakMetric, cpuSampleInterval)},
 	)
@@ -306,22 +308,22 @@ func (w *window) processMetrics(bytesMoved int64) []Metric {
 	}
 	io := w.io1.Sub(w.io0)
 	ms = append(ms,
-		Metric{Name: "syscw", Value: float64(io.Syscw), Unit: "syscalls", Better: LowerIsBetter, Help: "write-type syscalls of the process through the VFS write path (write, writev, pwrite; not send or sendmsg, which Go's TCP writes do not use), /proc/self/io"},
-		Metric{Name: "syscr", Value: float64(io.Syscr), Unit: "syscalls", Better: LowerIsBetter, Help: "read-type syscalls of the process, /proc/self/io"},
-		Metric{Name: "wchar", Value: float64(io.Wchar), Unit: "bytes", Help: "bytes passed to write-type syscalls, /proc/self/io"},
-		Metric{Name: "rchar", Value: float64(io.Rchar), Unit: "bytes", Help: "bytes returned by read-type syscalls, /proc/self/io"},
+		rundoc.Metric{Name: "syscw", Value: float64(io.Syscw), Unit: "syscalls", Better: rundoc.LowerIsBetter, Help: "write-type syscalls of the process through the VFS write path (write, writev, pwrite; not send or sendmsg, which Go's TCP writes do not use), /proc/self/io"},
+		rundoc.Metric{Name: "syscr", Value: float64(io.Syscr), Unit: "syscalls", Better: rundoc.LowerIsBetter, Help: "read-type syscalls of the process, /proc/self/io"},
+		rundoc.Metric{Name: "wchar", Value: float64(io.Wchar), Unit: "bytes", Help: "bytes passed to write-type syscalls, /proc/self/io"},
+		rundoc.Metric{Name: "rchar", Value: float64(io.Rchar), Unit: "bytes", Help: "bytes returned by read-type syscalls, /proc/self/io"},
 	)
 	if io.Syscw > 0 {
-		ms = append(ms, Metric{Name: "bytes-per-write-syscall", Value: float64(io.Wchar) / float64(io.Syscw), Unit: "bytes", Better: HigherIsBetter,
+		ms = append(ms, rundoc.Metric{Name: "bytes-per-write-syscall", Value: float64(io.Wchar) / float64(io.Syscw), Unit: "bytes", Better: rundoc.HigherIsBetter,
 			Help: "wchar / syscw: fewer, larger writes mean gathering write paths"})
 	}
 	if io.Syscr > 0 {
-		ms = append(ms, Metric{Name: "bytes-per-read-syscall", Value: float64(io.Rchar) / float64(io.Syscr), Unit: "bytes", Better: HigherIsBetter,
+		ms = append(ms, rundoc.Metric{Name: "bytes-per-read-syscall", Value: float64(io.Rchar) / float64(io.Syscr), Unit: "bytes", Better: rundoc.HigherIsBetter,
 			Help: "rchar / syscr"})
 	}
 	if secs > 0 {
 		ms = append(ms,
-			Metric{Name: "syscw-rate", Value: float64(io.Syscw) / secs, Unit: "syscalls/s", Help: "write-type syscalls per second"},
+			rundoc.Metric{Name: "syscw-rate", Value: float64(io.Syscw) / secs, Unit: "syscalls/s", Help: "write-type syscalls per second"},
 		)
 	}
 	return ms

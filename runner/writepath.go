@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/kafkafmt"
@@ -22,149 +24,36 @@ import (
 // out, and measures what the way they are written costs. See runner/wire
 // for the buffer layout: a request of R records is R+2 buffers.
 
-// Write strategies.
+// Write-path limits (the flags' own bounds are rundoc's).
 const (
-	// StrategyGather writes all buffers of a request with one
-	// net.Buffers.WriteTo on the *net.TCPConn: one writev(2) per request
-	// (per 1024 buffers).
-	StrategyGather = "gather"
-	// StrategyPerBuffer calls Write once per buffer: one write(2) each.
-	StrategyPerBuffer = "per-buffer"
-	// StrategyCopy copies the buffers into one reused buffer and writes
-	// it with one Write.
-	StrategyCopy = "copy"
-	// StrategyKafkaGo sends the same records with kafka-go's Writer
-	// (its Transport encodes and writes the request).
-	StrategyKafkaGo = "kafka-go"
-	// StrategyKafkaGoConn sends them with kafka-go's low-level Conn
-	// (WriteMessages).
-	StrategyKafkaGoConn = "kafka-go-conn"
-)
-
-// WritepathStrategies lists the strategies in the order --help shows them.
-func WritepathStrategies() []string {
-	return []string{StrategyGather, StrategyPerBuffer, StrategyCopy, StrategyKafkaGo, StrategyKafkaGoConn}
-}
-
-// Write-path defaults.
-const (
-	defaultWritepathRequests = 20000
 	// maxIovecs is the most buffers one writev takes on Linux (IOV_MAX);
 	// a request with more is gathered in several calls.
 	maxIovecs = 1024
-	// maxRequestPayload bounds records-per-request × record-size, well
-	// under Kafka's socket.request.max.bytes (100 MiB) with framing.
-	maxRequestPayload = 64 << 20
-	// minDuration and maxDuration bound --duration (seconds): shorter
-	// measures nothing, and far longer would overflow time.Duration.
-	minDuration = 0.001
-	maxDuration = 7 * 24 * 3600
 	// writepathTimeout is how long requests may stay unanswered.
 	writepathTimeout = 30 * time.Second
 )
 
-func writepathDefaults(s *Spec) {
-	s.NumRecords = 0
-	s.RecordSize = 256
-	s.Strategy = StrategyGather
-	s.RecordsPerRequest = 16
-	s.InFlight = 5
-	s.Acks = "all"
-}
-
-var writepathOnly = []string{Writepath}
-
-// writepathOptions are the flags only the write-path workload takes.
-func writepathOptions() []option {
-	return []option{
-		{name: "strategy", kind: kindString, workloads: writepathOnly,
-			help: "how requests are written",
-			set:  func(s *Spec, v []string) error { s.Strategy = v[0]; return nil },
-			get:  func(s *Spec) string { return s.Strategy },
-			choices: []Choice{
-				{Value: StrategyGather, Help: "one writev of all buffers"},
-				{Value: StrategyPerBuffer, Help: "one write per buffer"},
-				{Value: StrategyCopy, Help: "copy into one buffer, one write"},
-				{Value: StrategyKafkaGo, Help: "kafka-go's Writer"},
-				{Value: StrategyKafkaGoConn, Help: "kafka-go's Conn"},
-			}},
-		{name: "requests", kind: kindInt, workloads: writepathOnly,
-			help: fmt.Sprintf("Produce requests in the measured window, after the warm-up (default %d unless --duration is given)", defaultWritepathRequests),
-			set:  intSetter(func(s *Spec, n int64) { s.Requests = n })},
-		{name: "records-per-request", kind: kindInt, workloads: writepathOnly,
-			help: "records per Produce request; a request is this many buffers plus 2 (request header, record-batch header)",
-			set:  intSetter(func(s *Spec, n int64) { s.RecordsPerRequest = int(n) })},
-		{name: "in-flight", kind: kindInt, workloads: writepathOnly,
-			help: "requests sent before waiting for a response (kafka-go's Writer itself keeps only one in flight per partition)",
-			set:  intSetter(func(s *Spec, n int64) { s.InFlight = int(n) })},
-		{name: "warmup-requests", kind: kindInt, workloads: writepathOnly,
-			help: "requests sent before the measured window, in no figure",
-			set:  intSetter(func(s *Spec, n int64) { s.WarmupRequests = n })},
-		{name: "request-rate", aliases: []string{"throughput"}, key: "throughput", kind: kindFloat, workloads: writepathOnly,
-			help: "maximum requests/s, a throttle; -1 for no limit",
-			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
-		{name: "acks", kind: kindString, workloads: writepathOnly,
-			help: "acks of the requests (0 is refused: brokers answer no such request)",
-			set:  func(s *Spec, v []string) error { s.Acks = v[0]; return nil },
-			get:  func(s *Spec) string { return s.Acks },
-			choices: []Choice{
-				{Value: "all", Aliases: []string{"-1"}, Help: "every in-sync replica has the records"},
-				{Value: "1", Help: "the leader has them"},
-			}},
-		{name: "sink", kind: kindBool, workloads: writepathOnly,
-			help: "send to kbench's sink (its own process; answers Produce requests at once, stores nothing) instead of a broker",
-			set:  boolSetter(func(s *Spec, b bool) { s.Sink = b })},
-	}
-}
-
-// validateWritepath adds the errors of a write-path spec's own flags (the
-// shared ones are checked by validate, as for the other workloads).
-func (s *Spec) validateWritepath(errs *FieldErrors) {
-	check := func(bad bool, field, format string, args ...any) {
-		if bad {
-			errs.Add(field, format, args...)
-		}
-	}
-	check(s.Requests < 0, "requests", "must be at least 1, got %d", s.Requests)
-	check(s.Duration > 0 && s.Requests > 0 && !errs.Has("requests"), "duration", "give --requests or --duration, not both")
-	check(s.RecordsPerRequest < 1 || s.RecordsPerRequest > 1000000, "records-per-request",
-		"must be between 1 and 1000000, got %d", s.RecordsPerRequest)
-	check(s.RecordSize < 1, "record-size", "must be at least 1 byte, got %d", s.RecordSize)
-	check(!errs.Has("records-per-request") && !errs.Has("record-size") &&
-		int64(s.RecordSize)*int64(s.RecordsPerRequest) > maxRequestPayload, "records-per-request",
-		"%d records of %d B make a request over %d MiB", s.RecordsPerRequest, s.RecordSize, maxRequestPayload>>20)
-	check(s.InFlight < 1 || s.InFlight > 1024, "in-flight", "must be between 1 and 1024, got %d", s.InFlight)
-	check(s.WarmupRequests < 0, "warmup-requests", "must not be negative, got %d", s.WarmupRequests)
-	check(s.Throughput == 0 || (s.Throughput < 0 && s.Throughput != -1), "request-rate",
-		"must be positive requests/s, or -1 for no limit, got %v", s.Throughput)
-	check(s.Throughput > 0 && s.Throughput < MinRate, "request-rate",
-		"must be at least %v requests/s, or -1 for no limit, got %v", MinRate, s.Throughput)
-	check(s.Sink && len(s.Targets()) > 0, "sink", "sends to kbench's own sink; give no --bootstrap-server with it")
-	// Any other value is refused with the choices (see validate).
-	check(s.Acks == "0", "acks", "0 is not measurable: a broker answers no request sent with acks=0; use all or 1")
-}
-
-func (s *Spec) writepathAcks() (int16, error) {
+func writepathAcks(s *rundoc.Spec) (int16, error) {
 	switch strings.ToLower(s.Acks) {
 	case "all", "-1":
 		return -1, nil
 	case "1":
 		return 1, nil
 	case "0":
-		return 0, fieldErr("acks", "0 is not measurable: a broker answers no request sent with acks=0; use all or 1")
+		return 0, rundoc.NewFieldError("acks", "0 is not measurable: a broker answers no request sent with acks=0; use all or 1")
 	}
-	return 0, fieldErr("acks", "must be all, -1 or 1, got %q", s.Acks)
+	return 0, rundoc.NewFieldError("acks", "must be all, -1 or 1, got %q", s.Acks)
 }
 
 // requestTarget is the number of measured requests; 0 with --duration.
-func (s *Spec) requestTarget() int64 {
+func requestTarget(s *rundoc.Spec) int64 {
 	switch {
 	case s.Requests > 0:
 		return s.Requests
 	case s.Duration > 0:
 		return 0
 	}
-	return defaultWritepathRequests
+	return rundoc.DefaultWritepathRequests
 }
 
 // wpStats aggregates the responses of every request.
@@ -247,7 +136,7 @@ func (w *wpShape) pace(ctx context.Context, start time.Duration, i int64) {
 }
 
 func (r *run) writepath(ctx context.Context) error {
-	acks, err := r.spec.writepathAcks()
+	acks, err := writepathAcks(&r.spec)
 	if err != nil {
 		return err
 	}
@@ -296,7 +185,7 @@ func (r *run) writepath(ctx context.Context) error {
 	if shape.rate > 0 {
 		*notes = append(*notes, fmt.Sprintf("throttled to %v requests/s", shape.rate))
 	}
-	target := r.spec.requestTarget()
+	target := requestTarget(&r.spec)
 	r.rep.note("kbench: writepath %s: %s × %d records of %d B, %d in flight, to %s",
 		r.spec.Strategy, requestsText(target, r.spec.Duration), shape.records, len(shape.payload), shape.inFlight, r.res.Environment.Broker)
 
@@ -325,7 +214,7 @@ func (r *run) writepath(ctx context.Context) error {
 		return err
 	}
 	stopIntervals := r.writepathIntervals(shape)
-	stopSeries := r.recordSeries(func(secs float64) SeriesPoint {
+	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
 		shape.stats.mu.Lock()
 		c := shape.stats.point.take()
 		shape.stats.mu.Unlock()
@@ -365,9 +254,9 @@ func requestsText(n int64, duration float64) string {
 // (for the raw strategies) or the bootstrap servers (kafka-go).
 func (r *run) writepathClient(ctx context.Context, shape *wpShape) (wpClient, error) {
 	switch r.spec.Strategy {
-	case StrategyKafkaGo:
+	case rundoc.StrategyKafkaGo:
 		return r.newKafkaGoWriter(shape)
-	case StrategyKafkaGoConn:
+	case rundoc.StrategyKafkaGoConn:
 		return r.newKafkaGoConn(ctx, shape)
 	}
 	leader := r.brokers[0]
@@ -531,13 +420,13 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 	if h.clamped > 0 {
 		m.Notes = append(m.Notes, fmt.Sprintf("%d latencies above %v were recorded as %v", h.clamped, time.Hour, time.Hour))
 	}
-	add := func(name string, v float64, unit, better, help string) {
-		r.res.Metrics = append(r.res.Metrics, Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
+	add := func(name string, v float64, unit string, better rundoc.Better, help string) {
+		r.res.Metrics = append(r.res.Metrics, rundoc.Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
 	}
 	add("requests-sent", float64(requests), "requests", "", "Produce requests answered in the measured window")
-	add("requests-per-sec", float64(requests)/secs, "requests/s", HigherIsBetter, "answered requests / window seconds")
-	add("records-per-sec", float64(records)/secs, "records/s", HigherIsBetter, "records of the answered requests / window seconds")
-	add("mb-per-sec", float64(bytes)/secs/(1<<20), "MB/s", HigherIsBetter, "record payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
+	add("requests-per-sec", float64(requests)/secs, "requests/s", rundoc.HigherIsBetter, "answered requests / window seconds")
+	add("records-per-sec", float64(records)/secs, "records/s", rundoc.HigherIsBetter, "records of the answered requests / window seconds")
+	add("mb-per-sec", float64(bytes)/secs/(1<<20), "MB/s", rundoc.HigherIsBetter, "record payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
 	if raw, ok := client.(*rawClient); ok {
 		add("buffers-per-request", float64(raw.req.NumBuffers()), "buffers", "", "request header + record-batch header + one per record")
 		add("bytes-per-request", float64(raw.req.Len()), "bytes", "", "Produce request size on the wire, size prefix included")
@@ -550,7 +439,7 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 	if r.win.ioErr == nil && requests > 0 {
 		io := r.win.io1.Sub(r.win.io0)
 		syscalls = float64(io.Syscw) / float64(requests)
-		add("write-syscalls-per-request", syscalls, "syscalls", LowerIsBetter,
+		add("write-syscalls-per-request", syscalls, "syscalls", rundoc.LowerIsBetter,
 			"write-type syscalls of the process in the window (/proc/self/io syscw) / requests: 1 for one writev or write per request")
 		if io.Syscw > 0 {
 			perSyscall = float64(io.Wchar) / float64(io.Syscw)
@@ -558,7 +447,7 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 	}
 	if bytes > 0 {
 		cpu := (r.win.cpuEnd - r.win.cpuStart).Seconds()
-		add("cpu-seconds-per-mb", cpu/(float64(bytes)/(1<<20)), "s/MB", LowerIsBetter,
+		add("cpu-seconds-per-mb", cpu/(float64(bytes)/(1<<20)), "s/MB", rundoc.LowerIsBetter,
 			"client process CPU time per MB of record payload (MB = 1,048,576 bytes)")
 	}
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/wire"
@@ -208,7 +210,7 @@ func drainInFlight(ctx context.Context, sem chan struct{}, failed <-chan struct{
 func (c *rawClient) write() error {
 	bufs := c.req.Buffers()
 	switch c.strategy {
-	case StrategyGather:
+	case rundoc.StrategyGather:
 		for len(bufs) > 0 {
 			k := min(len(bufs), maxIovecs)
 			c.vec = append(c.scratch[:0], bufs[:k]...)
@@ -217,13 +219,13 @@ func (c *rawClient) write() error {
 			}
 			bufs = bufs[k:]
 		}
-	case StrategyPerBuffer:
+	case rundoc.StrategyPerBuffer:
 		for _, b := range bufs {
 			if _, err := c.conn.Write(b); err != nil {
 				return err
 			}
 		}
-	case StrategyCopy:
+	case rundoc.StrategyCopy:
 		c.flat = c.req.AppendTo(c.flat[:0])
 		if _, err := c.conn.Write(c.flat); err != nil {
 			return err
@@ -245,11 +247,11 @@ func (c *rawClient) describe() string {
 		recSize = fmt.Sprintf("%d–%d", minRec, maxRec)
 	}
 	how := map[string]string{
-		StrategyGather:    "all buffers of a request in one net.Buffers.WriteTo on the *net.TCPConn, which is one writev(2)",
-		StrategyPerBuffer: "one Write, so one write(2), per buffer",
-		StrategyCopy:      "the buffers copied into one reused buffer, then one Write",
+		rundoc.StrategyGather:    "all buffers of a request in one net.Buffers.WriteTo on the *net.TCPConn, which is one writev(2)",
+		rundoc.StrategyPerBuffer: "one Write, so one write(2), per buffer",
+		rundoc.StrategyCopy:      "the buffers copied into one reused buffer, then one Write",
 	}[c.strategy]
-	if c.strategy == StrategyGather && len(bufs) > maxIovecs {
+	if c.strategy == rundoc.StrategyGather && len(bufs) > maxIovecs {
 		how += fmt.Sprintf(" per %d buffers (IOV_MAX), %d calls per request", maxIovecs, (len(bufs)+maxIovecs-1)/maxIovecs)
 	}
 	return fmt.Sprintf("strategy %s: %s; %d buffers per request: request header and Produce fields (%d B), record-batch header (%d B), "+

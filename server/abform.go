@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/gin-gonic/gin"
 
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -28,7 +29,7 @@ const maxConfigs = ui.MaxConfigs
 // the comparison of their runs, or the form again with every bad field
 // named.
 func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormConfig) {
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	base, err := requestFromForm(form)
 	if err := errs.Append(err); err != nil {
 		s.fail(c, err)
@@ -80,7 +81,7 @@ var (
 // options), the target's (shared by all) to the target's fields, an added
 // configuration's to its label or its options box, the option named in
 // the message. Several errors of one field are joined.
-func abFormErrors(errs runner.FieldErrors, formIndex []int) map[string]string {
+func abFormErrors(errs rundoc.FieldErrors, formIndex []int) map[string]string {
 	out := map[string]string{}
 	add := func(field, msg string) {
 		if prev, ok := out[field]; ok {
@@ -144,10 +145,10 @@ func overrideParams(base map[string]json.RawMessage, text, field string) (map[st
 		out[k] = v
 	}
 	kinds := map[string]string{}
-	for _, f := range runner.Flags() {
+	for _, f := range rundoc.Flags() {
 		kinds[f.Name] = f.Kind
 	}
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	var bad []string
 	for n, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)

@@ -7,10 +7,11 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -56,14 +57,15 @@ func interleaveOrder(n, rounds int) []int {
 // stored: label, repetition group, redacted spec and fingerprint, and the
 // secrets its runs get from memory.
 type abSide struct {
-	label, group, workload string
-	specJSON, fingerprint  string
-	secrets                map[string]string
+	label, group          string
+	workload              rundoc.Workload
+	specJSON, fingerprint string
+	secrets               map[string]string
 }
 
 // newSide is the side of spec, labelled label, in group.
-func newSide(label, group string, spec runner.Spec) (abSide, error) {
-	_, secrets := runner.SplitSecrets(spec)
+func newSide(label, group string, spec rundoc.Spec) (abSide, error) {
+	_, secrets := rundoc.SplitSecrets(spec)
 	specJSON, fingerprint, err := encodeSpec(spec)
 	if err != nil {
 		return abSide{}, err
@@ -81,7 +83,7 @@ func (s *Server) queueInterleaved(ctx context.Context, batch string, sides []abS
 	runs := make([]*store.Run, len(order))
 	for k, i := range order {
 		side := sides[i]
-		runs[k] = &store.Run{Label: side.label, Workload: side.workload, Status: store.StatusQueued, Source: store.SourceLaunched,
+		runs[k] = &store.Run{Label: side.label, Workload: side.workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
 			Spec: side.specJSON, Fingerprint: side.fingerprint, GroupID: side.group, ABBatch: batch, Warmup: k/len(sides) < warmups}
 	}
 	if err := s.store.AppendRuns(ctx, runs); err != nil {
@@ -113,8 +115,8 @@ func groupsCompareURL(runs []*store.Run, groups []string) string {
 // warm-up runs, then each configuration's, named by its index:
 // "configs[1].label", "configs[1].params.throughput",
 // "configs[1].target.bootstrap_server".
-func (s *Server) prepareConfigs(req *createRequest) ([]runner.Spec, error) {
-	var errs runner.FieldErrors
+func (s *Server) prepareConfigs(req *createRequest) ([]rundoc.Spec, error) {
+	var errs rundoc.FieldErrors
 	const apart = "cannot be given with configs: each configuration has its own (configs[i].%s)"
 	if req.Label != "" {
 		errs.Add("label", apart, "label")
@@ -143,7 +145,7 @@ func (s *Server) prepareConfigs(req *createRequest) ([]runner.Spec, error) {
 	if !workloadOK || n > maxConfigs {
 		return nil, errs
 	}
-	specs := make([]runner.Spec, n)
+	specs := make([]rundoc.Spec, n)
 	labels := map[string]int{}
 	for i := range req.Configs {
 		c := &req.Configs[i]
@@ -225,7 +227,8 @@ func (s *Server) apiCreateAB(c *gin.Context, req *createRequest) {
 	}
 	out := make([]apiRun, 0, len(res.runs))
 	for _, r := range res.runs {
-		out = append(out, toAPIRun(r, false))
+		d := r.Doc()
+		out = append(out, toAPIRun(&d, false))
 	}
 	c.Header("Location", res.compareURL)
 	c.JSON(http.StatusCreated, gin.H{"runs": out, "group_ids": res.groups, "ab_batch": res.batch, "compare_url": res.compareURL})

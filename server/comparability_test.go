@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // TestCompareComparability runs two producers that differ in
@@ -21,7 +21,7 @@ func TestCompareComparability(t *testing.T) {
 	a := ts.createRun(t, `{"workload":"producer","label":"none","params":{"num-records":2000,"record-size":128,"profile":"none"}}`)
 	b := ts.createRun(t, `{"workload":"producer","label":"snappy","params":{"num-records":2000,"record-size":128,"profile":"none","producer-props":{"compression.type":"snappy"}}}`)
 	for _, id := range []uint{a, b} {
-		if r := ts.waitFinal(t, id); r.Status != store.StatusSucceeded {
+		if r := ts.waitFinal(t, id); r.Status != rundoc.StatusSucceeded {
 			t.Fatalf("run %d: %s %s", id, r.Status, r.Error)
 		}
 	}

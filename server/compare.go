@@ -11,11 +11,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -98,8 +98,8 @@ func parseCompareQuery(q url.Values) (ui.CompareQuery, error) {
 
 // loadRuns reads runs with their metrics, series and profiles, in order.
 // An unknown run is ErrNotFound naming it.
-func (s *Server) loadRuns(ctx context.Context, ids []uint) ([]store.Run, error) {
-	runs := make([]store.Run, 0, len(ids))
+func (s *Server) loadRuns(ctx context.Context, ids []uint) ([]rundoc.Run, error) {
+	runs := make([]rundoc.Run, 0, len(ids))
 	for _, id := range ids {
 		r, err := s.store.GetRun(ctx, id)
 		if err != nil {
@@ -111,7 +111,7 @@ func (s *Server) loadRuns(ctx context.Context, ids []uint) ([]store.Run, error) 
 }
 
 // comparison builds the table of q from the stored runs.
-func (s *Server) comparison(ctx context.Context, q ui.CompareQuery) (*compare.Table, []store.Run, error) {
+func (s *Server) comparison(ctx context.Context, q ui.CompareQuery) (*compare.Table, []rundoc.Run, error) {
 	runs, err := s.loadRuns(ctx, q.Runs)
 	if err != nil {
 		return nil, nil, err
@@ -178,9 +178,9 @@ type reportRequest struct {
 }
 
 // createReport validates a request and stores the report.
-func (s *Server) createReport(ctx context.Context, req reportRequest) (*store.Report, error) {
+func (s *Server) createReport(ctx context.Context, req reportRequest) (*rundoc.Report, error) {
 	// Every bad field is reported at once (a runner.FieldErrors).
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	title := strings.TrimSpace(req.Title)
 	switch {
 	case title == "":
@@ -210,7 +210,7 @@ func (s *Server) createReport(ctx context.Context, req reportRequest) (*store.Re
 	if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by}); err != nil {
 		return nil, err
 	}
-	rep := &store.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by}
+	rep := &rundoc.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by}
 	if err := s.store.CreateReport(ctx, rep); err != nil {
 		return nil, err
 	}
@@ -290,7 +290,7 @@ func (s *Server) report(c *gin.Context) {
 }
 
 // loadReport reads a report and computes its table from its runs.
-func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*store.Report, *compare.Table, []store.Run, error) {
+func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*rundoc.Report, *compare.Table, []rundoc.Run, error) {
 	rep, err := s.store.GetReport(ctx, slug)
 	if err != nil {
 		return nil, nil, nil, err
@@ -304,7 +304,7 @@ func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*store
 
 // reportMeta is what the exports say about a report: its title, notes,
 // creation time and absolute link.
-func (s *Server) reportMeta(c *gin.Context, rep *store.Report) compare.Meta {
+func (s *Server) reportMeta(c *gin.Context, rep *rundoc.Report) compare.Meta {
 	scheme := "http"
 	if c.Request.TLS != nil {
 		scheme = "https"

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
 
@@ -14,7 +15,7 @@ import (
 func seedWide(b *testing.B, ts *testServer, n, m int) string {
 	var runs []*store.Run
 	for i := range n {
-		r := &store.Run{Label: fmt.Sprintf("l%d", i%2), Workload: "producer", Status: store.StatusSucceeded, Output: "1000 records sent.\n"}
+		r := &store.Run{Label: fmt.Sprintf("l%d", i%2), Workload: "producer", Status: rundoc.StatusSucceeded, Output: "1000 records sent.\n"}
 		for j := range m {
 			better := []string{"higher", "lower", ""}[j%3]
 			r.Metrics = append(r.Metrics, store.Metric{Name: fmt.Sprintf("metric-%02d", j), Value: float64(1000 + i*7 + j), Unit: "ms", Better: better})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kbench/kbench/internal/golden"
 	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
 
@@ -38,7 +39,7 @@ func seedCompare(t *testing.T, ts *testServer) []uint {
 	t.Helper()
 	finished := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	mk := func(label string, rate, p99, cpu float64, prof string) *store.Run {
-		r := &store.Run{Label: label, Workload: "producer", Status: store.StatusSucceeded, Complete: true, FinishedAt: &finished,
+		r := &store.Run{Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, Complete: true, FinishedAt: &finished,
 			Spec:   `{"workload":"producer","params":{"num-records":1000}}`,
 			Output: fmt.Sprintf("1000 records sent, %.1f records/sec (%.2f MB/sec), 1.00 ms avg latency, %.2f ms max latency.\n", rate, rate/1000, p99),
 			Metrics: []store.Metric{

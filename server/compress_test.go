@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
 
@@ -268,7 +269,7 @@ func TestCompressNotForEventStreams(t *testing.T) {
 	// A running run the queue does not execute: only the events below
 	// are published for it.
 	started := time.Now()
-	run := &store.Run{Workload: "producer", Status: store.StatusRunning, Spec: `{"workload":"producer"}`, StartedAt: &started}
+	run := &store.Run{Workload: "producer", Status: rundoc.StatusRunning, Spec: `{"workload":"producer"}`, StartedAt: &started}
 	if err := ts.st.CreateRuns(context.Background(), []*store.Run{run}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
 
@@ -21,7 +22,7 @@ import (
 // launched run leaves one.
 func finishedRun(t *testing.T, st *store.Store, dataDir, label string, finished time.Time) *store.Run {
 	t.Helper()
-	r := &store.Run{Label: label, Workload: "producer", Status: store.StatusSucceeded, CreatedAt: finished.Add(-time.Minute), FinishedAt: &finished,
+	r := &store.Run{Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, CreatedAt: finished.Add(-time.Minute), FinishedAt: &finished,
 		Metrics: []store.Metric{{Name: "records-per-sec", Value: 1}}}
 	if err := st.CreateRuns(context.Background(), []*store.Run{r}); err != nil {
 		t.Fatal(err)

@@ -6,9 +6,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/gin-gonic/gin"
 
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -30,7 +31,7 @@ func badInput(field, format string, args ...any) error {
 func asFieldError(err error) error {
 	var ie *inputError
 	if errors.As(err, &ie) {
-		return &runner.FieldError{Field: ie.Field, Msg: ie.Msg}
+		return &rundoc.FieldError{Field: ie.Field, Msg: ie.Msg}
 	}
 	return err
 }
@@ -42,7 +43,7 @@ var errTooLarge = errors.New("request body too large")
 // 400s) and the message users see. It is the one place that decides.
 func classify(err error) (status int, field, msg string) {
 	var ie *inputError
-	var fe *runner.FieldError
+	var fe *rundoc.FieldError
 	var mbe *http.MaxBytesError
 	var le *limitError
 	switch {
@@ -77,7 +78,7 @@ func fieldMessages(err error) []fieldMessage {
 		switch e := err.(type) {
 		case *inputError:
 			out = append(out, fieldMessage{e.Field, e.Error()})
-		case *runner.FieldError:
+		case *rundoc.FieldError:
 			out = append(out, fieldMessage{e.Field, e.Field + ": " + e.Msg})
 		case interface{ Unwrap() []error }:
 			for _, x := range e.Unwrap() {

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/rundoc"
 
-	"github.com/kbench/kbench/store"
+	"github.com/gin-gonic/gin"
 )
 
 // heartbeat keeps idle event streams open through proxies.
@@ -49,11 +49,11 @@ func (s *Server) runEvents(c *gin.Context) {
 		return true
 	}
 	if run.Final() {
-		send(liveEvent{"done", map[string]string{"status": run.Status, "error": run.Error}})
+		send(liveEvent{"done", map[string]string{"status": string(run.Status), "error": run.Error}})
 		return
 	}
 	status := map[string]any{"status": run.Status}
-	if run.Status == store.StatusQueued {
+	if run.Status == rundoc.StatusQueued {
 		status["position"], _ = s.store.QueuePosition(c.Request.Context(), id)
 	}
 	if !send(liveEvent{"status", status}) {
@@ -88,10 +88,10 @@ func (s *Server) runEvents(c *gin.Context) {
 				return
 			}
 			if r.Final() { // finished while we were not told (e.g. canceled when queued)
-				send(liveEvent{"done", map[string]string{"status": r.Status, "error": r.Error}})
+				send(liveEvent{"done", map[string]string{"status": string(r.Status), "error": r.Error}})
 				return
 			}
-			if r.Status == store.StatusQueued {
+			if r.Status == rundoc.StatusQueued {
 				pos, _ := s.store.QueuePosition(c.Request.Context(), id)
 				send(liveEvent{"status", map[string]any{"status": r.Status, "position": pos}})
 			}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // liveEvent is one Server-Sent Event: name and JSON-encodable payload.
@@ -17,8 +17,8 @@ type liveEvent struct {
 // liveState is what a late subscriber needs to catch up on a running run.
 type liveState struct {
 	status   string
-	progress *runner.Event
-	points   []runner.SeriesPoint
+	progress *rundoc.Event
+	points   []rundoc.SeriesPoint
 	output   strings.Builder
 	// midLine is true when the text so far does not end with a newline.
 	midLine bool
@@ -27,7 +27,7 @@ type liveState struct {
 // outputText is how an output or note event reads in the run page's
 // output, the same for the live stream and the catch-up copy: Kafka's
 // text as printed, a note as a "# " comment on a line of its own.
-func (st *liveState) outputText(e runner.Event) string {
+func (st *liveState) outputText(e rundoc.Event) string {
 	text := e.Text
 	if e.Type == "note" {
 		text = "# " + strings.TrimRight(text, "\n") + "\n"
@@ -94,7 +94,7 @@ func (h *hub) subscribe(id uint) (ch chan liveEvent, catchUp []liveEvent, cancel
 // series returns a copy of the interval points a run has reported so
 // far (coarsened as the run's result will be); ok is false when the hub
 // holds nothing of the run: not started yet, finished, or unknown.
-func (h *hub) series(id uint) (pts []runner.SeriesPoint, ok bool) {
+func (h *hub) series(id uint) (pts []rundoc.SeriesPoint, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := h.state[id]
@@ -104,12 +104,12 @@ func (h *hub) series(id uint) (pts []runner.SeriesPoint, ok bool) {
 	return slices.Clone(st.points), true
 }
 
-func progressData(e runner.Event) map[string]any {
+func progressData(e rundoc.Event) map[string]any {
 	return map[string]any{"phase": e.Phase, "done": e.Done, "total": e.Total, "elapsed": e.Elapsed}
 }
 
 // publishRunner forwards one progress line of a run's child process.
-func (h *hub) publishRunner(id uint, e runner.Event) {
+func (h *hub) publishRunner(id uint, e rundoc.Event) {
 	h.mu.Lock()
 	st := h.stateLocked(id)
 	var ev liveEvent
@@ -123,10 +123,10 @@ func (h *hub) publishRunner(id uint, e runner.Event) {
 			return
 		}
 		st.points = append(st.points, *e.Point)
-		if len(st.points) > runner.MaxSeriesPoints {
+		if len(st.points) > rundoc.MaxSeriesPoints {
 			// The run coarsens its series at the same length: late joiners
 			// get what the result will hold.
-			st.points = runner.CoarsenSeries(st.points)
+			st.points = rundoc.CoarsenSeries(st.points)
 		}
 		ev = liveEvent{"interval", *e.Point}
 	case "output", "note":

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
@@ -19,8 +20,8 @@ import (
 func TestLiveChartsFragment(t *testing.T) {
 	ts := newTestServer(t, nil)
 	ctx := context.Background()
-	running := &store.Run{Workload: "producer", Status: store.StatusRunning}
-	done := &store.Run{Workload: "producer", Status: store.StatusSucceeded, Complete: true,
+	running := &store.Run{Workload: "producer", Status: rundoc.StatusRunning}
+	done := &store.Run{Workload: "producer", Status: rundoc.StatusSucceeded, Complete: true,
 		Series: []store.SeriesPoint{{Seq: 0, T: 1, RecordsPerSec: 10}, {Seq: 1, T: 2, RecordsPerSec: 12}}}
 	if err := ts.st.CreateRuns(ctx, []*store.Run{running, done}); err != nil {
 		t.Fatal(err)

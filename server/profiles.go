@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/pprof/profile"
 
@@ -38,7 +40,7 @@ type profileMeta struct {
 }
 
 func metaOf(p *store.Profile) profileMeta {
-	return profileMeta{ID: p.ID, RunID: p.RunID, Role: p.Role, Kind: p.Kind, Bytes: p.Bytes, Samples: p.Samples, Uploaded: p.Uploaded}
+	return profileMeta{ID: p.ID, RunID: p.RunID, Role: string(p.Role), Kind: string(p.Kind), Bytes: p.Bytes, Samples: p.Samples, Uploaded: p.Uploaded}
 }
 
 // loadedProfile is a stored profile, parsed. prof is shared by every
@@ -261,11 +263,8 @@ func (s *Server) runWork(ctx context.Context, runID uint) (float64, error) {
 			}
 		}
 	}
-	var m struct {
-		MeasuredRecords float64 `json:"measured_records"`
-	}
-	if run.Measurement != "" && json.Unmarshal([]byte(run.Measurement), &m) == nil && m.MeasuredRecords > 0 && !math.IsInf(m.MeasuredRecords, 0) {
-		return m.MeasuredRecords, nil
+	if m := run.Measurement; m != nil && m.MeasuredRecords > 0 {
+		return float64(m.MeasuredRecords), nil
 	}
 	return 0, fmt.Errorf("run %d: %w", runID, errNoRecordCount)
 }
@@ -497,7 +496,7 @@ func uploadKind(c *gin.Context) (string, error) {
 // values only: a role or kind outside the lists (a row stored before they
 // were checked) is named "profile" or "other".
 func profileFileName(p *store.Profile) string {
-	role, kind := p.Role, p.Kind
+	role, kind := string(p.Role), string(p.Kind)
 	if !slices.Contains(uploadRoles, role) {
 		role = "profile"
 	}
@@ -517,14 +516,14 @@ func storedProfiles(ups []uploaded, role, kind string) []store.Profile {
 		if k == "" {
 			k = profiles.KindOther
 		}
-		out = append(out, store.Profile{Role: role, Kind: k, Data: u.data, Samples: u.samples, Uploaded: true})
+		out = append(out, store.Profile{Role: rundoc.ProfileRole(role), Kind: rundoc.ProfileKind(k), Data: u.data, Samples: u.samples, Uploaded: true})
 	}
 	return out
 }
 
 // attach stores the uploaded profiles of a multipart request on run id,
 // all or none. Shared by the API and the run page's form.
-func (s *Server) attach(c *gin.Context, id uint) ([]store.Profile, error) {
+func (s *Server) attach(c *gin.Context, id uint) ([]rundoc.Profile, error) {
 	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
 		return nil, uploadErr(err)
 	}
@@ -586,7 +585,7 @@ func (s *Server) attachProfilesForm(c *gin.Context) {
 // "profile"). Everything is checked before anything is stored, and the run
 // with its metrics, series and profiles is stored in one CreateRuns call:
 // nothing is ever half imported. Shared by the API and the import page.
-func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
+func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
 		return nil, uploadErr(err)
 	}
@@ -623,15 +622,21 @@ func (s *Server) importRun(c *gin.Context) (*store.Run, error) {
 	for _, u := range ups {
 		names = append(names, u.name)
 	}
-	specDoc := map[string]any{"workload": "imported", "files": names}
-	run := &store.Run{Label: label, Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported,
-		Complete: true, Profiles: storedProfiles(ups, role, kind)}
+	spec := rundoc.ImportSpec{Workload: rundoc.Imported, Files: names}
+	outcome := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Profiles: storedProfiles(ups, role, kind)}
+	workload := rundoc.Imported
 	if out != nil {
-		specDoc["tool"] = out.imp.Tool
-		fillImported(run, out)
+		spec.Tool = out.imp.Tool
+		workload = importedOutcome(&outcome, out)
 	}
-	spec, _ := json.Marshal(specDoc)
-	run.Spec = string(spec)
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("server: encode import spec: %w", err)
+	}
+	run := &store.Run{Label: label, Workload: workload, Source: rundoc.SourceImported, Spec: string(specJSON)}
+	if err := run.Record(outcome); err != nil {
+		return nil, err
+	}
 	if err := s.store.CreateRuns(c.Request.Context(), []*store.Run{run}); err != nil {
 		return nil, err
 	}
@@ -725,16 +730,17 @@ func toolCommand(tool string) string {
 	return "kafka-producer-perf-test"
 }
 
-// fillImported makes run the result of the parsed output: the workload of
-// the tool (producer or consumer, so the runs list and comparisons put it
-// next to kbench's own runs; Source says it was imported), its metrics
-// under kbench's names, its intervals as the series, the text itself as
-// the output, and Measurement and Environment saying where it came from.
-func fillImported(run *store.Run, out *importedOutput) {
+// importedOutcome makes o the result of the parsed output and returns
+// the run's workload: the tool's (producer or consumer, so the runs list
+// and comparisons put it next to kbench's own runs; the run's Source says
+// it was imported). o gets the metrics under kbench's names, the
+// intervals as the series, the text itself as the output, and the same
+// Measurement and Environment documents a launched run has, saying where
+// the figures came from.
+func importedOutcome(o *store.Outcome, out *importedOutput) rundoc.Workload {
 	imp := out.imp
 	cmd := toolCommand(imp.Tool)
-	run.Workload = imp.Tool
-	run.Output = out.text
+	o.Output = out.text
 	notes := []string{"imported from Kafka's " + cmd + " output"}
 	notes = append(notes, imp.Notes...)
 	values := map[string]float64{}
@@ -745,10 +751,10 @@ func fillImported(run *store.Run, out *importedOutput) {
 			continue
 		}
 		values[m.Name] = m.Value
-		run.Metrics = append(run.Metrics, store.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better})
+		o.Metrics = append(o.Metrics, rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: rundoc.Better(m.Better)})
 	}
-	for i, iv := range imp.Intervals {
-		run.Series = append(run.Series, store.SeriesPoint{Seq: i, T: iv.T, Records: iv.Records, RecordsPerSec: iv.RecordsPerSec,
+	for _, iv := range imp.Intervals {
+		o.Series = append(o.Series, rundoc.SeriesPoint{T: iv.T, Records: iv.Records, RecordsPerSec: iv.RecordsPerSec,
 			MBPerSec: iv.MBPerSec, LatencyAvgMs: iv.LatencyAvgMs, LatencyMaxMs: iv.LatencyMaxMs})
 	}
 	records, rate := values["records-sent"], values["record-send-rate"]
@@ -759,16 +765,11 @@ func fillImported(run *store.Run, out *importedOutput) {
 	if rate > 0 {
 		window = records / rate
 	}
-	measurement, _ := json.Marshal(map[string]any{
-		"source": "imported", "tool": cmd, "measured_records": int64(records), "window_seconds": window,
-		"lines": imp.Lines, "notes": notes,
-	})
-	run.Measurement = string(measurement)
-	environment, _ := json.Marshal(map[string]any{
-		"source": "imported", "tool": cmd,
-		"broker": "imported: " + cmd + " does not print its environment",
-	})
-	run.Environment = string(environment)
+	o.Measurement = &rundoc.Measurement{Source: rundoc.SourceImported, Tool: cmd, MeasuredRecords: int64(records),
+		WindowSeconds: window, Lines: imp.Lines, Notes: notes}
+	o.Environment = &rundoc.Environment{Source: rundoc.SourceImported, Tool: cmd,
+		Broker: "imported: " + cmd + " does not print its environment"}
+	return rundoc.Workload(imp.Tool)
 }
 
 // importProfiles handles POST /api/import with profiles: a new imported

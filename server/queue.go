@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/runner/kafkasec"
@@ -175,7 +177,7 @@ func (q *queue) cancel(ctx context.Context, id uint) error {
 	if err := q.s.store.CancelQueued(ctx, id, "canceled before it started"); err != nil {
 		return err
 	}
-	q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": store.StatusCanceled}})
+	q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": string(rundoc.StatusCanceled)}})
 	return nil
 }
 
@@ -221,7 +223,7 @@ func (q *queue) run(id uint, secrets map[string]string, ex *execution) {
 			}
 			return
 		}
-		q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": store.StatusCanceled}})
+		q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": string(rundoc.StatusCanceled)}})
 		return
 	case "shutdown":
 		return // still queued: the next server start queues it again
@@ -232,37 +234,37 @@ func (q *queue) run(id uint, secrets map[string]string, ex *execution) {
 		}
 		return
 	}
-	q.s.hub.publish(id, liveEvent{"status", map[string]any{"status": store.StatusRunning}})
+	q.s.hub.publish(id, liveEvent{"status", map[string]any{"status": rundoc.StatusRunning}})
 	q.at("started", id)
 	outcome := q.execute(ctx, id, secrets, ex)
 	if err := q.s.store.FinishRun(ctx, id, outcome); err != nil {
 		log.Error("store result", "err", err)
 		// Never leave a run running: record at least the failure.
-		fallback := store.Outcome{Status: store.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
+		fallback := store.Outcome{Status: rundoc.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
 		if err := q.s.store.FinishRun(ctx, id, fallback); err != nil {
 			log.Error("store failure", "err", err)
 		}
 		outcome = fallback
 	}
 	log.Info("run finished", "status", outcome.Status)
-	q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": outcome.Status, "error": outcome.Error}})
+	q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": string(outcome.Status), "error": outcome.Error}})
 }
 
 // execute runs the child process and turns what it left behind into an
 // outcome. It never returns a running status.
 func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) store.Outcome {
 	failed := func(format string, args ...any) store.Outcome {
-		return store.Outcome{Status: store.StatusFailed, Error: fmt.Sprintf(format, args...), FinishedAt: time.Now().UTC()}
+		return store.Outcome{Status: rundoc.StatusFailed, Error: fmt.Sprintf(format, args...), FinishedAt: time.Now().UTC()}
 	}
 	run, err := q.s.store.GetRun(ctx, id)
 	if err != nil {
 		return failed("load run: %v", err)
 	}
-	file, err := runner.ParseSpecFile([]byte(run.Spec))
+	file, err := rundoc.ParseSpecFile([]byte(run.Spec))
 	if err != nil {
 		return failed("stored spec: %v", err)
 	}
-	spec, err := runner.SpecFromParams(file.Workload, file.Params)
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params)
 	if err != nil {
 		return failed("stored spec: %v", err)
 	}
@@ -279,7 +281,7 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 		return failed("run directory: %v", err)
 	}
 	specPath := filepath.Join(dir, "spec.json")
-	if err := runner.WriteSpecFile(specPath, spec); err != nil {
+	if err := rundoc.WriteSpecFile(specPath, spec); err != nil {
 		return failed("%v", err)
 	}
 
@@ -318,7 +320,7 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	for sc.Scan() {
-		var ev runner.Event
+		var ev rundoc.Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			stderrTail.Write(append(sc.Bytes(), '\n'))
 			continue
@@ -333,22 +335,22 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 // outcome reads what a finished child left in dir.
 func (q *queue) outcome(dir string, waitErr error, stopReason, stderr string) store.Outcome {
 	o := store.Outcome{FinishedAt: time.Now().UTC()}
-	res, readErr := runner.ReadResult(dir)
+	res, readErr := rundoc.ReadResult(dir)
 	switch stopReason {
 	case "canceled":
-		o.Status, o.Error = store.StatusCanceled, "canceled by a user"
+		o.Status, o.Error = rundoc.StatusCanceled, "canceled by a user"
 	case "shutdown":
-		o.Status, o.Error = store.StatusInterrupted, "interrupted: the kbench server stopped during the run"
+		o.Status, o.Error = rundoc.StatusInterrupted, "interrupted: the kbench server stopped during the run"
 	case "timeout":
-		o.Status, o.Error = store.StatusFailed, fmt.Sprintf("stopped after the server's run timeout (%v)", q.s.cfg.RunTimeout)
+		o.Status, o.Error = rundoc.StatusFailed, fmt.Sprintf("stopped after the server's run timeout (%v)", q.s.cfg.RunTimeout)
 	default:
 		switch {
 		case waitErr == nil && readErr == nil && res.Complete:
-			o.Status = store.StatusSucceeded
+			o.Status = rundoc.StatusSucceeded
 		case readErr == nil && res.Error != "":
-			o.Status, o.Error = store.StatusFailed, res.Error
+			o.Status, o.Error = rundoc.StatusFailed, res.Error
 		default:
-			o.Status = store.StatusFailed
+			o.Status = rundoc.StatusFailed
 			o.Error = "the run process failed"
 			if waitErr != nil {
 				o.Error = "the run process failed: " + waitErr.Error()
@@ -361,21 +363,10 @@ func (q *queue) outcome(dir string, waitErr error, stopReason, stderr string) st
 	if readErr != nil {
 		return o // nothing measured to keep
 	}
-	o.Complete = res.Complete && o.Status == store.StatusSucceeded
+	o.Complete = res.Complete && o.Status == rundoc.StatusSucceeded
 	o.Output = res.Output
-	if b, err := json.Marshal(res.Environment); err == nil {
-		o.Environment = string(b)
-	}
-	if b, err := json.Marshal(res.Measurement); err == nil {
-		o.Measurement = string(b)
-	}
-	for _, m := range res.Metrics {
-		o.Metrics = append(o.Metrics, store.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
-	}
-	for i, p := range res.Series {
-		o.Series = append(o.Series, store.SeriesPoint{Seq: i, T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
-			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent})
-	}
+	o.Environment, o.Measurement = &res.Environment, &res.Measurement
+	o.Metrics, o.Series = res.Metrics, res.Series
 	for _, pf := range res.Profiles {
 		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(pf.File)))
 		if err != nil {
@@ -397,13 +388,13 @@ func (q *queue) outcome(dir string, waitErr error, stopReason, stderr string) st
 func childEnv(secrets map[string]string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, runner.SecretPropsEnv+"=") {
+		if !strings.HasPrefix(kv, rundoc.SecretPropsEnv+"=") {
 			env = append(env, kv)
 		}
 	}
 	if len(secrets) > 0 {
 		b, _ := json.Marshal(secrets)
-		env = append(env, runner.SecretPropsEnv+"="+string(b))
+		env = append(env, rundoc.SecretPropsEnv+"="+string(b))
 	}
 	return env
 }

@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/runner/kafkasec"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
@@ -86,7 +87,7 @@ func notRerunnable(err error) ([]refusal, bool) {
 // parseRepetitions checks a request into the comparison it names,
 // reporting every bad field.
 func parseRepetitions(req repetitionsRequest) (ui.CompareQuery, error) {
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	var q ui.CompareQuery
 	byField := "by"
 	if req.Query != "" {
@@ -136,7 +137,7 @@ func parseRepetitions(req repetitionsRequest) (ui.CompareQuery, error) {
 
 // planRepetitions makes one side per column of runs (formed by by) to
 // queue more repetitions of, or names every run that cannot be run again.
-func (s *Server) planRepetitions(runs []store.Run, by string) ([]abSide, []refusal) {
+func (s *Server) planRepetitions(runs []rundoc.Run, by string) ([]abSide, []refusal) {
 	var sides []abSide
 	var refused []refusal
 	for _, col := range compare.Columns(runs, by) {
@@ -152,7 +153,7 @@ func (s *Server) planRepetitions(runs []store.Run, by string) ([]abSide, []refus
 
 // planColumn is planRepetitions for one column.
 func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
-	var measured []store.Run
+	var measured []rundoc.Run
 	for _, r := range col.Runs {
 		if !r.Warmup {
 			measured = append(measured, r)
@@ -170,7 +171,7 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 	}
 	var bad []refusal
 	for _, r := range measured {
-		if r.Source == store.SourceImported || r.Spec == "" {
+		if r.Source == rundoc.SourceImported || r.Spec == "" {
 			bad = append(bad, refusal{r.ID, "imported: kbench has no configuration of it to run again"})
 		}
 	}
@@ -189,11 +190,11 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 	if len(bad) > 0 {
 		return abSide{}, bad
 	}
-	file, err := runner.ParseSpecFile([]byte(first.Spec))
+	file, err := rundoc.ParseSpecFile([]byte(first.Spec))
 	if err != nil {
 		return abSide{}, all("stored configuration unreadable: %v", err)
 	}
-	spec, err := runner.SpecFromParams(file.Workload, file.Params)
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params)
 	if err != nil {
 		return abSide{}, all("stored configuration no longer accepted: %v", err)
 	}
@@ -238,7 +239,7 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 
 // redactedProps are the properties of spec whose secret the store does
 // not have, sorted.
-func redactedProps(spec runner.Spec) []string {
+func redactedProps(spec rundoc.Spec) []string {
 	var out []string
 	for k, v := range spec.Props {
 		if strings.Contains(v, kafkasec.Redacted) {
@@ -300,7 +301,8 @@ func (s *Server) apiAddRepetitions(c *gin.Context) {
 	}
 	out := make([]apiRun, 0, len(added))
 	for _, r := range added {
-		out = append(out, toAPIRun(r, false))
+		d := r.Doc()
+		out = append(out, toAPIRun(&d, false))
 	}
 	c.Header("Location", u)
 	c.JSON(http.StatusCreated, gin.H{"runs": out, "ab_batch": batch, "compare_url": u})
@@ -340,13 +342,13 @@ func (s *Server) addRepetitionsForm(c *gin.Context) {
 // addRepetitionsView is the comparison page's offer to add repetitions to
 // q's columns, or why it cannot; suggested is the table's own count of the
 // repetitions its undecided changes need.
-func (s *Server) addRepetitionsView(q ui.CompareQuery, runs []store.Run, suggested int, csrf string) ui.AddRepetitionsView {
+func (s *Server) addRepetitionsView(q ui.CompareQuery, runs []rundoc.Run, suggested int, csrf string) ui.AddRepetitionsView {
 	var refused []ui.RefusedRun
 	columns := 0
 	if q.By == compare.ByGroup || q.By == compare.ByLabel {
 		columns = len(compare.Columns(runs, q.By))
 		_, bad := s.planRepetitions(runs, q.By)
-		byID := map[uint]*store.Run{}
+		byID := map[uint]*rundoc.Run{}
 		for i := range runs {
 			byID[runs[i].ID] = &runs[i]
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -130,7 +131,7 @@ func TestAddRepetitions(t *testing.T) {
 	}
 	for _, id := range ids[len(old):] {
 		r, err := ts.st.GetRun(t.Context(), id)
-		if err != nil || r.Status != store.StatusQueued || r.GroupIndex != 7 {
+		if err != nil || r.Status != rundoc.StatusQueued || r.GroupIndex != 7 {
 			t.Errorf("run %d from the form: %+v %v", id, r, err)
 		}
 		ab.Runs = append(ab.Runs, apiRun{ID: id})
@@ -150,7 +151,7 @@ func TestAddRepetitionsRefused(t *testing.T) {
 	mk := func(label, group, spec, source string, n int) []uint {
 		var runs []*store.Run
 		for i := 1; i <= n; i++ {
-			runs = append(runs, &store.Run{Label: label, Workload: "producer", Status: store.StatusSucceeded, Source: source, Spec: spec,
+			runs = append(runs, &store.Run{Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, Source: source, Spec: spec,
 				GroupID: group, GroupIndex: i})
 		}
 		if err := ts.st.CreateRuns(ctx, runs); err != nil {
@@ -162,11 +163,11 @@ func TestAddRepetitionsRefused(t *testing.T) {
 		}
 		return ids
 	}
-	base := mk("base", "g-base", spec, store.SourceLaunched, 2)
-	imported := mk("imported", "g-imp", "", store.SourceImported, 2)
-	remote := mk("remote", "g-far", far, store.SourceLaunched, 2)
-	single := mk("single", "", spec, store.SourceLaunched, 1)
-	mixed := append(mk("mixed", "", spec, store.SourceLaunched, 1), mk("mixed", "", strings.Replace(spec, "100", "200", 1), store.SourceLaunched, 1)...)
+	base := mk("base", "g-base", spec, rundoc.SourceLaunched, 2)
+	imported := mk("imported", "g-imp", "", rundoc.SourceImported, 2)
+	remote := mk("remote", "g-far", far, rundoc.SourceLaunched, 2)
+	single := mk("single", "", spec, rundoc.SourceLaunched, 1)
+	mixed := append(mk("mixed", "", spec, rundoc.SourceLaunched, 1), mk("mixed", "", strings.Replace(spec, "100", "200", 1), rundoc.SourceLaunched, 1)...)
 	before, _ := ts.st.CountRuns(ctx)
 
 	refusals := []struct {

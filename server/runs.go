@@ -13,9 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/gin-gonic/gin"
 
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/runner/kafkasec"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
@@ -59,16 +60,16 @@ var serverRefused = map[string]bool{"payload-file": true, "payload-delimiter": t
 // prepare validates a request into a spec. It reports every bad field (a
 // runner.FieldErrors), in the form's order: the run's fields, the
 // target's, then the workload options.
-func (s *Server) prepare(req *createRequest) (runner.Spec, error) {
+func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 	req.Label = strings.TrimSpace(req.Label)
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	workloadOK := checkWorkload(req.Workload, &errs)
 	if len(req.Label) > maxLabel {
 		errs.Add("label", "must be at most %d characters", maxLabel)
 	}
 	checkCounts(req, &errs)
 	if !workloadOK {
-		return runner.Spec{}, errs
+		return rundoc.Spec{}, errs
 	}
 	spec, target, opts, err := s.prepareConfig(req.Workload, req.Params, req.Target)
 	if err != nil {
@@ -80,8 +81,8 @@ func (s *Server) prepare(req *createRequest) (runner.Spec, error) {
 
 // checkWorkload reports whether workload is one kbench runs, adding an
 // error to errs when it is not.
-func checkWorkload(workload string, errs *runner.FieldErrors) bool {
-	if workload == runner.Producer || workload == runner.Consumer || workload == runner.Writepath {
+func checkWorkload(workload string, errs *rundoc.FieldErrors) bool {
+	if rundoc.Workload(workload).Runnable() {
 		return true
 	}
 	errs.Add("workload", "must be producer, consumer or writepath, got %q", workload)
@@ -90,7 +91,7 @@ func checkWorkload(workload string, errs *runner.FieldErrors) bool {
 
 // checkCounts checks a request's repetitions and warm-up runs; 0
 // repetitions means one.
-func checkCounts(req *createRequest, errs *runner.FieldErrors) {
+func checkCounts(req *createRequest, errs *rundoc.FieldErrors) {
 	if req.Repetitions < 0 || req.Repetitions > maxRepetitions {
 		errs.Add("repetitions", "must be between 1 and %d, got %d", maxRepetitions, req.Repetitions)
 	}
@@ -108,7 +109,7 @@ func checkCounts(req *createRequest, errs *runner.FieldErrors) {
 // "bootstrap-server", also when the address came from the params), opts
 // those of the workload options, sorted as the option table lists them;
 // err is an error that is not the input's.
-func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest) (spec runner.Spec, target, opts runner.FieldErrors, err error) {
+func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest) (spec rundoc.Spec, target, opts rundoc.FieldErrors, err error) {
 	params := make(map[string]json.RawMessage, len(reqParams))
 	for k, v := range reqParams {
 		if serverRefused[k] {
@@ -117,7 +118,7 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 		}
 		params[k] = v
 	}
-	spec, err = runner.SpecFromParams(workload, params)
+	spec, err = rundoc.SpecFromParams(rundoc.Workload(workload), params)
 	if err := opts.Append(err); err != nil {
 		return spec, nil, nil, err
 	}
@@ -169,7 +170,7 @@ func firstTargetProp(text string) string {
 // properties they stand for, then validates again: errors about those
 // properties go to target under the field the user filled in, the rest to
 // opts (which already holds the first validation's).
-func applyTarget(spec *runner.Spec, t *targetRequest, target, opts *runner.FieldErrors) error {
+func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.FieldErrors) error {
 	if strings.TrimSpace(t.BootstrapServer) == "" {
 		target.Add("bootstrap-server", "is required for a bootstrap target")
 	}
@@ -187,7 +188,7 @@ func applyTarget(spec *runner.Spec, t *targetRequest, target, opts *runner.Field
 	set("sasl.mechanism", t.SASLMechanism)
 	set("sasl.username", t.SASLUsername)
 	set("sasl.password", t.SASLPassword)
-	var again runner.FieldErrors
+	var again rundoc.FieldErrors
 	if err := again.Append(spec.Validate()); err != nil {
 		return err
 	}
@@ -211,8 +212,8 @@ func specNeedsSecrets(spec string) bool { return strings.Contains(spec, kafkasec
 
 // createRuns stores the runs of a request (warm-up runs first, then the
 // measured repetitions) and queues them.
-func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.Spec) ([]*store.Run, error) {
-	_, secrets := runner.SplitSecrets(spec)
+func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.Spec) ([]*store.Run, error) {
+	_, secrets := rundoc.SplitSecrets(spec)
 	specJSON, fingerprint, err := encodeSpec(spec)
 	if err != nil {
 		return nil, err
@@ -224,7 +225,7 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.
 	}
 	runs := make([]*store.Run, 0, total)
 	for i := 0; i < total; i++ {
-		r := &store.Run{Label: req.Label, Workload: spec.Workload, Status: store.StatusQueued, Source: store.SourceLaunched,
+		r := &store.Run{Label: req.Label, Workload: spec.Workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
 			Spec: specJSON, Fingerprint: fingerprint, GroupID: group}
 		if i < req.WarmupRuns {
 			r.Warmup = true
@@ -245,12 +246,12 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec runner.
 // encodeSpec is what the store keeps of a spec: its redacted spec file
 // and its fingerprint. An error here is a bug (validation lets no
 // unencodable value through), never a reason to store less.
-func encodeSpec(spec runner.Spec) (specJSON, fingerprint string, err error) {
+func encodeSpec(spec rundoc.Spec) (specJSON, fingerprint string, err error) {
 	params, err := spec.Redacted().Params()
 	if err != nil {
 		return "", "", fmt.Errorf("server: encode spec: %w", err)
 	}
-	data, err := json.Marshal(runner.SpecFile{Workload: spec.Workload, Params: params})
+	data, err := json.Marshal(rundoc.SpecFile{Workload: spec.Workload, Params: params})
 	if err != nil {
 		return "", "", fmt.Errorf("server: encode spec: %w", err)
 	}
@@ -319,7 +320,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 	}
 	// The form's own fields and the request's are checked alike, and
 	// every bad field is shown beside itself.
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	req, err := requestFromForm(form)
 	if err := errs.Append(err); err != nil {
 		s.fail(c, err)
@@ -350,7 +351,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 // request made of the rest.
 func requestFromForm(form url.Values) (createRequest, error) {
 	req := createRequest{Workload: form.Get("workload"), Label: form.Get("label"), Params: map[string]json.RawMessage{}}
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	for _, f := range []struct {
 		name string
 		dst  *int
@@ -375,7 +376,7 @@ func requestFromForm(form url.Values) (createRequest, error) {
 	default:
 		errs.Add("target", "must be embedded or bootstrap")
 	}
-	for _, f := range runner.Flags() {
+	for _, f := range rundoc.Flags() {
 		if !applies(f, req.Workload) || f.Name == "bootstrap-server" || serverRefused[f.Name] {
 			continue
 		}
@@ -425,9 +426,9 @@ func requestFromForm(form url.Values) (createRequest, error) {
 	return req, errs.Err()
 }
 
-func applies(f runner.Flag, workload string) bool {
+func applies(f rundoc.Flag, workload string) bool {
 	for _, w := range f.Workloads {
-		if w == workload {
+		if string(w) == workload {
 			return true
 		}
 	}
@@ -534,9 +535,9 @@ type apiRun struct {
 	ID            uint            `json:"id"`
 	URL           string          `json:"url"`
 	Label         string          `json:"label"`
-	Workload      string          `json:"workload"`
-	Status        string          `json:"status"`
-	Source        string          `json:"source"`
+	Workload      rundoc.Workload `json:"workload"`
+	Status        rundoc.Status   `json:"status"`
+	Source        rundoc.Source   `json:"source"`
 	Error         string          `json:"error"`
 	Complete      bool            `json:"complete"`
 	Spec          json.RawMessage `json:"spec"`
@@ -554,7 +555,7 @@ type apiRun struct {
 	FinishedAt    *time.Time      `json:"finished_at"`
 	// Only on a single run.
 	Metrics     []apiMetric          `json:"metrics,omitempty"`
-	Series      []runner.SeriesPoint `json:"series,omitempty"`
+	Series      []rundoc.SeriesPoint `json:"series,omitempty"`
 	Profiles    []apiProfile         `json:"profiles,omitempty"`
 	Environment json.RawMessage      `json:"environment,omitempty"`
 	Measurement json.RawMessage      `json:"measurement,omitempty"`
@@ -562,21 +563,21 @@ type apiRun struct {
 }
 
 type apiMetric struct {
-	Name   string  `json:"name"`
-	Value  float64 `json:"value"`
-	Unit   string  `json:"unit"`
-	Better string  `json:"better"`
-	Help   string  `json:"help,omitempty"`
+	Name   string        `json:"name"`
+	Value  float64       `json:"value"`
+	Unit   string        `json:"unit"`
+	Better rundoc.Better `json:"better"`
+	Help   string        `json:"help,omitempty"`
 }
 
 type apiProfile struct {
-	ID       uint   `json:"id"`
-	Role     string `json:"role"`
-	Kind     string `json:"kind"`
-	Bytes    int64  `json:"bytes"`
-	Samples  int64  `json:"samples"`
-	SHA256   string `json:"sha256"`
-	Download string `json:"download"`
+	ID       uint               `json:"id"`
+	Role     rundoc.ProfileRole `json:"role"`
+	Kind     rundoc.ProfileKind `json:"kind"`
+	Bytes    int64              `json:"bytes"`
+	Samples  int64              `json:"samples"`
+	SHA256   string             `json:"sha256"`
+	Download string             `json:"download"`
 }
 
 func rawJSON(s string) json.RawMessage {
@@ -586,7 +587,7 @@ func rawJSON(s string) json.RawMessage {
 	return json.RawMessage(s)
 }
 
-func toAPIRun(r *store.Run, full bool) apiRun {
+func toAPIRun(r *rundoc.Run, full bool) apiRun {
 	a := apiRun{ID: r.ID, URL: fmt.Sprintf("/runs/%d", r.ID), Label: r.Label, Workload: r.Workload, Status: r.Status,
 		Source: r.Source, Error: r.Error, Complete: r.Complete, Spec: rawJSON(r.Spec), Fingerprint: r.Fingerprint,
 		GroupID: r.GroupID, GroupIndex: r.GroupIndex, Warmup: r.Warmup, ABBatch: r.ABBatch, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec,
@@ -598,17 +599,14 @@ func toAPIRun(r *store.Run, full bool) apiRun {
 	for _, m := range r.Metrics {
 		a.Metrics = append(a.Metrics, apiMetric{m.Name, m.Value, m.Unit, m.Better, m.Help})
 	}
-	a.Series = []runner.SeriesPoint{}
-	for _, p := range r.Series {
-		a.Series = append(a.Series, runner.SeriesPoint{T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
-			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent})
-	}
+	a.Series = append([]rundoc.SeriesPoint{}, r.Series...)
 	a.Profiles = toAPIProfiles(r.Profiles)
-	a.Environment, a.Measurement, a.Output = rawJSON(r.Environment), rawJSON(r.Measurement), r.Output
+	// The documents as the run stored them, whichever kbench wrote them.
+	a.Environment, a.Measurement, a.Output = rawJSON(r.Documents.Environment), rawJSON(r.Documents.Measurement), r.Output
 	return a
 }
 
-func toAPIProfiles(ps []store.Profile) []apiProfile {
+func toAPIProfiles(ps []rundoc.Profile) []apiProfile {
 	out := []apiProfile{}
 	for _, p := range ps {
 		out = append(out, apiProfile{ID: p.ID, Role: p.Role, Kind: p.Kind, Bytes: p.Bytes, Samples: p.Samples, SHA256: p.SHA256,
@@ -666,7 +664,8 @@ func (s *Server) apiCreateRuns(c *gin.Context) {
 	}
 	out := make([]apiRun, 0, len(runs))
 	for _, r := range runs {
-		out = append(out, toAPIRun(r, false))
+		d := r.Doc()
+		out = append(out, toAPIRun(&d, false))
 	}
 	body := gin.H{"runs": out}
 	if len(out) == 1 {
@@ -689,7 +688,7 @@ func (s *Server) apiGetRun(c *gin.Context) {
 		return
 	}
 	a := toAPIRun(run, true)
-	if run.Status == store.StatusQueued {
+	if run.Status == rundoc.StatusQueued {
 		a.QueuePosition, _ = s.store.QueuePosition(c.Request.Context(), id)
 	}
 	c.JSON(http.StatusOK, a)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
 
@@ -220,7 +221,7 @@ func TestRestartCancelsQueuedRunsNoLongerAllowed(t *testing.T) {
 	defer st.Close()
 	ctx := context.Background()
 	spec := `{"workload":"producer","params":{"bootstrap-server":"kafka-evil.attacker.example:9092","num-records":100}}`
-	runs := []*store.Run{{Label: "old", Workload: "producer", Status: store.StatusQueued, Spec: spec}}
+	runs := []*store.Run{{Label: "old", Workload: "producer", Status: rundoc.StatusQueued, Spec: spec}}
 	if err := st.CreateRuns(ctx, runs); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestRestartCancelsQueuedRunsNoLongerAllowed(t *testing.T) {
 	}
 	defer s.Close()
 	got, _ := st.GetRun(ctx, runs[0].ID)
-	if got.Status != store.StatusCanceled || !strings.Contains(got.Error, "--allow-target") {
+	if got.Status != rundoc.StatusCanceled || !strings.Contains(got.Error, "--allow-target") {
 		t.Errorf("queued run with a target no longer allowed: %s %q, want canceled naming --allow-target", got.Status, got.Error)
 	}
 }

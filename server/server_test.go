@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner/embedded"
 	"github.com/kbench/kbench/store"
 )
@@ -135,7 +136,7 @@ func (ts *testServer) waitFinal(t *testing.T, id uint) apiRun {
 		var r apiRun
 		json.Unmarshal(rec.Body.Bytes(), &r)
 		switch r.Status {
-		case store.StatusSucceeded, store.StatusFailed, store.StatusCanceled, store.StatusInterrupted:
+		case rundoc.StatusSucceeded, rundoc.StatusFailed, rundoc.StatusCanceled, rundoc.StatusInterrupted:
 			return r
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -185,7 +186,7 @@ func TestRunLifecycleThroughAPI(t *testing.T) {
 	ts := newTestServer(t, nil)
 	id := ts.createRun(t, smallProducer)
 	r := ts.waitFinal(t, id)
-	if r.Status != store.StatusSucceeded || !r.Complete {
+	if r.Status != rundoc.StatusSucceeded || !r.Complete {
 		t.Fatalf("status %s complete %v error %q", r.Status, r.Complete, r.Error)
 	}
 	names := map[string]bool{}
@@ -360,7 +361,7 @@ func TestFormErrorsKeepValues(t *testing.T) {
 	}
 	var id uint
 	fmt.Sscanf(ok.Header().Get("Location"), "/runs/%d", &id)
-	if r := ts.waitFinal(t, id); r.Status != store.StatusSucceeded || len(r.Profiles) != 0 {
+	if r := ts.waitFinal(t, id); r.Status != rundoc.StatusSucceeded || len(r.Profiles) != 0 {
 		t.Errorf("form run: status %s, %d profiles (none were ticked)", r.Status, len(r.Profiles))
 	}
 }
@@ -412,7 +413,7 @@ func TestCancel(t *testing.T) {
 	for {
 		var r apiRun
 		json.Unmarshal(ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", running), "").Body.Bytes(), &r)
-		if r.Status == store.StatusRunning {
+		if r.Status == rundoc.StatusRunning {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -422,13 +423,13 @@ func TestCancel(t *testing.T) {
 	}
 	var q apiRun
 	json.Unmarshal(ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", queued), "").Body.Bytes(), &q)
-	if q.Status != store.StatusQueued || q.QueuePosition != 1 {
+	if q.Status != rundoc.StatusQueued || q.QueuePosition != 1 {
 		t.Errorf("second run: %s at position %d, want queued at 1", q.Status, q.QueuePosition)
 	}
 	if rec := ts.do(t, "POST", fmt.Sprintf("/api/runs/%d/cancel", queued), ""); rec.Code != 202 {
 		t.Fatalf("cancel queued = %d %s", rec.Code, rec.Body)
 	}
-	if r := ts.waitFinal(t, queued); r.Status != store.StatusCanceled {
+	if r := ts.waitFinal(t, queued); r.Status != rundoc.StatusCanceled {
 		t.Errorf("queued run after cancel: %s", r.Status)
 	}
 	// Cancel once the run has measured something: its first series point.
@@ -437,7 +438,7 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("cancel running = %d %s", rec.Code, rec.Body)
 	}
 	r := ts.waitFinal(t, running)
-	if r.Status != store.StatusCanceled {
+	if r.Status != rundoc.StatusCanceled {
 		t.Fatalf("running run after cancel: %s (%s)", r.Status, r.Error)
 	}
 	if r.RecordsPerSec == nil {
@@ -454,7 +455,7 @@ func TestCrashedChildFails(t *testing.T) {
 	ts := newTestServer(t, func(c *Config) { c.KbenchCommand = []string{script} })
 	id := ts.createRun(t, smallProducer)
 	r := ts.waitFinal(t, id)
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "killed") || !strings.Contains(r.Error, "something broke") {
+	if r.Status != rundoc.StatusFailed || !strings.Contains(r.Error, "killed") || !strings.Contains(r.Error, "something broke") {
 		t.Errorf("status %s error %q, want failed with the signal and the stderr tail", r.Status, r.Error)
 	}
 	// The server still serves and runs the next one.
@@ -467,7 +468,7 @@ func TestUnreachableTargetFails(t *testing.T) {
 	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
 	id := ts.createRun(t, `{"workload":"producer","target":{"bootstrap_server":"127.0.0.1:1"},"params":{"num-records":100}}`)
 	r := ts.waitFinal(t, id)
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, "cannot reach broker") {
+	if r.Status != rundoc.StatusFailed || !strings.Contains(r.Error, "cannot reach broker") {
 		t.Errorf("status %s error %q, want failed: cannot reach broker", r.Status, r.Error)
 	}
 }
@@ -487,7 +488,7 @@ func TestRepetitionGroup(t *testing.T) {
 		t.Fatalf("group = %+v", resp)
 	}
 	for _, r := range resp.Runs {
-		if got := ts.waitFinal(t, r.ID); got.Status != store.StatusSucceeded {
+		if got := ts.waitFinal(t, r.ID); got.Status != rundoc.StatusSucceeded {
 			t.Errorf("run %d: %s %s", r.ID, got.Status, got.Error)
 		}
 	}
@@ -535,7 +536,7 @@ func TestRestartRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.StartRun(ctx, runs[0].ID, time.Now())
-	st.FinishRun(ctx, runs[0].ID, store.Outcome{Status: store.StatusSucceeded, Complete: true, FinishedAt: time.Now(),
+	st.FinishRun(ctx, runs[0].ID, store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, FinishedAt: time.Now(),
 		Metrics: []store.Metric{{Name: "record-send-rate", Value: 42, Unit: "records/s"}}})
 	st.StartRun(ctx, runs[1].ID, time.Now())
 	st.Close() // the "killed" server
@@ -554,11 +555,11 @@ func TestRestartRecovery(t *testing.T) {
 	}
 	defer s.Close()
 	got, _ := st2.GetRun(ctx, runs[1].ID)
-	if got.Status != store.StatusInterrupted || !strings.Contains(got.Error, "server stopped") {
+	if got.Status != rundoc.StatusInterrupted || !strings.Contains(got.Error, "server stopped") {
 		t.Errorf("run left running: %s %q, want interrupted with the reason", got.Status, got.Error)
 	}
 	kept, _ := st2.GetRun(ctx, runs[0].ID)
-	if kept.Status != store.StatusSucceeded || len(kept.Metrics) != 1 {
+	if kept.Status != rundoc.StatusSucceeded || len(kept.Metrics) != 1 {
 		t.Errorf("finished run changed: %+v", kept)
 	}
 }
@@ -577,14 +578,14 @@ func TestSecretsNeverPersist(t *testing.T) {
 	body := fmt.Sprintf(`{"workload":"producer","label":"sasl","target":{"bootstrap_server":%q,"security_protocol":"SASL_PLAINTEXT","sasl_mechanism":"SCRAM-SHA-256","sasl_username":"bench","sasl_password":%q},"params":{"num-records":2000,"profile":["cpu"]}}`, b.Addr(), password)
 	id := ts.createRun(t, body)
 	r := ts.waitFinal(t, id)
-	if r.Status != store.StatusSucceeded {
+	if r.Status != rundoc.StatusSucceeded {
 		t.Fatalf("SASL run: %s %s", r.Status, r.Error)
 	}
 	// A second run with a JAAS line in the props, and a wrong password.
 	jaas := fmt.Sprintf(`org.apache.kafka.common.security.scram.ScramLoginModule required username="bench" password="%s-wrong";`, password)
 	body2 := fmt.Sprintf(`{"workload":"producer","params":{"bootstrap-server":%q,"num-records":100,"producer-props":{"security.protocol":"SASL_PLAINTEXT","sasl.mechanism":"SCRAM-SHA-256","sasl.jaas.config":%q}}}`, b.Addr(), jaas)
 	id2 := ts.createRun(t, body2)
-	if r2 := ts.waitFinal(t, id2); r2.Status != store.StatusFailed || !strings.Contains(strings.ToLower(r2.Error), "authentication") {
+	if r2 := ts.waitFinal(t, id2); r2.Status != rundoc.StatusFailed || !strings.Contains(strings.ToLower(r2.Error), "authentication") {
 		t.Errorf("wrong password: %s %q, want a failed run saying authentication failed", r2.Status, r2.Error)
 	}
 
@@ -638,7 +639,7 @@ func TestCancelWhileStarting(t *testing.T) {
 			if code := <-codes; code != http.StatusAccepted {
 				t.Errorf("cancel at %q = %d, want 202", point, code)
 			}
-			if r.Status != store.StatusCanceled {
+			if r.Status != rundoc.StatusCanceled {
 				t.Errorf("run canceled at %q ended %s (%q), want canceled", point, r.Status, r.Error)
 			}
 			if _, err := os.Stat(marker); err == nil {
@@ -649,7 +650,7 @@ func TestCancelWhileStarting(t *testing.T) {
 			ts.queue.hook = nil
 			ts.queue.mu.Unlock()
 			next := ts.createRun(t, `{"workload":"producer","params":{"num-records":1000,"profile":"none"}}`)
-			if r := ts.waitFinal(t, next); r.Status != store.StatusSucceeded {
+			if r := ts.waitFinal(t, next); r.Status != rundoc.StatusSucceeded {
 				t.Errorf("next run: %s (%s)", r.Status, r.Error)
 			}
 		})
@@ -691,7 +692,7 @@ func TestSilentBrokerRunFails(t *testing.T) {
 	id := ts.createRun(t, fmt.Sprintf(`{"workload":"producer","target":{"bootstrap_server":%q},"params":{"num-records":100,"profile":"none","producer-props":{"socket.connection.setup.timeout.ms":"500"}}}`, addr))
 	r := ts.waitFinal(t, id)
 	want := "no answer from " + addr + " within 0.5 s"
-	if r.Status != store.StatusFailed || !strings.Contains(r.Error, want) {
+	if r.Status != rundoc.StatusFailed || !strings.Contains(r.Error, want) {
 		t.Errorf("status %s error %q, want failed: %s", r.Status, r.Error, want)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // --allow-target patterns are host:port. In the host, * matches any run of
@@ -232,11 +232,11 @@ func (s *Server) checkTargets(addrs []string) error {
 // --allow-target patterns. A spec that does not parse is left to the queue,
 // which fails the run saying so.
 func (s *Server) storedTargetsAllowed(specJSON string) error {
-	var file runner.SpecFile
+	var file rundoc.SpecFile
 	if err := json.Unmarshal([]byte(specJSON), &file); err != nil {
 		return nil
 	}
-	spec, err := runner.SpecFromParams(file.Workload, file.Params)
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params)
 	if err != nil {
 		return nil
 	}

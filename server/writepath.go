@@ -10,11 +10,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -66,8 +67,8 @@ var presetOrder = []string{ui.WPFieldRecords, ui.WPFieldRecordSize, ui.WPFieldRe
 
 // presetSpecs validates a preset into its repetitions and one spec per
 // strategy, reporting every bad field (a runner.FieldErrors).
-func (s *Server) presetSpecs(p writepathPreset) (int, []runner.Spec, error) {
-	var errs runner.FieldErrors
+func (s *Server) presetSpecs(p writepathPreset) (int, []rundoc.Spec, error) {
+	var errs rundoc.FieldErrors
 	reps := intOr(p.Repetitions, wpDefaultRepetitions)
 	if reps < 1 || reps > wpMaxRepetitions {
 		errs.Add("repetitions", "must be between 1 and %d, got %d", wpMaxRepetitions, reps)
@@ -81,8 +82,8 @@ func (s *Server) presetSpecs(p writepathPreset) (int, []runner.Spec, error) {
 		errs.Add("requests", "must be at least 1, got %d", *p.Requests)
 	}
 	num := func(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
-	strategies := runner.WritepathStrategies()
-	specs := make([]runner.Spec, len(strategies))
+	strategies := rundoc.WritepathStrategies()
+	specs := make([]rundoc.Spec, len(strategies))
 	for i, strategy := range strategies {
 		params := map[string]json.RawMessage{
 			"strategy":            json.RawMessage(strconv.Quote(strategy)),
@@ -92,7 +93,7 @@ func (s *Server) presetSpecs(p writepathPreset) (int, []runner.Spec, error) {
 			"in-flight":           num(intOr(p.InFlight, wpDefaultInFlight)),
 			"sink":                json.RawMessage(strconv.FormatBool(sink)),
 		}
-		req := createRequest{Workload: runner.Writepath, Label: strategy, Repetitions: 1, Params: params}
+		req := createRequest{Workload: string(rundoc.Writepath), Label: strategy, Repetitions: 1, Params: params}
 		spec, err := s.prepare(&req)
 		// The strategies share every parameter but the strategy, so
 		// their errors are the same ones: each field is reported once.
@@ -112,7 +113,7 @@ func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (
 	if err != nil {
 		return "", nil, err
 	}
-	strategies := runner.WritepathStrategies()
+	strategies := rundoc.WritepathStrategies()
 	batch := randomID(6)
 	sides := make([]abSide, len(strategies))
 	for i, strategy := range strategies {
@@ -142,7 +143,8 @@ func (s *Server) apiWritepathPreset(c *gin.Context) {
 	}
 	out := make([]apiRun, 0, len(runs))
 	for _, r := range runs {
-		out = append(out, toAPIRun(r, false))
+		d := r.Doc()
+		out = append(out, toAPIRun(&d, false))
 	}
 	u := ui.WritepathResultURL(batch)
 	c.Header("Location", u)
@@ -165,7 +167,7 @@ func (s *Server) writepathForm(c *gin.Context) {
 	}
 	// Fields that do not parse keep their defaults while the others are
 	// checked, so that every bad field is reported at once.
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	p, err := presetFromForm(form)
 	if err := errs.Append(err); err != nil {
 		s.fail(c, err)
@@ -196,7 +198,7 @@ func (s *Server) writepathForm(c *gin.Context) {
 // runner.FieldErrors), with the preset made of the others.
 func presetFromForm(form url.Values) (writepathPreset, error) {
 	var p writepathPreset
-	var errs runner.FieldErrors
+	var errs rundoc.FieldErrors
 	for _, f := range []struct {
 		name string
 		dst  **int
@@ -220,12 +222,12 @@ func presetFromForm(form url.Values) (writepathPreset, error) {
 
 // writepathRuns loads a batch's runs, strategy by strategy in the lab's
 // order, each strategy's by id.
-func (s *Server) writepathRuns(ctx context.Context, batch string) ([]store.Run, error) {
+func (s *Server) writepathRuns(ctx context.Context, batch string) ([]rundoc.Run, error) {
 	if !wpBatchRE.MatchString(batch) {
 		return nil, errNotFound
 	}
 	var ids []uint
-	for _, strategy := range runner.WritepathStrategies() {
+	for _, strategy := range rundoc.WritepathStrategies() {
 		list, _, err := s.store.ListRuns(ctx, store.RunFilter{GroupID: wpGroup(batch, strategy), Limit: wpMaxRepetitions + 1})
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 )
@@ -16,7 +17,7 @@ import (
 // checkWritepathRun checks what a finished write-path run stored.
 func checkWritepathRun(t *testing.T, r apiRun) {
 	t.Helper()
-	if r.Status != store.StatusSucceeded || !r.Complete || r.Workload != runner.Writepath {
+	if r.Status != rundoc.StatusSucceeded || !r.Complete || r.Workload != runner.Writepath {
 		t.Fatalf("run %d: workload %s status %s complete %v error %q", r.ID, r.Workload, r.Status, r.Complete, r.Error)
 	}
 	metrics := map[string]float64{}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // benchRuns is the size of the history BenchmarkListRuns lists.
@@ -20,14 +22,14 @@ func seedBench(b *testing.B, s *Store) {
 	env := `{"go":"go1.26.8","kafka-go":"v0.4.51","cpu":"AMD EPYC 7B13","cores":2,"host":"bench-1","git":"0123456789abcdef"}` + strings.Repeat(" ", 200)
 	output := strings.Repeat("1000000 records sent, 1012345.6 records/sec (247.15 MB/sec), 3.2 ms avg latency, 41.0 ms max latency.\n", 30)
 	labels := []string{"trunk", "branch", "pr-101", "pr-102", "nightly"}
-	workloads := []string{"producer", "consumer", "writepath"}
+	workloads := []rundoc.Workload{rundoc.Producer, rundoc.Consumer, rundoc.Writepath}
 	const batch = 1000
 	for start := 0; start < benchRuns; start += batch {
 		runs := make([]*Run, 0, batch)
 		for i := start; i < start+batch; i++ {
-			status := StatusSucceeded
+			status := rundoc.StatusSucceeded
 			if i%7 == 3 {
-				status = StatusFailed
+				status = rundoc.StatusFailed
 			}
 			rps, mb, p99 := 1e6+float64(i), 240.0, 3.5
 			runs = append(runs, &Run{
@@ -55,11 +57,11 @@ func BenchmarkListRuns(b *testing.B) {
 		f    RunFilter
 	}{
 		{"all", RunFilter{}},
-		{"status", RunFilter{Status: StatusFailed}},                       // 1,429 runs
-		{"label", RunFilter{Label: "trunk"}},                              // 2,000 runs
-		{"workload", RunFilter{Workload: "consumer"}},                     // 3,333 runs
-		{"label+status", RunFilter{Label: "trunk", Status: StatusFailed}}, // 286 runs
-		{"group", RunFilter{GroupID: "g1000"}},                            // 6 runs
+		{"status", RunFilter{Status: string(rundoc.StatusFailed)}},                       // 1,429 runs
+		{"label", RunFilter{Label: "trunk"}},                                             // 2,000 runs
+		{"workload", RunFilter{Workload: "consumer"}},                                    // 3,333 runs
+		{"label+status", RunFilter{Label: "trunk", Status: string(rundoc.StatusFailed)}}, // 286 runs
+		{"group", RunFilter{GroupID: "g1000"}},                                           // 6 runs
 	} {
 		_, total, err := s.ListRuns(ctx, bc.f)
 		if err != nil {

@@ -6,23 +6,8 @@ package store
 import (
 	"errors"
 	"time"
-)
 
-// Run statuses. A run moves queued → running → one of the final states;
-// a queued run may also be canceled directly.
-const (
-	StatusQueued      = "queued"
-	StatusRunning     = "running"
-	StatusSucceeded   = "succeeded"
-	StatusFailed      = "failed"
-	StatusCanceled    = "canceled"
-	StatusInterrupted = "interrupted"
-)
-
-// Run sources.
-const (
-	SourceLaunched = "launched"
-	SourceImported = "imported"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // ErrNotFound is returned when a run, profile or report does not exist.
@@ -32,15 +17,16 @@ var ErrNotFound = errors.New("not found")
 // current status (e.g. starting a run that is no longer queued).
 var ErrConflict = errors.New("conflicting state")
 
-// Run is one benchmark execution.
+// Run is one benchmark execution as the runs table keeps it: what is
+// written. Reads give rundoc.Run (docs.go).
 type Run struct {
 	// Label, Workload, Status and GroupID are indexed for ListRuns by
 	// runListIndexes0001 (migrations.go).
-	ID       uint   `gorm:"primaryKey"`
-	Label    string `gorm:"size:200"`
-	Workload string `gorm:"size:32"` // producer, consumer, writepath, imported
-	Status   string `gorm:"size:16"`
-	Source   string `gorm:"size:16"` // launched or imported
+	ID       uint            `gorm:"primaryKey"`
+	Label    string          `gorm:"size:200"`
+	Workload rundoc.Workload `gorm:"size:32"`
+	Status   rundoc.Status   `gorm:"size:16"`
+	Source   rundoc.Source   `gorm:"size:16"`
 	// Spec is the run's spec as JSON, secrets removed:
 	// {"workload": "...", "params": {flag: value, ...}}.
 	Spec string
@@ -84,21 +70,7 @@ type Run struct {
 }
 
 // Final reports whether the status is one a run never leaves.
-func (r *Run) Final() bool { return finalStatus(r.Status) }
-
-// finalStatus reports whether status is one a run never leaves.
-func finalStatus(status string) bool {
-	switch status {
-	case StatusSucceeded, StatusFailed, StatusCanceled, StatusInterrupted:
-		return true
-	}
-	return false
-}
-
-// knownStatus reports whether status is one of the Status constants.
-func knownStatus(status string) bool {
-	return status == StatusQueued || status == StatusRunning || finalStatus(status)
-}
+func (r *Run) Final() bool { return r.Status.Final() }
 
 // Metric is one figure of a run.
 type Metric struct {
@@ -106,8 +78,8 @@ type Metric struct {
 	RunID  uint   `gorm:"index:idx_metric_run_name"`
 	Name   string `gorm:"index:idx_metric_run_name;size:100"`
 	Value  float64
-	Unit   string `gorm:"size:32"`
-	Better string `gorm:"size:8"` // higher, lower or ""
+	Unit   string        `gorm:"size:32"`
+	Better rundoc.Better `gorm:"size:8"`
 	Help   string
 }
 
@@ -128,13 +100,13 @@ type SeriesPoint struct {
 
 // Profile is a pprof profile of a run, stored gzipped as pprof writes it.
 type Profile struct {
-	ID      uint   `gorm:"primaryKey"`
-	RunID   uint   `gorm:"index"`
-	Role    string `gorm:"size:16"` // client or broker
-	Kind    string `gorm:"size:16"` // cpu, heap, allocs, mutex, block, goroutine
-	Bytes   int64  // size of Data
-	Samples int64  // number of samples in the profile
-	SHA256  string `gorm:"size:64"`
+	ID      uint               `gorm:"primaryKey"`
+	RunID   uint               `gorm:"index"`
+	Role    rundoc.ProfileRole `gorm:"size:16"`
+	Kind    rundoc.ProfileKind `gorm:"size:16"`
+	Bytes   int64              // size of Data
+	Samples int64              // number of samples in the profile
+	SHA256  string             `gorm:"size:64"`
 	// Uploaded marks a profile a user uploaded rather than one kbench
 	// captured: the file paths inside it are not to be trusted.
 	Uploaded bool

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"gorm.io/gorm"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // profileListColumns are the profiles columns lists load: all but Data.
@@ -24,7 +26,7 @@ func (s *Store) GetProfile(ctx context.Context, id uint) (*Profile, error) {
 // ListProfiles returns a run's profiles without their data, in the order
 // they were stored. A run without profiles gives an empty list; a missing
 // run gives ErrNotFound.
-func (s *Store) ListProfiles(ctx context.Context, runID uint) ([]Profile, error) {
+func (s *Store) ListProfiles(ctx context.Context, runID uint) ([]rundoc.Profile, error) {
 	db := s.db.WithContext(ctx)
 	var n int64
 	if err := db.Model(&Run{}).Where("id = ?", runID).Count(&n).Error; err != nil {
@@ -37,7 +39,7 @@ func (s *Store) ListProfiles(ctx context.Context, runID uint) ([]Profile, error)
 	if err != nil {
 		return nil, fmt.Errorf("store: run %d: profiles: %w", runID, err)
 	}
-	return ps, nil
+	return profileDocs(ps), nil
 }
 
 func listProfiles(db *gorm.DB, runID uint) ([]Profile, error) {
@@ -48,7 +50,7 @@ func listProfiles(db *gorm.DB, runID uint) ([]Profile, error) {
 
 // AddProfiles attaches profiles to an existing run, all or none, and
 // returns them with their IDs, sizes and checksums but without data.
-func (s *Store) AddProfiles(ctx context.Context, runID uint, ps []Profile) ([]Profile, error) {
+func (s *Store) AddProfiles(ctx context.Context, runID uint, ps []Profile) ([]rundoc.Profile, error) {
 	defer s.wrote()
 	if err := checkProfiles(ps); err != nil {
 		return nil, fmt.Errorf("store: run %d: add profiles: %w", runID, err)
@@ -65,13 +67,15 @@ func (s *Store) AddProfiles(ctx context.Context, runID uint, ps []Profile) ([]Pr
 		if err := insertResults(tx, runID, nil, nil, ps); err != nil {
 			return err
 		}
-		var err error
-		out, err = listProfiles(tx, runID)
-		out = out[len(out)-len(ps):]
-		return err
+		all, err := listProfiles(tx, runID)
+		if err != nil {
+			return err
+		}
+		out = all[len(all)-len(ps):]
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: run %d: add profiles: %w", runID, err)
 	}
-	return out, nil
+	return profileDocs(out), nil
 }

@@ -18,8 +18,13 @@ func TestAddProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].ID == 0 || got[0].Bytes != 3 || got[0].SHA256 == "" || got[0].Data != nil {
-		t.Errorf("AddProfiles = %+v, want one profile with id, size and checksum, no data", got)
+	// rundoc.Profile has no data by type; the data itself is stored, and
+	// GetProfile has it.
+	if len(got) != 1 || got[0].ID == 0 || got[0].Bytes != 3 || got[0].SHA256 == "" {
+		t.Fatalf("AddProfiles = %+v, want one profile with id, size and checksum", got)
+	}
+	if full, err := s.GetProfile(ctx, got[0].ID); err != nil || string(full.Data) != "abc" {
+		t.Errorf("GetProfile(%d) = %+v, %v; want its data %q", got[0].ID, full, err, "abc")
 	}
 	if _, err := s.AddProfiles(ctx, 9999, []Profile{{Role: "client", Kind: "cpu", Data: []byte("abc")}}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing run: err = %v, want ErrNotFound", err)

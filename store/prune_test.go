@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // TestPruneRuns deletes the finished runs that ended before the cutoff and
@@ -16,19 +18,19 @@ func TestPruneRuns(t *testing.T) {
 	old, recent := now.Add(-40*24*time.Hour), now.Add(-2*24*time.Hour)
 	at := func(t time.Time) *time.Time { return &t }
 
-	oldDone := &Run{Label: "old", Status: StatusSucceeded, CreatedAt: old, FinishedAt: at(old),
+	oldDone := &Run{Label: "old", Status: rundoc.StatusSucceeded, CreatedAt: old, FinishedAt: at(old),
 		Metrics: []Metric{{Name: "x", Value: 1}}, Series: []SeriesPoint{{Seq: 0, T: 1}},
 		Profiles: []Profile{{Role: "client", Kind: "cpu", Data: []byte("p")}}}
-	oldFailed := &Run{Label: "old failed", Status: StatusFailed, CreatedAt: old, FinishedAt: at(old)}
+	oldFailed := &Run{Label: "old failed", Status: rundoc.StatusFailed, CreatedAt: old, FinishedAt: at(old)}
 	// Created long ago but finished recently: its age is its finish.
-	longRun := &Run{Label: "long", Status: StatusSucceeded, CreatedAt: old, FinishedAt: at(recent)}
-	oldInReport := &Run{Label: "reported", Status: StatusSucceeded, CreatedAt: old, FinishedAt: at(old)}
-	recentDone := &Run{Label: "recent", Status: StatusSucceeded, CreatedAt: recent, FinishedAt: at(recent)}
+	longRun := &Run{Label: "long", Status: rundoc.StatusSucceeded, CreatedAt: old, FinishedAt: at(recent)}
+	oldInReport := &Run{Label: "reported", Status: rundoc.StatusSucceeded, CreatedAt: old, FinishedAt: at(old)}
+	recentDone := &Run{Label: "recent", Status: rundoc.StatusSucceeded, CreatedAt: recent, FinishedAt: at(recent)}
 	oldQueued := &Run{Label: "still queued", CreatedAt: old}
 	oldRunning := &Run{Label: "still running", CreatedAt: old}
 	// A final run without a finish time (none is stored that way today,
 	// but the column allows it) ages from its creation.
-	oldNoFinish := &Run{Label: "no finish", Status: StatusCanceled, CreatedAt: old}
+	oldNoFinish := &Run{Label: "no finish", Status: rundoc.StatusCanceled, CreatedAt: old}
 	create(t, s, oldDone, oldFailed, longRun, oldInReport, recentDone, oldQueued, oldRunning, oldNoFinish)
 	if err := s.StartRun(ctx, oldRunning.ID, old); err != nil {
 		t.Fatal(err)
@@ -36,7 +38,7 @@ func TestPruneRuns(t *testing.T) {
 	if err := s.db.Exec("UPDATE runs SET finished_at = NULL WHERE id = ?", oldNoFinish.ID).Error; err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateReport(ctx, &Report{Title: "keep", RunIDs: []uint{oldInReport.ID}}); err != nil {
+	if err := s.CreateReport(ctx, &rundoc.Report{Title: "keep", RunIDs: []uint{oldInReport.ID}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -81,7 +83,7 @@ func TestPruneRunsInBatches(t *testing.T) {
 	old := time.Now().UTC().Add(-100 * 24 * time.Hour)
 	var runs []*Run
 	for range pruneBatch*2 + 3 {
-		runs = append(runs, &Run{Status: StatusSucceeded, CreatedAt: old, FinishedAt: &old})
+		runs = append(runs, &Run{Status: rundoc.StatusSucceeded, CreatedAt: old, FinishedAt: &old})
 	}
 	create(t, s, runs...)
 	got, err := s.PruneRuns(context.Background(), time.Now().Add(-time.Hour))
@@ -97,11 +99,11 @@ func TestPruneRunsInBatches(t *testing.T) {
 func TestReportsUsingRun(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	a, b := &Run{Status: StatusSucceeded}, &Run{Status: StatusSucceeded}
+	a, b := &Run{Status: rundoc.StatusSucceeded}, &Run{Status: rundoc.StatusSucceeded}
 	create(t, s, a, b)
-	r1 := &Report{Title: "first", RunIDs: []uint{a.ID}}
-	r2 := &Report{Title: "second", RunIDs: []uint{b.ID, a.ID}}
-	for _, r := range []*Report{r1, r2} {
+	r1 := &rundoc.Report{Title: "first", RunIDs: []uint{a.ID}}
+	r2 := &rundoc.Report{Title: "second", RunIDs: []uint{b.ID, a.ID}}
+	for _, r := range []*rundoc.Report{r1, r2} {
 		if err := s.CreateReport(ctx, r); err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // Report is a saved comparison at a permanent link /r/<slug>. It stores
@@ -55,11 +57,12 @@ func NewSlug() string {
 // CreateReport stores a new report. It fills in ID, Slug (unless set)
 // and CreatedAt. Every run must exist (ErrNotFound otherwise) and appear
 // once; there must be at least one.
-func (s *Store) CreateReport(ctx context.Context, r *Report) error {
+func (s *Store) CreateReport(ctx context.Context, doc *rundoc.Report) error {
 	defer s.wrote()
-	if r == nil || r.ID != 0 {
+	if doc == nil || doc.ID != 0 {
 		return errors.New("store: create report: not a new report")
 	}
+	r := &Report{Slug: doc.Slug, Title: doc.Title, Notes: doc.Notes, RunIDs: doc.RunIDs, By: doc.By}
 	if len(r.RunIDs) == 0 {
 		return errors.New("store: create report: no runs")
 	}
@@ -91,29 +94,34 @@ func (s *Store) CreateReport(ctx context.Context, r *Report) error {
 		return tx.Create(&links).Error
 	})
 	if err != nil {
-		r.ID = 0
 		return fmt.Errorf("store: create report: %w", err)
 	}
+	*doc = reportDoc(r)
 	return nil
 }
 
 // GetReport returns the report with the given slug, or ErrNotFound.
-func (s *Store) GetReport(ctx context.Context, slug string) (*Report, error) {
+func (s *Store) GetReport(ctx context.Context, slug string) (*rundoc.Report, error) {
 	var r Report
 	if err := s.db.WithContext(ctx).Where("slug = ?", slug).Take(&r).Error; err != nil {
 		return nil, fmt.Errorf("store: report: %w", notFound(err))
 	}
-	return &r, nil
+	d := reportDoc(&r)
+	return &d, nil
 }
 
 // ReportsUsingRun returns the reports that use a run (ID, Slug and Title
 // only), oldest first: while there are any, the run cannot be deleted.
-func (s *Store) ReportsUsingRun(ctx context.Context, runID uint) ([]Report, error) {
+func (s *Store) ReportsUsingRun(ctx context.Context, runID uint) ([]rundoc.Report, error) {
 	reports := []Report{}
 	if err := reportsUsing(s.db.WithContext(ctx), runID, 0).Find(&reports).Error; err != nil {
 		return nil, fmt.Errorf("store: reports using run %d: %w", runID, err)
 	}
-	return reports, nil
+	out := make([]rundoc.Report, len(reports))
+	for i := range reports {
+		out[i] = reportDoc(&reports[i])
+	}
+	return out, nil
 }
 
 // reportsUsing selects the reports that use a run, at most limit of them

@@ -6,18 +6,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 func TestReports(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	a := &Run{Label: "trunk", Status: StatusSucceeded, Metrics: []Metric{{Name: "records-per-sec", Value: 10, Unit: "records/s", Better: "higher"}}}
-	b := &Run{Label: "branch", Status: StatusSucceeded}
-	c := &Run{Label: "free", Status: StatusSucceeded, Metrics: []Metric{{Name: "x", Value: 1}}, Series: []SeriesPoint{{Seq: 1, T: 1}}}
+	a := &Run{Label: "trunk", Status: rundoc.StatusSucceeded, Metrics: []Metric{{Name: "records-per-sec", Value: 10, Unit: "records/s", Better: "higher"}}}
+	b := &Run{Label: "branch", Status: rundoc.StatusSucceeded}
+	c := &Run{Label: "free", Status: rundoc.StatusSucceeded, Metrics: []Metric{{Name: "x", Value: 1}}, Series: []SeriesPoint{{Seq: 1, T: 1}}}
 	q := &Run{Label: "queued"}
 	create(t, s, a, b, c, q)
 
-	r := &Report{Title: "trunk vs branch", Notes: "n", RunIDs: []uint{b.ID, a.ID}, By: "run"}
+	r := &rundoc.Report{Title: "trunk vs branch", Notes: "n", RunIDs: []uint{b.ID, a.ID}, By: "run"}
 	if err := s.CreateReport(ctx, r); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func TestReports(t *testing.T) {
 
 	// Unknown and repeated runs are refused, and nothing is stored.
 	for _, ids := range [][]uint{{a.ID, 999}, {a.ID, a.ID}, nil} {
-		bad := &Report{Title: "x", RunIDs: ids}
+		bad := &rundoc.Report{Title: "x", RunIDs: ids}
 		err := s.CreateReport(ctx, bad)
 		if err == nil || bad.ID != 0 {
 			t.Errorf("CreateReport(%v) = %v, id %d; want an error", ids, err, bad.ID)

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/kbench/kbench/rundoc"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -157,16 +159,19 @@ func prepareRun(r *Run) error {
 		return fmt.Errorf("already has id %d", r.ID)
 	}
 	if r.Status == "" {
-		r.Status = StatusQueued
+		r.Status = rundoc.StatusQueued
 	}
-	if !knownStatus(r.Status) {
+	if !r.Status.Valid() {
 		return fmt.Errorf("unknown status %q", r.Status)
 	}
 	if r.Source == "" {
-		r.Source = SourceLaunched
+		r.Source = rundoc.SourceLaunched
 	}
-	if r.Source != SourceLaunched && r.Source != SourceImported {
+	if !r.Source.Valid() {
 		return fmt.Errorf("unknown source %q", r.Source)
+	}
+	if r.Workload != "" && !r.Workload.Valid() {
+		return fmt.Errorf("unknown workload %q", r.Workload)
 	}
 	if err := checkProfiles(r.Profiles); err != nil {
 		return err
@@ -186,7 +191,7 @@ func prepareRun(r *Run) error {
 
 // GetRun returns a run with its metrics (in insertion order), its series
 // (by Seq) and its profiles without their data (GetProfile has it).
-func (s *Store) GetRun(ctx context.Context, id uint) (*Run, error) {
+func (s *Store) GetRun(ctx context.Context, id uint) (*rundoc.Run, error) {
 	db := s.db.WithContext(ctx)
 	var r Run
 	if err := db.Where("id = ?", id).Take(&r).Error; err != nil {
@@ -203,7 +208,8 @@ func (s *Store) GetRun(ctx context.Context, id uint) (*Run, error) {
 		return nil, fmt.Errorf("store: run %d: profiles: %w", id, err)
 	}
 	r.Profiles = ps
-	return &r, nil
+	d := runDoc(&r)
+	return &d, nil
 }
 
 // RunFilter selects runs for ListRuns. Zero fields do not filter; an empty
@@ -237,7 +243,7 @@ func (f RunFilter) apply(q *gorm.DB) *gorm.DB {
 // ListRuns returns one page of the runs f selects, newest first, and how
 // many runs it selects in all. The runs carry no Environment, Measurement
 // or Output and no metrics, series or profiles: GetRun has those.
-func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, int64, error) {
+func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]rundoc.Run, int64, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -252,12 +258,12 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]Run, int64, error)
 	}
 	runs := []Run{}
 	if int64(offset) >= total {
-		return runs, total, nil
+		return []rundoc.Run{}, total, nil
 	}
 	if err := listQuery(db, f, limit, offset).Find(&runs).Error; err != nil {
 		return nil, 0, fmt.Errorf("store: list runs: %w", err)
 	}
-	return runs, total, nil
+	return runDocs(runs), total, nil
 }
 
 // listQuery selects one page of runs in two steps: the subquery finds the
@@ -305,8 +311,8 @@ func (s *Store) StartRun(ctx context.Context, id uint, at time.Time) error {
 	}
 	db := s.db.WithContext(ctx)
 	res := db.Model(&Run{}).
-		Where("id = ? AND status = ?", id, StatusQueued).
-		Updates(map[string]any{"status": StatusRunning, "started_at": at.UTC()})
+		Where("id = ? AND status = ?", id, rundoc.StatusQueued).
+		Updates(map[string]any{"status": rundoc.StatusRunning, "started_at": at.UTC()})
 	if err := changed(db, id, res); err != nil {
 		return fmt.Errorf("store: start run %d: %w", id, err)
 	}
@@ -320,9 +326,9 @@ func (s *Store) CancelQueued(ctx context.Context, id uint, reason string) error 
 	defer s.wrote()
 	db := s.db.WithContext(ctx)
 	res := db.Model(&Run{}).
-		Where("id = ? AND status = ?", id, StatusQueued).
+		Where("id = ? AND status = ?", id, rundoc.StatusQueued).
 		Updates(map[string]any{
-			"status":      StatusCanceled,
+			"status":      rundoc.StatusCanceled,
 			"error":       reason,
 			"finished_at": time.Now().UTC(),
 		})
@@ -338,9 +344,9 @@ func (s *Store) CancelQueued(ctx context.Context, id uint, reason string) error 
 func (s *Store) MarkInterrupted(ctx context.Context, reason string) (int64, error) {
 	defer s.wrote()
 	res := s.db.WithContext(ctx).Model(&Run{}).
-		Where("status = ?", StatusRunning).
+		Where("status = ?", rundoc.StatusRunning).
 		Updates(map[string]any{
-			"status":      StatusInterrupted,
+			"status":      rundoc.StatusInterrupted,
 			"error":       reason,
 			"finished_at": time.Now().UTC(),
 		})
@@ -351,14 +357,14 @@ func (s *Store) MarkInterrupted(ctx context.Context, reason string) (int64, erro
 }
 
 // QueuedRuns returns the queued runs, oldest first, with their specs.
-func (s *Store) QueuedRuns(ctx context.Context) ([]Run, error) {
+func (s *Store) QueuedRuns(ctx context.Context) ([]rundoc.Run, error) {
 	runs := []Run{}
 	err := s.db.WithContext(ctx).Select(listColumns).
-		Where("status = ?", StatusQueued).Order("id").Find(&runs).Error
+		Where("status = ?", rundoc.StatusQueued).Order("id").Find(&runs).Error
 	if err != nil {
 		return nil, fmt.Errorf("store: queued runs: %w", err)
 	}
-	return runs, nil
+	return runDocs(runs), nil
 }
 
 // QueuePosition returns a queued run's 1-based position in the queue
@@ -369,7 +375,7 @@ func (s *Store) QueuePosition(ctx context.Context, id uint) (int, error) {
 	res := s.db.WithContext(ctx).Raw(`SELECT CASE WHEN r.status = ?
 		THEN (SELECT COUNT(*) FROM runs q WHERE q.status = ? AND q.id <= r.id)
 		ELSE 0 END
-		FROM runs r WHERE r.id = ?`, StatusQueued, StatusQueued, id).Scan(&pos)
+		FROM runs r WHERE r.id = ?`, rundoc.StatusQueued, rundoc.StatusQueued, id).Scan(&pos)
 	if res.Error != nil {
 		return 0, fmt.Errorf("store: queue position of run %d: %w", id, res.Error)
 	}
@@ -379,23 +385,6 @@ func (s *Store) QueuePosition(ctx context.Context, id uint) (int, error) {
 	return pos, nil
 }
 
-// Outcome is what a finished run produced.
-type Outcome struct {
-	// Status is one of the final statuses.
-	Status, Error string
-	Complete      bool
-	// Environment and Measurement are JSON objects; Output is the
-	// Kafka-format text the run printed.
-	Environment, Measurement, Output string
-	Metrics                          []Metric
-	Series                           []SeriesPoint
-	// Profiles have their Bytes and SHA256 computed from Data when those
-	// are left empty.
-	Profiles []Profile
-	// FinishedAt defaults to now.
-	FinishedAt time.Time
-}
-
 // FinishRun stores a queued or running run's outcome and its final status
 // in one transaction: if any part fails, nothing is stored and the run
 // keeps its status. A run in any other status gives ErrConflict. The run's
@@ -403,26 +392,30 @@ type Outcome struct {
 // so lists need no join.
 func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 	defer s.wrote()
-	if !finalStatus(o.Status) {
+	if !o.Status.Final() {
 		return fmt.Errorf("store: finish run %d: status %q is not a final status", id, o.Status)
 	}
 	if err := checkProfiles(o.Profiles); err != nil {
+		return fmt.Errorf("store: finish run %d: %w", id, err)
+	}
+	e, err := encodeOutcome(o)
+	if err != nil {
 		return fmt.Errorf("store: finish run %d: %w", id, err)
 	}
 	finished := o.FinishedAt
 	if finished.IsZero() {
 		finished = time.Now()
 	}
-	rps, mbps, p99 := keyFigures(o.Metrics)
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	rps, mbps, p99 := keyFigures(e.metrics)
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		res := tx.Model(&Run{}).
-			Where("id = ? AND status IN ?", id, []string{StatusQueued, StatusRunning}).
+			Where("id = ? AND status IN ?", id, []rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning}).
 			Updates(map[string]any{
 				"status":          o.Status,
 				"error":           o.Error,
 				"complete":        o.Complete,
-				"environment":     o.Environment,
-				"measurement":     o.Measurement,
+				"environment":     e.environment,
+				"measurement":     e.measurement,
 				"output":          o.Output,
 				"records_per_sec": rps,
 				"mb_per_sec":      mbps,
@@ -432,7 +425,7 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 		if err := changed(tx, id, res); err != nil {
 			return err
 		}
-		return insertResults(tx, id, o.Metrics, o.Series, o.Profiles)
+		return insertResults(tx, id, e.metrics, e.series, o.Profiles)
 	})
 	if err != nil {
 		return fmt.Errorf("store: finish run %d: %w", id, err)
@@ -482,7 +475,7 @@ const pruneBatch = 100
 // keeps its runs.
 func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error) {
 	pruned := []uint{}
-	final := []string{StatusSucceeded, StatusFailed, StatusCanceled, StatusInterrupted}
+	final := []rundoc.Status{rundoc.StatusSucceeded, rundoc.StatusFailed, rundoc.StatusCanceled, rundoc.StatusInterrupted}
 	for {
 		var batch []uint
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {

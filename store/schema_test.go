@@ -8,12 +8,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-gormigrate/gormigrate/v2"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // copyFixture copies a testdata database into t's temporary directory.
@@ -30,21 +33,41 @@ func copyFixture(t *testing.T, name string) string {
 	return path
 }
 
-// dumpFixture is what the store shows of the fixture, built exactly as
-// testdata/mkfixture built kbench-v0.json.
+// dumpFixture is what the store shows of the fixture, in the shape
+// testdata/mkfixture gave kbench-v0.json: the store's rows as JSON.
+// Reads give rundoc types now, which carry no row IDs of metrics and
+// series points; so the dump takes those children from the tables, after
+// checking that GetRun reads exactly them, in the same order. A run's
+// documents are dumped as the stored text GetRun returns (Documents), and
+// must decode.
 func dumpFixture(t *testing.T, s *Store, slug string) []byte {
 	t.Helper()
 	ctx := context.Background()
-	list, total, err := s.ListRuns(ctx, RunFilter{})
+	listed, total, err := s.ListRuns(ctx, RunFilter{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var list []*Run
+	for i := range listed {
+		list = append(list, legacyRun(&listed[i], nil, nil))
 	}
 	d := map[string]any{"list": list, "total": total}
 	var runs []*Run
 	var profiles []*Profile
-	for _, r := range list {
+	for _, r := range listed {
 		full := get(t, s, r.ID)
-		runs = append(runs, full)
+		if full.DocumentErr != nil {
+			t.Errorf("run %d: documents do not decode: %v", r.ID, full.DocumentErr)
+		}
+		ms, ss := []Metric{}, []SeriesPoint{}
+		if err := s.db.Where("run_id = ?", r.ID).Order("id").Find(&ms).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.Where("run_id = ?", r.ID).Order("seq, id").Find(&ss).Error; err != nil {
+			t.Fatal(err)
+		}
+		checkChildren(t, full, ms, ss)
+		runs = append(runs, legacyRun(full, ms, ss))
 		for _, p := range full.Profiles {
 			pd, err := s.GetProfile(ctx, p.ID)
 			if err != nil {
@@ -58,7 +81,7 @@ func dumpFixture(t *testing.T, s *Store, slug string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d["report"] = rep
+	d["report"] = rep // rundoc.Report has the old Report's JSON shape
 	labels, err := s.Labels(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +171,47 @@ func (want snapshot) check(t *testing.T, path string) {
 	}
 }
 
+// legacyRun is a read run in the shape of its row, as the store returned
+// it before reads gave rundoc types: documents as their text, children
+// as given (nil for a listed run), profiles without data and, for a full
+// run, an empty list rather than none.
+func legacyRun(d *rundoc.Run, ms []Metric, ss []SeriesPoint) *Run {
+	r := &Run{ID: d.ID, Label: d.Label, Workload: d.Workload, Status: d.Status, Source: d.Source, Spec: d.Spec,
+		Fingerprint: d.Fingerprint, Error: d.Error, GroupID: d.GroupID, GroupIndex: d.GroupIndex, Warmup: d.Warmup,
+		ABBatch: d.ABBatch, Environment: d.Documents.Environment, Measurement: d.Documents.Measurement,
+		Output: d.Output, Complete: d.Complete, RecordsPerSec: d.RecordsPerSec, MBPerSec: d.MBPerSec, P99Ms: d.P99Ms,
+		CreatedAt: d.CreatedAt, StartedAt: d.StartedAt, FinishedAt: d.FinishedAt, Metrics: ms, Series: ss}
+	if ms != nil {
+		r.Profiles = []Profile{}
+	}
+	for _, p := range d.Profiles {
+		r.Profiles = append(r.Profiles, Profile{ID: p.ID, RunID: p.RunID, Role: p.Role, Kind: p.Kind, Bytes: p.Bytes,
+			Samples: p.Samples, SHA256: p.SHA256, Uploaded: p.Uploaded, CreatedAt: p.CreatedAt})
+	}
+	return r
+}
+
+// checkChildren asserts that GetRun read a run's metric and series rows,
+// all of them, in the order of the tables.
+func checkChildren(t *testing.T, d *rundoc.Run, ms []Metric, ss []SeriesPoint) {
+	t.Helper()
+	var wantM []rundoc.Metric
+	for _, m := range ms {
+		wantM = append(wantM, rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
+	}
+	var wantS []rundoc.SeriesPoint
+	for _, p := range ss {
+		wantS = append(wantS, rundoc.SeriesPoint{T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
+			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent})
+	}
+	if !reflect.DeepEqual(d.Metrics, wantM) {
+		t.Errorf("run %d: GetRun metrics %+v, want the rows %+v", d.ID, d.Metrics, wantM)
+	}
+	if !reflect.DeepEqual(d.Series, wantS) {
+		t.Errorf("run %d: GetRun series %+v, want the rows %+v", d.ID, d.Series, wantS)
+	}
+}
+
 // TestOpenUpgradesUnversionedDatabase opens a database kbench made before
 // it recorded schema versions: it is recognised, upgraded to the current
 // version, and shows every run, profile and report exactly as before.
@@ -179,7 +243,7 @@ func TestOpenUpgradesUnversionedDatabase(t *testing.T) {
 		t.Errorf("recorded migrations %v, want them to end with %s", ids, SchemaVersion)
 	}
 	// It is usable: a new run gets the next id, and deletes cascade.
-	create(t, s, &Run{Label: "after upgrade", Status: StatusSucceeded, Metrics: []Metric{{Name: "x", Value: 1}}})
+	create(t, s, &Run{Label: "after upgrade", Status: rundoc.StatusSucceeded, Metrics: []Metric{{Name: "x", Value: 1}}})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

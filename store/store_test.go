@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // newStore opens a fresh database in t's temporary directory.
@@ -43,7 +46,7 @@ func create(t testing.TB, s *Store, runs ...*Run) {
 }
 
 // get fetches a run and fails the test on error.
-func get(t testing.TB, s *Store, id uint) *Run {
+func get(t testing.TB, s *Store, id uint) *rundoc.Run {
 	t.Helper()
 	r, err := s.GetRun(context.Background(), id)
 	if err != nil {
@@ -52,7 +55,7 @@ func get(t testing.TB, s *Store, id uint) *Run {
 	return r
 }
 
-func runIDs(runs []Run) []uint {
+func runIDs(runs []rundoc.Run) []uint {
 	ids := []uint{}
 	for _, r := range runs {
 		ids = append(ids, r.ID)
@@ -65,6 +68,26 @@ func fmtPtr(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// docText is a document's stored text, as the store writes it.
+func docText(t testing.TB, doc any) string {
+	t.Helper()
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatalf("encode %T: %v", doc, err)
+	}
+	return string(b)
+}
+
+// profileData reads a stored profile's data through GetProfile.
+func profileData(t testing.TB, s *Store, id uint) []byte {
+	t.Helper()
+	p, err := s.GetProfile(context.Background(), id)
+	if err != nil {
+		t.Fatalf("GetProfile(%d): %v", id, err)
+	}
+	return p.Data
 }
 
 func sum256(b []byte) string {
@@ -206,10 +229,10 @@ func TestCreateAndGetRun(t *testing.T) {
 		field     string
 		got, want any
 	}{
-		{"Status", got.Status, StatusQueued},
-		{"Source", got.Source, SourceLaunched},
+		{"Status", got.Status, rundoc.StatusQueued},
+		{"Source", got.Source, rundoc.SourceLaunched},
 		{"Label", got.Label, "trunk"},
-		{"Workload", got.Workload, "producer"},
+		{"Workload", got.Workload, rundoc.Producer},
 		{"Spec", got.Spec, `{"workload":"producer"}`},
 		{"Fingerprint", got.Fingerprint, "f1"},
 		{"GroupID", got.GroupID, "g"},
@@ -219,6 +242,8 @@ func TestCreateAndGetRun(t *testing.T) {
 		{"FinishedAt", got.FinishedAt == nil, true},
 		{"Metrics", len(got.Metrics), 0},
 		{"Profiles", len(got.Profiles), 0},
+		{"Environment", got.Environment == nil && got.Measurement == nil && got.Documents == rundoc.Documents{}, true},
+		{"DocumentErr", got.DocumentErr, nil},
 	} {
 		if !reflect.DeepEqual(tc.got, tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.field, tc.got, tc.want)
@@ -243,7 +268,7 @@ func TestCreateRunsAllOrNothing(t *testing.T) {
 		{"unknown status", &Run{Status: "paused"}},
 		{"unknown source", &Run{Source: "mailed"}},
 		{"id set", &Run{ID: 7}},
-		{"profile without kind", &Run{Status: StatusSucceeded, Profiles: []Profile{{Role: "client"}}}},
+		{"profile without kind", &Run{Status: rundoc.StatusSucceeded, Profiles: []Profile{{Role: "client"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
@@ -271,7 +296,7 @@ func TestCreateRunsFailedInsert(t *testing.T) {
 		WHEN NEW.label = 'refused' BEGIN SELECT RAISE(ABORT, 'run refused'); END`).Error; err != nil {
 		t.Fatal(err)
 	}
-	runs := []*Run{{Label: "a"}, {Label: "b", Status: StatusSucceeded}, {Label: "refused"}}
+	runs := []*Run{{Label: "a"}, {Label: "b", Status: rundoc.StatusSucceeded}, {Label: "refused"}}
 	err := s.CreateRuns(ctx, runs)
 	if err == nil || !strings.Contains(err.Error(), "run refused") {
 		t.Fatalf("CreateRuns: got %v, want the trigger's error", err)
@@ -291,14 +316,14 @@ func TestCreateImportedRun(t *testing.T) {
 	s := newStore(t)
 	data := []byte("not really gzipped pprof")
 	r := &Run{
-		Workload: "imported", Source: SourceImported, Status: StatusSucceeded,
+		Workload: "imported", Source: rundoc.SourceImported, Status: rundoc.StatusSucceeded,
 		Metrics:  []Metric{{Name: "records-per-sec", Value: 100}, {Name: "mb-per-sec", Value: 2.5}},
 		Series:   []SeriesPoint{{Seq: 2, T: 2}, {Seq: 1, T: 1}},
 		Profiles: []Profile{{Role: "client", Kind: "cpu", Data: data, Samples: 9}},
 	}
 	create(t, s, r)
 	got := get(t, s, r.ID)
-	if got.Status != StatusSucceeded || got.Source != SourceImported {
+	if got.Status != rundoc.StatusSucceeded || got.Source != rundoc.SourceImported {
 		t.Errorf("status, source: got %s, %s, want succeeded, imported", got.Status, got.Source)
 	}
 	if got.FinishedAt == nil {
@@ -307,11 +332,16 @@ func TestCreateImportedRun(t *testing.T) {
 	if fmtPtr(got.RecordsPerSec) != 100.0 || fmtPtr(got.MBPerSec) != 2.5 || got.P99Ms != nil {
 		t.Errorf("key figures: got %v, %v, %v, want 100, 2.5, <nil>", fmtPtr(got.RecordsPerSec), fmtPtr(got.MBPerSec), fmtPtr(got.P99Ms))
 	}
-	if len(got.Metrics) != 2 || len(got.Series) != 2 || got.Series[0].Seq != 1 {
+	if len(got.Metrics) != 2 || len(got.Series) != 2 || got.Series[0].T != 1 || got.Series[1].T != 2 {
 		t.Errorf("results: got %d metrics, series %+v, want 2 metrics and series by seq", len(got.Metrics), got.Series)
 	}
-	if len(got.Profiles) != 1 || got.Profiles[0].SHA256 != sum256(data) || got.Profiles[0].Data != nil {
-		t.Errorf("profiles: got %+v, want one, with its sha256 and without data", got.Profiles)
+	// rundoc.Profile carries no data; the data is stored, and GetProfile
+	// has it.
+	if len(got.Profiles) != 1 || got.Profiles[0].SHA256 != sum256(data) {
+		t.Fatalf("profiles: got %+v, want one, with its sha256", got.Profiles)
+	}
+	if d := profileData(t, s, got.Profiles[0].ID); string(d) != string(data) {
+		t.Errorf("profile data: got %q, want %q", d, data)
 	}
 	if r.Metrics[0].ID != 0 || r.Metrics[0].RunID != 0 {
 		t.Errorf("caller's metric: got ID %d, RunID %d, want it left unchanged", r.Metrics[0].ID, r.Metrics[0].RunID)
@@ -327,12 +357,12 @@ func seedList(t *testing.T, s *Store) map[int]uint {
 	for i := 1; i <= 24; i++ {
 		r := &Run{
 			Label:       []string{"trunk", "branch", ""}[i%3],
-			Workload:    []string{"producer", "consumer"}[i%2],
-			Status:      []string{StatusSucceeded, StatusFailed, StatusQueued, StatusCanceled}[i%4],
+			Workload:    []rundoc.Workload{rundoc.Producer, rundoc.Consumer}[i%2],
+			Status:      []rundoc.Status{rundoc.StatusSucceeded, rundoc.StatusFailed, rundoc.StatusQueued, rundoc.StatusCanceled}[i%4],
 			Spec:        `{"i":1}`,
 			Output:      "big output",
-			Environment: `{"go":"go1.26"}`,
-			Measurement: `{"records":1}`,
+			Environment: docText(t, rundoc.Environment{GoVersion: "go1.26"}),
+			Measurement: docText(t, rundoc.Measurement{MeasuredRecords: 1}),
 		}
 		switch {
 		case i <= 6:
@@ -370,12 +400,12 @@ func TestListRuns(t *testing.T) {
 		{"all", RunFilter{}, is(24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1), 24},
 		{"workload", RunFilter{Workload: "producer"}, is(24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2), 12},
 		{"label", RunFilter{Label: "trunk"}, is(24, 21, 18, 15, 12, 9, 6, 3), 8},
-		{"status", RunFilter{Status: StatusQueued}, is(22, 18, 14, 10, 6, 2), 6},
+		{"status", RunFilter{Status: string(rundoc.StatusQueued)}, is(22, 18, 14, 10, 6, 2), 6},
 		{"group", RunFilter{GroupID: "g2"}, is(9, 8, 7), 3},
 		{"ids", RunFilter{IDs: []uint{id[3], id[5], 9999}}, is(5, 3), 2},
-		{"label and status", RunFilter{Label: "trunk", Status: StatusSucceeded}, is(24, 12), 2},
+		{"label and status", RunFilter{Label: "trunk", Status: string(rundoc.StatusSucceeded)}, is(24, 12), 2},
 		{"ids and label", RunFilter{IDs: []uint{id[3], id[5]}, Label: "trunk"}, is(3), 1},
-		{"nothing matches", RunFilter{Workload: "producer", Status: StatusFailed}, is(), 0},
+		{"nothing matches", RunFilter{Workload: "producer", Status: string(rundoc.StatusFailed)}, is(), 0},
 		{"unknown label", RunFilter{Label: "nope"}, is(), 0},
 		{"page 1", RunFilter{Limit: 5}, is(24, 23, 22, 21, 20), 24},
 		{"page 2", RunFilter{Limit: 5, Offset: 5}, is(19, 18, 17, 16, 15), 24},
@@ -383,7 +413,7 @@ func TestListRuns(t *testing.T) {
 		{"past the end", RunFilter{Limit: 5, Offset: 24}, is(), 24},
 		{"filtered page 2", RunFilter{Label: "trunk", Limit: 3, Offset: 3}, is(15, 12, 9), 8},
 		{"negative offset", RunFilter{Limit: 2, Offset: -3}, is(24, 23), 24},
-		{"negative limit", RunFilter{Limit: -1, Status: StatusFailed}, is(21, 17, 13, 9, 5, 1), 6},
+		{"negative limit", RunFilter{Limit: -1, Status: string(rundoc.StatusFailed)}, is(21, 17, 13, 9, 5, 1), 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runs, total, err := s.ListRuns(context.Background(), tc.f)
@@ -403,7 +433,8 @@ func TestListRuns(t *testing.T) {
 func TestListRunsColumns(t *testing.T) {
 	s := newStore(t)
 	r := &Run{Label: "trunk", Workload: "producer", Spec: `{"a":1}`, Fingerprint: "fp", GroupID: "g", GroupIndex: 1,
-		Output: "out", Environment: "{}", Measurement: "{}", Status: StatusSucceeded,
+		Output: "out", Environment: docText(t, rundoc.Environment{GoVersion: "go1.26.8"}),
+		Measurement: docText(t, rundoc.Measurement{MeasuredRecords: 7}), Status: rundoc.StatusSucceeded,
 		Metrics: []Metric{{Name: "mb-per-sec", Value: 3}}, Profiles: []Profile{{Role: "client", Kind: "cpu", Data: []byte("x")}}}
 	create(t, s, r)
 	runs, _, err := s.ListRuns(context.Background(), RunFilter{})
@@ -411,8 +442,8 @@ func TestListRunsColumns(t *testing.T) {
 		t.Fatalf("ListRuns: got %d runs, %v, want 1", len(runs), err)
 	}
 	got := runs[0]
-	if got.Output != "" || got.Environment != "" || got.Measurement != "" {
-		t.Errorf("large columns: got %q, %q, %q, want them left out", got.Output, got.Environment, got.Measurement)
+	if got.Output != "" || got.Environment != nil || got.Measurement != nil || got.Documents != (rundoc.Documents{}) || got.DocumentErr != nil {
+		t.Errorf("large columns: got %q, %+v, %+v, %+v, %v, want them left out", got.Output, got.Environment, got.Measurement, got.Documents, got.DocumentErr)
 	}
 	if got.Metrics != nil || got.Series != nil || got.Profiles != nil {
 		t.Errorf("associations: got %v, %v, %v, want none loaded", got.Metrics, got.Series, got.Profiles)
@@ -472,26 +503,26 @@ func TestTransitions(t *testing.T) {
 	ops := []struct {
 		name  string
 		apply func(s *Store, id uint) error
-		to    string            // status after success
-		from  []string          // statuses it applies to
-		check func(*Run) [2]any // got, want of a field the change sets
+		to    rundoc.Status            // status after success
+		from  []rundoc.Status          // statuses it applies to
+		check func(*rundoc.Run) [2]any // got, want of a field the change sets
 	}{
 		{"StartRun", func(s *Store, id uint) error { return s.StartRun(ctx, id, time.Time{}) },
-			StatusRunning, []string{StatusQueued},
-			func(r *Run) [2]any { return [2]any{r.StartedAt != nil, true} }},
+			rundoc.StatusRunning, []rundoc.Status{rundoc.StatusQueued},
+			func(r *rundoc.Run) [2]any { return [2]any{r.StartedAt != nil, true} }},
 		{"CancelQueued", func(s *Store, id uint) error { return s.CancelQueued(ctx, id, "user canceled") },
-			StatusCanceled, []string{StatusQueued},
-			func(r *Run) [2]any { return [2]any{r.Error + " " + nonNil(r.FinishedAt), "user canceled set"} }},
+			rundoc.StatusCanceled, []rundoc.Status{rundoc.StatusQueued},
+			func(r *rundoc.Run) [2]any { return [2]any{r.Error + " " + nonNil(r.FinishedAt), "user canceled set"} }},
 		{"FinishRun", func(s *Store, id uint) error {
-			return s.FinishRun(ctx, id, Outcome{Status: StatusFailed, Error: "boom"})
+			return s.FinishRun(ctx, id, Outcome{Status: rundoc.StatusFailed, Error: "boom"})
 		},
-			StatusFailed, []string{StatusQueued, StatusRunning},
-			func(r *Run) [2]any { return [2]any{r.Error + " " + nonNil(r.FinishedAt), "boom set"} }},
+			rundoc.StatusFailed, []rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning},
+			func(r *rundoc.Run) [2]any { return [2]any{r.Error + " " + nonNil(r.FinishedAt), "boom set"} }},
 	}
-	statuses := []string{StatusQueued, StatusRunning, StatusSucceeded, StatusFailed, StatusCanceled, StatusInterrupted}
+	statuses := []rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning, rundoc.StatusSucceeded, rundoc.StatusFailed, rundoc.StatusCanceled, rundoc.StatusInterrupted}
 	for _, op := range ops {
 		for _, from := range statuses {
-			t.Run(op.name+"/"+from, func(t *testing.T) {
+			t.Run(op.name+"/"+string(from), func(t *testing.T) {
 				s := newStore(t)
 				r := &Run{Status: from}
 				create(t, s, r)
@@ -513,7 +544,7 @@ func TestTransitions(t *testing.T) {
 				if !errors.Is(err, ErrConflict) {
 					t.Fatalf("got %v, want ErrConflict", err)
 				}
-				if !strings.Contains(err.Error(), "status is "+from) {
+				if !strings.Contains(err.Error(), "status is "+string(from)) {
 					t.Errorf("error: got %q, want it to name status %s", err, from)
 				}
 				if !reflect.DeepEqual(after, before) {
@@ -561,16 +592,22 @@ func TestFinishRun(t *testing.T) {
 	at := time.Now().Add(time.Minute)
 	cpu, heap := []byte("cpu profile bytes"), []byte("heap profile bytes")
 	o := Outcome{
-		Status: StatusSucceeded, Complete: true,
-		Environment: `{"go":"go1.26.8"}`, Measurement: `{"records":1000}`, Output: "1000 records sent",
-		Metrics: []Metric{
-			{ID: 77, Name: "records-per-sec", Value: 1}, // ID is ignored
-			{Name: "record-send-rate", Value: 1000, Unit: "records/s", Better: "higher"},
+		Status: rundoc.StatusSucceeded, Complete: true,
+		Environment: &rundoc.Environment{GoVersion: "go1.26.8", KafkaGoVersion: "v0.4.51", OS: "linux", Arch: "amd64", Cores: 2,
+			GOMAXPROCS: 2, Broker: "embedded", LoadAverage: &rundoc.LoadAverage{Load1: 0.5, Load5: 0.25, Load15: 0.125},
+			Config: &rundoc.Config{Mode: "raw", Settings: []rundoc.Setting{{Name: "acks", Value: "all"}}}},
+		Measurement: &rundoc.Measurement{WarmupRecords: 10, MeasuredRecords: 1000, WindowSeconds: 1.5, CPUSamples: 6,
+			CPUSampleMs: 250, Notes: []string{"a note"}},
+		Output: "1000 records sent",
+		Metrics: []rundoc.Metric{
+			{Name: "records-per-sec", Value: 1},
+			{Name: "record-send-rate", Value: 1000, Unit: "records/s", Better: rundoc.HigherIsBetter, Help: "acknowledged records per second"},
 			{Name: "mb-per-sec", Value: 0.25},
-			{Name: "latency-p99", Value: 9},
+			{Name: "latency-p99", Value: 9, Better: rundoc.LowerIsBetter},
 			{Name: "record-latency-p99", Value: 3},
 		},
-		Series:     []SeriesPoint{{Seq: 3, T: 3}, {Seq: 1, T: 1}, {Seq: 2, T: 2}},
+		// Not sorted by T: the order given is the order kept.
+		Series:     []rundoc.SeriesPoint{{T: 3, Records: 30}, {T: 1, Records: 10}, {T: 2, Records: 20, LatencyAvgMs: 1.5}},
 		Profiles:   []Profile{{Role: "client", Kind: "cpu", Data: cpu, Samples: 5}, {Role: "broker", Kind: "heap", Data: heap, Bytes: 99, SHA256: "given"}},
 		FinishedAt: at,
 	}
@@ -582,25 +619,28 @@ func TestFinishRun(t *testing.T) {
 		field     string
 		got, want any
 	}{
-		{"Status", got.Status, StatusSucceeded},
+		{"Status", got.Status, rundoc.StatusSucceeded},
 		{"Complete", got.Complete, true},
 		{"Environment", got.Environment, o.Environment},
 		{"Measurement", got.Measurement, o.Measurement},
+		{"DocumentErr", got.DocumentErr, nil},
+		{"Documents", got.Documents, rundoc.Documents{Environment: docText(t, o.Environment), Measurement: docText(t, o.Measurement)}},
 		{"Output", got.Output, o.Output},
 		{"FinishedAt", got.FinishedAt != nil && got.FinishedAt.Equal(at), true},
 		{"RecordsPerSec", fmtPtr(got.RecordsPerSec), 1000.0},
 		{"MBPerSec", fmtPtr(got.MBPerSec), 0.25},
 		{"P99Ms", fmtPtr(got.P99Ms), 3.0},
 		{"metric names", metricNames(got.Metrics), []string{"records-per-sec", "record-send-rate", "mb-per-sec", "latency-p99", "record-latency-p99"}},
-		{"metric run", got.Metrics[1].RunID, r.ID},
+		{"metrics", got.Metrics, o.Metrics},
+		{"metric rows of the run", rowCount(t, s, "metrics", r.ID), int64(5)},
 		{"metric unit", got.Metrics[1].Unit, "records/s"},
-		{"series seqs", []int{got.Series[0].Seq, got.Series[1].Seq, got.Series[2].Seq}, []int{1, 2, 3}},
-		{"series run", got.Series[0].RunID, r.ID},
+		{"series", got.Series, o.Series},
+		{"series rows of the run", rowCount(t, s, "series_points", r.ID), int64(3)},
 		{"profiles", len(got.Profiles), 2},
 		{"cpu bytes", got.Profiles[0].Bytes, int64(len(cpu))},
 		{"cpu sha256", got.Profiles[0].SHA256, sum256(cpu)},
 		{"cpu samples", got.Profiles[0].Samples, int64(5)},
-		{"cpu data", got.Profiles[0].Data, []byte(nil)},
+		{"cpu data", profileData(t, s, got.Profiles[0].ID), cpu},
 		{"heap bytes (given)", got.Profiles[1].Bytes, int64(99)},
 		{"heap sha256 (given)", got.Profiles[1].SHA256, "given"},
 		{"caller's profile", o.Profiles[0].SHA256 + o.Metrics[1].Name, "record-send-rate"},
@@ -611,7 +651,7 @@ func TestFinishRun(t *testing.T) {
 	}
 }
 
-func metricNames(ms []Metric) []string {
+func metricNames(ms []rundoc.Metric) []string {
 	var names []string
 	for _, m := range ms {
 		names = append(names, m.Name)
@@ -622,20 +662,20 @@ func metricNames(ms []Metric) []string {
 func TestFinishRunKeyFigures(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
-		metrics              []Metric
+		metrics              []rundoc.Metric
 		wantRPS, wantMB, p99 any
 	}{
 		{"none", nil, nil, nil, nil},
-		{"consumer", []Metric{{Name: "records-consumed-rate", Value: 5}, {Name: "records-per-sec", Value: 6}}, 5.0, nil, nil},
-		{"generic", []Metric{{Name: "records-per-sec", Value: 6}, {Name: "latency-p99", Value: 2}}, 6.0, nil, 2.0},
-		{"producer", []Metric{{Name: "records-per-sec", Value: 6}, {Name: "record-send-rate", Value: 7}, {Name: "mb-per-sec", Value: 1}}, 7.0, 1.0, nil},
-		{"zero is a value", []Metric{{Name: "mb-per-sec", Value: 0}}, nil, 0.0, nil},
+		{"consumer", []rundoc.Metric{{Name: "records-consumed-rate", Value: 5}, {Name: "records-per-sec", Value: 6}}, 5.0, nil, nil},
+		{"generic", []rundoc.Metric{{Name: "records-per-sec", Value: 6}, {Name: "latency-p99", Value: 2}}, 6.0, nil, 2.0},
+		{"producer", []rundoc.Metric{{Name: "records-per-sec", Value: 6}, {Name: "record-send-rate", Value: 7}, {Name: "mb-per-sec", Value: 1}}, 7.0, 1.0, nil},
+		{"zero is a value", []rundoc.Metric{{Name: "mb-per-sec", Value: 0}}, nil, 0.0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
 			r := &Run{}
 			create(t, s, r)
-			if err := s.FinishRun(context.Background(), r.ID, Outcome{Status: StatusSucceeded, Metrics: tc.metrics}); err != nil {
+			if err := s.FinishRun(context.Background(), r.ID, Outcome{Status: rundoc.StatusSucceeded, Metrics: tc.metrics}); err != nil {
 				t.Fatal(err)
 			}
 			got := get(t, s, r.ID)
@@ -652,14 +692,14 @@ func TestFinishRunRejects(t *testing.T) {
 		o    Outcome
 	}{
 		{"empty status", Outcome{}},
-		{"queued", Outcome{Status: StatusQueued}},
-		{"running", Outcome{Status: StatusRunning}},
+		{"queued", Outcome{Status: rundoc.StatusQueued}},
+		{"running", Outcome{Status: rundoc.StatusRunning}},
 		{"unknown", Outcome{Status: "done"}},
-		{"profile without role", Outcome{Status: StatusSucceeded, Profiles: []Profile{{Kind: "cpu"}}}},
+		{"profile without role", Outcome{Status: rundoc.StatusSucceeded, Profiles: []Profile{{Kind: "cpu"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newStore(t)
-			r := &Run{Status: StatusRunning}
+			r := &Run{Status: rundoc.StatusRunning}
 			create(t, s, r)
 			before := get(t, s, r.ID)
 			err := s.FinishRun(context.Background(), r.ID, tc.o)
@@ -676,15 +716,15 @@ func TestFinishRunRejects(t *testing.T) {
 // outcome is a full outcome for the atomicity tests.
 func outcome() Outcome {
 	return Outcome{
-		Status: StatusSucceeded, Output: "out", Environment: "{}", Complete: true,
-		Metrics:  []Metric{{Name: "record-send-rate", Value: 10}, {Name: "mb-per-sec", Value: 1}},
-		Series:   []SeriesPoint{{Seq: 1}, {Seq: 2}},
+		Status: rundoc.StatusSucceeded, Output: "out", Environment: &rundoc.Environment{GoVersion: "go1.26.8"}, Complete: true,
+		Metrics:  []rundoc.Metric{{Name: "record-send-rate", Value: 10}, {Name: "mb-per-sec", Value: 1}},
+		Series:   []rundoc.SeriesPoint{{T: 1}, {T: 2}},
 		Profiles: []Profile{{Role: "client", Kind: "cpu", Data: []byte("a")}, {Role: "broker", Kind: "refused", Data: []byte("b")}},
 	}
 }
 
 // checkUntouched asserts a failed FinishRun left the run as it was.
-func checkUntouched(t *testing.T, s *Store, before *Run) {
+func checkUntouched(t *testing.T, s *Store, before *rundoc.Run) {
 	t.Helper()
 	after := get(t, s, before.ID)
 	if !reflect.DeepEqual(after, before) {
@@ -706,7 +746,7 @@ func TestFinishRunAtomicConstraint(t *testing.T) {
 		WHEN NEW.kind = 'refused' BEGIN SELECT RAISE(ABORT, 'profile refused'); END`).Error; err != nil {
 		t.Fatal(err)
 	}
-	r := &Run{Status: StatusRunning}
+	r := &Run{Status: rundoc.StatusRunning}
 	create(t, s, r)
 	before := get(t, s, r.ID)
 	err := s.FinishRun(ctx, r.ID, outcome())
@@ -721,7 +761,7 @@ func TestFinishRunAtomicConstraint(t *testing.T) {
 	if err := s.FinishRun(ctx, r.ID, o); err != nil {
 		t.Fatalf("FinishRun after the failure: %v", err)
 	}
-	if got := get(t, s, r.ID); got.Status != StatusSucceeded || len(got.Metrics) != 2 || len(got.Profiles) != 1 {
+	if got := get(t, s, r.ID); got.Status != rundoc.StatusSucceeded || len(got.Metrics) != 2 || len(got.Profiles) != 1 {
 		t.Errorf("got status %s, %d metrics, %d profiles, want succeeded, 2, 1", got.Status, len(got.Metrics), len(got.Profiles))
 	}
 }
@@ -740,7 +780,7 @@ func TestFinishRunAtomicCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Run{Status: StatusRunning}
+	r := &Run{Status: rundoc.StatusRunning}
 	create(t, s, r)
 	before := get(t, s, r.ID)
 	o := outcome()
@@ -764,7 +804,7 @@ func TestProfiles(t *testing.T) {
 	heap := []byte("heap")
 	r, empty := &Run{}, &Run{}
 	create(t, s, r, empty)
-	if err := s.FinishRun(ctx, r.ID, Outcome{Status: StatusSucceeded, Profiles: []Profile{
+	if err := s.FinishRun(ctx, r.ID, Outcome{Status: rundoc.StatusSucceeded, Profiles: []Profile{
 		{Role: "client", Kind: "cpu", Data: cpu, Samples: 42},
 		{Role: "broker", Kind: "heap", Data: heap},
 	}}); err != nil {
@@ -779,15 +819,13 @@ func TestProfiles(t *testing.T) {
 		t.Fatalf("ListProfiles: got %d profiles, want 2", len(list))
 	}
 	for i, want := range []struct {
-		role, kind string
-		data       []byte
-	}{{"client", "cpu", cpu}, {"broker", "heap", heap}} {
+		role rundoc.ProfileRole
+		kind rundoc.ProfileKind
+		data []byte
+	}{{rundoc.RoleClient, rundoc.KindCPU, cpu}, {rundoc.RoleBroker, rundoc.KindHeap, heap}} {
 		p := list[i]
 		if p.Role != want.role || p.Kind != want.kind || p.RunID != r.ID || p.ID == 0 || p.CreatedAt.IsZero() {
 			t.Errorf("profile %d: got %+v, want %s/%s of run %d", i, p, want.role, want.kind, r.ID)
-		}
-		if p.Data != nil {
-			t.Errorf("profile %d: got %d bytes of data in a list, want none", i, len(p.Data))
 		}
 		if p.Bytes != int64(len(want.data)) || p.SHA256 != sum256(want.data) {
 			t.Errorf("profile %d: got %d bytes, sha256 %s, want %d, %s", i, p.Bytes, p.SHA256, len(want.data), sum256(want.data))
@@ -803,8 +841,8 @@ func TestProfiles(t *testing.T) {
 			t.Errorf("profile %d: got %+v, want the listed fields too", i, full)
 		}
 	}
-	if got := get(t, s, r.ID).Profiles; len(got) != 2 || got[0].Data != nil || got[0].SHA256 != sum256(cpu) {
-		t.Errorf("GetRun profiles: got %d, want 2 without data", len(got))
+	if got := get(t, s, r.ID).Profiles; len(got) != 2 || !reflect.DeepEqual(got, list) || got[0].SHA256 != sum256(cpu) {
+		t.Errorf("GetRun profiles: got %+v, want the 2 listed", got)
 	}
 
 	if got, err := s.ListProfiles(ctx, empty.ID); err != nil || got == nil || len(got) != 0 {
@@ -822,8 +860,8 @@ func TestMarkInterrupted(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	var runs []*Run
-	for _, st := range []string{StatusQueued, StatusRunning, StatusSucceeded, StatusRunning, StatusFailed, StatusCanceled, StatusInterrupted} {
-		runs = append(runs, &Run{Status: st, Error: "was " + st})
+	for _, st := range []rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning, rundoc.StatusSucceeded, rundoc.StatusRunning, rundoc.StatusFailed, rundoc.StatusCanceled, rundoc.StatusInterrupted} {
+		runs = append(runs, &Run{Status: st, Error: "was " + string(st)})
 	}
 	create(t, s, runs...)
 	if err := s.StartRun(ctx, runs[0].ID, time.Now()); err != nil { // queued → running too
@@ -831,7 +869,7 @@ func TestMarkInterrupted(t *testing.T) {
 	}
 	runs = append(runs, &Run{}) // and one left queued
 	create(t, s, runs[len(runs)-1])
-	before := map[uint]*Run{}
+	before := map[uint]*rundoc.Run{}
 	for _, r := range runs {
 		before[r.ID] = get(t, s, r.ID)
 	}
@@ -845,13 +883,13 @@ func TestMarkInterrupted(t *testing.T) {
 	}
 	for _, r := range runs {
 		b, a := before[r.ID], get(t, s, r.ID)
-		if b.Status != StatusRunning {
+		if b.Status != rundoc.StatusRunning {
 			if !reflect.DeepEqual(a, b) {
 				t.Errorf("run %d (%s): got %+v, want it unchanged", r.ID, b.Status, a)
 			}
 			continue
 		}
-		if a.Status != StatusInterrupted || a.Error != "server restarted" || a.FinishedAt == nil ||
+		if a.Status != rundoc.StatusInterrupted || a.Error != "server restarted" || a.FinishedAt == nil ||
 			!reflect.DeepEqual(a.StartedAt, b.StartedAt) {
 			t.Errorf("run %d: got status %s, error %q, finished %v, want interrupted, the reason, a time", r.ID, a.Status, a.Error, a.FinishedAt)
 		}
@@ -883,7 +921,7 @@ func TestReopen(t *testing.T) {
 	if err := s.FinishRun(ctx, done.ID, o); err != nil {
 		t.Fatal(err)
 	}
-	want := map[uint]*Run{}
+	want := map[uint]*rundoc.Run{}
 	for _, id := range []uint{done.ID, running.ID, queued.ID} {
 		want[id] = get(t, s, id)
 	}
@@ -954,7 +992,7 @@ func TestStartRunConcurrent(t *testing.T) {
 func TestQueue(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	a, b, c, d, e := &Run{Spec: "a"}, &Run{Spec: "b"}, &Run{Spec: "c"}, &Run{Spec: "d", Status: StatusSucceeded}, &Run{Spec: "e"}
+	a, b, c, d, e := &Run{Spec: "a"}, &Run{Spec: "b"}, &Run{Spec: "c"}, &Run{Spec: "d", Status: rundoc.StatusSucceeded}, &Run{Spec: "e"}
 	create(t, s, a, b, c, d, e)
 	if err := s.StartRun(ctx, a.ID, time.Now()); err != nil {
 		t.Fatal(err)
@@ -1056,7 +1094,7 @@ func TestConcurrentWriters(t *testing.T) {
 					return
 				default:
 				}
-				if _, _, err := s.ListRuns(ctx, RunFilter{Status: StatusSucceeded}); err != nil {
+				if _, _, err := s.ListRuns(ctx, RunFilter{Status: string(rundoc.StatusSucceeded)}); err != nil {
 					errs <- err
 					return
 				}
@@ -1070,7 +1108,7 @@ func TestConcurrentWriters(t *testing.T) {
 	for err := range errs {
 		t.Errorf("got %v, want no error", err)
 	}
-	if _, total, _ := s.ListRuns(ctx, RunFilter{Status: StatusSucceeded}); total != workers*each {
+	if _, total, _ := s.ListRuns(ctx, RunFilter{Status: string(rundoc.StatusSucceeded)}); total != workers*each {
 		t.Errorf("succeeded runs: got %d, want %d", total, workers*each)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // Paths of A/B comparisons.
@@ -34,7 +34,7 @@ type PendingRun struct {
 }
 
 // NewCompareProgress counts the finished runs of a comparison.
-func NewCompareProgress(runs []store.Run) CompareProgress {
+func NewCompareProgress(runs []rundoc.Run) CompareProgress {
 	p := CompareProgress{Total: len(runs)}
 	for i := range runs {
 		r := &runs[i]
@@ -42,7 +42,7 @@ func NewCompareProgress(runs []store.Run) CompareProgress {
 			p.Done++
 			continue
 		}
-		p.Pending = append(p.Pending, PendingRun{Link: runLink(r), Status: r.Status})
+		p.Pending = append(p.Pending, PendingRun{Link: runLink(r), Status: string(r.Status)})
 	}
 	return p
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // TestAddRepetitionsSuggested: the comparison page's form starts at the
@@ -29,8 +29,8 @@ func TestAddRepetitionsSuggested(t *testing.T) {
 		if v.N != tt.wantN || v.Suggested != tt.suggested {
 			t.Errorf("suggested %d, max %d runs: N %d (suggested %d), want %d", tt.suggested, tt.maxRuns, v.N, v.Suggested, tt.wantN)
 		}
-		runs := []store.Run{{ID: 1, Label: "a", Workload: "producer", Status: store.StatusSucceeded},
-			{ID: 2, Label: "b", Workload: "producer", Status: store.StatusSucceeded}}
+		runs := []rundoc.Run{{ID: 1, Label: "a", Workload: "producer", Status: rundoc.StatusSucceeded},
+			{ID: 2, Label: "b", Workload: "producer", Status: rundoc.StatusSucceeded}}
 		tab, err := compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})
 		if err != nil {
 			t.Fatal(err)

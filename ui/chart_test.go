@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 var (
@@ -80,10 +79,10 @@ func TestDataAxis(t *testing.T) {
 // most maxChartPoints merged intervals per line, which keep a one-interval
 // latency spike and every record, and end where the data ends.
 func TestLongSeriesChartsBounded(t *testing.T) {
-	var stored []store.SeriesPoint
+	var stored []rundoc.SeriesPoint
 	var records int64
-	for i := 1; i <= runner.MaxSeriesPoints; i++ {
-		p := store.SeriesPoint{Seq: i, T: float64(i) / 4, Records: 250, Bytes: 25000, RecordsPerSec: 1000,
+	for i := 1; i <= rundoc.MaxSeriesPoints; i++ {
+		p := rundoc.SeriesPoint{Seq: i, T: float64(i) / 4, Records: 250, Bytes: 25000, RecordsPerSec: 1000,
 			MBPerSec: 25000 * 4 / float64(1<<20), LatencyAvgMs: 2, LatencyMaxMs: 4}
 		if i == 3001 {
 			p.LatencyMaxMs = 950

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // Paths of the comparison and report pages.
@@ -209,8 +209,8 @@ func changeClass(c compare.Cell) string {
 
 // NewComparisonTable builds the page's table from a compare.Table; runs
 // name the columns' run links.
-func NewComparisonTable(t *compare.Table, runs []store.Run) ComparisonTable {
-	byID := make(map[uint]*store.Run, len(runs))
+func NewComparisonTable(t *compare.Table, runs []rundoc.Run) ComparisonTable {
+	byID := make(map[uint]*rundoc.Run, len(runs))
 	for i := range runs {
 		byID[runs[i].ID] = &runs[i]
 	}
@@ -325,7 +325,7 @@ type CompareView struct {
 
 // NewCompareView builds the comparison page of q from its table, runs
 // and Markdown export.
-func NewCompareView(t *compare.Table, runs []store.Run, q CompareQuery, markdown string) CompareView {
+func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdown string) CompareView {
 	v := CompareView{Page: Page{Title: compareTitle}, Query: q, Table: NewComparisonTable(t, runs), Markdown: markdown,
 		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath, Progress: NewCompareProgress(runs)}
 	if v.Query.By == "" {
@@ -394,7 +394,7 @@ type ReportView struct {
 
 // NewReportView builds a report's page from its table (computed from the
 // report's runs, in the report's order) and Markdown export.
-func NewReportView(rep *store.Report, t *compare.Table, runs []store.Run, markdown string) ReportView {
+func NewReportView(rep *rundoc.Report, t *compare.Table, runs []rundoc.Run, markdown string) ReportView {
 	v := ReportView{Page: Page{Title: rep.Title}, Slug: rep.Slug, Heading: rep.Title, Notes: RenderMarkdown(rep.Notes),
 		Created: FormatTime(rep.CreatedAt), CreatedISO: rep.CreatedAt.UTC().Format(time.RFC3339),
 		Table: NewComparisonTable(t, runs), Markdown: markdown,
@@ -402,7 +402,7 @@ func NewReportView(rep *store.Report, t *compare.Table, runs []store.Run, markdo
 	for _, e := range []ExportLink{{"Markdown", ".md", "text/markdown"}, {"CSV", ".csv", "text/csv"}, {"JSON", ".json", "application/json"}} {
 		v.Exports = append(v.Exports, ExportLink{Label: e.Label, URL: ReportURL(rep.Slug, e.URL), Type: e.Type})
 	}
-	byID := map[uint]*store.Run{}
+	byID := map[uint]*rundoc.Run{}
 	for i := range runs {
 		r := &runs[i]
 		byID[r.ID] = r
@@ -412,7 +412,7 @@ func NewReportView(rep *store.Report, t *compare.Table, runs []store.Run, markdo
 
 	// One differential flame graph per candidate column: its first
 	// measured run against the baseline column's.
-	firstRun := func(c compare.ColumnInfo) *store.Run {
+	firstRun := func(c compare.ColumnInfo) *rundoc.Run {
 		if len(c.Runs) == 0 {
 			return nil
 		}
@@ -441,7 +441,7 @@ func NewReportView(rep *store.Report, t *compare.Table, runs []store.Run, markdo
 	return v
 }
 
-func runLink(r *store.Run) RunLink {
+func runLink(r *rundoc.Run) RunLink {
 	l := RunLink{ID: r.ID, URL: runURL(r.ID), Text: "run #" + uintStr(r.ID)}
 	if r.Label != "" {
 		l.Text += " " + r.Label
@@ -450,7 +450,7 @@ func runLink(r *store.Run) RunLink {
 }
 
 // clientCPU is the ID of a run's client CPU profile, 0 without one.
-func clientCPU(r *store.Run) uint {
+func clientCPU(r *rundoc.Run) uint {
 	if r == nil {
 		return 0
 	}
@@ -464,7 +464,7 @@ func clientCPU(r *store.Run) uint {
 
 // overlayCharts draws the runs' interval series on shared axes:
 // throughput, and latency when any run recorded it.
-func overlayCharts(runs []store.Run) []template.HTML {
+func overlayCharts(runs []rundoc.Run) []template.HTML {
 	var rps, lat []ChartSeries
 	for i := range runs {
 		r := &runs[i]

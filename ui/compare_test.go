@@ -6,23 +6,23 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/templates"
 )
 
-func compareRuns() []store.Run {
-	mk := func(id uint, label string, rate, p99 float64, prof bool) store.Run {
-		r := store.Run{ID: id, Label: label, Workload: "producer", Status: store.StatusSucceeded, Metrics: []store.Metric{
+func compareRuns() []rundoc.Run {
+	mk := func(id uint, label string, rate, p99 float64, prof bool) rundoc.Run {
+		r := rundoc.Run{ID: id, Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, Metrics: []rundoc.Metric{
 			{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: "higher"},
 			{Name: "record-latency-p99", Value: p99, Unit: "ms", Better: "lower"},
 			{Name: "records", Value: 1000, Unit: "records"},
-		}, Series: []store.SeriesPoint{{Seq: 1, T: 1, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}, {Seq: 2, T: 2, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}}}
+		}, Series: []rundoc.SeriesPoint{{Seq: 1, T: 1, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}, {Seq: 2, T: 2, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}}}
 		if prof {
-			r.Profiles = []store.Profile{{ID: id * 10, RunID: id, Role: "client", Kind: "cpu"}}
+			r.Profiles = []rundoc.Profile{{ID: id * 10, RunID: id, Role: "client", Kind: "cpu"}}
 		}
 		return r
 	}
-	return []store.Run{mk(1, "trunk", 1000000, 10, true), mk(2, "branch", 1250000, 12.5, true), mk(3, "", 900000, 10, false)}
+	return []rundoc.Run{mk(1, "trunk", 1000000, 10, true), mk(2, "branch", 1250000, 12.5, true), mk(3, "", 900000, 10, false)}
 }
 
 func TestChangeClass(t *testing.T) {
@@ -81,7 +81,7 @@ func TestCompareAndReportViews(t *testing.T) {
 		t.Errorf("title %q, runs %+v", v.DefaultTitle, v.Table.Columns[1].Runs)
 	}
 
-	rep := &store.Report{Slug: "abc", Title: "T", Notes: "N", RunIDs: []uint{1, 2, 3}, By: "run", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	rep := &rundoc.Report{Slug: "abc", Title: "T", Notes: "N", RunIDs: []uint{1, 2, 3}, By: "run", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	rv := NewReportView(rep, tab, runs, "## T")
 	if len(rv.Diffs) != 1 || rv.Diffs[0].FlameGraph.DataURL != "/api/diff?base=10&format=compact&target=20" || rv.Diffs[0].FlameGraph.Mode != "diff" {
 		t.Errorf("diffs = %+v (run 3 has no profile)", rv.Diffs)
@@ -114,7 +114,7 @@ func TestCompareAndReportViews(t *testing.T) {
 }
 
 func TestCompareViewWithoutMetrics(t *testing.T) {
-	runs := []store.Run{{ID: 1, Status: store.StatusFailed}, {ID: 2, Status: store.StatusQueued}}
+	runs := []rundoc.Run{{ID: 1, Status: rundoc.StatusFailed}, {ID: 2, Status: rundoc.StatusQueued}}
 	tab, err := compare.Build(compare.Columns(runs, compare.ByRun), compare.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -138,15 +138,15 @@ func TestCompareViewWithoutMetrics(t *testing.T) {
 func statesPage(t *testing.T, rate, lat []float64) string {
 	t.Helper()
 	base := []float64{100, 101, 102, 103, 104, 105}
-	var runs []store.Run
+	var runs []rundoc.Run
 	for i := range 12 {
 		side, j := i/6, i%6
 		r, l := base[j]*1000, base[j]/10
 		if side == 1 {
 			r, l = rate[j]*1000, lat[j]/10
 		}
-		runs = append(runs, store.Run{ID: uint(i + 1), Label: []string{"trunk", "branch"}[side], Workload: "producer", Status: store.StatusSucceeded,
-			Metrics: []store.Metric{
+		runs = append(runs, rundoc.Run{ID: uint(i + 1), Label: []string{"trunk", "branch"}[side], Workload: "producer", Status: rundoc.StatusSucceeded,
+			Metrics: []rundoc.Metric{
 				{Name: "record-send-rate", Value: r, Unit: "records/s", Better: "higher"},
 				{Name: "record-latency-p99", Value: l, Unit: "ms", Better: "lower"},
 				{Name: "syscr", Value: 1000 + float64(j), Unit: "syscalls", Better: "lower"},

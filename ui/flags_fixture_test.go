@@ -3,16 +3,16 @@ package ui
 import (
 	"testing"
 
-	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/rundoc"
 )
 
-// fixtureFlags is a fixed copy of runner.Flags, so golden files change
+// fixtureFlags is a fixed copy of rundoc.Flags, so golden files change
 // only when the ui does, not when the runner rewords a help text.
-func fixtureFlags() []runner.Flag {
+func fixtureFlags() []rundoc.Flag {
 	both := []string{"producer", "consumer"}
 	prod := []string{"producer"}
 	cons := []string{"consumer"}
-	return []runner.Flag{
+	return []rundoc.Flag{
 		{Name: "topic", Kind: "string", Workloads: both, Help: "topic to produce to / consume from", Default: "kbench-producer"},
 		{Name: "bootstrap-server", Aliases: []string{"broker-list"}, Kind: "string", Workloads: both, Help: "host:port of a Kafka cluster"},
 		{Name: "num-records", Aliases: []string{"messages"}, Kind: "int", Workloads: prod, Help: "records to send", Default: "500000"},
@@ -29,7 +29,7 @@ func fixtureFlags() []runner.Flag {
 		{Name: "from-latest", Kind: "bool", Workloads: cons, Help: "start at the end of the topic"},
 		{Name: "show-detailed-stats", Kind: "bool", Workloads: cons, Help: "print a row per reporting interval"},
 		{Name: "mode", Kind: "string", Workloads: both, Help: "how kafka-go sends or reads", Default: "raw",
-			Defaults: map[string]string{"producer": "raw", "consumer": "group"}, Choices: []runner.Choice{
+			Defaults: map[string]string{"producer": "raw", "consumer": "group"}, Choices: []rundoc.Choice{
 				{Value: "raw", Workloads: prod, Help: "batches kbench encodes"}, {Value: "writer", Workloads: prod},
 				{Value: "group", Workloads: cons, Help: "consumer-group Reader"}, {Value: "assign", Workloads: cons},
 			}},

@@ -4,8 +4,7 @@ import (
 	"html/template"
 	"strings"
 
-	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // The live section of a running run's page has two charts: records per
@@ -32,10 +31,10 @@ const liveChartsEmpty = "waiting for the first interval"
 // run reported so far, in order: records per second, and the average
 // latency of the intervals that report one (the box stays hidden until
 // one does). A long series is merged down to maxChartPoints as on the
-// finished run's page (runner.MergeSeries).
-func LiveCharts(pts []runner.SeriesPoint) template.HTML {
+// finished run's page (rundoc.MergeSeries).
+func LiveCharts(pts []rundoc.SeriesPoint) template.HTML {
 	if len(pts) > maxChartPoints {
-		pts = runner.MergeSeries(pts, (len(pts)+maxChartPoints-1)/maxChartPoints)
+		pts = rundoc.MergeSeries(pts, (len(pts)+maxChartPoints-1)/maxChartPoints)
 	}
 	return liveCharts(len(pts), func(i int) (float64, float64, float64) {
 		return pts[i].T, pts[i].RecordsPerSec, pts[i].LatencyAvgMs
@@ -45,7 +44,7 @@ func LiveCharts(pts []runner.SeriesPoint) template.HTML {
 // LiveChartsOf is LiveCharts of a stored run's series: what the run page
 // embeds, and what a run the server is not running (still queued, or
 // finished meanwhile) shows.
-func LiveChartsOf(r *store.Run) template.HTML {
+func LiveChartsOf(r *rundoc.Run) template.HTML {
 	pts := chartSeries(r.Series)
 	return liveCharts(len(pts), func(i int) (float64, float64, float64) {
 		return pts[i].T, pts[i].RecordsPerSec, pts[i].LatencyAvgMs

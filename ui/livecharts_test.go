@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // polylinePoints counts the points of each polyline in s, in order.
@@ -23,7 +22,7 @@ func polylinePoints(s string) []int {
 // so far (records per second; the average latency of the intervals that
 // report one), in boxes run.js can swap the content of.
 func TestLiveCharts(t *testing.T) {
-	pts := []runner.SeriesPoint{
+	pts := []rundoc.SeriesPoint{
 		{T: 0.25, RecordsPerSec: 1000, LatencyAvgMs: 2},
 		{T: 0.5, RecordsPerSec: 1200},
 		{T: 0.75, RecordsPerSec: 1100, LatencyAvgMs: 3},
@@ -55,9 +54,9 @@ func TestLiveCharts(t *testing.T) {
 // TestLiveChartsBounded: a long run's live chart draws at most
 // maxChartPoints points, merged as the finished page's charts are.
 func TestLiveChartsBounded(t *testing.T) {
-	pts := make([]runner.SeriesPoint, runner.MaxSeriesPoints)
+	pts := make([]rundoc.SeriesPoint, rundoc.MaxSeriesPoints)
 	for i := range pts {
-		pts[i] = runner.SeriesPoint{T: float64(i+1) * 0.25, Records: 250, RecordsPerSec: 1000 + float64(i%7), LatencyAvgMs: 1}
+		pts[i] = rundoc.SeriesPoint{T: float64(i+1) * 0.25, Records: 250, RecordsPerSec: 1000 + float64(i%7), LatencyAvgMs: 1}
 	}
 	for _, n := range polylinePoints(string(LiveCharts(pts))) {
 		if n > maxChartPoints || n < maxChartPoints/2 {
@@ -69,7 +68,7 @@ func TestLiveChartsBounded(t *testing.T) {
 // TestLiveChartsOfStoredRun: the page embeds the stored series' charts,
 // in order of the points' sequence.
 func TestLiveChartsOfStoredRun(t *testing.T) {
-	r := &store.Run{ID: 9, Status: store.StatusRunning, Series: []store.SeriesPoint{
+	r := &rundoc.Run{ID: 9, Status: rundoc.StatusRunning, Series: []rundoc.SeriesPoint{
 		{Seq: 1, T: 0.5, RecordsPerSec: 20},
 		{Seq: 0, T: 0.25, RecordsPerSec: 10},
 	}}
@@ -77,7 +76,7 @@ func TestLiveChartsOfStoredRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := LiveCharts([]runner.SeriesPoint{{T: 0.25, RecordsPerSec: 10}, {T: 0.5, RecordsPerSec: 20}})
+	want := LiveCharts([]rundoc.SeriesPoint{{T: 0.25, RecordsPerSec: 10}, {T: 0.5, RecordsPerSec: 20}})
 	if v.LiveCharts != want || v.LiveChartsURL != "/runs/9/live-charts" {
 		t.Errorf("run page live charts %q at %q, want %q at /runs/9/live-charts", v.LiveCharts, v.LiveChartsURL, want)
 	}

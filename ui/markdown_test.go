@@ -10,7 +10,7 @@ import (
 
 	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 func TestRenderMarkdown(t *testing.T) {
@@ -170,7 +170,7 @@ func TestGoldenReportNotes(t *testing.T) {
 		"- trunk: `batch.size=16384`\n- branch: [KIP-390](https://cwiki.apache.org/confluence/display/KAFKA/KIP-390)\n\n" +
 		"<script>alert('notes')</script>\n\n" +
 		"Details [here](javascript:alert(document.cookie)) and <b onclick=\"alert(2)\">there</b>.\n"
-	rep := &store.Report{Slug: "notes23456723456723456723ab", Title: "Notes", Notes: notes, RunIDs: []uint{1, 2, 3}, By: "run",
+	rep := &rundoc.Report{Slug: "notes23456723456723456723ab", Title: "Notes", Notes: notes, RunIDs: []uint{1, 2, 3}, By: "run",
 		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	v := NewReportView(rep, tab, runs, "## Notes")
 	page := render(t, newTestUI(t), "report", v)

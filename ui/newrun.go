@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/runner/kafkasec"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // NewRunFormView is the new-run form. (The name NewRunView belongs to the
@@ -106,25 +105,9 @@ const (
 
 // Choices of the target's select fields: what kbench's client supports.
 var (
-	SecurityProtocols = protocolNames()
-	SASLMechanisms    = mechanismNames()
+	SecurityProtocols = rundoc.SecurityProtocols()
+	SASLMechanisms    = rundoc.SASLMechanisms()
 )
-
-func protocolNames() []string {
-	out := make([]string, len(kafkasec.Protocols))
-	for i, p := range kafkasec.Protocols {
-		out[i] = string(p)
-	}
-	return out
-}
-
-func mechanismNames() []string {
-	out := make([]string, len(kafkasec.Mechanisms))
-	for i, m := range kafkasec.Mechanisms {
-		out[i] = string(m)
-	}
-	return out
-}
 
 // When the target's fields apply (see FormField.EnabledWhen).
 var (
@@ -169,15 +152,15 @@ const FormDuration = "10"
 
 // timedWorkloads are the workloads the form runs for FormDuration seconds
 // by default, with the flag of their count.
-var timedWorkloads = map[string]string{runner.Producer: "num-records", runner.Consumer: "messages"}
+var timedWorkloads = map[string]string{string(rundoc.Producer): "num-records", string(rundoc.Consumer): "messages"}
 
 // runnerFlags lists the runner's flags; tests swap in a fixed list so that
 // golden files do not change with every help text.
-var runnerFlags = runner.Flags
+var runnerFlags = rundoc.Flags
 
 // FormFlags are the runner flags the form offers, in --help order.
-func FormFlags() []runner.Flag {
-	var out []runner.Flag
+func FormFlags() []rundoc.Flag {
+	var out []rundoc.Flag
 	for _, f := range runnerFlags() {
 		if !excludedFlags[f.Name] {
 			out = append(out, f)
@@ -207,7 +190,7 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 		return def
 	}
 
-	workload := choice(FieldWorkload, runner.Workloads(), runner.Producer)
+	workload := choice(FieldWorkload, names(rundoc.Workloads()), string(rundoc.Producer))
 	v := NewRunFormView{
 		Page:     Page{Title: "New run"},
 		Action:   CreateRunPath,
@@ -217,7 +200,7 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 	run := FormSection{ID: "run", Legend: "Run", Fields: []FormField{
 		{Name: FieldWorkload, Label: "Workload", Kind: "radio", Value: workload,
 			Help:    "producer: kafka-producer-perf-test; consumer: kafka-consumer-perf-test; writepath: Produce requests written with a chosen strategy (see the write-path lab)",
-			Options: choiceOptions(runner.Workloads(), nil, workload)},
+			Options: choiceOptions(names(rundoc.Workloads()), nil, workload)},
 		{Name: FieldLabel, Label: "Label", Kind: "text", Value: get(FieldLabel, ""), MaxLength: 200,
 			Placeholder: "e.g. trunk", Help: "names what is measured, e.g. trunk or my-branch: runs are compared by label"},
 		{Name: FieldRepetitions, Label: "Repetitions", Kind: "number", Value: get(FieldRepetitions, "1"),
@@ -325,7 +308,7 @@ func (v *NewRunFormView) wire(f *FormField, errs map[string]string) {
 }
 
 // flagField is the input for one runner flag.
-func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
+func flagField(f rundoc.Flag, values url.Values, fresh bool) FormField {
 	ff := FormField{
 		Name:        f.Name,
 		Label:       f.Name,
@@ -333,14 +316,14 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 		Help:        f.Help,
 		Placeholder: f.Default,
 		Value:       values.Get(f.Name),
-		Workloads:   strings.Join(f.Workloads, " "),
+		Workloads:   strings.Join(names(f.Workloads), " "),
 	}
 	if len(f.Workloads) == 1 {
-		ff.AppliesTo = f.Workloads[0] + " only"
+		ff.AppliesTo = string(f.Workloads[0]) + " only"
 	}
 	// A default naming the first workload ("kbench-producer") differs by
 	// workload: say so rather than show the producer's.
-	if len(f.Workloads) > 1 && f.Default == "kbench-"+f.Workloads[0] {
+	if len(f.Workloads) > 1 && f.Default == "kbench-"+string(f.Workloads[0]) {
 		ff.Placeholder = "kbench-<workload>"
 	}
 	switch f.Name {
@@ -361,7 +344,7 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 				chosen = append(chosen, splitList(v)...)
 			}
 		}
-		for _, k := range runner.ProfileKinds {
+		for _, k := range names(rundoc.ProfileKinds()) {
 			ff.Options = append(ff.Options, Option{Value: k, Label: k, Selected: contains(chosen, k)})
 		}
 	case len(f.Choices) > 0:
@@ -378,7 +361,7 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 			values = append(values, c.Value)
 			l := c.Value
 			if len(c.Workloads) > 0 && len(c.Workloads) < len(f.Workloads) {
-				l = strings.Join(c.Workloads, ", ") + ": " + l
+				l = strings.Join(names(c.Workloads), ", ") + ": " + l
 			}
 			if c.Help != "" {
 				l += " — " + c.Help
@@ -417,7 +400,7 @@ func flagField(f runner.Flag, values url.Values, fresh bool) FormField {
 // defaultLabel names a select's default choice: "default (gather)", or by
 // workload when the defaults differ: "default (producer: raw, consumer:
 // group)".
-func defaultLabel(f runner.Flag) string {
+func defaultLabel(f rundoc.Flag) string {
 	same := true
 	for _, w := range f.Workloads {
 		same = same && f.Defaults[w] == f.Default
@@ -427,7 +410,7 @@ func defaultLabel(f runner.Flag) string {
 	}
 	parts := make([]string, len(f.Workloads))
 	for i, w := range f.Workloads {
-		parts[i] = w + ": " + f.Defaults[w]
+		parts[i] = string(w) + ": " + f.Defaults[w]
 	}
 	return "default (" + strings.Join(parts, ", ") + ")"
 }
@@ -441,7 +424,7 @@ func orList(parts []string) string {
 }
 
 // FormParams turns a submitted new-run form into the workload and the
-// params runner.SpecFromParams takes: only the flags the form offers that
+// params rundoc.SpecFromParams takes: only the flags the form offers that
 // apply to the workload, only non-empty ones; props one key=value a line;
 // an unticked profile group becomes "none". The fixed fields (label,
 // repetitions, target, SASL, …) are the caller's to read.
@@ -453,7 +436,7 @@ func FormParams(values url.Values) (workload string, params map[string]json.RawM
 		return data
 	}
 	for _, f := range FormFlags() {
-		if !contains(f.Workloads, workload) {
+		if !contains(names(f.Workloads), workload) {
 			continue
 		}
 		vals, sent := values[f.Name]

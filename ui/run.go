@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"html/template"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // RunView is a run's page. While the run is queued or running (Live) it
@@ -116,7 +114,7 @@ type ReportLink struct {
 }
 
 // SetUsedBy records the reports that use the run (store.ReportsUsingRun).
-func (v *RunView) SetUsedBy(reports []store.Report) {
+func (v *RunView) SetUsedBy(reports []rundoc.Report) {
 	v.UsedBy = nil
 	for _, r := range reports {
 		title := r.Title
@@ -140,7 +138,7 @@ type MetricRow struct {
 	Unit  string
 	Arrow string // ↑, ↓ or ""
 	// Better says which way is better, in words ("higher is better").
-	Better string
+	Better rundoc.Better
 	Help   string
 }
 
@@ -182,7 +180,7 @@ func fileSafe(s string) string {
 // in the queue (0 when unknown or not queued). Stored JSON that does not
 // decode is shown raw rather than failing the page; the error is for a
 // nil run.
-func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
+func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 	if run == nil {
 		return RunView{}, errors.New("ui: no run")
 	}
@@ -191,10 +189,10 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 		Page:        Page{Title: "Run #" + strconv.FormatUint(uint64(r.ID), 10)},
 		ID:          r.ID,
 		Label:       r.Label,
-		Workload:    r.Workload,
-		Status:      r.Status,
+		Workload:    string(r.Workload),
+		Status:      string(r.Status),
 		StatusClass: statusClass(r.Status),
-		Source:      r.Source,
+		Source:      string(r.Source),
 		Error:       r.Error,
 		Created:     FormatTime(r.CreatedAt),
 		Started:     formatTimePtr(r.StartedAt),
@@ -218,7 +216,7 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 	if r.GroupID != "" {
 		v.GroupURL = RunsQuery{Group: r.GroupID}.URL()
 	}
-	if r.Status == store.StatusQueued {
+	if r.Status == rundoc.StatusQueued {
 		v.Queued = true
 		v.QueuePosition = queuePosition
 		if queuePosition > 0 {
@@ -241,18 +239,18 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 	for _, m := range r.Metrics {
 		row := MetricRow{Name: m.Name, Value: FormatValue(m.Value, m.Unit), Unit: m.Unit, Help: m.Help}
 		switch m.Better {
-		case runner.HigherIsBetter:
+		case rundoc.HigherIsBetter:
 			row.Arrow, row.Better = "↑", "higher is better"
-		case runner.LowerIsBetter:
+		case rundoc.LowerIsBetter:
 			row.Arrow, row.Better = "↓", "lower is better"
 		}
 		v.Metrics = append(v.Metrics, row)
 	}
 
-	series := sortedSeries(r.Series)
+	series := r.Series
 	v.Charts = seriesCharts(chartSeries(r.Series))
 	v.NoIntervals = len(series) == 0
-	v.HideEmpty = r.Source == store.SourceImported
+	v.HideEmpty = r.Source == rundoc.SourceImported
 	v.ProfilesOnly = v.HideEmpty && r.Output == "" && len(r.Metrics) == 0 && len(r.Series) == 0 && len(r.Profiles) > 0
 	if v.Live {
 		v.LiveCharts, v.LiveChartsURL = LiveChartsOf(r), LiveChartsURL(r.ID)
@@ -261,36 +259,36 @@ func NewRunView(run *store.Run, queuePosition int) (RunView, error) {
 	for _, w := range compare.RunWarnings(*r) {
 		v.Warnings = append(v.Warnings, w.Text)
 	}
-	if m, ok, err := decodeJSON[runner.Measurement](r.Measurement); err != nil {
-		v.MeasurementRaw = r.Measurement
-	} else if ok {
-		v.Measurement, v.Notes = measurementItems(m, r.Metrics)
+	if r.DocumentErr != nil {
+		// Show what was stored, as stored, rather than nothing.
+		v.MeasurementRaw, v.EnvironmentRaw = r.Documents.Measurement, r.Documents.Environment
+	}
+	if m := r.Measurement; m != nil {
+		v.Measurement, v.Notes = measurementItems(*m, r.Metrics)
 		v.OutputNotes = m.OutputNotes
-		if r.Source == store.SourceImported {
+		if r.Source == rundoc.SourceImported {
 			// kbench measured nothing of an imported run: only what the
 			// importer noted about the output is true.
 			v.Measurement = nil
 		}
 	}
-	if e, ok, err := decodeJSON[runner.Environment](r.Environment); err != nil {
-		v.EnvironmentRaw = r.Environment
-	} else if ok {
-		v.Environment = environmentItems(e)
-		v.setConfig(e)
+	if e := r.Environment; e != nil {
+		v.Environment = environmentItems(*e)
+		v.setConfig(*e)
 	}
 	v.Spec = prettyJSON(r.Spec)
 
 	for _, p := range r.Profiles {
 		row := ProfileRow{
 			ID:          p.ID,
-			Role:        p.Role,
-			Kind:        p.Kind,
+			Role:        string(p.Role),
+			Kind:        string(p.Kind),
 			Size:        FormatBytes(p.Bytes),
 			Samples:     FormatInt(p.Samples),
 			SHA256:      p.SHA256,
 			SHA256Short: p.SHA256,
 			DownloadURL: ProfileDownloadURL(p.ID),
-			FileName:    ProfileFileName(r.ID, p.Role, p.Kind),
+			FileName:    ProfileFileName(r.ID, string(p.Role), string(p.Kind)),
 			URL:         ProfileURL(p.ID),
 		}
 		if len(row.SHA256Short) > 12 {
@@ -309,52 +307,30 @@ func formatTimePtr(t *time.Time) string {
 	return FormatTime(*t)
 }
 
-func sortedSeries(pts []store.SeriesPoint) []store.SeriesPoint {
-	out := append([]store.SeriesPoint(nil), pts...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Seq != out[j].Seq {
-			return out[i].Seq < out[j].Seq
-		}
-		return out[i].T < out[j].T
-	})
-	return out
-}
-
 // windowAxis labels the X axis of every interval chart.
 const windowAxis = "seconds into the measured window"
 
 // maxChartPoints bounds the points a line of an interval chart draws: about
 // one per pixel of a chart's plot area. A longer series (a run keeps up to
-// runner.MaxSeriesPoints) is drawn with consecutive intervals merged
-// (runner.MergeSeries: records add up, rates are averaged over time, maxima
+// rundoc.MaxSeriesPoints) is drawn with consecutive intervals merged
+// (rundoc.MergeSeries: records add up, rates are averaged over time, maxima
 // kept), which keeps pages small and loses nothing the width could show.
 // The live charts have the same bound.
 const maxChartPoints = 600
 
 // chartSeries is what a chart draws of a stored series: in order, merged
 // down to maxChartPoints.
-func chartSeries(stored []store.SeriesPoint) []store.SeriesPoint {
-	pts := sortedSeries(stored)
-	if len(pts) <= maxChartPoints {
-		return pts
+func chartSeries(stored []rundoc.SeriesPoint) []rundoc.SeriesPoint {
+	// A run's series is in time order (rundoc.Run.Series).
+	if len(stored) <= maxChartPoints {
+		return stored
 	}
-	rs := make([]runner.SeriesPoint, len(pts))
-	for i, p := range pts {
-		rs[i] = runner.SeriesPoint{T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
-			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent}
-	}
-	rs = runner.MergeSeries(rs, (len(rs)+maxChartPoints-1)/maxChartPoints)
-	out := make([]store.SeriesPoint, len(rs))
-	for i, p := range rs {
-		out[i] = store.SeriesPoint{Seq: i, T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
-			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent}
-	}
-	return out
+	return rundoc.MergeSeries(stored, (len(stored)+maxChartPoints-1)/maxChartPoints)
 }
 
 // seriesCharts draws a run's interval series: records/s, MB/s, and
 // latency and CPU when the run recorded them.
-func seriesCharts(pts []store.SeriesPoint) []template.HTML {
+func seriesCharts(pts []rundoc.SeriesPoint) []template.HTML {
 	if len(pts) == 0 {
 		return []template.HTML{LineChart(Chart{Title: "Interval data", XLabel: windowAxis})}
 	}
@@ -398,7 +374,7 @@ func decodeJSON[T any](s string) (v T, ok bool, err error) {
 
 // measurementItems lists how the figures were taken; the sample counts
 // name the figures that rest on them (compare.SampledFigures).
-func measurementItems(m runner.Measurement, metrics []store.Metric) ([]DefItem, []string) {
+func measurementItems(m rundoc.Measurement, metrics []rundoc.Metric) ([]DefItem, []string) {
 	latencyFigures, cpuFigures := compare.SampledFigures(metrics)
 	behind := func(names []string) string {
 		if len(names) == 0 {
@@ -426,7 +402,7 @@ func measurementItems(m runner.Measurement, metrics []store.Metric) ([]DefItem, 
 	return items, m.Notes
 }
 
-func environmentItems(e runner.Environment) []DefItem {
+func environmentItems(e rundoc.Environment) []DefItem {
 	var items []DefItem
 	add := func(term, value string) {
 		if value != "" {
@@ -466,7 +442,7 @@ func environmentItems(e runner.Environment) []DefItem {
 }
 
 // setConfig fills in the recorded configuration and API ranges.
-func (v *RunView) setConfig(e runner.Environment) {
+func (v *RunView) setConfig(e rundoc.Environment) {
 	if c := e.Config; c != nil {
 		v.ConfigRecorded = true
 		if c.Mode != "" {

@@ -6,12 +6,12 @@ import (
 
 	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // shortRun is a finished producer run whose window was 0.37 s, with 12
 // latency samples and 3 CPU samples, and a recorded configuration.
-func shortRun() *store.Run {
+func shortRun() *rundoc.Run {
 	r := finishedRun()
 	r.ID = 44
 	r.Label = "short"
@@ -22,9 +22,9 @@ func shortRun() *store.Run {
 		`"config":{"mode":"raw","settings":[{"name":"acks","value":"all"},{"name":"compression.type","value":"zstd"},{"name":"linger.ms","value":"5"}]}}`
 	r.Measurement = `{"warmup_records":0,"measured_records":12,"window_seconds":0.37,"latency_samples":12,"cpu_samples":3,"cpu_sample_interval_ms":100}`
 	r.Metrics = append(r.Metrics,
-		store.Metric{Name: "record-latency-p50", Value: 0.4, Unit: "ms", Better: "lower"},
-		store.Metric{Name: "process-cpu-p99", Value: 95, Unit: "%", Better: "lower"},
-		store.Metric{Name: "process-cpu-max", Value: 99, Unit: "%", Better: "lower"})
+		rundoc.Metric{Name: "record-latency-p50", Value: 0.4, Unit: "ms", Better: "lower"},
+		rundoc.Metric{Name: "process-cpu-p99", Value: 95, Unit: "%", Better: "lower"},
+		rundoc.Metric{Name: "process-cpu-max", Value: 99, Unit: "%", Better: "lower"})
 	return r
 }
 
@@ -92,7 +92,7 @@ func TestComparisonComparability(t *testing.T) {
 		t.Errorf("warnings = %q", ct.Warnings)
 	}
 	u := newTestUI(t)
-	rep := &store.Report{Slug: "abc", Title: "T", RunIDs: []uint{1, 2}, By: "run"}
+	rep := &rundoc.Report{Slug: "abc", Title: "T", RunIDs: []uint{1, 2}, By: "run"}
 	for name, view := range map[string]any{"compare": v, "report": NewReportView(rep, tab, runs, "")} {
 		out := render(t, u, name, view)
 		for _, want := range []string{`id="comparability"`, "<th scope=\"row\">compression.type</th><td>none</td><td>snappy</td>",

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // DefaultPerPage is the runs list's page size when none is asked for;
@@ -203,14 +203,13 @@ type Option struct {
 // Workloads and statuses the filters offer.
 var (
 	filterWorkloads = []string{"producer", "consumer", "writepath", "imported"}
-	filterStatuses  = []string{store.StatusQueued, store.StatusRunning, store.StatusSucceeded,
-		store.StatusFailed, store.StatusCanceled, store.StatusInterrupted}
+	filterStatuses  = names(rundoc.Statuses())
 )
 
 // NewRunsView builds the runs list from one page of runs (newest first,
 // as the store returns them), the total matching the filter and every
 // label in use, for the label filter.
-func NewRunsView(runs []store.Run, total int64, f RunsQuery, labels []string) RunsView {
+func NewRunsView(runs []rundoc.Run, total int64, f RunsQuery, labels []string) RunsView {
 	f = f.normalized()
 	v := RunsView{
 		Page:        Page{Title: "Runs"},
@@ -278,13 +277,13 @@ func NewRunsView(runs []store.Run, total int64, f RunsQuery, labels []string) Ru
 	return v
 }
 
-func newRunRow(r *store.Run) RunRow {
+func newRunRow(r *rundoc.Run) RunRow {
 	row := RunRow{
 		ID:          r.ID,
 		URL:         runURL(r.ID),
-		Workload:    r.Workload,
+		Workload:    string(r.Workload),
 		Label:       r.Label,
-		Status:      r.Status,
+		Status:      string(r.Status),
 		StatusClass: statusClass(r.Status),
 		Created:     FormatTime(r.CreatedAt),
 		Duration:    runDuration(r),
@@ -292,7 +291,7 @@ func newRunRow(r *store.Run) RunRow {
 		MB:          formatOptional(r.MBPerSec, "MB/s"),
 		P99:         formatOptional(r.P99Ms, "ms"),
 		Warmup:      r.Warmup,
-		Incomplete:  r.Final() && r.Status == store.StatusSucceeded && !r.Complete,
+		Incomplete:  r.Final() && r.Status == rundoc.StatusSucceeded && !r.Complete,
 	}
 	if !r.CreatedAt.IsZero() {
 		row.CreatedISO = r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")
@@ -306,7 +305,7 @@ func newRunRow(r *store.Run) RunRow {
 
 // groupMarker is a run's place in its repetition group, short enough for
 // a table cell, and the full group id.
-func groupMarker(r *store.Run) (string, string) {
+func groupMarker(r *rundoc.Run) (string, string) {
 	if r.GroupID == "" {
 		if r.Warmup {
 			return "warm-up", ""
@@ -324,7 +323,7 @@ func groupMarker(r *store.Run) (string, string) {
 }
 
 // runDuration is how long a run took, or "—" while it has not finished.
-func runDuration(r *store.Run) string {
+func runDuration(r *rundoc.Run) string {
 	if r.StartedAt == nil || r.FinishedAt == nil {
 		return dash
 	}
@@ -332,11 +331,9 @@ func runDuration(r *store.Run) string {
 }
 
 // statusClass is the CSS class of a status badge; unknown statuses share one.
-func statusClass(status string) string {
-	switch status {
-	case store.StatusQueued, store.StatusRunning, store.StatusSucceeded,
-		store.StatusFailed, store.StatusCanceled, store.StatusInterrupted:
-		return "badge badge-" + status
+func statusClass(status rundoc.Status) string {
+	if status.Valid() {
+		return "badge badge-" + string(status)
 	}
 	return "badge badge-unknown"
 }
@@ -345,6 +342,15 @@ func options(values []string, current, anyLabel string) []Option {
 	out := []Option{{Value: "", Label: anyLabel, Selected: current == ""}}
 	for _, v := range values {
 		out = append(out, Option{Value: v, Label: v, Selected: v == current})
+	}
+	return out
+}
+
+// names is a list of string-typed values (rundoc's enums) as strings.
+func names[T ~string](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = string(x)
 	}
 	return out
 }

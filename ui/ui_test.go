@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/static"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/templates"
 )
 
@@ -58,9 +58,9 @@ var (
 	t2 = t1.Add(65*time.Second + 400*time.Millisecond)
 )
 
-func finishedRun() *store.Run {
-	return &store.Run{
-		ID: 42, Label: "trunk", Workload: "producer", Status: store.StatusSucceeded, Source: store.SourceLaunched,
+func finishedRun() *rundoc.Run {
+	return &rundoc.Run{
+		ID: 42, Label: "trunk", Workload: "producer", Status: rundoc.StatusSucceeded, Source: rundoc.SourceLaunched,
 		Spec:        `{"workload":"producer","params":{"num-records":1000000,"record-size":256,"throughput":-1,"profile":["cpu","heap"]}}`,
 		Fingerprint: "abc", GroupID: "g7f3a9c2e1d0", GroupIndex: 2,
 		Environment: `{"kbench_version":"v0.3.0","go_version":"go1.26.8","kafka_go_version":"v0.4.51","os":"linux","arch":"amd64","kernel":"6.8.0","cpu_model":"AMD EPYC 7B13","cores":2,"gomaxprocs":2,"host":"bench-1","broker":"embedded (kfake)"}`,
@@ -68,26 +68,26 @@ func finishedRun() *store.Run {
 		Output:      "900000 records sent, 72900.123456 records/sec (17.80 MB/sec), 827.87 ms avg latency, 1456.13 ms max latency, 776 ms 50th, 1331 ms 95th, 1440 ms 99th, 1455 ms 99.9th.\n",
 		Complete:    true, RecordsPerSec: ptr(72900.123456), MBPerSec: ptr(17.8), P99Ms: ptr(1440.0),
 		CreatedAt: t0, StartedAt: &t1, FinishedAt: &t2,
-		Metrics: []store.Metric{
+		Metrics: []rundoc.Metric{
 			{Name: "record-send-rate", Value: 72900.123456, Unit: "records/s", Better: "higher", Help: "acknowledged records / window seconds"},
 			{Name: "record-latency-p99", Value: 1440, Unit: "ms", Better: "lower", Help: "send → acknowledgement"},
 			{Name: "batch-size-avg", Value: 16384 * 3.5, Unit: "bytes", Help: "bytes per produce batch"},
 			{Name: "records-sent", Value: 900000, Unit: "records"},
 		},
-		Series: []store.SeriesPoint{
+		Series: []rundoc.SeriesPoint{
 			{Seq: 2, T: 10, Records: 400000, Bytes: 102400000, RecordsPerSec: 80000, MBPerSec: 19.53, LatencyAvgMs: 700, LatencyMaxMs: 1300, CPUPercent: 150},
 			{Seq: 1, T: 5, Records: 350000, Bytes: 89600000, RecordsPerSec: 70000, MBPerSec: 17.09, LatencyAvgMs: 900, LatencyMaxMs: 1456, CPUPercent: 140},
 			{Seq: 3, T: 12.35, Records: 150000, Bytes: 38400000, RecordsPerSec: 63829.8, MBPerSec: 15.58, LatencyAvgMs: 850, LatencyMaxMs: 1400, CPUPercent: 120},
 		},
-		Profiles: []store.Profile{
+		Profiles: []rundoc.Profile{
 			{ID: 7, RunID: 42, Role: "client", Kind: "cpu", Bytes: 48213, Samples: 1234, SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
 			{ID: 8, RunID: 42, Role: "broker", Kind: "cpu", Bytes: 1 << 20, Samples: 98765, SHA256: "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"},
 		},
 	}
 }
 
-func queuedRun() *store.Run {
-	return &store.Run{ID: 43, Label: "branch", Workload: "consumer", Status: store.StatusQueued, Source: store.SourceLaunched,
+func queuedRun() *rundoc.Run {
+	return &rundoc.Run{ID: 43, Label: "branch", Workload: "consumer", Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
 		Spec: `{"workload":"consumer","params":{"mode":"assign"}}`, CreatedAt: t0.Add(time.Minute)}
 }
 
@@ -95,9 +95,9 @@ func TestGoldenRunsPage(t *testing.T) {
 	u := newTestUI(t)
 	fin := *finishedRun()
 	q := *queuedRun()
-	warm := store.Run{ID: 41, Label: "trunk", Workload: "producer", Status: store.StatusFailed, GroupID: "g7f3a9c2e1d0", Warmup: true,
+	warm := rundoc.Run{ID: 41, Label: "trunk", Workload: "producer", Status: rundoc.StatusFailed, GroupID: "g7f3a9c2e1d0", Warmup: true,
 		Error: "boom", CreatedAt: t0.Add(-time.Minute), StartedAt: &t0, FinishedAt: ptr(t0.Add(850 * time.Millisecond))}
-	v := NewRunsView([]store.Run{q, fin, warm}, 123, RunsQuery{Workload: "producer", Label: "trunk", Page: 2, PerPage: 3},
+	v := NewRunsView([]rundoc.Run{q, fin, warm}, 123, RunsQuery{Workload: "producer", Label: "trunk", Page: 2, PerPage: 3},
 		[]string{"branch", "trunk", ""})
 	v.CSRF = "tok"
 	v.Flash = "Run #43 queued."
@@ -215,7 +215,7 @@ func TestBuiltViewsRender(t *testing.T) {
 	}
 	rv, _ := NewRunView(finishedRun(), 0)
 	running := finishedRun()
-	running.Status = store.StatusRunning
+	running.Status = rundoc.StatusRunning
 	lv, _ := NewRunView(running, 0)
 	for _, c := range []struct {
 		page string
@@ -242,9 +242,9 @@ func TestUserTextEscaped(t *testing.T) {
 	r := finishedRun()
 	r.Label = evil
 	r.Error = "failed: " + evil + ` & "quotes"`
-	r.Status = store.StatusFailed
+	r.Status = rundoc.StatusFailed
 	r.Output = evil
-	r.Metrics = append(r.Metrics, store.Metric{Name: evil, Value: 1, Unit: evil, Help: evil})
+	r.Metrics = append(r.Metrics, rundoc.Metric{Name: evil, Value: 1, Unit: evil, Help: evil})
 	r.Profiles[0].Role = evil
 	r.Environment = `{"host":"<script>alert(1)</script>"}`
 	r.Measurement = `{"notes":["<script>alert(1)</script>"]}`
@@ -257,7 +257,7 @@ func TestUserTextEscaped(t *testing.T) {
 	rv.Charts = append(rv.Charts, LineChart(Chart{Title: evil, XLabel: evil, YLabel: evil, Unit: evil,
 		Series: []ChartSeries{{Name: evil, X: []float64{1, 2}, Y: []float64{3, 4}}}}))
 	rv.Flash = evil
-	rows := NewRunsView([]store.Run{*r}, 1, RunsQuery{Label: evil}, []string{evil})
+	rows := NewRunsView([]rundoc.Run{*r}, 1, RunsQuery{Label: evil}, []string{evil})
 	form := NewRunForm(url.Values{"label": {evil}, "topic": {evil}, "producer-props": {evil}}, map[string]string{"topic": evil, evil: evil})
 	ev := NewErrorView(400, evil)
 	lv := LoginView{Next: evil, Error: evil}
@@ -332,7 +332,7 @@ func TestNoExternalURLs(t *testing.T) {
 	rv, _ := NewRunView(finishedRun(), 0)
 	for _, got := range []string{
 		render(t, u, "run", rv),
-		render(t, u, "runs", NewRunsView([]store.Run{*finishedRun()}, 1, RunsQuery{}, nil)),
+		render(t, u, "runs", NewRunsView([]rundoc.Run{*finishedRun()}, 1, RunsQuery{}, nil)),
 		render(t, u, "new_run", NewRunForm(nil, nil)),
 	} {
 		if m := externalURL.FindString(got); m != "" {
@@ -351,7 +351,7 @@ func TestStrictCSP(t *testing.T) {
 	pages := map[string]string{
 		"run":     render(t, u, "run", rv),
 		"live":    render(t, u, "run", lv),
-		"runs":    render(t, u, "runs", NewRunsView([]store.Run{*finishedRun()}, 1, RunsQuery{}, nil)),
+		"runs":    render(t, u, "runs", NewRunsView([]rundoc.Run{*finishedRun()}, 1, RunsQuery{}, nil)),
 		"new_run": render(t, u, "new_run", NewRunForm(nil, map[string]string{"label": "x"})),
 		"error":   render(t, u, "error", NewErrorView(500, "x")),
 		"login":   render(t, u, "login", LoginView{Error: "wrong token"}),

@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 func TestRunsViewPagination(t *testing.T) {
@@ -90,7 +89,7 @@ func TestRunRow(t *testing.T) {
 	if q.Status != "queued" || q.Records != "—" || q.Duration != "—" || q.Group != "" {
 		t.Errorf("queued row: status %q, records %q, duration %q, group %q", q.Status, q.Records, q.Duration, q.Group)
 	}
-	w := newRunRow(&store.Run{GroupID: "abc", Warmup: true, Status: "weird"})
+	w := newRunRow(&rundoc.Run{GroupID: "abc", Warmup: true, Status: "weird"})
 	if w.Group != "abc warm-up" || w.StatusClass != "badge badge-unknown" {
 		t.Errorf("warm-up row: group %q, class %q", w.Group, w.StatusClass)
 	}
@@ -140,7 +139,7 @@ func TestNewRunView(t *testing.T) {
 	}
 
 	running := finishedRun()
-	running.Status = store.StatusRunning
+	running.Status = rundoc.StatusRunning
 	rv, _ := NewRunView(running, 5)
 	if !rv.Live || rv.Final || rv.Queued || rv.QueueText != "" {
 		t.Errorf("running: Live %v, Final %v, Queued %v, QueueText %q", rv.Live, rv.Final, rv.Queued, rv.QueueText)
@@ -167,7 +166,7 @@ func TestNewRunFormFresh(t *testing.T) {
 		t.Error("bootstrap-server rendered as a runner flag")
 	}
 	defaults := map[string]string{}
-	for _, f := range runner.Flags() {
+	for _, f := range rundoc.Flags() {
 		defaults[f.Name] = f.Default
 	}
 	// Empty: the form's default is a timed run (TestFormDefaultsToTimedRun).
@@ -306,10 +305,10 @@ func checked(f FormField) string {
 }
 
 func TestRunsViewNewestFirst(t *testing.T) {
-	old := store.Run{ID: 1, CreatedAt: t0}
-	tie := store.Run{ID: 2, CreatedAt: t0}
-	newer := store.Run{ID: 3, CreatedAt: t0.Add(time.Second)}
-	v := NewRunsView([]store.Run{old, newer, tie}, 3, RunsQuery{}, nil)
+	old := rundoc.Run{ID: 1, CreatedAt: t0}
+	tie := rundoc.Run{ID: 2, CreatedAt: t0}
+	newer := rundoc.Run{ID: 3, CreatedAt: t0.Add(time.Second)}
+	v := NewRunsView([]rundoc.Run{old, newer, tie}, 3, RunsQuery{}, nil)
 	var ids []uint
 	for _, r := range v.Rows {
 		ids = append(ids, r.ID)
@@ -361,9 +360,9 @@ func TestRunsQueryIDs(t *testing.T) {
 // leaves those sections out and says why, instead of five empty ones. A
 // launched run still shows them (their emptiness says something there).
 func TestRunViewImportedProfilesOnly(t *testing.T) {
-	imported := &store.Run{ID: 5, Label: "java", Workload: "imported", Status: store.StatusSucceeded, Source: store.SourceImported, Complete: true,
+	imported := &rundoc.Run{ID: 5, Label: "java", Workload: "imported", Status: rundoc.StatusSucceeded, Source: rundoc.SourceImported, Complete: true,
 		Spec: `{"workload":"imported","files":["a.folded"]}`, CreatedAt: t0, StartedAt: &t0, FinishedAt: &t0,
-		Profiles: []store.Profile{{ID: 9, RunID: 5, Role: "client", Kind: "cpu", Bytes: 300, Samples: 2, Uploaded: true}}}
+		Profiles: []rundoc.Profile{{ID: 9, RunID: 5, Role: "client", Kind: "cpu", Bytes: 300, Samples: 2, Uploaded: true}}}
 	v, err := NewRunView(imported, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -378,7 +377,7 @@ func TestRunViewImportedProfilesOnly(t *testing.T) {
 		t.Errorf("the page lacks the profiles or the note saying why nothing else is shown")
 	}
 	launched := *imported
-	launched.Source, launched.Workload = store.SourceLaunched, "producer"
+	launched.Source, launched.Workload = rundoc.SourceLaunched, "producer"
 	v, _ = NewRunView(&launched, 0)
 	page = render(t, newTestUI(t), "run", v)
 	for _, id := range []string{"output-heading", "metrics-heading", "charts-heading", "measurement-heading", "environment-heading"} {
@@ -413,7 +412,7 @@ func TestFormDefaultsToTimedRun(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("FormParams(%v) = %v, want %v", tt.values, got, tt.want)
 		}
-		spec, err := runner.SpecFromParams(w, params)
+		spec, err := rundoc.SpecFromParams(w, params)
 		if err != nil {
 			t.Errorf("%v: the form's params do not make a spec: %v", tt.values, err)
 			continue

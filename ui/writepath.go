@@ -7,8 +7,7 @@ import (
 
 	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/internal/median"
-	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // Paths and fields of the write-path lab.
@@ -22,7 +21,7 @@ const (
 	WPFieldSink        = "sink"
 	writepathTitle     = "Write-path lab"
 	// wpBaseline is the strategy every other is compared with.
-	wpBaseline = runner.StrategyGather
+	wpBaseline = rundoc.StrategyGather
 )
 
 // WritepathResultURL is the page of one preset batch.
@@ -100,7 +99,7 @@ type WritepathView struct {
 // was submitted (empty: the defaults), errs the bad fields' messages.
 func NewWritepathForm(values url.Values, errs map[string]string) WritepathView {
 	fresh := len(values) == 0
-	v := WritepathView{Page: Page{Title: writepathTitle}, Action: WritepathPath, Strategies: runner.WritepathStrategies(),
+	v := WritepathView{Page: Page{Title: writepathTitle}, Action: WritepathPath, Strategies: rundoc.WritepathStrategies(),
 		Sink: fresh || isTrue(values.Get(WPFieldSink))}
 	for _, f := range []WPField{
 		{Name: WPFieldRecords, Label: "Records per request", Placeholder: "16", Min: "1",
@@ -134,34 +133,26 @@ func NewWritepathForm(values url.Values, errs map[string]string) WritepathView {
 }
 
 // AllFinal reports whether every run has finished, one way or another.
-func AllFinal(runs []store.Run) bool {
+func AllFinal(runs []rundoc.Run) bool {
 	for _, r := range runs {
-		if !isFinal(r.Status) {
+		if !r.Status.Final() {
 			return false
 		}
 	}
 	return true
 }
 
-func isFinal(status string) bool {
-	switch status {
-	case store.StatusSucceeded, store.StatusFailed, store.StatusCanceled, store.StatusInterrupted:
-		return true
-	}
-	return false
-}
-
 // ClientCPUProfile is the id of a run's client CPU profile, 0 without one.
-func ClientCPUProfile(r *store.Run) uint { return clientCPU(r) }
+func ClientCPUProfile(r *rundoc.Run) uint { return clientCPU(r) }
 
 // NewWritepathResult builds a batch's page. table is nil while runs are
 // unfinished; panels maps strategies to their write-path reports.
-func NewWritepathResult(batch string, runs []store.Run, table *compare.Table, panels map[string]*WritePaths) WritepathView {
+func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, panels map[string]*WritePaths) WritepathView {
 	v := WritepathView{Page: Page{Title: "Write-path comparison"}, Result: true, Batch: batch, Total: len(runs)}
 	for i := range runs {
 		r := &runs[i]
-		v.Runs = append(v.Runs, WPRunStatus{Link: runLink(r), Strategy: r.Label, Repetition: r.GroupIndex, Status: r.Status, Error: r.Error})
-		if isFinal(r.Status) {
+		v.Runs = append(v.Runs, WPRunStatus{Link: runLink(r), Strategy: r.Label, Repetition: r.GroupIndex, Status: string(r.Status), Error: r.Error})
+		if r.Status.Final() {
 			v.Done++
 		}
 	}
@@ -175,7 +166,7 @@ func NewWritepathResult(batch string, runs []store.Run, table *compare.Table, pa
 
 	// Ratios to gather, from the medians of each strategy's succeeded runs.
 	var order []string
-	byLabel := map[string][]*store.Run{}
+	byLabel := map[string][]*rundoc.Run{}
 	for i := range runs {
 		r := &runs[i]
 		if _, ok := byLabel[r.Label]; !ok {
@@ -186,7 +177,7 @@ func NewWritepathResult(batch string, runs []store.Run, table *compare.Table, pa
 	med := func(label, metric string) (float64, bool) {
 		var xs []float64
 		for _, r := range byLabel[label] {
-			if r.Status != store.StatusSucceeded {
+			if r.Status != rundoc.StatusSucceeded {
 				continue
 			}
 			for _, m := range r.Metrics {
@@ -239,7 +230,7 @@ func NewWritepathResult(batch string, runs []store.Run, table *compare.Table, pa
 
 	first := func(label string) uint {
 		for _, r := range byLabel[label] {
-			if r.Status == store.StatusSucceeded {
+			if r.Status == rundoc.StatusSucceeded {
 				if id := clientCPU(r); id != 0 {
 					return id
 				}
@@ -247,7 +238,7 @@ func NewWritepathResult(batch string, runs []store.Run, table *compare.Table, pa
 		}
 		return 0
 	}
-	if b, t := first(runner.StrategyGather), first(runner.StrategyPerBuffer); b != 0 && t != 0 {
+	if b, t := first(rundoc.StrategyGather), first(rundoc.StrategyPerBuffer); b != 0 && t != 0 {
 		v.DiffURL = CompareProfilesURL(b, t, "total", "")
 		v.Diff = &FlameGraph{ID: "wp-diff", DataURL: DiffDataURL(b, t, "total", ""), Mode: "diff",
 			FocusParam: "focus", SearchParam: "search",

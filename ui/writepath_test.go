@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
-func wpRun(id uint, label, status string, rps, syscalls float64) store.Run {
-	r := store.Run{ID: id, Label: label, Status: status, Workload: "writepath", GroupIndex: 1,
-		Profiles: []store.Profile{{ID: id * 10, RunID: id, Role: "client", Kind: "cpu"}}}
-	if status == store.StatusSucceeded {
-		r.Metrics = []store.Metric{
+func wpRun(id uint, label, status string, rps, syscalls float64) rundoc.Run {
+	r := rundoc.Run{ID: id, Label: label, Status: status, Workload: "writepath", GroupIndex: 1,
+		Profiles: []rundoc.Profile{{ID: id * 10, RunID: id, Role: "client", Kind: "cpu"}}}
+	if status == rundoc.StatusSucceeded {
+		r.Metrics = []rundoc.Metric{
 			{RunID: id, Name: "requests-per-sec", Value: rps, Unit: "requests/s", Better: "higher"},
 			{RunID: id, Name: "write-syscalls-per-request", Value: syscalls, Unit: "syscalls", Better: "lower"},
 		}
@@ -22,12 +22,12 @@ func wpRun(id uint, label, status string, rps, syscalls float64) store.Run {
 }
 
 func TestWritepathResultProgress(t *testing.T) {
-	runs := []store.Run{wpRun(1, "gather", store.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", store.StatusRunning, 0, 0)}
+	runs := []rundoc.Run{wpRun(1, "gather", rundoc.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", rundoc.StatusRunning, 0, 0)}
 	if AllFinal(runs) {
 		t.Fatal("a running run is final")
 	}
 	v := NewWritepathResult("0123456789ab", runs, nil, nil)
-	if !v.Refresh || v.Done != 1 || v.Total != 2 || v.HasTable || len(v.Runs) != 2 || v.Runs[1].Status != store.StatusRunning {
+	if !v.Refresh || v.Done != 1 || v.Total != 2 || v.HasTable || len(v.Runs) != 2 || v.Runs[1].Status != rundoc.StatusRunning {
 		t.Errorf("progress view %+v", v)
 	}
 	html, err := newTestUI(t).RenderBytes("writepath", v)
@@ -40,12 +40,12 @@ func TestWritepathResultProgress(t *testing.T) {
 }
 
 func TestWritepathResultRatios(t *testing.T) {
-	runs := []store.Run{
-		wpRun(1, "gather", store.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", store.StatusSucceeded, 10000, 18),
-		wpRun(3, "gather", store.StatusSucceeded, 120000, 1), wpRun(4, "per-buffer", store.StatusFailed, 0, 0),
+	runs := []rundoc.Run{
+		wpRun(1, "gather", rundoc.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", rundoc.StatusSucceeded, 10000, 18),
+		wpRun(3, "gather", rundoc.StatusSucceeded, 120000, 1), wpRun(4, "per-buffer", rundoc.StatusFailed, 0, 0),
 	}
 	// Columns by label, gather first.
-	ordered := []store.Run{runs[0], runs[2], runs[1], runs[3]}
+	ordered := []rundoc.Run{runs[0], runs[2], runs[1], runs[3]}
 	table, err := compare.Build(compare.Columns(ordered, compare.ByLabel), compare.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -97,8 +97,8 @@ func TestWritepathForm(t *testing.T) {
 // says what the row is (one buffer per system call) and how many writes a
 // request took, measured.
 func TestWritepathPanelCopy(t *testing.T) {
-	runs := []store.Run{wpRun(1, "gather", store.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", store.StatusSucceeded, 10000, 18),
-		wpRun(3, "copy", store.StatusSucceeded, 90000, 1)}
+	runs := []rundoc.Run{wpRun(1, "gather", rundoc.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", rundoc.StatusSucceeded, 10000, 18),
+		wpRun(3, "copy", rundoc.StatusSucceeded, 90000, 1)}
 	table, err := compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -107,8 +107,8 @@ func TestCountFalseFlagsCompareJSON(t *testing.T) {
 			label = "b"
 			rate = 200000 + float64(i/2)
 		}
-		runs = append(runs, store.Run{ID: uint(i + 1), Label: label, Workload: "producer", Status: store.StatusSucceeded,
-			Source: store.SourceLaunched, Complete: true, CreatedAt: created.Add(time.Duration(i) * time.Minute),
+		runs = append(runs, store.Run{ID: uint(i + 1), Label: label, Workload: "producer", Status: rundoc.StatusSucceeded,
+			Source: rundoc.SourceLaunched, Complete: true, CreatedAt: created.Add(time.Duration(i) * time.Minute),
 			Metrics: []store.Metric{
 				{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: compare.HigherIsBetter},
 				{Name: "gc-count", Value: 12, Unit: "cycles", Better: compare.LowerIsBetter},

@@ -47,6 +47,8 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // Protocol is a Kafka security.protocol value.
@@ -84,7 +86,7 @@ const (
 var Mechanisms = []Mechanism{Plain, ScramSHA256, ScramSHA512}
 
 // Redacted is what secrets are replaced with in printed output.
-const Redacted = "[redacted]"
+const Redacted = rundoc.Redacted
 
 // Config is the connection security of a Kafka client. The zero value is
 // PLAINTEXT without authentication.

@@ -3,6 +3,7 @@ package kafkasec
 import (
 	"bytes"
 	"fmt"
+	"github.com/kbench/kbench/rundoc"
 	"os"
 	"sort"
 	"strconv"
@@ -183,7 +184,7 @@ func readSASL(c *Config, get func(string) string, env func(string) string) error
 
 // credentialsFromJAAS extracts username and password from sasl.jaas.config.
 func credentialsFromJAAS(text string, mech Mechanism) (user, pass string, err error) {
-	entries, err := parseJAAS(text)
+	entries, err := rundoc.ParseJAAS(text)
 	if err != nil {
 		return "", "", fmt.Errorf("kafkasec: %s: %w", PropSASLJAASConfig, err)
 	}
@@ -214,17 +215,17 @@ func credentialsFromJAAS(text string, mech Mechanism) (user, pass string, err er
 			PropSASLJAASConfig, what, PropSASLMechanism, mech, strings.ToLower(strings.TrimSuffix(want, "LoginModule")), want, hint)
 	}
 	for _, name := range []string{"username", "password"} {
-		if n := len(e.option(name)); n > 1 {
+		if n := len(e.Option(name)); n > 1 {
 			return "", "", fmt.Errorf("kafkasec: %s: option %s is given %d times", PropSASLJAASConfig, name, n)
 		}
 	}
-	if v := e.option("tokenauth"); len(v) == 1 && strings.EqualFold(v[0], "true") {
+	if v := e.Option("tokenauth"); len(v) == 1 && strings.EqualFold(v[0], "true") {
 		return "", "", fmt.Errorf("kafkasec: %s: tokenauth=true (delegation tokens) is not supported by kafka-go", PropSASLJAASConfig)
 	}
-	if v := e.option("username"); len(v) == 1 {
+	if v := e.Option("username"); len(v) == 1 {
 		user = v[0]
 	}
-	if v := e.option("password"); len(v) == 1 {
+	if v := e.Option("password"); len(v) == 1 {
 		pass = v[0]
 	}
 	return user, pass, nil

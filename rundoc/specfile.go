@@ -1,4 +1,4 @@
-package runner
+package rundoc
 
 import (
 	"bytes"
@@ -10,44 +10,13 @@ import (
 	"io"
 	"os"
 	"sort"
-
-	"github.com/kbench/kbench/runner/kafkasec"
 )
-
-// SecretPropsEnv names the environment variable through which a parent
-// process (kbench serve) hands a run its secret Kafka properties (SASL
-// passwords, JAAS lines, key passwords) as a JSON object. Secrets never go
-// into the spec file, the database or any log.
-const SecretPropsEnv = "KBENCH_SECRET_PROPS"
 
 // SpecFile is the JSON a spec file holds: the workload and its params keyed
 // by flag name, the same shape as the API's request body.
 type SpecFile struct {
-	Workload string                     `json:"workload"`
+	Workload Workload                   `json:"workload"`
 	Params   map[string]json.RawMessage `json:"params"`
-}
-
-// SplitSecrets separates the secret properties of a spec from the rest:
-// the returned spec has none of them, and secrets holds their real values.
-// A property is secret when kafkasec.Redact would hide it.
-func SplitSecrets(s Spec) (public Spec, secrets map[string]string) {
-	public = s
-	if len(s.Props) == 0 {
-		return public, nil
-	}
-	redacted := kafkasec.Redact(s.Props)
-	public.Props = map[string]string{}
-	for k, v := range s.Props {
-		if redacted[k] != v {
-			if secrets == nil {
-				secrets = map[string]string{}
-			}
-			secrets[k] = v
-			continue
-		}
-		public.Props[k] = v
-	}
-	return public, secrets
 }
 
 // Params returns the spec as params keyed by flag name (the inverse of
@@ -56,11 +25,11 @@ func SplitSecrets(s Spec) (public Spec, secrets map[string]string) {
 func (s Spec) Params() (map[string]json.RawMessage, error) {
 	data, err := json.Marshal(s)
 	if err != nil {
-		return nil, fmt.Errorf("runner: encode spec: %w", err)
+		return nil, fmt.Errorf("rundoc: encode spec: %w", err)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("runner: decode spec: %w", err)
+		return nil, fmt.Errorf("rundoc: decode spec: %w", err)
 	}
 	for k := range m {
 		// Keep only what the workload takes, so SpecFromParams accepts it.
@@ -80,10 +49,10 @@ func WriteSpecFile(path string, s Spec) error {
 	}
 	data, err := json.MarshalIndent(SpecFile{Workload: s.Workload, Params: params}, "", "  ")
 	if err != nil {
-		return fmt.Errorf("runner: encode spec: %w", err)
+		return fmt.Errorf("rundoc: encode spec: %w", err)
 	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return fmt.Errorf("runner: write spec: %w", err)
+		return fmt.Errorf("rundoc: write spec: %w", err)
 	}
 	return nil
 }
@@ -113,7 +82,7 @@ func ParseSpecFile(data []byte) (SpecFile, error) {
 
 // ReadSpecFile reads a spec file and merges the secret properties found in
 // the environment variable SecretPropsEnv (read through getenv).
-func ReadSpecFile(path string, getenv func(string) string) (Spec, error) {
+func ReadSpecFile(path string, getenv func(string) string, checks ...Check) (Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Spec{}, fmt.Errorf("--spec: %w", err)
@@ -140,7 +109,7 @@ func ReadSpecFile(path string, getenv func(string) string) (Spec, error) {
 			return Spec{}, fmt.Errorf("%s: %w", SecretPropsEnv, err)
 		}
 	}
-	return SpecFromParams(f.Workload, f.Params)
+	return SpecFromParams(f.Workload, f.Params, checks...)
 }
 
 // nonDefining are the spec fields that change how a run reports, not what

@@ -1,4 +1,4 @@
-package runner
+package rundoc
 
 import (
 	"bytes"
@@ -12,27 +12,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// Workload names.
-const (
-	Producer = "producer"
-	Consumer = "consumer"
-	// Writepath sends Produce requests built from many buffers with a
-	// chosen write strategy (see writepath.go).
-	Writepath = "writepath"
-)
-
-// Workloads lists every workload of `kbench run`.
-func Workloads() []string { return []string{Producer, Consumer, Writepath} }
-
-func isWorkload(name string) bool {
-	for _, w := range Workloads() {
-		if w == name {
-			return true
-		}
-	}
-	return false
-}
 
 // Producer and consumer modes.
 const (
@@ -51,7 +30,7 @@ const (
 // Secrets never live in a Spec that is written anywhere: Redacted returns the
 // copy to store.
 type Spec struct {
-	Workload string `json:"workload"`
+	Workload Workload `json:"workload"`
 
 	Topic           string `json:"topic"`
 	BootstrapServer string `json:"bootstrap-server,omitempty"`
@@ -92,8 +71,8 @@ type Spec struct {
 	ShowDetailedStats bool   `json:"show-detailed-stats,omitempty"`
 	Mode              string `json:"mode,omitempty"`
 
-	// Writepath only (see writepath.go); its --request-rate (alias
-	// --throughput) is Throughput, in requests/s.
+	// Writepath only (see runner's writepath.go); its --request-rate
+	// (alias --throughput) is Throughput, in requests/s.
 	Strategy          string  `json:"strategy,omitempty"`
 	Requests          int64   `json:"requests,omitempty"`
 	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests or NumRecords
@@ -109,6 +88,19 @@ type Spec struct {
 // overflow the clock's arithmetic and silently unthrottle the run.
 const MinRate = 0.001
 
+// The shape of keys and headers (--key-size, --headers).
+const (
+	// KeyPoolSize is how many distinct keys a run with --key-size draws
+	// from: enough to spread over any partition count.
+	KeyPoolSize = 1024
+	MaxKeySize  = 1 << 20
+	MaxHeaders  = 1000
+	// Headers have KIP-1096's shape: small string keys and values, the
+	// same on every record. Keys are "header-000", "header-001", …
+	HeaderKeyLen   = 10
+	HeaderValueLen = 16
+)
+
 // FieldError is invalid input for one option. Field is the option's flag
 // name, so the CLI, the form and the API all point at the same thing.
 type FieldError struct {
@@ -121,16 +113,17 @@ func (e *FieldError) Error() string { return "--" + e.Field + ": " + e.Msg }
 // ErrHelp is returned by ParseArgs for -h/--help.
 var ErrHelp = errors.New("help requested")
 
-func fieldErr(field, format string, args ...any) error {
+// NewFieldError is the error of one invalid field.
+func NewFieldError(field, format string, args ...any) error {
 	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // DefaultSpec returns the spec a workload runs with when no flag is given.
 // Defaults follow Kafka's tools where they have one.
-func DefaultSpec(workload string) Spec {
+func DefaultSpec(workload Workload) Spec {
 	s := Spec{
 		Workload:          workload,
-		Topic:             "kbench-" + workload,
+		Topic:             "kbench-" + string(workload),
 		NumRecords:        500000,
 		RecordSize:        512,
 		Throughput:        -1,
@@ -141,7 +134,8 @@ func DefaultSpec(workload string) Spec {
 	}
 	if workload == Producer {
 		// raw by default: kbench is an instrument, and this is the path on
-		// which kafka-go is not the bottleneck (see produce_client.go).
+		// which kafka-go is not the bottleneck (see runner's
+		// produce_client.go).
 		s.Mode = ModeRaw
 	}
 	if workload == Consumer {
@@ -172,7 +166,7 @@ type option struct {
 	name      string
 	aliases   []string
 	kind      optKind
-	workloads []string // nil: every workload
+	workloads []Workload // nil: every workload
 	help      string
 	set       func(s *Spec, vals []string) error
 	// key is the spec's JSON field the flag sets, when it is not name
@@ -202,7 +196,7 @@ type Choice struct {
 	Value string
 	// Workloads are the workloads it is valid for; nil: every one its
 	// flag applies to.
-	Workloads []string
+	Workloads []Workload
 	// Aliases are other spellings taken for it (Kafka's -1 for all).
 	Aliases []string
 	// Help says what it means; "" when the value says it.
@@ -210,7 +204,7 @@ type Choice struct {
 }
 
 // For reports whether the choice is valid for workload.
-func (c Choice) For(workload string) bool {
+func (c Choice) For(workload Workload) bool {
 	return c.Workloads == nil || slices.Contains(c.Workloads, workload)
 }
 
@@ -225,7 +219,7 @@ func (o option) jsonKey() string {
 }
 
 // allows reports whether v is one of the flag's choices for workload.
-func (o option) allows(workload, v string) bool {
+func (o option) allows(workload Workload, v string) bool {
 	for _, c := range o.choices {
 		if c.For(workload) && c.matches(v) {
 			return true
@@ -235,7 +229,7 @@ func (o option) allows(workload, v string) bool {
 }
 
 // choiceList names the choices valid for workload: "a, b or c".
-func (o option) choiceList(workload string, withHelp bool) string {
+func (o option) choiceList(workload Workload, withHelp bool) string {
 	var parts []string
 	for _, c := range o.choices {
 		if !c.For(workload) {
@@ -257,17 +251,9 @@ func (o option) choiceList(workload string, withHelp bool) string {
 	return orList(parts)
 }
 
-// orList joins "a", "b", "c" as "a, b or c".
-func orList(parts []string) string {
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
-}
-
 // fullHelp is the flag's help with its choices for workload ("" for all
 // of the flag's: per workload when they differ between them).
-func (o option) fullHelp(workload string) string {
+func (o option) fullHelp(workload Workload) string {
 	if len(o.choices) == 0 {
 		return o.help
 	}
@@ -276,7 +262,7 @@ func (o option) fullHelp(workload string) string {
 		ws = Workloads()
 	}
 	if workload != "" {
-		ws = []string{workload}
+		ws = []Workload{workload}
 	}
 	var groups []string
 	shared := true
@@ -287,12 +273,12 @@ func (o option) fullHelp(workload string) string {
 		return o.help + ": " + o.choiceList(ws[0], true)
 	}
 	for _, w := range ws {
-		groups = append(groups, w+": "+o.choiceList(w, true))
+		groups = append(groups, string(w)+": "+o.choiceList(w, true))
 	}
 	return o.help + "; " + strings.Join(groups, "; ")
 }
 
-func (o option) appliesTo(workload string) bool {
+func (o option) appliesTo(workload Workload) bool {
 	if o.workloads == nil {
 		return true
 	}
@@ -304,7 +290,7 @@ func (o option) appliesTo(workload string) bool {
 	return false
 }
 
-var both = []string{Producer, Consumer}
+var both = []Workload{Producer, Consumer}
 
 func options() []option {
 	return append([]option{
@@ -316,10 +302,10 @@ func options() []option {
 		// The count is --num-records in kafka-producer-perf-test and
 		// --messages in kafka-consumer-perf-test; each takes the other's
 		// name too.
-		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: []string{Producer},
+		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: []Workload{Producer},
 			help: "records to send, warm-up records included (not with --duration)",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
-		{name: "messages", aliases: []string{"num-records"}, key: "num-records", kind: kindInt, workloads: []string{Consumer},
+		{name: "messages", aliases: []string{"num-records"}, key: "num-records", kind: kindInt, workloads: []Workload{Consumer},
 			help: "records to consume, warm-up records included (not with --duration)",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
 		{name: "duration", kind: kindFloat,
@@ -335,33 +321,33 @@ func options() []option {
 			}},
 		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
 			set: intSetter(func(s *Spec, n int64) { s.RecordSize = int(n) })},
-		{name: "payload-file", kind: kindString, workloads: []string{Producer},
+		{name: "payload-file", kind: kindString, workloads: []Workload{Producer},
 			help: "file of payloads, split by --payload-delimiter, picked at random per record",
 			set:  func(s *Spec, v []string) error { s.PayloadFile = v[0]; return nil }},
-		{name: "payload-delimiter", kind: kindString, workloads: []string{Producer},
+		{name: "payload-delimiter", kind: kindString, workloads: []Workload{Producer},
 			help: `delimiter of --payload-file (default "\n")`,
 			set:  func(s *Spec, v []string) error { s.PayloadDelimiter = v[0]; return nil }},
-		{name: "payload-entropy", kind: kindFloat, workloads: []string{Producer},
+		{name: "payload-entropy", kind: kindFloat, workloads: []Workload{Producer},
 			help: "0 to 1: each record gets a different value whose bytes carry this × 8 bits of entropy (0: every byte equal; 1: random bytes), so compression is measured on realistic data; default: one value of random uppercase letters for every record, as Kafka's tool sends",
 			set:  floatSetter(func(s *Spec, f float64) { s.PayloadEntropy = &f })},
-		{name: "key-size", kind: kindInt, workloads: []string{Producer},
-			help: fmt.Sprintf("bytes of each record's key, drawn from %d distinct keys and partitioned by murmur2 as Kafka's default partitioner does; 0: null keys", keyPoolSize),
+		{name: "key-size", kind: kindInt, workloads: []Workload{Producer},
+			help: fmt.Sprintf("bytes of each record's key, drawn from %d distinct keys and partitioned by murmur2 as Kafka's default partitioner does; 0: null keys", KeyPoolSize),
 			set:  intSetter(func(s *Spec, n int64) { s.KeySize = int(n) })},
-		{name: "headers", kind: kindInt, workloads: []string{Producer},
-			help: fmt.Sprintf("headers on each record, the same on every record: keys header-000, header-001, … (%d bytes), values of %d uppercase letters", headerKeyLen, headerValueLen),
+		{name: "headers", kind: kindInt, workloads: []Workload{Producer},
+			help: fmt.Sprintf("headers on each record, the same on every record: keys header-000, header-001, … (%d bytes), values of %d uppercase letters", HeaderKeyLen, HeaderValueLen),
 			set:  intSetter(func(s *Spec, n int64) { s.Headers = int(n) })},
-		{name: "throughput", kind: kindFloat, workloads: []string{Producer},
+		{name: "throughput", kind: kindFloat, workloads: []Workload{Producer},
 			help: "maximum records/s across all threads; -1 for no limit",
 			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
-		{name: "producer-props", kind: kindProps, workloads: []string{Producer},
+		{name: "producer-props", kind: kindProps, workloads: []Workload{Producer},
 			help: "Kafka producer properties k=v …, overriding --producer.config",
 			set:  propsSetter},
-		{name: "consumer-props", kind: kindProps, workloads: []string{Consumer},
+		{name: "consumer-props", kind: kindProps, workloads: []Workload{Consumer},
 			help: "Kafka consumer properties k=v …, overriding --consumer.config",
 			set:  propsSetter},
-		{name: "producer.config", kind: kindString, workloads: []string{Producer},
+		{name: "producer.config", kind: kindString, workloads: []Workload{Producer},
 			help: "Kafka producer properties file", set: configFileSetter},
-		{name: "consumer.config", kind: kindString, workloads: []string{Consumer},
+		{name: "consumer.config", kind: kindString, workloads: []Workload{Consumer},
 			help: "Kafka consumer properties file", set: configFileSetter},
 		{name: "print-metrics", kind: kindBool, workloads: both, help: "print client metrics at the end, in Kafka's layout",
 			set: boolSetter(func(s *Spec, b bool) { s.PrintMetrics = b })},
@@ -372,37 +358,37 @@ func options() []option {
 			set: intSetter(func(s *Spec, n int64) { s.ReportingInterval = n })},
 		{name: "partitions", kind: kindInt, help: "partitions of the topic when kbench creates it",
 			set: intSetter(func(s *Spec, n int64) { s.Partitions = int(n) })},
-		{name: "threads", kind: kindInt, workloads: []string{Producer},
+		{name: "threads", kind: kindInt, workloads: []Workload{Producer},
 			help: "parallel producers, each with its own connections",
 			set:  intSetter(func(s *Spec, n int64) { s.Threads = int(n) })},
 		{name: "profile", kind: kindList,
-			help: "profiles to capture over the measured window: " + strings.Join(ProfileKinds, ",") + " or none",
+			help: "profiles to capture over the measured window: " + strings.Join(names(ProfileKinds()), ",") + " or none",
 			set:  profileSetter},
-		{name: "group", kind: kindString, workloads: []string{Consumer},
+		{name: "group", kind: kindString, workloads: []Workload{Consumer},
 			help: "consumer group id (default perf-consumer-<random>)",
 			set:  func(s *Spec, v []string) error { s.Group = v[0]; return nil }},
-		{name: "fetch-size", kind: kindInt, workloads: []string{Consumer},
+		{name: "fetch-size", kind: kindInt, workloads: []Workload{Consumer},
 			help: "bytes per partition per fetch (max.partition.fetch.bytes)",
 			set:  intSetter(func(s *Spec, n int64) { s.FetchSize = int(n) })},
-		{name: "timeout", kind: kindInt, workloads: []string{Consumer},
+		{name: "timeout", kind: kindInt, workloads: []Workload{Consumer},
 			help: "milliseconds without a record before the consumer gives up",
 			set:  intSetter(func(s *Spec, n int64) { s.Timeout = n })},
-		{name: "from-latest", kind: kindBool, workloads: []string{Consumer},
+		{name: "from-latest", kind: kindBool, workloads: []Workload{Consumer},
 			help: "start at the end of the topic and read only records produced after the start",
 			set:  boolSetter(func(s *Spec, b bool) { s.FromLatest = b })},
-		{name: "show-detailed-stats", kind: kindBool, workloads: []string{Consumer},
+		{name: "show-detailed-stats", kind: kindBool, workloads: []Workload{Consumer},
 			help: "print a row per reporting interval",
 			set:  boolSetter(func(s *Spec, b bool) { s.ShowDetailedStats = b })},
-		{name: "mode", kind: kindString, workloads: []string{Producer, Consumer},
+		{name: "mode", kind: kindString, workloads: []Workload{Producer, Consumer},
 			help: "how kafka-go sends or reads",
 			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil },
 			get:  func(s *Spec) string { return s.Mode },
 			choices: []Choice{
-				{Value: ModeRaw, Workloads: []string{Producer}, Help: "record batches kbench encodes, accumulated as KafkaProducer does and sent by kafka-go's Transport: the fastest kafka-go path"},
-				{Value: ModeWriter, Workloads: []string{Producer}, Help: "kafka-go's Writer, what applications use"},
-				{Value: ModeClient, Workloads: []string{Producer}, Help: "the same accumulator, with kafka-go's record encoder"},
-				{Value: ModeGroup, Workloads: []string{Consumer}, Help: "kafka-go's consumer-group Reader"},
-				{Value: ModeAssign, Workloads: []string{Consumer}, Help: "a connection per partition"},
+				{Value: ModeRaw, Workloads: []Workload{Producer}, Help: "record batches kbench encodes, accumulated as KafkaProducer does and sent by kafka-go's Transport: the fastest kafka-go path"},
+				{Value: ModeWriter, Workloads: []Workload{Producer}, Help: "kafka-go's Writer, what applications use"},
+				{Value: ModeClient, Workloads: []Workload{Producer}, Help: "the same accumulator, with kafka-go's record encoder"},
+				{Value: ModeGroup, Workloads: []Workload{Consumer}, Help: "kafka-go's consumer-group Reader"},
+				{Value: ModeAssign, Workloads: []Workload{Consumer}, Help: "a connection per partition"},
 			}},
 	}, writepathOptions()...)
 }
@@ -500,10 +486,10 @@ func profileSetter(s *Spec, vals []string) error {
 			k = strings.TrimSpace(k)
 			switch {
 			case k == "" || k == "none":
-			case isProfileKind(k):
+			case ProfileKind(k).Captured():
 				kinds = append(kinds, k)
 			default:
-				return fmt.Errorf("unknown profile %q (want some of %s, or none)", k, strings.Join(ProfileKinds, ","))
+				return fmt.Errorf("unknown profile %q (want some of %s, or none)", k, strings.Join(names(ProfileKinds()), ","))
 			}
 		}
 	}
@@ -523,7 +509,7 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-func lookupOption(workload, name string) (option, bool) {
+func lookupOption(workload Workload, name string) (option, bool) {
 	for _, o := range options() {
 		if !o.appliesTo(workload) {
 			continue
@@ -544,9 +530,9 @@ func lookupOption(workload, name string) (option, bool) {
 // --flag value, --flag=value, bare boolean flags, and --producer-props
 // followed by any number of key=value arguments. Props from a config file
 // are overridden by --*-props regardless of their order, as in Kafka.
-func ParseArgs(workload string, args []string) (Spec, error) {
-	if !isWorkload(workload) {
-		return Spec{}, fieldErr("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
+func ParseArgs(workload Workload, args []string, checks ...Check) (Spec, error) {
+	if !workload.Runnable() {
+		return Spec{}, NewFieldError("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
 	}
 	s := DefaultSpec(workload)
 	// Bad values are collected, so that one attempt reports them all; an
@@ -616,7 +602,7 @@ func ParseArgs(workload string, args []string) (Spec, error) {
 		}
 	}
 	durationReplacesCount(&s, given)
-	return s, finish(&s, workload, configFile, props, errs)
+	return s, finish(&s, workload, configFile, props, errs, checks)
 }
 
 // durationReplacesCount drops the default count of a producer or consumer
@@ -627,27 +613,28 @@ func durationReplacesCount(s *Spec, given map[string]bool) {
 	}
 }
 
-// finish merges the properties into s, validates it and returns every
-// field error found, errs (the parse errors) included, in table order.
-func finish(s *Spec, workload string, configFile, props []string, errs FieldErrors) error {
+// finish merges the properties into s, validates it (with checks after
+// the contract's own) and returns every field error found, errs (the
+// parse errors) included, in table order.
+func finish(s *Spec, workload Workload, configFile, props []string, errs FieldErrors, checks []Check) error {
 	if err := errs.Append(applyProps(s, workload, configFile, props)); err != nil {
 		return err
 	}
-	s.validate(&errs)
+	s.validate(&errs, checks)
 	errs.SortByOptions()
 	return errs.Err()
 }
 
 // applyProps merges a config file and --*-props into s.Props, props last.
-func applyProps(s *Spec, workload string, configFile, props []string) error {
+func applyProps(s *Spec, workload Workload, configFile, props []string) error {
 	if configFile != nil {
 		if err := configFileSetter(s, configFile); err != nil {
-			return &FieldError{Field: workload + ".config", Msg: err.Error()}
+			return &FieldError{Field: string(workload) + ".config", Msg: err.Error()}
 		}
 	}
 	if props != nil {
 		if err := propsSetter(s, props); err != nil {
-			return &FieldError{Field: workload + "-props", Msg: err.Error()}
+			return &FieldError{Field: string(workload) + "-props", Msg: err.Error()}
 		}
 	}
 	return nil
@@ -656,9 +643,9 @@ func applyProps(s *Spec, workload string, configFile, props []string) error {
 // SpecFromParams builds a spec from JSON params keyed by flag name, the
 // form the API and the server's spec files use. Values may be JSON numbers,
 // booleans or strings; props may be an object or a list of "k=v".
-func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, error) {
-	if !isWorkload(workload) {
-		return Spec{}, fieldErr("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
+func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks ...Check) (Spec, error) {
+	if !workload.Runnable() {
+		return Spec{}, NewFieldError("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
 	}
 	s := DefaultSpec(workload)
 	names := make([]string, 0, len(params))
@@ -672,7 +659,7 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 	for _, name := range names {
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
-			o, ok = lookupOption(workload, workload+"-props")
+			o, ok = lookupOption(workload, string(workload)+"-props")
 		}
 		switch {
 		case !ok && name == "":
@@ -701,7 +688,7 @@ func SpecFromParams(workload string, params map[string]json.RawMessage) (Spec, e
 		}
 	}
 	durationReplacesCount(&s, given)
-	return s, finish(&s, workload, configFile, props, errs)
+	return s, finish(&s, workload, configFile, props, errs, checks)
 }
 
 func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
@@ -792,12 +779,19 @@ func trimFloat(f float64) string {
 	return fmt.Sprint(f)
 }
 
-// Validate checks ranges and combinations, and reports every bad field
-// (a FieldErrors). Kafka properties are checked when the client is
-// configured (see clientSettings), which also names them.
-func (s *Spec) Validate() error {
+// Check is validation of a spec beyond the contract's, made by whoever
+// runs it: runner.Validate adds the mapping of Kafka properties onto its
+// client. It adds its errors to errs, which already holds the contract's:
+// a field that has one keeps it.
+type Check func(s *Spec, errs *FieldErrors)
+
+// Validate checks ranges and combinations, then runs checks, and reports
+// every bad field (a FieldErrors) in the option table's order. Kafka
+// properties are checked by the client that takes them
+// (runner.Validate), which also names them.
+func (s *Spec) Validate(checks ...Check) error {
 	var errs FieldErrors
-	s.validate(&errs)
+	s.validate(&errs, checks)
 	errs.SortByOptions()
 	return errs.Err()
 }
@@ -805,7 +799,7 @@ func (s *Spec) Validate() error {
 // validate adds the spec's field errors to errs. A field that already has
 // one (its value did not parse) is not judged again, and checks across
 // fields are made only when the fields they read are valid.
-func (s *Spec) validate(errs *FieldErrors) {
+func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	check := func(bad bool, field, format string, args ...any) {
 		if bad {
 			errs.Add(field, format, args...)
@@ -816,12 +810,17 @@ func (s *Spec) validate(errs *FieldErrors) {
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
-	check(s.Duration > 0 && s.Duration < minDuration, "duration", "must be at least %v s, got %v", minDuration, s.Duration)
-	check(s.Duration > maxDuration, "duration", "must be at most %v s (7 days), got %v", maxDuration, s.Duration)
+	check(s.Duration > 0 && s.Duration < MinDuration, "duration", "must be at least %v s, got %v", MinDuration, s.Duration)
+	check(s.Duration > MaxDuration, "duration", "must be at most %v s (7 days), got %v", MaxDuration, s.Duration)
 	if s.Workload == Writepath {
 		s.validateWritepath(errs)
 	} else {
 		s.validateClient(errs)
+	}
+	// The checks only add errors to fields the contract leaves alone
+	// (runner's: the properties), so they may come after it.
+	for _, c := range checks {
+		c(s, errs)
 	}
 	// Closed sets last, so that a specific message (--acks 0) wins.
 	for _, o := range options() {
@@ -866,33 +865,27 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		check(*e < 0 || *e > 1, "payload-entropy", "must be between 0 and 1, got %v", *e)
 		check(s.PayloadFile != "", "payload-entropy", "applies to generated payloads; give --payload-file or --payload-entropy, not both")
 	}
-	check(s.KeySize < 0 || s.KeySize > maxKeySize, "key-size", "must be between 0 (null keys) and %d bytes, got %d", maxKeySize, s.KeySize)
-	check(s.Headers < 0 || s.Headers > maxHeaders, "headers", "must be between 0 and %d, got %d", maxHeaders, s.Headers)
+	check(s.KeySize < 0 || s.KeySize > MaxKeySize, "key-size", "must be between 0 (null keys) and %d bytes, got %d", MaxKeySize, s.KeySize)
+	check(s.Headers < 0 || s.Headers > MaxHeaders, "headers", "must be between 0 and %d, got %d", MaxHeaders, s.Headers)
 	if s.PayloadFile != "" && s.Workload == Producer {
 		if _, err := os.Stat(s.PayloadFile); err != nil {
 			errs.Add("payload-file", "%v", err)
-		}
-	}
-	if _, err := clientSettings(s); err != nil {
-		if err := errs.Append(err); err != nil {
-			// clientSettings reports only field errors; keep any other
-			// against the properties rather than drop it.
-			errs.Add(s.Workload+"-props", "%v", err)
 		}
 	}
 }
 
 // countFlag is the flag of a workload's record count, as Kafka's tool
 // for it names it.
-func countFlag(workload string) string {
+func countFlag(workload Workload) string {
 	if workload == Consumer {
 		return "messages"
 	}
 	return "num-records"
 }
 
-// Usage describes the flags of a workload, for --help.
-func Usage(workload string) string {
+// Usage describes the flags of a workload, for --help; runner.Usage adds
+// the Kafka properties its client understands.
+func Usage(workload Workload) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage: kbench run %s [flags]\n\n", workload)
 	d := DefaultSpec(workload)
@@ -909,9 +902,6 @@ func Usage(workload string) string {
 	b.WriteString("\n  --out DIR                            write result.json and profiles to DIR\n")
 	b.WriteString("  --spec FILE                          read the spec from a JSON file (keys are flag names)\n")
 	b.WriteString("  --progress text|json                 stdout: Kafka's text (default) or JSON lines\n")
-	if workload != Writepath {
-		fmt.Fprintf(&b, "\nKafka properties kbench understands: %s\n", strings.Join(supportedProps(workload), ", "))
-	}
 	return b.String()
 }
 
@@ -926,14 +916,14 @@ func defaultNote(d Spec, name string) string {
 type Flag struct {
 	Name      string
 	Aliases   []string
-	Kind      string   // string, int, float, bool, list, props
-	Workloads []string // the workloads it applies to
+	Kind      string     // string, int, float, bool, list, props
+	Workloads []Workload // the workloads it applies to
 	Help      string
 	// Default is the default value as text, "" when there is none: the
 	// first workload's, when Defaults differ.
 	Default string
 	// Defaults are the defaults by workload.
-	Defaults map[string]string
+	Defaults map[Workload]string
 	// Choices is the closed set of values the flag takes; nil: any.
 	Choices []Choice
 }
@@ -948,7 +938,7 @@ func Flags() []Flag {
 			ws = Workloads()
 		}
 		f := Flag{Name: o.name, Aliases: o.aliases, Kind: kinds[o.kind], Workloads: ws, Help: o.fullHelp(""),
-			Defaults: map[string]string{}, Choices: o.choices}
+			Defaults: map[Workload]string{}, Choices: o.choices}
 		for _, w := range ws {
 			d := defaultValue(DefaultSpec(w), o.jsonKey())
 			f.Defaults[w] = d
@@ -967,7 +957,7 @@ func defaultValue(s Spec, name string) string {
 	params, err := s.Params()
 	if err != nil {
 		// DefaultSpec is a constant of this package: it always encodes.
-		panic(fmt.Sprintf("runner: default spec of %s: %v", s.Workload, err))
+		panic(fmt.Sprintf("rundoc: default spec of %s: %v", s.Workload, err))
 	}
 	raw, ok := params[name]
 	if !ok {
@@ -975,7 +965,7 @@ func defaultValue(s Spec, name string) string {
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		panic(fmt.Sprintf("runner: default of --%s: %v", name, err))
+		panic(fmt.Sprintf("rundoc: default of --%s: %v", name, err))
 	}
 	switch v := v.(type) {
 	case []any:
@@ -994,4 +984,23 @@ func defaultValue(s Spec, name string) string {
 		return ""
 	}
 	return fmt.Sprint(v)
+}
+
+// Targets lists the bootstrap servers the spec points at: --bootstrap-server,
+// else bootstrap.servers from its properties; none means the embedded broker.
+func (s Spec) Targets() []string {
+	if s.BootstrapServer != "" {
+		return splitServers(s.BootstrapServer)
+	}
+	return splitServers(s.Props["bootstrap.servers"])
+}
+
+func splitServers(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -1,0 +1,118 @@
+package rundoc
+
+import "time"
+
+// Run is a stored run as pages, comparisons and the API read it: the
+// store maps its tables to this type in one place (store/docs.go), so
+// readers never see how it is kept.
+type Run struct {
+	ID       uint
+	Label    string
+	Workload Workload
+	Status   Status
+	Source   Source
+	// Spec is the run's spec file as stored (SpecFile JSON: workload and
+	// params, secrets redacted); "" for an import without one.
+	Spec string
+	// Fingerprint groups comparable runs (Spec.Fingerprint).
+	Fingerprint string
+	Error       string
+	// GroupID ties the runs of one repetition group; "" for a single run.
+	GroupID string
+	// GroupIndex is the 1-based position among the group's measured runs;
+	// warm-up runs have 0.
+	GroupIndex int
+	// Warmup marks a discarded warm-up run of a repetition group.
+	Warmup bool
+	// ABBatch ties the runs queued interleaved in one submission; "" for
+	// a run queued on its own.
+	ABBatch string
+	// Environment and Measurement are the run's documents, decoded; nil
+	// when the run has none yet (queued, running) or its stored text is
+	// not a document this code reads (Documents keeps that text, and
+	// DocumentErr says why).
+	Environment *Environment
+	Measurement *Measurement
+	// Documents is the stored text of both, as written: the API returns
+	// it unchanged, so a client sees what the run recorded whichever
+	// kbench wrote it.
+	Documents   Documents
+	DocumentErr error
+	// Output is the Kafka-format text the run printed (or that was
+	// imported).
+	Output   string
+	Complete bool
+	// Key figures copied from the metrics when the result was stored;
+	// nil when the run has no such metric.
+	RecordsPerSec *float64
+	MBPerSec      *float64
+	P99Ms         *float64
+
+	CreatedAt  time.Time
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+
+	Metrics []Metric
+	// Series is in time order.
+	Series   []SeriesPoint
+	Profiles []Profile
+}
+
+// Documents is the stored JSON text of a run's environment and
+// measurement ("" when absent).
+type Documents struct {
+	Environment, Measurement string
+}
+
+// Final reports whether the run's status is one it never leaves.
+func (r *Run) Final() bool { return r.Status.Final() }
+
+// Metric returns the run's named metric.
+func (r *Run) Metric(name string) (Metric, bool) {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Profile is a stored profile's description, without its data.
+type Profile struct {
+	ID      uint
+	RunID   uint
+	Role    ProfileRole
+	Kind    ProfileKind
+	Bytes   int64 // size of the gzipped protobuf
+	Samples int64
+	SHA256  string
+	// Uploaded marks a profile a user uploaded rather than one kbench
+	// captured: the file paths inside it are not to be trusted.
+	Uploaded  bool
+	CreatedAt time.Time
+}
+
+// Report is a saved comparison: the runs in column order (the first is
+// the baseline) and how columns are formed.
+type Report struct {
+	ID uint
+	// Slug is the report's random name in its link.
+	Slug   string
+	Title  string
+	Notes  string
+	RunIDs []uint
+	// By is how columns are formed: run, label or group.
+	By        string
+	CreatedAt time.Time
+}
+
+// ImportSpec is the spec an imported run stores in place of a SpecFile:
+// what was imported, since kbench ran nothing.
+type ImportSpec struct {
+	// Workload is Imported.
+	Workload Workload `json:"workload"`
+	// Files are the imported files' names ("pasted output" for text).
+	Files []string `json:"files"`
+	// Tool is the Kafka tool whose output was imported, if any.
+	Tool string `json:"tool,omitempty"`
+}

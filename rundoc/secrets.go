@@ -1,0 +1,108 @@
+package rundoc
+
+import "strings"
+
+// Redacted is what secrets are replaced with in anything written: stored
+// specs, result.json, logs and pages.
+const Redacted = "[redacted]"
+
+// SecretPropsEnv names the environment variable through which a parent
+// process (kbench serve) hands a run its secret Kafka properties (SASL
+// passwords, JAAS lines, key passwords) as a JSON object. Secrets never go
+// into the spec file, the database or any log.
+const SecretPropsEnv = "KBENCH_SECRET_PROPS"
+
+// propSASLJAASConfig is the property whose JAAS text holds a login's
+// credentials among other options.
+const propSASLJAASConfig = "sasl.jaas.config"
+
+// secretKeys are secret properties whose names do not give them away.
+var secretKeys = map[string]bool{
+	"ssl.keystore.key": true, // inline private key
+	"ssl.key.pem":      true, // inline private key (librdkafka style)
+}
+
+// isSecretName reports whether a property or JAAS option name holds a
+// secret: it contains "password", "secret", "token", "credential" or
+// "private" in any case.
+func isSecretName(name string) bool {
+	l := strings.ToLower(name)
+	for _, w := range []string{"password", "secret", "token", "credential", "private"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactProps returns a copy of props that is safe to print, log or
+// store. Secret values (sasl.password, ssl.key.password,
+// ssl.keystore.password, ssl.truststore.password, ssl.keystore.key,
+// ssl.key.pem and any property whose name contains password, secret,
+// token, credential or private) become "[redacted]"; empty values stay
+// empty. In sasl.jaas.config (and any key ending in it, such as
+// listener-prefixed ones) only secret option values are replaced, e.g.
+// password="[redacted]", keeping the rest readable; JAAS text that does
+// not parse is redacted whole.
+func RedactProps(props map[string]string) map[string]string {
+	if props == nil {
+		return nil
+	}
+	out := make(map[string]string, len(props))
+	for k, v := range props {
+		switch lk := strings.ToLower(k); {
+		case v == "":
+			out[k] = v
+		case strings.HasSuffix(lk, propSASLJAASConfig):
+			out[k] = redactJAAS(v)
+		case secretKeys[lk] || isSecretName(lk):
+			out[k] = Redacted
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Redacted returns a copy of the spec that is safe to write anywhere:
+// passwords and keys in its properties are replaced (RedactProps).
+func (s Spec) Redacted() Spec {
+	if s.Props != nil {
+		s.Props = RedactProps(s.Props)
+	}
+	s.Profiles = append([]string{}, s.Profiles...) // never null in JSON
+	return s
+}
+
+// SplitSecrets separates the secret properties of a spec from the rest:
+// the returned spec has none of them, and secrets holds their real values.
+// A property is secret when RedactProps would hide it.
+func SplitSecrets(s Spec) (public Spec, secrets map[string]string) {
+	public = s
+	if len(s.Props) == 0 {
+		return public, nil
+	}
+	redacted := RedactProps(s.Props)
+	public.Props = map[string]string{}
+	for k, v := range s.Props {
+		if redacted[k] != v {
+			if secrets == nil {
+				secrets = map[string]string{}
+			}
+			secrets[k] = v
+			continue
+		}
+		public.Props[k] = v
+	}
+	return public, secrets
+}
+
+// SecurityProtocols lists the security.protocol values a spec's target
+// may use, in the order the form offers them. runner/kafkasec implements
+// exactly these (its tests hold the two lists together).
+func SecurityProtocols() []string { return []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"} }
+
+// SASLMechanisms lists the sasl.mechanism values a spec's target may use
+// (kafka-go's: no GSSAPI, no OAUTHBEARER). runner/kafkasec implements
+// exactly these.
+func SASLMechanisms() []string { return []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"} }

@@ -1,0 +1,175 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+)
+
+// This file is the one place where the run contract (package rundoc) meets
+// the tables: everything written goes through encodeOutcome, everything
+// read through the doc functions, so a launched run and an imported one
+// are stored alike and read back alike.
+
+// Outcome is what a finished run produced, launched (from its
+// result.json) or imported (from a tool's output).
+type Outcome struct {
+	// Status is one of the final statuses.
+	Status   rundoc.Status
+	Error    string
+	Complete bool
+	// Environment and Measurement are the run's documents (nil: none).
+	Environment *rundoc.Environment
+	Measurement *rundoc.Measurement
+	// Output is the Kafka-format text the run printed.
+	Output  string
+	Metrics []rundoc.Metric
+	// Series is in time order.
+	Series []rundoc.SeriesPoint
+	// Profiles have their Bytes and SHA256 computed from Data when those
+	// are left empty.
+	Profiles []Profile
+	// FinishedAt defaults to now.
+	FinishedAt time.Time
+}
+
+// encoded is an Outcome in the shape of the tables.
+type encoded struct {
+	environment, measurement string
+	metrics                  []Metric
+	series                   []SeriesPoint
+}
+
+func encodeOutcome(o Outcome) (encoded, error) {
+	var e encoded
+	var err error
+	if e.environment, err = encodeDocument(o.Environment); err != nil {
+		return e, fmt.Errorf("environment: %w", err)
+	}
+	if e.measurement, err = encodeDocument(o.Measurement); err != nil {
+		return e, fmt.Errorf("measurement: %w", err)
+	}
+	for _, m := range o.Metrics {
+		if !m.Better.Valid() {
+			return e, fmt.Errorf("metric %s: %w", m.Name, fmt.Errorf("unknown direction %q", m.Better))
+		}
+		e.metrics = append(e.metrics, Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
+	}
+	for i, p := range o.Series {
+		e.series = append(e.series, SeriesPoint{Seq: i, T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
+			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent})
+	}
+	return e, nil
+}
+
+// encodeDocument is a document's stored text, "" for none.
+func encodeDocument[T any](doc *T) (string, error) {
+	if doc == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(doc)
+	return string(b), err
+}
+
+// Record fills a new run (one CreateRuns is to store) with an outcome, as
+// FinishRun would store it: an import is created already final, with its
+// documents, metrics, series and profiles written through the same types
+// as a launched run's.
+func (r *Run) Record(o Outcome) error {
+	if !o.Status.Final() {
+		return fmt.Errorf("store: record outcome: status %q is not a final status", o.Status)
+	}
+	e, err := encodeOutcome(o)
+	if err != nil {
+		return fmt.Errorf("store: record outcome: %w", err)
+	}
+	r.Status, r.Error, r.Complete, r.Output = o.Status, o.Error, o.Complete, o.Output
+	r.Environment, r.Measurement = e.environment, e.measurement
+	r.Metrics, r.Series, r.Profiles = e.metrics, e.series, o.Profiles
+	if !o.FinishedAt.IsZero() {
+		at := o.FinishedAt.UTC()
+		r.FinishedAt = &at
+	}
+	return nil
+}
+
+// runDoc is how pages, comparisons and the API read a stored run.
+func runDoc(r *Run) rundoc.Run {
+	d := rundoc.Run{ID: r.ID, Label: r.Label, Workload: r.Workload, Status: r.Status, Source: r.Source, Spec: r.Spec,
+		Fingerprint: r.Fingerprint, Error: r.Error, GroupID: r.GroupID, GroupIndex: r.GroupIndex, Warmup: r.Warmup,
+		ABBatch: r.ABBatch, Documents: rundoc.Documents{Environment: r.Environment, Measurement: r.Measurement},
+		Output: r.Output, Complete: r.Complete, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec, P99Ms: r.P99Ms,
+		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+	var errE, errM error
+	if d.Environment, errE = decodeDocument[rundoc.Environment](r.Environment); errE != nil {
+		errE = fmt.Errorf("run %d: environment: %w", r.ID, errE)
+	}
+	if d.Measurement, errM = decodeDocument[rundoc.Measurement](r.Measurement); errM != nil {
+		errM = fmt.Errorf("run %d: measurement: %w", r.ID, errM)
+	}
+	d.DocumentErr = errors.Join(errE, errM)
+	if len(r.Metrics) > 0 {
+		d.Metrics = make([]rundoc.Metric, len(r.Metrics))
+		for i, m := range r.Metrics {
+			d.Metrics[i] = rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help}
+		}
+	}
+	if len(r.Series) > 0 {
+		d.Series = make([]rundoc.SeriesPoint, len(r.Series))
+		for i, p := range r.Series {
+			d.Series[i] = rundoc.SeriesPoint{T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
+				MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent}
+		}
+	}
+	if len(r.Profiles) > 0 {
+		d.Profiles = profileDocs(r.Profiles)
+	}
+	return d
+}
+
+// decodeDocument reads a stored document; "" is none. Unknown fields are
+// kept out of the decoded value but not refused: a newer kbench may have
+// added them, and Documents still has the whole text.
+func decodeDocument[T any](text string) (*T, error) {
+	if text == "" || text == "null" {
+		return nil, nil
+	}
+	var doc T
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}
+
+func runDocs(rs []Run) []rundoc.Run {
+	out := make([]rundoc.Run, len(rs))
+	for i := range rs {
+		out[i] = runDoc(&rs[i])
+	}
+	return out
+}
+
+// ProfileDoc is a stored profile's description, without its data.
+func ProfileDoc(p *Profile) rundoc.Profile {
+	return rundoc.Profile{ID: p.ID, RunID: p.RunID, Role: p.Role, Kind: p.Kind, Bytes: p.Bytes, Samples: p.Samples,
+		SHA256: p.SHA256, Uploaded: p.Uploaded, CreatedAt: p.CreatedAt}
+}
+
+func profileDocs(ps []Profile) []rundoc.Profile {
+	out := make([]rundoc.Profile, len(ps))
+	for i := range ps {
+		out[i] = ProfileDoc(&ps[i])
+	}
+	return out
+}
+
+func reportDoc(r *Report) rundoc.Report {
+	return rundoc.Report{ID: r.ID, Slug: r.Slug, Title: r.Title, Notes: r.Notes, RunIDs: r.RunIDs, By: r.By, CreatedAt: r.CreatedAt}
+}
+
+// Doc is a run this process just created (CreateRuns, AppendRuns) as
+// readers see runs, without a second read.
+func (r *Run) Doc() rundoc.Run { return runDoc(r) }
