@@ -12,11 +12,11 @@
 package main
 
 import (
-	"github.com/kbench/kbench/rundoc"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/kbench/kbench/rundoc"
 	"io"
 	"os"
 	"os/signal"
