@@ -117,82 +117,20 @@ func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
-// cmdRun parses `kbench run`: the workload's Kafka-style flags plus kbench's
-// own --out, --spec and --progress, which are not part of the spec.
+// cmdRun runs `kbench run`: rundoc.ParseRunCommand reads the workload's
+// Kafka-style flags and kbench's own --out, --spec and --progress.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var workload, specFile, progress string
-	var opts runner.Options
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		takeValue := func(name string) (string, bool) {
-			if v, ok := cutFlag(a, name); ok {
-				return v, true
-			}
-			if a == "--"+name || a == "-"+name {
-				if i+1 >= len(args) {
-					fmt.Fprintf(stderr, "kbench run: --%s: needs a value\n", name)
-					return "", false
-				}
-				i++
-				return args[i], true
-			}
-			return "", false
-		}
-		switch {
-		case a == "--out" || a == "-out" || hasFlag(a, "out"):
-			v, ok := takeValue("out")
-			if !ok {
-				return 2
-			}
-			opts.OutDir = v
-		case a == "--spec" || a == "-spec" || hasFlag(a, "spec"):
-			v, ok := takeValue("spec")
-			if !ok {
-				return 2
-			}
-			specFile = v
-		case a == "--progress" || a == "-progress" || hasFlag(a, "progress"):
-			v, ok := takeValue("progress")
-			if !ok {
-				return 2
-			}
-			progress = v
-		case workload == "" && specFile == "" && len(rest) == 0 && rundoc.Workload(a).Runnable():
-			workload = a
-		default:
-			rest = append(rest, a)
-		}
+	cmd, err := rundoc.ParseRunCommand(args, os.Getenv)
+	prefix := "kbench run"
+	if cmd.Workload != "" {
+		prefix += " " + string(cmd.Workload)
 	}
-	switch progress {
-	case "", "text":
-	case "json":
-		opts.JSONProgress = true
-	default:
-		fmt.Fprintf(stderr, "kbench run: --progress: must be text or json, got %q\n", progress)
-		return 2
-	}
-	var spec rundoc.Spec
-	var err error
-	switch {
-	case specFile != "":
-		if workload != "" || len(rest) > 0 {
-			fmt.Fprintln(stderr, "kbench run: --spec: takes the whole spec; give no workload or other flags with it")
-			return 2
-		}
-		spec, err = rundoc.ReadSpecFile(specFile, os.Getenv)
-	case workload == "":
-		if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help") {
+	if errors.Is(err, rundoc.ErrHelp) {
+		if cmd.Workload == "" {
 			fmt.Fprint(stdout, rundoc.Usage(rundoc.Producer), "\n", rundoc.Usage(rundoc.Consumer), "\n", rundoc.Usage(rundoc.Writepath))
 			return 0
 		}
-		fmt.Fprintln(stderr, "kbench run: name a workload: producer, consumer or writepath (or give --spec FILE)")
-		return 2
-	default:
-		spec, err = rundoc.ParseArgs(rundoc.Workload(workload), rest)
-	}
-	if errors.Is(err, rundoc.ErrHelp) {
-		fmt.Fprint(stdout, rundoc.Usage(rundoc.Workload(workload)))
+		fmt.Fprint(stdout, rundoc.Usage(cmd.Workload))
 		return 0
 	}
 	if err != nil {
@@ -200,14 +138,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		var fes rundoc.FieldErrors
 		if errors.As(err, &fes) {
 			for _, fe := range fes {
-				fmt.Fprintf(stderr, "kbench run %s: %v\n", workload, fe)
+				fmt.Fprintf(stderr, "%s: %v\n", prefix, fe)
 			}
 			return 2
 		}
-		fmt.Fprintf(stderr, "kbench run %s: %v\n", workload, err)
+		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
 		return 2
 	}
-	opts.Stdout, opts.Stderr = stdout, stderr
+	spec := cmd.Spec
+	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr}
 	res, err := runner.Run(ctx, spec, opts)
 	if err != nil {
 		var fe *rundoc.FieldError
@@ -225,15 +164,4 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kbench: wrote %s/result.json\n", opts.OutDir)
 	}
 	return 0
-}
-
-func hasFlag(a, name string) bool { _, ok := cutFlag(a, name); return ok }
-
-func cutFlag(a, name string) (string, bool) {
-	for _, p := range []string{"--" + name + "=", "-" + name + "="} {
-		if len(a) > len(p) && a[:len(p)] == p {
-			return a[len(p):], true
-		}
-	}
-	return "", false
 }

@@ -534,7 +534,17 @@ func ParseArgs(workload Workload, args []string, checks ...Check) (Spec, error) 
 	if !workload.Runnable() {
 		return Spec{}, NewFieldError("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
 	}
-	s := DefaultSpec(workload)
+	return parseArgs(workload, args, nil, checks)
+}
+
+// parseArgs is ParseArgs, reading the flags of `kbench run` itself into
+// cmd when it is not nil. With no workload (cmd's spec comes from a file)
+// only those flags are taken, and no spec is built.
+func parseArgs(workload Workload, args []string, cmd *RunCommand, checks []Check) (Spec, error) {
+	var s Spec
+	if workload != "" {
+		s = DefaultSpec(workload)
+	}
 	// Bad values are collected, so that one attempt reports them all; an
 	// argument that cannot be placed ends the parse.
 	var errs FieldErrors
@@ -551,6 +561,15 @@ func ParseArgs(workload Workload, args []string, checks ...Check) (Spec, error) 
 		if arg == "-h" || arg == "--help" || arg == "-help" {
 			return s, ErrHelp
 		}
+		if w := Workload(arg); cmd != nil && workload == "" && cmd.SpecFile == "" && w.Runnable() {
+			// The workload may follow kbench's own flags
+			// (kbench run --out DIR producer …).
+			workload, cmd.Workload, s = w, w, DefaultSpec(w)
+			continue
+		}
+		if cmd != nil && cmd.SpecFile != "" && Workload(arg).Runnable() {
+			return stop("spec", "takes the whole spec; give no workload or other flags with it")
+		}
 		if !strings.HasPrefix(arg, "-") {
 			return s, fmt.Errorf("unexpected argument %q (flags start with --)", arg)
 		}
@@ -562,6 +581,26 @@ func ParseArgs(workload Workload, args []string, checks ...Check) (Spec, error) 
 		hasVal := false
 		if k, v, ok := strings.Cut(name, "="); ok {
 			name, val, hasVal = k, v, true
+		}
+		if f, ok := lookupCommandFlag(name); ok && cmd != nil {
+			switch {
+			case hasVal:
+			case i+1 < len(args):
+				i++
+				val = args[i]
+			default:
+				return stop(f.name, "needs a value")
+			}
+			if err := f.set(cmd, val); err != nil {
+				errs.Add(f.name, "%s", err)
+			}
+			continue
+		}
+		if workload == "" {
+			if cmd != nil && cmd.SpecFile != "" {
+				return stop("spec", "takes the whole spec; give no workload or other flags with it")
+			}
+			return stop(name, "needs a workload: name one (producer, consumer or writepath) before the flags, or give --spec FILE")
 		}
 		o, ok := lookupOption(workload, name)
 		if !ok {
@@ -600,6 +639,9 @@ func ParseArgs(workload Workload, args []string, checks ...Check) (Spec, error) 
 		if err := o.apply(&s, vals); err != nil {
 			errs.Add(o.name, "%s", err)
 		}
+	}
+	if workload == "" {
+		return s, errs.Err()
 	}
 	durationReplacesCount(&s, given)
 	return s, finish(&s, workload, configFile, props, errs, checks)
@@ -686,6 +728,9 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 		if err := o.apply(&s, vals); err != nil {
 			errs.Add(o.name, "%s", err)
 		}
+	}
+	if workload == "" {
+		return s, errs.Err()
 	}
 	durationReplacesCount(&s, given)
 	return s, finish(&s, workload, configFile, props, errs, checks)
@@ -899,9 +944,7 @@ func Usage(workload Workload) string {
 		}
 		fmt.Fprintf(&b, "  %-36s %s%s\n", names, o.fullHelp(workload), defaultNote(d, o.jsonKey()))
 	}
-	b.WriteString("\n  --out DIR                            write result.json and profiles to DIR\n")
-	b.WriteString("  --spec FILE                          read the spec from a JSON file (keys are flag names)\n")
-	b.WriteString("  --progress text|json                 stdout: Kafka's text (default) or JSON lines\n")
+	b.WriteString("\n" + commandUsage())
 	return b.String()
 }
 

@@ -1,0 +1,94 @@
+package rundoc
+
+import (
+	"fmt"
+	"strings"
+)
+
+// RunCommand is a parsed `kbench run` command line: the spec to run
+// (from the workload's flags or a spec file) and the command's own flags,
+// which say how to run it and where to write, and are part of no spec.
+type RunCommand struct {
+	// Workload is the workload named on the command line; "" when the
+	// spec came from a file (Spec.Workload has it then).
+	Workload Workload
+	Spec     Spec
+	// Out is --out: the directory for result.json and profiles; "" for none.
+	Out string
+	// SpecFile is --spec: the file the spec was read from; "" for flags.
+	SpecFile string
+	// JSONProgress is --progress json: stdout gets Event lines instead of
+	// Kafka's text.
+	JSONProgress bool
+}
+
+// commandFlag is a flag of `kbench run` itself. ParseRunCommand reads
+// these with the same lexer as the workload's flags (--name value,
+// --name=value), so there is one way a kbench run argument is read.
+type commandFlag struct {
+	name, arg, help string
+	set             func(c *RunCommand, v string) error
+}
+
+var commandFlags = []commandFlag{
+	{"out", "DIR", "write result.json and profiles to DIR",
+		func(c *RunCommand, v string) error { c.Out = v; return nil }},
+	{"spec", "FILE", "read the spec from a JSON file (keys are flag names)",
+		func(c *RunCommand, v string) error { c.SpecFile = v; return nil }},
+	{"progress", "text|json", "stdout: Kafka's text (default) or JSON lines",
+		func(c *RunCommand, v string) error {
+			switch v {
+			case "text":
+				c.JSONProgress = false
+			case "json":
+				c.JSONProgress = true
+			default:
+				return fmt.Errorf("must be text or json, got %q", v)
+			}
+			return nil
+		}},
+}
+
+func lookupCommandFlag(name string) (commandFlag, bool) {
+	for _, f := range commandFlags {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return commandFlag{}, false
+}
+
+// commandUsage lists the command's own flags, for Usage.
+func commandUsage() string {
+	var b strings.Builder
+	for _, f := range commandFlags {
+		fmt.Fprintf(&b, "  %-36s %s\n", "--"+f.name+" "+f.arg, f.help)
+	}
+	return b.String()
+}
+
+// ParseRunCommand parses the arguments of `kbench run`: a workload and its
+// flags, or --spec FILE (read with getenv for its ${VAR} references) and
+// no workload flags; --out and --progress go with either. -h/--help gives
+// ErrHelp, with Workload set when one was named.
+func ParseRunCommand(args []string, getenv func(string) string, checks ...Check) (RunCommand, error) {
+	var c RunCommand
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && !Workload(args[0]).Runnable() {
+		return c, NewFieldError("workload", "unknown workload %q (want producer, consumer or writepath)", args[0])
+	}
+	spec, err := parseArgs("", args, &c, checks)
+	if err != nil {
+		return c, err
+	}
+	switch {
+	case c.SpecFile != "" && c.Workload != "":
+		return c, NewFieldError("spec", "takes the whole spec; give no workload or other flags with it")
+	case c.SpecFile != "":
+		c.Spec, err = ReadSpecFile(c.SpecFile, getenv, checks...)
+		return c, err
+	case c.Workload == "":
+		return c, fmt.Errorf("name a workload: producer, consumer or writepath (or give --spec FILE)")
+	}
+	c.Spec = spec
+	return c, nil
+}
