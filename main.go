@@ -120,17 +120,17 @@ func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // cmdRun runs `kbench run`: rundoc.ParseRunCommand reads the workload's
 // Kafka-style flags and kbench's own --out, --spec and --progress.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cmd, err := rundoc.ParseRunCommand(args, os.Getenv)
+	cmd, err := rundoc.ParseRunCommand(args, os.Getenv, runner.Validate)
 	prefix := "kbench run"
 	if cmd.Workload != "" {
 		prefix += " " + string(cmd.Workload)
 	}
 	if errors.Is(err, rundoc.ErrHelp) {
 		if cmd.Workload == "" {
-			fmt.Fprint(stdout, rundoc.Usage(rundoc.Producer), "\n", rundoc.Usage(rundoc.Consumer), "\n", rundoc.Usage(rundoc.Writepath))
+			fmt.Fprint(stdout, runner.Usage(rundoc.Producer), "\n", runner.Usage(rundoc.Consumer), "\n", runner.Usage(rundoc.Writepath))
 			return 0
 		}
-		fmt.Fprint(stdout, rundoc.Usage(cmd.Workload))
+		fmt.Fprint(stdout, runner.Usage(cmd.Workload))
 		return 0
 	}
 	if err != nil {

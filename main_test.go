@@ -21,6 +21,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
 

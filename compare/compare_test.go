@@ -134,7 +134,7 @@ func rowOf(t *testing.T, tab *Table, metric string) Row {
 func TestSingleRunArithmetic(t *testing.T) {
 	tests := []struct {
 		name         string
-		better       string
+		better       rundoc.Better
 		base, target float64
 		wantDelta    *float64
 		wantSign     int
@@ -198,7 +198,7 @@ func floatPtrEq(a, b *float64) bool {
 }
 
 // groupTable builds a two-column table from two samples of metric "m".
-func groupTable(t *testing.T, better string, base, target []float64) (*Table, Cell) {
+func groupTable(t *testing.T, better rundoc.Better, base, target []float64) (*Table, Cell) {
 	t.Helper()
 	col := func(name string, first uint, vs []float64) Column {
 		c := Column{Name: name}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -61,12 +63,12 @@ func highWatermarks(t *testing.T, addr, topic string) int64 {
 // the records sent.
 func TestAccumulatorQueueingLatency(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
-	run := func(t *testing.T, topic, mode string, n int64, args ...string) *Result {
+	run := func(t *testing.T, topic, mode string, n int64, args ...string) *rundoc.Result {
 		t.Helper()
 		opts, _ := testOptions(t)
 		all := append([]string{"--bootstrap-server", b.Addr(), "--topic", topic, "--partitions", "2", "--mode", mode,
 			"--num-records", fmt.Sprint(n), "--record-size", "256", "--profile", "none"}, args...)
-		res, err := Run(context.Background(), mustParse(t, Producer, all...), opts)
+		res, err := Run(context.Background(), mustParse(t, rundoc.Producer, all...), opts)
 		if err != nil {
 			t.Fatalf("%s: %v", topic, err)
 		}
@@ -78,7 +80,7 @@ func TestAccumulatorQueueingLatency(t *testing.T) {
 		}
 		return res
 	}
-	for _, mode := range []string{ModeRaw, ModeClient} {
+	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient} {
 		t.Run(mode, func(t *testing.T) {
 			const n = 200000
 			small := run(t, "acc-small-"+mode, mode, n, "--producer-props", "buffer.memory=1048576")
@@ -109,7 +111,7 @@ func TestAccumulatorQueueingLatency(t *testing.T) {
 // the way Kafka's producer fails such a send (a TimeoutException), with a
 // message naming both settings.
 func TestMaxBlockMs(t *testing.T) {
-	for _, mode := range []string{ModeRaw, ModeClient, ModeWriter} {
+	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		t.Run(mode, func(t *testing.T) {
 			c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "blocked"))
 			if err != nil {
@@ -127,7 +129,7 @@ func TestMaxBlockMs(t *testing.T) {
 			})
 			opts, _ := testOptions(t)
 			start := time.Now()
-			_, err = Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", c.ListenAddrs()[0], "--topic", "blocked",
+			_, err = Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", c.ListenAddrs()[0], "--topic", "blocked",
 				"--mode", mode, "--num-records", "1000000", "--record-size", "1000", "--profile", "none", "--producer-props",
 				"buffer.memory=262144", "max.block.ms=300", "request.timeout.ms=120000"), opts)
 			wake()
@@ -144,7 +146,7 @@ func TestMaxBlockMs(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseArgs(Producer, []string{"--producer-props", "max.block.ms=-1"}); err == nil || !strings.Contains(err.Error(), "max.block.ms") {
+	if _, err := rundoc.ParseArgs(rundoc.Producer, []string{"--producer-props", "max.block.ms=-1"}, Validate); err == nil || !strings.Contains(err.Error(), "max.block.ms") {
 		t.Errorf("max.block.ms=-1: err %v, want it refused by name", err)
 	}
 }

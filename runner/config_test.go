@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/embedded"
@@ -132,7 +134,7 @@ func checkSettings(t *testing.T, got map[string]string, want map[string]string) 
 func TestResultRecordsEnvironment(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	opts, _ := testOptions(t)
-	if _, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "env",
+	if _, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "env",
 		"--num-records", "500", "--profile", "none"), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -163,12 +165,12 @@ func TestResultRecordsResolvedConfig(t *testing.T) {
 
 	t.Run("producer-raw-embedded-defaults", func(t *testing.T) {
 		opts, _ := testOptions(t)
-		if _, err := Run(context.Background(), mustParse(t, Producer, "--num-records", "2000", "--record-size", "100",
+		if _, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--num-records", "2000", "--record-size", "100",
 			"--profile", "none"), opts); err != nil {
 			t.Fatal(err)
 		}
 		doc := readResultDoc(t, opts.OutDir)
-		if doc.Environment.Config == nil || doc.Environment.Config.Mode != ModeRaw {
+		if doc.Environment.Config == nil || doc.Environment.Config.Mode != rundoc.ModeRaw {
 			t.Errorf("config = %+v, want mode raw", doc.Environment.Config)
 		}
 		checkSettings(t, doc.settings(t), map[string]string{
@@ -199,7 +201,7 @@ func TestResultRecordsResolvedConfig(t *testing.T) {
 
 	t.Run("producer-writer-cluster-props", func(t *testing.T) {
 		opts, _ := testOptions(t)
-		if _, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "cfg-writer",
+		if _, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "cfg-writer",
 			"--partitions", "3", "--mode", "writer", "--num-records", "2000", "--throughput", "100000", "--profile", "none",
 			"--producer-props", "compression.type=snappy", "acks=-1", "linger.ms=0", "batch.size=32768", "enable.idempotence=false"), opts); err != nil {
 			t.Fatal(err)
@@ -230,7 +232,7 @@ func TestResultRecordsResolvedConfig(t *testing.T) {
 		// The topic exists with 3 partitions: --partitions 1 does not
 		// apply, and the config says what the run really used.
 		opts, _ := testOptions(t)
-		if _, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "cfg-writer",
+		if _, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "cfg-writer",
 			"--partitions", "1", "--num-records", "500", "--profile", "none"), opts); err != nil {
 			t.Fatal(err)
 		}
@@ -239,14 +241,14 @@ func TestResultRecordsResolvedConfig(t *testing.T) {
 
 	t.Run("consumer-group", func(t *testing.T) {
 		opts, _ := testOptions(t)
-		if _, err := Run(context.Background(), mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", "cfg-writer",
+		if _, err := Run(context.Background(), mustParse(t, rundoc.Consumer, "--bootstrap-server", b.Addr(), "--topic", "cfg-writer",
 			"--messages", "1000", "--mode", "group", "--timeout", "20000", "--profile", "none",
 			"--consumer-props", "fetch.min.bytes=1024", "fetch.max.wait.ms=200", "isolation.level=read_committed",
 			"partition.assignment.strategy=roundrobin", "enable.auto.commit=false"), opts); err != nil {
 			t.Fatal(err)
 		}
 		doc := readResultDoc(t, opts.OutDir)
-		if doc.Environment.Config == nil || doc.Environment.Config.Mode != ModeGroup {
+		if doc.Environment.Config == nil || doc.Environment.Config.Mode != rundoc.ModeGroup {
 			t.Errorf("config = %+v, want mode group", doc.Environment.Config)
 		}
 		checkSettings(t, doc.settings(t), map[string]string{
@@ -260,7 +262,7 @@ func TestResultRecordsResolvedConfig(t *testing.T) {
 		// The assign mode fetches with MinBytes 1 and no isolation level
 		// whatever the properties say: the record says what it used.
 		opts, _ := testOptions(t)
-		if _, err := Run(context.Background(), mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", "cfg-writer",
+		if _, err := Run(context.Background(), mustParse(t, rundoc.Consumer, "--bootstrap-server", b.Addr(), "--topic", "cfg-writer",
 			"--messages", "1000", "--mode", "assign", "--timeout", "20000", "--profile", "none", "--fetch-size", "65536"), opts); err != nil {
 			t.Fatal(err)
 		}
@@ -270,19 +272,19 @@ func TestResultRecordsResolvedConfig(t *testing.T) {
 			"isolation.level": "read_uncommitted", "partition.assignment.strategy": "none (kbench assigns every partition)",
 			"enable.auto.commit": "false (no group)",
 		})
-		if doc.Environment.Config.Mode != ModeAssign {
+		if doc.Environment.Config.Mode != rundoc.ModeAssign {
 			t.Errorf("mode = %q, want assign", doc.Environment.Config.Mode)
 		}
 	})
 
 	t.Run("writepath-sink", func(t *testing.T) {
 		opts, _ := sinkOptions(t)
-		if _, err := Run(context.Background(), mustParse(t, Writepath, "--sink", "--strategy", "copy", "--requests", "200",
+		if _, err := Run(context.Background(), mustParse(t, rundoc.Writepath, "--sink", "--strategy", "copy", "--requests", "200",
 			"--records-per-request", "8", "--record-size", "64", "--in-flight", "3", "--profile", "none"), opts); err != nil {
 			t.Fatal(err)
 		}
 		doc := readResultDoc(t, opts.OutDir)
-		if doc.Environment.Config == nil || doc.Environment.Config.Mode != StrategyCopy {
+		if doc.Environment.Config == nil || doc.Environment.Config.Mode != rundoc.StrategyCopy {
 			t.Errorf("config = %+v, want mode copy (the strategy)", doc.Environment.Config)
 		}
 		checkSettings(t, doc.settings(t), map[string]string{

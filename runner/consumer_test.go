@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/embedded"
@@ -19,10 +21,10 @@ import (
 
 // runConsumer runs the consumer workload and fails the test unless the run
 // completed.
-func runConsumer(t *testing.T, args ...string) (*Result, string) {
+func runConsumer(t *testing.T, args ...string) (*rundoc.Result, string) {
 	t.Helper()
 	opts, out := testOptions(t)
-	spec := mustParse(t, Consumer, append([]string{"--profile", "none", "--timeout", "30000"}, args...)...)
+	spec := mustParse(t, rundoc.Consumer, append([]string{"--profile", "none", "--timeout", "30000"}, args...)...)
 	res, err := Run(context.Background(), spec, opts)
 	if err != nil {
 		t.Fatalf("consumer %q: %v", args, err)
@@ -184,7 +186,7 @@ func TestAssignPartitionBudget(t *testing.T) {
 func TestGroupConsumerLagMax(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	const backlog = 60000
-	for _, mode := range []string{ModeGroup, ModeAssign} {
+	for _, mode := range []string{rundoc.ModeGroup, rundoc.ModeAssign} {
 		t.Run(mode, func(t *testing.T) {
 			res, _ := runConsumer(t, "--bootstrap-server", b.Addr(), "--topic", "lag-"+mode, "--partitions", "1",
 				"--record-size", "64", "--messages", fmt.Sprint(backlog), "--mode", mode)

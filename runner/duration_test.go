@@ -2,65 +2,15 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/kbench/kbench/runner/embedded"
 )
-
-// TestDurationFlag: the producer and the consumer take --duration (seconds,
-// after any warm-up) instead of their count; giving both is refused naming
-// both flags, bad values name --duration, and a spec with a duration
-// survives the round trip through params (what `kbench serve` hands its
-// child runs).
-func TestDurationFlag(t *testing.T) {
-	for _, tc := range []struct{ workload, count string }{{Producer, "num-records"}, {Consumer, "messages"}} {
-		s, err := ParseArgs(tc.workload, []string{"--duration", "2.5", "--warmup-records", "1000"})
-		if err != nil {
-			t.Fatalf("%s --duration 2.5: %v", tc.workload, err)
-		}
-		if s.Duration != 2.5 || s.NumRecords != 0 || s.WarmupRecords != 1000 {
-			t.Errorf("%s: duration %v, count %d, warm-up %d; want 2.5, 0 (no count) and 1000", tc.workload, s.Duration, s.NumRecords, s.WarmupRecords)
-		}
-		params, err := s.Params()
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := SpecFromParams(tc.workload, params)
-		if err != nil || back.Duration != 2.5 || back.NumRecords != 0 {
-			t.Errorf("%s: params round trip: %+v, %v", tc.workload, back, err)
-		}
-		if err := back.Validate(); err != nil {
-			t.Errorf("%s: Validate after the round trip: %v", tc.workload, err)
-		}
-
-		_, err = ParseArgs(tc.workload, []string{"--duration", "5", "--" + tc.count, "100"})
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != "duration" || !strings.Contains(err.Error(), "--"+tc.count) {
-			t.Errorf("%s: --duration with --%s: %v, want an error on duration naming --%s", tc.workload, tc.count, err, tc.count)
-		}
-		_, err = SpecFromParams(tc.workload, map[string]json.RawMessage{"duration": json.RawMessage(`5`), tc.count: json.RawMessage(`100`)})
-		if !errors.As(err, &fe) || fe.Field != "duration" {
-			t.Errorf("%s: params with duration and %s: %v, want an error on duration", tc.workload, tc.count, err)
-		}
-		for _, bad := range []string{"-1", "0", "1e300", "NaN"} {
-			_, err := ParseArgs(tc.workload, []string{"--duration", bad})
-			if !errors.As(err, &fe) || fe.Field != "duration" {
-				t.Errorf("%s --duration %s: %v, want an error on duration", tc.workload, bad, err)
-			}
-		}
-		if s := DefaultSpec(tc.workload); s.Duration != 0 || s.NumRecords != 500000 {
-			t.Errorf("%s: default spec has duration %v and count %d; the CLI's defaults stay a count", tc.workload, s.Duration, s.NumRecords)
-		}
-	}
-	if _, err := ParseArgs(Writepath, []string{"--duration", "5", "--requests", "10"}); err == nil {
-		t.Error("writepath took --duration and --requests together")
-	}
-}
 
 // steadyStateRe is Kafka's summary of the records after --warmup-records.
 var steadyStateRe = regexp.MustCompile(`(?m)^\d+ steady state records sent, \d+\.\d{6} records/sec \(\d+\.\d{2} MB/sec\), \d+\.\d{2} ms avg latency, \d+\.\d{2} ms max latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99\.9th\.$`)
@@ -69,11 +19,11 @@ var steadyStateRe = regexp.MustCompile(`(?m)^\d+ steady state records sent, \d+\
 // after its warm-up, in every mode, and reports in Kafka's format.
 func TestProducerDuration(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
-	for _, mode := range []string{ModeRaw, ModeClient, ModeWriter} {
+	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		t.Run(mode, func(t *testing.T) {
 			opts, out := testOptions(t)
 			topic := "duration-" + mode
-			res, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", topic, "--mode", mode,
+			res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", topic, "--mode", mode,
 				"--duration", "1.5", "--warmup-records", "500", "--record-size", "100", "--throughput", "4000", "--profile", "none"), opts)
 			if err != nil {
 				t.Fatal(err)
@@ -104,11 +54,11 @@ func TestConsumerDuration(t *testing.T) {
 	durationBacklog = 3000 // laps even on a fast machine
 	t.Cleanup(func() { durationBacklog = prev })
 	b := startBroker(t, embedded.Options{})
-	for _, mode := range []string{ModeAssign, ModeGroup} {
+	for _, mode := range []string{rundoc.ModeAssign, rundoc.ModeGroup} {
 		t.Run(mode, func(t *testing.T) {
 			opts, out := testOptions(t)
 			topic := "duration-consume-" + mode
-			res, err := Run(context.Background(), mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", topic, "--mode", mode,
+			res, err := Run(context.Background(), mustParse(t, rundoc.Consumer, "--bootstrap-server", b.Addr(), "--topic", topic, "--mode", mode,
 				"--partitions", "2", "--duration", "1.5", "--warmup-records", "100", "--record-size", "64", "--profile", "none",
 				"--consumer-props", "fetch.max.wait.ms=50"), opts)
 			if err != nil {

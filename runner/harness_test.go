@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/kbench/kbench/runner/embedded"
 )
 
 // harnessNote is the note of a run the load generator limited, or "".
-func harnessNote(res *Result) string {
+func harnessNote(res *rundoc.Result) string {
 	for _, n := range res.Measurement.Notes {
 		if strings.HasPrefix(n, "load generator limited this run") {
 			return n
@@ -29,7 +31,7 @@ func TestHarnessLimitedCPU(t *testing.T) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	opts, _ := testOptions(t)
-	res, err := Run(context.Background(), mustParse(t, Producer, "--duration", "1.5", "--record-size", "2000",
+	res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--duration", "1.5", "--record-size", "2000",
 		"--payload-entropy", "0.5", "--profile", "none", "--producer-props", "compression.type=gzip", "batch.size=262144",
 		"max.in.flight.requests.per.connection=20"), opts)
 	if err != nil {
@@ -59,7 +61,7 @@ func TestHarnessBehindSchedule(t *testing.T) {
 		// each) carry them off as fast as they come and the broker (its
 		// own process) answers each request at once.
 		opts, _ := testOptions(t)
-		res, err := Run(context.Background(), mustParse(t, Producer, "--mode", "writer", "--duration", "6", "--throughput", "100000000",
+		res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--mode", "writer", "--duration", "6", "--throughput", "100000000",
 			"--record-size", "10", "--partitions", "8", "--profile", "none", "--producer-props", "linger.ms=1"), opts)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +78,7 @@ func TestHarnessBehindSchedule(t *testing.T) {
 		opts, _ := testOptions(t)
 		// linger.ms 100: the service latency is ~100 ms, so only a
 		// schedule missed by seconds would be flagged.
-		res, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "on-time",
+		res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "on-time",
 			"--duration", "1.5", "--throughput", "1000", "--record-size", "200", "--profile", "none", "--producer-props", "linger.ms=100"), opts)
 		if err != nil {
 			t.Fatal(err)

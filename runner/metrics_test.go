@@ -12,17 +12,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/kbench/kbench/runner/embedded"
 	"github.com/kbench/kbench/runner/sysstat"
 )
 
-func findMetric(ms []Metric, name string) (Metric, bool) {
+func findMetric(ms []rundoc.Metric, name string) (rundoc.Metric, bool) {
 	for _, m := range ms {
 		if m.Name == name {
 			return m, true
 		}
 	}
-	return Metric{}, false
+	return rundoc.Metric{}, false
 }
 
 // TestProcessMetricsCPUPerGiB: CPU per data moved uses Kafka's convention
@@ -37,7 +39,7 @@ func TestProcessMetricsCPUPerGiB(t *testing.T) {
 	if !ok {
 		t.Fatalf("no cpu-seconds-per-gib among %v", ms)
 	}
-	if m.Value != 2 || m.Unit != "s/GiB" || m.Better != LowerIsBetter {
+	if m.Value != 2 || m.Unit != "s/GiB" || m.Better != rundoc.LowerIsBetter {
 		t.Errorf("cpu-seconds-per-gib = %v %s (%s), want 2 s/GiB, lower is better", m.Value, m.Unit, m.Better)
 	}
 	if !strings.Contains(m.Help, "1,073,741,824") {
@@ -77,8 +79,8 @@ func TestHeapPeakHelp(t *testing.T) {
 // TestConsumerMetricHelp: fetch-size-* say they count record payload, in
 // each mode, and not the fetch response.
 func TestConsumerMetricHelp(t *testing.T) {
-	for mode, want := range map[string]string{ModeGroup: "key + value bytes", ModeAssign: "value bytes"} {
-		r := &run{spec: Spec{Mode: mode, ShowDetailedStats: true}, res: &Result{},
+	for mode, want := range map[string]string{rundoc.ModeGroup: "key + value bytes", rundoc.ModeAssign: "value bytes"} {
+		r := &run{spec: rundoc.Spec{Mode: mode, ShowDetailedStats: true}, res: &rundoc.Result{},
 			rep: &reporter{stdout: io.Discard, stderr: io.Discard}, win: &window{start: time.Now(), ioErr: errors.New("none")}}
 		stats := &consumeStats{fetches: 4, fetchSize: 4000, fetchBMax: 1500, fetchRecs: 40}
 		now := time.Now()
@@ -104,13 +106,13 @@ var producerLineRe = regexp.MustCompile(`(?m)^\d+ records sent, .* ms max latenc
 func TestProducerMetricsByMode(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	for _, tt := range []struct{ mode, says, never string }{
-		{ModeRaw, "Client.RawProduce", "Writer"},
-		{ModeClient, "Client.Produce", "Writer"},
-		{ModeWriter, "Writer", "RawProduce"},
+		{rundoc.ModeRaw, "Client.RawProduce", "Writer"},
+		{rundoc.ModeClient, "Client.Produce", "Writer"},
+		{rundoc.ModeWriter, "Writer", "RawProduce"},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
 			opts, out := testOptions(t)
-			spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "help-"+tt.mode, "--mode", tt.mode,
+			spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "help-"+tt.mode, "--mode", tt.mode,
 				"--num-records", "3000", "--record-size", "100", "--throughput", "20000", "--profile", "none")
 			res, err := Run(context.Background(), spec, opts)
 			if err != nil {

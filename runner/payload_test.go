@@ -3,59 +3,17 @@ package runner
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/embedded"
 )
-
-// TestPayloadFlags: --payload-entropy, --key-size and --headers take their
-// ranges and name themselves when refused.
-func TestPayloadFlags(t *testing.T) {
-	s := mustParse(t, Producer, "--payload-entropy", "0.5", "--key-size", "16", "--headers", "3")
-	if s.PayloadEntropy == nil || *s.PayloadEntropy != 0.5 || s.KeySize != 16 || s.Headers != 3 {
-		t.Errorf("spec %+v", s)
-	}
-	if d := DefaultSpec(Producer); d.PayloadEntropy != nil || d.KeySize != 0 || d.Headers != 0 {
-		t.Errorf("defaults: entropy %v, key size %d, headers %d; want today's payload, null keys, no headers", d.PayloadEntropy, d.KeySize, d.Headers)
-	}
-	params, err := s.Params()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := SpecFromParams(Producer, params)
-	if err != nil || back.PayloadEntropy == nil || *back.PayloadEntropy != 0.5 || back.KeySize != 16 || back.Headers != 3 {
-		t.Errorf("round trip: %+v, %v", back, err)
-	}
-	for _, tc := range []struct {
-		args  []string
-		field string
-	}{
-		{[]string{"--payload-entropy", "1.5"}, "payload-entropy"},
-		{[]string{"--payload-entropy", "-0.1"}, "payload-entropy"},
-		{[]string{"--payload-entropy", "NaN"}, "payload-entropy"},
-		{[]string{"--key-size", "-1"}, "key-size"},
-		{[]string{"--key-size", "2000000"}, "key-size"},
-		{[]string{"--headers", "-1"}, "headers"},
-		{[]string{"--headers", "1001"}, "headers"},
-	} {
-		_, err := ParseArgs(Producer, tc.args)
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != tc.field {
-			t.Errorf("%q: %v, want an error on %s", tc.args, err, tc.field)
-		}
-	}
-	for _, flag := range []string{"--payload-entropy", "--key-size", "--headers"} {
-		if _, err := ParseArgs(Consumer, []string{flag, "1"}); err == nil {
-			t.Errorf("the consumer took %s", flag)
-		}
-	}
-}
 
 // TestPayloadEntropy: entropy 0 makes every byte the same, entropy 1 bytes
 // of all 256 values, and consecutive records differ; without the flag the
@@ -64,7 +22,7 @@ func TestPayloadFlags(t *testing.T) {
 func TestPayloadEntropy(t *testing.T) {
 	values := func(args ...string) [][]byte {
 		t.Helper()
-		spec := mustParse(t, Producer, append([]string{"--record-size", "300"}, args...)...)
+		spec := mustParse(t, rundoc.Producer, append([]string{"--record-size", "300"}, args...)...)
 		r := &run{spec: spec}
 		st, err := clientSettings(&spec)
 		if err != nil {
@@ -131,11 +89,11 @@ func TestPayloadEntropy(t *testing.T) {
 // reports no compressed sizes, so the writer mode says so instead.
 func TestCompressionRatioFollowsEntropy(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
-	for _, mode := range []string{ModeRaw, ModeClient, ModeWriter} {
+	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		for _, entropy := range []string{"0", "1"} {
 			t.Run(mode+"-"+entropy, func(t *testing.T) {
 				opts, _ := testOptions(t)
-				res, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "entropy-"+mode+"-"+entropy,
+				res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "entropy-"+mode+"-"+entropy,
 					"--mode", mode, "--num-records", "20000", "--record-size", "500", "--payload-entropy", entropy, "--profile", "none",
 					"--producer-props", "compression.type=zstd", "batch.size=65536"), opts)
 				if err != nil {
@@ -148,7 +106,7 @@ func TestCompressionRatioFollowsEntropy(t *testing.T) {
 				if !strings.Contains(notes, "--payload-entropy "+entropy) {
 					t.Errorf("notes do not describe the payload: %q", res.Measurement.Notes)
 				}
-				if mode == ModeWriter {
+				if mode == rundoc.ModeWriter {
 					for _, name := range []string{"compression-rate-avg", "bytes-on-wire"} {
 						if _, ok := res.Metric(name); ok {
 							t.Errorf("writer mode reports %s: kafka-go's Writer does not say", name)
@@ -184,11 +142,11 @@ func TestCompressionRatioFollowsEntropy(t *testing.T) {
 func TestKeysAndHeaders(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	const n, size, keySize, headers = 3000, 120, 12, 3
-	for _, mode := range []string{ModeRaw, ModeClient, ModeWriter} {
+	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		t.Run(mode, func(t *testing.T) {
 			topic := "keys-" + mode
 			opts, _ := testOptions(t)
-			res, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", topic, "--partitions", "3",
+			res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", topic, "--partitions", "3",
 				"--mode", mode, "--num-records", fmt.Sprint(n), "--record-size", fmt.Sprint(size), "--key-size", fmt.Sprint(keySize),
 				"--headers", fmt.Sprint(headers), "--profile", "none"), opts)
 			if err != nil {
@@ -198,7 +156,7 @@ func TestKeysAndHeaders(t *testing.T) {
 			if got, want := metric(t, res, "record-bytes"), float64(n*(size+keySize+headers*26)); got != want {
 				t.Errorf("record-bytes = %v, want %v", got, want)
 			}
-			if mode != ModeWriter {
+			if mode != rundoc.ModeWriter {
 				if r := metric(t, res, "compression-rate-avg"); r != 1 {
 					t.Errorf("compression-rate-avg = %v without compression, want 1", r)
 				}

@@ -26,6 +26,9 @@ func (r *reporter) emit(e rundoc.Event) {
 	if !r.json {
 		return
 	}
+	// Every event carries its version, so a server built from other code
+	// notices a change of meaning instead of misreading it.
+	e.V = rundoc.EventVersion
 	e.Time = time.Now().UTC()
 	data, err := json.Marshal(e)
 	if err != nil {

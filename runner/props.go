@@ -253,6 +253,24 @@ func supportedProps(workload rundoc.Workload) []string {
 	return names
 }
 
+// Validate is the runner's rundoc.Check: it adds the errors of mapping
+// the spec's Kafka properties onto the client (clientSettings), so that
+// ParseArgs, SpecFromParams and ReadSpecFile given it refuse a property
+// the runner cannot honour where the spec is given (the command line, the
+// form, the API) rather than when its run starts.
+func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
+	if s.Workload == rundoc.Writepath {
+		return // it takes no properties (the contract refuses them)
+	}
+	if _, err := clientSettings(s); err != nil {
+		if err := errs.Append(err); err != nil {
+			// clientSettings reports only field errors; keep any other
+			// against the properties rather than drop it.
+			errs.Add(string(s.Workload)+"-props", "%v", err)
+		}
+	}
+}
+
 // clientSettings validates the spec's Kafka properties and maps them onto
 // kafka-go. An unknown property is an error that lists the supported ones:
 // silently ignoring a property would make a benchmark measure something
@@ -346,3 +364,14 @@ func brokers(s *rundoc.Spec) []string { return s.Targets() }
 
 // embeddedTarget reports whether this spec runs against kbench's own broker.
 func embeddedTarget(s *rundoc.Spec) bool { return len(s.Targets()) == 0 }
+
+// Usage is `kbench run WORKLOAD --help`: the contract's flags
+// (rundoc.Usage) and the Kafka properties this client understands, which
+// only the runner knows.
+func Usage(workload rundoc.Workload) string {
+	u := rundoc.Usage(workload)
+	if workload != rundoc.Writepath {
+		u += fmt.Sprintf("\nKafka properties kbench understands: %s\n", strings.Join(supportedProps(workload), ", "))
+	}
+	return u
+}

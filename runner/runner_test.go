@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/google/pprof/profile"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -83,16 +85,18 @@ func startBroker(t *testing.T, opts embedded.Options) *embedded.Broker {
 	return b
 }
 
-func mustParse(t *testing.T, workload string, args ...string) Spec {
+// mustParse parses a spec as `kbench run` does: the contract's checks
+// and the runner's (Validate).
+func mustParse(t *testing.T, workload rundoc.Workload, args ...string) rundoc.Spec {
 	t.Helper()
-	s, err := ParseArgs(workload, args)
+	s, err := rundoc.ParseArgs(workload, args, Validate)
 	if err != nil {
 		t.Fatalf("ParseArgs(%s, %q): %v", workload, args, err)
 	}
 	return s
 }
 
-func metric(t *testing.T, r *Result, name string) float64 {
+func metric(t *testing.T, r *rundoc.Result, name string) float64 {
 	t.Helper()
 	m, ok := r.Metric(name)
 	if !ok {
@@ -101,7 +105,7 @@ func metric(t *testing.T, r *Result, name string) float64 {
 	return m.Value
 }
 
-func metricNames(r *Result) []string {
+func metricNames(r *rundoc.Result) []string {
 	var names []string
 	for _, m := range r.Metrics {
 		names = append(names, m.Name)
@@ -121,7 +125,7 @@ func TestProduceThenConsume(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	const n, size = 20000, 300
 	opts, out := testOptions(t)
-	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "roundtrip", "--partitions", "3",
+	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "roundtrip", "--partitions", "3",
 		"--num-records", fmt.Sprint(n), "--record-size", fmt.Sprint(size), "--throughput", "-1",
 		"--reporting-interval", "200", "--profile", "none", "--print-metrics")
 	res, err := Run(context.Background(), spec, opts)
@@ -146,7 +150,7 @@ func TestProduceThenConsume(t *testing.T) {
 	if !strings.Contains(out.String(), "producer-metrics:record-send-rate:{client-id=producer-1}") {
 		t.Errorf("--print-metrics block missing:\n%s", out.String())
 	}
-	onDisk, err := ReadResult(opts.OutDir)
+	onDisk, err := rundoc.ReadResult(opts.OutDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +158,10 @@ func TestProduceThenConsume(t *testing.T) {
 		t.Errorf("result.json output differs from stdout")
 	}
 
-	for _, mode := range []string{ModeGroup, ModeAssign} {
+	for _, mode := range []string{rundoc.ModeGroup, rundoc.ModeAssign} {
 		t.Run(mode, func(t *testing.T) {
 			opts, out := testOptions(t)
-			spec := mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", "roundtrip",
+			spec := mustParse(t, rundoc.Consumer, "--bootstrap-server", b.Addr(), "--topic", "roundtrip",
 				"--messages", fmt.Sprint(n), "--mode", mode, "--timeout", "20000", "--profile", "none")
 			res, err := Run(context.Background(), spec, opts)
 			if err != nil {
@@ -187,7 +191,7 @@ func TestProduceThenConsume(t *testing.T) {
 // without --bootstrap-server does, and checks every profile it writes.
 func TestEmbeddedBrokerProfiles(t *testing.T) {
 	opts, _ := testOptions(t)
-	spec := mustParse(t, Producer, "--num-records", "150000", "--record-size", "256",
+	spec := mustParse(t, rundoc.Producer, "--num-records", "150000", "--record-size", "256",
 		"--profile", "cpu,heap,allocs,mutex,block,goroutine", "--warmup-records", "1000")
 	res, err := Run(context.Background(), spec, opts)
 	if err != nil {
@@ -202,7 +206,7 @@ func TestEmbeddedBrokerProfiles(t *testing.T) {
 	want := map[string]bool{"client/cpu": true, "client/heap": true, "client/allocs": true, "client/mutex": true,
 		"client/block": true, "client/goroutine": true, "broker/cpu": true}
 	for _, pf := range res.Profiles {
-		key := pf.Role + "/" + pf.Kind
+		key := string(pf.Role) + "/" + string(pf.Kind)
 		if !want[key] {
 			t.Errorf("unexpected profile %s", key)
 			continue
@@ -262,7 +266,7 @@ func hasFrame(p *profile.Profile, substr string) bool {
 // so the consumer first produces what it will read, outside the window.
 func TestConsumerPrefillsEmbeddedBroker(t *testing.T) {
 	opts, out := testOptions(t)
-	spec := mustParse(t, Consumer, "--messages", "5000", "--mode", "assign", "--profile", "none",
+	spec := mustParse(t, rundoc.Consumer, "--messages", "5000", "--mode", "assign", "--profile", "none",
 		"--show-detailed-stats", "--reporting-interval", "100", "--partitions", "2")
 	res, err := Run(context.Background(), spec, opts)
 	if err != nil {
@@ -281,7 +285,7 @@ func TestConsumerPrefillsEmbeddedBroker(t *testing.T) {
 
 func TestUnreachableBroker(t *testing.T) {
 	opts, _ := testOptions(t)
-	spec := mustParse(t, Producer, "--bootstrap-server", "127.0.0.1:1", "--num-records", "10", "--profile", "none")
+	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", "127.0.0.1:1", "--num-records", "10", "--profile", "none")
 	start := time.Now()
 	res, err := Run(context.Background(), spec, opts)
 	if err == nil {
@@ -293,7 +297,7 @@ func TestUnreachableBroker(t *testing.T) {
 	if time.Since(start) > 40*time.Second {
 		t.Errorf("failing took %v: an unreachable broker must fail within the client's timeouts", time.Since(start))
 	}
-	onDisk, rerr := ReadResult(opts.OutDir)
+	onDisk, rerr := rundoc.ReadResult(opts.OutDir)
 	if rerr != nil {
 		t.Fatalf("no result.json after a failed run: %v", rerr)
 	}
@@ -306,14 +310,14 @@ func TestUnreachableBroker(t *testing.T) {
 // in every producer mode. The run fails with an error and still writes
 // what it measured.
 func TestBrokerLostMidRun(t *testing.T) {
-	for _, mode := range []string{ModeWriter, ModeClient, ModeRaw} {
+	for _, mode := range []string{rundoc.ModeWriter, rundoc.ModeClient, rundoc.ModeRaw} {
 		t.Run(mode, func(t *testing.T) {
 			b, err := embedded.Start(embedded.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			opts, _ := testOptions(t)
-			spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "100000", "--throughput", "2000", "--mode", mode,
+			spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--num-records", "100000", "--throughput", "2000", "--mode", mode,
 				"--profile", "none", "--producer-props", "retries=1", "retry.backoff.ms=50", "request.timeout.ms=2000")
 			time.AfterFunc(1500*time.Millisecond, b.Close)
 			start := time.Now()
@@ -324,7 +328,7 @@ func TestBrokerLostMidRun(t *testing.T) {
 			if time.Since(start) > 45*time.Second {
 				t.Errorf("failing took %v: a lost broker must end the run within the client's timeouts", time.Since(start))
 			}
-			onDisk, rerr := ReadResult(opts.OutDir)
+			onDisk, rerr := rundoc.ReadResult(opts.OutDir)
 			if rerr != nil {
 				t.Fatal(rerr)
 			}
@@ -344,10 +348,10 @@ func TestBrokerLostMidRun(t *testing.T) {
 // complete=false.
 func TestCancelWritesPartialResult(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
-	for _, mode := range []string{ModeRaw, ModeWriter, ModeClient} {
+	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeWriter, rundoc.ModeClient} {
 		t.Run(mode, func(t *testing.T) {
 			opts, _ := testOptions(t)
-			spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "cancel-"+mode, "--mode", mode,
+			spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "cancel-"+mode, "--mode", mode,
 				"--num-records", "1000000", "--throughput", "5000", "--profile", "cpu")
 			res := runCanceled(t, spec, opts, 1200*time.Millisecond)
 			if sent := metric(t, res, "records-sent"); sent <= 0 {
@@ -365,7 +369,7 @@ func TestCancelWritesPartialResult(t *testing.T) {
 
 // runCanceled runs spec until its context ends after d and checks that the
 // run says so: the context's error, and a result that is not complete.
-func runCanceled(t *testing.T, spec Spec, opts Options, d time.Duration) *Result {
+func runCanceled(t *testing.T, spec rundoc.Spec, opts Options, d time.Duration) *rundoc.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
@@ -398,7 +402,7 @@ func TestSASL(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			opts, _ := testOptions(t)
 			args := append([]string{"--bootstrap-server", b.Addr(), "--num-records", "500", "--profile", "none", "--producer-props"}, tt.props...)
-			spec := mustParse(t, Producer, args...)
+			spec := mustParse(t, rundoc.Producer, args...)
 			_, err := Run(context.Background(), spec, opts)
 			data, _ := os.ReadFile(filepath.Join(opts.OutDir, "result.json"))
 			for _, secret := range []string{"alice-secret", "bob-secret", "nope-nope"} {
@@ -434,12 +438,12 @@ func TestProducerBatchingModes(t *testing.T) {
 		args []string
 		n    int64
 	}{
-		{"client-unthrottled", ModeClient, []string{"--producer-props", "max.in.flight.requests.per.connection=3", "batch.size=65536"}, 30000},
-		{"client-throttled", ModeClient, []string{"--throughput", "5000", "--producer-props", "linger.ms=2"}, 3000},
-		{"raw-unthrottled", ModeRaw, []string{"--producer-props", "max.in.flight.requests.per.connection=3", "batch.size=65536"}, 30000},
-		{"raw-throttled", ModeRaw, []string{"--throughput", "5000", "--producer-props", "linger.ms=2"}, 3000},
-		{"raw-gzip", ModeRaw, []string{"--producer-props", "compression.type=gzip", "batch.size=32768"}, 10000},
-		{"raw-zstd-acks1", ModeRaw, []string{"--producer-props", "compression.type=zstd", "acks=1"}, 10000},
+		{"client-unthrottled", rundoc.ModeClient, []string{"--producer-props", "max.in.flight.requests.per.connection=3", "batch.size=65536"}, 30000},
+		{"client-throttled", rundoc.ModeClient, []string{"--throughput", "5000", "--producer-props", "linger.ms=2"}, 3000},
+		{"raw-unthrottled", rundoc.ModeRaw, []string{"--producer-props", "max.in.flight.requests.per.connection=3", "batch.size=65536"}, 30000},
+		{"raw-throttled", rundoc.ModeRaw, []string{"--throughput", "5000", "--producer-props", "linger.ms=2"}, 3000},
+		{"raw-gzip", rundoc.ModeRaw, []string{"--producer-props", "compression.type=gzip", "batch.size=32768"}, 10000},
+		{"raw-zstd-acks1", rundoc.ModeRaw, []string{"--producer-props", "compression.type=zstd", "acks=1"}, 10000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -447,7 +451,7 @@ func TestProducerBatchingModes(t *testing.T) {
 			topic := "batching-" + tt.name
 			args := append([]string{"--bootstrap-server", b.Addr(), "--topic", topic, "--partitions", "2", "--mode", tt.mode,
 				"--num-records", fmt.Sprint(tt.n), "--record-size", "200", "--profile", "none"}, tt.args...)
-			res, err := Run(context.Background(), mustParse(t, Producer, args...), opts)
+			res, err := Run(context.Background(), mustParse(t, rundoc.Producer, args...), opts)
 			if err != nil {
 				t.Fatalf("producer: %v", err)
 			}
@@ -460,7 +464,7 @@ func TestProducerBatchingModes(t *testing.T) {
 			if metric(t, res, "request-rate") <= 0 || metric(t, res, "records-per-request-avg") < 1 {
 				t.Errorf("request figures missing")
 			}
-			if tt.mode == ModeRaw {
+			if tt.mode == rundoc.ModeRaw {
 				// Exact sizes: 61 header bytes plus, per 200 B record,
 				// 200 value bytes and 8 to 10 bytes of record framing.
 				perRecord := (metric(t, res, "batch-size-avg") - 61) / metric(t, res, "records-per-request-avg")
@@ -475,7 +479,7 @@ func TestProducerBatchingModes(t *testing.T) {
 				t.Errorf("notes do not say how mode %s sent: %q", tt.mode, res.Measurement.Notes)
 			}
 			copts, _ := testOptions(t)
-			cres, err := Run(context.Background(), mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", topic,
+			cres, err := Run(context.Background(), mustParse(t, rundoc.Consumer, "--bootstrap-server", b.Addr(), "--topic", topic,
 				"--messages", fmt.Sprint(tt.n), "--mode", "assign", "--profile", "none", "--timeout", "20000"), copts)
 			if err != nil {
 				t.Fatalf("consumer: %v", err)
@@ -485,7 +489,7 @@ func TestProducerBatchingModes(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ParseArgs(Producer, []string{"--mode", "assign"}); err == nil {
+	if _, err := rundoc.ParseArgs(rundoc.Producer, []string{"--mode", "assign"}); err == nil {
 		t.Error("a consumer mode was accepted for the producer")
 	}
 }
@@ -494,7 +498,7 @@ func TestProducerBatchingModes(t *testing.T) {
 // with NOT_LEADER_OR_FOLLOWER (retriable) costs retries, not records, in
 // every producer mode; with retries=0 the same answer fails the run.
 func TestProducerRetries(t *testing.T) {
-	for _, mode := range []string{ModeWriter, ModeClient, ModeRaw} {
+	for _, mode := range []string{rundoc.ModeWriter, rundoc.ModeClient, rundoc.ModeRaw} {
 		for _, retries := range []int{5, 0} {
 			t.Run(fmt.Sprintf("%s-retries-%d", mode, retries), func(t *testing.T) {
 				c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "retried"))
@@ -521,7 +525,7 @@ func TestProducerRetries(t *testing.T) {
 					})
 				}
 				opts, _ := testOptions(t)
-				res, err := Run(context.Background(), mustParse(t, Producer, "--bootstrap-server", c.ListenAddrs()[0], "--topic", "retried",
+				res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", c.ListenAddrs()[0], "--topic", "retried",
 					"--mode", mode, "--num-records", "2000", "--profile", "none", "--producer-props",
 					fmt.Sprintf("retries=%d", retries), "retry.backoff.ms=10", "linger.ms=1"), opts)
 				if retries == 0 {
@@ -551,15 +555,18 @@ func TestJSONProgress(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	opts, out := testOptions(t)
 	opts.JSONProgress = true
-	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "20000", "--profile", "none", "--reporting-interval", "100")
+	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--num-records", "20000", "--profile", "none", "--reporting-interval", "100")
 	if _, err := Run(context.Background(), spec, opts); err != nil {
 		t.Fatal(err)
 	}
 	var lastProgress, sawOutput, done bool
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var e Event
+		var e rundoc.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("stdout line is not an event: %q", line)
+		}
+		if e.V != rundoc.EventVersion {
+			t.Errorf("event %q carries version %d, want rundoc.EventVersion (%d)", line, e.V, rundoc.EventVersion)
 		}
 		switch e.Type {
 		case "progress":
@@ -616,17 +623,17 @@ func silentListener(t *testing.T) string {
 func TestSilentBroker(t *testing.T) {
 	addr := silentListener(t)
 	for _, tc := range []struct {
-		workload string
+		workload rundoc.Workload
 		args     []string
 	}{
-		{Producer, []string{"--num-records", "10", "--producer-props", "socket.connection.setup.timeout.ms=500"}},
-		{Consumer, []string{"--messages", "10", "--consumer-props", "socket.connection.setup.timeout.ms=500"}},
+		{rundoc.Producer, []string{"--num-records", "10", "--producer-props", "socket.connection.setup.timeout.ms=500"}},
+		{rundoc.Consumer, []string{"--messages", "10", "--consumer-props", "socket.connection.setup.timeout.ms=500"}},
 		// kafka-go's Dialer leaves the SASL handshake without a deadline:
 		// this waited forever.
-		{Producer, []string{"--num-records", "10", "--producer-props", "socket.connection.setup.timeout.ms=500",
+		{rundoc.Producer, []string{"--num-records", "10", "--producer-props", "socket.connection.setup.timeout.ms=500",
 			"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN", "sasl.username=u", "sasl.password=secret"}},
 	} {
-		t.Run(tc.workload+"-"+tc.args[len(tc.args)-1], func(t *testing.T) {
+		t.Run(string(tc.workload)+"-"+tc.args[len(tc.args)-1], func(t *testing.T) {
 			opts, _ := testOptions(t)
 			args := append([]string{"--bootstrap-server", addr, "--profile", "none"}, tc.args...)
 			spec := mustParse(t, tc.workload, args...)
@@ -668,7 +675,7 @@ func TestSilentAdvertisedBroker(t *testing.T) {
 		return resp, nil, true
 	})
 	opts, _ := testOptions(t)
-	spec := mustParse(t, Producer, "--bootstrap-server", c.ListenAddrs()[0], "--num-records", "10", "--profile", "none",
+	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", c.ListenAddrs()[0], "--num-records", "10", "--profile", "none",
 		"--producer-props", "socket.connection.setup.timeout.ms=500")
 	_, err = Run(context.Background(), spec, opts)
 	want := "no answer from " + silent + " within 0.5 s"

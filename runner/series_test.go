@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kbench/kbench/rundoc"
+
 	"github.com/kbench/kbench/runner/embedded"
 )
 
@@ -23,7 +25,7 @@ var (
 // after the previous one, the last at the window's end, and together
 // every measured record. It also checks that the Kafka text lines still
 // come at --reporting-interval: no more of them than the window holds.
-func checkSeries(t *testing.T, res *Result, measured int64, textLines int, reportingMs int64) {
+func checkSeries(t *testing.T, res *rundoc.Result, measured int64, textLines int, reportingMs int64) {
 	t.Helper()
 	s := res.Series
 	if len(s) == 0 {
@@ -58,15 +60,15 @@ func checkSeries(t *testing.T, res *Result, measured int64, textLines int, repor
 // checkFineStep checks that a run whose window lasts at least minSecs
 // (throttled, so on any machine) has points at the fine step: several of
 // them, more than its text lines, which keep the reporting interval.
-func checkFineStep(t *testing.T, res *Result, textLines int, minSecs float64) {
+func checkFineStep(t *testing.T, res *rundoc.Result, textLines int, minSecs float64) {
 	t.Helper()
 	if w := res.Measurement.WindowSeconds; w < minSecs {
 		t.Fatalf("window %.3f s, want at least %.1f s (the run is throttled)", w, minSecs)
 	}
 	// A window of minSecs holds minSecs/0.25 steps; allow for a tick lost
 	// to a busy machine and the tail merged into the last point.
-	if want := int(minSecs/SeriesStep.Seconds()) - 2; len(res.Series) < want {
-		t.Errorf("%d points in a %.3f s window, want at least %d at a %v step", len(res.Series), res.Measurement.WindowSeconds, want, SeriesStep)
+	if want := int(minSecs/rundoc.SeriesStep.Seconds()) - 2; len(res.Series) < want {
+		t.Errorf("%d points in a %.3f s window, want at least %d at a %v step", len(res.Series), res.Measurement.WindowSeconds, want, rundoc.SeriesStep)
 	}
 	if len(res.Series) <= textLines {
 		t.Errorf("%d points and %d text interval lines: the series should be finer than --reporting-interval", len(res.Series), textLines)
@@ -80,11 +82,11 @@ func checkFineStep(t *testing.T, res *Result, textLines int, minSecs float64) {
 func TestIntervalSeriesFineStep(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	const reporting = 1000
-	for _, mode := range []string{ModeWriter, ModeClient, ModeRaw} {
+	for _, mode := range []string{rundoc.ModeWriter, rundoc.ModeClient, rundoc.ModeRaw} {
 		t.Run("producer-"+mode, func(t *testing.T) {
 			opts, out := testOptions(t)
 			// 1500 records at 1000/s: a window of at least 1.5 s.
-			spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "series-"+mode, "--mode", mode,
+			spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "series-"+mode, "--mode", mode,
 				"--num-records", "1500", "--throughput", "1000", "--reporting-interval", fmt.Sprint(reporting), "--profile", "none")
 			res, err := Run(context.Background(), spec, opts)
 			if err != nil {
@@ -97,7 +99,7 @@ func TestIntervalSeriesFineStep(t *testing.T) {
 	}
 	t.Run("writepath", func(t *testing.T) {
 		opts, out := sinkOptions(t)
-		spec := mustParse(t, Writepath, "--sink", "--duration", "1.5", "--request-rate", "1000", "--profile", "none",
+		spec := mustParse(t, rundoc.Writepath, "--sink", "--duration", "1.5", "--request-rate", "1000", "--profile", "none",
 			"--reporting-interval", fmt.Sprint(reporting))
 		res, err := Run(context.Background(), spec, opts)
 		if err != nil {
@@ -114,13 +116,13 @@ func TestIntervalSeriesFineStep(t *testing.T) {
 		var wg sync.WaitGroup
 		defer func() { cancel(); wg.Wait() }()
 		popts, _ := testOptions(t)
-		feed := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--topic", "series-live",
+		feed := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "series-live",
 			"--num-records", "120000", "--throughput", "1000", "--profile", "none")
 		wg.Add(1)
 		go func() { defer wg.Done(); Run(ctx, feed, popts) }()
 
 		opts, out := testOptions(t)
-		spec := mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", "series-live", "--mode", "group",
+		spec := mustParse(t, rundoc.Consumer, "--bootstrap-server", b.Addr(), "--topic", "series-live", "--mode", "group",
 			"--from-latest", "--messages", "2000", "--timeout", "60000", "--profile", "none",
 			"--show-detailed-stats", "--reporting-interval", fmt.Sprint(reporting))
 		res, err := Run(ctx, spec, opts)
@@ -135,7 +137,7 @@ func TestIntervalSeriesFineStep(t *testing.T) {
 		// Prefilled, so as fast as the machine reads: however short the
 		// window, the run has its points.
 		opts, out := testOptions(t)
-		spec := mustParse(t, Consumer, "--bootstrap-server", b.Addr(), "--topic", "series-assign", "--mode", "assign",
+		spec := mustParse(t, rundoc.Consumer, "--bootstrap-server", b.Addr(), "--topic", "series-assign", "--mode", "assign",
 			"--messages", "20000", "--record-size", "100", "--profile", "none",
 			"--show-detailed-stats", "--reporting-interval", fmt.Sprint(reporting))
 		res, err := Run(context.Background(), spec, opts)
@@ -154,19 +156,19 @@ func TestSeriesEveryStepLive(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	opts, out := testOptions(t)
 	opts.JSONProgress = true
-	spec := mustParse(t, Producer, "--bootstrap-server", b.Addr(), "--num-records", "1500", "--throughput", "1000", "--profile", "none")
+	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--num-records", "1500", "--throughput", "1000", "--profile", "none")
 	res, err := Run(context.Background(), spec, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var live []SeriesPoint
+	var live []rundoc.SeriesPoint
 	for _, e := range readEvents(t, out.String()) {
 		if e.Type == "interval" && e.Point != nil {
 			live = append(live, *e.Point)
 		}
 	}
 	// The default reporting interval (5 s) is longer than the run.
-	if len(live) < int(1.4/SeriesStep.Seconds())-2 {
+	if len(live) < int(1.4/rundoc.SeriesStep.Seconds())-2 {
 		t.Errorf("%d interval events for a %.3f s window", len(live), res.Measurement.WindowSeconds)
 	}
 	// Each event is a stored point, except that a short tail may have
@@ -182,80 +184,15 @@ func TestSeriesEveryStepLive(t *testing.T) {
 }
 
 // readEvents decodes the JSON lines of --progress json.
-func readEvents(t *testing.T, out string) []Event {
+func readEvents(t *testing.T, out string) []rundoc.Event {
 	t.Helper()
-	var evs []Event
+	var evs []rundoc.Event
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var e Event
+		var e rundoc.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("stdout line is not an event: %q", line)
 		}
 		evs = append(evs, e)
 	}
 	return evs
-}
-
-// TestMergeSeries: merged points cover their groups' intervals: counts add
-// up, rates are what the longer interval measured, latency averages weigh
-// each point by its records and maxima keep the largest.
-func TestMergeSeries(t *testing.T) {
-	pts := []SeriesPoint{
-		// 0 → 0.25 s: 250 records.
-		{T: 0.25, Records: 250, Bytes: 25000, RecordsPerSec: 1000, MBPerSec: 25000 / 0.25 / (1 << 20), LatencyAvgMs: 2, LatencyMaxMs: 5},
-		// 0.25 → 0.75 s: 1500 records.
-		{T: 0.75, Records: 1500, Bytes: 150000, RecordsPerSec: 3000, MBPerSec: 150000 / 0.5 / (1 << 20), LatencyAvgMs: 4, LatencyMaxMs: 9},
-		// 0.75 → 1 s: none.
-		{T: 1, RecordsPerSec: 0, LatencyMaxMs: 0},
-	}
-	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
-	for _, tc := range []struct {
-		name string
-		k    int
-		want []SeriesPoint
-	}{
-		{"k=1 copies", 1, pts},
-		{"pairs, the odd last alone", 2, []SeriesPoint{
-			{T: 0.75, Records: 1750, Bytes: 175000, RecordsPerSec: 1750 / 0.75, MBPerSec: 175000 / 0.75 / (1 << 20),
-				LatencyAvgMs: (250*2 + 1500*4) / 1750.0, LatencyMaxMs: 9},
-			pts[2],
-		}},
-		{"all in one", 5, []SeriesPoint{
-			{T: 1, Records: 1750, Bytes: 175000, RecordsPerSec: 1750, MBPerSec: 175000.0 / (1 << 20),
-				LatencyAvgMs: (250*2 + 1500*4) / 1750.0, LatencyMaxMs: 9},
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := MergeSeries(pts, tc.k)
-			if len(got) != len(tc.want) {
-				t.Fatalf("%d points, want %d: %+v", len(got), len(tc.want), got)
-			}
-			for i, g := range got {
-				w := tc.want[i]
-				if g.T != w.T || g.Records != w.Records || g.Bytes != w.Bytes || !near(g.RecordsPerSec, w.RecordsPerSec) ||
-					!near(g.MBPerSec, w.MBPerSec) || !near(g.LatencyAvgMs, w.LatencyAvgMs) || g.LatencyMaxMs != w.LatencyMaxMs {
-					t.Errorf("point %d = %+v, want %+v", i, g, w)
-				}
-			}
-		})
-	}
-	if got := CoarsenSeries(nil); len(got) != 0 {
-		t.Errorf("CoarsenSeries(nil) = %v", got)
-	}
-	// A series coarsened again and again keeps its records and its end.
-	var long []SeriesPoint
-	for i := 1; i <= MaxSeriesPoints+1; i++ {
-		long = append(long, SeriesPoint{T: float64(i) * SeriesStep.Seconds(), Records: int64(i % 7), RecordsPerSec: float64(i%7) / SeriesStep.Seconds()})
-	}
-	short := CoarsenSeries(CoarsenSeries(long))
-	var a, b int64
-	for _, p := range long {
-		a += p.Records
-	}
-	for _, p := range short {
-		b += p.Records
-	}
-	if len(short) != (MaxSeriesPoints+4)/4 || a != b || short[len(short)-1].T != long[len(long)-1].T {
-		t.Errorf("coarsened twice: %d points (want %d), %d records (want %d), ends at %v (want %v)",
-			len(short), (MaxSeriesPoints+4)/4, b, a, short[len(short)-1].T, long[len(long)-1].T)
-	}
 }

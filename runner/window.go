@@ -22,8 +22,6 @@ import (
 // ProfileKinds are the client profiles a run can capture.
 var ProfileKinds = []string{"cpu", "heap", "allocs", "mutex", "block", "goroutine"}
 
-func isProfileKind(k string) bool { return slices.Contains(ProfileKinds, k) }
-
 // Sampling rates for the contention profiles. Both are off outside the
 // window; these rates keep their overhead small while still catching the
 // contention that matters for a client benchmark.

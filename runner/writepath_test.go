@@ -3,8 +3,6 @@ package runner
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -18,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/rundoc"
 
 	"github.com/google/pprof/profile"
 	"github.com/segmentio/kafka-go"
@@ -136,7 +136,7 @@ func TestWritepathStrategiesSendIdenticalBytes(t *testing.T) {
 				want = req.AppendTo(want)
 			}
 			streams := map[string][]byte{}
-			for _, strategy := range []string{StrategyGather, StrategyPerBuffer, StrategyCopy} {
+			for _, strategy := range []string{rundoc.StrategyGather, rundoc.StrategyPerBuffer, rundoc.StrategyCopy} {
 				s := startRecordingSink(t)
 				shape.stats = &wpStats{hist: newLatencyHist()}
 				c := newRawClient(dialTCP(t, s.addr()), encodeShape(t, shape), strategy, shape)
@@ -214,11 +214,11 @@ func TestWritepathWriteSyscalls(t *testing.T) {
 		shape := testShape(tc.records, tc.size, 1)
 		req := encodeShape(t, shape)
 		buffers := int64(req.NumBuffers())
-		for _, strategy := range []string{StrategyGather, StrategyCopy, StrategyPerBuffer} {
+		for _, strategy := range []string{rundoc.StrategyGather, rundoc.StrategyCopy, rundoc.StrategyPerBuffer} {
 			c := &rawClient{shape: shape, conn: conn, req: req, strategy: strategy, scratch: make([][]byte, 0, req.NumBuffers())}
 			const n = 500
 			per := int64(1)
-			if strategy == StrategyPerBuffer {
+			if strategy == rundoc.StrategyPerBuffer {
 				per = buffers
 			}
 			// /proc/self/io counts the whole process: the Go runtime's
@@ -271,21 +271,21 @@ var writepathMetrics = []string{"requests-sent", "requests-per-sec", "records-pe
 // TestWritepathRunAgainstSink runs each strategy against the sink child
 // process, as `kbench run writepath --sink` does, and reads result.json.
 func TestWritepathRunAgainstSink(t *testing.T) {
-	for _, strategy := range WritepathStrategies() {
+	for _, strategy := range rundoc.WritepathStrategies() {
 		t.Run(strategy, func(t *testing.T) {
 			opts, out := sinkOptions(t)
 			const requests = 1500
-			spec := mustParse(t, Writepath, "--sink", "--strategy", strategy, "--requests", fmt.Sprint(requests),
+			spec := mustParse(t, rundoc.Writepath, "--sink", "--strategy", strategy, "--requests", fmt.Sprint(requests),
 				"--warmup-requests", "100", "--in-flight", "2", "--profile", "cpu", "--reporting-interval", "100")
 			res, err := Run(context.Background(), spec, opts)
 			if err != nil {
 				t.Fatalf("run: %v", err)
 			}
-			onDisk, err := ReadResult(opts.OutDir)
+			onDisk, err := rundoc.ReadResult(opts.OutDir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !onDisk.Complete || onDisk.Workload != Writepath || !strings.Contains(onDisk.Environment.Broker, "sink") {
+			if !onDisk.Complete || onDisk.Workload != rundoc.Writepath || !strings.Contains(onDisk.Environment.Broker, "sink") {
 				t.Fatalf("result: complete %v, workload %q, broker %q", onDisk.Complete, onDisk.Workload, onDisk.Environment.Broker)
 			}
 			for _, name := range writepathMetrics {
@@ -307,7 +307,7 @@ func TestWritepathRunAgainstSink(t *testing.T) {
 			if m == nil || m[1] != fmt.Sprint(requests) || m[4] != strategy {
 				t.Errorf("no summary line for %d requests of %s:\n%s", requests, strategy, out.String())
 			}
-			raw := strategy == StrategyGather || strategy == StrategyPerBuffer || strategy == StrategyCopy
+			raw := strategy == rundoc.StrategyGather || strategy == rundoc.StrategyPerBuffer || strategy == rundoc.StrategyCopy
 			if raw {
 				if got := metric(t, onDisk, "buffers-per-request"); got != 18 {
 					t.Errorf("buffers-per-request = %v, want 18", got)
@@ -326,14 +326,14 @@ func TestWritepathRunAgainstSink(t *testing.T) {
 				// exact counts are TestWritepathWriteSyscalls' job.
 				got := metric(t, onDisk, "write-syscalls-per-request")
 				metric(t, onDisk, "bytes-per-write-syscall")
-				want := map[string]float64{StrategyGather: 1, StrategyCopy: 1, StrategyPerBuffer: 18}[strategy]
+				want := map[string]float64{rundoc.StrategyGather: 1, rundoc.StrategyCopy: 1, rundoc.StrategyPerBuffer: 18}[strategy]
 				if want > 0 && (got < want || got > want+0.5) {
 					t.Errorf("write-syscalls-per-request = %v, want %v", got, want)
 				}
 			}
 			profiles := map[string]bool{}
 			for _, p := range res.Profiles {
-				profiles[p.Role+"/"+p.Kind] = true
+				profiles[string(p.Role)+"/"+string(p.Kind)] = true
 			}
 			if !profiles["client/cpu"] || !profiles["broker/cpu"] {
 				t.Errorf("profiles %v, want the client's and the sink's CPU", res.Profiles)
@@ -358,12 +358,12 @@ func TestWritepathCPUProfileShowsWritePath(t *testing.T) {
 		writepathMinSamples = 100
 		attempts            = 20
 	)
-	for strategy, frame := range map[string]string{StrategyGather: "internal/poll.(*FD).Writev", StrategyPerBuffer: "internal/poll.(*FD).Write"} {
+	for strategy, frame := range map[string]string{rundoc.StrategyGather: "internal/poll.(*FD).Writev", rundoc.StrategyPerBuffer: "internal/poll.(*FD).Write"} {
 		var profiles []*profile.Profile
 		samples := int64(0)
 		for i := 0; i < attempts && samples < writepathMinSamples; i++ {
 			opts, _ := sinkOptions(t)
-			spec := mustParse(t, Writepath, "--sink", "--strategy", strategy, "--duration", "1", "--profile", "cpu")
+			spec := mustParse(t, rundoc.Writepath, "--sink", "--strategy", strategy, "--duration", "1", "--profile", "cpu")
 			if _, err := Run(context.Background(), spec, opts); err != nil {
 				t.Fatal(err)
 			}
@@ -428,11 +428,11 @@ func hasExactFrame(p *profile.Profile, name string) bool {
 func TestWritepathBrokerReadsBack(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	const requests, warmup, perRequest, size = 40, 5, 8, 100
-	for _, strategy := range WritepathStrategies() {
+	for _, strategy := range rundoc.WritepathStrategies() {
 		t.Run(strategy, func(t *testing.T) {
 			topic := "wp-" + strategy
 			opts, out := testOptions(t)
-			spec := mustParse(t, Writepath, "--bootstrap-server", b.Addr(), "--topic", topic, "--strategy", strategy,
+			spec := mustParse(t, rundoc.Writepath, "--bootstrap-server", b.Addr(), "--topic", topic, "--strategy", strategy,
 				"--requests", fmt.Sprint(requests), "--warmup-requests", fmt.Sprint(warmup), "--records-per-request", fmt.Sprint(perRequest),
 				"--record-size", fmt.Sprint(size), "--in-flight", "3", "--acks", "1", "--profile", "none")
 			res, err := Run(context.Background(), spec, opts)
@@ -506,7 +506,7 @@ func readAll(t *testing.T, addr, topic string, want int) [][]byte {
 // broker is the usual child process, and its profile comes back too.
 func TestWritepathEmbeddedBrokerChild(t *testing.T) {
 	opts, _ := testOptions(t)
-	spec := mustParse(t, Writepath, "--strategy", StrategyPerBuffer, "--requests", "500", "--profile", "cpu")
+	spec := mustParse(t, rundoc.Writepath, "--strategy", rundoc.StrategyPerBuffer, "--requests", "500", "--profile", "cpu")
 	res, err := Run(context.Background(), spec, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -524,7 +524,7 @@ func TestWritepathEmbeddedBrokerChild(t *testing.T) {
 
 func TestWritepathDuration(t *testing.T) {
 	opts, _ := sinkOptions(t)
-	spec := mustParse(t, Writepath, "--sink", "--duration", "0.5", "--request-rate", "2000", "--profile", "none")
+	spec := mustParse(t, rundoc.Writepath, "--sink", "--duration", "0.5", "--request-rate", "2000", "--profile", "none")
 	start := time.Now()
 	res, err := Run(context.Background(), spec, opts)
 	if err != nil {
@@ -557,111 +557,10 @@ func TestWritepathCancel(t *testing.T) {
 	// --sink is not used: the in-process sink poses as a broker (metadata,
 	// topic creation, Produce), throttled so the run is still going when
 	// the context ends.
-	spec := mustParse(t, Writepath, "--bootstrap-server", s.addr(), "--requests", "100000", "--request-rate", "1000", "--profile", "none")
+	spec := mustParse(t, rundoc.Writepath, "--bootstrap-server", s.addr(), "--requests", "100000", "--request-rate", "1000", "--profile", "none")
 	res := runCanceled(t, spec, opts, 700*time.Millisecond)
 	if got := metric(t, res, "requests-sent"); got <= 0 || got >= 100000 {
 		t.Errorf("requests-sent = %v, want the requests answered before the cancel", got)
-	}
-}
-
-func TestWritepathFlags(t *testing.T) {
-	s := mustParse(t, Writepath)
-	if s.Strategy != StrategyGather || s.RecordsPerRequest != 16 || s.RecordSize != 256 || s.InFlight != 5 || s.requestTarget() != 20000 || s.Acks != "all" {
-		t.Errorf("defaults: %+v", s)
-	}
-	s = mustParse(t, Writepath, "--strategy", "per-buffer", "--throughput", "500", "--requests=7", "--records-per-request", "4",
-		"--record-size", "16384", "--in-flight", "1", "--warmup-requests", "3", "--acks", "1", "--sink", "--topic", "x")
-	if s.Strategy != StrategyPerBuffer || s.Throughput != 500 || s.Requests != 7 || s.RecordsPerRequest != 4 || s.RecordSize != 16384 ||
-		s.InFlight != 1 || s.WarmupRequests != 3 || s.Acks != "1" || !s.Sink || s.Topic != "x" {
-		t.Errorf("parsed: %+v", s)
-	}
-	// The same spec from API params, and back: Params names every flag
-	// the workload takes, so spec files round-trip.
-	params := map[string]json.RawMessage{}
-	for k, v := range map[string]string{"strategy": `"per-buffer"`, "throughput": `500`, "requests": `7`, "records-per-request": `4`,
-		"record-size": `16384`, "in-flight": `1`, "warmup-requests": `3`, "acks": `"1"`, "sink": `true`, "topic": `"x"`} {
-		params[k] = json.RawMessage(v)
-	}
-	fromParams, err := SpecFromParams(Writepath, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := json.Marshal(s)
-	b, _ := json.Marshal(fromParams)
-	if !bytes.Equal(a, b) {
-		t.Errorf("params give\n%s\nargs give\n%s", b, a)
-	}
-	again, err := SpecFromParams(Writepath, specParams(t, s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c, _ := json.Marshal(again); !bytes.Equal(a, c) || fp(t, again) != fp(t, s) {
-		t.Errorf("Params round trip gives\n%s\nwant\n%s", c, a)
-	}
-	if _, ok := specParams(t, s)["num-records"]; ok {
-		t.Error("writepath params carry num-records")
-	}
-	// Producer specs are unchanged by the write-path fields.
-	if data, _ := json.Marshal(DefaultSpec(Producer)); bytes.Contains(data, []byte("strategy")) || bytes.Contains(data, []byte("in-flight")) {
-		t.Errorf("producer spec JSON has write-path fields: %s", data)
-	}
-	var names []string
-	for _, f := range Flags() {
-		for _, w := range f.Workloads {
-			if w == Writepath {
-				names = append(names, f.Name)
-			}
-		}
-	}
-	for _, want := range []string{"topic", "bootstrap-server", "record-size", "strategy", "requests", "records-per-request", "in-flight", "request-rate", "sink", "profile"} {
-		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
-			t.Errorf("Flags() lists no %s for writepath (has %v)", want, names)
-		}
-	}
-}
-
-func TestWritepathBadFlagsNameTheFlag(t *testing.T) {
-	tests := []struct {
-		args  []string
-		field string
-	}{
-		{[]string{"--strategy", "zerocopy"}, "strategy"},
-		{[]string{"--records-per-request", "0"}, "records-per-request"},
-		{[]string{"--records-per-request", "many"}, "records-per-request"},
-		{[]string{"--records-per-request", "100000", "--record-size", "1000"}, "records-per-request"},
-		{[]string{"--record-size", "0"}, "record-size"},
-		{[]string{"--in-flight", "0"}, "in-flight"},
-		{[]string{"--in-flight", "5000"}, "in-flight"},
-		{[]string{"--requests", "-1"}, "requests"},
-		{[]string{"--duration", "-2"}, "duration"},
-		{[]string{"--duration", "5", "--requests", "10"}, "duration"},
-		{[]string{"--warmup-requests", "-1"}, "warmup-requests"},
-		{[]string{"--throughput", "0"}, "request-rate"},
-		{[]string{"--request-rate", "-5"}, "request-rate"},
-		{[]string{"--acks", "0"}, "acks"},
-		{[]string{"--acks", "some"}, "acks"},
-		{[]string{"--sink", "--bootstrap-server", "k:9092"}, "sink"},
-		{[]string{"--sink=maybe"}, "sink"},
-		{[]string{"--num-records", "5"}, "num-records"},
-		{[]string{"--producer-props", "acks=1"}, "producer-props"},
-		{[]string{"--threads", "2"}, "threads"},
-		{[]string{"--reporting-interval", "5"}, "reporting-interval"},
-		{[]string{"--topic", "a b"}, "topic"},
-	}
-	for _, tt := range tests {
-		_, err := ParseArgs(Writepath, tt.args)
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != tt.field {
-			t.Errorf("ParseArgs(writepath, %q) = %v, want a FieldError for --%s", tt.args, err, tt.field)
-		}
-	}
-	_, err := SpecFromParams(Writepath, map[string]json.RawMessage{"strategy": json.RawMessage(`"nope"`)})
-	var fe *FieldError
-	if !errors.As(err, &fe) || fe.Field != "strategy" {
-		t.Errorf("SpecFromParams with a bad strategy: %v", err)
-	}
-	if _, err := ParseArgs("writepaths", nil); !errors.As(err, &fe) || fe.Field != "workload" {
-		t.Errorf("unknown workload: %v", err)
 	}
 }
 

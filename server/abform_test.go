@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
 
@@ -141,7 +141,7 @@ func FuzzOverrideParams(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		out, err := overrideParams(base, text, "configs[1].params")
 		if err != nil {
-			var fe runner.FieldErrors
+			var fe rundoc.FieldErrors
 			if !errors.As(err, &fe) || len(fe) != 1 || fe[0].Field != "configs[1].params" || !strings.Contains(fe[0].Msg, "line ") {
 				t.Fatalf("overrideParams(%q): error %v, want one naming the field and a line", text, err)
 			}

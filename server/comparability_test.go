@@ -29,8 +29,8 @@ func TestCompareComparability(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(run.Environment, `{"name":"compression.type","value":"snappy"}`) || !strings.Contains(run.Environment, `"target":{"kind":"embedded"`) {
-		t.Errorf("stored environment lacks the resolved configuration or the target: %s", run.Environment)
+	if !strings.Contains(run.Documents.Environment, `{"name":"compression.type","value":"snappy"}`) || !strings.Contains(run.Documents.Environment, `"target":{"kind":"embedded"`) {
+		t.Errorf("stored environment lacks the resolved configuration or the target: %s", run.Documents.Environment)
 	}
 
 	rec := ts.do(t, "GET", fmt.Sprintf("/api/compare?runs=%d,%d", a, b), "")

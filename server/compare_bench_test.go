@@ -17,7 +17,7 @@ func seedWide(b *testing.B, ts *testServer, n, m int) string {
 	for i := range n {
 		r := &store.Run{Label: fmt.Sprintf("l%d", i%2), Workload: "producer", Status: rundoc.StatusSucceeded, Output: "1000 records sent.\n"}
 		for j := range m {
-			better := []string{"higher", "lower", ""}[j%3]
+			better := []rundoc.Better{rundoc.HigherIsBetter, rundoc.LowerIsBetter, rundoc.Neither}[j%3]
 			r.Metrics = append(r.Metrics, store.Metric{Name: fmt.Sprintf("metric-%02d", j), Value: float64(1000 + i*7 + j), Unit: "ms", Better: better})
 		}
 		for k := range 30 {
@@ -70,7 +70,7 @@ func BenchmarkReport(b *testing.B) {
 	for i := range ids {
 		ids[i] = uint(i + 1)
 	}
-	rep := &store.Report{Title: "bench", RunIDs: ids, By: "run"}
+	rep := &rundoc.Report{Title: "bench", RunIDs: ids, By: "run"}
 	if err := ts.st.CreateReport(context.Background(), rep); err != nil {
 		b.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestDeleteRunForm(t *testing.T) {
 	now := time.Now().UTC()
 	free := finishedRun(t, ts.st, ts.dir, "free", now)
 	used := finishedRun(t, ts.st, ts.dir, "used", now)
-	rep := &store.Report{Title: "the <weekly> report", RunIDs: []uint{used.ID}, By: "run"}
+	rep := &rundoc.Report{Title: "the <weekly> report", RunIDs: []uint{used.ID}, By: "run"}
 	if err := ts.st.CreateReport(ctx, rep); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestRetainPrunesAtStart(t *testing.T) {
 	oldRun2 := finishedRun(t, st, dir, "old too", old.Add(-time.Hour))
 	oldReported := finishedRun(t, st, dir, "old, in a report", old)
 	recent := finishedRun(t, st, dir, "recent", now.Add(-29*24*time.Hour))
-	if err := st.CreateReport(ctx, &store.Report{Title: "r", RunIDs: []uint{oldReported.ID}}); err != nil {
+	if err := st.CreateReport(ctx, &rundoc.Report{Title: "r", RunIDs: []uint{oldReported.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}

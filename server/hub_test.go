@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // outputText joins the text of a list of output events.
@@ -44,7 +44,7 @@ func TestHubOutputSameLiveAndCatchUp(t *testing.T) {
 	const id = 7
 	live, _, cancel := h.subscribe(id)
 	defer cancel()
-	for _, e := range []runner.Event{
+	for _, e := range []rundoc.Event{
 		{Type: "note", Text: "kbench: embedded broker at 127.0.0.1:1234 (pid 19587)"},
 		{Type: "output", Text: "99900 records sent, 19980.0 records/sec (1.91 MB/sec), 1.2 ms avg latency, 9.0 ms max latency.\n"},
 		{Type: "note", Text: "kbench: a note that ends with its newline\n"},
@@ -73,9 +73,9 @@ func TestHubNoteStartsItsOwnLine(t *testing.T) {
 	const id = 8
 	live, _, cancel := h.subscribe(id)
 	defer cancel()
-	h.publishRunner(id, runner.Event{Type: "output", Text: "half a line"})
-	h.publishRunner(id, runner.Event{Type: "note", Text: "kbench: note"})
-	h.publishRunner(id, runner.Event{Type: "output", Text: "next\n"})
+	h.publishRunner(id, rundoc.Event{Type: "output", Text: "half a line"})
+	h.publishRunner(id, rundoc.Event{Type: "note", Text: "kbench: note"})
+	h.publishRunner(id, rundoc.Event{Type: "output", Text: "next\n"})
 	want := "half a line\n# kbench: note\nnext\n"
 	if got := outputText(t, drain(live)); got != want {
 		t.Errorf("live output %q, want %q", got, want)
@@ -93,23 +93,23 @@ func TestHubNoteStartsItsOwnLine(t *testing.T) {
 func TestHubCatchUpSeriesBounded(t *testing.T) {
 	h := newHub()
 	const id = 9
-	var all []runner.SeriesPoint
+	var all []rundoc.SeriesPoint
 	var records int64
-	for i := 1; i <= runner.MaxSeriesPoints+1; i++ {
-		p := runner.SeriesPoint{T: float64(i) / 4, Records: 250, RecordsPerSec: 1000}
+	for i := 1; i <= rundoc.MaxSeriesPoints+1; i++ {
+		p := rundoc.SeriesPoint{T: float64(i) / 4, Records: 250, RecordsPerSec: 1000}
 		all = append(all, p)
 		records += p.Records
-		h.publishRunner(id, runner.Event{Type: "interval", Point: &p})
+		h.publishRunner(id, rundoc.Event{Type: "interval", Point: &p})
 	}
 	_, catchUp, cancel := h.subscribe(id)
 	defer cancel()
-	var got []runner.SeriesPoint
+	var got []rundoc.SeriesPoint
 	for _, ev := range catchUp {
 		if ev.Name == "interval" {
-			got = append(got, ev.Data.(runner.SeriesPoint))
+			got = append(got, ev.Data.(rundoc.SeriesPoint))
 		}
 	}
-	want := runner.CoarsenSeries(all)
+	want := rundoc.CoarsenSeries(all)
 	if len(got) != len(want) {
 		t.Fatalf("%d points to catch up on, want %d (coarsened as the run does)", len(got), len(want))
 	}

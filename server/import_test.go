@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // importDir holds real-looking outputs of Kafka's perf tools in every
@@ -92,9 +94,9 @@ func TestImportKafkaOutputs(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		text := readImportFile(t, name)
-		tool := "producer"
+		tool := rundoc.Producer
 		if strings.HasPrefix(name, "consumer") {
-			tool = "consumer"
+			tool = rundoc.Consumer
 		}
 		r := decodeRun(t, ts.importOutput(t, name, text, nil, map[string]string{"label": "java " + name}))
 		ids[name] = r.ID
@@ -113,7 +115,7 @@ func TestImportKafkaOutputs(t *testing.T) {
 			Files          []string
 		}
 		json.Unmarshal(full.Spec, &spec)
-		if spec.Workload != "imported" || spec.Tool != tool || len(spec.Files) != 1 || spec.Files[0] != name {
+		if spec.Workload != "imported" || spec.Tool != string(tool) || len(spec.Files) != 1 || spec.Files[0] != name {
 			t.Errorf("%s: spec %s", name, full.Spec)
 		}
 		var meas struct {
@@ -121,8 +123,22 @@ func TestImportKafkaOutputs(t *testing.T) {
 			Notes  []string
 		}
 		json.Unmarshal(full.Measurement, &meas)
-		if meas.Source != "imported" || len(meas.Notes) == 0 || meas.Notes[0] != "imported from Kafka's kafka-"+tool+"-perf-test output" {
+		if meas.Source != "imported" || len(meas.Notes) == 0 || meas.Notes[0] != "imported from Kafka's kafka-"+string(tool)+"-perf-test output" {
 			t.Errorf("%s: measurement %s", name, full.Measurement)
+		}
+		// The stored measurement is a rundoc.Measurement, as a launched
+		// run's: where it came from, which tool, how many lines were read.
+		var doc rundoc.Measurement
+		if err := json.Unmarshal(full.Measurement, &doc); err != nil || doc.Source != rundoc.SourceImported ||
+			doc.Tool != "kafka-"+string(tool)+"-perf-test" || doc.Lines <= 0 || doc.Lines > strings.Count(string(text), "\n")+1 {
+			t.Errorf("%s: measurement as rundoc.Measurement = %+v (%v), from %s", name, doc, err, full.Measurement)
+		}
+		stored, err := ts.st.GetRun(t.Context(), r.ID)
+		if err != nil || stored.DocumentErr != nil || stored.Measurement == nil || stored.Measurement.Source != rundoc.SourceImported ||
+			stored.Measurement.Tool != doc.Tool || stored.Measurement.Lines != doc.Lines || stored.Documents.Measurement != string(full.Measurement) {
+			t.Errorf("%s: stored run's measurement = %+v (%v, %v)", name, stored.Measurement, err, stored.DocumentErr)
+		} else if stored.Environment == nil || stored.Environment.Source != rundoc.SourceImported || stored.Environment.Tool != doc.Tool {
+			t.Errorf("%s: stored run's environment = %+v", name, stored.Environment)
 		}
 		if !strings.Contains(string(full.Environment), `"imported"`) {
 			t.Errorf("%s: environment %s", name, full.Environment)
@@ -134,7 +150,7 @@ func TestImportKafkaOutputs(t *testing.T) {
 			// Per-thread rows of the old consumer without a summary: the
 			// parser adds up the counts and leaves the rates out.
 			want, noRate = []string{"records-consumed-total", "bytes-consumed-total"}, true
-		case tool == "consumer":
+		case tool == rundoc.Consumer:
 			want = []string{"records-consumed-total", "records-consumed-rate", "mb-per-sec", "bytes-consumed-total"}
 		}
 		for _, m := range want {

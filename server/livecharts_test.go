@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -34,7 +33,8 @@ func TestLiveChartsFragment(t *testing.T) {
 
 	// Before the first interval.
 	code, body, hdr := get(running.ID)
-	if code != http.StatusOK || body != string(ui.LiveChartsOf(running)) || !strings.Contains(body, "waiting for the first interval") {
+	runningDoc := running.Doc()
+	if code != http.StatusOK || body != string(ui.LiveChartsOf(&runningDoc)) || !strings.Contains(body, "waiting for the first interval") {
 		t.Errorf("running run without intervals: %d %s", code, body)
 	}
 	if ct := hdr.Get("Content-Type"); ct != "text/html; charset=utf-8" {
@@ -45,11 +45,11 @@ func TestLiveChartsFragment(t *testing.T) {
 	}
 
 	// Each interval the run reports is in the next answer.
-	var pts []runner.SeriesPoint
+	var pts []rundoc.SeriesPoint
 	for i := 1; i <= 3; i++ {
-		p := runner.SeriesPoint{T: 0.25 * float64(i), Records: 250, RecordsPerSec: 1000 * float64(i), LatencyAvgMs: float64(i)}
+		p := rundoc.SeriesPoint{T: 0.25 * float64(i), Records: 250, RecordsPerSec: 1000 * float64(i), LatencyAvgMs: float64(i)}
 		pts = append(pts, p)
-		ts.hub.publishRunner(running.ID, runner.Event{Type: "interval", Point: &p})
+		ts.hub.publishRunner(running.ID, rundoc.Event{Type: "interval", Point: &p})
 		code, body, _ = get(running.ID)
 		if want := string(ui.LiveCharts(pts)); code != http.StatusOK || body != want {
 			t.Fatalf("after %d intervals: %d\n%s\nwant\n%s", i, code, body, want)

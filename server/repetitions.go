@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
 
 	"github.com/gin-gonic/gin"
 
@@ -194,7 +195,7 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 	if err != nil {
 		return abSide{}, all("stored configuration unreadable: %v", err)
 	}
-	spec, err := rundoc.SpecFromParams(file.Workload, file.Params)
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params, runner.Validate)
 	if err != nil {
 		return abSide{}, all("stored configuration no longer accepted: %v", err)
 	}

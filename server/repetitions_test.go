@@ -148,7 +148,7 @@ func TestAddRepetitionsRefused(t *testing.T) {
 	ctx := t.Context()
 	spec := `{"workload":"producer","params":{"num-records":100,"profile":"none"}}`
 	far := `{"workload":"producer","params":{"num-records":100,"profile":"none","bootstrap-server":"10.1.1.1:9092"}}`
-	mk := func(label, group, spec, source string, n int) []uint {
+	mk := func(label, group, spec string, source rundoc.Source, n int) []uint {
 		var runs []*store.Run
 		for i := 1; i <= n; i++ {
 			runs = append(runs, &store.Run{Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, Source: source, Spec: spec,

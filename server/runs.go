@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
 
 	"github.com/gin-gonic/gin"
 
@@ -118,7 +119,7 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 		}
 		params[k] = v
 	}
-	spec, err = rundoc.SpecFromParams(rundoc.Workload(workload), params)
+	spec, err = rundoc.SpecFromParams(rundoc.Workload(workload), params, runner.Validate)
 	if err := opts.Append(err); err != nil {
 		return spec, nil, nil, err
 	}
@@ -189,7 +190,7 @@ func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.Field
 	set("sasl.username", t.SASLUsername)
 	set("sasl.password", t.SASLPassword)
 	var again rundoc.FieldErrors
-	if err := again.Append(spec.Validate()); err != nil {
+	if err := again.Append(spec.Validate(runner.Validate)); err != nil {
 		return err
 	}
 	for _, fe := range again {

@@ -537,7 +537,7 @@ func TestRestartRecovery(t *testing.T) {
 	}
 	st.StartRun(ctx, runs[0].ID, time.Now())
 	st.FinishRun(ctx, runs[0].ID, store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, FinishedAt: time.Now(),
-		Metrics: []store.Metric{{Name: "record-send-rate", Value: 42, Unit: "records/s"}}})
+		Metrics: []rundoc.Metric{{Name: "record-send-rate", Value: 42, Unit: "records/s"}}})
 	st.StartRun(ctx, runs[1].ID, time.Now())
 	st.Close() // the "killed" server
 

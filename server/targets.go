@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
 )
 
 // --allow-target patterns are host:port. In the host, * matches any run of
@@ -236,7 +237,7 @@ func (s *Server) storedTargetsAllowed(specJSON string) error {
 	if err := json.Unmarshal([]byte(specJSON), &file); err != nil {
 		return nil
 	}
-	spec, err := rundoc.SpecFromParams(file.Workload, file.Params)
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params, runner.Validate)
 	if err != nil {
 		return nil
 	}

@@ -10,14 +10,13 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 )
 
 // checkWritepathRun checks what a finished write-path run stored.
 func checkWritepathRun(t *testing.T, r apiRun) {
 	t.Helper()
-	if r.Status != rundoc.StatusSucceeded || !r.Complete || r.Workload != runner.Writepath {
+	if r.Status != rundoc.StatusSucceeded || !r.Complete || r.Workload != rundoc.Writepath {
 		t.Fatalf("run %d: workload %s status %s complete %v error %q", r.ID, r.Workload, r.Status, r.Complete, r.Error)
 	}
 	metrics := map[string]float64{}
@@ -53,10 +52,10 @@ func TestWritepathRunThroughAPI(t *testing.T) {
 		t.Errorf("run page of a writepath run = %d, lacks its metrics", page.Code)
 	}
 	var spec struct {
-		Workload string
+		Workload rundoc.Workload
 		Params   map[string]any
 	}
-	if err := json.Unmarshal(r.Spec, &spec); err != nil || spec.Workload != runner.Writepath || spec.Params["sink"] != true {
+	if err := json.Unmarshal(r.Spec, &spec); err != nil || spec.Workload != rundoc.Writepath || spec.Params["sink"] != true {
 		t.Errorf("stored spec %s (%v)", r.Spec, err)
 	}
 
@@ -121,7 +120,7 @@ func TestWritepathPreset(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
 		t.Fatal(err)
 	}
-	strategies := runner.WritepathStrategies()
+	strategies := rundoc.WritepathStrategies()
 	if len(resp.Runs) != 2*len(strategies) {
 		t.Fatalf("%d runs, want %d", len(resp.Runs), 2*len(strategies))
 	}
@@ -137,7 +136,7 @@ func TestWritepathPreset(t *testing.T) {
 			pos = len(strategies) - 1 - pos
 		}
 		want := strategies[pos]
-		if r.Label != want || r.Workload != runner.Writepath || r.GroupIndex != round+1 || r.ABBatch != "wp-"+resp.Batch {
+		if r.Label != want || r.Workload != rundoc.Writepath || r.GroupIndex != round+1 || r.ABBatch != "wp-"+resp.Batch {
 			t.Errorf("run %d: label %s workload %s index %d batch %s, want %s, repetition %d, batch wp-%s (interleaved)", i, r.Label, r.Workload,
 				r.GroupIndex, r.ABBatch, want, round+1, resp.Batch)
 		}
@@ -262,8 +261,8 @@ func TestWritepathPageAndForm(t *testing.T) {
 		t.Fatalf("form = %d %s", ok.Code, loc)
 	}
 	batch := strings.TrimPrefix(loc, "/writepath/")
-	runs, _, err := ts.st.ListRuns(t.Context(), store.RunFilter{Workload: runner.Writepath, Limit: 50})
-	if err != nil || len(runs) != len(runner.WritepathStrategies()) {
+	runs, _, err := ts.st.ListRuns(t.Context(), store.RunFilter{Workload: string(rundoc.Writepath), Limit: 50})
+	if err != nil || len(runs) != len(rundoc.WritepathStrategies()) {
 		t.Fatalf("%d runs (%v)", len(runs), err)
 	}
 	for _, r := range runs {

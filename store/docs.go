@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kbench/kbench/rundoc"
@@ -134,7 +135,9 @@ func runDoc(r *Run) rundoc.Run {
 // kept out of the decoded value but not refused: a newer kbench may have
 // added them, and Documents still has the whole text.
 func decodeDocument[T any](text string) (*T, error) {
-	if text == "" || text == "null" {
+	switch strings.TrimSpace(text) {
+	case "", "null", "{}":
+		// No document: what the pages have always shown as not recorded.
 		return nil, nil
 	}
 	var doc T

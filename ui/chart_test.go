@@ -82,7 +82,7 @@ func TestLongSeriesChartsBounded(t *testing.T) {
 	var stored []rundoc.SeriesPoint
 	var records int64
 	for i := 1; i <= rundoc.MaxSeriesPoints; i++ {
-		p := rundoc.SeriesPoint{Seq: i, T: float64(i) / 4, Records: 250, Bytes: 25000, RecordsPerSec: 1000,
+		p := rundoc.SeriesPoint{T: float64(i) / 4, Records: 250, Bytes: 25000, RecordsPerSec: 1000,
 			MBPerSec: 25000 * 4 / float64(1<<20), LatencyAvgMs: 2, LatencyMaxMs: 4}
 		if i == 3001 {
 			p.LatencyMaxMs = 950

@@ -13,10 +13,10 @@ import (
 func compareRuns() []rundoc.Run {
 	mk := func(id uint, label string, rate, p99 float64, prof bool) rundoc.Run {
 		r := rundoc.Run{ID: id, Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, Metrics: []rundoc.Metric{
-			{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: "higher"},
-			{Name: "record-latency-p99", Value: p99, Unit: "ms", Better: "lower"},
+			{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: rundoc.HigherIsBetter},
+			{Name: "record-latency-p99", Value: p99, Unit: "ms", Better: rundoc.LowerIsBetter},
 			{Name: "records", Value: 1000, Unit: "records"},
-		}, Series: []rundoc.SeriesPoint{{Seq: 1, T: 1, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}, {Seq: 2, T: 2, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}}}
+		}, Series: []rundoc.SeriesPoint{{T: 1, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}, {T: 2, RecordsPerSec: rate, LatencyAvgMs: p99 / 2}}}
 		if prof {
 			r.Profiles = []rundoc.Profile{{ID: id * 10, RunID: id, Role: "client", Kind: "cpu"}}
 		}
@@ -147,9 +147,9 @@ func statesPage(t *testing.T, rate, lat []float64) string {
 		}
 		runs = append(runs, rundoc.Run{ID: uint(i + 1), Label: []string{"trunk", "branch"}[side], Workload: "producer", Status: rundoc.StatusSucceeded,
 			Metrics: []rundoc.Metric{
-				{Name: "record-send-rate", Value: r, Unit: "records/s", Better: "higher"},
-				{Name: "record-latency-p99", Value: l, Unit: "ms", Better: "lower"},
-				{Name: "syscr", Value: 1000 + float64(j), Unit: "syscalls", Better: "lower"},
+				{Name: "record-send-rate", Value: r, Unit: "records/s", Better: rundoc.HigherIsBetter},
+				{Name: "record-latency-p99", Value: l, Unit: "ms", Better: rundoc.LowerIsBetter},
+				{Name: "syscr", Value: 1000 + float64(j), Unit: "syscalls", Better: rundoc.LowerIsBetter},
 			}})
 	}
 	tab, err := compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})

@@ -9,9 +9,9 @@ import (
 // fixtureFlags is a fixed copy of rundoc.Flags, so golden files change
 // only when the ui does, not when the runner rewords a help text.
 func fixtureFlags() []rundoc.Flag {
-	both := []string{"producer", "consumer"}
-	prod := []string{"producer"}
-	cons := []string{"consumer"}
+	both := []rundoc.Workload{rundoc.Producer, rundoc.Consumer}
+	prod := []rundoc.Workload{rundoc.Producer}
+	cons := []rundoc.Workload{rundoc.Consumer}
 	return []rundoc.Flag{
 		{Name: "topic", Kind: "string", Workloads: both, Help: "topic to produce to / consume from", Default: "kbench-producer"},
 		{Name: "bootstrap-server", Aliases: []string{"broker-list"}, Kind: "string", Workloads: both, Help: "host:port of a Kafka cluster"},
@@ -29,7 +29,7 @@ func fixtureFlags() []rundoc.Flag {
 		{Name: "from-latest", Kind: "bool", Workloads: cons, Help: "start at the end of the topic"},
 		{Name: "show-detailed-stats", Kind: "bool", Workloads: cons, Help: "print a row per reporting interval"},
 		{Name: "mode", Kind: "string", Workloads: both, Help: "how kafka-go sends or reads", Default: "raw",
-			Defaults: map[string]string{"producer": "raw", "consumer": "group"}, Choices: []rundoc.Choice{
+			Defaults: map[rundoc.Workload]string{rundoc.Producer: "raw", rundoc.Consumer: "group"}, Choices: []rundoc.Choice{
 				{Value: "raw", Workloads: prod, Help: "batches kbench encodes"}, {Value: "writer", Workloads: prod},
 				{Value: "group", Workloads: cons, Help: "consumer-group Reader"}, {Value: "assign", Workloads: cons},
 			}},

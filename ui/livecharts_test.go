@@ -65,12 +65,12 @@ func TestLiveChartsBounded(t *testing.T) {
 	}
 }
 
-// TestLiveChartsOfStoredRun: the page embeds the stored series' charts,
-// in order of the points' sequence.
+// TestLiveChartsOfStoredRun: the page embeds the stored series' charts
+// (a run's series is in time order: rundoc.Run.Series).
 func TestLiveChartsOfStoredRun(t *testing.T) {
 	r := &rundoc.Run{ID: 9, Status: rundoc.StatusRunning, Series: []rundoc.SeriesPoint{
-		{Seq: 1, T: 0.5, RecordsPerSec: 20},
-		{Seq: 0, T: 0.25, RecordsPerSec: 10},
+		{T: 0.25, RecordsPerSec: 10},
+		{T: 0.5, RecordsPerSec: 20},
 	}}
 	v, err := NewRunView(r, 0)
 	if err != nil {

@@ -81,13 +81,13 @@ func TestNewRunFormChoices(t *testing.T) {
 // consumer's --messages, as Kafka's tools name them.
 func TestNewRunFormCountLabels(t *testing.T) {
 	fields := formFields(NewRunForm(nil, nil))
-	if f := fields["num-records"]; f.Label != "num-records" || f.Workloads != rundoc.Producer {
+	if f := fields["num-records"]; f.Label != "num-records" || f.Workloads != string(rundoc.Producer) {
 		t.Errorf("num-records: label %q, workloads %q; want the producer's", f.Label, f.Workloads)
 	}
 	f, ok := fields["messages"]
 	// The form's default is a timed run, not the CLI's count: no count is
 	// shown as the default.
-	if !ok || f.Label != "messages" || f.Workloads != rundoc.Consumer || f.Kind != "number" || f.Placeholder != "" {
+	if !ok || f.Label != "messages" || f.Workloads != string(rundoc.Consumer) || f.Kind != "number" || f.Placeholder != "" {
 		t.Errorf("messages field = %+v, want the consumer's count, empty by default", f)
 	}
 }

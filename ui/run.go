@@ -260,8 +260,14 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 		v.Warnings = append(v.Warnings, w.Text)
 	}
 	if r.DocumentErr != nil {
-		// Show what was stored, as stored, rather than nothing.
-		v.MeasurementRaw, v.EnvironmentRaw = r.Documents.Measurement, r.Documents.Environment
+		// Show what was stored, as stored, rather than nothing: each
+		// document that did not decode (the other is shown as read).
+		if r.Measurement == nil {
+			v.MeasurementRaw = r.Documents.Measurement
+		}
+		if r.Environment == nil {
+			v.EnvironmentRaw = r.Documents.Environment
+		}
 	}
 	if m := r.Measurement; m != nil {
 		v.Measurement, v.Notes = measurementItems(*m, r.Metrics)
@@ -358,18 +364,6 @@ func seriesCharts(pts []rundoc.SeriesPoint) []template.HTML {
 			Series: []ChartSeries{{Name: "CPU", X: t, Y: cpu}}}))
 	}
 	return charts
-}
-
-// decodeJSON decodes a stored JSON object; ok is false when there is none.
-func decodeJSON[T any](s string) (v T, ok bool, err error) {
-	s = strings.TrimSpace(s)
-	if s == "" || s == "null" || s == "{}" {
-		return v, false, nil
-	}
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		return v, false, err
-	}
-	return v, true, nil
 }
 
 // measurementItems lists how the figures were taken; the sample counts

@@ -15,16 +15,16 @@ func shortRun() *rundoc.Run {
 	r := finishedRun()
 	r.ID = 44
 	r.Label = "short"
-	r.Environment = `{"kbench_version":"devel+0123456789ab","kbench_build":"a1b2c3d4e5f6","go_version":"go1.26.8","kafka_go_version":"v0.4.51",` +
-		`"os":"linux","arch":"amd64","kernel":"6.8.0","cpu_model":"AMD EPYC 7B13","cores":2,"gomaxprocs":2,"host":"bench-1",` +
-		`"broker":"kafka-1:9092","load_average":{"load1":0.52,"load5":0.58,"load15":0.59},` +
-		`"target":{"kind":"cluster","api_versions_from":"kafka-1:9092","api_versions":[{"key":0,"name":"Produce","min":3,"max":11},{"key":1,"name":"Fetch","min":4,"max":17}],"release_guess":"guess: ≥ 3.9 (from API ranges)"},` +
-		`"config":{"mode":"raw","settings":[{"name":"acks","value":"all"},{"name":"compression.type","value":"zstd"},{"name":"linger.ms","value":"5"}]}}`
-	r.Measurement = `{"warmup_records":0,"measured_records":12,"window_seconds":0.37,"latency_samples":12,"cpu_samples":3,"cpu_sample_interval_ms":100}`
+	setDocuments(r, `{"kbench_version":"devel+0123456789ab","kbench_build":"a1b2c3d4e5f6","go_version":"go1.26.8","kafka_go_version":"v0.4.51",`+
+		`"os":"linux","arch":"amd64","kernel":"6.8.0","cpu_model":"AMD EPYC 7B13","cores":2,"gomaxprocs":2,"host":"bench-1",`+
+		`"broker":"kafka-1:9092","load_average":{"load1":0.52,"load5":0.58,"load15":0.59},`+
+		`"target":{"kind":"cluster","api_versions_from":"kafka-1:9092","api_versions":[{"key":0,"name":"Produce","min":3,"max":11},{"key":1,"name":"Fetch","min":4,"max":17}],"release_guess":"guess: ≥ 3.9 (from API ranges)"},`+
+		`"config":{"mode":"raw","settings":[{"name":"acks","value":"all"},{"name":"compression.type","value":"zstd"},{"name":"linger.ms","value":"5"}]}}`,
+		`{"warmup_records":0,"measured_records":12,"window_seconds":0.37,"latency_samples":12,"cpu_samples":3,"cpu_sample_interval_ms":100}`)
 	r.Metrics = append(r.Metrics,
-		rundoc.Metric{Name: "record-latency-p50", Value: 0.4, Unit: "ms", Better: "lower"},
-		rundoc.Metric{Name: "process-cpu-p99", Value: 95, Unit: "%", Better: "lower"},
-		rundoc.Metric{Name: "process-cpu-max", Value: 99, Unit: "%", Better: "lower"})
+		rundoc.Metric{Name: "record-latency-p50", Value: 0.4, Unit: "ms", Better: rundoc.LowerIsBetter},
+		rundoc.Metric{Name: "process-cpu-p99", Value: 95, Unit: "%", Better: rundoc.LowerIsBetter},
+		rundoc.Metric{Name: "process-cpu-max", Value: 99, Unit: "%", Better: rundoc.LowerIsBetter})
 	return r
 }
 
@@ -76,9 +76,9 @@ func TestGoldenRunWarnings(t *testing.T) {
 // table.
 func TestComparisonComparability(t *testing.T) {
 	runs := compareRuns()[:2]
-	runs[0].Environment = `{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"none"}]}}`
-	runs[1].Environment = `{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"snappy"}]}}`
-	runs[1].Measurement = `{"window_seconds":0.25,"latency_samples":1000,"cpu_samples":2,"cpu_sample_interval_ms":100}`
+	setDocuments(&runs[0], `{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"none"}]}}`, "")
+	setDocuments(&runs[1], `{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"snappy"}]}}`,
+		`{"window_seconds":0.25,"latency_samples":1000,"cpu_samples":2,"cpu_sample_interval_ms":100}`)
 	tab, err := compare.Build(compare.Columns(runs, compare.ByRun), compare.Options{})
 	if err != nil {
 		t.Fatal(err)

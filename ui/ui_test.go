@@ -2,6 +2,9 @@ package ui
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"regexp"
@@ -58,32 +61,61 @@ var (
 	t2 = t1.Add(65*time.Second + 400*time.Millisecond)
 )
 
+// setDocuments gives r the documents a run stored with this text reads
+// back with, as store/docs.go's runDoc makes them: Documents keeps the
+// text ("" is none), Environment and Measurement are decoded from it, and
+// DocumentErr says why a text does not decode.
+func setDocuments(r *rundoc.Run, environment, measurement string) {
+	r.Documents = rundoc.Documents{Environment: environment, Measurement: measurement}
+	var errE, errM error
+	if r.Environment, errE = decodeDocument[rundoc.Environment](environment); errE != nil {
+		errE = fmt.Errorf("run %d: environment: %w", r.ID, errE)
+	}
+	if r.Measurement, errM = decodeDocument[rundoc.Measurement](measurement); errM != nil {
+		errM = fmt.Errorf("run %d: measurement: %w", r.ID, errM)
+	}
+	r.DocumentErr = errors.Join(errE, errM)
+}
+
+func decodeDocument[T any](text string) (*T, error) {
+	if text == "" || text == "null" {
+		return nil, nil
+	}
+	var doc T
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}
+
 func finishedRun() *rundoc.Run {
-	return &rundoc.Run{
+	r := &rundoc.Run{
 		ID: 42, Label: "trunk", Workload: "producer", Status: rundoc.StatusSucceeded, Source: rundoc.SourceLaunched,
 		Spec:        `{"workload":"producer","params":{"num-records":1000000,"record-size":256,"throughput":-1,"profile":["cpu","heap"]}}`,
 		Fingerprint: "abc", GroupID: "g7f3a9c2e1d0", GroupIndex: 2,
-		Environment: `{"kbench_version":"v0.3.0","go_version":"go1.26.8","kafka_go_version":"v0.4.51","os":"linux","arch":"amd64","kernel":"6.8.0","cpu_model":"AMD EPYC 7B13","cores":2,"gomaxprocs":2,"host":"bench-1","broker":"embedded (kfake)"}`,
-		Measurement: `{"warmup_records":100000,"measured_records":900000,"window_seconds":12.3456,"latency_samples":900000,"cpu_samples":24,"cpu_sample_interval_ms":500,"notes":["throughput unthrottled"],"output_notes":["Kafka's line cuts latency percentiles to whole milliseconds, as Kafka's tool does: 50th 776 ms is 776.412 ms (record-latency-p50), 95th 1331 ms is 1,331.790 ms (record-latency-p95), 99.9th 1455 ms is 1,455.020 ms (record-latency-p999); the metrics and result.json hold the precise values."]}`,
-		Output:      "900000 records sent, 72900.123456 records/sec (17.80 MB/sec), 827.87 ms avg latency, 1456.13 ms max latency, 776 ms 50th, 1331 ms 95th, 1440 ms 99th, 1455 ms 99.9th.\n",
-		Complete:    true, RecordsPerSec: ptr(72900.123456), MBPerSec: ptr(17.8), P99Ms: ptr(1440.0),
+		Output:   "900000 records sent, 72900.123456 records/sec (17.80 MB/sec), 827.87 ms avg latency, 1456.13 ms max latency, 776 ms 50th, 1331 ms 95th, 1440 ms 99th, 1455 ms 99.9th.\n",
+		Complete: true, RecordsPerSec: ptr(72900.123456), MBPerSec: ptr(17.8), P99Ms: ptr(1440.0),
 		CreatedAt: t0, StartedAt: &t1, FinishedAt: &t2,
 		Metrics: []rundoc.Metric{
-			{Name: "record-send-rate", Value: 72900.123456, Unit: "records/s", Better: "higher", Help: "acknowledged records / window seconds"},
-			{Name: "record-latency-p99", Value: 1440, Unit: "ms", Better: "lower", Help: "send → acknowledgement"},
+			{Name: "record-send-rate", Value: 72900.123456, Unit: "records/s", Better: rundoc.HigherIsBetter, Help: "acknowledged records / window seconds"},
+			{Name: "record-latency-p99", Value: 1440, Unit: "ms", Better: rundoc.LowerIsBetter, Help: "send → acknowledgement"},
 			{Name: "batch-size-avg", Value: 16384 * 3.5, Unit: "bytes", Help: "bytes per produce batch"},
 			{Name: "records-sent", Value: 900000, Unit: "records"},
 		},
 		Series: []rundoc.SeriesPoint{
-			{Seq: 2, T: 10, Records: 400000, Bytes: 102400000, RecordsPerSec: 80000, MBPerSec: 19.53, LatencyAvgMs: 700, LatencyMaxMs: 1300, CPUPercent: 150},
-			{Seq: 1, T: 5, Records: 350000, Bytes: 89600000, RecordsPerSec: 70000, MBPerSec: 17.09, LatencyAvgMs: 900, LatencyMaxMs: 1456, CPUPercent: 140},
-			{Seq: 3, T: 12.35, Records: 150000, Bytes: 38400000, RecordsPerSec: 63829.8, MBPerSec: 15.58, LatencyAvgMs: 850, LatencyMaxMs: 1400, CPUPercent: 120},
+			{T: 5, Records: 350000, Bytes: 89600000, RecordsPerSec: 70000, MBPerSec: 17.09, LatencyAvgMs: 900, LatencyMaxMs: 1456, CPUPercent: 140},
+			{T: 10, Records: 400000, Bytes: 102400000, RecordsPerSec: 80000, MBPerSec: 19.53, LatencyAvgMs: 700, LatencyMaxMs: 1300, CPUPercent: 150},
+			{T: 12.35, Records: 150000, Bytes: 38400000, RecordsPerSec: 63829.8, MBPerSec: 15.58, LatencyAvgMs: 850, LatencyMaxMs: 1400, CPUPercent: 120},
 		},
 		Profiles: []rundoc.Profile{
 			{ID: 7, RunID: 42, Role: "client", Kind: "cpu", Bytes: 48213, Samples: 1234, SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
 			{ID: 8, RunID: 42, Role: "broker", Kind: "cpu", Bytes: 1 << 20, Samples: 98765, SHA256: "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"},
 		},
 	}
+	setDocuments(r,
+		`{"kbench_version":"v0.3.0","go_version":"go1.26.8","kafka_go_version":"v0.4.51","os":"linux","arch":"amd64","kernel":"6.8.0","cpu_model":"AMD EPYC 7B13","cores":2,"gomaxprocs":2,"host":"bench-1","broker":"embedded (kfake)"}`,
+		`{"warmup_records":100000,"measured_records":900000,"window_seconds":12.3456,"latency_samples":900000,"cpu_samples":24,"cpu_sample_interval_ms":500,"notes":["throughput unthrottled"],"output_notes":["Kafka's line cuts latency percentiles to whole milliseconds, as Kafka's tool does: 50th 776 ms is 776.412 ms (record-latency-p50), 95th 1331 ms is 1,331.790 ms (record-latency-p95), 99.9th 1455 ms is 1,455.020 ms (record-latency-p999); the metrics and result.json hold the precise values."]}`)
+	return r
 }
 
 func queuedRun() *rundoc.Run {
@@ -246,8 +278,7 @@ func TestUserTextEscaped(t *testing.T) {
 	r.Output = evil
 	r.Metrics = append(r.Metrics, rundoc.Metric{Name: evil, Value: 1, Unit: evil, Help: evil})
 	r.Profiles[0].Role = evil
-	r.Environment = `{"host":"<script>alert(1)</script>"}`
-	r.Measurement = `{"notes":["<script>alert(1)</script>"]}`
+	setDocuments(r, `{"host":"<script>alert(1)</script>"}`, `{"notes":["<script>alert(1)</script>"]}`)
 	r.Spec = `{"label":"<script>alert(1)</script>"}`
 	r.Series[0].RecordsPerSec = 1
 	rv, err := NewRunView(r, 0)

@@ -122,8 +122,7 @@ func TestNewRunView(t *testing.T) {
 	}
 
 	bad := finishedRun()
-	bad.Environment = "{not json"
-	bad.Measurement = "[1]"
+	setDocuments(bad, "{not json", "[1]")
 	bad.Spec = "plain text"
 	bad.Series = nil
 	bad.Complete = false
@@ -412,7 +411,7 @@ func TestFormDefaultsToTimedRun(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("FormParams(%v) = %v, want %v", tt.values, got, tt.want)
 		}
-		spec, err := rundoc.SpecFromParams(w, params)
+		spec, err := rundoc.SpecFromParams(rundoc.Workload(w), params)
 		if err != nil {
 			t.Errorf("%v: the form's params do not make a spec: %v", tt.values, err)
 			continue

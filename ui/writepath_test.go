@@ -9,13 +9,13 @@ import (
 	"github.com/kbench/kbench/rundoc"
 )
 
-func wpRun(id uint, label, status string, rps, syscalls float64) rundoc.Run {
+func wpRun(id uint, label string, status rundoc.Status, rps, syscalls float64) rundoc.Run {
 	r := rundoc.Run{ID: id, Label: label, Status: status, Workload: "writepath", GroupIndex: 1,
 		Profiles: []rundoc.Profile{{ID: id * 10, RunID: id, Role: "client", Kind: "cpu"}}}
 	if status == rundoc.StatusSucceeded {
 		r.Metrics = []rundoc.Metric{
-			{RunID: id, Name: "requests-per-sec", Value: rps, Unit: "requests/s", Better: "higher"},
-			{RunID: id, Name: "write-syscalls-per-request", Value: syscalls, Unit: "syscalls", Better: "lower"},
+			{Name: "requests-per-sec", Value: rps, Unit: "requests/s", Better: rundoc.HigherIsBetter},
+			{Name: "write-syscalls-per-request", Value: syscalls, Unit: "syscalls", Better: rundoc.LowerIsBetter},
 		}
 	}
 	return r
@@ -27,7 +27,7 @@ func TestWritepathResultProgress(t *testing.T) {
 		t.Fatal("a running run is final")
 	}
 	v := NewWritepathResult("0123456789ab", runs, nil, nil)
-	if !v.Refresh || v.Done != 1 || v.Total != 2 || v.HasTable || len(v.Runs) != 2 || v.Runs[1].Status != rundoc.StatusRunning {
+	if !v.Refresh || v.Done != 1 || v.Total != 2 || v.HasTable || len(v.Runs) != 2 || v.Runs[1].Status != string(rundoc.StatusRunning) {
 		t.Errorf("progress view %+v", v)
 	}
 	html, err := newTestUI(t).RenderBytes("writepath", v)

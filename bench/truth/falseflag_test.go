@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // oldJSON is a two-label comparison as compare.JSON wrote it before issue
@@ -98,7 +98,7 @@ func TestCountFalseFlagsErrors(t *testing.T) {
 // writes: 5 vs 5 runs with identical values except one metric that moves
 // far, which the table must flag and countFalseFlags must find.
 func TestCountFalseFlagsCompareJSON(t *testing.T) {
-	var runs []store.Run
+	var runs []rundoc.Run
 	created := time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
 	for i := 0; i < 10; i++ {
 		label := "a"
@@ -107,16 +107,16 @@ func TestCountFalseFlagsCompareJSON(t *testing.T) {
 			label = "b"
 			rate = 200000 + float64(i/2)
 		}
-		runs = append(runs, store.Run{ID: uint(i + 1), Label: label, Workload: "producer", Status: rundoc.StatusSucceeded,
+		runs = append(runs, rundoc.Run{ID: uint(i + 1), Label: label, Workload: "producer", Status: rundoc.StatusSucceeded,
 			Source: rundoc.SourceLaunched, Complete: true, CreatedAt: created.Add(time.Duration(i) * time.Minute),
-			Metrics: []store.Metric{
+			Metrics: []rundoc.Metric{
 				{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: compare.HigherIsBetter},
 				{Name: "gc-count", Value: 12, Unit: "cycles", Better: compare.LowerIsBetter},
 				{Name: "records-sent", Value: 5000, Unit: "records"},
 			}})
 	}
 	// Columns by label keep first-seen order: a (the baseline), then b.
-	var ordered []store.Run
+	var ordered []rundoc.Run
 	for _, l := range []string{"a", "b"} {
 		for _, r := range runs {
 			if r.Label == l {

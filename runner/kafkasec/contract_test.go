@@ -2,6 +2,7 @@ package kafkasec
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kbench/kbench/rundoc"
@@ -23,5 +24,19 @@ func TestContractLists(t *testing.T) {
 	}
 	if !slices.Equal(mechanisms, rundoc.SASLMechanisms()) {
 		t.Errorf("kafkasec implements mechanisms %q, the contract offers %q", mechanisms, rundoc.SASLMechanisms())
+	}
+}
+
+// TestSecretPropertiesRedacted: every secret property this package reads
+// is one rundoc.RedactProps hides, so no stored spec, log or page shows it.
+func TestSecretPropertiesRedacted(t *testing.T) {
+	for _, k := range []string{PropSASLPassword, PropKeyPassword, PropKeystorePassword, PropTruststorePassword, PropKeystoreKey, PropKeyPEM} {
+		if rundoc.RedactProps(map[string]string{k: "x"})[k] != rundoc.Redacted {
+			t.Errorf("%s is not redacted", k)
+		}
+	}
+	jaas := PropSASLJAASConfig
+	if got := rundoc.RedactProps(map[string]string{jaas: `m required password="pw-1";`})[jaas]; strings.Contains(got, "pw-1") {
+		t.Errorf("%s keeps its password: %q", jaas, got)
 	}
 }

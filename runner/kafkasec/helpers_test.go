@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/rundoc"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -173,7 +174,7 @@ func mustConfig(t testing.TB, props map[string]string) Config {
 	t.Helper()
 	c, err := FromProperties(props, noEnv)
 	if err != nil {
-		t.Fatalf("FromProperties(%v): %v", Redact(props), err)
+		t.Fatalf("FromProperties(%v): %v", rundoc.RedactProps(props), err)
 	}
 	return c
 }

@@ -1,17 +1,14 @@
-package runner
+package rundoc
 
 import (
 	"encoding/json"
 	"errors"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -20,7 +17,7 @@ func TestParseArgs(t *testing.T) {
 	os.WriteFile(cfg, []byte("# from a Java setup\nacks=1\nlinger.ms = 20\nclient.id:from-file\n"), 0o644)
 	tests := []struct {
 		name     string
-		workload string
+		workload Workload
 		args     []string
 		check    func(t *testing.T, s Spec)
 	}{
@@ -64,9 +61,12 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
+// TestParseArgsErrorsNameTheFlag: the contract's own checks name the flag
+// (the Kafka properties are the runner's to check: runner's
+// TestValidateNamesTheProperties).
 func TestParseArgsErrorsNameTheFlag(t *testing.T) {
 	tests := []struct {
-		workload string
+		workload Workload
 		args     []string
 		field    string
 	}{
@@ -74,15 +74,11 @@ func TestParseArgsErrorsNameTheFlag(t *testing.T) {
 		{Producer, []string{"--num-records", "0"}, "num-records"},
 		{Producer, []string{"--bogus", "1"}, "bogus"},
 		{Producer, []string{"--throughput", "0"}, "throughput"},
-		{Producer, []string{"--producer-props", "linger.ms=5", "frobnicate=1"}, "producer-props"},
-		{Producer, []string{"--producer-props", "acks=2"}, "producer-props"},
-		{Producer, []string{"--producer-props", "enable.idempotence=true"}, "producer-props"},
 		{Producer, []string{"--profile", "cpu,disk"}, "profile"},
 		{Producer, []string{"--warmup-records", "10", "--num-records", "10"}, "warmup-records"},
 		{Producer, []string{"--group", "g"}, "group"}, // a consumer flag
 		{Consumer, []string{"--mode", "turbo"}, "mode"},
 		{Consumer, []string{"--timeout"}, "timeout"},
-		{Consumer, []string{"--consumer-props", "security.protocol=SASL_SSL"}, "consumer-props"},
 		{Producer, []string{"--payload-file", "/does/not/exist"}, "payload-file"},
 	}
 	for _, tt := range tests {
@@ -97,15 +93,6 @@ func TestParseArgsErrorsNameTheFlag(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), "\n") {
 			t.Errorf("error is not one line: %q", err)
-		}
-	}
-}
-
-func TestUnsupportedPropertyListsSupported(t *testing.T) {
-	_, err := ParseArgs(Producer, []string{"--producer-props", "frobnicate=1"})
-	for _, want := range []string{"frobnicate", "acks", "linger.ms", "batch.size", "compression.type", "client.id", "max.in.flight.requests.per.connection"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("error %v does not mention %s", err, want)
 		}
 	}
 }
@@ -147,49 +134,6 @@ func TestRedactedSpecHidesSecrets(t *testing.T) {
 	}
 }
 
-func TestParseProperties(t *testing.T) {
-	tests := []struct {
-		in   string
-		want map[string]string
-	}{
-		{"a=1\nb = 2\n", map[string]string{"a": "1", "b": "2"}},
-		{"# comment\n! also\n\n  key:value\n", map[string]string{"key": "value"}},
-		{"key value with spaces", map[string]string{"key": "value with spaces"}},
-		{"sasl.jaas.config=org.Plain required \\\n    username=\"u\" \\\n    password=\"p\";\n",
-			map[string]string{"sasl.jaas.config": `org.Plain required username="u" password="p";`}},
-		{`a\=b=c`, map[string]string{"a=b": "c"}},
-		{"empty=", map[string]string{"empty": ""}},
-		{"bare", map[string]string{"bare": ""}},
-	}
-	for _, tt := range tests {
-		got, err := ParseProperties(tt.in)
-		if err != nil {
-			t.Errorf("ParseProperties(%q): %v", tt.in, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("ParseProperties(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}
-
-func FuzzParseProperties(f *testing.F) {
-	for _, s := range []string{"a=1\nb:2", "k v", "x=\\\ny", "#c\n!d\n=", `a\=b=c\\`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		props, err := ParseProperties(in)
-		if err != nil {
-			return
-		}
-		for k := range props {
-			if k == "" {
-				t.Fatalf("empty key from %q", in)
-			}
-		}
-	})
-}
-
 func FuzzParseArgs(f *testing.F) {
 	f.Add("--num-records 10 --record-size 5 --producer-props acks=1 linger.ms=0")
 	f.Add("--throughput=-1 --print-metrics --profile cpu,heap")
@@ -206,70 +150,6 @@ func FuzzParseArgs(f *testing.F) {
 			t.Fatalf("accepted an invalid spec: %+v", s)
 		}
 	})
-}
-
-// TestLatencyPercentilesMatchSort checks the histogram against the exact
-// percentiles of the same latencies, within its 3 significant digits.
-func TestLatencyPercentilesMatchSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	h := newLatencyHist()
-	var all []int64 // microseconds
-	for i := 0; i < 200000; i++ {
-		// Log-normal-ish: most around 2 ms, a long tail to seconds.
-		us := int64(math.Exp(rng.NormFloat64()*1.2+7.5)) + 1
-		all = append(all, us)
-		h.record(time.Duration(us) * time.Microsecond)
-	}
-	slices.Sort(all)
-	for _, q := range []float64{50, 95, 99, 99.9} {
-		// HdrHistogram's rank for quantile q: round(q% of the count), at
-		// least 1; the value is that rank's, to the histogram's precision.
-		idx := max(int(q/100*float64(len(all))+0.5), 1) - 1
-		exact := float64(all[idx]) / 1000
-		got := h.quantileMs(q)
-		if rel := math.Abs(got-exact) / exact; rel > 0.001 {
-			t.Errorf("p%v = %.4f ms, exact %.4f ms: off by %.3f%%, more than the histogram's 0.1%%", q, got, exact, rel*100)
-		}
-	}
-	if exact, got := float64(all[len(all)-1])/1000, h.maxMs(); math.Abs(got-exact)/exact > 0.001 {
-		t.Errorf("max = %.4f ms, exact %.4f", got, exact)
-	}
-	var sum float64
-	for _, v := range all {
-		sum += float64(v)
-	}
-	if exact, got := sum/float64(len(all))/1000, h.meanMs(); math.Abs(got-exact)/exact > 0.001 {
-		t.Errorf("mean = %.4f ms, exact %.4f", got, exact)
-	}
-	if h.count() != int64(len(all)) {
-		t.Errorf("count = %d, want %d", h.count(), len(all))
-	}
-}
-
-// TestLatencyMetrics: a histogram reports as named metrics in ms, in the
-// order result pages show them, and skipped percentiles are left out.
-func TestLatencyMetrics(t *testing.T) {
-	h := newLatencyHist()
-	for ms := 1; ms <= 1000; ms++ {
-		h.record(time.Duration(ms) * time.Millisecond)
-	}
-	var names []string
-	for _, m := range h.metrics("x-latency", "why") {
-		names = append(names, m.Name)
-		if m.Unit != "ms" || m.Better != LowerIsBetter || m.Help != "why" {
-			t.Errorf("%s: %+v", m.Name, m)
-		}
-	}
-	if want := "x-latency-avg x-latency-p50 x-latency-p95 x-latency-p99 x-latency-p999 x-latency-max"; strings.Join(names, " ") != want {
-		t.Errorf("names %q, want %q", names, want)
-	}
-	ms := h.metrics("y", "", "p95")
-	if len(ms) != 5 || ms[2].Name != "y-p99" {
-		t.Errorf("skipping p95 gives %+v", ms)
-	}
-	if p50, max := ms[1].Value, ms[4].Value; math.Abs(p50-500) > 0.5 || math.Abs(max-1000) > 1 {
-		t.Errorf("p50 %.3f ms, max %.3f ms; want 500 and 1000", p50, max)
-	}
 }
 
 func TestSpecFileRoundTripKeepsSecretsOutOfTheFile(t *testing.T) {
@@ -332,4 +212,13 @@ func specParams(t *testing.T, s Spec) map[string]json.RawMessage {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func mustParse(t *testing.T, workload Workload, args ...string) Spec {
+	t.Helper()
+	s, err := ParseArgs(workload, args)
+	if err != nil {
+		t.Fatalf("ParseArgs(%s, %q): %v", workload, args, err)
+	}
+	return s
 }

@@ -1,13 +1,22 @@
-package kafkasec
+package rundoc
+
+// Moved with the JAAS parser from runner/kafkasec: the fuzz target of
+// ParseJAAS and the redaction of JAAS text (RedactProps).
 
 import (
 	"strings"
 	"testing"
 )
 
+// Login module classes of the seeds (Kafka's own).
+const (
+	plainModule = "org.apache.kafka.common.security.plain.PlainLoginModule"
+	scramModule = "org.apache.kafka.common.security.scram.ScramLoginModule"
+)
+
 // skeleton replaces the value of every secret option in s with "\x00",
 // using the parser's own spans.
-func skeleton(s string, entries []jaasEntry) string {
+func skeleton(s string, entries []JAASEntry) string {
 	var sb strings.Builder
 	last := 0
 	for _, e := range entries {
@@ -23,7 +32,7 @@ func skeleton(s string, entries []jaasEntry) string {
 	return sb.String()
 }
 
-// jaasMessages are all the texts parseJAAS errors may carry.
+// jaasMessages are all the texts ParseJAAS errors may carry.
 var jaasMessages = map[string]bool{
 	"unterminated /* comment":            true,
 	"unterminated quoted value":          true,
@@ -36,7 +45,7 @@ var jaasMessages = map[string]bool{
 }
 
 // FuzzParseJAAS checks that parsing never panics, that errors never quote
-// the input, and that Redact of parseable JAAS text changes exactly the
+// the input, and that RedactProps of parseable JAAS text changes exactly the
 // secret values (to "[redacted]") so a parsed password cannot survive.
 func FuzzParseJAAS(f *testing.F) {
 	for _, seed := range []string{
@@ -55,17 +64,17 @@ func FuzzParseJAAS(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		entries, err := parseJAAS(s)
+		entries, err := ParseJAAS(s)
 		if err != nil {
 			if entries != nil {
 				t.Fatal("entries returned with an error")
 			}
 			// Errors are fixed texts plus an offset, never input text.
-			se, ok := err.(*jaasSyntaxError)
+			se, ok := err.(*JAASSyntaxError)
 			if !ok || !jaasMessages[se.Msg] || se.Offset < 0 || se.Offset > len(s) {
 				t.Fatalf("unexpected error %#v", err)
 			}
-			if got := Redact(map[string]string{PropSASLJAASConfig: s})[PropSASLJAASConfig]; s != "" && got != Redacted {
+			if got := RedactProps(map[string]string{propSASLJAASConfig: s})[propSASLJAASConfig]; s != "" && got != Redacted {
 				t.Fatalf("unparseable JAAS not redacted whole: %q", got)
 			}
 			return
@@ -77,8 +86,8 @@ func FuzzParseJAAS(f *testing.F) {
 				}
 			}
 		}
-		out := Redact(map[string]string{PropSASLJAASConfig: s})[PropSASLJAASConfig]
-		again, err := parseJAAS(out)
+		out := RedactProps(map[string]string{propSASLJAASConfig: s})[propSASLJAASConfig]
+		again, err := ParseJAAS(out)
 		if err != nil {
 			t.Fatalf("redacted text does not parse: %v\nin:  %q\nout: %q", err, s, out)
 		}
@@ -108,7 +117,7 @@ func FuzzParseJAAS(f *testing.F) {
 		// So a password can only "appear" in the output by coincidence:
 		// as part of non-secret text, or inside the marker.
 		for _, e := range entries {
-			for _, pw := range e.option("password") {
+			for _, pw := range e.Option("password") {
 				if pw == "" || strings.Contains(skeleton(s, entries), pw) ||
 					strings.Contains(`"`+Redacted+`"`, pw) || strings.Contains(pw, `"`) {
 					continue

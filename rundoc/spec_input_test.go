@@ -1,4 +1,4 @@
-package runner
+package rundoc
 
 import (
 	"encoding/json"
@@ -20,7 +20,8 @@ var nonFinite = []string{"NaN", "nan", "+Inf", "-Inf", "inf", "Infinity", "-infi
 // spec then failed to encode, which the server stored as "params": null.
 func TestNonFiniteFloatsRefused(t *testing.T) {
 	flags := []struct {
-		workload, name, field string
+		workload    Workload
+		name, field string
 	}{
 		{Producer, "throughput", "throughput"},
 		{Producer, "payload-entropy", "payload-entropy"},
@@ -133,7 +134,7 @@ func TestParamNumbersExact(t *testing.T) {
 // refused by name.
 func TestRatesAndDurationsBounded(t *testing.T) {
 	tests := []struct {
-		workload string
+		workload Workload
 		args     []string
 		field    string
 	}{
@@ -188,7 +189,7 @@ func TestAllFieldErrorsReported(t *testing.T) {
 				"topic": json.RawMessage(`"a b"`), "num-records": json.RawMessage(`-5`), "throughput": json.RawMessage(`"NaN"`),
 				"mode": json.RawMessage(`"turbo"`), "profile": json.RawMessage(`"disk"`), "producer-props": json.RawMessage(`{"acks":"most"}`)})
 			return err
-		}, []string{"topic", "num-records", "throughput", "producer-props", "profile", "mode"}},
+		}, []string{"topic", "num-records", "throughput", "profile", "mode"}}, // acks=most is the runner's to refuse (runner's TestValidateOrdersFieldErrors)
 		{"consumer", func() error {
 			_, err := SpecFromParams(Consumer, map[string]json.RawMessage{
 				"fetch-size": json.RawMessage(`0`), "timeout": json.RawMessage(`0`), "partitions": json.RawMessage(`0`)})
@@ -311,13 +312,13 @@ func TestConsumerCountIsMessages(t *testing.T) {
 	if u := Usage(Producer); !strings.Contains(u, "--num-records, --messages") {
 		t.Errorf("producer --help:\n%s", u)
 	}
-	var names []string
+	var counts []string
 	for _, f := range Flags() {
 		if f.Name == "messages" || f.Name == "num-records" {
-			names = append(names, f.Name+"="+strings.Join(f.Workloads, "+")+"/"+f.Default)
+			counts = append(counts, f.Name+"="+strings.Join(names(f.Workloads), "+")+"/"+f.Default)
 		}
 	}
-	if got := strings.Join(names, " "); got != "num-records=producer/500000 messages=consumer/500000" {
+	if got := strings.Join(counts, " "); got != "num-records=producer/500000 messages=consumer/500000" {
 		t.Errorf("count flags: %s", got)
 	}
 }
@@ -340,7 +341,7 @@ func FuzzSpecFromParams(f *testing.F) {
 				return // they read files
 			}
 		}
-		s, err := SpecFromParams(workload, params)
+		s, err := SpecFromParams(Workload(workload), params)
 		if err != nil {
 			var fes FieldErrors
 			var fe *FieldError
@@ -360,7 +361,7 @@ func FuzzSpecFromParams(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted %s but cannot encode it: %v", body, err)
 		}
-		again, err := SpecFromParams(workload, p)
+		again, err := SpecFromParams(Workload(workload), p)
 		if err != nil {
 			t.Fatalf("accepted %s, its params %v are refused: %v", body, p, err)
 		}

@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+)
+
+// TestLatencyPercentilesMatchSort checks the histogram against the exact
+// percentiles of the same latencies, within its 3 significant digits.
+func TestLatencyPercentilesMatchSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	h := newLatencyHist()
+	var all []int64 // microseconds
+	for i := 0; i < 200000; i++ {
+		// Log-normal-ish: most around 2 ms, a long tail to seconds.
+		us := int64(math.Exp(rng.NormFloat64()*1.2+7.5)) + 1
+		all = append(all, us)
+		h.record(time.Duration(us) * time.Microsecond)
+	}
+	slices.Sort(all)
+	for _, q := range []float64{50, 95, 99, 99.9} {
+		// HdrHistogram's rank for quantile q: round(q% of the count), at
+		// least 1; the value is that rank's, to the histogram's precision.
+		idx := max(int(q/100*float64(len(all))+0.5), 1) - 1
+		exact := float64(all[idx]) / 1000
+		got := h.quantileMs(q)
+		if rel := math.Abs(got-exact) / exact; rel > 0.001 {
+			t.Errorf("p%v = %.4f ms, exact %.4f ms: off by %.3f%%, more than the histogram's 0.1%%", q, got, exact, rel*100)
+		}
+	}
+	if exact, got := float64(all[len(all)-1])/1000, h.maxMs(); math.Abs(got-exact)/exact > 0.001 {
+		t.Errorf("max = %.4f ms, exact %.4f", got, exact)
+	}
+	var sum float64
+	for _, v := range all {
+		sum += float64(v)
+	}
+	if exact, got := sum/float64(len(all))/1000, h.meanMs(); math.Abs(got-exact)/exact > 0.001 {
+		t.Errorf("mean = %.4f ms, exact %.4f", got, exact)
+	}
+	if h.count() != int64(len(all)) {
+		t.Errorf("count = %d, want %d", h.count(), len(all))
+	}
+}
+
+// TestLatencyMetrics: a histogram reports as named metrics in ms, in the
+// order result pages show them, and skipped percentiles are left out.
+func TestLatencyMetrics(t *testing.T) {
+	h := newLatencyHist()
+	for ms := 1; ms <= 1000; ms++ {
+		h.record(time.Duration(ms) * time.Millisecond)
+	}
+	var names []string
+	for _, m := range h.metrics("x-latency", "why") {
+		names = append(names, m.Name)
+		if m.Unit != "ms" || m.Better != rundoc.LowerIsBetter || m.Help != "why" {
+			t.Errorf("%s: %+v", m.Name, m)
+		}
+	}
+	if want := "x-latency-avg x-latency-p50 x-latency-p95 x-latency-p99 x-latency-p999 x-latency-max"; strings.Join(names, " ") != want {
+		t.Errorf("names %q, want %q", names, want)
+	}
+	ms := h.metrics("y", "", "p95")
+	if len(ms) != 5 || ms[2].Name != "y-p99" {
+		t.Errorf("skipping p95 gives %+v", ms)
+	}
+	if p50, max := ms[1].Value, ms[4].Value; math.Abs(p50-500) > 0.5 || math.Abs(max-1000) > 1 {
+		t.Errorf("p50 %.3f ms, max %.3f ms; want 500 and 1000", p50, max)
+	}
+}
