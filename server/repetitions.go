@@ -212,7 +212,7 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 				same = append(same, r.ID)
 			}
 		}
-		if secrets = s.queue.heldSecrets(same, needs); secrets == nil {
+		if secrets = s.runs.HeldSecrets(same, needs); secrets == nil {
 			return abSide{}, all("needs a secret the server no longer holds (%s): secrets stay in memory only until a run starts; submit the configuration again with it",
 				strings.Join(needs, ", "))
 		}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/runner/embedded"
 	"github.com/kbench/kbench/store"
 )
@@ -49,9 +50,12 @@ func TestMain(m *testing.M) {
 
 type testServer struct {
 	*Server
-	dir  string
-	logs *syncBuffer
-	st   *store.Store
+	// local is the server's run lifecycle, for tests that act at a point
+	// of a run's life or look at its queue.
+	local *lifecycle.Local
+	dir   string
+	logs  *syncBuffer
+	st    *store.Store
 }
 
 type syncBuffer struct {
@@ -94,7 +98,7 @@ func newTestServer(t testing.TB, mod func(*Config)) *testServer {
 		s.Close()
 		st.Close()
 	})
-	return &testServer{Server: s, dir: dir, logs: logs, st: st}
+	return &testServer{Server: s, local: s.runs.(*lifecycle.Local), dir: dir, logs: logs, st: st}
 }
 
 func (ts *testServer) do(t *testing.T, method, target string, body string, hdr ...string) *httptest.ResponseRecorder {
@@ -626,13 +630,11 @@ func TestCancelWhileStarting(t *testing.T) {
 			os.WriteFile(script, []byte("#!/bin/sh\ntouch '"+marker+"'\nexec '"+kbenchBin+"' \"$@\"\n"), 0o755)
 			ts := newTestServer(t, func(c *Config) { c.KbenchCommand = []string{script} })
 			codes := make(chan int, 1)
-			ts.queue.mu.Lock()
-			ts.queue.hook = func(p string, id uint) {
+			ts.local.SetHook(func(p string, id uint) {
 				if p == point {
 					codes <- ts.do(t, "POST", fmt.Sprintf("/api/runs/%d/cancel", id), "").Code
 				}
-			}
-			ts.queue.mu.Unlock()
+			})
 			id := ts.createRun(t, `{"workload":"producer","params":{"num-records":1000,"profile":"none"}}`)
 			r := ts.waitFinal(t, id)
 			if code := <-codes; code != http.StatusAccepted {
@@ -645,9 +647,7 @@ func TestCancelWhileStarting(t *testing.T) {
 				t.Errorf("the run's process was started although it was canceled at %q", point)
 			}
 			// The queue goes on with the next run.
-			ts.queue.mu.Lock()
-			ts.queue.hook = nil
-			ts.queue.mu.Unlock()
+			ts.local.SetHook(nil)
 			next := ts.createRun(t, `{"workload":"producer","params":{"num-records":1000,"profile":"none"}}`)
 			if r := ts.waitFinal(t, next); r.Status != store.StatusSucceeded {
 				t.Errorf("next run: %s (%s)", r.Status, r.Error)

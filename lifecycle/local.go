@@ -1,4 +1,4 @@
-package server
+package lifecycle
 
 import (
 	"bufio"
@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,11 +28,14 @@ import (
 // partial result after SIGINT before it is killed.
 const cancelGrace = 15 * time.Second
 
-// queue executes runs in order, Concurrency at a time, each as a
+// Local executes runs in order, Options.Concurrency at a time, each as a
 // `kbench run` child process: Go's CPU profiler is process-wide, and a
 // crash or SIGKILL of a run cannot take the server down.
-type queue struct {
-	s *Server
+type Local struct {
+	st   *store.Store
+	opts Options
+	log  *slog.Logger
+	hub  *Hub
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -58,15 +63,62 @@ type execution struct {
 	reason   string    // why it was stopped early: "canceled", "timeout", "shutdown"
 	signaled bool
 	done     chan struct{} // closed when the process has exited
+	grace    time.Duration // from SIGINT to SIGKILL
 }
 
-func newQueue(s *Server) *queue {
-	q := &queue{s: s, secrets: map[uint]map[string]string{}, running: map[uint]*execution{}}
+// NewLocal returns the lifecycle of runs stored in st, executed on this
+// machine. Call Start to recover and start the workers, Close to stop.
+func NewLocal(st *store.Store, opts Options) *Local {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 1
+	}
+	if opts.RunTimeout <= 0 {
+		opts.RunTimeout = 2 * time.Hour
+	}
+	if opts.KillGrace <= 0 {
+		opts.KillGrace = cancelGrace
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, running: map[uint]*execution{}}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
 
-func (q *queue) enqueue(id uint, secrets map[string]string) {
+// Hub is the hub of the runs' live events.
+func (q *Local) Hub() *Hub { return q.hub }
+
+// Subscribe returns a channel of run id's live events and the events that
+// catch a new subscriber up (see Hub.Subscribe).
+func (q *Local) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.hub.Subscribe(id) }
+
+// Series returns the interval points run id has reported so far (see
+// Hub.Series).
+func (q *Local) Series(id uint) ([]runner.SeriesPoint, bool) { return q.hub.Series(id) }
+
+// SetHook sets a function the workers call at named points of a run's
+// life, so that a test can act exactly there: "taken" (off the pending
+// list, not yet started in the store), "started" (started in the store,
+// no process yet) and "exited" (its process has exited, its outcome is
+// not stored yet). nil removes it.
+func (q *Local) SetHook(hook func(point string, id uint)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.hook = hook
+}
+
+// Pending returns the runs waiting for a worker, in the order they will
+// be taken.
+func (q *Local) Pending() []uint {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.pending)
+}
+
+// Submit queues stored run id to be executed after those submitted
+// before it, with secrets (held in memory only) for its child process.
+func (q *Local) Submit(_ context.Context, id uint, secrets map[string]string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.pending = append(q.pending, id)
@@ -74,12 +126,13 @@ func (q *queue) enqueue(id uint, secrets map[string]string) {
 		q.secrets[id] = secrets
 	}
 	q.cond.Signal()
+	return nil
 }
 
-// heldSecrets returns the secrets held for the first of ids still pending
+// HeldSecrets returns the secrets held for the first of ids still pending
 // that has every one of keys, nil when none has: a run's secrets leave
 // memory when a worker takes it.
-func (q *queue) heldSecrets(ids []uint, keys []string) map[string]string {
+func (q *Local) HeldSecrets(ids []uint, keys []string) map[string]string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, id := range ids {
@@ -95,14 +148,14 @@ func (q *queue) heldSecrets(ids []uint, keys []string) map[string]string {
 	return nil
 }
 
-func (q *queue) start(workers int) {
+func (q *Local) startWorkers(workers int) {
 	for i := 0; i < workers; i++ {
 		q.wg.Add(1)
 		go q.work()
 	}
 }
 
-func (q *queue) work() {
+func (q *Local) work() {
 	defer q.wg.Done()
 	for {
 		q.mu.Lock()
@@ -119,7 +172,7 @@ func (q *queue) work() {
 		delete(q.secrets, id)
 		// Registered in the same critical section that takes it off the
 		// pending list: a cancel finds it in one or the other.
-		ex := &execution{done: make(chan struct{})}
+		ex := &execution{done: make(chan struct{}), grace: q.opts.KillGrace}
 		q.running[id] = ex
 		q.mu.Unlock()
 		q.at("taken", id)
@@ -131,7 +184,7 @@ func (q *queue) work() {
 }
 
 // at calls the test hook, if any.
-func (q *queue) at(point string, id uint) {
+func (q *Local) at(point string, id uint) {
 	q.mu.Lock()
 	hook := q.hook
 	q.mu.Unlock()
@@ -140,9 +193,10 @@ func (q *queue) at(point string, id uint) {
 	}
 }
 
-// stop interrupts running children and waits for their results to be
-// stored (as interrupted), then stops the workers.
-func (q *queue) stop() {
+// Close interrupts running children and waits for their results to be
+// stored (as interrupted), then stops the workers: nothing is left in a
+// running state. Runs still queued stay queued for the next Start.
+func (q *Local) Close() {
 	q.mu.Lock()
 	q.stopped = true
 	for _, ex := range q.running {
@@ -153,11 +207,11 @@ func (q *queue) stop() {
 	q.wg.Wait()
 }
 
-// cancel stops a queued or running run: one still pending is canceled in
+// Cancel stops a queued or running run: one still pending is canceled in
 // the store at once; one a worker has taken is stopped by the worker,
 // whether its process has started yet or not. It reports ErrConflict
 // (wrapped) when the run already finished.
-func (q *queue) cancel(ctx context.Context, id uint) error {
+func (q *Local) Cancel(ctx context.Context, id uint) error {
 	q.mu.Lock()
 	if ex := q.running[id]; ex != nil {
 		q.mu.Unlock()
@@ -172,10 +226,10 @@ func (q *queue) cancel(ctx context.Context, id uint) error {
 		}
 	}
 	q.mu.Unlock()
-	if err := q.s.store.CancelQueued(ctx, id, "canceled before it started"); err != nil {
+	if err := q.st.CancelQueued(ctx, id, "canceled before it started"); err != nil {
 		return err
 	}
-	q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": store.StatusCanceled}})
+	q.hub.Publish(id, Event{"done", map[string]string{"status": store.StatusCanceled}})
 	return nil
 }
 
@@ -196,7 +250,7 @@ func (ex *execution) interrupt(reason string) {
 	go func() {
 		select {
 		case <-ex.done:
-		case <-time.After(cancelGrace):
+		case <-time.After(ex.grace):
 			syscall.Kill(-ex.cmd.Process.Pid, syscall.SIGKILL)
 		}
 	}()
@@ -209,52 +263,53 @@ func (ex *execution) stopReason() string {
 }
 
 // run executes one run and stores its outcome, whatever happens.
-func (q *queue) run(id uint, secrets map[string]string, ex *execution) {
+func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
 	ctx := context.Background()
-	log := q.s.log.With("run", id)
+	log := q.log.With("run", id)
 	switch ex.stopReason() {
 	case "canceled":
 		// Canceled after it left the pending list, before it started.
-		if err := q.s.store.CancelQueued(ctx, id, "canceled before it started"); err != nil {
+		if err := q.st.CancelQueued(ctx, id, "canceled before it started"); err != nil {
 			if !errors.Is(err, store.ErrConflict) {
 				log.Error("cancel run", "err", err)
 			}
 			return
 		}
-		q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": store.StatusCanceled}})
+		q.hub.Publish(id, Event{"done", map[string]string{"status": store.StatusCanceled}})
 		return
 	case "shutdown":
 		return // still queued: the next server start queues it again
 	}
-	if err := q.s.store.StartRun(ctx, id, time.Now().UTC()); err != nil {
+	if err := q.st.StartRun(ctx, id, time.Now().UTC()); err != nil {
 		if !errors.Is(err, store.ErrConflict) { // canceled meanwhile: nothing to do
 			log.Error("start run", "err", err)
 		}
 		return
 	}
-	q.s.hub.publish(id, liveEvent{"status", map[string]any{"status": store.StatusRunning}})
+	q.hub.Publish(id, Event{"status", map[string]any{"status": store.StatusRunning}})
 	q.at("started", id)
 	outcome := q.execute(ctx, id, secrets, ex)
-	if err := q.s.store.FinishRun(ctx, id, outcome); err != nil {
+	q.at("exited", id)
+	if err := q.st.FinishRun(ctx, id, outcome); err != nil {
 		log.Error("store result", "err", err)
 		// Never leave a run running: record at least the failure.
 		fallback := store.Outcome{Status: store.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
-		if err := q.s.store.FinishRun(ctx, id, fallback); err != nil {
+		if err := q.st.FinishRun(ctx, id, fallback); err != nil {
 			log.Error("store failure", "err", err)
 		}
 		outcome = fallback
 	}
 	log.Info("run finished", "status", outcome.Status)
-	q.s.hub.publish(id, liveEvent{"done", map[string]string{"status": outcome.Status, "error": outcome.Error}})
+	q.hub.Publish(id, Event{"done", map[string]string{"status": outcome.Status, "error": outcome.Error}})
 }
 
 // execute runs the child process and turns what it left behind into an
 // outcome. It never returns a running status.
-func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) store.Outcome {
+func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) store.Outcome {
 	failed := func(format string, args ...any) store.Outcome {
 		return store.Outcome{Status: store.StatusFailed, Error: fmt.Sprintf(format, args...), FinishedAt: time.Now().UTC()}
 	}
-	run, err := q.s.store.GetRun(ctx, id)
+	run, err := q.st.GetRun(ctx, id)
 	if err != nil {
 		return failed("load run: %v", err)
 	}
@@ -274,7 +329,7 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 			return failed("stored spec: %s: its secret is not in memory (secrets are never stored); start the run again", k)
 		}
 	}
-	dir := filepath.Join(q.s.cfg.DataDir, "runs", strconv.FormatUint(uint64(id), 10))
+	dir := filepath.Join(q.opts.DataDir, "runs", strconv.FormatUint(uint64(id), 10))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return failed("run directory: %v", err)
 	}
@@ -283,8 +338,8 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 		return failed("%v", err)
 	}
 
-	args := append(append([]string(nil), q.s.cfg.KbenchCommand[1:]...), "run", "--spec", specPath, "--out", dir, "--progress", "json")
-	cmd := exec.Command(q.s.cfg.KbenchCommand[0], args...)
+	args := append(append([]string(nil), q.opts.Command[1:]...), "run", "--spec", specPath, "--out", dir, "--progress", "json")
+	cmd := exec.Command(q.opts.Command[0], args...)
 	cmd.Env = childEnv(secrets)
 	// Its own process group, so a kill reaches the broker child too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -312,7 +367,7 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 	}
 	ex.cmd = cmd
 	ex.mu.Unlock()
-	timer := time.AfterFunc(q.s.cfg.RunTimeout, func() { ex.interrupt("timeout") })
+	timer := time.AfterFunc(q.opts.RunTimeout, func() { ex.interrupt("timeout") })
 	defer timer.Stop()
 
 	sc := bufio.NewScanner(stdout)
@@ -323,7 +378,7 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 			stderrTail.Write(append(sc.Bytes(), '\n'))
 			continue
 		}
-		q.s.hub.publishRunner(id, ev)
+		q.hub.PublishRunner(id, ev)
 	}
 	waitErr := cmd.Wait()
 	close(ex.done)
@@ -331,7 +386,7 @@ func (q *queue) execute(ctx context.Context, id uint, secrets map[string]string,
 }
 
 // outcome reads what a finished child left in dir.
-func (q *queue) outcome(dir string, waitErr error, stopReason, stderr string) store.Outcome {
+func (q *Local) outcome(dir string, waitErr error, stopReason, stderr string) store.Outcome {
 	o := store.Outcome{FinishedAt: time.Now().UTC()}
 	res, readErr := runner.ReadResult(dir)
 	switch stopReason {
@@ -340,7 +395,7 @@ func (q *queue) outcome(dir string, waitErr error, stopReason, stderr string) st
 	case "shutdown":
 		o.Status, o.Error = store.StatusInterrupted, "interrupted: the kbench server stopped during the run"
 	case "timeout":
-		o.Status, o.Error = store.StatusFailed, fmt.Sprintf("stopped after the server's run timeout (%v)", q.s.cfg.RunTimeout)
+		o.Status, o.Error = store.StatusFailed, fmt.Sprintf("stopped after the server's run timeout (%v)", q.opts.RunTimeout)
 	default:
 		switch {
 		case waitErr == nil && readErr == nil && res.Complete:
