@@ -18,7 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/runner/kafkasec"
 	"github.com/kbench/kbench/store"
@@ -31,6 +30,15 @@ const cancelGrace = 15 * time.Second
 // Local executes runs in order, Options.Concurrency at a time, each as a
 // `kbench run` child process: Go's CPU profiler is process-wide, and a
 // crash or SIGKILL of a run cannot take the server down.
+//
+// A run's state is its status in the store, and only there: every change
+// is one conditional update (queued→running by the worker that starts
+// it, queued→canceled by a cancel, running→final by the worker once its
+// process has exited), so of two racing changes exactly one applies and
+// the other sees store.ErrConflict. What Local keeps in memory is what
+// the store cannot hold: the order of the runs waiting for a worker,
+// their secrets, and for each run a worker has taken its process and
+// the reason it is asked to stop.
 type Local struct {
 	st   *store.Store
 	opts Options
@@ -41,22 +49,24 @@ type Local struct {
 	cond    *sync.Cond
 	pending []uint
 	secrets map[uint]map[string]string // held in memory only, never stored
-	running map[uint]*execution
+	// taken are the runs workers have taken off pending, until their
+	// outcome is stored.
+	taken   map[uint]*execution
 	stopped bool
 	wg      sync.WaitGroup
 
-	// hook, when a test sets it, is called by the worker at named points
-	// of starting a run ("taken": off the pending list, not yet started in
-	// the store; "started": started in the store, no process yet), so a
-	// test can act exactly there.
+	// hook, when a test sets it (SetHook), is called by the worker at
+	// named points of a run's life.
 	hook func(point string, id uint)
 }
 
 // execution is one run a worker has taken off the pending list, from
-// then until its outcome is stored. It is registered in queue.running
-// before the store starts the run, so a cancel always finds a run either
-// pending or here; its process is started only if no stop was asked for
-// by then, and one asked for later signals the process.
+// then until its outcome is stored: its process, once started, and why
+// it is asked to stop. It holds no status. Its process is started only
+// if no stop was asked for by then, and one asked for later signals the
+// process. mu is held by the worker from reading the stop reason to
+// storing the outcome, so a cancel either comes before (and decides the
+// status) or finds the run final in the store.
 type execution struct {
 	mu       sync.Mutex
 	cmd      *exec.Cmd // nil until the process is started
@@ -81,7 +91,7 @@ func NewLocal(st *store.Store, opts Options) *Local {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, running: map[uint]*execution{}}
+	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{}}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
@@ -171,14 +181,15 @@ func (q *Local) work() {
 		secrets := q.secrets[id]
 		delete(q.secrets, id)
 		// Registered in the same critical section that takes it off the
-		// pending list: a cancel finds it in one or the other.
+		// pending list: a cancel that finds the run no longer queued in the
+		// store finds its execution here until its outcome is stored.
 		ex := &execution{done: make(chan struct{}), grace: q.opts.KillGrace}
-		q.running[id] = ex
+		q.taken[id] = ex
 		q.mu.Unlock()
 		q.at("taken", id)
 		q.run(id, secrets, ex)
 		q.mu.Lock()
-		delete(q.running, id)
+		delete(q.taken, id)
 		q.mu.Unlock()
 	}
 }
@@ -199,47 +210,69 @@ func (q *Local) at(point string, id uint) {
 func (q *Local) Close() {
 	q.mu.Lock()
 	q.stopped = true
-	for _, ex := range q.running {
-		ex.interrupt("shutdown")
+	for _, ex := range q.taken {
+		ex.stop("shutdown")
 	}
 	q.cond.Broadcast()
 	q.mu.Unlock()
 	q.wg.Wait()
 }
 
-// Cancel stops a queued or running run: one still pending is canceled in
-// the store at once; one a worker has taken is stopped by the worker,
-// whether its process has started yet or not. It reports ErrConflict
-// (wrapped) when the run already finished.
+// Cancel stops a queued or running run. A queued one, pending or taken
+// by a worker that has not started it yet, is canceled in the store at
+// once (queued→canceled) and never starts. A running one has its process
+// stopped, and its worker stores it canceled with what it measured. It
+// reports store.ErrConflict (wrapped) when the run is already final, and
+// store.ErrNotFound when there is no such run.
 func (q *Local) Cancel(ctx context.Context, id uint) error {
-	q.mu.Lock()
-	if ex := q.running[id]; ex != nil {
+	err := q.st.CancelQueued(ctx, id, "canceled before it started")
+	if err == nil {
+		q.mu.Lock()
+		q.pending = slices.DeleteFunc(q.pending, func(p uint) bool { return p == id })
+		delete(q.secrets, id)
 		q.mu.Unlock()
-		ex.interrupt("canceled")
+		q.hub.Publish(id, Event{"done", map[string]string{"status": store.StatusCanceled}})
 		return nil
 	}
-	for i, p := range q.pending {
-		if p == id {
-			q.pending = append(q.pending[:i], q.pending[i+1:]...)
-			delete(q.secrets, id)
-			break
-		}
-	}
-	q.mu.Unlock()
-	if err := q.st.CancelQueued(ctx, id, "canceled before it started"); err != nil {
+	if !errors.Is(err, store.ErrConflict) {
 		return err
 	}
-	q.hub.Publish(id, Event{"done", map[string]string{"status": store.StatusCanceled}})
+	// Not queued: running (its worker has it) or final.
+	q.mu.Lock()
+	ex := q.taken[id]
+	q.mu.Unlock()
+	if ex == nil {
+		return err // final, or not running in this process
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	// The worker stores the outcome under ex.mu: the status read here is
+	// the final one, or the run's worker has yet to read the reason.
+	run, gerr := q.st.GetRun(ctx, id)
+	if gerr != nil {
+		return gerr
+	}
+	if run.Final() {
+		return err
+	}
+	ex.stopLocked("canceled")
 	return nil
 }
 
-// interrupt asks the child to stop: SIGINT lets it write what it measured
-// and stop its broker; SIGKILL of the whole process group follows if it
-// does not exit within cancelGrace.
-func (ex *execution) interrupt(reason string) {
+// stop asks the run's process to stop (see stopLocked).
+func (ex *execution) stop(reason string) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
-	if ex.reason == "" {
+	ex.stopLocked(reason)
+}
+
+// stopLocked asks the child to stop: SIGINT lets it write what it
+// measured and stop its broker; SIGKILL of the whole process group
+// follows if it does not exit within the grace time. The first reason
+// is kept, but a user's cancel overrides a timeout or a shutdown: the
+// cancel was accepted, so the run ends canceled.
+func (ex *execution) stopLocked(reason string) {
+	if ex.reason == "" || reason == "canceled" {
 		ex.reason = reason
 	}
 	if ex.signaled || ex.cmd == nil || ex.cmd.Process == nil {
@@ -266,48 +299,50 @@ func (ex *execution) stopReason() string {
 func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
 	ctx := context.Background()
 	log := q.log.With("run", id)
-	switch ex.stopReason() {
-	case "canceled":
-		// Canceled after it left the pending list, before it started.
-		if err := q.st.CancelQueued(ctx, id, "canceled before it started"); err != nil {
-			if !errors.Is(err, store.ErrConflict) {
-				log.Error("cancel run", "err", err)
-			}
-			return
-		}
-		q.hub.Publish(id, Event{"done", map[string]string{"status": store.StatusCanceled}})
-		return
-	case "shutdown":
-		return // still queued: the next server start queues it again
+	if ex.stopReason() == "shutdown" {
+		return // still queued: the next start queues it again
 	}
+	// A run canceled since it was submitted is no longer queued: the
+	// store refuses to start it, and its cancel has said it is done.
 	if err := q.st.StartRun(ctx, id, time.Now().UTC()); err != nil {
-		if !errors.Is(err, store.ErrConflict) { // canceled meanwhile: nothing to do
+		if !errors.Is(err, store.ErrConflict) {
 			log.Error("start run", "err", err)
 		}
 		return
 	}
 	q.hub.Publish(id, Event{"status", map[string]any{"status": store.StatusRunning}})
 	q.at("started", id)
-	outcome := q.execute(ctx, id, secrets, ex)
+	end := q.execute(ctx, id, secrets, ex)
 	q.at("exited", id)
-	if err := q.st.FinishRun(ctx, id, outcome); err != nil {
-		log.Error("store result", "err", err)
-		// Never leave a run running: record at least the failure.
-		fallback := store.Outcome{Status: store.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
-		if err := q.st.FinishRun(ctx, id, fallback); err != nil {
-			log.Error("store failure", "err", err)
-		}
-		outcome = fallback
-	}
+	outcome := q.finish(ctx, id, end, ex)
 	log.Info("run finished", "status", outcome.Status)
 	q.hub.Publish(id, Event{"done", map[string]string{"status": outcome.Status, "error": outcome.Error}})
 }
 
-// execute runs the child process and turns what it left behind into an
-// outcome. It never returns a running status.
-func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) store.Outcome {
-	failed := func(format string, args ...any) store.Outcome {
-		return store.Outcome{Status: store.StatusFailed, Error: fmt.Sprintf(format, args...), FinishedAt: time.Now().UTC()}
+// finish stores a run's outcome (running→final). It holds ex.mu from
+// reading the stop reason until the outcome is stored, so a cancel
+// either comes before and the run ends canceled, or finds it final.
+func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) store.Outcome {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	outcome := end.outcome(ex.reason, q.opts.RunTimeout)
+	if err := q.st.FinishRun(ctx, id, outcome); err != nil {
+		q.log.Error("store result", "run", id, "err", err)
+		// Never leave a run running: record at least the failure.
+		fallback := store.Outcome{Status: store.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
+		if err := q.st.FinishRun(ctx, id, fallback); err != nil {
+			q.log.Error("store failure", "run", id, "err", err)
+		}
+		outcome = fallback
+	}
+	return outcome
+}
+
+// execute runs the child process and reads what it left behind. A run
+// asked to stop before its process started never starts it.
+func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) ending {
+	failed := func(format string, args ...any) ending {
+		return ending{failure: fmt.Sprintf(format, args...)}
 	}
 	run, err := q.st.GetRun(ctx, id)
 	if err != nil {
@@ -357,9 +392,9 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 	// Under ex.mu, a stop asked for meanwhile is either seen here, and the
 	// process never starts, or comes after ex.cmd is set and signals it.
 	ex.mu.Lock()
-	if reason := ex.reason; reason != "" {
+	if ex.reason != "" {
 		ex.mu.Unlock()
-		return q.outcome(dir, nil, reason, "")
+		return ingest(dir, nil, "")
 	}
 	if err := cmd.Start(); err != nil {
 		ex.mu.Unlock()
@@ -367,7 +402,7 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 	}
 	ex.cmd = cmd
 	ex.mu.Unlock()
-	timer := time.AfterFunc(q.opts.RunTimeout, func() { ex.interrupt("timeout") })
+	timer := time.AfterFunc(q.opts.RunTimeout, func() { ex.stop("timeout") })
 	defer timer.Stop()
 
 	sc := bufio.NewScanner(stdout)
@@ -382,69 +417,7 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 	}
 	waitErr := cmd.Wait()
 	close(ex.done)
-	return q.outcome(dir, waitErr, ex.stopReason(), stderrTail.String())
-}
-
-// outcome reads what a finished child left in dir.
-func (q *Local) outcome(dir string, waitErr error, stopReason, stderr string) store.Outcome {
-	o := store.Outcome{FinishedAt: time.Now().UTC()}
-	res, readErr := runner.ReadResult(dir)
-	switch stopReason {
-	case "canceled":
-		o.Status, o.Error = store.StatusCanceled, "canceled by a user"
-	case "shutdown":
-		o.Status, o.Error = store.StatusInterrupted, "interrupted: the kbench server stopped during the run"
-	case "timeout":
-		o.Status, o.Error = store.StatusFailed, fmt.Sprintf("stopped after the server's run timeout (%v)", q.opts.RunTimeout)
-	default:
-		switch {
-		case waitErr == nil && readErr == nil && res.Complete:
-			o.Status = store.StatusSucceeded
-		case readErr == nil && res.Error != "":
-			o.Status, o.Error = store.StatusFailed, res.Error
-		default:
-			o.Status = store.StatusFailed
-			o.Error = "the run process failed"
-			if waitErr != nil {
-				o.Error = "the run process failed: " + waitErr.Error()
-			}
-			if tail := strings.TrimSpace(stderr); tail != "" {
-				o.Error += "\n" + tail
-			}
-		}
-	}
-	if readErr != nil {
-		return o // nothing measured to keep
-	}
-	o.Complete = res.Complete && o.Status == store.StatusSucceeded
-	o.Output = res.Output
-	if b, err := json.Marshal(res.Environment); err == nil {
-		o.Environment = string(b)
-	}
-	if b, err := json.Marshal(res.Measurement); err == nil {
-		o.Measurement = string(b)
-	}
-	for _, m := range res.Metrics {
-		o.Metrics = append(o.Metrics, store.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
-	}
-	for i, p := range res.Series {
-		o.Series = append(o.Series, store.SeriesPoint{Seq: i, T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
-			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent})
-	}
-	for _, pf := range res.Profiles {
-		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(pf.File)))
-		if err != nil {
-			o.Error = strings.TrimSpace(o.Error + "\nprofile " + pf.File + " missing: " + err.Error())
-			continue
-		}
-		sum, err := profiles.Summarize(data)
-		if err != nil {
-			o.Error = strings.TrimSpace(o.Error + "\nprofile " + pf.File + " unreadable: " + err.Error())
-			continue
-		}
-		o.Profiles = append(o.Profiles, store.Profile{Role: pf.Role, Kind: pf.Kind, Data: data, Samples: sum.Samples})
-	}
-	return o
+	return ingest(dir, waitErr, stderrTail.String())
 }
 
 // childEnv is the server's environment plus the run's secrets, which the
