@@ -616,46 +616,6 @@ func TestSecretsNeverPersist(t *testing.T) {
 	}
 }
 
-// TestCancelWhileStarting cancels a run at each point between leaving the
-// pending list and its process starting: before the store starts it, and
-// after the store started it but before the child process is registered.
-// The cancel is accepted (202), the run ends canceled, and the child
-// process is never started.
-func TestCancelWhileStarting(t *testing.T) {
-	for _, point := range []string{"taken", "started"} {
-		t.Run(point, func(t *testing.T) {
-			dir := t.TempDir()
-			marker := filepath.Join(dir, "child-started")
-			script := filepath.Join(dir, "kbench.sh")
-			os.WriteFile(script, []byte("#!/bin/sh\ntouch '"+marker+"'\nexec '"+kbenchBin+"' \"$@\"\n"), 0o755)
-			ts := newTestServer(t, func(c *Config) { c.KbenchCommand = []string{script} })
-			codes := make(chan int, 1)
-			ts.local.SetHook(func(p string, id uint) {
-				if p == point {
-					codes <- ts.do(t, "POST", fmt.Sprintf("/api/runs/%d/cancel", id), "").Code
-				}
-			})
-			id := ts.createRun(t, `{"workload":"producer","params":{"num-records":1000,"profile":"none"}}`)
-			r := ts.waitFinal(t, id)
-			if code := <-codes; code != http.StatusAccepted {
-				t.Errorf("cancel at %q = %d, want 202", point, code)
-			}
-			if r.Status != store.StatusCanceled {
-				t.Errorf("run canceled at %q ended %s (%q), want canceled", point, r.Status, r.Error)
-			}
-			if _, err := os.Stat(marker); err == nil {
-				t.Errorf("the run's process was started although it was canceled at %q", point)
-			}
-			// The queue goes on with the next run.
-			ts.local.SetHook(nil)
-			next := ts.createRun(t, `{"workload":"producer","params":{"num-records":1000,"profile":"none"}}`)
-			if r := ts.waitFinal(t, next); r.Status != store.StatusSucceeded {
-				t.Errorf("next run: %s (%s)", r.Status, r.Error)
-			}
-		})
-	}
-}
-
 // TestSilentBrokerRunFails: a target that accepts TCP and never answers
 // fails the run with "no answer from ADDR within N s", N being the run's
 // socket.connection.setup.timeout.ms.
