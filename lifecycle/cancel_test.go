@@ -203,3 +203,26 @@ func TestCancelUnknownRun(t *testing.T) {
 		t.Errorf("cancel of an unknown run = %v, want not found", err)
 	}
 }
+
+// TestCancelAfterTimeout: a cancel accepted while a run stopped by the
+// run timeout has not been stored yet ends it canceled, as the accepted
+// cancel promised, not failed.
+func TestCancelAfterTimeout(t *testing.T) {
+	e := newEnv(t, "wait", func(o *Options) { o.RunTimeout = 1 })
+	id := e.create(t, plainSpec)
+	w := e.watch(t, e.Local, id)
+	cancels := make(chan error, 1)
+	e.SetHook(func(p string, got uint) {
+		if p == "exited" && got == id {
+			cancels <- e.Cancel(context.Background(), id)
+		}
+	})
+	e.submit(t, e.Local, id, nil)
+	w.until(t, "done")
+	if err := <-cancels; err != nil {
+		t.Fatalf("cancel = %v, want it accepted", err)
+	}
+	if r := e.get(t, id); r.Status != store.StatusCanceled || r.Error != "canceled by a user" {
+		t.Errorf("run: %s %q, want canceled by a user", r.Status, r.Error)
+	}
+}
