@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kbench/kbench/internal/tailbuf"
 	"github.com/kbench/kbench/runner/embedded"
 )
 
@@ -152,7 +153,7 @@ type childBroker struct {
 	addr   string
 	stdin  io.WriteCloser
 	lines  chan string
-	stderr *TailBuffer
+	stderr *tailbuf.Buffer
 	exited chan struct{}
 }
 
@@ -169,7 +170,7 @@ func startChildBroker(ctx context.Context, command []string) (*childBroker, erro
 	if err != nil {
 		return nil, err
 	}
-	b := &childBroker{cmd: cmd, stdin: stdin, lines: make(chan string, 16), stderr: NewTailBuffer(4096), exited: make(chan struct{})}
+	b := &childBroker{cmd: cmd, stdin: stdin, lines: make(chan string, 16), stderr: tailbuf.New(4096), exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start embedded broker: %w", err)
@@ -261,34 +262,4 @@ func (b *childBroker) stop() {
 func (b *childBroker) kill() {
 	b.cmd.Process.Kill()
 	<-b.exited
-}
-
-// TailBuffer keeps the last n bytes written to it: a child process's stderr
-// tail for error messages, without unbounded memory. It is safe for
-// concurrent use.
-type TailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	n   int
-}
-
-// NewTailBuffer keeps the last n bytes.
-func NewTailBuffer(n int) *TailBuffer { return &TailBuffer{n: n} }
-
-// Write implements io.Writer.
-func (t *TailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.n {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.n:]...)
-	}
-	return len(p), nil
-}
-
-// String returns the bytes kept.
-func (t *TailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

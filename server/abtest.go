@@ -90,7 +90,9 @@ func (s *Server) queueInterleaved(ctx context.Context, batch string, sides []abS
 		return nil, err
 	}
 	for k, r := range runs {
-		s.queue.enqueue(r.ID, sides[order[k]].secrets)
+		if err := s.runs.Submit(ctx, r.ID, sides[order[k]].secrets); err != nil {
+			return nil, err
+		}
 	}
 	return runs, nil
 }

@@ -36,8 +36,7 @@ func (ts *testServer) holdQueue(t *testing.T) *heldQueue {
 	h := &heldQueue{taken: make(chan uint, 1)}
 	var once sync.Once
 	h.release = func() { once.Do(func() { close(gate) }) }
-	ts.queue.mu.Lock()
-	ts.queue.hook = func(p string, id uint) {
+	ts.local.SetHook(func(p string, id uint) {
 		if p == "taken" {
 			select {
 			case h.taken <- id:
@@ -45,8 +44,7 @@ func (ts *testServer) holdQueue(t *testing.T) *heldQueue {
 			default:
 			}
 		}
-	}
-	ts.queue.mu.Unlock()
+	})
 	t.Cleanup(h.release) // before the server's Close, which waits for the worker
 	return h
 }
@@ -54,9 +52,7 @@ func (ts *testServer) holdQueue(t *testing.T) *heldQueue {
 // order is the queue's order: the run taken first, then those pending.
 func (h *heldQueue) order(ts *testServer) []uint {
 	first := <-h.taken
-	ts.queue.mu.Lock()
-	defer ts.queue.mu.Unlock()
-	return append([]uint{first}, ts.queue.pending...)
+	return append([]uint{first}, ts.local.Pending()...)
 }
 
 // cancelAll cancels runs, so that a test does not wait for them.
@@ -215,16 +211,14 @@ func TestABSubmissionSecrets(t *testing.T) {
 	}
 	resp := decodeAB(t, rec.Body.Bytes())
 	order := held.order(ts)
-	ts.queue.mu.Lock()
 	for _, r := range resp.Runs {
 		if r.ID == order[0] {
 			continue // taken: its secrets are with the worker
 		}
-		if got := ts.queue.secrets[r.ID]["sasl.password"]; got != pw[r.Label] {
+		if got := ts.local.HeldSecrets([]uint{r.ID}, []string{"sasl.password"})["sasl.password"]; got != pw[r.Label] {
 			t.Errorf("run %d (%s): secret in memory %q, want %q", r.ID, r.Label, got, pw[r.Label])
 		}
 	}
-	ts.queue.mu.Unlock()
 	var answers strings.Builder
 	answers.Write(rec.Body.Bytes())
 	for _, r := range resp.Runs {

@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
@@ -322,12 +323,12 @@ func TestCompressNotForEventStreams(t *testing.T) {
 			// before the next is sent: it only arrives if it was flushed.
 			for i := range 3 {
 				text := fmt.Sprintf("line %d\n", i)
-				ts.hub.publish(run.ID, liveEvent{"output", map[string]string{"text": text, "kind": "output"}})
+				ts.local.Hub().Publish(run.ID, lifecycle.Event{Name: "output", Data: map[string]string{"text": text, "kind": "output"}})
 				next(fmt.Sprintf(`"text":"line %d\n"`, i))
 			}
 		})
 	}
-	ts.hub.publish(run.ID, liveEvent{"done", map[string]string{"status": "succeeded"}})
+	ts.local.Hub().Publish(run.ID, lifecycle.Event{Name: "done", Data: map[string]string{"status": "succeeded"}})
 }
 
 func TestNegotiate(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/kbench/kbench/rundoc"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/lifecycle"
 )
 
 // heartbeat keeps idle event streams open through proxies.
@@ -25,7 +26,7 @@ func (s *Server) runEvents(c *gin.Context) {
 	}
 	// Subscribe before reading the run, so no event between the read and
 	// the subscription is lost.
-	ch, catchUp, cancel := s.hub.subscribe(id)
+	ch, catchUp, cancel := s.runs.Subscribe(id)
 	defer cancel()
 	run, err := s.store.GetRun(c.Request.Context(), id)
 	if err != nil {
@@ -37,7 +38,7 @@ func (s *Server) runEvents(c *gin.Context) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	send := func(ev liveEvent) bool {
+	send := func(ev lifecycle.Event) bool {
 		data, err := json.Marshal(ev.Data)
 		if err != nil {
 			return false
@@ -49,14 +50,14 @@ func (s *Server) runEvents(c *gin.Context) {
 		return true
 	}
 	if run.Final() {
-		send(liveEvent{"done", map[string]string{"status": string(run.Status), "error": run.Error}})
+		send(lifecycle.Event{Name: "done", Data: map[string]string{"status": string(run.Status), "error": run.Error}})
 		return
 	}
 	status := map[string]any{"status": run.Status}
 	if run.Status == rundoc.StatusQueued {
 		status["position"], _ = s.store.QueuePosition(c.Request.Context(), id)
 	}
-	if !send(liveEvent{"status", status}) {
+	if !send(lifecycle.Event{Name: "status", Data: status}) {
 		return
 	}
 	for _, ev := range catchUp {
@@ -88,12 +89,12 @@ func (s *Server) runEvents(c *gin.Context) {
 				return
 			}
 			if r.Final() { // finished while we were not told (e.g. canceled when queued)
-				send(liveEvent{"done", map[string]string{"status": string(r.Status), "error": r.Error}})
+				send(lifecycle.Event{Name: "done", Data: map[string]string{"status": string(r.Status), "error": r.Error}})
 				return
 			}
 			if r.Status == rundoc.StatusQueued {
 				pos, _ := s.store.QueuePosition(c.Request.Context(), id)
-				send(liveEvent{"status", map[string]any{"status": r.Status, "position": pos}})
+				send(lifecycle.Event{Name: "status", Data: map[string]any{"status": r.Status, "position": pos}})
 			}
 		}
 	}

@@ -21,7 +21,7 @@ func (s *Server) liveCharts(c *gin.Context) {
 		return
 	}
 	var body string
-	if pts, ok := s.hub.series(id); ok {
+	if pts, ok := s.runs.Series(id); ok {
 		body = string(ui.LiveCharts(pts))
 	} else {
 		run, err := s.store.GetRun(c.Request.Context(), id)

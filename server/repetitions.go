@@ -16,7 +16,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/runner/kafkasec"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -214,7 +213,7 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 				same = append(same, r.ID)
 			}
 		}
-		if secrets = s.queue.heldSecrets(same, needs); secrets == nil {
+		if secrets = s.runs.HeldSecrets(same, needs); secrets == nil {
 			return abSide{}, all("needs a secret the server no longer holds (%s): secrets stay in memory only until a run starts; submit the configuration again with it",
 				strings.Join(needs, ", "))
 		}
@@ -243,7 +242,7 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 func redactedProps(spec rundoc.Spec) []string {
 	var out []string
 	for k, v := range spec.Props {
-		if strings.Contains(v, kafkasec.Redacted) {
+		if strings.Contains(v, rundoc.Redacted) {
 			out = append(out, k)
 		}
 	}

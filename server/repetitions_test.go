@@ -253,13 +253,11 @@ func TestAddRepetitionsSecrets(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("while the secrets are held = %d %+v", code, resp)
 	}
-	ts.queue.mu.Lock()
 	for _, r := range resp.Runs {
-		if got := ts.queue.secrets[r.ID]["sasl.password"]; got != pw[r.Label] {
+		if got := ts.local.HeldSecrets([]uint{r.ID}, []string{"sasl.password"})["sasl.password"]; got != pw[r.Label] {
 			t.Errorf("new run %d (%s) holds %q, want its configuration's secret", r.ID, r.Label, got)
 		}
 	}
-	ts.queue.mu.Unlock()
 	all := append(ab.Runs, resp.Runs...)
 	ts.cancelAll(t, all)
 	code, resp = ts.addReps(t, body)

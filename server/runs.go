@@ -18,7 +18,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/kbench/kbench/runner/kafkasec"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -208,9 +207,6 @@ func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.Field
 	return nil
 }
 
-// specNeedsSecrets reports whether a stored spec had secrets removed.
-func specNeedsSecrets(spec string) bool { return strings.Contains(spec, kafkasec.Redacted) }
-
 // createRuns stores the runs of a request (warm-up runs first, then the
 // measured repetitions) and queues them.
 func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.Spec) ([]*store.Run, error) {
@@ -239,7 +235,9 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.
 		return nil, err
 	}
 	for _, r := range runs {
-		s.queue.enqueue(r.ID, secrets)
+		if err := s.runs.Submit(ctx, r.ID, secrets); err != nil {
+			return nil, err
+		}
 	}
 	return runs, nil
 }
@@ -522,7 +520,7 @@ func (s *Server) cancelRunForm(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if err := s.queue.cancel(c.Request.Context(), id); err != nil && !errors.Is(err, store.ErrConflict) {
+	if err := s.runs.Cancel(c.Request.Context(), id); err != nil && !errors.Is(err, store.ErrConflict) {
 		s.fail(c, err)
 		return
 	}
@@ -705,7 +703,7 @@ func (s *Server) apiCancelRun(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if err := s.queue.cancel(c.Request.Context(), id); err != nil {
+	if err := s.runs.Cancel(c.Request.Context(), id); err != nil {
 		s.fail(c, err)
 		return
 	}

@@ -1,13 +1,13 @@
-// Package server is kbench's web application: gin routes and handlers, the
-// run queue that executes runs as child processes, and the live event hub.
-// It parses input, calls store, runner, profiles and ui, and renders.
+// Package server is kbench's web application: gin routes and handlers.
+// It parses input, calls store, runner, profiles and ui, and renders; the
+// runs it launches are executed by the run lifecycle (package lifecycle)
+// behind the Runs interface.
 package server
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -20,6 +20,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/static"
 	"github.com/kbench/kbench/store"
@@ -86,8 +87,7 @@ type Server struct {
 	cfg    Config
 	store  *store.Store
 	ui     *ui.UI
-	queue  *queue
-	hub    *hub
+	runs   Runs
 	parsed *lru.Cache[uint, *loadedProfile]
 	// parsing makes concurrent first requests for a profile share one parse.
 	parsing singleflight.Group
@@ -150,11 +150,12 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: templates: %w", err)
 	}
-	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, hub: newHub(), parsed: newLRU[uint, *loadedProfile](32),
+	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
 		pages: newLRU[string, cachedPage](maxCachedPages), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
-	s.queue = newQueue(s)
 	s.allowTargets = allowTargets
+	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
+		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)
@@ -169,41 +170,15 @@ func staticFS() fs.FS { return static.FS }
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
 
-// Start recovers from a previous process and starts executing runs: runs
-// left running are marked interrupted (their process died with the old
-// server), and queued runs are queued again. With Config.Retain it then
-// prunes old runs, and does so again every hour until Close.
+// Start recovers from a previous process and starts executing runs (see
+// lifecycle.Local.Start: runs left running are marked interrupted, queued
+// runs are queued again unless their secrets were lost or --allow-target
+// no longer allows their target). With Config.Retain it then prunes old
+// runs, and does so again every hour until Close.
 func (s *Server) Start(ctx context.Context) error {
-	n, err := s.store.MarkInterrupted(ctx, "interrupted: the kbench server stopped while this run was in progress")
-	if err != nil {
-		return fmt.Errorf("server: recover runs: %w", err)
+	if err := s.runs.Start(ctx); err != nil {
+		return fmt.Errorf("server: %w", err)
 	}
-	if n > 0 {
-		s.log.Info("marked runs left running as interrupted", "count", n)
-	}
-	queued, err := s.store.QueuedRuns(ctx)
-	if err != nil {
-		return fmt.Errorf("server: recover queue: %w", err)
-	}
-	for _, r := range queued {
-		if specNeedsSecrets(r.Spec) {
-			// Secrets live only in memory; after a restart they are gone.
-			reason := "canceled: the server restarted and this run's credentials were only held in memory; launch it again"
-			if err := s.store.CancelQueued(ctx, r.ID, reason); err != nil && !errors.Is(err, store.ErrConflict) {
-				return fmt.Errorf("server: recover queue: %w", err)
-			}
-			continue
-		}
-		if err := s.storedTargetsAllowed(r.Spec); err != nil {
-			// --allow-target may have narrowed since the run was queued.
-			if err := s.store.CancelQueued(ctx, r.ID, "canceled when the server restarted: "+err.Error()); err != nil && !errors.Is(err, store.ErrConflict) {
-				return fmt.Errorf("server: recover queue: %w", err)
-			}
-			continue
-		}
-		s.queue.enqueue(r.ID, nil)
-	}
-	s.queue.start(s.cfg.Concurrency)
 	s.startPruner(ctx)
 	return nil
 }
@@ -213,7 +188,7 @@ func (s *Server) Start(ctx context.Context) error {
 // stops pruning old runs.
 func (s *Server) Close() {
 	s.closePruner()
-	s.queue.stop()
+	s.runs.Close()
 }
 
 // randomID returns n random bytes as hex.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner/embedded"
 	"github.com/kbench/kbench/store"
@@ -50,9 +51,12 @@ func TestMain(m *testing.M) {
 
 type testServer struct {
 	*Server
-	dir  string
-	logs *syncBuffer
-	st   *store.Store
+	// local is the server's run lifecycle, for tests that act at a point
+	// of a run's life or look at its queue.
+	local *lifecycle.Local
+	dir   string
+	logs  *syncBuffer
+	st    *store.Store
 }
 
 type syncBuffer struct {
@@ -95,7 +99,7 @@ func newTestServer(t testing.TB, mod func(*Config)) *testServer {
 		s.Close()
 		st.Close()
 	})
-	return &testServer{Server: s, dir: dir, logs: logs, st: st}
+	return &testServer{Server: s, local: s.runs.(*lifecycle.Local), dir: dir, logs: logs, st: st}
 }
 
 func (ts *testServer) do(t *testing.T, method, target string, body string, hdr ...string) *httptest.ResponseRecorder {
@@ -610,50 +614,6 @@ func TestSecretsNeverPersist(t *testing.T) {
 	}
 	if !strings.Contains(pages.String(), "[redacted]") {
 		t.Errorf("the spec does not show that a secret was given")
-	}
-}
-
-// TestCancelWhileStarting cancels a run at each point between leaving the
-// pending list and its process starting: before the store starts it, and
-// after the store started it but before the child process is registered.
-// The cancel is accepted (202), the run ends canceled, and the child
-// process is never started.
-func TestCancelWhileStarting(t *testing.T) {
-	for _, point := range []string{"taken", "started"} {
-		t.Run(point, func(t *testing.T) {
-			dir := t.TempDir()
-			marker := filepath.Join(dir, "child-started")
-			script := filepath.Join(dir, "kbench.sh")
-			os.WriteFile(script, []byte("#!/bin/sh\ntouch '"+marker+"'\nexec '"+kbenchBin+"' \"$@\"\n"), 0o755)
-			ts := newTestServer(t, func(c *Config) { c.KbenchCommand = []string{script} })
-			codes := make(chan int, 1)
-			ts.queue.mu.Lock()
-			ts.queue.hook = func(p string, id uint) {
-				if p == point {
-					codes <- ts.do(t, "POST", fmt.Sprintf("/api/runs/%d/cancel", id), "").Code
-				}
-			}
-			ts.queue.mu.Unlock()
-			id := ts.createRun(t, `{"workload":"producer","params":{"num-records":1000,"profile":"none"}}`)
-			r := ts.waitFinal(t, id)
-			if code := <-codes; code != http.StatusAccepted {
-				t.Errorf("cancel at %q = %d, want 202", point, code)
-			}
-			if r.Status != rundoc.StatusCanceled {
-				t.Errorf("run canceled at %q ended %s (%q), want canceled", point, r.Status, r.Error)
-			}
-			if _, err := os.Stat(marker); err == nil {
-				t.Errorf("the run's process was started although it was canceled at %q", point)
-			}
-			// The queue goes on with the next run.
-			ts.queue.mu.Lock()
-			ts.queue.hook = nil
-			ts.queue.mu.Unlock()
-			next := ts.createRun(t, `{"workload":"producer","params":{"num-records":1000,"profile":"none"}}`)
-			if r := ts.waitFinal(t, next); r.Status != rundoc.StatusSucceeded {
-				t.Errorf("next run: %s (%s)", r.Status, r.Error)
-			}
-		})
 	}
 }
 

@@ -56,6 +56,19 @@ func TestViewsLinkNoClientOrDatabase(t *testing.T) {
 	}
 }
 
+// TestLifecycleRunsNoClient: the lifecycle starts runs as `kbench run`
+// processes and reads their documents; it links no Kafka client (the
+// engine is the child's) and no web framework (it serves no HTTP).
+func TestLifecycleRunsNoClient(t *testing.T) {
+	for _, d := range deps(t, "github.com/kbench/kbench/lifecycle") {
+		for _, f := range []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go", "github.com/gin-gonic/gin"} {
+			if strings.HasPrefix(d, f) {
+				t.Errorf("lifecycle links %s", d)
+			}
+		}
+	}
+}
+
 // TestLayersPointDown: the engine (runner) and the store never import
 // the layers above them, and the contract imports no kbench package.
 func TestLayersPointDown(t *testing.T) {
@@ -67,6 +80,7 @@ func TestLayersPointDown(t *testing.T) {
 		{"github.com/kbench/kbench/store", []string{"/runner", "/server", "/ui", "/compare", "/lifecycle", "/profiles"}},
 		{"github.com/kbench/kbench/compare", []string{"/runner", "/store", "/server", "/ui", "/lifecycle"}},
 		{"github.com/kbench/kbench/ui", []string{"/runner", "/store", "/server", "/lifecycle"}},
+		{"github.com/kbench/kbench/lifecycle", []string{"/runner", "/server", "/ui", "/compare"}},
 	}
 	for _, c := range cases {
 		for _, d := range deps(t, c.pkg) {

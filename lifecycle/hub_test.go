@@ -1,4 +1,4 @@
-package server
+package lifecycle
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 )
 
 // outputText joins the text of a list of output events.
-func outputText(t *testing.T, evs []liveEvent) string {
+func outputText(t *testing.T, evs []Event) string {
 	t.Helper()
 	var b strings.Builder
 	for _, ev := range evs {
@@ -25,8 +25,8 @@ func outputText(t *testing.T, evs []liveEvent) string {
 }
 
 // drain takes every event buffered on ch.
-func drain(ch chan liveEvent) []liveEvent {
-	var out []liveEvent
+func drain(ch <-chan Event) []Event {
+	var out []Event
 	for {
 		select {
 		case ev := <-ch:
@@ -40,9 +40,9 @@ func drain(ch chan liveEvent) []liveEvent {
 // TestHubOutputSameLiveAndCatchUp: a page that follows a run from its start
 // and one that joins late show the same text, notes on lines of their own.
 func TestHubOutputSameLiveAndCatchUp(t *testing.T) {
-	h := newHub()
+	h := NewHub()
 	const id = 7
-	live, _, cancel := h.subscribe(id)
+	live, _, cancel := h.Subscribe(id)
 	defer cancel()
 	for _, e := range []rundoc.Event{
 		{Type: "note", Text: "kbench: embedded broker at 127.0.0.1:1234 (pid 19587)"},
@@ -50,7 +50,7 @@ func TestHubOutputSameLiveAndCatchUp(t *testing.T) {
 		{Type: "note", Text: "kbench: a note that ends with its newline\n"},
 		{Type: "output", Text: "100000 records sent, 20000.000000 records/sec (1.91 MB/sec), 1.20 ms avg latency, 9.00 ms max latency, 1 ms 50th, 2 ms 95th, 3 ms 99th, 9 ms 99.9th.\n"},
 	} {
-		h.publishRunner(id, e)
+		h.PublishRunner(id, e)
 	}
 	want := "# kbench: embedded broker at 127.0.0.1:1234 (pid 19587)\n" +
 		"99900 records sent, 19980.0 records/sec (1.91 MB/sec), 1.2 ms avg latency, 9.0 ms max latency.\n" +
@@ -59,7 +59,7 @@ func TestHubOutputSameLiveAndCatchUp(t *testing.T) {
 	if got := outputText(t, drain(live)); got != want {
 		t.Errorf("live output:\n%q\nwant\n%q", got, want)
 	}
-	_, catchUp, cancel2 := h.subscribe(id)
+	_, catchUp, cancel2 := h.Subscribe(id)
 	defer cancel2()
 	if got := outputText(t, catchUp); got != want {
 		t.Errorf("catch-up output:\n%q\nwant\n%q", got, want)
@@ -69,18 +69,18 @@ func TestHubOutputSameLiveAndCatchUp(t *testing.T) {
 // TestHubNoteStartsItsOwnLine: a note after text that stopped mid-line
 // still gets a line of its own, live and on catch-up alike.
 func TestHubNoteStartsItsOwnLine(t *testing.T) {
-	h := newHub()
+	h := NewHub()
 	const id = 8
-	live, _, cancel := h.subscribe(id)
+	live, _, cancel := h.Subscribe(id)
 	defer cancel()
-	h.publishRunner(id, rundoc.Event{Type: "output", Text: "half a line"})
-	h.publishRunner(id, rundoc.Event{Type: "note", Text: "kbench: note"})
-	h.publishRunner(id, rundoc.Event{Type: "output", Text: "next\n"})
+	h.PublishRunner(id, rundoc.Event{Type: "output", Text: "half a line"})
+	h.PublishRunner(id, rundoc.Event{Type: "note", Text: "kbench: note"})
+	h.PublishRunner(id, rundoc.Event{Type: "output", Text: "next\n"})
 	want := "half a line\n# kbench: note\nnext\n"
 	if got := outputText(t, drain(live)); got != want {
 		t.Errorf("live output %q, want %q", got, want)
 	}
-	_, catchUp, cancel2 := h.subscribe(id)
+	_, catchUp, cancel2 := h.Subscribe(id)
 	defer cancel2()
 	if got := outputText(t, catchUp); got != want {
 		t.Errorf("catch-up output %q, want %q", got, want)
@@ -91,7 +91,7 @@ func TestHubNoteStartsItsOwnLine(t *testing.T) {
 // joiners as the run keeps them, coarsened past runner.MaxSeriesPoints, so
 // catching up never replays tens of thousands of events.
 func TestHubCatchUpSeriesBounded(t *testing.T) {
-	h := newHub()
+	h := NewHub()
 	const id = 9
 	var all []rundoc.SeriesPoint
 	var records int64
@@ -99,9 +99,9 @@ func TestHubCatchUpSeriesBounded(t *testing.T) {
 		p := rundoc.SeriesPoint{T: float64(i) / 4, Records: 250, RecordsPerSec: 1000}
 		all = append(all, p)
 		records += p.Records
-		h.publishRunner(id, rundoc.Event{Type: "interval", Point: &p})
+		h.PublishRunner(id, rundoc.Event{Type: "interval", Point: &p})
 	}
-	_, catchUp, cancel := h.subscribe(id)
+	_, catchUp, cancel := h.Subscribe(id)
 	defer cancel()
 	var got []rundoc.SeriesPoint
 	for _, ev := range catchUp {

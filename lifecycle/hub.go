@@ -1,4 +1,4 @@
-package server
+package lifecycle
 
 import (
 	"slices"
@@ -8,8 +8,10 @@ import (
 	"github.com/kbench/kbench/rundoc"
 )
 
-// liveEvent is one Server-Sent Event: name and JSON-encodable payload.
-type liveEvent struct {
+// Event is one live event of a run, as the server sends it to a page or
+// an API client (one Server-Sent Event): its name ("status", "progress",
+// "interval", "output", "done") and a JSON-encodable payload.
+type Event struct {
 	Name string
 	Data any
 }
@@ -45,40 +47,43 @@ func (st *liveState) outputText(e rundoc.Event) string {
 // is stored with the result.
 const maxLiveOutput = 256 << 10
 
-// hub fans a run's live events out to its subscribers (browser tabs on
+// Hub fans a run's live events out to its subscribers (browser tabs on
 // the run page, API clients) and keeps enough state for late joiners.
-type hub struct {
+// What it keeps is for display only: no decision about a run is taken
+// from it (the store's status is the run's state).
+type Hub struct {
 	mu    sync.Mutex
-	subs  map[uint]map[chan liveEvent]struct{}
+	subs  map[uint]map[chan Event]struct{}
 	state map[uint]*liveState
 }
 
-func newHub() *hub {
-	return &hub{subs: map[uint]map[chan liveEvent]struct{}{}, state: map[uint]*liveState{}}
+// NewHub returns an empty hub.
+func NewHub() *Hub {
+	return &Hub{subs: map[uint]map[chan Event]struct{}{}, state: map[uint]*liveState{}}
 }
 
-// subscribe returns a channel of the run's events and the events that
+// Subscribe returns a channel of the run's events and the events that
 // catch a new subscriber up. cancel must be called when done.
-func (h *hub) subscribe(id uint) (ch chan liveEvent, catchUp []liveEvent, cancel func()) {
-	ch = make(chan liveEvent, 512)
+func (h *Hub) Subscribe(id uint) (events <-chan Event, catchUp []Event, cancel func()) {
+	ch := make(chan Event, 512)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.subs[id] == nil {
-		h.subs[id] = map[chan liveEvent]struct{}{}
+		h.subs[id] = map[chan Event]struct{}{}
 	}
 	h.subs[id][ch] = struct{}{}
 	if st := h.state[id]; st != nil {
 		if st.status != "" {
-			catchUp = append(catchUp, liveEvent{"status", map[string]any{"status": st.status}})
+			catchUp = append(catchUp, Event{"status", map[string]any{"status": st.status}})
 		}
 		if st.progress != nil {
-			catchUp = append(catchUp, liveEvent{"progress", progressData(*st.progress)})
+			catchUp = append(catchUp, Event{"progress", progressData(*st.progress)})
 		}
 		for _, p := range st.points {
-			catchUp = append(catchUp, liveEvent{"interval", p})
+			catchUp = append(catchUp, Event{"interval", p})
 		}
 		if st.output.Len() > 0 {
-			catchUp = append(catchUp, liveEvent{"output", map[string]string{"text": st.output.String()}})
+			catchUp = append(catchUp, Event{"output", map[string]string{"text": st.output.String()}})
 		}
 	}
 	return ch, catchUp, func() {
@@ -91,10 +96,10 @@ func (h *hub) subscribe(id uint) (ch chan liveEvent, catchUp []liveEvent, cancel
 	}
 }
 
-// series returns a copy of the interval points a run has reported so
+// Series returns a copy of the interval points a run has reported so
 // far (coarsened as the run's result will be); ok is false when the hub
 // holds nothing of the run: not started yet, finished, or unknown.
-func (h *hub) series(id uint) (pts []rundoc.SeriesPoint, ok bool) {
+func (h *Hub) Series(id uint) (pts []rundoc.SeriesPoint, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := h.state[id]
@@ -108,15 +113,15 @@ func progressData(e rundoc.Event) map[string]any {
 	return map[string]any{"phase": e.Phase, "done": e.Done, "total": e.Total, "elapsed": e.Elapsed}
 }
 
-// publishRunner forwards one progress line of a run's child process.
-func (h *hub) publishRunner(id uint, e rundoc.Event) {
+// PublishRunner forwards one progress line of a run's child process.
+func (h *Hub) PublishRunner(id uint, e rundoc.Event) {
 	h.mu.Lock()
 	st := h.stateLocked(id)
-	var ev liveEvent
+	var ev Event
 	switch e.Type {
 	case "phase", "progress":
 		st.progress = &e
-		ev = liveEvent{"progress", progressData(e)}
+		ev = Event{"progress", progressData(e)}
 	case "interval":
 		if e.Point == nil {
 			h.mu.Unlock()
@@ -128,23 +133,23 @@ func (h *hub) publishRunner(id uint, e rundoc.Event) {
 			// get what the result will hold.
 			st.points = rundoc.CoarsenSeries(st.points)
 		}
-		ev = liveEvent{"interval", *e.Point}
+		ev = Event{"interval", *e.Point}
 	case "output", "note":
 		text := st.outputText(e)
 		if st.output.Len() < maxLiveOutput {
 			st.output.WriteString(text)
 		}
-		ev = liveEvent{"output", map[string]string{"text": text, "kind": e.Type}}
+		ev = Event{"output", map[string]string{"text": text, "kind": e.Type}}
 	default:
 		h.mu.Unlock()
-		return // "done" comes from the server once the result is stored
+		return // "done" is published once the result is stored
 	}
 	h.sendLocked(id, ev)
 	h.mu.Unlock()
 }
 
-// publish sends a server-made event (status, done).
-func (h *hub) publish(id uint, ev liveEvent) {
+// Publish sends an event the lifecycle makes itself (status, done).
+func (h *Hub) Publish(id uint, ev Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if ev.Name == "status" {
@@ -158,7 +163,7 @@ func (h *hub) publish(id uint, ev liveEvent) {
 	}
 }
 
-func (h *hub) stateLocked(id uint) *liveState {
+func (h *Hub) stateLocked(id uint) *liveState {
 	st := h.state[id]
 	if st == nil {
 		st = &liveState{}
@@ -169,7 +174,7 @@ func (h *hub) stateLocked(id uint) *liveState {
 
 // sendLocked never blocks: a subscriber too slow to keep 512 events
 // buffered misses some, and its page still reloads on "done".
-func (h *hub) sendLocked(id uint, ev liveEvent) {
+func (h *Hub) sendLocked(id uint, ev Event) {
 	for ch := range h.subs[id] {
 		select {
 		case ch <- ev:

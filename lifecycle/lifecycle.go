@@ -1,0 +1,92 @@
+// Package lifecycle runs kbench's launched runs from queued to final: the
+// queue and its workers, supervision of each run's `kbench run` child
+// process (timeouts, cancel and shutdown by SIGINT then SIGKILL of its
+// process group, secrets held in memory only), the ingestion of what a
+// finished run left in its output directory into the store, recovery at
+// start-up, and the hub of live events pages follow.
+//
+// It knows neither HTTP nor the database: it talks to the store through
+// the store's exported methods, and the server calls it through an
+// interface of its own (server.Runs), so that the queue can later be
+// backed by a job engine without touching handlers.
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
+)
+
+// Options configure a Local lifecycle.
+type Options struct {
+	// Command starts kbench for a run; "run --spec … --out … --progress
+	// json" is appended.
+	Command []string
+	// DataDir holds one directory per run, runs/<id>, with its spec,
+	// result, profiles and stderr.log.
+	DataDir string
+	// Concurrency is how many runs execute at once (default 1).
+	Concurrency int
+	// RunTimeout bounds one run's wall time (default 2h).
+	RunTimeout time.Duration
+	// KillGrace is how long a stopped run's process gets to write its
+	// partial result after SIGINT before its process group is killed
+	// (default 15 s).
+	KillGrace time.Duration
+	// Recheck, when set, is asked at Start about each run left queued by
+	// a previous process, with its stored spec: a run it refuses (e.g. a
+	// target --allow-target no longer allows) is canceled with its error.
+	Recheck func(spec string) error
+	Logger  *slog.Logger
+}
+
+// NeedsSecrets reports whether a stored spec had secrets removed: its
+// run can execute only while the secrets are held in memory.
+func NeedsSecrets(spec string) bool { return strings.Contains(spec, rundoc.Redacted) }
+
+// Start recovers from a previous process and starts executing runs: runs
+// left running are marked interrupted (their process died with the old
+// server), and queued runs are queued again, but for those whose secrets
+// were lost with the old process or that Options.Recheck refuses, which
+// are canceled with the reason.
+func (q *Local) Start(ctx context.Context) error {
+	n, err := q.st.MarkInterrupted(ctx, "interrupted: the kbench server stopped while this run was in progress")
+	if err != nil {
+		return fmt.Errorf("recover runs: %w", err)
+	}
+	if n > 0 {
+		q.log.Info("marked runs left running as interrupted", "count", n)
+	}
+	queued, err := q.st.QueuedRuns(ctx)
+	if err != nil {
+		return fmt.Errorf("recover queue: %w", err)
+	}
+	for _, r := range queued {
+		if NeedsSecrets(r.Spec) {
+			// Secrets live only in memory; after a restart they are gone.
+			reason := "canceled: the server restarted and this run's credentials were only held in memory; launch it again"
+			if err := q.st.CancelQueued(ctx, r.ID, reason); err != nil && !errors.Is(err, store.ErrConflict) {
+				return fmt.Errorf("recover queue: %w", err)
+			}
+			continue
+		}
+		if q.opts.Recheck != nil {
+			if err := q.opts.Recheck(r.Spec); err != nil {
+				// --allow-target may have narrowed since the run was queued.
+				if err := q.st.CancelQueued(ctx, r.ID, "canceled when the server restarted: "+err.Error()); err != nil && !errors.Is(err, store.ErrConflict) {
+					return fmt.Errorf("recover queue: %w", err)
+				}
+				continue
+			}
+		}
+		q.Submit(ctx, r.ID, nil)
+	}
+	q.startWorkers(q.opts.Concurrency)
+	return nil
+}

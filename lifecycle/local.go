@@ -1,0 +1,438 @@
+package lifecycle
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kbench/kbench/internal/tailbuf"
+	"github.com/kbench/kbench/rundoc"
+
+	"github.com/kbench/kbench/store"
+)
+
+// cancelGrace is how long a canceled run's process gets to write its
+// partial result after SIGINT before it is killed.
+const cancelGrace = 15 * time.Second
+
+// Local executes runs in order, Options.Concurrency at a time, each as a
+// `kbench run` child process: Go's CPU profiler is process-wide, and a
+// crash or SIGKILL of a run cannot take the server down.
+//
+// A run's state is its status in the store, and only there: every change
+// is one conditional update (queued→running by the worker that starts
+// it, queued→canceled by a cancel, running→final by the worker once its
+// process has exited), so of two racing changes exactly one applies and
+// the other sees store.ErrConflict. What Local keeps in memory is what
+// the store cannot hold: the order of the runs waiting for a worker,
+// their secrets, and for each run a worker has taken its process and
+// the reason it is asked to stop.
+type Local struct {
+	st   *store.Store
+	opts Options
+	log  *slog.Logger
+	hub  *Hub
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending []uint
+	secrets map[uint]map[string]string // held in memory only, never stored
+	// taken are the runs workers have taken off pending, until their
+	// outcome is stored.
+	taken   map[uint]*execution
+	stopped bool
+	wg      sync.WaitGroup
+
+	// hook, when a test sets it (SetHook), is called by the worker at
+	// named points of a run's life.
+	hook func(point string, id uint)
+}
+
+// execution is one run a worker has taken off the pending list, from
+// then until its outcome is stored: its process, once started, and why
+// it is asked to stop. It holds no status. Its process is started only
+// if no stop was asked for by then, and one asked for later signals the
+// process. mu is held by the worker from reading the stop reason to
+// storing the outcome, so a cancel either comes before (and decides the
+// status) or finds the run final in the store.
+type execution struct {
+	mu       sync.Mutex
+	cmd      *exec.Cmd // nil until the process is started
+	reason   string    // why it was stopped early: "canceled", "timeout", "shutdown"
+	signaled bool
+	done     chan struct{} // closed when the process has exited
+	grace    time.Duration // from SIGINT to SIGKILL
+}
+
+// NewLocal returns the lifecycle of runs stored in st, executed on this
+// machine. Call Start to recover and start the workers, Close to stop.
+func NewLocal(st *store.Store, opts Options) *Local {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 1
+	}
+	if opts.RunTimeout <= 0 {
+		opts.RunTimeout = 2 * time.Hour
+	}
+	if opts.KillGrace <= 0 {
+		opts.KillGrace = cancelGrace
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{}}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// Hub is the hub of the runs' live events.
+func (q *Local) Hub() *Hub { return q.hub }
+
+// Subscribe returns a channel of run id's live events and the events that
+// catch a new subscriber up (see Hub.Subscribe).
+func (q *Local) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.hub.Subscribe(id) }
+
+// Series returns the interval points run id has reported so far (see
+// Hub.Series).
+func (q *Local) Series(id uint) ([]rundoc.SeriesPoint, bool) { return q.hub.Series(id) }
+
+// SetHook sets a function the workers call at named points of a run's
+// life, so that a test can act exactly there: "taken" (off the pending
+// list, not yet started in the store), "started" (started in the store,
+// no process yet) and "exited" (its process has exited, its outcome is
+// not stored yet). nil removes it.
+func (q *Local) SetHook(hook func(point string, id uint)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.hook = hook
+}
+
+// Pending returns the runs waiting for a worker, in the order they will
+// be taken.
+func (q *Local) Pending() []uint {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.pending)
+}
+
+// Submit queues stored run id to be executed after those submitted
+// before it, with secrets (held in memory only) for its child process.
+func (q *Local) Submit(_ context.Context, id uint, secrets map[string]string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.pending = append(q.pending, id)
+	if secrets != nil {
+		q.secrets[id] = secrets
+	}
+	q.cond.Signal()
+	return nil
+}
+
+// HeldSecrets returns the secrets held for the first of ids still pending
+// that has every one of keys, nil when none has: a run's secrets leave
+// memory when a worker takes it.
+func (q *Local) HeldSecrets(ids []uint, keys []string) map[string]string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, id := range ids {
+		sec := q.secrets[id]
+		complete := sec != nil
+		for _, k := range keys {
+			complete = complete && sec[k] != ""
+		}
+		if complete {
+			return sec
+		}
+	}
+	return nil
+}
+
+func (q *Local) startWorkers(workers int) {
+	for i := 0; i < workers; i++ {
+		q.wg.Add(1)
+		go q.work()
+	}
+}
+
+func (q *Local) work() {
+	defer q.wg.Done()
+	for {
+		q.mu.Lock()
+		for len(q.pending) == 0 && !q.stopped {
+			q.cond.Wait()
+		}
+		if q.stopped {
+			q.mu.Unlock()
+			return
+		}
+		id := q.pending[0]
+		q.pending = q.pending[1:]
+		secrets := q.secrets[id]
+		delete(q.secrets, id)
+		// Registered in the same critical section that takes it off the
+		// pending list: a cancel that finds the run no longer queued in the
+		// store finds its execution here until its outcome is stored.
+		ex := &execution{done: make(chan struct{}), grace: q.opts.KillGrace}
+		q.taken[id] = ex
+		q.mu.Unlock()
+		q.at("taken", id)
+		q.run(id, secrets, ex)
+		q.mu.Lock()
+		delete(q.taken, id)
+		q.mu.Unlock()
+	}
+}
+
+// at calls the test hook, if any.
+func (q *Local) at(point string, id uint) {
+	q.mu.Lock()
+	hook := q.hook
+	q.mu.Unlock()
+	if hook != nil {
+		hook(point, id)
+	}
+}
+
+// Close interrupts running children and waits for their results to be
+// stored (as interrupted), then stops the workers: nothing is left in a
+// running state. Runs still queued stay queued for the next Start.
+func (q *Local) Close() {
+	q.mu.Lock()
+	q.stopped = true
+	for _, ex := range q.taken {
+		ex.stop("shutdown")
+	}
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	q.wg.Wait()
+}
+
+// Cancel stops a queued or running run. A queued one, pending or taken
+// by a worker that has not started it yet, is canceled in the store at
+// once (queued→canceled) and never starts. A running one has its process
+// stopped, and its worker stores it canceled with what it measured. It
+// reports store.ErrConflict (wrapped) when the run is already final, and
+// store.ErrNotFound when there is no such run.
+func (q *Local) Cancel(ctx context.Context, id uint) error {
+	err := q.st.CancelQueued(ctx, id, "canceled before it started")
+	if err == nil {
+		q.mu.Lock()
+		q.pending = slices.DeleteFunc(q.pending, func(p uint) bool { return p == id })
+		delete(q.secrets, id)
+		q.mu.Unlock()
+		q.hub.Publish(id, Event{"done", map[string]string{"status": string(rundoc.StatusCanceled)}})
+		return nil
+	}
+	if !errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	// Not queued: running (its worker has it) or final.
+	q.mu.Lock()
+	ex := q.taken[id]
+	q.mu.Unlock()
+	if ex == nil {
+		return err // final, or not running in this process
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	// The worker stores the outcome under ex.mu: the status read here is
+	// the final one, or the run's worker has yet to read the reason.
+	run, gerr := q.st.GetRun(ctx, id)
+	if gerr != nil {
+		return gerr
+	}
+	if run.Final() {
+		return err
+	}
+	ex.stopLocked("canceled")
+	return nil
+}
+
+// stop asks the run's process to stop (see stopLocked).
+func (ex *execution) stop(reason string) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.stopLocked(reason)
+}
+
+// stopLocked asks the child to stop: SIGINT lets it write what it
+// measured and stop its broker; SIGKILL of the whole process group
+// follows if it does not exit within the grace time. The first reason
+// is kept, but a user's cancel overrides a timeout or a shutdown: the
+// cancel was accepted, so the run ends canceled.
+func (ex *execution) stopLocked(reason string) {
+	if ex.reason == "" || reason == "canceled" {
+		ex.reason = reason
+	}
+	if ex.signaled || ex.cmd == nil || ex.cmd.Process == nil {
+		return // not started: the worker sees the reason and does not start it
+	}
+	ex.signaled = true
+	ex.cmd.Process.Signal(os.Interrupt)
+	go func() {
+		select {
+		case <-ex.done:
+		case <-time.After(ex.grace):
+			syscall.Kill(-ex.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}()
+}
+
+func (ex *execution) stopReason() string {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.reason
+}
+
+// run executes one run and stores its outcome, whatever happens.
+func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
+	ctx := context.Background()
+	log := q.log.With("run", id)
+	if ex.stopReason() == "shutdown" {
+		return // still queued: the next start queues it again
+	}
+	// A run canceled since it was submitted is no longer queued: the
+	// store refuses to start it, and its cancel has said it is done.
+	if err := q.st.StartRun(ctx, id, time.Now().UTC()); err != nil {
+		if !errors.Is(err, store.ErrConflict) {
+			log.Error("start run", "err", err)
+		}
+		return
+	}
+	q.hub.Publish(id, Event{"status", map[string]any{"status": rundoc.StatusRunning}})
+	q.at("started", id)
+	end := q.execute(ctx, id, secrets, ex)
+	q.at("exited", id)
+	outcome := q.finish(ctx, id, end, ex)
+	log.Info("run finished", "status", outcome.Status)
+	q.hub.Publish(id, Event{"done", map[string]string{"status": string(outcome.Status), "error": outcome.Error}})
+}
+
+// finish stores a run's outcome (running→final). It holds ex.mu from
+// reading the stop reason until the outcome is stored, so a cancel
+// either comes before and the run ends canceled, or finds it final.
+func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) store.Outcome {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	outcome := end.outcome(ex.reason, q.opts.RunTimeout)
+	if err := q.st.FinishRun(ctx, id, outcome); err != nil {
+		q.log.Error("store result", "run", id, "err", err)
+		// Never leave a run running: record at least the failure.
+		fallback := store.Outcome{Status: rundoc.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
+		if err := q.st.FinishRun(ctx, id, fallback); err != nil {
+			q.log.Error("store failure", "run", id, "err", err)
+		}
+		outcome = fallback
+	}
+	return outcome
+}
+
+// execute runs the child process and reads what it left behind. A run
+// asked to stop before its process started never starts it.
+func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) ending {
+	failed := func(format string, args ...any) ending {
+		return ending{failure: fmt.Sprintf(format, args...)}
+	}
+	run, err := q.st.GetRun(ctx, id)
+	if err != nil {
+		return failed("load run: %v", err)
+	}
+	file, err := rundoc.ParseSpecFile([]byte(run.Spec))
+	if err != nil {
+		return failed("stored spec: %v", err)
+	}
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params)
+	if err != nil {
+		return failed("stored spec: %v", err)
+	}
+	// The stored spec holds "[redacted]" where a secret was; the child gets
+	// the real value through its environment. Without it the run would
+	// authenticate with the placeholder: refuse instead.
+	for k, v := range spec.Props {
+		if strings.Contains(v, rundoc.Redacted) && secrets[k] == "" {
+			return failed("stored spec: %s: its secret is not in memory (secrets are never stored); start the run again", k)
+		}
+	}
+	dir := filepath.Join(q.opts.DataDir, "runs", strconv.FormatUint(uint64(id), 10))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return failed("run directory: %v", err)
+	}
+	specPath := filepath.Join(dir, "spec.json")
+	if err := rundoc.WriteSpecFile(specPath, spec); err != nil {
+		return failed("%v", err)
+	}
+
+	args := append(append([]string(nil), q.opts.Command[1:]...), "run", "--spec", specPath, "--out", dir, "--progress", "json")
+	cmd := exec.Command(q.opts.Command[0], args...)
+	cmd.Env = childEnv(secrets)
+	// Its own process group, so a kill reaches the broker child too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return failed("start: %v", err)
+	}
+	stderrTail := tailbuf.New(8 << 10)
+	stderrLog, err := os.Create(filepath.Join(dir, "stderr.log"))
+	if err != nil {
+		return failed("start: %v", err)
+	}
+	defer stderrLog.Close()
+	cmd.Stderr = io.MultiWriter(stderrLog, stderrTail)
+	// Under ex.mu, a stop asked for meanwhile is either seen here, and the
+	// process never starts, or comes after ex.cmd is set and signals it.
+	ex.mu.Lock()
+	if ex.reason != "" {
+		ex.mu.Unlock()
+		return ingest(dir, nil, "")
+	}
+	if err := cmd.Start(); err != nil {
+		ex.mu.Unlock()
+		return failed("start kbench run: %v", err)
+	}
+	ex.cmd = cmd
+	ex.mu.Unlock()
+	timer := time.AfterFunc(q.opts.RunTimeout, func() { ex.stop("timeout") })
+	defer timer.Stop()
+
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	for sc.Scan() {
+		var ev rundoc.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			stderrTail.Write(append(sc.Bytes(), '\n'))
+			continue
+		}
+		q.hub.PublishRunner(id, ev)
+	}
+	waitErr := cmd.Wait()
+	close(ex.done)
+	return ingest(dir, waitErr, stderrTail.String())
+}
+
+// childEnv is the server's environment plus the run's secrets, which the
+// child reads from rundoc.SecretPropsEnv; an inherited value is dropped.
+func childEnv(secrets map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, rundoc.SecretPropsEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	if len(secrets) > 0 {
+		b, _ := json.Marshal(secrets)
+		env = append(env, rundoc.SecretPropsEnv+"="+string(b))
+	}
+	return env
+}

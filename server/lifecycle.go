@@ -1,0 +1,49 @@
+package server
+
+import (
+	"context"
+
+	"github.com/kbench/kbench/lifecycle"
+	"github.com/kbench/kbench/rundoc"
+)
+
+// Runs is what the server asks of the run lifecycle: the handlers call
+// only this, never the queue, the processes or the hub behind it.
+//
+// It is defined here, where it is consumed, rather than in lifecycle: it
+// lists exactly what the HTTP side needs, so a second implementation
+// (the queue backed by a job engine on PostgreSQL) has to provide no
+// more, and tests of handlers can stand in a hand-written one.
+// lifecycle.Local is the implementation kbench uses today.
+//
+// The store's status is a run's one state: Submit is called for runs
+// already stored queued, and every change of status is a conditional
+// update in the store, which the implementation makes.
+type Runs interface {
+	// Start recovers what a previous process left (runs left running,
+	// queued runs) and starts executing runs.
+	Start(ctx context.Context) error
+	// Close stops executing runs; none is left running in the store.
+	Close()
+	// Submit queues stored run id after those submitted before it, with
+	// the secrets its process needs, held in memory only. A run whose
+	// Submit fails stays queued in the store and is queued again by the
+	// next Start.
+	Submit(ctx context.Context, id uint, secrets map[string]string) error
+	// Cancel stops run id: a queued run is canceled at once, a running
+	// one is stopped and ends canceled. It wraps store.ErrConflict when
+	// the run is already final.
+	Cancel(ctx context.Context, id uint) error
+	// Subscribe returns a channel of run id's live events and the events
+	// that catch a new subscriber up; cancel must be called when done.
+	Subscribe(id uint) (events <-chan lifecycle.Event, catchUp []lifecycle.Event, cancel func())
+	// Series returns the interval points run id has reported so far;
+	// ok is false when it is not running here.
+	Series(id uint) (pts []rundoc.SeriesPoint, ok bool)
+	// HeldSecrets returns the secrets held for the first of ids still
+	// waiting to start that has every one of keys, nil when none has.
+	HeldSecrets(ids []uint, keys []string) map[string]string
+}
+
+// lifecycle.Local is a Runs.
+var _ Runs = (*lifecycle.Local)(nil)
