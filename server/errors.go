@@ -144,3 +144,5 @@ func (s *Server) fail(c *gin.Context, err error) {
 }
 
 func isAPI(c *gin.Context) bool { return strings.HasPrefix(c.Request.URL.Path, "/api/") }
+
+var errNotFound = fmt.Errorf("server: %w", store.ErrNotFound)

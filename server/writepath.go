@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/kbench/kbench/rundoc"
 
@@ -191,33 +190,6 @@ func (s *Server) writepathForm(c *gin.Context) {
 		return
 	}
 	c.Redirect(http.StatusSeeOther, ui.WritepathResultURL(batch))
-}
-
-// presetFromForm reads the preset's form; empty fields take the defaults.
-// Fields that are not whole numbers are all reported (a
-// runner.FieldErrors), with the preset made of the others.
-func presetFromForm(form url.Values) (writepathPreset, error) {
-	var p writepathPreset
-	var errs rundoc.FieldErrors
-	for _, f := range []struct {
-		name string
-		dst  **int
-	}{{ui.WPFieldRecords, &p.RecordsPerRequest}, {ui.WPFieldRecordSize, &p.RecordSize}, {ui.WPFieldRequests, &p.Requests},
-		{ui.WPFieldRepetitions, &p.Repetitions}, {ui.WPFieldInFlight, &p.InFlight}} {
-		v := strings.TrimSpace(form.Get(f.name))
-		if v == "" {
-			continue
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			errs.Add(f.name, "%q is not a whole number", v)
-			continue
-		}
-		*f.dst = &n
-	}
-	sink := form.Get(ui.WPFieldSink) == "true"
-	p.Sink = &sink
-	return p, errs.Err()
 }
 
 // writepathRuns loads a batch's runs, strategy by strategy in the lab's

@@ -1,0 +1,264 @@
+// Importing Kafka tool output and profiles as a run: GET and POST /import,
+// POST /api/import.
+
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime/multipart"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// importRun creates an imported run from a multipart request: the text
+// output of kafka-producer-perf-test or kafka-consumer-perf-test (field
+// "output", a file or pasted text) and/or uploaded profiles (field
+// "profile"). Everything is checked before anything is stored, and the run
+// with its metrics, series and profiles is stored in one CreateRuns call:
+// nothing is ever half imported. Shared by the API and the import page.
+func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
+	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
+		return nil, uploadErr(err)
+	}
+	label := strings.TrimSpace(c.PostForm("label"))
+	if len(label) > maxLabel {
+		return nil, badInput("label", "must be at most %d characters", maxLabel)
+	}
+	role, err := uploadRole(c)
+	if err != nil {
+		return nil, err
+	}
+	kind, err := uploadKind(c)
+	if err != nil {
+		return nil, err
+	}
+	out, err := readOutput(c.Request.MultipartForm)
+	if err != nil {
+		return nil, err
+	}
+	files := c.Request.MultipartForm.File["profile"]
+	if out == nil && len(files) == 0 {
+		return nil, badInput("profile", "no file given: attach the output of kafka-producer-perf-test or kafka-consumer-perf-test (\"output\"), a pprof profile or folded stacks (\"profile\")")
+	}
+	var ups []uploaded
+	if len(files) > 0 {
+		if ups, err = readUploads(files); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, 0, len(ups)+1)
+	if out != nil {
+		names = append(names, out.name)
+	}
+	for _, u := range ups {
+		names = append(names, u.name)
+	}
+	spec := rundoc.ImportSpec{Workload: rundoc.Imported, Files: names}
+	outcome := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Profiles: storedProfiles(ups, role, kind)}
+	workload := rundoc.Imported
+	if out != nil {
+		spec.Tool = out.imp.Tool
+		workload = importedOutcome(&outcome, out)
+	}
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("server: encode import spec: %w", err)
+	}
+	run := &store.Run{Label: label, Workload: workload, Source: rundoc.SourceImported, Spec: string(specJSON)}
+	if err := run.Record(outcome); err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateRuns(c.Request.Context(), []*store.Run{run}); err != nil {
+		return nil, err
+	}
+	return s.store.GetRun(c.Request.Context(), run.ID)
+}
+
+// importedOutput is the parsed "output" field of an import.
+type importedOutput struct {
+	name string // the file's name, or "pasted output"
+	text string
+	imp  *kafkafmt.Imported
+}
+
+// outputParseError is a line of an uploaded output the parser refused: a
+// 400 on the "output" field (through its inputError) that also carries the
+// *kafkafmt.ParseError, so the API can name the line.
+type outputParseError struct {
+	input error
+	parse *kafkafmt.ParseError
+}
+
+func (e *outputParseError) Error() string { return e.input.Error() }
+
+func (e *outputParseError) Unwrap() []error { return []error{e.input, e.parse} }
+
+// readOutput reads and parses the "output" field: an uploaded file or
+// pasted text, not both. It returns nil when the request has neither.
+func readOutput(form *multipart.Form) (*importedOutput, error) {
+	fhs := form.File["output"]
+	var pasted string
+	for _, v := range form.Value["output"] {
+		if strings.TrimSpace(v) != "" {
+			pasted = v
+		}
+	}
+	var out importedOutput
+	switch {
+	case len(fhs) > 1:
+		return nil, badInput("output", "give one output file, not %d", len(fhs))
+	case len(fhs) == 1 && pasted != "":
+		return nil, badInput("output", "give the output as a file or pasted, not both")
+	case len(fhs) == 1:
+		f, err := fhs[0].Open()
+		if err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(io.LimitReader(f, kafkafmt.MaxImportBytes+1))
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out.name, out.text = fhs[0].Filename, string(data)
+	case pasted != "":
+		out.name, out.text = "pasted output", pasted
+	default:
+		return nil, nil
+	}
+	imp, err := kafkafmt.ParseOutput(strings.NewReader(out.text))
+	if err != nil {
+		var pe *kafkafmt.ParseError
+		switch {
+		case errors.As(err, &pe):
+			return nil, &outputParseError{input: badInput("output", "%v", pe), parse: pe}
+		case errors.Is(err, kafkafmt.ErrImportTooLarge):
+			return nil, fmt.Errorf("output: %w: %w", errTooLarge, err)
+		}
+		return nil, fmt.Errorf("server: parse output: %w", err)
+	}
+	out.imp = imp
+	return &out, nil
+}
+
+// pastedOutput is the pasted text of the "output" field, kept when the
+// import page is shown again; an uploaded file cannot be kept.
+func pastedOutput(form *multipart.Form) string {
+	if form == nil {
+		return ""
+	}
+	for _, v := range form.Value["output"] {
+		if strings.TrimSpace(v) != "" && len(v) <= 1<<20 {
+			return v
+		}
+	}
+	return ""
+}
+
+// toolCommand is the name users know a Kafka tool by.
+func toolCommand(tool string) string {
+	if tool == kafkafmt.ToolConsumer {
+		return "kafka-consumer-perf-test"
+	}
+	return "kafka-producer-perf-test"
+}
+
+// importedOutcome makes o the result of the parsed output and returns
+// the run's workload: the tool's (producer or consumer, so the runs list
+// and comparisons put it next to kbench's own runs; the run's Source says
+// it was imported). o gets the metrics under kbench's names, the
+// intervals as the series, the text itself as the output, and the same
+// Measurement and Environment documents a launched run has, saying where
+// the figures came from.
+func importedOutcome(o *store.Outcome, out *importedOutput) rundoc.Workload {
+	imp := out.imp
+	cmd := toolCommand(imp.Tool)
+	o.Output = out.text
+	notes := []string{"imported from Kafka's " + cmd + " output"}
+	notes = append(notes, imp.Notes...)
+	values := map[string]float64{}
+	for _, m := range imp.Metrics {
+		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+			// SQLite and JSON hold no NaN or infinity.
+			notes = append(notes, fmt.Sprintf("%s was %v in the output: left out", m.Name, m.Value))
+			continue
+		}
+		values[m.Name] = m.Value
+		o.Metrics = append(o.Metrics, rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: rundoc.Better(m.Better)})
+	}
+	for _, iv := range imp.Intervals {
+		o.Series = append(o.Series, rundoc.SeriesPoint{T: iv.T, Records: iv.Records, RecordsPerSec: iv.RecordsPerSec,
+			MBPerSec: iv.MBPerSec, LatencyAvgMs: iv.LatencyAvgMs, LatencyMaxMs: iv.LatencyMaxMs})
+	}
+	records, rate := values["records-sent"], values["record-send-rate"]
+	if imp.Tool == kafkafmt.ToolConsumer {
+		records, rate = values["records-consumed-total"], values["records-consumed-rate"]
+	}
+	window := 0.0
+	if rate > 0 {
+		window = records / rate
+	}
+	o.Measurement = &rundoc.Measurement{Source: rundoc.SourceImported, Tool: cmd, MeasuredRecords: int64(records),
+		WindowSeconds: window, Lines: imp.Lines, Notes: notes}
+	o.Environment = &rundoc.Environment{Source: rundoc.SourceImported, Tool: cmd,
+		Broker: "imported: " + cmd + " does not print its environment"}
+	return rundoc.Workload(imp.Tool)
+}
+
+// importProfiles handles POST /api/import with profiles: a new imported
+// run holding them.
+func (s *Server) importProfiles(c *gin.Context) {
+	run, err := s.importRun(c)
+	if err != nil {
+		var pe *kafkafmt.ParseError
+		if errors.As(err, &pe) && pe.Line > 0 {
+			// As fail answers, plus the line, for clients to point at.
+			_, field, msg := classify(err)
+			c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": msg, "field": field, "line": pe.Line})
+			return
+		}
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, toAPIRun(run, true))
+}
+
+func (s *Server) importPage(c *gin.Context) {
+	v := ui.ImportView{}
+	v.Page = s.page(c, "Import")
+	s.render(c, http.StatusOK, "import", v)
+}
+
+// importForm handles the import page; bad input re-renders it with the
+// message and the label kept.
+func (s *Server) importForm(c *gin.Context) {
+	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
+		s.fail(c, uploadErr(err))
+		return
+	}
+	if !s.checkCSRF(c) {
+		return
+	}
+	run, err := s.importRun(c)
+	if err != nil {
+		status, field, msg := classify(err)
+		if status != http.StatusBadRequest {
+			s.fail(c, err)
+			return
+		}
+		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg, ErrorField: field}
+		v.Page = s.page(c, "Import")
+		s.render(c, status, "import", v)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", run.ID))
+}

@@ -1,0 +1,125 @@
+// Loading and describing stored profiles, shared by the profile handlers.
+
+package server
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/pprof/profile"
+	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// profileMeta is a profile as the API names it.
+type profileMeta struct {
+	ID    uint   `json:"id"`
+	RunID uint   `json:"run_id"`
+	Role  string `json:"role"`
+	Kind  string `json:"kind"`
+	Bytes int64  `json:"bytes"`
+	// Samples counts the profile's pprof sample entries: its distinct
+	// stacks (with their labels), not the samples taken; the pages call
+	// it "Distinct stacks".
+	Samples  int64 `json:"samples"`
+	Uploaded bool  `json:"uploaded,omitempty"`
+}
+
+func metaOf(p *store.Profile) profileMeta {
+	return profileMeta{ID: p.ID, RunID: p.RunID, Role: string(p.Role), Kind: string(p.Kind), Bytes: p.Bytes, Samples: p.Samples, Uploaded: p.Uploaded}
+}
+
+// loadedProfile is a stored profile, parsed. prof is shared by every
+// request and must only be read: even profile.Copy writes to the profile
+// it copies (it encodes it first), so whoever needs to change or hand one
+// over takes fresh().
+type loadedProfile struct {
+	meta profileMeta
+	data []byte
+	prof *profile.Profile
+}
+
+// fresh parses the stored bytes again: a private profile to modify.
+func (lp *loadedProfile) fresh() (*profile.Profile, error) { return profiles.Load(lp.data) }
+
+// loadProfile parses a stored profile, through a small cache: stored
+// profiles never change, and parsing a large one costs far more than
+// building its flame graph. Concurrent first requests for one profile
+// share one parse; it outlives a request that goes away meanwhile
+// (context.WithoutCancel), so the others still get it.
+func (s *Server) loadProfile(ctx context.Context, id uint) (*loadedProfile, error) {
+	if lp, ok := s.parsed.Get(id); ok {
+		return lp, nil
+	}
+	v, err, _ := s.parsing.Do(strconv.FormatUint(uint64(id), 10), func() (any, error) {
+		// Parsed and cached between the miss above and this flight?
+		if lp, ok := s.parsed.Get(id); ok {
+			return lp, nil
+		}
+		sp, err := s.store.GetProfile(context.WithoutCancel(ctx), id)
+		if err != nil {
+			return nil, err
+		}
+		p, err := profiles.Load(sp.Data)
+		if err != nil {
+			return nil, fmt.Errorf("server: stored profile %d: %w", id, err)
+		}
+		lp := &loadedProfile{meta: metaOf(sp), data: sp.Data, prof: p}
+		s.parsed.Add(id, lp)
+		return lp, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*loadedProfile), nil
+}
+
+// profileSample loads the profile named by the :id parameter and picks the
+// sample type named by ?sample= (the profile's default when absent).
+func (s *Server) profileSample(c *gin.Context) (*loadedProfile, int, error) {
+	id, err := parseID(c)
+	if err != nil {
+		return nil, 0, err
+	}
+	lp, err := s.loadProfile(c.Request.Context(), id)
+	if err != nil {
+		return nil, 0, err
+	}
+	idx, err := profiles.PickSample(lp.prof, c.Query("sample"))
+	if err != nil {
+		return nil, 0, badInput("sample", "%v", err)
+	}
+	return lp, idx, nil
+}
+
+type sampleType struct {
+	Type string `json:"type"`
+	Unit string `json:"unit"`
+}
+
+func sampleTypes(p *profile.Profile) []sampleType {
+	out := make([]sampleType, 0, len(p.SampleType))
+	for _, st := range p.SampleType {
+		out = append(out, sampleType{st.Type, st.Unit})
+	}
+	return out
+}
+
+func (s *Server) uiMeta(ctx context.Context, m profileMeta) ui.ProfileMeta {
+	label := ""
+	if runs, _, err := s.store.ListRuns(ctx, store.RunFilter{IDs: []uint{m.RunID}, Limit: 1}); err == nil && len(runs) == 1 {
+		label = runs[0].Label
+	}
+	return ui.ProfileMeta{ID: m.ID, RunID: m.RunID, RunLabel: label, Role: m.Role, Kind: m.Kind, Bytes: m.Bytes, Samples: m.Samples}
+}
+
+func sampleNames(p *profile.Profile) []string {
+	out := make([]string, 0, len(p.SampleType))
+	for _, st := range p.SampleType {
+		out = append(out, st.Type+"/"+st.Unit)
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+// Reports, saved comparisons: POST /reports, POST /api/reports, GET /r/:slug
+// (and its .md, .csv and .json exports).
+
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/ui"
+)
+
+// reportRequest is the body of POST /api/reports; the form is turned
+// into one.
+type reportRequest struct {
+	Title string `json:"title"`
+	Notes string `json:"notes"`
+	Runs  []uint `json:"runs"`
+	By    string `json:"by"`
+}
+
+// createReport validates a request and stores the report.
+func (s *Server) createReport(ctx context.Context, req reportRequest) (*rundoc.Report, error) {
+	// Every bad field is reported at once (a runner.FieldErrors).
+	var errs rundoc.FieldErrors
+	title := strings.TrimSpace(req.Title)
+	switch {
+	case title == "":
+		errs.Add("title", "is required")
+	case utf8.RuneCountInString(title) > ui.MaxReportTitle:
+		errs.Add("title", "must be at most %d characters", ui.MaxReportTitle)
+	}
+	if len(req.Notes) > maxReportNotes {
+		errs.Add("notes", "must be at most %d bytes", maxReportNotes)
+	}
+	parts := make([]string, len(req.Runs))
+	for i, id := range req.Runs {
+		parts[i] = strconv.FormatUint(uint64(id), 10)
+	}
+	ids, err := parseRunIDs([]string{strings.Join(parts, ",")})
+	if err := errs.Append(asFieldError(err)); err != nil {
+		return nil, err
+	}
+	by, err := parseBy(req.By)
+	if err := errs.Append(asFieldError(err)); err != nil {
+		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	// The table must build (units agree) before the link is handed out.
+	if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by}); err != nil {
+		return nil, err
+	}
+	rep := &rundoc.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by}
+	if err := s.store.CreateReport(ctx, rep); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// apiCreateReport answers POST /api/reports with 201 {"slug", "url"}.
+func (s *Server) apiCreateReport(c *gin.Context) {
+	var req reportRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	rep, err := s.createReport(c.Request.Context(), req)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	u := ui.ReportURL(rep.Slug, "")
+	c.Header("Location", u)
+	c.JSON(http.StatusCreated, gin.H{"slug": rep.Slug, "url": u})
+}
+
+// createReportForm handles the "Save as report" form: 303 to the report.
+func (s *Server) createReportForm(c *gin.Context) {
+	form, ok := s.postedForm(c)
+	if !ok {
+		return
+	}
+	req := reportRequest{Title: form.Get("title"), Notes: form.Get("notes"), By: form.Get("by")}
+	ids, err := parseRunIDs(form["runs"])
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	req.Runs = ids
+	rep, err := s.createReport(c.Request.Context(), req)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, ui.ReportURL(rep.Slug, ""))
+}
+
+// report answers GET /r/{slug} (the page) and /r/{slug}.md, .csv, .json.
+func (s *Server) report(c *gin.Context) {
+	slug, ext := c.Param("slug"), ""
+	if i := strings.LastIndexByte(slug, '.'); i >= 0 {
+		slug, ext = slug[:i], slug[i:]
+		if _, ok := reportExports[ext]; !ok {
+			s.fail(c, errNotFound)
+			return
+		}
+	}
+	ctx := c.Request.Context()
+	if ext != "" {
+		s.reportExport(c, slug, ext)
+		return
+	}
+	hide := c.Query("hide_unchanged") == "1"
+	s.cachedRender(c, fmt.Sprintf("report/%s?%t@%s", slug, hide, c.Request.Host), func(csrf string) (string, any, error) {
+		rep, t, runs, err := s.loadReport(ctx, slug, hide)
+		if err != nil {
+			return "", nil, err
+		}
+		v := ui.NewReportView(rep, t, runs, compare.Markdown(t, s.reportMeta(c, rep)))
+		v.Page.CSRF = csrf
+		return "report", v, nil
+	})
+}
+
+// loadReport reads a report and computes its table from its runs.
+func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*rundoc.Report, *compare.Table, []rundoc.Run, error) {
+	rep, err := s.store.GetReport(ctx, slug)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t, runs, err := s.comparison(ctx, ui.CompareQuery{Runs: rep.RunIDs, By: rep.By, HideUnchanged: hide})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rep, t, runs, nil
+}
+
+// reportMeta is what the exports say about a report: its title, notes,
+// creation time and absolute link.
+func (s *Server) reportMeta(c *gin.Context, rep *rundoc.Report) compare.Meta {
+	scheme := "http"
+	if c.Request.TLS != nil {
+		scheme = "https"
+	}
+	return compare.Meta{Title: rep.Title, Notes: rep.Notes, Created: rep.CreatedAt,
+		URL: scheme + "://" + c.Request.Host + ui.ReportURL(rep.Slug, "")}
+}
+
+func (s *Server) reportExport(c *gin.Context, slug, ext string) {
+	rep, t, _, err := s.loadReport(c.Request.Context(), slug, false)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	meta := s.reportMeta(c, rep)
+	var body []byte
+	switch ext {
+	case ".md":
+		body = []byte(compare.Markdown(t, meta))
+	case ".csv":
+		body = compare.CSV(t)
+	case ".json":
+		if body, err = compare.JSON(t, meta); err != nil {
+			s.fail(c, err)
+			return
+		}
+	}
+	c.Header("Content-Disposition", `inline; filename="kbench-report-`+rep.Slug+ext+`"`)
+	c.Data(http.StatusOK, reportExports[ext], body)
+}

@@ -1,0 +1,49 @@
+// Canceling a run: POST /runs/:id/cancel and POST /api/runs/:id/cancel.
+
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/store"
+)
+
+func (s *Server) cancelRunForm(c *gin.Context) {
+	if !s.checkCSRF(c) {
+		return
+	}
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if _, err := s.store.GetRun(c.Request.Context(), id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := s.runs.Cancel(c.Request.Context(), id); err != nil && !errors.Is(err, store.ErrConflict) {
+		s.fail(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", id))
+}
+
+func (s *Server) apiCancelRun(c *gin.Context) {
+	id, err := parseID(c)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if _, err := s.store.GetRun(c.Request.Context(), id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if err := s.runs.Cancel(c.Request.Context(), id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, gin.H{"id": id, "canceling": true})
+}

@@ -1,0 +1,345 @@
+// Creating runs: GET /runs/new, POST /runs and POST /api/runs, and the
+// checks that turn a request into a spec the runner will accept.
+
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// createRequest is the body of POST /api/runs; the form is turned into one.
+type createRequest struct {
+	Workload    string                     `json:"workload"`
+	Label       string                     `json:"label"`
+	Repetitions int                        `json:"repetitions"`
+	WarmupRuns  int                        `json:"warmup_runs"`
+	Params      map[string]json.RawMessage `json:"params"`
+	Target      *targetRequest             `json:"target,omitempty"`
+	// Configs makes an A/B submission (see abtest.go): several
+	// configurations queued interleaved. Label, Params and Target are
+	// then each configuration's own.
+	Configs []configRequest `json:"configs,omitempty"`
+}
+
+// targetRequest names a real cluster; the password never leaves memory.
+type targetRequest struct {
+	BootstrapServer  string `json:"bootstrap_server"`
+	SecurityProtocol string `json:"security_protocol"`
+	SASLMechanism    string `json:"sasl_mechanism"`
+	SASLUsername     string `json:"sasl_username"`
+	SASLPassword     string `json:"sasl_password"`
+}
+
+// prepare validates a request into a spec. It reports every bad field (a
+// runner.FieldErrors), in the form's order: the run's fields, the
+// target's, then the workload options.
+func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
+	req.Label = strings.TrimSpace(req.Label)
+	var errs rundoc.FieldErrors
+	workloadOK := checkWorkload(req.Workload, &errs)
+	if len(req.Label) > maxLabel {
+		errs.Add("label", "must be at most %d characters", maxLabel)
+	}
+	checkCounts(req, &errs)
+	if !workloadOK {
+		return rundoc.Spec{}, errs
+	}
+	spec, target, opts, err := s.prepareConfig(req.Workload, req.Params, req.Target)
+	if err != nil {
+		return spec, err
+	}
+	errs = append(append(errs, target...), opts...)
+	return spec, errs.Err()
+}
+
+// checkWorkload reports whether workload is one kbench runs, adding an
+// error to errs when it is not.
+func checkWorkload(workload string, errs *rundoc.FieldErrors) bool {
+	if rundoc.Workload(workload).Runnable() {
+		return true
+	}
+	errs.Add("workload", "must be producer, consumer or writepath, got %q", workload)
+	return false
+}
+
+// checkCounts checks a request's repetitions and warm-up runs; 0
+// repetitions means one.
+func checkCounts(req *createRequest, errs *rundoc.FieldErrors) {
+	if req.Repetitions < 0 || req.Repetitions > maxRepetitions {
+		errs.Add("repetitions", "must be between 1 and %d, got %d", maxRepetitions, req.Repetitions)
+	}
+	if req.WarmupRuns < 0 || req.WarmupRuns > maxWarmupRuns {
+		errs.Add("warmup_runs", "must be between 0 and %d, got %d", maxWarmupRuns, req.WarmupRuns)
+	}
+	if req.Repetitions == 0 {
+		req.Repetitions = 1
+	}
+}
+
+// prepareConfig validates one configuration of a workload (its params and
+// target) into a spec. Errors are returned by where they point: target
+// holds those of the target's fields (under their form names, e.g.
+// "bootstrap-server", also when the address came from the params), opts
+// those of the workload options, sorted as the option table lists them;
+// err is an error that is not the input's.
+func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest) (spec rundoc.Spec, target, opts rundoc.FieldErrors, err error) {
+	params := make(map[string]json.RawMessage, len(reqParams))
+	for k, v := range reqParams {
+		if serverRefused[k] {
+			opts.Add(k, "is not accepted by the server: it names a file on the server's disk")
+			continue
+		}
+		params[k] = v
+	}
+	spec, err = rundoc.SpecFromParams(rundoc.Workload(workload), params, runner.Validate)
+	if err := opts.Append(err); err != nil {
+		return spec, nil, nil, err
+	}
+	if t != nil {
+		if err := applyTarget(&spec, t, &target, &opts); err != nil {
+			return spec, nil, nil, err
+		}
+	}
+	if !target.Has("bootstrap-server") && !opts.Has("bootstrap-server") {
+		if err := s.checkTargets(spec.Targets()); err != nil {
+			var ie *inputError
+			if !errors.As(err, &ie) {
+				return spec, nil, nil, err
+			}
+			target.Add(ie.Field, "%s", ie.Msg)
+		}
+	}
+	opts.SortByOptions()
+	return spec, target, opts, nil
+}
+
+// targetField is the target field a message about the client's security
+// properties points at, "" for none: what it says is needed ("… needs
+// sasl.mechanism"), else the first property it names.
+func targetField(msg string) string {
+	if _, after, ok := strings.Cut(msg, " needs "); ok {
+		if f := firstTargetProp(after); f != "" {
+			return f
+		}
+	}
+	return firstTargetProp(msg)
+}
+
+func firstTargetProp(text string) string {
+	best, field := len(text), ""
+	for _, tp := range targetProps {
+		if i := strings.Index(text, tp.prop); i >= 0 && i < best {
+			best, field = i, tp.field
+		}
+	}
+	return field
+}
+
+// applyTarget moves the target fields into the spec as the Kafka
+// properties they stand for, then validates again: errors about those
+// properties go to target under the field the user filled in, the rest to
+// opts (which already holds the first validation's).
+func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.FieldErrors) error {
+	if strings.TrimSpace(t.BootstrapServer) == "" {
+		target.Add("bootstrap-server", "is required for a bootstrap target")
+	}
+	spec.BootstrapServer = strings.TrimSpace(t.BootstrapServer)
+	set := func(k, v string) {
+		if v == "" {
+			return
+		}
+		if spec.Props == nil {
+			spec.Props = map[string]string{}
+		}
+		spec.Props[k] = v
+	}
+	set("security.protocol", t.SecurityProtocol)
+	set("sasl.mechanism", t.SASLMechanism)
+	set("sasl.username", t.SASLUsername)
+	set("sasl.password", t.SASLPassword)
+	var again rundoc.FieldErrors
+	if err := again.Append(spec.Validate(runner.Validate)); err != nil {
+		return err
+	}
+	for _, fe := range again {
+		field := ""
+		if strings.HasSuffix(fe.Field, "-props") {
+			// Point at the target field the user filled in.
+			field = targetField(fe.Msg)
+		}
+		if field != "" {
+			target.Add(field, "%s", strings.TrimPrefix(fe.Msg, "kafkasec: "))
+		} else if fe.Field != "bootstrap-server" || !target.Has("bootstrap-server") {
+			opts.Add(fe.Field, "%s", fe.Msg)
+		}
+	}
+	return nil
+}
+
+// createRuns stores the runs of a request (warm-up runs first, then the
+// measured repetitions) and queues them.
+func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.Spec) ([]*store.Run, error) {
+	_, secrets := rundoc.SplitSecrets(spec)
+	specJSON, fingerprint, err := encodeSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	total := req.WarmupRuns + req.Repetitions
+	group := ""
+	if total > 1 {
+		group = randomID(8)
+	}
+	runs := make([]*store.Run, 0, total)
+	for i := 0; i < total; i++ {
+		r := &store.Run{Label: req.Label, Workload: spec.Workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
+			Spec: specJSON, Fingerprint: fingerprint, GroupID: group}
+		if i < req.WarmupRuns {
+			r.Warmup = true
+		} else if group != "" {
+			r.GroupIndex = i - req.WarmupRuns + 1
+		}
+		runs = append(runs, r)
+	}
+	if err := s.store.CreateRuns(ctx, runs); err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		if err := s.runs.Submit(ctx, r.ID, secrets); err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
+
+// encodeSpec is what the store keeps of a spec: its redacted spec file
+// and its fingerprint. An error here is a bug (validation lets no
+// unencodable value through), never a reason to store less.
+func encodeSpec(spec rundoc.Spec) (specJSON, fingerprint string, err error) {
+	params, err := spec.Redacted().Params()
+	if err != nil {
+		return "", "", fmt.Errorf("server: encode spec: %w", err)
+	}
+	data, err := json.Marshal(rundoc.SpecFile{Workload: spec.Workload, Params: params})
+	if err != nil {
+		return "", "", fmt.Errorf("server: encode spec: %w", err)
+	}
+	fingerprint, err = spec.Fingerprint()
+	if err != nil {
+		return "", "", fmt.Errorf("server: fingerprint spec: %w", err)
+	}
+	return string(data), fingerprint, nil
+}
+
+func (s *Server) newRunPage(c *gin.Context) {
+	v := ui.NewRunForm(url.Values{}, nil)
+	v.Page = s.page(c, "New run")
+	s.render(c, http.StatusOK, "new_run", v)
+}
+
+// createRunForm handles the new-run form: invalid input re-renders the form
+// with the bad field named and every value kept (but the password).
+func (s *Server) createRunForm(c *gin.Context) {
+	form, ok := s.postedForm(c)
+	if !ok {
+		return
+	}
+	// "Add a configuration" and "Remove" buttons (without JavaScript):
+	// the form again, changed, with nothing started.
+	if form.Has(ui.FieldAddConfig) || form.Has(ui.FieldRemoveConfig) {
+		v := ui.NewRunForm(form, nil)
+		v.Page = s.page(c, "New run")
+		s.render(c, http.StatusOK, "new_run", v)
+		return
+	}
+	for _, fc := range ui.FormConfigs(form) {
+		if !fc.Blank() {
+			s.createABForm(c, form, ui.FormConfigs(form))
+			return
+		}
+	}
+	// The form's own fields and the request's are checked alike, and
+	// every bad field is shown beside itself.
+	var errs rundoc.FieldErrors
+	req, err := requestFromForm(form)
+	if err := errs.Append(err); err != nil {
+		s.fail(c, err)
+		return
+	}
+	spec, err := s.prepare(&req)
+	if err := errs.Append(err); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if len(errs) > 0 {
+		v := ui.NewRunForm(form, formErrors(errs))
+		v.Page = s.page(c, "New run")
+		s.render(c, http.StatusBadRequest, "new_run", v)
+		return
+	}
+	runs, err := s.createRuns(c.Request.Context(), req, spec)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", runs[0].ID))
+}
+
+func (s *Server) apiCreateRuns(c *gin.Context) {
+	var req createRequest
+	if err := decodeJSON(c, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if req.Configs != nil {
+		s.apiCreateAB(c, &req)
+		return
+	}
+	spec, err := s.prepare(&req)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	runs, err := s.createRuns(c.Request.Context(), req, spec)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]apiRun, 0, len(runs))
+	for _, r := range runs {
+		d := r.Doc()
+		out = append(out, toAPIRun(&d, false))
+	}
+	body := gin.H{"runs": out}
+	if len(out) == 1 {
+		body["id"], body["status"], body["url"] = out[0].ID, out[0].Status, out[0].URL
+	} else {
+		body["group_id"] = runs[0].GroupID
+	}
+	c.JSON(http.StatusCreated, body)
+}
+
+// Limits of a request.
+const (
+	maxRepetitions = 50
+	maxWarmupRuns  = 10
+	maxLabel       = 200
+)
+
+// serverRefused are runner flags that name files on the server's disk.
+var serverRefused = map[string]bool{"payload-file": true, "payload-delimiter": true, "producer.config": true, "consumer.config": true}
+
+// targetProps are the Kafka properties the target's form fields stand for.
+var targetProps = []struct{ prop, field string }{{"security.protocol", "security-protocol"},
+	{"sasl.mechanism", "sasl-mechanism"}, {"sasl.username", "sasl-username"}, {"sasl.password", "sasl-password"}}
