@@ -41,18 +41,18 @@ func specJSON(params string) string { return `{"workload":"producer","params":{`
 // that recorded nothing.
 func comparabilityRuns() []rundoc.Run {
 	trunk := run(1, "trunk", producerMetrics(1, 0)...)
-	setDocuments(&trunk, envJSON(0.2, "embedded", "acks", "all", "compression.type", "none", "linger.ms", "5"),
+	trunk.SetDocuments(envJSON(0.2, "embedded", "acks", "all", "compression.type", "none", "linger.ms", "5"),
 		measurementJSON(12.5, 5_000_000, 125))
 	trunk.Spec = specJSON(`"topic":"a","record-size":512,"mode":"raw","profile":["cpu"],"throughput":-1`)
 
 	branch := run(2, "branch", producerMetrics(1.1, 1)...)
-	setDocuments(&branch, envJSON(1.5, "embedded", "acks", "all", "compression.type", "snappy", "linger.ms", "5"),
+	branch.SetDocuments(envJSON(1.5, "embedded", "acks", "all", "compression.type", "snappy", "linger.ms", "5"),
 		measurementJSON(11, 5_000_000, 110))
 	branch.Spec = specJSON(`"topic":"b","record-size":256,"mode":"raw","profile":["cpu","heap"],"throughput":-1`)
 
 	imported := run(3, "kafka tool", producerMetrics(0.9, 2)...)
 	imported.Source = rundoc.SourceImported
-	setDocuments(&imported, `{"source":"imported","tool":"kafka-producer-perf-test","broker":"imported: kafka-producer-perf-test does not print its environment"}`,
+	imported.SetDocuments(`{"source":"imported","tool":"kafka-producer-perf-test","broker":"imported: kafka-producer-perf-test does not print its environment"}`,
 		`{"source":"imported","tool":"kafka-producer-perf-test","measured_records":5000000,"window_seconds":5.5}`)
 	imported.Spec = `{"workload":"imported","tool":"producer"}`
 	return []rundoc.Run{trunk, branch, imported}
@@ -161,7 +161,7 @@ func TestComparability(t *testing.T) {
 	// Identical configurations: nothing listed. A load average 0.9
 	// apart is under the threshold.
 	runs := comparabilityRuns()[:2]
-	setDocuments(&runs[1], envJSON(1.1, "embedded", "acks", "all", "compression.type", "none", "linger.ms", "5"), runs[1].Documents.Measurement)
+	runs[1].SetDocuments(envJSON(1.1, "embedded", "acks", "all", "compression.type", "none", "linger.ms", "5"), runs[1].Documents.Measurement)
 	runs[1].Spec = runs[0].Spec
 	tab, err = Build(Columns(runs, ByRun), Options{})
 	if err != nil {
@@ -190,7 +190,7 @@ func TestComparabilityGroups(t *testing.T) {
 			env = strings.Replace(env, `"broker":"embedded kfake at 127.0.0.1:30010"`, `"broker":"kafka-1:9092,kafka-2:9092"`, 1)
 			env = strings.Replace(env, `"api_versions":[`, `"release_guess":"guess: ≥ 3.9 (from API ranges)","api_versions":[`, 1)
 		}
-		setDocuments(&r, env, "")
+		r.SetDocuments(env, "")
 		runs = append(runs, r)
 	}
 	tab, err := Build(Columns(runs, ByLabel), Options{})
@@ -214,7 +214,7 @@ func TestComparabilityGroups(t *testing.T) {
 // samples are named, per run, in every export.
 func TestRunWarnings(t *testing.T) {
 	runs := comparabilityRuns()[:2]
-	setDocuments(&runs[1], runs[1].Documents.Environment, measurementJSON(0.37, 12, 3))
+	runs[1].SetDocuments(runs[1].Documents.Environment, measurementJSON(0.37, 12, 3))
 	runs[1].Metrics = append(runs[1].Metrics, metric("request-latency-p99", 4, "ms", LowerIsBetter))
 	tab, err := Build(Columns(runs, ByRun), Options{})
 	if err != nil {
@@ -280,7 +280,7 @@ func TestRunWarningsRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := run(9, "x", tt.metrics...)
-		setDocuments(&r, "", tt.measurement)
+		r.SetDocuments("", tt.measurement)
 		r.Source = tt.source
 		var kinds []string
 		for _, w := range RunWarnings(r) {
@@ -299,7 +299,7 @@ func TestRunWarningsRules(t *testing.T) {
 // differences and warnings.
 func TestComparabilityGolden(t *testing.T) {
 	runs := comparabilityRuns()
-	setDocuments(&runs[1], runs[1].Documents.Environment, measurementJSON(0.37, 12, 3))
+	runs[1].SetDocuments(runs[1].Documents.Environment, measurementJSON(0.37, 12, 3))
 	tab, err := Build(Columns(runs, ByRun), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +323,7 @@ func TestComparabilitySpec(t *testing.T) {
 		r := run(id, "old", producerMetrics(1, int(id))...)
 		r.Workload = "consumer"
 		r.Spec = `{"workload":"consumer","params":{` + params + `}}`
-		setDocuments(&r, `{"kbench_version":"devel","go_version":"go1.26.8","broker":"embedded kfake (own process) at 127.0.0.1:4000`+fmt.Sprint(id)+`"}`, "")
+		r.SetDocuments(`{"kbench_version":"devel","go_version":"go1.26.8","broker":"embedded kfake (own process) at 127.0.0.1:4000`+fmt.Sprint(id)+`"}`, "")
 		return r
 	}
 	runs := []rundoc.Run{
@@ -344,7 +344,7 @@ func TestComparabilitySpec(t *testing.T) {
 	}
 
 	for i, v := range []string{"1048576", "65536"} {
-		setDocuments(&runs[i], `{"config":{"mode":"group","settings":[{"name":"max.partition.fetch.bytes","value":"`+v+`"}]}}`, runs[i].Documents.Measurement)
+		runs[i].SetDocuments(`{"config":{"mode":"group","settings":[{"name":"max.partition.fetch.bytes","value":"`+v+`"}]}}`, runs[i].Documents.Measurement)
 	}
 	tab, err = Build(Columns(runs, ByRun), Options{})
 	if err != nil {

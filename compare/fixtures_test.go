@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -18,34 +16,6 @@ var noise = []float64{-0.02, 0.01, 0.03, -0.01, 0.0, 0.02, -0.03, 0.015, -0.005,
 
 func metric(name string, v float64, unit string, better rundoc.Better) rundoc.Metric {
 	return rundoc.Metric{Name: name, Value: v, Unit: unit, Better: better}
-}
-
-// setDocuments gives r the documents a run stored with this text reads
-// back with, as store/docs.go's runDoc makes them: Documents keeps the
-// text ("" is none), Environment and Measurement are decoded from it, and
-// DocumentErr says why a text does not decode. (compare reads the text:
-// it tells a figure recorded as zero from one never recorded.)
-func setDocuments(r *rundoc.Run, environment, measurement string) {
-	r.Documents = rundoc.Documents{Environment: environment, Measurement: measurement}
-	var errE, errM error
-	if r.Environment, errE = decodeDocument[rundoc.Environment](environment); errE != nil {
-		errE = fmt.Errorf("run %d: environment: %w", r.ID, errE)
-	}
-	if r.Measurement, errM = decodeDocument[rundoc.Measurement](measurement); errM != nil {
-		errM = fmt.Errorf("run %d: measurement: %w", r.ID, errM)
-	}
-	r.DocumentErr = errors.Join(errE, errM)
-}
-
-func decodeDocument[T any](text string) (*T, error) {
-	if text == "" || text == "null" {
-		return nil, nil
-	}
-	var doc T
-	if err := json.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, err
-	}
-	return &doc, nil
 }
 
 func run(id uint, label string, ms ...rundoc.Metric) rundoc.Run {

@@ -31,7 +31,7 @@ type liveState struct {
 // text as printed, a note as a "# " comment on a line of its own.
 func (st *liveState) outputText(e rundoc.Event) string {
 	text := e.Text
-	if e.Type == "note" {
+	if e.Type == rundoc.EventNote {
 		text = "# " + strings.TrimRight(text, "\n") + "\n"
 		if st.midLine {
 			text = "\n" + text
@@ -119,10 +119,10 @@ func (h *Hub) PublishRunner(id uint, e rundoc.Event) {
 	st := h.stateLocked(id)
 	var ev Event
 	switch e.Type {
-	case "phase", "progress":
+	case rundoc.EventPhase, rundoc.EventProgress:
 		st.progress = &e
 		ev = Event{"progress", progressData(e)}
-	case "interval":
+	case rundoc.EventInterval:
 		if e.Point == nil {
 			h.mu.Unlock()
 			return
@@ -134,12 +134,12 @@ func (h *Hub) PublishRunner(id uint, e rundoc.Event) {
 			st.points = rundoc.CoarsenSeries(st.points)
 		}
 		ev = Event{"interval", *e.Point}
-	case "output", "note":
+	case rundoc.EventOutput, rundoc.EventNote:
 		text := st.outputText(e)
 		if st.output.Len() < maxLiveOutput {
 			st.output.WriteString(text)
 		}
-		ev = Event{"output", map[string]string{"text": text, "kind": e.Type}}
+		ev = Event{"output", map[string]string{"text": text, "kind": string(e.Type)}}
 	default:
 		h.mu.Unlock()
 		return // "done" is published once the result is stored

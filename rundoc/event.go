@@ -8,14 +8,17 @@ import "time"
 // Events without one (0) predate versions and read as version 1.
 const EventVersion = 1
 
-// Event types (Event.Type).
+// EventType is what an Event reports.
+type EventType string
+
+// Event types.
 const (
-	EventPhase    = "phase"
-	EventProgress = "progress"
-	EventInterval = "interval"
-	EventOutput   = "output"
-	EventNote     = "note"
-	EventDone     = "done"
+	EventPhase    EventType = "phase"    // a phase began (Phase, Total)
+	EventProgress EventType = "progress" // records done in the phase
+	EventInterval EventType = "interval" // one interval of the series (Point)
+	EventOutput   EventType = "output"   // Kafka-format text (Text)
+	EventNote     EventType = "note"     // a remark of kbench's (Text)
+	EventDone     EventType = "done"     // the run ended (Complete, Error)
 )
 
 // Event is one line of `kbench run --progress json`: what the server reads
@@ -24,7 +27,7 @@ const (
 type Event struct {
 	// V is EventVersion.
 	V    int       `json:"v,omitempty"`
-	Type string    `json:"type"` // one of the Event… constants
+	Type EventType `json:"type"`
 	Time time.Time `json:"time"`
 	// Phase: starting, prefill, warmup, measure, finishing.
 	Phase string `json:"phase,omitempty"`

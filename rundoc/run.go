@@ -1,6 +1,12 @@
 package rundoc
 
-import "time"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Run is a stored run as pages, comparisons and the API read it: the
 // store maps its tables to this type in one place (store/docs.go), so
@@ -115,4 +121,32 @@ type ImportSpec struct {
 	Files []string `json:"files"`
 	// Tool is the Kafka tool whose output was imported, if any.
 	Tool string `json:"tool,omitempty"`
+}
+
+// SetDocuments sets the run's documents from their stored text: Documents
+// keeps the text as it is, Environment and Measurement get what decodes
+// ("", "null" and "{}" are no document), and DocumentErr says what did
+// not. Fields a newer kbench added are no error.
+func (r *Run) SetDocuments(environment, measurement string) {
+	r.Documents = Documents{Environment: environment, Measurement: measurement}
+	var errE, errM error
+	if r.Environment, errE = decodeDocument[Environment](environment); errE != nil {
+		errE = fmt.Errorf("run %d: environment: %w", r.ID, errE)
+	}
+	if r.Measurement, errM = decodeDocument[Measurement](measurement); errM != nil {
+		errM = fmt.Errorf("run %d: measurement: %w", r.ID, errM)
+	}
+	r.DocumentErr = errors.Join(errE, errM)
+}
+
+func decodeDocument[T any](text string) (*T, error) {
+	switch strings.TrimSpace(text) {
+	case "", "null", "{}":
+		return nil, nil
+	}
+	var doc T
+	if err := json.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
 }

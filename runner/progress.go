@@ -47,7 +47,7 @@ func (r *reporter) kafka(text string) {
 		io.WriteString(r.stdout, text)
 	}
 	r.mu.Unlock()
-	r.emit(rundoc.Event{Type: "output", Text: text})
+	r.emit(rundoc.Event{Type: rundoc.EventOutput, Text: text})
 }
 
 // note prints a remark for humans: never on stdout in text mode, where
@@ -59,15 +59,15 @@ func (r *reporter) note(format string, args ...any) {
 		fmt.Fprintln(r.stderr, msg)
 	}
 	r.mu.Unlock()
-	r.emit(rundoc.Event{Type: "note", Text: msg})
+	r.emit(rundoc.Event{Type: rundoc.EventNote, Text: msg})
 }
 
 func (r *reporter) phase(name string, total int64) {
-	r.emit(rundoc.Event{Type: "phase", Phase: name, Total: total})
+	r.emit(rundoc.Event{Type: rundoc.EventPhase, Phase: name, Total: total})
 }
 
 func (r *reporter) progress(phase string, done, total int64, elapsed float64) {
-	r.emit(rundoc.Event{Type: "progress", Phase: phase, Done: done, Total: total, Elapsed: elapsed})
+	r.emit(rundoc.Event{Type: rundoc.EventProgress, Phase: phase, Done: done, Total: total, Elapsed: elapsed})
 }
 
 func (r *reporter) text() string {

@@ -35,7 +35,7 @@ func TestEventsCarryTheirVersion(t *testing.T) {
 		}
 		var e rundoc.Event
 		json.Unmarshal([]byte(line), &e)
-		types = append(types, e.Type)
+		types = append(types, string(e.Type))
 	}
 	if got, want := strings.Join(types, " "), "phase progress output note interval done"; got != want {
 		t.Errorf("event types %q, want %q", got, want)

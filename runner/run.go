@@ -173,7 +173,7 @@ func (r *run) finish(err error) {
 		r.res.Measurement.CPUSampleMs = cpuSampleInterval.Milliseconds()
 	}
 	r.res.Output = r.rep.text()
-	r.rep.emit(rundoc.Event{Type: "done", Complete: r.res.Complete, Error: r.res.Error})
+	r.rep.emit(rundoc.Event{Type: rundoc.EventDone, Complete: r.res.Complete, Error: r.res.Error})
 }
 
 // openWindow starts the measured window of this run.

@@ -81,7 +81,7 @@ func (r *run) addPoint(pt rundoc.SeriesPoint) (coarsened bool) {
 		coarsened = true
 	}
 	r.rep.mu.Unlock()
-	r.rep.emit(rundoc.Event{Type: "interval", Point: &pt, Elapsed: pt.T})
+	r.rep.emit(rundoc.Event{Type: rundoc.EventInterval, Point: &pt, Elapsed: pt.T})
 	return coarsened
 }
 

@@ -2,9 +2,7 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kbench/kbench/rundoc"
@@ -104,14 +102,7 @@ func runDoc(r *Run) rundoc.Run {
 		ABBatch: r.ABBatch, Documents: rundoc.Documents{Environment: r.Environment, Measurement: r.Measurement},
 		Output: r.Output, Complete: r.Complete, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec, P99Ms: r.P99Ms,
 		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
-	var errE, errM error
-	if d.Environment, errE = decodeDocument[rundoc.Environment](r.Environment); errE != nil {
-		errE = fmt.Errorf("run %d: environment: %w", r.ID, errE)
-	}
-	if d.Measurement, errM = decodeDocument[rundoc.Measurement](r.Measurement); errM != nil {
-		errM = fmt.Errorf("run %d: measurement: %w", r.ID, errM)
-	}
-	d.DocumentErr = errors.Join(errE, errM)
+	d.SetDocuments(r.Environment, r.Measurement)
 	if len(r.Metrics) > 0 {
 		d.Metrics = make([]rundoc.Metric, len(r.Metrics))
 		for i, m := range r.Metrics {
@@ -129,22 +120,6 @@ func runDoc(r *Run) rundoc.Run {
 		d.Profiles = profileDocs(r.Profiles)
 	}
 	return d
-}
-
-// decodeDocument reads a stored document; "" is none. Unknown fields are
-// kept out of the decoded value but not refused: a newer kbench may have
-// added them, and Documents still has the whole text.
-func decodeDocument[T any](text string) (*T, error) {
-	switch strings.TrimSpace(text) {
-	case "", "null", "{}":
-		// No document: what the pages have always shown as not recorded.
-		return nil, nil
-	}
-	var doc T
-	if err := json.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, err
-	}
-	return &doc, nil
 }
 
 func runDocs(rs []Run) []rundoc.Run {

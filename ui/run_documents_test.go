@@ -20,7 +20,7 @@ func TestRunPageUndecodableDocuments(t *testing.T) {
 	const environmentNotice = "The stored environment could not be read; here it is as stored."
 
 	bad := finishedRun()
-	setDocuments(bad, `{not json <script>alert(1)</script>`, measurementRaw)
+	bad.SetDocuments(`{not json <script>alert(1)</script>`, measurementRaw)
 	if bad.DocumentErr == nil || bad.Environment != nil || bad.Measurement != nil {
 		t.Fatalf("fixture: documents %+v %+v, error %v; want neither decoded, an error", bad.Environment, bad.Measurement, bad.DocumentErr)
 	}
@@ -46,7 +46,7 @@ func TestRunPageUndecodableDocuments(t *testing.T) {
 	// Only the measurement is unreadable: the environment (here one that
 	// holds only a configuration) reads as it does on its own.
 	mixed := finishedRun()
-	setDocuments(mixed, `{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"zstd"}]}}`, measurementRaw)
+	mixed.SetDocuments(`{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"zstd"}]}}`, measurementRaw)
 	if mixed.DocumentErr == nil || mixed.Environment == nil || mixed.Measurement != nil {
 		t.Fatalf("fixture: environment %+v, measurement %+v, error %v; want the environment decoded, an error", mixed.Environment, mixed.Measurement, mixed.DocumentErr)
 	}
@@ -66,7 +66,7 @@ func TestRunPageUndecodableDocuments(t *testing.T) {
 	}
 
 	// Only the environment is unreadable: the measurement is shown read.
-	setDocuments(mixed, "{not json", finishedRun().Documents.Measurement)
+	mixed.SetDocuments("{not json", finishedRun().Documents.Measurement)
 	v, err = NewRunView(mixed, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func importedRun() *rundoc.Run {
 			{T: 10, Records: 250000, RecordsPerSec: 50000, MBPerSec: 12.21, LatencyAvgMs: 3.3, LatencyMaxMs: 45},
 		},
 	}
-	setDocuments(r,
+	r.SetDocuments(
 		`{"source":"imported","tool":"kafka-producer-perf-test","kafka_go_version":"","broker":"imported: kafka-producer-perf-test does not print its environment"}`,
 		`{"source":"imported","tool":"kafka-producer-perf-test","lines":2,"warmup_records":0,"measured_records":500000,"window_seconds":10,"cpu_samples":0,"cpu_sample_interval_ms":0,`+
 			`"notes":["imported from Kafka's kafka-producer-perf-test output","the last line is the tool's summary"]}`)

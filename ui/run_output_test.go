@@ -12,7 +12,7 @@ func TestRunPageOutputNotes(t *testing.T) {
 	u := newTestUI(t)
 	run := finishedRun()
 	const note = "Kafka's line cuts latency percentiles to whole milliseconds, as Kafka's tool does: 50th 776 ms is 776.412 ms (record-latency-p50); the metrics and result.json hold the precise values."
-	setDocuments(run, run.Documents.Environment, `{"measured_records":900000,"window_seconds":12.3456,"notes":["throughput unthrottled"],"output_notes":["`+note+`"]}`)
+	run.SetDocuments(run.Documents.Environment, `{"measured_records":900000,"window_seconds":12.3456,"notes":["throughput unthrottled"],"output_notes":["`+note+`"]}`)
 	v, err := NewRunView(run, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ func shortRun() *rundoc.Run {
 	r := finishedRun()
 	r.ID = 44
 	r.Label = "short"
-	setDocuments(r, `{"kbench_version":"devel+0123456789ab","kbench_build":"a1b2c3d4e5f6","go_version":"go1.26.8","kafka_go_version":"v0.4.51",`+
+	r.SetDocuments(`{"kbench_version":"devel+0123456789ab","kbench_build":"a1b2c3d4e5f6","go_version":"go1.26.8","kafka_go_version":"v0.4.51",`+
 		`"os":"linux","arch":"amd64","kernel":"6.8.0","cpu_model":"AMD EPYC 7B13","cores":2,"gomaxprocs":2,"host":"bench-1",`+
 		`"broker":"kafka-1:9092","load_average":{"load1":0.52,"load5":0.58,"load15":0.59},`+
 		`"target":{"kind":"cluster","api_versions_from":"kafka-1:9092","api_versions":[{"key":0,"name":"Produce","min":3,"max":11},{"key":1,"name":"Fetch","min":4,"max":17}],"release_guess":"guess: ≥ 3.9 (from API ranges)"},`+
@@ -76,8 +76,8 @@ func TestGoldenRunWarnings(t *testing.T) {
 // table.
 func TestComparisonComparability(t *testing.T) {
 	runs := compareRuns()[:2]
-	setDocuments(&runs[0], `{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"none"}]}}`, "")
-	setDocuments(&runs[1], `{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"snappy"}]}}`,
+	runs[0].SetDocuments(`{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"none"}]}}`, "")
+	runs[1].SetDocuments(`{"config":{"mode":"raw","settings":[{"name":"compression.type","value":"snappy"}]}}`,
 		`{"window_seconds":0.25,"latency_samples":1000,"cpu_samples":2,"cpu_sample_interval_ms":100}`)
 	tab, err := compare.Build(compare.Columns(runs, compare.ByRun), compare.Options{})
 	if err != nil {

@@ -2,9 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io/fs"
 	"net/url"
 	"regexp"
@@ -61,33 +58,6 @@ var (
 	t2 = t1.Add(65*time.Second + 400*time.Millisecond)
 )
 
-// setDocuments gives r the documents a run stored with this text reads
-// back with, as store/docs.go's runDoc makes them: Documents keeps the
-// text ("" is none), Environment and Measurement are decoded from it, and
-// DocumentErr says why a text does not decode.
-func setDocuments(r *rundoc.Run, environment, measurement string) {
-	r.Documents = rundoc.Documents{Environment: environment, Measurement: measurement}
-	var errE, errM error
-	if r.Environment, errE = decodeDocument[rundoc.Environment](environment); errE != nil {
-		errE = fmt.Errorf("run %d: environment: %w", r.ID, errE)
-	}
-	if r.Measurement, errM = decodeDocument[rundoc.Measurement](measurement); errM != nil {
-		errM = fmt.Errorf("run %d: measurement: %w", r.ID, errM)
-	}
-	r.DocumentErr = errors.Join(errE, errM)
-}
-
-func decodeDocument[T any](text string) (*T, error) {
-	if text == "" || text == "null" {
-		return nil, nil
-	}
-	var doc T
-	if err := json.Unmarshal([]byte(text), &doc); err != nil {
-		return nil, err
-	}
-	return &doc, nil
-}
-
 func finishedRun() *rundoc.Run {
 	r := &rundoc.Run{
 		ID: 42, Label: "trunk", Workload: "producer", Status: rundoc.StatusSucceeded, Source: rundoc.SourceLaunched,
@@ -112,7 +82,7 @@ func finishedRun() *rundoc.Run {
 			{ID: 8, RunID: 42, Role: "broker", Kind: "cpu", Bytes: 1 << 20, Samples: 98765, SHA256: "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"},
 		},
 	}
-	setDocuments(r,
+	r.SetDocuments(
 		`{"kbench_version":"v0.3.0","go_version":"go1.26.8","kafka_go_version":"v0.4.51","os":"linux","arch":"amd64","kernel":"6.8.0","cpu_model":"AMD EPYC 7B13","cores":2,"gomaxprocs":2,"host":"bench-1","broker":"embedded (kfake)"}`,
 		`{"warmup_records":100000,"measured_records":900000,"window_seconds":12.3456,"latency_samples":900000,"cpu_samples":24,"cpu_sample_interval_ms":500,"notes":["throughput unthrottled"],"output_notes":["Kafka's line cuts latency percentiles to whole milliseconds, as Kafka's tool does: 50th 776 ms is 776.412 ms (record-latency-p50), 95th 1331 ms is 1,331.790 ms (record-latency-p95), 99.9th 1455 ms is 1,455.020 ms (record-latency-p999); the metrics and result.json hold the precise values."]}`)
 	return r
@@ -278,7 +248,7 @@ func TestUserTextEscaped(t *testing.T) {
 	r.Output = evil
 	r.Metrics = append(r.Metrics, rundoc.Metric{Name: evil, Value: 1, Unit: evil, Help: evil})
 	r.Profiles[0].Role = evil
-	setDocuments(r, `{"host":"<script>alert(1)</script>"}`, `{"notes":["<script>alert(1)</script>"]}`)
+	r.SetDocuments(`{"host":"<script>alert(1)</script>"}`, `{"notes":["<script>alert(1)</script>"]}`)
 	r.Spec = `{"label":"<script>alert(1)</script>"}`
 	r.Series[0].RecordsPerSec = 1
 	rv, err := NewRunView(r, 0)

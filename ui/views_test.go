@@ -122,7 +122,7 @@ func TestNewRunView(t *testing.T) {
 	}
 
 	bad := finishedRun()
-	setDocuments(bad, "{not json", "[1]")
+	bad.SetDocuments("{not json", "[1]")
 	bad.Spec = "plain text"
 	bad.Series = nil
 	bad.Complete = false
