@@ -53,7 +53,7 @@ func encodeOutcome(o Outcome) (encoded, error) {
 	}
 	for _, m := range o.Metrics {
 		if !m.Better.Valid() {
-			return e, fmt.Errorf("metric %s: %w", m.Name, fmt.Errorf("unknown direction %q", m.Better))
+			return e, fmt.Errorf("metric %s: unknown direction %q", m.Name, m.Better)
 		}
 		e.metrics = append(e.metrics, Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
 	}
