@@ -120,9 +120,13 @@ func regIncBeta(a, b, x, y float64) float64 {
 // ratio of successive convergents, kept away from zero by tiny).
 func betaFraction(a, b, x float64) float64 {
 	const (
-		tiny    = 1e-300
-		eps     = 1e-16
-		maxTerm = 1 << 20
+		tiny = 1e-300
+		// A few ulps: a tighter bound (below the spacing of floats around
+		// 1) can leave the ratio alternating around 1 without ever passing.
+		eps = 1e-15
+		// Plenty: the fraction needs O(sqrt(max(a, b))) terms, and a is at
+		// most half the series length.
+		maxTerm = 1 << 16
 	)
 	f, c, d := 1.0, 1.0, 0.0
 	for j := 1; j < maxTerm; j++ {
