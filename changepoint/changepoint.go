@@ -181,7 +181,8 @@ func Analyze(values []float64, opts Options) Analysis {
 // what it keeps are the reported change points; so do we.)
 // Like Otava's, the result can differ from Analyze on the whole series when
 // an old window would now split differently. If values is shorter than what
-// a analysed, Extend analyses it from scratch.
+// a analysed, or a is the zero Analysis, Extend analyses values from scratch
+// (with a's options, defaults for the zero Analysis).
 func (a Analysis) Extend(values []float64) Analysis {
 	opts := a.Options.normalized()
 	if len(values) < a.Len || a.Len == 0 {
