@@ -14,9 +14,12 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
-const importUsage = `usage: kbench import --label L [--server URL] [--token T] [--profile P]... [--role client|broker] FILE
+const importUsage = `usage: kbench import --label L [--server URL] [--token T] [--profile P]... [--role client|broker]
+       [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] FILE
 
 Sends the text output of Kafka's kafka-producer-perf-test or
 kafka-consumer-perf-test (FILE, or - for stdin) to a running kbench server,
@@ -24,6 +27,10 @@ which stores it as an imported producer or consumer run with kbench's
 metric names, so it compares side by side with kbench's own runs. Profiles
 (pprof or folded stacks) given with --profile are attached to the same run.
 Nothing is stored unless the output and every profile are accepted.
+--meta tags the run (commit=…, branch=…, version=… or any key), --time says
+when it ran (e.g. 2022-06-21T10:00:00Z; default: now), so that old results
+back-fill a history in their real order. Imports of one tool form a series
+by label and branch, or by --series.
 
 The import goes through the server's API (POST /api/import) rather than
 into its SQLite file: writing the database behind a running server's back
@@ -49,6 +56,10 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	role := fs.String("role", "client", "side of the wire the profiles were taken on: client or broker")
 	var profilesFlag listFlag
 	fs.Var(&profilesFlag, "profile", "a pprof profile or folded stacks to attach (repeatable)")
+	var metaFlag listFlag
+	fs.Var(&metaFlag, "meta", "tag the run with KEY=VALUE: commit, branch, version or any key (repeatable)")
+	runTime := fs.String("time", "", "when the run happened, RFC 3339 (e.g. 2022-06-21T10:00:00Z); default: now")
+	series := fs.String("series", "", "the series the run joins (default: its tool, label and branch)")
 	// Flags may come before or after FILE.
 	var files []string
 	for {
@@ -79,12 +90,29 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	case *role != "client" && *role != "broker":
 		return usageErr("--role: must be client or broker, got %q", *role)
 	}
+	if _, err := rundoc.ParseMeta(metaFlag); err != nil {
+		return usageErr("%v", err)
+	}
+	if *runTime != "" {
+		if _, err := time.Parse(time.RFC3339, *runTime); err != nil {
+			return usageErr("--time: want RFC 3339 such as 2022-06-21T10:00:00Z, got %q", *runTime)
+		}
+	}
+	if *series != "" {
+		if err := rundoc.ValidateSeriesName(*series); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	fields := [][2]string{{"label", *label}, {"role", *role}, {"time", *runTime}, {"series", *series}}
+	for _, m := range metaFlag {
+		fields = append(fields, [2]string{"meta", m})
+	}
 	base := strings.TrimRight(*serverURL, "/")
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return usageErr("--server: must be an http:// or https:// URL, got %q", *serverURL)
 	}
 
-	body, contentType, err := importBody(files[0], *label, *role, profilesFlag)
+	body, contentType, err := importBody(files[0], fields, profilesFlag)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench import: %v\n", err)
 		return 2
@@ -144,13 +172,17 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
-// importBody builds the multipart request: label, role, the output file
-// and the profiles.
-func importBody(file, label, role string, profiles []string) ([]byte, string, error) {
+// importBody builds the multipart request: the fields (label, role, time,
+// series and meta; empty ones left out), the output file and the
+// profiles.
+func importBody(file string, fields [][2]string, profiles []string) ([]byte, string, error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
-	mw.WriteField("label", label)
-	mw.WriteField("role", role)
+	for _, f := range fields {
+		if f[1] != "" {
+			mw.WriteField(f[0], f[1])
+		}
+	}
 	add := func(field, path string) error {
 		var data []byte
 		var err error

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -164,5 +165,58 @@ func TestImportCommandServerAndToken(t *testing.T) {
 	stderr.Reset()
 	if code := realMain([]string{"import", "--label", "java", "--token", "wrong", file}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "no token") || gotAuth != "Bearer wrong" {
 		t.Errorf("wrong token: exit %d, stderr %s, auth %q", code, stderr.String(), gotAuth)
+	}
+}
+
+// TestImportCommandMetaTime: --meta (repeatable), --time and --series
+// reach the server as the API's meta, time and series fields; bad ones
+// are usage errors (exit 2) that name the flag, and nothing is sent.
+func TestImportCommandMetaTime(t *testing.T) {
+	var got map[string][]string
+	requests := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		if r.ParseMultipartForm(1<<20) != nil {
+			http.Error(w, "unexpected request", http.StatusTeapot)
+			return
+		}
+		got = r.MultipartForm.Value
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		w.Write([]byte(`{"id":9,"url":"/runs/9","workload":"producer"}`))
+	}))
+	defer ts.Close()
+	file := filepath.Join(t.TempDir(), "out.txt")
+	os.WriteFile(file, []byte("1 records sent\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := realMain([]string{"import", "--server", ts.URL, "--label", "java", "--meta", "commit=abc123", file,
+		"--meta=branch=trunk", "--time", "2022-06-21T10:00:00Z", "--series", "java-perf"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	want := map[string][]string{"label": {"java"}, "role": {"client"}, "meta": {"commit=abc123", "branch=trunk"},
+		"time": {"2022-06-21T10:00:00Z"}, "series": {"java-perf"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the server got %v, want %v", got, want)
+	}
+	requests = 0
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--meta", "commit"}, "--meta"},
+		{[]string{"--meta", "Commit=x"}, `key "Commit"`},
+		{[]string{"--meta", "commit=a", "--meta", "commit=b"}, "given twice"},
+		{[]string{"--time", "2022-06-21 10:00"}, "--time: want RFC 3339"},
+		{[]string{"--series", "a\nb"}, "--series"},
+	} {
+		stderr.Reset()
+		args := append([]string{"import", "--server", ts.URL, "--label", "java", file}, tc.args...)
+		if code := realMain(args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.says) {
+			t.Errorf("%v: exit %d, stderr %s; want 2 saying %q", tc.args, code, stderr.String(), tc.says)
+		}
+	}
+	if requests != 0 {
+		t.Errorf("%d requests sent for bad flags", requests)
 	}
 }

@@ -146,7 +146,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	spec := cmd.Spec
-	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr}
+	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr, Meta: cmd.Meta}
 	res, err := runner.Run(ctx, spec, opts)
 	if err != nil {
 		var fe *rundoc.FieldError

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -94,7 +95,8 @@ func TestBinary(t *testing.T) {
 
 	t.Run("producer", func(t *testing.T) {
 		out := t.TempDir()
-		cmd := exec.Command(bin, "run", "producer", "--num-records", "20000", "--record-size", "128", "--out", out)
+		cmd := exec.Command(bin, "run", "producer", "--num-records", "20000", "--record-size", "128", "--out", out,
+			"--meta", "commit=abc123", "--meta=branch=trunk")
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
@@ -105,6 +107,7 @@ func TestBinary(t *testing.T) {
 		}
 		var res struct {
 			Complete    bool `json:"complete"`
+			Meta        map[string]string
 			Profiles    []struct{ Role, Kind, File string }
 			Environment struct {
 				KafkaGoVersion string `json:"kafka_go_version"`
@@ -123,6 +126,9 @@ func TestBinary(t *testing.T) {
 		json.Unmarshal(data, &res)
 		if !res.Complete || len(res.Profiles) != 3 { // client cpu, heap and broker cpu
 			t.Errorf("complete=%v profiles=%+v, want complete with client cpu+heap and broker cpu", res.Complete, res.Profiles)
+		}
+		if want := map[string]string{"commit": "abc123", "branch": "trunk", "version": "v0.4.51"}; !maps.Equal(res.Meta, want) {
+			t.Errorf("meta %v, want %v (version: the build's kafka-go)", res.Meta, want)
 		}
 		env := res.Environment
 		if env.KafkaGoVersion != "v0.4.51" || env.Config == nil || env.Config.Mode != "raw" || env.Target == nil || env.Target.Kind != "embedded" {

@@ -98,6 +98,14 @@ func (e ending) outcome(stopReason string, timeout time.Duration) store.Outcome 
 	// The documents as the run wrote them: the store encodes them.
 	o.Environment, o.Measurement = &res.Environment, &res.Measurement
 	o.Metrics, o.Series = res.Metrics, res.Series
+	// The tags the run recorded itself (the version it was built with)
+	// join the run's; tags this kbench would refuse are dropped, with a
+	// line saying so, rather than losing the run.
+	if err := rundoc.ValidateMeta(res.Meta); err != nil {
+		e.missing = append(e.missing, "recorded metadata dropped: "+err.Error())
+	} else {
+		o.Meta = res.Meta
+	}
 	for _, m := range e.missing {
 		o.Error = strings.TrimSpace(o.Error + "\n" + m)
 	}

@@ -20,6 +20,8 @@ type RunCommand struct {
 	// JSONProgress is --progress json: stdout gets Event lines instead of
 	// Kafka's text.
 	JSONProgress bool
+	// Meta is --meta key=value, repeatable: the run's metadata.
+	Meta map[string]string
 }
 
 // commandFlag is a flag of `kbench run` itself. ParseRunCommand reads
@@ -45,6 +47,27 @@ var commandFlags = []commandFlag{
 			default:
 				return fmt.Errorf("must be text or json, got %q", v)
 			}
+			return nil
+		}},
+	{"meta", "KEY=VALUE", "tag the run (repeatable): commit=…, branch=…, version=… or any key",
+		func(c *RunCommand, v string) error {
+			k, val, ok := strings.Cut(v, "=")
+			if !ok {
+				return fmt.Errorf("%q: want key=value", v)
+			}
+			if _, dup := c.Meta[k]; dup {
+				return fmt.Errorf("key %q given twice", k)
+			}
+			if err := checkMetaTag(k, val); err != nil {
+				return err
+			}
+			if len(c.Meta) >= MaxMetaTags {
+				return fmt.Errorf("at most %d tags", MaxMetaTags)
+			}
+			if c.Meta == nil {
+				c.Meta = map[string]string{}
+			}
+			c.Meta[k] = val
 			return nil
 		}},
 }

@@ -57,6 +57,10 @@ func TestParseRunCommand(t *testing.T) {
 		{"spec and a flag", []string{"--spec", specFile, "--num-records", "3"}, "spec", "takes the whole spec"},
 		{"a flag without a workload", []string{"--num-records", "3"}, "num-records", "needs a workload"},
 		{"a workload flag the parser refuses", []string{"producer", "--num-records", "x"}, "num-records", ""},
+		{"meta without =", []string{"producer", "--meta", "commit"}, "meta", "want key=value"},
+		{"meta with a bad key", []string{"producer", "--meta", "Commit=x"}, "meta", `key "Commit"`},
+		{"meta given twice", []string{"producer", "--meta", "commit=a", "--meta=commit=b"}, "meta", `key "commit" given twice`},
+		{"meta without a value", []string{"producer", "--meta"}, "meta", "needs a value"},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,6 +76,16 @@ func TestParseRunCommand(t *testing.T) {
 				t.Errorf("error %q does not say %q", err, c.text)
 			}
 		})
+	}
+	cmd, err := ParseRunCommand([]string{"--meta", "commit=abc123", "producer", "--meta=branch=trunk", "--meta", "note=a=b"}, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cmd.Meta) != 3 || cmd.Meta["commit"] != "abc123" || cmd.Meta["branch"] != "trunk" || cmd.Meta["note"] != "a=b" {
+		t.Errorf("--meta: got %v", cmd.Meta)
+	}
+	if cmd, err := ParseRunCommand([]string{"--spec", specFile, "--meta", "commit=x"}, noEnv); err != nil || cmd.Meta["commit"] != "x" {
+		t.Errorf("--meta with --spec: %v, %v", cmd.Meta, err)
 	}
 	if cmd, err := ParseRunCommand([]string{"consumer", "--help"}, noEnv); !errors.Is(err, ErrHelp) || cmd.Workload != Consumer {
 		t.Errorf("consumer --help: %v, workload %q; want ErrHelp for consumer", err, cmd.Workload)

@@ -135,6 +135,9 @@ type Result struct {
 	Profiles    []ProfileFile `json:"profiles"`
 	// Output is the Kafka-format text the run printed.
 	Output string `json:"output"`
+	// Meta is the run's metadata (--meta key=value; version defaults to
+	// the kafka-go version the binary was built with).
+	Meta map[string]string `json:"meta,omitempty"`
 }
 
 // Metric returns the named metric.

@@ -33,6 +33,16 @@ type Run struct {
 	// ABBatch ties the runs queued interleaved in one submission; "" for
 	// a run queued on its own.
 	ABBatch string
+	// Meta is the run's metadata: free key=value tags, the well-known
+	// ones commit, branch and version (see meta.go); nil for none.
+	Meta map[string]string
+	// Time is when the run happened, the order of its series' history: a
+	// launched run's start (its creation while queued), an import's given
+	// time, else the moment it was imported.
+	Time time.Time
+	// SeriesKey is the run's series (SeriesKey, ImportSeriesKey, or the
+	// name an import gave).
+	SeriesKey string
 	// Environment and Measurement are the run's documents, decoded; nil
 	// when the run has none yet (queued, running) or its stored text is
 	// not a document this code reads (Documents keeps that text, and

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // SpecFile is the JSON a spec file holds: the workload and its params keyed
@@ -120,10 +123,19 @@ var nonDefining = map[string]bool{
 
 // Fingerprint identifies the workload a spec defines, so runs of the same
 // workload can be found and compared over time. Secrets, reporting options
-// and the profiles captured do not take part. It fails only when Params
-// does.
+// and the profiles captured do not take part. The target takes part (it is
+// in the params: --bootstrap-server, or bootstrap.servers among the
+// properties; neither for the embedded broker), as a set: the same servers
+// in another order or spacing are the same target. It fails only when
+// Params does.
 func (s Spec) Fingerprint() (string, error) {
-	params, err := s.Redacted().Params()
+	r := s.Redacted()
+	r.BootstrapServer = normalizeServers(r.BootstrapServer)
+	if v, ok := r.Props["bootstrap.servers"]; ok {
+		r.Props = maps.Clone(r.Props)
+		r.Props["bootstrap.servers"] = normalizeServers(v)
+	}
+	params, err := r.Params()
 	if err != nil {
 		return "", err
 	}
@@ -140,4 +152,12 @@ func (s Spec) Fingerprint() (string, error) {
 		fmt.Fprintf(h, "%s=%s\n", k, params[k])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// normalizeServers writes a list of bootstrap servers as a set: sorted,
+// without spaces or repeats.
+func normalizeServers(v string) string {
+	servers := splitServers(v)
+	sort.Strings(servers)
+	return strings.Join(slices.Compact(servers), ",")
 }

@@ -35,6 +35,10 @@ type Options struct {
 	// --sink`) as a child process; the runner appends --listen and
 	// --control. Default: this executable with "broker --sink".
 	SinkCommand []string
+	// Meta is the run's metadata (--meta), written into the result with
+	// version defaulting to the kafka-go version this binary was built
+	// with (resultMeta).
+	Meta map[string]string
 }
 
 // ErrIncomplete marks a run that stopped before measuring everything it
@@ -66,6 +70,7 @@ func Run(ctx context.Context, spec rundoc.Spec, opts Options) (*rundoc.Result, e
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
+	env := CurrentEnvironment()
 	r := &run{
 		spec: spec,
 		opts: opts,
@@ -73,7 +78,8 @@ func Run(ctx context.Context, spec rundoc.Spec, opts Options) (*rundoc.Result, e
 		res: &rundoc.Result{
 			Workload:    spec.Workload,
 			Spec:        spec.Redacted(),
-			Environment: CurrentEnvironment(),
+			Meta:        resultMeta(opts.Meta, env),
+			Environment: env,
 			StartedAt:   time.Now().UTC(),
 			Metrics:     []rundoc.Metric{},
 			Series:      []rundoc.SeriesPoint{},
@@ -360,4 +366,18 @@ func share(n int64, k, i int) int64 {
 		s++
 	}
 	return s
+}
+
+// resultMeta is the metadata a run records: the caller's tags, and
+// version, when not given, the kafka-go version the binary was built with
+// (the code kbench measures; a build against a kafka-go branch through a
+// replace directive records the replacement). The Go version is in the
+// environment already. A version rundoc would refuse (too long for a tag)
+// is left out rather than failing the run.
+func resultMeta(meta map[string]string, env rundoc.Environment) map[string]string {
+	defaults := map[string]string{}
+	if v := env.KafkaGoVersion; v != "" && rundoc.ValidateMeta(map[string]string{rundoc.MetaVersion: v}) == nil {
+		defaults[rundoc.MetaVersion] = v
+	}
+	return rundoc.WithDefaultMeta(meta, defaults)
 }

@@ -35,7 +35,7 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 		s.fail(c, err)
 		return
 	}
-	req := createRequest{Workload: base.Workload, Repetitions: base.Repetitions, WarmupRuns: base.WarmupRuns,
+	req := createRequest{Workload: base.Workload, Repetitions: base.Repetitions, WarmupRuns: base.WarmupRuns, Meta: base.Meta,
 		Configs: []configRequest{{Label: base.Label, Params: base.Params, Target: base.Target}}}
 	// formIndex maps a configuration of the request to its fieldset on the
 	// form: blank fieldsets are no configuration.

@@ -61,6 +61,8 @@ type abSide struct {
 	workload              rundoc.Workload
 	specJSON, fingerprint string
 	secrets               map[string]string
+	// meta tags the side's runs.
+	meta map[string]string
 }
 
 // newSide is the side of spec, labelled label, in group.
@@ -84,7 +86,8 @@ func (s *Server) queueInterleaved(ctx context.Context, batch string, sides []abS
 	for k, i := range order {
 		side := sides[i]
 		runs[k] = &store.Run{Label: side.label, Workload: side.workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
-			Spec: side.specJSON, Fingerprint: side.fingerprint, GroupID: side.group, ABBatch: batch, Warmup: k/len(sides) < warmups}
+			Spec: side.specJSON, Fingerprint: side.fingerprint, GroupID: side.group, ABBatch: batch, Warmup: k/len(sides) < warmups,
+			Meta: side.meta}
 	}
 	if err := s.store.AppendRuns(ctx, runs); err != nil {
 		return nil, err
@@ -133,6 +136,9 @@ func (s *Server) prepareConfigs(req *createRequest) ([]rundoc.Spec, error) {
 	countsOK := !errs.Has("repetitions") && !errs.Has("warmup_runs")
 	checkCounts(req, &errs)
 	countsOK = countsOK && !errs.Has("repetitions") && !errs.Has("warmup_runs")
+	if err := errs.Append(rundoc.ValidateMeta(req.Meta)); err != nil {
+		return nil, err
+	}
 	n := len(req.Configs)
 	switch {
 	case n < 2:
@@ -209,6 +215,7 @@ func (s *Server) createAB(ctx context.Context, req *createRequest) (*abResult, e
 		if sides[i], err = newSide(req.Configs[i].Label, group, spec); err != nil {
 			return nil, err
 		}
+		sides[i].meta = req.Meta
 		res.groups = append(res.groups, group)
 	}
 	if res.runs, err = s.queueInterleaved(ctx, res.batch, sides, req.WarmupRuns, req.Repetitions); err != nil {

@@ -33,6 +33,11 @@ type apiRun struct {
 	CreatedAt     time.Time       `json:"created_at"`
 	StartedAt     *time.Time      `json:"started_at"`
 	FinishedAt    *time.Time      `json:"finished_at"`
+	// Meta is the run's metadata ({} for none); Time when it happened;
+	// SeriesKey its series ("series" is taken: a run's interval series).
+	Meta      map[string]string `json:"meta"`
+	Time      time.Time         `json:"time"`
+	SeriesKey string            `json:"series_key"`
 	// Only on a single run.
 	Metrics     []apiMetric          `json:"metrics,omitempty"`
 	Series      []rundoc.SeriesPoint `json:"series,omitempty"`
@@ -71,7 +76,11 @@ func toAPIRun(r *rundoc.Run, full bool) apiRun {
 	a := apiRun{ID: r.ID, URL: fmt.Sprintf("/runs/%d", r.ID), Label: r.Label, Workload: r.Workload, Status: r.Status,
 		Source: r.Source, Error: r.Error, Complete: r.Complete, Spec: rawJSON(r.Spec), Fingerprint: r.Fingerprint,
 		GroupID: r.GroupID, GroupIndex: r.GroupIndex, Warmup: r.Warmup, ABBatch: r.ABBatch, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec,
-		P99Ms: r.P99Ms, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+		P99Ms: r.P99Ms, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		Meta: r.Meta, Time: r.Time, SeriesKey: r.SeriesKey}
+	if a.Meta == nil {
+		a.Meta = map[string]string{}
+	}
 	if !full {
 		return a
 	}

@@ -33,6 +33,11 @@ func requestFromForm(form url.Values) (createRequest, error) {
 			*f.dst = n
 		}
 	}
+	meta, err := rundoc.ParseMetaText(form.Get("meta"))
+	if err := errs.Append(err); err != nil {
+		return req, err
+	}
+	req.Meta = meta
 	switch form.Get("target") {
 	case "", "embedded":
 	case "bootstrap":

@@ -12,6 +12,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/rundoc"
@@ -33,6 +34,10 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	label := strings.TrimSpace(c.PostForm("label"))
 	if len(label) > maxLabel {
 		return nil, badInput("label", "must be at most %d characters", maxLabel)
+	}
+	tags, err := importTags(c.Request.MultipartForm)
+	if err != nil {
+		return nil, err
 	}
 	role, err := uploadRole(c)
 	if err != nil {
@@ -74,7 +79,8 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: encode import spec: %w", err)
 	}
-	run := &store.Run{Label: label, Workload: workload, Source: rundoc.SourceImported, Spec: string(specJSON)}
+	run := &store.Run{Label: label, Workload: workload, Source: rundoc.SourceImported, Spec: string(specJSON),
+		Meta: tags.meta, RunAt: tags.at, SeriesKey: tags.series}
 	if err := run.Record(outcome); err != nil {
 		return nil, err
 	}
@@ -82,6 +88,63 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 		return nil, err
 	}
 	return s.store.GetRun(c.Request.Context(), run.ID)
+}
+
+// importTagging is what an import says about the run besides its
+// figures: when it happened, its metadata and the series it joins.
+type importTagging struct {
+	at     time.Time // zero: now
+	meta   store.Meta
+	series string // "": its tool, label and branch
+}
+
+// importTags reads the fields "time" (RFC 3339), "meta" (repeated
+// key=value) and "series" of an import. Blank fields are left out, as a
+// form sends them.
+func importTags(form *multipart.Form) (importTagging, error) {
+	var t importTagging
+	one := func(field string) (string, error) {
+		var got []string
+		for _, v := range form.Value[field] {
+			if v = strings.TrimSpace(v); v != "" {
+				got = append(got, v)
+			}
+		}
+		if len(got) > 1 {
+			return "", badInput(field, "give one, not %d", len(got))
+		}
+		if len(got) == 0 {
+			return "", nil
+		}
+		return got[0], nil
+	}
+	v, err := one("time")
+	if err != nil {
+		return t, err
+	}
+	if v != "" {
+		if t.at, err = time.Parse(time.RFC3339, v); err != nil {
+			return t, badInput("time", "want RFC 3339 such as 2022-06-21T10:00:00Z, got %q", v)
+		}
+	}
+	var pairs []string
+	for _, v := range form.Value["meta"] {
+		// A form's text area sends its lines in one value.
+		for _, line := range strings.Split(v, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				pairs = append(pairs, line)
+			}
+		}
+	}
+	meta, err := rundoc.ParseMeta(pairs)
+	if err != nil {
+		return t, err
+	}
+	t.meta = meta
+	if t.series, err = one("series"); err != nil || t.series == "" {
+		return t, err
+	}
+	return t, rundoc.ValidateSeriesName(t.series)
 }
 
 // importedOutput is the parsed "output" field of an import.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -234,7 +235,8 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 			group = randomID(8)
 		}
 	}
-	return abSide{label: first.Label, group: group, workload: file.Workload, specJSON: first.Spec, fingerprint: first.Fingerprint, secrets: secrets}, nil
+	return abSide{label: first.Label, group: group, workload: file.Workload, specJSON: first.Spec, fingerprint: first.Fingerprint, secrets: secrets,
+		meta: repeatedMeta(&first)}, nil
 }
 
 // redactedProps are the properties of spec whose secret the store does
@@ -363,4 +365,15 @@ func (s *Server) addRepetitionsView(q ui.CompareQuery, runs []rundoc.Run, sugges
 	v := ui.NewAddRepetitions(q, columns, refused, maxCompareRuns, maxRepetitions, suggested)
 	v.CSRF = csrf
 	return v
+}
+
+// repeatedMeta is the metadata of runs added to a column: its first run's
+// tags, but for a version that run recorded itself (the kafka-go of its
+// build, see runner's resultMeta): the new runs record their own.
+func repeatedMeta(first *rundoc.Run) map[string]string {
+	meta := maps.Clone(first.Meta)
+	if v, ok := meta[rundoc.MetaVersion]; ok && first.Environment != nil && v == first.Environment.KafkaGoVersion {
+		delete(meta, rundoc.MetaVersion)
+	}
+	return meta
 }

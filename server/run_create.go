@@ -27,6 +27,10 @@ type createRequest struct {
 	WarmupRuns  int                        `json:"warmup_runs"`
 	Params      map[string]json.RawMessage `json:"params"`
 	Target      *targetRequest             `json:"target,omitempty"`
+	// Meta tags every run of the request (rundoc.ValidateMeta): commit,
+	// branch, version or any key; an A/B submission's configurations
+	// share it.
+	Meta map[string]string `json:"meta,omitempty"`
 	// Configs makes an A/B submission (see abtest.go): several
 	// configurations queued interleaved. Label, Params and Target are
 	// then each configuration's own.
@@ -53,6 +57,9 @@ func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 		errs.Add("label", "must be at most %d characters", maxLabel)
 	}
 	checkCounts(req, &errs)
+	if err := errs.Append(rundoc.ValidateMeta(req.Meta)); err != nil {
+		return rundoc.Spec{}, err
+	}
 	if !workloadOK {
 		return rundoc.Spec{}, errs
 	}
@@ -204,7 +211,7 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.
 	runs := make([]*store.Run, 0, total)
 	for i := 0; i < total; i++ {
 		r := &store.Run{Label: req.Label, Workload: spec.Workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
-			Spec: specJSON, Fingerprint: fingerprint, GroupID: group}
+			Spec: specJSON, Fingerprint: fingerprint, GroupID: group, Meta: req.Meta}
 		if i < req.WarmupRuns {
 			r.Warmup = true
 		} else if group != "" {

@@ -55,7 +55,7 @@ func TestMigrationABBatch(t *testing.T) {
 	if err := s.db.Table(migrationsTable).Order("id").Pluck("id", &ids).Error; err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ids, []string{"0001_initial", "0002_ab_batch"}) || SchemaVersion != "0002_ab_batch" {
+	if len(ids) < 2 || !slices.Equal(ids[:2], []string{"0001_initial", "0002_ab_batch"}) || ids[len(ids)-1] != SchemaVersion {
 		t.Errorf("migrations %v, schema version %s", ids, SchemaVersion)
 	}
 }

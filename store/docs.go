@@ -1,8 +1,10 @@
 package store
 
 import (
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/kbench/kbench/rundoc"
@@ -33,6 +35,11 @@ type Outcome struct {
 	Profiles []Profile
 	// FinishedAt defaults to now.
 	FinishedAt time.Time
+	// Meta are tags the run recorded itself (result.json's meta: the
+	// version kbench run defaults): FinishRun adds those the run does not
+	// have yet, except branch, which chose the run's series when it was
+	// created.
+	Meta map[string]string
 }
 
 // encoded is an Outcome in the shape of the tables.
@@ -95,13 +102,89 @@ func (r *Run) Record(o Outcome) error {
 	return nil
 }
 
+// Meta is a run's metadata as the runs table keeps it: a JSON object of
+// strings, "" for none.
+type Meta map[string]string
+
+// doc is m as rundoc.Run has it: nil for none.
+func (m Meta) doc() map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return maps.Clone(m)
+}
+
+// GormDataType stores Meta as text.
+func (Meta) GormDataType() string { return "string" }
+
+// Value encodes m for the database.
+func (m Meta) Value() (driver.Value, error) {
+	if len(m) == 0 {
+		return "", nil
+	}
+	b, err := json.Marshal(map[string]string(m))
+	return string(b), err
+}
+
+// Scan decodes the stored text.
+func (m *Meta) Scan(v any) error {
+	var text []byte
+	switch v := v.(type) {
+	case nil:
+	case string:
+		text = []byte(v)
+	case []byte:
+		text = v
+	default:
+		return fmt.Errorf("store: meta: cannot read %T", v)
+	}
+	*m = nil
+	if len(text) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(text, (*map[string]string)(m)); err != nil {
+		return fmt.Errorf("store: meta: %w", err)
+	}
+	return nil
+}
+
+// seriesOf is a new run's series: the one it names, else the series of
+// its spec fingerprint on its branch, or for an import of its tool and
+// label on its branch (rundoc.SeriesKey, ImportSeriesKey). It is filled
+// in on every write of a new run, so no entry point can forget it.
+func seriesOf(r *Run) string {
+	if r.SeriesKey != "" {
+		return r.SeriesKey
+	}
+	branch := r.Meta[rundoc.MetaBranch]
+	if r.Source == rundoc.SourceImported {
+		return rundoc.ImportSeriesKey(r.Workload, r.Label, branch)
+	}
+	return rundoc.SeriesKey(r.Fingerprint, branch)
+}
+
+// mergeMeta is stored with the tags of recorded it lacks (not branch).
+func mergeMeta(stored, recorded map[string]string) Meta {
+	out := Meta(rundoc.WithDefaultMeta(stored, recorded))
+	if b, ok := stored[rundoc.MetaBranch]; ok {
+		out[rundoc.MetaBranch] = b
+	} else {
+		delete(out, rundoc.MetaBranch)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 // runDoc is how pages, comparisons and the API read a stored run.
 func runDoc(r *Run) rundoc.Run {
 	d := rundoc.Run{ID: r.ID, Label: r.Label, Workload: r.Workload, Status: r.Status, Source: r.Source, Spec: r.Spec,
 		Fingerprint: r.Fingerprint, Error: r.Error, GroupID: r.GroupID, GroupIndex: r.GroupIndex, Warmup: r.Warmup,
 		ABBatch: r.ABBatch, Documents: rundoc.Documents{Environment: r.Environment, Measurement: r.Measurement},
 		Output: r.Output, Complete: r.Complete, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec, P99Ms: r.P99Ms,
-		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
+		Meta: r.Meta.doc(), Time: r.RunAt, SeriesKey: r.SeriesKey}
 	d.SetDocuments(r.Environment, r.Measurement)
 	if len(r.Metrics) > 0 {
 		d.Metrics = make([]rundoc.Metric, len(r.Metrics))

@@ -90,7 +90,7 @@ func TestOutcomeRoundTrip(t *testing.T) {
 				checkOutcome(t, s, got, tc.o)
 			}
 			// Alike but for what tells two runs apart.
-			b.ID, b.CreatedAt = a.ID, a.CreatedAt
+			b.ID, b.CreatedAt, b.Time = a.ID, a.CreatedAt, a.Time
 			for _, r := range []*rundoc.Run{a, b} {
 				for i := range r.Profiles {
 					r.Profiles[i].ID, r.Profiles[i].RunID, r.Profiles[i].CreatedAt = 0, 0, time.Time{}

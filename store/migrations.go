@@ -16,7 +16,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0002_ab_batch"
+const SchemaVersion = "0003_meta_series"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -27,6 +27,7 @@ const SchemaVersion = "0002_ab_batch"
 var migrations = []*gormigrate.Migration{
 	{ID: "0001_initial", Migrate: migrate0001},
 	{ID: "0002_ab_batch", Migrate: migrate0002},
+	{ID: "0003_meta_series", Migrate: migrate0003},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -181,6 +182,48 @@ func migrate0002(tx *gorm.DB) error {
 	const wpGroup = "wp-" + "[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]" + "-?*"
 	if err := tx.Exec("UPDATE runs SET ab_batch = substr(group_id, 1, 15) WHERE ab_batch = '' AND group_id GLOB ?", wpGroup).Error; err != nil {
 		return fmt.Errorf("write-path batches: %w", err)
+	}
+	return nil
+}
+
+// migrate0003 adds a run's metadata (runs.meta, a JSON object, "" for
+// none), when it happened (runs.run_at) and its series (runs.series), with
+// indexes for histories: run_at (then id, for a stable order), and
+// series, run_at, id, so that a series reads in time order from the
+// index. Runs from before it have no
+// metadata, so no branch: they get run_at from started_at (created_at if
+// they never started), and the series rundoc gives a run without a
+// branch — their spec fingerprint, or for an import
+// "imported:WORKLOAD:LABEL" with '%' and '@' escaped — computed here in
+// SQL, so that this migration does the same whatever the code becomes.
+func migrate0003(tx *gorm.DB) error {
+	type Run struct {
+		Meta   string     `gorm:"column:meta;not null;default:''"`
+		RunAt  *time.Time `gorm:"column:run_at"`
+		Series string     `gorm:"column:series;not null;default:''"`
+	}
+	for _, col := range []string{"Meta", "RunAt", "Series"} {
+		if !tx.Table("runs").Migrator().HasColumn(&Run{}, col) {
+			if err := tx.Table("runs").Migrator().AddColumn(&Run{}, col); err != nil {
+				return fmt.Errorf("add runs.%s: %w", col, err)
+			}
+		}
+	}
+	if err := tx.Exec("UPDATE runs SET run_at = COALESCE(started_at, created_at) WHERE run_at IS NULL").Error; err != nil {
+		return fmt.Errorf("run times: %w", err)
+	}
+	if err := tx.Exec(`UPDATE runs SET series = CASE WHEN source = 'imported'
+		THEN 'imported:' || COALESCE(workload, '') || ':' || replace(replace(COALESCE(label, ''), '%', '%25'), '@', '%40')
+		ELSE COALESCE(fingerprint, '') END WHERE series = ''`).Error; err != nil {
+		return fmt.Errorf("series: %w", err)
+	}
+	for _, ix := range []struct{ name, columns string }{
+		{"idx_runs_run_at", "run_at, id"},
+		{"idx_runs_series_time", "series, run_at, id"},
+	} {
+		if err := tx.Exec("CREATE INDEX IF NOT EXISTS " + ix.name + " ON runs (" + ix.columns + ")").Error; err != nil {
+			return fmt.Errorf("index %s: %w", ix.name, err)
+		}
 	}
 	return nil
 }

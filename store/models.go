@@ -48,6 +48,17 @@ type Run struct {
 	// its own. Added by migration 0002_ab_batch; left out of JSON when
 	// empty so that runs from before it read as they did.
 	ABBatch string `gorm:"column:ab_batch;size:32;not null;default:''" json:",omitempty"`
+	// Meta is the run's metadata (rundoc.ValidateMeta), stored as a JSON
+	// object ("" for none). RunAt is when the run happened (rundoc.Run.Time):
+	// its start, its creation while queued, or an import's given time.
+	// SeriesKey is its series key (rundoc.SeriesKey, ImportSeriesKey or an
+	// import's name), filled in on create when left empty. Added by
+	// migration 0003_meta_series, which indexes run_at, and series with
+	// run_at for histories in time order; left out of JSON when empty,
+	// as ABBatch is.
+	Meta      Meta      `gorm:"column:meta;not null;default:''" json:",omitempty"`
+	RunAt     time.Time `gorm:"column:run_at" json:",omitzero"`
+	SeriesKey string    `gorm:"column:series;not null;default:''" json:",omitempty"`
 	// Environment and Measurement are JSON objects from result.json.
 	Environment string
 	Measurement string

@@ -23,7 +23,7 @@ var listColumns = []string{
 	"id", "label", "workload", "status", "source", "spec", "fingerprint",
 	"error", "group_id", "group_index", "warmup", "ab_batch", "complete",
 	"records_per_sec", "mb_per_sec", "p99_ms",
-	"created_at", "started_at", "finished_at",
+	"created_at", "started_at", "finished_at", "meta", "run_at", "series",
 }
 
 // Key figures copied onto a run from its metrics, most specific name first.
@@ -82,18 +82,30 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error 
 	// On failure nothing is stored, so nothing may look stored: keep what
 	// the insert fills in to put it back.
 	type saved struct {
-		createdAt  time.Time
-		finishedAt *time.Time
-		groupIndex int
+		createdAt, runAt time.Time
+		finishedAt       *time.Time
+		groupIndex       int
+		series           string
+		meta             Meta
 	}
 	before := make([]saved, len(runs))
 	for i, r := range runs {
-		before[i] = saved{r.CreatedAt, r.FinishedAt, r.GroupIndex}
+		before[i] = saved{r.CreatedAt, r.RunAt, r.FinishedAt, r.GroupIndex, r.SeriesKey, r.Meta}
 	}
 	now := time.Now().UTC()
 	for _, r := range runs {
 		if r.Final() && r.FinishedAt == nil {
 			r.FinishedAt = &now
+		}
+		if r.RunAt.IsZero() {
+			r.RunAt = now
+		}
+		r.RunAt = r.RunAt.UTC()
+		r.SeriesKey = seriesOf(r)
+		if r.Meta == nil {
+			// Not nil: GORM writes a nil map of a batch as DEFAULT,
+			// which SQLite does not take in a multi-row VALUES.
+			r.Meta = Meta{}
 		}
 	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -118,6 +130,7 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error 
 	if err != nil {
 		for i, r := range runs {
 			r.ID, r.CreatedAt, r.FinishedAt, r.GroupIndex = 0, before[i].createdAt, before[i].finishedAt, before[i].groupIndex
+			r.RunAt, r.SeriesKey, r.Meta = before[i].runAt, before[i].series, before[i].meta
 		}
 		return fmt.Errorf("store: create runs: %w", err)
 	}
@@ -175,6 +188,14 @@ func prepareRun(r *Run) error {
 	}
 	if err := checkProfiles(r.Profiles); err != nil {
 		return err
+	}
+	if err := rundoc.ValidateMeta(r.Meta); err != nil {
+		return err
+	}
+	if r.SeriesKey != "" {
+		if err := rundoc.ValidateSeriesName(r.SeriesKey); err != nil {
+			return err
+		}
 	}
 	rps, mbps, p99 := keyFigures(r.Metrics)
 	if r.RecordsPerSec == nil {
@@ -312,7 +333,7 @@ func (s *Store) StartRun(ctx context.Context, id uint, at time.Time) error {
 	db := s.db.WithContext(ctx)
 	res := db.Model(&Run{}).
 		Where("id = ? AND status = ?", id, rundoc.StatusQueued).
-		Updates(map[string]any{"status": rundoc.StatusRunning, "started_at": at.UTC()})
+		Updates(map[string]any{"status": rundoc.StatusRunning, "started_at": at.UTC(), "run_at": at.UTC()})
 	if err := changed(db, id, res); err != nil {
 		return fmt.Errorf("store: start run %d: %w", id, err)
 	}
@@ -406,22 +427,33 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 	if finished.IsZero() {
 		finished = time.Now()
 	}
+	if err := rundoc.ValidateMeta(o.Meta); err != nil {
+		return fmt.Errorf("store: finish run %d: %w", id, err)
+	}
 	rps, mbps, p99 := keyFigures(e.metrics)
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		updates := map[string]any{
+			"status":          o.Status,
+			"error":           o.Error,
+			"complete":        o.Complete,
+			"environment":     e.environment,
+			"measurement":     e.measurement,
+			"output":          o.Output,
+			"records_per_sec": rps,
+			"mb_per_sec":      mbps,
+			"p99_ms":          p99,
+			"finished_at":     finished.UTC(),
+		}
+		if len(o.Meta) > 0 {
+			var stored Run
+			if err := tx.Select("meta").Take(&stored, id).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+				return err
+			}
+			updates["meta"] = mergeMeta(stored.Meta, o.Meta)
+		}
 		res := tx.Model(&Run{}).
 			Where("id = ? AND status IN ?", id, []rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning}).
-			Updates(map[string]any{
-				"status":          o.Status,
-				"error":           o.Error,
-				"complete":        o.Complete,
-				"environment":     e.environment,
-				"measurement":     e.measurement,
-				"output":          o.Output,
-				"records_per_sec": rps,
-				"mb_per_sec":      mbps,
-				"p99_ms":          p99,
-				"finished_at":     finished.UTC(),
-			})
+			Updates(updates)
 		if err := changed(tx, id, res); err != nil {
 			return err
 		}

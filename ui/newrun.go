@@ -87,6 +87,7 @@ type FormField struct {
 const (
 	FieldWorkload         = "workload"
 	FieldLabel            = "label"
+	FieldMeta             = "meta"
 	FieldRepetitions      = "repetitions"
 	FieldWarmupRuns       = "warmup_runs"
 	FieldTarget           = "target"
@@ -203,6 +204,8 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 			Options: choiceOptions(names(rundoc.Workloads()), nil, workload)},
 		{Name: FieldLabel, Label: "Label", Kind: "text", Value: get(FieldLabel, ""), MaxLength: 200,
 			Placeholder: "e.g. trunk", Help: "names what is measured, e.g. trunk or my-branch: runs are compared by label"},
+		{Name: FieldMeta, Label: "Metadata", Kind: "textarea", Value: get(FieldMeta, ""), Placeholder: "commit=abc123\nbranch=trunk",
+			Help: "key=value tags, one a line: commit, branch and version are known (the branch chooses the run's history), any other key is yours"},
 		{Name: FieldRepetitions, Label: "Repetitions", Kind: "number", Value: get(FieldRepetitions, "1"),
 			Min: "1", Max: "50", Step: "1", Placeholder: "1",
 			Help: "measured runs (of each configuration, when you compare several below); at least 6 give a 95% confidence interval"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,13 @@ type RunView struct {
 	Group       string // "a1b2c3d4 rep 2", "a1b2c3d4 warm-up" or ""
 	GroupTitle  string
 	GroupURL    string // the runs list narrowed to the group
+	// Meta are the run's tags, commit, branch and version first, then
+	// the others by key. Ran is when an imported run happened (its
+	// given time), "" for a launched run, whose start says it. Series is
+	// the run's series key.
+	Meta   []MetaTag
+	Ran    string
+	Series string
 
 	Queued        bool
 	QueuePosition int
@@ -208,6 +216,10 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 	}
 	if r.Final() {
 		v.DeleteURL = runURL(r.ID) + "/delete"
+	}
+	v.Meta, v.Series = metaTags(r.Meta), r.SeriesKey
+	if r.Source == rundoc.SourceImported && !r.Time.IsZero() {
+		v.Ran = FormatTime(r.Time)
 	}
 	if r.Label != "" {
 		v.Title += " · " + r.Label
@@ -468,4 +480,30 @@ func prettyJSON(s string) string {
 		return s
 	}
 	return b.String()
+}
+
+// MetaTag is one key=value of a run's metadata.
+type MetaTag struct{ Key, Value string }
+
+// metaTags lists metadata for the page: the well-known keys first, in
+// the order a reader looks for them, then the others by key.
+func metaTags(m map[string]string) []MetaTag {
+	var out []MetaTag
+	known := []string{rundoc.MetaCommit, rundoc.MetaBranch, rundoc.MetaVersion}
+	for _, k := range known {
+		if v, ok := m[k]; ok {
+			out = append(out, MetaTag{k, v})
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !slices.Contains(known, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		out = append(out, MetaTag{k, m[k]})
+	}
+	return out
 }
