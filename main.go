@@ -34,6 +34,7 @@ usage:
   kbench run writepath [flags]   Produce requests of many buffers: gathering vs other write strategies
   kbench broker [flags]          the embedded broker (franz-go's kfake)
   kbench import --label L FILE   send kafka-producer/consumer-perf-test output to a running kbench serve
+  kbench check --run ID          for CI: did the run regress against its series' history? (exit 1 if so)
 
 Without --bootstrap-server, "kbench run" starts its own broker process.
 "kbench run producer --help" lists a workload's flags.
@@ -59,6 +60,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "import":
 		return cmdImport(ctx, args[1:], stdout, stderr)
+	case "check":
+		return cmdCheck(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
