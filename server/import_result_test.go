@@ -164,3 +164,83 @@ func TestImportResultDir(t *testing.T) {
 		t.Errorf("time %v series %q", named.Time, named.SeriesKey)
 	}
 }
+
+// TestImportResultErrors: a result import that cannot be stored whole is
+// refused with the field named (400, or 413 past the size limit), and
+// stores nothing; a secret in a hand-made result.json is never stored.
+func TestImportResultErrors(t *testing.T) {
+	ts := newTestServer(t, nil)
+	dir := t.TempDir()
+	if out, err := exec.Command(kbenchBin, "run", "producer", "--num-records", "500", "--profile", "cpu", "--out", dir).CombinedOutput(); err != nil {
+		t.Fatalf("kbench run: %v\n%s", err, out)
+	}
+	data, res, files := resultDir(t, dir)
+	edit := func(f func(m map[string]any)) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		f(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	cpu := res.Profiles[0].File
+	with := func(name string, b []byte) map[string][]byte {
+		m := maps.Clone(files)
+		m[name] = b
+		return m
+	}
+	before := ts.countRuns(t)
+	for _, tc := range []struct {
+		name    string
+		result  []byte
+		files   map[string][]byte
+		fields  map[string][]string
+		code    int
+		field   string
+		message string
+	}{
+		{"newer schema", edit(func(m map[string]any) { m["schema"] = rundoc.ResultSchema + 1 }), files, nil, 400, "result", "newer kbench"},
+		{"not JSON", []byte("{\"schema\": 1,"), files, nil, 400, "result", "result.json"},
+		{"empty", []byte(" "), nil, nil, 400, "result", "empty"},
+		{"bad spec", edit(func(m map[string]any) { m["spec"].(map[string]any)["num-records"] = -5 }), files, nil, 400, "result", "spec"},
+		{"not a workload", edit(func(m map[string]any) { m["workload"] = "imported" }), files, nil, 400, "result", "workload"},
+		{"bad meta", edit(func(m map[string]any) { m["meta"] = map[string]string{"Bad Key": "x"} }), files, nil, 400, "result", "meta"},
+		{"profile missing", data, nil, nil, 400, "profile", cpu},
+		{"extra profile", data, with("other.pb.gz", files[cpu]), nil, 400, "profile", "other.pb.gz"},
+		{"profile not a profile", data, with(cpu, []byte("\x00\x01 not a profile")), nil, 400, "profile", cpu},
+		{"result and output", data, files, map[string][]string{"output": {"1 records sent"}}, 400, "result", "not both"},
+		{"role with result", data, files, map[string][]string{"role": {"broker"}}, 400, "role", "result.json"},
+		{"bad time", data, files, map[string][]string{"time": {"yesterday"}}, 400, "time", "RFC 3339"},
+		{"oversized", append(append([]byte(nil), data...), bytes.Repeat([]byte(" "), maxResultBytes)...), files, nil, 413, "result", "at most"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := ts.postResult(t, tc.result, tc.files, tc.fields)
+			var resp struct{ Error, Field string }
+			json.Unmarshal(rec.Body.Bytes(), &resp)
+			if rec.Code != tc.code || resp.Field != tc.field || !strings.Contains(resp.Error, tc.message) {
+				t.Errorf("got %d field %q: %s; want %d on %s mentioning %q", rec.Code, resp.Field, resp.Error, tc.code, tc.field, tc.message)
+			}
+		})
+	}
+	if n := ts.countRuns(t); n != before {
+		t.Errorf("refused imports stored %d runs", n-before)
+	}
+
+	// A hand-made result.json with a password in its spec: the stored
+	// spec and configuration hold "[redacted]", never the secret.
+	const secret = "hunter2-secret-value"
+	withSecret := edit(func(m map[string]any) {
+		spec := m["spec"].(map[string]any)
+		spec["props"] = map[string]string{"sasl.password": secret}
+		env := m["environment"].(map[string]any)
+		cfg := env["config"].(map[string]any)
+		cfg["settings"] = append(cfg["settings"].([]any), map[string]string{"name": "sasl.password", "value": secret})
+	})
+	r := decodeRun(t, ts.postResult(t, withSecret, files, nil))
+	got := ts.getRun(t, r.ID)
+	raw, _ := json.Marshal(got)
+	if strings.Contains(string(raw), secret) || !strings.Contains(string(got.Spec), rundoc.Redacted) {
+		t.Errorf("the stored run shows the secret or lacks %s: %s", rundoc.Redacted, got.Spec)
+	}
+}
