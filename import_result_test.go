@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -159,5 +160,54 @@ func TestRunServerCommand(t *testing.T) {
 	}
 	if code, _, stderr := kbenchCmd(t, nil, "run", "producer", "--server", "ftp://x"); code != 2 || !strings.Contains(stderr, "--server") {
 		t.Errorf("bad --server: exit %d, %s", code, stderr)
+	}
+}
+
+// TestImportCSVCommand: `kbench import --csv` back-fills the KAFKA-14020
+// history (20 runs at ~115k records/s, then 40 at ~105k) as 60 runs of one
+// series, printing each URL; a bad cell is reported FILE:LINE:COLUMN and
+// exits 1; --csv without --series or --workload is a usage error.
+func TestImportCSVCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds kbench and starts kbench serve")
+	}
+	srv := startE2EServer(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("time,commit,record-send-rate\n")
+	for i := 0; i < 60; i++ {
+		rate := 115000 + (i%3-1)*1500
+		if i >= 20 {
+			rate = 105000 + (i%3-1)*1500
+		}
+		fmt.Fprintf(&b, "2022-05-%02dT%02d:00:00Z,c%03d,%d\n", 1+i/24, i%24, i, rate)
+	}
+	good := filepath.Join(dir, "kafka-14020.csv")
+	os.WriteFile(good, []byte(b.String()), 0o644)
+	code, stdout, stderr := kbenchCmd(t, nil, "import", "--server", srv.URL, "--csv", good, "--series", "kafka-14020", "--workload", "producer")
+	urls := strings.Fields(stdout)
+	if code != 0 || len(urls) != 60 || !strings.Contains(stderr, "60 runs stored in series kafka-14020") {
+		t.Fatalf("import --csv: exit %d, %d URLs, stderr %s", code, len(urls), stderr)
+	}
+	first, last := getStored(t, srv, urls[0]), getStored(t, srv, urls[59])
+	if first.SeriesKey != "kafka-14020" || last.SeriesKey != "kafka-14020" || first.Meta["commit"] != "c000" || last.Meta["commit"] != "c059" {
+		t.Errorf("first %+v last %+v", first, last)
+	}
+
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("time,commit,record-send-rate\n2022-05-01T00:00:00Z,a,1\n2022-05-02T00:00:00Z,b,fast\n"), 0o644)
+	code, _, stderr = kbenchCmd(t, nil, "import", "--server", srv.URL, "--csv", bad, "--series", "s", "--workload", "producer")
+	if code != 1 || !strings.Contains(stderr, bad+":3:24: ") {
+		t.Errorf("bad CSV: exit %d, stderr %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"--csv", good, "--workload", "producer"},
+		{"--csv", good, "--series", "s"},
+		{"--csv", good, "--series", "s", "--workload", "producer", "--label", "x"},
+		{"--workload", "producer", good},
+	} {
+		if code, _, stderr := kbenchCmd(t, nil, append([]string{"import", "--server", srv.URL}, args...)...); code != 2 {
+			t.Errorf("import %v: exit %d, want 2 (%s)", args, code, stderr)
+		}
 	}
 }
