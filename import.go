@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -20,6 +21,8 @@ import (
 
 const importUsage = `usage: kbench import --label L [--server URL] [--token T] [--profile P]... [--role client|broker]
        [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] FILE
+       kbench import [--label L] [--server URL] [--token T] [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] DIR
+       kbench import --csv FILE --series NAME --workload producer|consumer|writepath [--server URL] [--token T]
 
 Sends the text output of Kafka's kafka-producer-perf-test or
 kafka-consumer-perf-test (FILE, or - for stdin) to a running kbench server,
@@ -32,17 +35,32 @@ when it ran (e.g. 2022-06-21T10:00:00Z; default: now), so that old results
 back-fill a history in their real order. Imports of one tool form a series
 by label and branch, or by --series.
 
-The import goes through the server's API (POST /api/import) rather than
-into its SQLite file: writing the database behind a running server's back
-would race with it. Start one with "kbench serve" first.
+DIR is a directory "kbench run --out DIR" wrote, on this machine or any
+other (a CI runner, a kbench built against a kafka-go branch): its
+result.json and the profiles it names are stored as one run with
+everything the result holds, its meta (--meta over the run's own), and its
+start as its time (unless --time), in the series of the server's own runs
+of the same workload, target and branch (unless --series).
 
-Prints the new run's URL. Exit codes: 0 imported, 1 refused by the server
-(a parse error names the line) or the server is unreachable, 2 bad usage.
+--csv FILE back-fills a series from a CSV of past results, as Apache Otava
+and spreadsheets hold them: a header "time,commit,<metric>…" (metric
+columns named as kbench's metrics of --workload, other columns become
+tags), one run per row, all stored or none.
+
+The import goes through the server's API (POST /api/import, POST
+/api/import/csv) rather than into its SQLite file: writing the database
+behind a running server's back would race with it. Start one with
+"kbench serve" first.
+
+Prints the new runs' URLs. Exit codes: 0 imported, 1 refused by the
+server (a parse error names the line) or the server is unreachable, 2 bad
+usage.
 
 flags:
 `
 
-// cmdImport is `kbench import`: a multipart POST to /api/import.
+// cmdImport is `kbench import`: a multipart POST to /api/import (Kafka
+// tool output, a result directory) or /api/import/csv.
 func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kbench import", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,16 +68,18 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(fs.Output(), importUsage)
 		fs.PrintDefaults()
 	}
-	label := fs.String("label", "", "label of the new run, e.g. java-trunk (required)")
+	label := fs.String("label", "", "label of the new run, e.g. java-trunk (required for tool output)")
 	serverURL := fs.String("server", envOr("server", "http://127.0.0.1:8080"), "the kbench server (also KBENCH_SERVER)")
 	token := fs.String("token", envOr("token", ""), "the server's token, sent as Authorization: Bearer (also KBENCH_TOKEN)")
-	role := fs.String("role", "client", "side of the wire the profiles were taken on: client or broker")
+	role := fs.String("role", "", "side of the wire the profiles were taken on: client (default) or broker")
 	var profilesFlag listFlag
 	fs.Var(&profilesFlag, "profile", "a pprof profile or folded stacks to attach (repeatable)")
 	var metaFlag listFlag
 	fs.Var(&metaFlag, "meta", "tag the run with KEY=VALUE: commit, branch, version or any key (repeatable)")
-	runTime := fs.String("time", "", "when the run happened, RFC 3339 (e.g. 2022-06-21T10:00:00Z); default: now")
-	series := fs.String("series", "", "the series the run joins (default: its tool, label and branch)")
+	runTime := fs.String("time", "", "when the run happened, RFC 3339 (e.g. 2022-06-21T10:00:00Z); default: now, or a result's start")
+	series := fs.String("series", "", "the series the run joins (default: its tool, label and branch; a result's workload, target and branch)")
+	csvFile := fs.String("csv", "", "a CSV of past results to back-fill --series with, one run per row")
+	workload := fs.String("workload", "", "with --csv: the workload whose metrics the CSV's columns name (producer, consumer or writepath)")
 	// Flags may come before or after FILE.
 	var files []string
 	for {
@@ -80,15 +100,22 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fs.Usage()
 		return 2
 	}
+	base := strings.TrimRight(*serverURL, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		return usageErr("--server: must be an http:// or https:// URL, got %q", *serverURL)
+	}
+	client := apiClient{base: base, token: *token}
+	if *csvFile != "" {
+		return importCSV(ctx, client, *csvFile, *series, *workload, files, fs, stdout, stderr, usageErr)
+	}
+	if *workload != "" {
+		return usageErr("--workload: only with --csv")
+	}
 	switch {
 	case len(files) == 0:
-		return usageErr("name the file holding the Kafka tool output (or - for stdin)")
+		return usageErr("name the file holding the Kafka tool output (or - for stdin), or a kbench run --out directory")
 	case len(files) > 1:
-		return usageErr("one output file per run, got %d: %s", len(files), strings.Join(files, " "))
-	case strings.TrimSpace(*label) == "":
-		return usageErr("--label: needed, it names the run in comparisons")
-	case *role != "client" && *role != "broker":
-		return usageErr("--role: must be client or broker, got %q", *role)
+		return usageErr("one output file or directory per run, got %d: %s", len(files), strings.Join(files, " "))
 	}
 	if _, err := rundoc.ParseMeta(metaFlag); err != nil {
 		return usageErr("%v", err)
@@ -103,73 +130,194 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return usageErr("%v", err)
 		}
 	}
-	fields := [][2]string{{"label", *label}, {"role", *role}, {"time", *runTime}, {"series", *series}}
+	fields := [][2]string{{"label", *label}, {"time", *runTime}, {"series", *series}}
 	for _, m := range metaFlag {
 		fields = append(fields, [2]string{"meta", m})
 	}
-	base := strings.TrimRight(*serverURL, "/")
-	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return usageErr("--server: must be an http:// or https:// URL, got %q", *serverURL)
+	var body []byte
+	var contentType string
+	var err error
+	if info, statErr := os.Stat(files[0]); statErr == nil && info.IsDir() {
+		switch {
+		case len(profilesFlag) > 0:
+			return usageErr("--profile: a result directory's profiles are the ones its result.json names")
+		case *role != "":
+			return usageErr("--role: a result directory's result.json says each profile's role")
+		}
+		body, contentType, err = resultBody(files[0], fields)
+	} else {
+		switch {
+		case strings.TrimSpace(*label) == "":
+			return usageErr("--label: needed, it names the run in comparisons")
+		case *role != "" && *role != "client" && *role != "broker":
+			return usageErr("--role: must be client or broker, got %q", *role)
+		}
+		if *role == "" {
+			*role = "client"
+		}
+		body, contentType, err = importBody(files[0], append(fields, [2]string{"role", *role}), profilesFlag)
 	}
-
-	body, contentType, err := importBody(files[0], fields, profilesFlag)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench import: %v\n", err)
 		return 2
 	}
+	data, err := client.post(ctx, "/api/import", body, contentType)
+	if err != nil {
+		reportPostError(stderr, "kbench import", files[0], err)
+		return 1
+	}
+	runURL, err := client.runURL(data)
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, runURL)
+	return 0
+}
+
+// apiClient posts to a kbench server's API.
+type apiClient struct {
+	base, token string
+}
+
+// refusal is a server's answer other than 201 Created: its status and
+// message, and the line and column of the upload it names, if any.
+type refusal struct {
+	status, msg  string
+	line, column int
+}
+
+func (r *refusal) Error() string {
+	return fmt.Sprintf("the server refused it (%s): %s", r.status, r.msg)
+}
+
+// unreachable is a server that did not answer.
+type unreachable struct {
+	base string
+	err  error
+}
+
+func (u *unreachable) Error() string {
+	return fmt.Sprintf("cannot reach the kbench server at %s (start one with \"kbench serve\", or give --server): %v", u.base, u.err)
+}
+
+// post sends a multipart body and returns the answer of a 201; anything
+// else is a *refusal or an *unreachable.
+func (c apiClient) post(ctx context.Context, path string, body []byte, contentType string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/import", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
 	if err != nil {
-		return usageErr("--server: %v", err)
+		return nil, &unreachable{c.base, err}
 	}
 	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", "application/json")
-	if *token != "" {
-		req.Header.Set("Authorization", "Bearer "+*token)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench import: cannot reach the kbench server at %s (start one with \"kbench serve\", or give --server): %v\n", base, err)
-		return 1
+		return nil, &unreachable{c.base, err}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench import: reading the server's answer: %v\n", err)
-		return 1
+		return nil, &unreachable{c.base, fmt.Errorf("reading the answer: %w", err)}
 	}
-	if resp.StatusCode != http.StatusCreated {
-		var e struct {
-			Error string `json:"error"`
-			Field string `json:"field"`
-			Line  int    `json:"line"`
-		}
-		msg := strings.TrimSpace(string(data))
-		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			msg = e.Error
-		}
-		if len(msg) > 2000 {
-			msg = msg[:2000] + "…"
-		}
-		if e.Line > 0 {
-			// file:line first, as compilers print it, for editors to jump to.
-			fmt.Fprintf(stderr, "%s:%d: %s\n", files[0], e.Line, msg)
-		}
-		fmt.Fprintf(stderr, "kbench import: the server refused the import (%s): %s\n", resp.Status, msg)
-		return 1
+	if resp.StatusCode == http.StatusCreated {
+		return data, nil
 	}
+	var e struct {
+		Error  string `json:"error"`
+		Line   int    `json:"line"`
+		Column int    `json:"column"`
+	}
+	msg := strings.TrimSpace(string(data))
+	if json.Unmarshal(data, &e) == nil && e.Error != "" {
+		msg = e.Error
+	}
+	if len(msg) > 2000 {
+		msg = msg[:2000] + "…"
+	}
+	return nil, &refusal{status: resp.Status, msg: msg, line: e.Line, column: e.Column}
+}
+
+// runURL reads the run an import created from the server's answer.
+func (c apiClient) runURL(data []byte) (string, error) {
 	var run struct {
-		ID       uint   `json:"id"`
-		URL      string `json:"url"`
-		Workload string `json:"workload"`
+		URL string `json:"url"`
 	}
 	if err := json.Unmarshal(data, &run); err != nil || run.URL == "" {
-		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: %.200s\n", data)
-		return 1
+		return "", fmt.Errorf("unexpected answer from the server: %.200s", data)
 	}
-	fmt.Fprintln(stdout, base+run.URL)
-	return 0
+	return c.base + run.URL, nil
+}
+
+// reportPostError prints why a post failed; a refusal naming a line of
+// file is first printed file:line[:column]: as compilers do, for editors
+// to jump to.
+func reportPostError(stderr io.Writer, prefix, file string, err error) {
+	var r *refusal
+	if errors.As(err, &r) && r.line > 0 {
+		if r.column > 0 {
+			fmt.Fprintf(stderr, "%s:%d:%d: %s\n", file, r.line, r.column, r.msg)
+		} else {
+			fmt.Fprintf(stderr, "%s:%d: %s\n", file, r.line, r.msg)
+		}
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+}
+
+// resultBody builds the multipart request of a result directory: the
+// fields (empty ones left out), result.json as the "result" file and
+// every profile it names as a "profile" file of that name. The server
+// checks the document (its schema included); this reads only which
+// profiles to send.
+func resultBody(dir string, fields [][2]string) ([]byte, string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("%s holds no result.json: name a directory kbench run --out wrote", dir)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	var names struct {
+		Profiles []rundoc.ProfileFile `json:"profiles"`
+	}
+	if err := json.Unmarshal(data, &names); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", filepath.Join(dir, "result.json"), err)
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, f := range fields {
+		if f[1] != "" {
+			mw.WriteField(f[0], f[1])
+		}
+	}
+	add := func(field, name string, data []byte) error {
+		w, err := mw.CreateFormFile(field, name)
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		return err
+	}
+	if err := add("result", "result.json", data); err != nil {
+		return nil, "", err
+	}
+	for _, pf := range names.Profiles {
+		name := filepath.Base(pf.File)
+		p, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, "", fmt.Errorf("result.json names profile %s: %w", name, err)
+		}
+		if err := add("profile", name, p); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), mw.FormDataContentType(), nil
 }
 
 // importBody builds the multipart request: the fields (label, role, time,

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/kbench/kbench/runner"
@@ -150,7 +151,19 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	spec := cmd.Spec
 	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr, Meta: cmd.Meta}
+	if cmd.Server != "" && opts.OutDir == "" {
+		// The server takes the run as kbench import DIR sends it: write
+		// the result and profiles somewhere, and remove them after.
+		tmp, err := os.MkdirTemp("", "kbench-run-")
+		if err != nil {
+			fmt.Fprintf(stderr, "kbench run %s: --server: %v\n", spec.Workload, err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		opts.OutDir = tmp
+	}
 	res, err := runner.Run(ctx, spec, opts)
+	code := 0
 	if err != nil {
 		var fe *rundoc.FieldError
 		if errors.As(err, &fe) {
@@ -158,13 +171,61 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		fmt.Fprintf(stderr, "kbench run %s: %v\n", spec.Workload, err)
-		if opts.OutDir != "" && res != nil {
+		if cmd.Out != "" && res != nil {
 			fmt.Fprintf(stderr, "kbench run %s: partial results in %s/result.json (complete: false)\n", spec.Workload, opts.OutDir)
 		}
-		return 1
-	}
-	if opts.OutDir != "" && !opts.JSONProgress {
+		code = 1
+	} else if cmd.Out != "" && !opts.JSONProgress {
 		fmt.Fprintf(stderr, "kbench: wrote %s/result.json\n", opts.OutDir)
 	}
-	return 0
+	if cmd.Server != "" {
+		if !storeRun(ctx, cmd, opts, res, stdout, stderr) {
+			code = 1
+		}
+	}
+	return code
+}
+
+// storeRun sends a finished run's result directory to --server as
+// `kbench import DIR` does, and prints the stored run's URL (last on
+// stdout; on stderr with --progress json, whose stdout is events). A run
+// that ended with a result, complete or failed, is stored: a failed run
+// is history too (the build that broke the benchmark). A run stopped by
+// a signal is not: the user stopped it. It reports whether the run was
+// stored or had nothing to store.
+func storeRun(ctx context.Context, cmd rundoc.RunCommand, opts runner.Options, res *rundoc.Result, stdout, stderr io.Writer) bool {
+	prefix := "kbench run " + string(cmd.Spec.Workload)
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "%s: stopped (%v): not stored in %s\n", prefix, context.Cause(ctx), cmd.Server)
+		return true
+	case res == nil:
+		fmt.Fprintf(stderr, "%s: the run left no result: nothing stored in %s\n", prefix, cmd.Server)
+		return false
+	}
+	token := cmd.Token
+	if token == "" {
+		token = envOr("token", "")
+	}
+	client := apiClient{base: strings.TrimRight(cmd.Server, "/"), token: token}
+	body, contentType, err := resultBody(opts.OutDir, nil)
+	if err == nil {
+		var data []byte
+		if data, err = client.post(context.WithoutCancel(ctx), "/api/import", body, contentType); err == nil {
+			var url string
+			if url, err = client.runURL(data); err == nil {
+				if opts.JSONProgress {
+					fmt.Fprintf(stderr, "kbench: stored as %s\n", url)
+				} else {
+					fmt.Fprintln(stdout, url)
+				}
+				return true
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "%s: the run was not stored: %v\n", prefix, err)
+	if cmd.Out != "" {
+		fmt.Fprintf(stderr, "%s: its result stays in %s (send it later with: kbench import --server %s %s)\n", prefix, cmd.Out, client.base, cmd.Out)
+	}
+	return false
 }

@@ -141,7 +141,7 @@ func runFacts(r rundoc.Run) facts {
 			env = storedEnvironment{}
 		}
 	}
-	imported := env.Source == string(rundoc.SourceImported) || r.Source == rundoc.SourceImported
+	imported := env.Source == string(rundoc.SourceImported) || !r.MeasuredByKbench()
 	if !imported && env.Config != nil {
 		f.config = true
 		f.add("mode", env.Config.Mode)

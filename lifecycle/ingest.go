@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,27 +35,82 @@ type ending struct {
 }
 
 // ingest reads what a finished child left in dir: result.json and the
-// profiles it names.
+// profiles it names. A profile that cannot be read is noted, and the run
+// kept: it is this server's own run.
 func ingest(dir string, waitErr error, stderr string) ending {
 	e := ending{waitErr: waitErr, stderr: stderr}
 	e.res, e.readErr = rundoc.ReadResult(dir)
 	if e.readErr != nil {
 		return e
 	}
-	for _, pf := range e.res.Profiles {
+	var problems []error
+	e.profiles, problems = readProfiles(e.res, func(pf rundoc.ProfileFile) (store.Profile, error) {
 		data, err := os.ReadFile(filepath.Join(dir, filepath.Base(pf.File)))
 		if err != nil {
-			e.missing = append(e.missing, "profile "+pf.File+" missing: "+err.Error())
-			continue
+			return store.Profile{}, fmt.Errorf("missing: %w", err)
 		}
 		sum, err := profiles.Summarize(data)
 		if err != nil {
-			e.missing = append(e.missing, "profile "+pf.File+" unreadable: "+err.Error())
-			continue
+			return store.Profile{}, fmt.Errorf("unreadable: %w", err)
 		}
-		e.profiles = append(e.profiles, store.Profile{Role: pf.Role, Kind: pf.Kind, Data: data, Samples: sum.Samples})
+		return store.Profile{Data: data, Samples: sum.Samples}, nil
+	})
+	for _, err := range problems {
+		e.missing = append(e.missing, err.Error())
 	}
 	return e
+}
+
+// ProfileReader reads a profile a result names (its File, a name inside
+// the result's directory) into what the store keeps: Data and Samples,
+// and Uploaded when it came from outside the server. Role and Kind are
+// filled in from the result.
+type ProfileReader func(rundoc.ProfileFile) (store.Profile, error)
+
+// readProfiles reads the profiles res names, in its order; each one read
+// fails is an error "profile FILE …" in problems.
+func readProfiles(res *rundoc.Result, read ProfileReader) (ps []store.Profile, problems []error) {
+	for _, pf := range res.Profiles {
+		p, err := read(pf)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("profile %s %w", pf.File, err))
+			continue
+		}
+		p.Role, p.Kind = pf.Role, pf.Kind
+		ps = append(ps, p)
+	}
+	return ps, problems
+}
+
+// ResultOutcome is the outcome of a run kbench measured elsewhere (a
+// `kbench run --out DIR` directory posted by `kbench import DIR` or
+// `kbench run --server`), read by the same code as this server's own
+// runs: succeeded when res is complete, else failed with its error; its
+// documents, metrics, series, output and meta as the run wrote them;
+// finished when res says. Unlike a run of this server's, nothing may be
+// left out: a profile read cannot read, or metadata this kbench refuses,
+// is an error, and nothing is to be stored.
+func ResultOutcome(res *rundoc.Result, read ProfileReader) (store.Outcome, error) {
+	if err := rundoc.ValidateMeta(res.Meta); err != nil {
+		return store.Outcome{}, fmt.Errorf("result.json: %w", err)
+	}
+	if !res.Workload.Runnable() {
+		return store.Outcome{}, fmt.Errorf("result.json: workload %q is not one kbench runs", res.Workload)
+	}
+	e := ending{res: res}
+	var problems []error
+	e.profiles, problems = readProfiles(res, read)
+	if len(problems) > 0 {
+		return store.Outcome{}, errors.Join(problems...)
+	}
+	if !res.Complete && res.Error == "" {
+		e.failure = "the run did not complete (its result.json says complete: false)"
+	}
+	o := e.outcome("", 0)
+	if !res.FinishedAt.IsZero() {
+		o.FinishedAt = res.FinishedAt.UTC()
+	}
+	return o, nil
 }
 
 // outcome is the run's outcome when it was stopped early for stopReason

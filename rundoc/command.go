@@ -22,6 +22,9 @@ type RunCommand struct {
 	JSONProgress bool
 	// Meta is --meta key=value, repeatable: the run's metadata.
 	Meta map[string]string
+	// Server is --server URL: a kbench server to store the run in when
+	// it ends; "" for none. Token is --token, the server's token.
+	Server, Token string
 }
 
 // commandFlag is a flag of `kbench run` itself. ParseRunCommand reads
@@ -70,6 +73,16 @@ var commandFlags = []commandFlag{
 			c.Meta[k] = val
 			return nil
 		}},
+	{"server", "URL", "store the run in this kbench server when it ends (as kbench import DIR)",
+		func(c *RunCommand, v string) error {
+			if !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+				return fmt.Errorf("must be an http:// or https:// URL, got %q", v)
+			}
+			c.Server = v
+			return nil
+		}},
+	{"token", "T", "the --server's token (default: $KBENCH_TOKEN)",
+		func(c *RunCommand, v string) error { c.Token = v; return nil }},
 }
 
 func lookupCommandFlag(name string) (commandFlag, bool) {

@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -171,16 +172,29 @@ func WriteResult(dir string, r *Result) error {
 
 // ReadResult reads DIR/result.json.
 func ReadResult(dir string) (*Result, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	name := filepath.Join(dir, "result.json")
+	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("rundoc: read result: %w", err)
 	}
+	return DecodeResult(data, name)
+}
+
+// DecodeResult decodes a result document (name says where it came from,
+// for messages), refusing one whose schema is newer than ResultSchema
+// with ErrNewerResult: its fields may no longer mean what this code
+// reads them as.
+func DecodeResult(data []byte, name string) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("rundoc: decode %s: %w", filepath.Join(dir, "result.json"), err)
+		return nil, fmt.Errorf("rundoc: decode %s: %w", name, err)
 	}
 	if r.Schema > ResultSchema {
-		return nil, fmt.Errorf("rundoc: %s is schema %d, written by a newer kbench (this one reads up to %d)", filepath.Join(dir, "result.json"), r.Schema, ResultSchema)
+		return nil, fmt.Errorf("rundoc: %s is schema %d, written by a newer kbench (this one reads up to %d): %w", name, r.Schema, ResultSchema, ErrNewerResult)
 	}
 	return &r, nil
 }
+
+// ErrNewerResult is a result document of a schema newer than this code
+// reads.
+var ErrNewerResult = errors.New("newer result schema")

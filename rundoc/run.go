@@ -133,6 +133,18 @@ type ImportSpec struct {
 	Tool string `json:"tool,omitempty"`
 }
 
+// MeasuredByKbench reports whether kbench measured the run's figures: a
+// launched run, or an imported kbench result (`kbench import DIR`,
+// `kbench run --server`), whose environment kbench itself recorded; not
+// an import of a Kafka tool's output or of profiles alone, of which
+// kbench knows only what was printed.
+func (r *Run) MeasuredByKbench() bool {
+	if r.Source != SourceImported {
+		return true
+	}
+	return r.Environment != nil && r.Environment.Source != SourceImported
+}
+
 // SetDocuments sets the run's documents from their stored text: Documents
 // keeps the text as it is, Environment and Measurement get what decodes
 // ("", "null" and "{}" are no document), and DocumentErr says what did

@@ -31,6 +31,9 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
 		return nil, uploadErr(err)
 	}
+	if hasResult(c.Request.MultipartForm) {
+		return s.importResult(c)
+	}
 	label := strings.TrimSpace(c.PostForm("label"))
 	if len(label) > maxLabel {
 		return nil, badInput("label", "must be at most %d characters", maxLabel)

@@ -42,6 +42,7 @@ func (s *Server) routes() {
 	api.GET("/diff", s.diff)
 	api.POST("/runs/:id/profiles", s.attachProfiles)
 	api.POST("/import", s.importProfiles)
+	api.POST("/import/csv", s.importCSV)
 	api.GET("/compare", s.apiCompare)
 	api.POST("/reports", s.apiCreateReport)
 	api.POST("/compare/repetitions", s.apiAddRepetitions)

@@ -284,9 +284,9 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 	if m := r.Measurement; m != nil {
 		v.Measurement, v.Notes = measurementItems(*m, r.Metrics)
 		v.OutputNotes = m.OutputNotes
-		if r.Source == rundoc.SourceImported {
-			// kbench measured nothing of an imported run: only what the
-			// importer noted about the output is true.
+		if !r.MeasuredByKbench() {
+			// kbench measured nothing of imported tool output: only what
+			// the importer noted about the output is true.
 			v.Measurement = nil
 		}
 	}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"os"
+	"path/filepath"
+
+	"github.com/kbench/kbench/rundoc"
+)
+
+// importCSV is `kbench import --csv FILE --series S --workload W`: a POST
+// to /api/import/csv. It prints the URL of every run stored, in the
+// file's order.
+func importCSV(ctx context.Context, client apiClient, file, series, workload string, args []string, fs *flag.FlagSet,
+	stdout, stderr io.Writer, usageErr func(string, ...any) int) int {
+	var other []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "csv", "series", "workload", "server", "token":
+		default:
+			other = append(other, "--"+f.Name)
+		}
+	})
+	switch {
+	case len(other) > 0:
+		return usageErr("%s: not with --csv (the CSV's columns say each run's time and tags)", other[0])
+	case len(args) > 0:
+		return usageErr("--csv names the file; unexpected argument %q", args[0])
+	case series == "":
+		return usageErr("--series: needed with --csv, it names the series the rows back-fill")
+	case !rundoc.Workload(workload).Runnable():
+		return usageErr("--workload: needed with --csv: producer, consumer or writepath (its metrics name the columns), got %q", workload)
+	}
+	if err := rundoc.ValidateSeriesName(series); err != nil {
+		return usageErr("%v", err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 2
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField("series", series)
+	mw.WriteField("workload", workload)
+	w, err := mw.CreateFormFile("file", filepath.Base(file))
+	if err == nil {
+		_, err = w.Write(data)
+	}
+	if err == nil {
+		err = mw.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 2
+	}
+	answer, err := client.post(ctx, "/api/import/csv", buf.Bytes(), mw.FormDataContentType())
+	if err != nil {
+		reportPostError(stderr, "kbench import", file, err)
+		return 1
+	}
+	var resp struct {
+		Runs []struct {
+			URL string `json:"url"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(answer, &resp); err != nil || len(resp.Runs) == 0 {
+		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: %.200s\n", answer)
+		return 1
+	}
+	for _, r := range resp.Runs {
+		fmt.Fprintln(stdout, client.base+r.URL)
+	}
+	fmt.Fprintf(stderr, "kbench import: %d runs stored in series %s\n", len(resp.Runs), series)
+	return 0
+}

@@ -1,0 +1,329 @@
+// Reading a CSV of past results (POST /api/import/csv): the format
+// Apache Otava reads and spreadsheets export.
+
+package server
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+)
+
+// Limits of a CSV import.
+const (
+	maxCSVBytes = 16 << 20
+	maxCSVRows  = 20000
+)
+
+// csvRow is one row of a results CSV: one run.
+type csvRow struct {
+	line    int // 1-based line of the file
+	at      time.Time
+	meta    map[string]string
+	metrics []rundoc.Metric
+}
+
+// csvError is a bad cell of a CSV: a 400 on the "file" field that names
+// the line and column (1-based; column 0 when the whole line is wrong).
+type csvError struct {
+	line, column int
+	msg          string
+}
+
+func (e *csvError) Error() string {
+	if e.column > 0 {
+		return fmt.Sprintf("file: line %d, column %d: %s", e.line, e.column, e.msg)
+	}
+	return fmt.Sprintf("file: line %d: %s", e.line, e.msg)
+}
+
+// Unwrap makes it a 400 on "file" for classify.
+func (e *csvError) Unwrap() error { return &inputError{Field: "file", Msg: e.Error()[len("file: "):]} }
+
+// csvTagPrefix marks a column as a tag whatever its values: "tag:build"
+// is the tag build (':' is in no tag key, so no tag is mistaken for it).
+const csvTagPrefix = "tag:"
+
+// Column kinds.
+const (
+	colTime = iota
+	colMetric
+	colTag
+)
+
+type csvColumn struct {
+	kind   int
+	name   string // the metric or tag
+	metric rundoc.Metric
+}
+
+// unixTimeRE is a Unix time in seconds, as Otava also reads a number.
+var unixTimeRE = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,9})?$`)
+
+// csvTimeLayouts are the times a row may give, beyond Unix seconds: RFC
+// 3339 and its variants with a space, a zone written -0700 or none (UTC),
+// dates alone, and Otava's samples' "2024.01.01 3:00:00 +0100".
+var csvTimeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05 Z07:00",
+	"2006-01-02 15:04:05 -0700",
+	"2006-01-02T15:04:05-0700",
+	"2006-01-02 15:04:05 MST",
+	"2006.01.02 15:04:05 -0700",
+	"2006.01.02 15:04:05",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02 15:04",
+	"2006-01-02",
+	"2006/01/02 15:04:05",
+	"2006/01/02",
+}
+
+// parseCSVTime reads a row's time; a time without a zone is UTC.
+func parseCSVTime(v string) (time.Time, error) {
+	if unixTimeRE.MatchString(v) {
+		f, err := strconv.ParseFloat(v, 64)
+		if err == nil {
+			sec, frac := math.Modf(f)
+			return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
+		}
+	}
+	for _, layout := range csvTimeLayouts {
+		if t, err := time.Parse(layout, v); err == nil {
+			if t.Year() < 1970 || t.Year() > 9999 {
+				break
+			}
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2022-06-21T10:00:00Z), \"2022-06-21 10:00:00 +0200\", a date (2022-06-21) or Unix seconds", v)
+}
+
+// parseResultsCSV reads a CSV of past results: a header line naming the
+// columns, then one run per line. "time" (required) says when the run
+// happened; a column named as one of known (the workload's metrics) holds
+// that metric's values, with known's unit and direction; any other column
+// is a tag (commit, branch, version or any key, "tag:KEY" for a column of
+// numbers), unless its values are all numbers: then it is taken for a
+// misspelt metric and refused, naming it and the metrics known. Empty
+// cells leave the metric or tag out, but every row needs a metric. All
+// rows must be of one branch. Column names are case-insensitive; a UTF-8
+// byte-order mark is skipped.
+func parseResultsCSV(r io.Reader, known []rundoc.Metric) ([]csvRow, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxCSVBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("server: read csv: %w", err)
+	}
+	if len(data) > maxCSVBytes {
+		return nil, &limitError{field: "file", msg: fmt.Sprintf("the CSV is over %d bytes", maxCSVBytes)}
+	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, badInput("file", "is empty: want a header line such as time,commit,record-send-rate and a line per run")
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, csvReadError(err)
+	}
+	pos := make([][2]int, len(header)) // line and column of each name
+	for i := range header {
+		pos[i][0], pos[i][1] = cr.FieldPos(i)
+	}
+	cols, err := csvColumns(header, pos, known)
+	if err != nil {
+		return nil, err
+	}
+	var rows []csvRow
+	var values [][]string // every row's cells, to judge unknown columns
+	branch, branchLine := "", 0
+	noMetrics := 0 // the first line without a metric value
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvReadError(err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rows) == maxCSVRows {
+			return nil, &limitError{field: "file", msg: fmt.Sprintf("at most %d rows (runs) per import", maxCSVRows)}
+		}
+		row := csvRow{line: line}
+		values = append(values, append([]string(nil), rec...))
+		for i, col := range cols {
+			v := strings.TrimSpace(rec[i])
+			bad := func(format string, a ...any) error {
+				_, c := cr.FieldPos(i)
+				return &csvError{line: line, column: c, msg: fmt.Sprintf(format, a...)}
+			}
+			switch col.kind {
+			case colTime:
+				if v == "" {
+					return nil, bad("time: is empty: every run needs its time")
+				}
+				if row.at, err = parseCSVTime(v); err != nil {
+					return nil, bad("%v", err)
+				}
+			case colMetric:
+				if v == "" {
+					continue
+				}
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+					return nil, bad("%s: %q is not a finite number", col.name, v)
+				}
+				m := col.metric
+				m.Value = f
+				row.metrics = append(row.metrics, m)
+			case colTag:
+				if v == "" {
+					continue
+				}
+				if row.meta == nil {
+					row.meta = map[string]string{}
+				}
+				row.meta[col.name] = v
+				if err := rundoc.ValidateMeta(map[string]string{col.name: v}); err != nil {
+					return nil, bad("%s", strings.TrimPrefix(err.Error(), "--meta: "))
+				}
+				if col.name == rundoc.MetaBranch {
+					if branch != "" && v != branch {
+						return nil, bad("branch %q: line %d is on branch %q; a series is one branch: split the file", v, branchLine, branch)
+					}
+					branch, branchLine = v, line
+				}
+			}
+		}
+		if len(row.metrics) == 0 && noMetrics == 0 {
+			noMetrics = line
+		}
+		if err := rundoc.ValidateMeta(row.meta); err != nil {
+			return nil, &csvError{line: line, msg: strings.TrimPrefix(err.Error(), "--meta: ")}
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, &csvError{line: pos[0][0], msg: "a header and no rows: want a line per run"}
+	}
+	// A misspelt metric column is named before any consequence of it.
+	if err := numericTagColumns(cols, header, pos, values, known); err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(cols, func(c csvColumn) bool { return c.kind == colMetric }) {
+		return nil, &csvError{line: pos[0][0], msg: fmt.Sprintf("no metric column: name at least one of the workload's metrics (%s)", metricNames(known))}
+	}
+	if noMetrics > 0 {
+		return nil, &csvError{line: noMetrics, msg: "no metric value: every run needs at least one"}
+	}
+	return rows, nil
+}
+
+// csvColumns reads the header line.
+func csvColumns(header []string, pos [][2]int, known []rundoc.Metric) ([]csvColumn, error) {
+	metrics := map[string]rundoc.Metric{}
+	for _, m := range known {
+		metrics[m.Name] = m
+	}
+	cols := make([]csvColumn, len(header))
+	seen := map[string]int{}
+	hasTime := false
+	for i, h := range header {
+		name := strings.ToLower(strings.TrimSpace(h))
+		bad := func(format string, a ...any) error {
+			return &csvError{line: pos[i][0], column: pos[i][1], msg: fmt.Sprintf(format, a...)}
+		}
+		if name == "" {
+			return nil, bad("column %d has no name", i+1)
+		}
+		if j, dup := seen[name]; dup {
+			return nil, bad("column %q repeats column %d", h, j+1)
+		}
+		seen[name] = i + 1
+		switch m, isMetric := metrics[name]; {
+		case name == "time":
+			cols[i] = csvColumn{kind: colTime, name: name}
+			hasTime = true
+		case isMetric:
+			cols[i] = csvColumn{kind: colMetric, name: name, metric: rundoc.Metric{Name: m.Name, Unit: m.Unit, Better: m.Better}}
+		default:
+			tag := strings.TrimPrefix(name, csvTagPrefix)
+			if err := rundoc.ValidateMeta(map[string]string{tag: "x"}); err != nil {
+				return nil, bad("column %q is not a metric of the workload (%s) nor a tag name (lower-case letters, digits, '.', '_', '-')", h, metricNames(known))
+			}
+			cols[i] = csvColumn{kind: colTag, name: tag}
+		}
+	}
+	if !hasTime {
+		return nil, &csvError{line: pos[0][0], msg: "no \"time\" column: the header must name one (time,commit,<metric>…)"}
+	}
+	return cols, nil
+}
+
+// wellKnownTags are the tag columns never taken for metrics, whatever
+// their values (a commit may be all digits).
+var wellKnownTags = map[string]bool{rundoc.MetaCommit: true, rundoc.MetaBranch: true, rundoc.MetaVersion: true}
+
+// numericTagColumns refuses a tag column (not "tag:"-prefixed nor well
+// known) whose every value is a number: a metric misspelt or of another
+// workload would otherwise become tags silently.
+func numericTagColumns(cols []csvColumn, header []string, pos [][2]int, rows [][]string, known []rundoc.Metric) error {
+	for i, col := range cols {
+		h := strings.ToLower(strings.TrimSpace(header[i]))
+		if col.kind != colTag || wellKnownTags[col.name] || strings.HasPrefix(h, csvTagPrefix) {
+			continue
+		}
+		numbers := 0
+		for _, rec := range rows {
+			v := strings.TrimSpace(rec[i])
+			if v == "" {
+				continue
+			}
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				numbers = -1
+				break
+			}
+			numbers++
+		}
+		if numbers > 0 {
+			return &csvError{line: pos[i][0], column: pos[i][1], msg: fmt.Sprintf("column %q holds numbers but is not a metric of the workload; known metrics: %s (name a column %s%s to keep it as a tag)",
+				header[i], metricNames(known), csvTagPrefix, col.name)}
+		}
+	}
+	return nil
+}
+
+func metricNames(ms []rundoc.Metric) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// csvReadError turns encoding/csv's error into a line-numbered one.
+func csvReadError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Err.Error()
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			msg = "wrong number of fields: every line needs a value (or an empty one) for each column of the header"
+		}
+		return &csvError{line: pe.Line, column: pe.Column, msg: msg}
+	}
+	return fmt.Errorf("server: read csv: %w", err)
+}

@@ -1,0 +1,228 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+)
+
+// postCSV posts a CSV to /api/import/csv with the given fields.
+func (ts *testServer) postCSV(t *testing.T, csv string, fields map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	w, _ := mw.CreateFormFile("file", "history.csv")
+	w.Write([]byte(csv))
+	mw.Close()
+	return ts.do(t, "POST", "/api/import/csv", body.String(), "Content-Type", mw.FormDataContentType())
+}
+
+type csvAnswer struct {
+	Series string   `json:"series"`
+	Runs   []apiRun `json:"runs"`
+	Error  string   `json:"error"`
+	Field  string   `json:"field"`
+	Line   int      `json:"line"`
+	Column int      `json:"column"`
+}
+
+func decodeCSV(t *testing.T, rec *httptest.ResponseRecorder) csvAnswer {
+	t.Helper()
+	var a csvAnswer
+	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+	}
+	return a
+}
+
+// kafka14020CSV is the KAFKA-14020 story as a CSV: 20 runs at about 115k
+// records/s, then 40 at about 105k, a day apart, each with its commit.
+func kafka14020CSV() string {
+	var b strings.Builder
+	b.WriteString("time,commit,record-send-rate\n")
+	start := time.Date(2022, 5, 1, 10, 0, 0, 0, time.UTC)
+	for i := 0; i < 60; i++ {
+		base := 115000.0
+		if i >= 20 {
+			base = 105000
+		}
+		// ±1.5% of deterministic noise.
+		v := base * (1 + 0.015*math.Sin(float64(i)*1.7))
+		fmt.Fprintf(&b, "%s,c%03d,%.1f\n", start.Add(time.Duration(i)*24*time.Hour).Format(time.RFC3339), i, v)
+	}
+	return b.String()
+}
+
+// TestImportCSV: a CSV as Otava and spreadsheets hold it becomes one run
+// per row in the named series, with kbench's units and directions, tags
+// from the other columns and the row's time; the KAFKA-14020 back-fill is
+// 60 runs of one series in time order.
+func TestImportCSV(t *testing.T) {
+	ts := newTestServer(t, nil)
+	// Otava's own sample format: "2024.01.01 3:00:00 +0100", a branch
+	// column, a numeric build kept as a tag with tag:.
+	csv := "\ufefftime,commit,branch,Record-Send-Rate,record-latency-p99,tag:build,note\n" +
+		"2024.01.01 3:00:00 +0100,aaa0,main,154023,10.43,17,first\n" +
+		"2024.01.02 3:00:00 +0100,aaa1,main,138455,,18,\n" +
+		"1704250800,aaa2,main,143112,10.29,19,unix time\n"
+	a := decodeCSV(t, ts.postCSV(t, csv, map[string]string{"series": "java-producer", "workload": "producer"}))
+	if a.Series != "java-producer" || len(a.Runs) != 3 {
+		t.Fatalf("answer %+v", a)
+	}
+	want := []time.Time{time.Date(2024, 1, 1, 2, 0, 0, 0, time.UTC), time.Date(2024, 1, 2, 2, 0, 0, 0, time.UTC), time.Unix(1704250800, 0).UTC()}
+	for i, r := range a.Runs {
+		got := ts.getRun(t, r.ID)
+		if got.Source != rundoc.SourceImported || got.Workload != rundoc.Producer || got.Status != rundoc.StatusSucceeded ||
+			got.SeriesKey != "java-producer" || !got.Time.Equal(want[i]) || got.Label != "java-producer" {
+			t.Errorf("run %d: %s %s %s series %q time %v label %q", i, got.Source, got.Workload, got.Status, got.SeriesKey, got.Time, got.Label)
+		}
+		if got.Meta["commit"] != fmt.Sprintf("aaa%d", i) || got.Meta["branch"] != "main" || got.Meta["build"] != fmt.Sprint(17+i) {
+			t.Errorf("run %d meta %v", i, got.Meta)
+		}
+		m, ok := metricOf(got, "record-send-rate")
+		if !ok || m.Unit != "records/s" || m.Better != rundoc.HigherIsBetter {
+			t.Errorf("run %d: record-send-rate %+v", i, m)
+		}
+		p99, ok := metricOf(got, "record-latency-p99")
+		if ok != (i != 1) || ok && (p99.Unit != "ms" || p99.Better != rundoc.LowerIsBetter) {
+			t.Errorf("run %d: record-latency-p99 %+v (present %v)", i, p99, ok)
+		}
+		if got.RecordsPerSec == nil || *got.RecordsPerSec != m.Value {
+			t.Errorf("run %d: key figure %v", i, got.RecordsPerSec)
+		}
+	}
+	if note := ts.getRun(t, a.Runs[0].ID).Meta["note"]; note != "first" {
+		t.Errorf("tag note = %q", note)
+	}
+
+	k := decodeCSV(t, ts.postCSV(t, kafka14020CSV(), map[string]string{"series": "kafka-14020", "workload": "producer", "label": "java trunk"}))
+	if len(k.Runs) != 60 {
+		t.Fatalf("KAFKA-14020: %d runs", len(k.Runs))
+	}
+	if _, n, err := ts.st.ListRuns(t.Context(), store.RunFilter{Label: "java trunk"}); err != nil || n != 60 {
+		t.Fatalf("stored %d runs (%v)", n, err)
+	}
+	for i := 1; i < len(k.Runs); i++ {
+		if !k.Runs[i-1].Time.Before(k.Runs[i].Time) || k.Runs[i].SeriesKey != "kafka-14020" {
+			t.Fatalf("run %d: time %v after %v, series %q", i, k.Runs[i].Time, k.Runs[i-1].Time, k.Runs[i].SeriesKey)
+		}
+	}
+	for i, r := range k.Runs {
+		got := ts.getRun(t, r.ID)
+		rate, _ := metricOf(got, "record-send-rate")
+		if got.Meta["commit"] != fmt.Sprintf("c%03d", i) || got.Label != "java trunk" || (i < 20) != (rate.Value > 110000) {
+			t.Errorf("row %d: commit %q label %q rate %v", i, got.Meta["commit"], got.Label, rate.Value)
+		}
+	}
+}
+
+// TestImportCSVErrors: a CSV that cannot be stored whole is refused with
+// its line and column (or 413 past the limit), and nothing is stored.
+func TestImportCSVErrors(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ok := map[string]string{"series": "s", "workload": "producer"}
+	huge := "time,record-send-rate\n" + strings.Repeat("2024-01-01T00:00:00Z,1\n", maxCSVBytes/22+1)
+	for _, tc := range []struct {
+		name         string
+		csv          string
+		fields       map[string]string
+		code         int
+		field        string
+		line, column int
+		message      string
+	}{
+		{"bad number", "time,commit,record-send-rate\n2024-01-01,a,1\n2024-01-02,b,fast\n", ok, 400, "file", 3, 14, "not a finite number"},
+		{"bad time", "time,commit,record-send-rate\n2024-01-01,a,1\nyesterday,b,2\n", ok, 400, "file", 3, 1, "time \"yesterday\""},
+		{"missing time", "time,commit,record-send-rate\n,a,1\n", ok, 400, "file", 2, 1, "empty"},
+		{"field count", "time,commit,record-send-rate\n2024-01-01,a,1\n2024-01-02,b\n", ok, 400, "file", 3, 0, "number of fields"},
+		{"unknown metric", "time,commit,record-send-rat\n2024-01-01,a,1\n", ok, 400, "file", 1, 13, "record-send-rat"},
+		{"metric of another workload", "time,records-consumed-rate,record-send-rate\n2024-01-01,5,1\n", ok, 400, "file", 1, 6, "record-send-rate, mb-per-sec"},
+		{"no time column", "when,record-send-rate\n2024-01-01,1\n", ok, 400, "file", 1, 0, "no \"time\" column"},
+		{"no metric column", "time,commit\n2024-01-01,a\n", ok, 400, "file", 1, 0, "no metric column"},
+		{"row without metrics", "time,commit,record-send-rate\n2024-01-01,a,\n", ok, 400, "file", 2, 0, "no metric value"},
+		{"two branches", "time,branch,record-send-rate\n2024-01-01,trunk,1\n2024-01-02,3.5,2\n", ok, 400, "file", 3, 12, "one branch"},
+		{"bad tag column", "time,Build Id,record-send-rate\n2024-01-01,x,1\n", ok, 400, "file", 1, 6, "tag name"},
+		{"duplicate column", "time,record-send-rate,record-send-rate\n2024-01-01,1,2\n", ok, 400, "file", 1, 23, "repeats"},
+		{"bare quote", "time,record-send-rate\n2024-01-01,\"1\n", ok, 400, "file", 2, 0, ""},
+		{"NaN", "time,record-send-rate\n2024-01-01,NaN\n", ok, 400, "file", 2, 12, "finite"},
+		{"empty", "", ok, 400, "file", 0, 0, "empty"},
+		{"header only", "time,record-send-rate\n", ok, 400, "file", 1, 0, "no rows"},
+		{"huge", huge, ok, 413, "file", 0, 0, "at most"},
+		{"no series", "time,record-send-rate\n2024-01-01,1\n", map[string]string{"workload": "producer"}, 400, "series", 0, 0, "empty"},
+		{"bad workload", "time,record-send-rate\n2024-01-01,1\n", map[string]string{"series": "s", "workload": "imported"}, 400, "workload", 0, 0, "producer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := ts.postCSV(t, tc.csv, tc.fields)
+			a := decodeCSV(t, rec)
+			if rec.Code != tc.code || a.Field != tc.field || a.Line != tc.line || (tc.column > 0 && a.Column != tc.column) || !strings.Contains(a.Error, tc.message) {
+				t.Errorf("got %d field %q line %d column %d: %s\nwant %d on %s, line %d column %d, mentioning %q",
+					rec.Code, a.Field, a.Line, a.Column, a.Error, tc.code, tc.field, tc.line, tc.column, tc.message)
+			}
+		})
+	}
+	if n := ts.countRuns(t); n != 0 {
+		t.Errorf("refused imports stored %d runs", n)
+	}
+}
+
+// FuzzParseResultsCSV: whatever the bytes, the reader answers rows or an
+// error the API maps to 400/413, never panics, and every row it accepts
+// is storable: a time, at least one finite metric of the workload with
+// its unit, valid tags.
+func FuzzParseResultsCSV(f *testing.F) {
+	f.Add([]byte(kafka14020CSV()))
+	f.Add([]byte("time,commit,branch,record-send-rate,tag:build\n2024.01.01 3:00:00 +0100,aaa0,main,154023,1\n"))
+	f.Add([]byte("time,record-send-rate\n1704250800.5,1e3\n"))
+	f.Add([]byte("\ufefftime,\"record-send-rate\"\n\"2024-01-01\",\"1,5\"\n"))
+	f.Add([]byte("time,x\n2024-01-01,1\n"))
+	known := runner.Metrics(rundoc.Producer)
+	units := map[string]string{}
+	for _, m := range known {
+		units[m.Name] = m.Unit
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := parseResultsCSV(bytes.NewReader(data), known)
+		if err != nil {
+			var ie *inputError
+			var le *limitError
+			if !errors.As(err, &ie) && !errors.As(err, &le) {
+				t.Fatalf("error %v is neither a 400 nor a 413", err)
+			}
+			if status, _, _ := classify(err); status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge {
+				t.Fatalf("error %v maps to %d", err, status)
+			}
+			return
+		}
+		if len(rows) == 0 {
+			t.Fatal("no rows and no error")
+		}
+		for _, r := range rows {
+			if r.at.IsZero() || len(r.metrics) == 0 || r.line < 2 {
+				t.Fatalf("row %+v", r)
+			}
+			for _, m := range r.metrics {
+				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) || units[m.Name] != m.Unit || m.Unit == "" {
+					t.Fatalf("metric %+v", m)
+				}
+			}
+			if err := rundoc.ValidateMeta(r.meta); err != nil {
+				t.Fatalf("meta %v: %v", r.meta, err)
+			}
+		}
+	})
+}
