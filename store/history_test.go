@@ -89,3 +89,43 @@ func TestSeriesRuns(t *testing.T) {
 		t.Errorf("plan %q, want idx_runs_series_time without a sort", plan)
 	}
 }
+
+// TestReportSplit: a before/after report keeps the run its columns split
+// at (migration 0004_report_split), and must hold that run; a report of a
+// database from before the migration reads with none.
+func TestReportSplit(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	a, b, c := &Run{Status: rundoc.StatusSucceeded}, &Run{Status: rundoc.StatusSucceeded}, &Run{Status: rundoc.StatusSucceeded}
+	create(t, s, a, b, c)
+	r := &rundoc.Report{Title: "before/after", RunIDs: []uint{a.ID, b.ID, c.ID}, By: "change", At: b.ID}
+	if err := s.CreateReport(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetReport(ctx, r.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.By != "change" || got.At != b.ID || !slices.Equal(got.RunIDs, r.RunIDs) {
+		t.Errorf("report %+v, want by change at %d", got, b.ID)
+	}
+	bad := &rundoc.Report{Title: "x", RunIDs: []uint{a.ID, b.ID}, By: "change", At: c.ID}
+	if err := s.CreateReport(ctx, bad); err == nil {
+		t.Error("a split at a run the report does not hold was stored")
+	}
+
+	old, err := Open(copyFixture(t, "kbench-v0.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	var reports []Report
+	if err := old.db.Find(&reports).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range reports {
+		if rep.At != 0 {
+			t.Errorf("report %s from before the migration splits at %d", rep.Slug, rep.At)
+		}
+	}
+}
