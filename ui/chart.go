@@ -42,7 +42,7 @@ type ChartSeries struct {
 // at its top and Title as its tooltip, linking to Href when set. Class
 // (CSS) says what kind of mark it is and colours it.
 type ChartMark struct {
-	X                          float64
+	X                         float64
 	Label, Title, Href, Class string
 }
 

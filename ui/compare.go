@@ -3,6 +3,7 @@ package ui
 import (
 	"html/template"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +26,12 @@ const (
 // first is the baseline), how columns are formed and whether rows that
 // did not change are hidden.
 type CompareQuery struct {
-	Runs          []uint
-	By            string // run, label or group
+	Runs []uint
+	By   string // run, label, group or change
+	// At is the first run after the change point of a comparison by
+	// change: the runs before it are the baseline column, it and the runs
+	// after it the other.
+	At            uint
 	HideUnchanged bool
 }
 
@@ -39,12 +44,15 @@ func (q CompareQuery) RunsParam() string {
 	return strings.Join(parts, ",")
 }
 
-// Values encodes the query: runs, by (when not the default) and
-// hide_unchanged (when set).
+// Values encodes the query: runs, by (when not the default), at (by
+// change) and hide_unchanged (when set).
 func (q CompareQuery) Values() url.Values {
 	v := url.Values{"runs": {q.RunsParam()}}
 	if q.By != "" && q.By != DefaultCompareBy {
 		v.Set("by", q.By)
+	}
+	if q.By == compare.ByChange && q.At != 0 {
+		v.Set("at", uintStr(q.At))
 	}
 	if q.HideUnchanged {
 		v.Set("hide_unchanged", "1")
@@ -331,7 +339,11 @@ func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdow
 	if v.Query.By == "" {
 		v.Query.By = DefaultCompareBy
 	}
-	for _, o := range byLabels {
+	options := byLabels
+	if q.At != 0 {
+		options = append(slices.Clip(options), struct{ value, label string }{compare.ByChange, "before/after #" + uintStr(q.At)})
+	}
+	for _, o := range options {
 		q2 := q
 		q2.By = o.value
 		v.ByOptions = append(v.ByOptions, ByOption{Value: o.value, Label: o.label, URL: CompareURL(q2), Current: o.value == v.Query.By})
