@@ -161,6 +161,14 @@ func TestHistoryKAFKA14020(t *testing.T) {
 		t.Fatalf("comparison page %d: no at in the save form\n%s", page.Code, page.Body)
 	}
 
+	// Run pages and comparison pages link their series' history.
+	if !strings.Contains(page.Body.String(), fmt.Sprintf(`class="history-link" href="/history?run=%d"`, ids[0])) {
+		t.Error("the comparison page does not link the history")
+	}
+	if rp := ts.do(t, "GET", fmt.Sprintf("/runs/%d", ids[3]), ""); !strings.Contains(rp.Body.String(), fmt.Sprintf(`class="history-link" href="/history?run=%d"`, ids[3])) {
+		t.Errorf("run page %d does not link the history", rp.Code)
+	}
+
 	// One click saves it as a report, with the same columns.
 	form := url.Values{"title": {"KAFKA-14020"}, "by": {"change"}, "at": {fmt.Sprint(ids[20])}, "runs": {strings.Join(want, ",")}}
 	rec := ts.formPost(t, "/reports", form)

@@ -329,13 +329,38 @@ type CompareView struct {
 	// add interleaved repetitions (abtest.go).
 	Progress CompareProgress
 	AddRuns  AddRepetitionsView
+	// Histories link the history of each series the compared runs belong
+	// to, in the order the runs come.
+	Histories []HistoryLink
+}
+
+// HistoryLink links a series' history.
+type HistoryLink struct {
+	Series string
+	URL    string
+}
+
+// historyLinks are the histories of the series runs belong to, each once,
+// named by its first run in runs.
+func historyLinks(runs []rundoc.Run) []HistoryLink {
+	var out []HistoryLink
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.SeriesKey == "" || seen[r.SeriesKey] {
+			continue
+		}
+		seen[r.SeriesKey] = true
+		out = append(out, HistoryLink{Series: r.SeriesKey, URL: RunHistoryURL(r.ID)})
+	}
+	return out
 }
 
 // NewCompareView builds the comparison page of q from its table, runs
 // and Markdown export.
 func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdown string) CompareView {
 	v := CompareView{Page: Page{Title: compareTitle}, Query: q, Table: NewComparisonTable(t, runs), Markdown: markdown,
-		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath, Progress: NewCompareProgress(runs)}
+		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath, Progress: NewCompareProgress(runs),
+		Histories: historyLinks(runs)}
 	if v.Query.By == "" {
 		v.Query.By = DefaultCompareBy
 	}
