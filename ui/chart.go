@@ -255,7 +255,8 @@ func LineChart(c Chart) template.HTML {
 		b.WriteString(`</g>`)
 	}
 
-	// Marks: a line across the plot and its label above it.
+	// Marks: a line across the plot and its label above it, on a
+	// transparent box so that the label is easy to click.
 	if len(c.Marks) > 0 {
 		b.WriteString(`<g class="chart-marks" font-size="11">`)
 		for _, m := range c.Marks {
@@ -263,8 +264,10 @@ func LineChart(c Chart) template.HTML {
 				continue
 			}
 			x := ftoa(px(m.X))
+			hit := 6.5*float64(len([]rune(m.Label))) + 8 // about the label's width at 11 px
 			mark := `<g class="chart-mark ` + esc(m.Class) + `"><title>` + esc(m.Title) + `</title>` +
 				`<line x1="` + x + `" y1="` + ftoa(top-4) + `" x2="` + x + `" y2="` + ftoa(bottom) + `" stroke="currentColor" stroke-width="1.5" stroke-dasharray="5 3"/>` +
+				`<rect class="chart-mark-hit" x="` + ftoa(px(m.X)-hit/2) + `" y="` + ftoa(top-20) + `" width="` + ftoa(hit) + `" height="16" fill="transparent"/>` +
 				`<text x="` + x + `" y="` + ftoa(top-8) + `" text-anchor="middle" fill="currentColor">` + esc(m.Label) + `</text></g>`
 			if m.Href != "" {
 				mark = `<a class="chart-mark-link" href="` + esc(m.Href) + `">` + mark + `</a>`

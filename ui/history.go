@@ -185,7 +185,8 @@ func NewHistoryView(h history.History, series string, metrics []rundoc.Metric, q
 			ch.Class = "delta-" + c.Direction
 		}
 		v.Changes = append(v.Changes, ch)
-		chart.Marks = append(chart.Marks, ChartMark{X: float64(c.Index) - 0.5, Label: ch.Change, Href: ch.CompareURL,
+		chart.Marks = append(chart.Marks, ChartMark{X: float64(c.Index) - 0.5, Href: ch.CompareURL,
+			Label: ch.Change + " " + shortCommit(c.CommitBefore) + ".." + shortCommit(c.CommitAfter),
 			Class: strings.TrimSpace("cp-mark cp-" + orNone(c.Direction)),
 			Title: "change point at #" + uintStr(c.RunID) + ", commits " + ch.CommitRange + ": " + ch.Change + " (" +
 				ch.Before + " → " + ch.After + "), p = " + ch.PValue + "; open the before/after comparison"})
@@ -204,4 +205,13 @@ func orNone(direction string) string {
 		return "neutral"
 	}
 	return direction
+}
+
+// shortCommit abbreviates a long commit id as git does (7 characters), so
+// that a chart label holds a range; tables and tooltips show it whole.
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:7]
+	}
+	return c
 }
