@@ -2,15 +2,54 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/kbench/kbench/rundoc"
 )
 
-// historyColumns are what a history needs of a run: who it is, when it
-// ran, its tags and its environment (for the marks where kbench, kafka-go
-// or the machine changed). Not its output, spec or measurement.
-var historyColumns = []string{"id", "label", "workload", "status", "source", "warmup", "meta", "run_at", "series", "environment", "created_at"}
+// envPaths are the environment fields a history compares (but the
+// configuration, read apart), in the order historyEnvironment reads them.
+// SQLite extracts them from the stored document (one parse, in C), so
+// that a long series does not decode a few KiB of JSON a run (the
+// target's API versions, the load average) to read a dozen strings.
+const envPaths = `'$.kbench_version', '$.kbench_build', '$.go_version', '$.kafka_go_version', '$.cpu_model', '$.cores', '$.kernel', '$.host', '$.broker', '$.target.release_guess'`
+
+// historyEnvironment builds a run's environment from the extracted fields
+// (a JSON array) and its configuration's text. configs memoises decoded
+// configurations by their text: a series' runs mostly share one.
+func historyEnvironment(fields string, config sql.NullString, configs map[string]*rundoc.Config) (*rundoc.Environment, error) {
+	var f [10]json.RawMessage
+	if err := json.Unmarshal([]byte(fields), &f); err != nil {
+		return nil, err
+	}
+	var e rundoc.Environment
+	var guess string
+	for i, dst := range []any{&e.KbenchVersion, &e.KbenchBuild, &e.GoVersion, &e.KafkaGoVersion, &e.CPUModel, &e.Cores, &e.Kernel, &e.Host, &e.Broker, &guess} {
+		if len(f[i]) == 0 || string(f[i]) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(f[i], dst); err != nil {
+			return nil, err
+		}
+	}
+	if guess != "" {
+		e.Target = &rundoc.Target{ReleaseGuess: guess}
+	}
+	if config.Valid && config.String != "" {
+		cfg, ok := configs[config.String]
+		if !ok {
+			cfg = new(rundoc.Config)
+			if err := json.Unmarshal([]byte(config.String), cfg); err != nil {
+				return nil, err
+			}
+			configs[config.String] = cfg
+		}
+		e.Config = cfg
+	}
+	return &e, nil
+}
 
 // RunSeries returns the series a run belongs to (ErrNotFound for an
 // unknown run).
@@ -23,19 +62,44 @@ func (s *Store) RunSeries(ctx context.Context, id uint) (string, error) {
 }
 
 // SeriesRuns returns the succeeded runs of a series in time order (run_at,
-// then id), each with its environment and its one metric named metric (if
-// it has it), and no output, series points or profiles: what a history
-// of that metric needs. The runs are read from idx_runs_series_time and
+// then id), each with its one metric named metric (if it has it) and of
+// its environment only what a history compares (kbench's, Go's and
+// kafka-go's versions, the machine, the target's broker and release
+// guess, the configuration; Documents stay empty), and no output, series
+// points or profiles: what a history of that metric needs. The runs are read from idx_runs_series_time and
 // the metrics from idx_metric_run_name, so the cost follows the series'
 // length, not the database's. A series without any run is ErrNotFound;
 // one whose runs all failed gives none.
 func (s *Store) SeriesRuns(ctx context.Context, series, metric string) ([]rundoc.Run, error) {
 	db := s.db.WithContext(ctx)
-	var rows []Run
-	err := db.Model(&Run{}).Select(historyColumns).
-		Where("series = ? AND status = ?", series, rundoc.StatusSucceeded).
-		Order("run_at, id").Find(&rows).Error
+	// database/sql rather than GORM's reflection: this reads every run of
+	// a series, and scanning was most of the time.
+	rs, err := s.sqlDB.QueryContext(ctx, `SELECT id, label, workload, status, source, warmup, meta, run_at, series, created_at,
+		CASE WHEN json_valid(environment) THEN json_extract(environment, `+envPaths+`) END,
+		CASE WHEN json_valid(environment) THEN json_extract(environment, '$.config') END
+		FROM runs WHERE series = ? AND status = ? ORDER BY run_at, id`, series, rundoc.StatusSucceeded)
 	if err != nil {
+		return nil, fmt.Errorf("store: series %q: %w", series, err)
+	}
+	defer rs.Close()
+	configs := map[string]*rundoc.Config{}
+	rows := []rundoc.Run{}
+	for rs.Next() {
+		var d rundoc.Run
+		var meta Meta
+		var env, config sql.NullString
+		if err := rs.Scan(&d.ID, &d.Label, &d.Workload, &d.Status, &d.Source, &d.Warmup, &meta, &d.Time, &d.SeriesKey, &d.CreatedAt, &env, &config); err != nil {
+			return nil, fmt.Errorf("store: series %q: %w", series, err)
+		}
+		d.Meta = meta.doc()
+		if env.Valid {
+			// A document this code cannot read is no environment, as
+			// SetDocuments has it: the run gets no marks.
+			d.Environment, d.DocumentErr = historyEnvironment(env.String, config, configs)
+		}
+		rows = append(rows, d)
+	}
+	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("store: series %q: %w", series, err)
 	}
 	if len(rows) == 0 {
@@ -55,16 +119,18 @@ func (s *Store) SeriesRuns(ctx context.Context, series, metric string) ([]rundoc
 	if err != nil {
 		return nil, fmt.Errorf("store: series %q: metric %s: %w", series, metric, err)
 	}
-	byRun := make(map[uint][]Metric, len(ms))
+	byRun := make(map[uint]rundoc.Metric, len(ms))
 	for _, m := range ms {
-		if len(byRun[m.RunID]) == 0 { // a run records a metric once; keep the first if not
-			byRun[m.RunID] = []Metric{m}
+		if _, dup := byRun[m.RunID]; !dup { // a run records a metric once; keep the first if not
+			byRun[m.RunID] = rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help}
 		}
 	}
 	for i := range rows {
-		rows[i].Metrics = byRun[rows[i].ID]
+		if m, ok := byRun[rows[i].ID]; ok {
+			rows[i].Metrics = []rundoc.Metric{m}
+		}
 	}
-	return runDocs(rows), nil
+	return rows, nil
 }
 
 // SeriesMetrics returns the metrics the succeeded runs of a series

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,15 @@ func TestSeriesRuns(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	t0 := time.Date(2022, 6, 1, 10, 0, 0, 0, time.UTC)
-	env := &rundoc.Environment{KafkaGoVersion: "v0.4.47", Host: "bench1"}
+	env := &rundoc.Environment{KbenchVersion: "v1.0.0", KbenchBuild: "0123456789ab", GoVersion: "go1.25.1", KafkaGoVersion: "v0.4.47",
+		CPUModel: "AMD EPYC", Cores: 8, Kernel: "6.1.0", Host: "bench1", Broker: "kafka1:9092", OS: "linux",
+		LoadAverage: &rundoc.LoadAverage{Load1: 0.5},
+		Target:      &rundoc.Target{Kind: rundoc.TargetCluster, ReleaseGuess: "3.7", APIVersions: []rundoc.APIVersion{{Key: 0, Name: "Produce", Max: 11}}},
+		Config:      &rundoc.Config{Mode: "raw", Settings: []rundoc.Setting{{Name: "acks", Value: "all"}}}}
+	// What a history reads of it: what its marks compare.
+	wantEnv := rundoc.Environment{KbenchVersion: "v1.0.0", KbenchBuild: "0123456789ab", GoVersion: "go1.25.1", KafkaGoVersion: "v0.4.47",
+		CPUModel: "AMD EPYC", Cores: 8, Kernel: "6.1.0", Host: "bench1", Broker: "kafka1:9092",
+		Target: &rundoc.Target{ReleaseGuess: "3.7"}, Config: env.Config}
 	mk := func(series string, at time.Duration, status rundoc.Status, rate float64, commit string) *Run {
 		r := &Run{Label: "perf", Workload: rundoc.Producer, Source: rundoc.SourceImported, SeriesKey: series, RunAt: t0.Add(at),
 			Meta: Meta{"commit": commit}}
@@ -54,7 +63,7 @@ func TestSeriesRuns(t *testing.T) {
 			t.Fatalf("run %d metrics %+v, want the one asked for", r.ID, r.Metrics)
 		}
 		rates = append(rates, r.Metrics[0].Value)
-		if r.Environment == nil || r.Environment.KafkaGoVersion != "v0.4.47" || r.Output != "" || !r.Time.Equal(t0.Add(time.Duration(r.Metrics[0].Value-100)*time.Hour)) {
+		if r.Environment == nil || !reflect.DeepEqual(*r.Environment, wantEnv) || r.DocumentErr != nil || r.Output != "" || !r.Time.Equal(t0.Add(time.Duration(r.Metrics[0].Value-100)*time.Hour)) {
 			t.Errorf("run %d: environment %+v output %q time %v", r.ID, r.Environment, r.Output, r.Time)
 		}
 	}
