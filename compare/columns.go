@@ -20,6 +20,9 @@ const (
 	ByRun   = "run"   // one column per run, named "#id label"
 	ByLabel = "label" // one column per label, in first-seen order
 	ByGroup = "group" // one column per repetition group; single runs stay alone
+	// ByChange is two columns, the runs before a change point and the runs
+	// from it on ([ChangeColumns]): a history's before/after comparison.
+	ByChange = "change"
 )
 
 // Columns forms comparison columns from runs, in the order the runs come:
@@ -67,6 +70,33 @@ func Columns(runs []rundoc.Run, by string) []Column {
 	cols := make([]Column, len(runs))
 	for i, r := range runs {
 		cols[i] = Column{Name: runName(r), Runs: []rundoc.Run{r}}
+	}
+	return cols
+}
+
+// ChangeColumns forms the two columns of a before/after comparison of a
+// change point: the runs before run at (in the order the runs come, which
+// is their series' time order), named "before #at", the baseline, and the
+// runs from at on, named "from #at". If at is not among the runs, or is
+// the first, every run is "before" and the table has one column.
+func ChangeColumns(runs []rundoc.Run, at uint) []Column {
+	atName := "#" + strconv.FormatUint(uint64(at), 10)
+	before := Column{Name: "before " + atName}
+	after := Column{Name: "from " + atName}
+	split := len(runs)
+	for i, r := range runs {
+		if r.ID == at {
+			split = i
+			break
+		}
+	}
+	before.Runs = append(before.Runs, runs[:split]...)
+	after.Runs = append(after.Runs, runs[split:]...)
+	var cols []Column
+	for _, c := range []Column{before, after} {
+		if len(c.Runs) > 0 {
+			cols = append(cols, c)
+		}
 	}
 	return cols
 }

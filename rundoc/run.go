@@ -117,8 +117,14 @@ type Report struct {
 	Title  string
 	Notes  string
 	RunIDs []uint
-	// By is how columns are formed: run, label or group.
-	By        string
+	// By is how columns are formed: run, label, group, or change: the
+	// runs before At and the runs from At on (a change point's before/after
+	// comparison).
+	By string
+	// At is the first run after the change point when By is "change"; 0
+	// otherwise, and then left out of JSON, so other reports encode as
+	// they did before it existed.
+	At        uint `json:",omitempty"`
 	CreatedAt time.Time
 }
 

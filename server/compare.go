@@ -61,10 +61,30 @@ func parseBy(by string) (string, error) {
 	switch by {
 	case "":
 		return compare.ByRun, nil
-	case compare.ByRun, compare.ByLabel, compare.ByGroup:
+	case compare.ByRun, compare.ByLabel, compare.ByGroup, compare.ByChange:
 		return by, nil
 	}
-	return "", badInput("by", "must be run, label or group, got %q", by)
+	return "", badInput("by", "must be run, label, group or change, got %q", by)
+}
+
+// parseAt checks the run a comparison by change splits at: one of its
+// runs, not the first (the before column would be empty). Other ways of
+// forming columns take no at.
+func parseAt(by, at string, ids []uint) (uint, error) {
+	if by != compare.ByChange {
+		if at != "" && at != "0" {
+			return 0, badInput("at", "only a comparison by change splits at a run")
+		}
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(at, 10, 32)
+	if err != nil || n == 0 {
+		return 0, badInput("at", "by change needs the first run after the change, e.g. at=21, got %q", at)
+	}
+	if i := slices.Index(ids, uint(n)); i < 1 {
+		return 0, badInput("at", "run %d must be one of the runs, after the first", n)
+	}
+	return uint(n), nil
 }
 
 // parseCompareQuery reads runs, by and hide_unchanged from a query.
@@ -83,6 +103,10 @@ func parseCompareQuery(q url.Values) (ui.CompareQuery, error) {
 	if err != nil {
 		return ui.CompareQuery{}, err
 	}
+	at, err := parseAt(by, q.Get("at"), ids)
+	if err != nil {
+		return ui.CompareQuery{}, err
+	}
 	hide := false
 	switch q.Get("hide_unchanged") {
 	case "", "0", "false":
@@ -91,7 +115,7 @@ func parseCompareQuery(q url.Values) (ui.CompareQuery, error) {
 	default:
 		return ui.CompareQuery{}, badInput("hide_unchanged", "must be 1 or 0")
 	}
-	return ui.CompareQuery{Runs: ids, By: by, HideUnchanged: hide}, nil
+	return ui.CompareQuery{Runs: ids, By: by, At: at, HideUnchanged: hide}, nil
 }
 
 // loadRuns reads runs with their metrics, series and profiles, in order.
@@ -114,7 +138,11 @@ func (s *Server) comparison(ctx context.Context, q ui.CompareQuery) (*compare.Ta
 	if err != nil {
 		return nil, nil, err
 	}
-	t, err := compare.Build(compare.Columns(runs, q.By), compare.Options{HideUnchanged: q.HideUnchanged})
+	cols := compare.Columns(runs, q.By)
+	if q.By == compare.ByChange {
+		cols = compare.ChangeColumns(runs, q.At)
+	}
+	t, err := compare.Build(cols, compare.Options{HideUnchanged: q.HideUnchanged})
 	if err != nil {
 		if errors.Is(err, compare.ErrUnitMismatch) {
 			return nil, nil, badInput("runs", "%v", err)
@@ -124,7 +152,7 @@ func (s *Server) comparison(ctx context.Context, q ui.CompareQuery) (*compare.Ta
 	return t, runs, nil
 }
 
-// apiCompare answers GET /api/compare?runs=1,2,3[&by=…][&hide_unchanged=1]
+// apiCompare answers GET /api/compare?runs=1,2,3[&by=…[&at=…]][&hide_unchanged=1]
 // with compare.JSON.
 func (s *Server) apiCompare(c *gin.Context) {
 	q, err := parseCompareQuery(c.Request.URL.Query())

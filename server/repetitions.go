@@ -127,6 +127,9 @@ func parseRepetitions(req repetitionsRequest) (ui.CompareQuery, error) {
 		}
 		q = ui.CompareQuery{Runs: ids, By: by}
 	}
+	if q.By == compare.ByChange && !errs.Has(byField) {
+		errs.Add(byField, "compares the runs before and after a change point: repetitions added now would belong to neither")
+	}
 	if q.By == compare.ByRun && !errs.Has(byField) {
 		errs.Add(byField, "compares by run: add repetitions to columns by group or by label (by run, a column is one run)")
 	}

@@ -24,6 +24,8 @@ type reportRequest struct {
 	Notes string `json:"notes"`
 	Runs  []uint `json:"runs"`
 	By    string `json:"by"`
+	// At is where a comparison by change splits (see parseAt).
+	At uint `json:"at"`
 }
 
 // createReport validates a request and stores the report.
@@ -52,14 +54,21 @@ func (s *Server) createReport(ctx context.Context, req reportRequest) (*rundoc.R
 	if err := errs.Append(asFieldError(err)); err != nil {
 		return nil, err
 	}
+	var at uint
+	if err == nil {
+		at, err = parseAt(by, strconv.FormatUint(uint64(req.At), 10), ids)
+		if err := errs.Append(asFieldError(err)); err != nil {
+			return nil, err
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	// The table must build (units agree) before the link is handed out.
-	if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by}); err != nil {
+	if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by, At: at}); err != nil {
 		return nil, err
 	}
-	rep := &rundoc.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by}
+	rep := &rundoc.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by, At: at}
 	if err := s.store.CreateReport(ctx, rep); err != nil {
 		return nil, err
 	}
@@ -96,6 +105,14 @@ func (s *Server) createReportForm(c *gin.Context) {
 		return
 	}
 	req.Runs = ids
+	if v := form.Get("at"); v != "" {
+		at, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			s.fail(c, badInput("at", "%q is not a run id", v))
+			return
+		}
+		req.At = uint(at)
+	}
 	rep, err := s.createReport(c.Request.Context(), req)
 	if err != nil {
 		s.fail(c, err)
@@ -137,7 +154,7 @@ func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*rundo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	t, runs, err := s.comparison(ctx, ui.CompareQuery{Runs: rep.RunIDs, By: rep.By, HideUnchanged: hide})
+	t, runs, err := s.comparison(ctx, ui.CompareQuery{Runs: rep.RunIDs, By: rep.By, At: rep.At, HideUnchanged: hide})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -16,7 +16,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0003_meta_series"
+const SchemaVersion = "0004_report_split"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -28,6 +28,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0001_initial", Migrate: migrate0001},
 	{ID: "0002_ab_batch", Migrate: migrate0002},
 	{ID: "0003_meta_series", Migrate: migrate0003},
+	{ID: "0004_report_split", Migrate: migrate0004},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -223,6 +224,22 @@ func migrate0003(tx *gorm.DB) error {
 	} {
 		if err := tx.Exec("CREATE INDEX IF NOT EXISTS " + ix.name + " ON runs (" + ix.columns + ")").Error; err != nil {
 			return fmt.Errorf("index %s: %w", ix.name, err)
+		}
+	}
+	return nil
+}
+
+// migrate0004 adds reports.split_at (store.Report.At): a before/after
+// report of a change point keeps the run its columns split at, since the
+// runs alone do not say where the change was. Reports from before it
+// compare by run, label or group and get 0.
+func migrate0004(tx *gorm.DB) error {
+	type Report struct {
+		At uint `gorm:"column:split_at;not null;default:0"`
+	}
+	if !tx.Migrator().HasColumn(&Report{}, "At") {
+		if err := tx.Migrator().AddColumn(&Report{}, "At"); err != nil {
+			return fmt.Errorf("add reports.split_at: %w", err)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -28,8 +29,12 @@ type Report struct {
 	// RunIDs are the compared runs in column order; the first is the
 	// baseline. Stored as a JSON list.
 	RunIDs []uint `gorm:"serializer:json"`
-	// By is how columns are formed: run, label or group.
-	By        string `gorm:"size:8"`
+	// By is how columns are formed: run, label, group or change.
+	By string `gorm:"size:8"`
+	// At is, for a before/after report of a change point (By "change"),
+	// the first run after the change: the columns split there. 0 for other
+	// reports. Added by migration 0004_report_split.
+	At        uint `gorm:"column:split_at;not null;default:0" json:",omitempty"`
 	CreatedAt time.Time
 }
 
@@ -62,9 +67,12 @@ func (s *Store) CreateReport(ctx context.Context, doc *rundoc.Report) error {
 	if doc == nil || doc.ID != 0 {
 		return errors.New("store: create report: not a new report")
 	}
-	r := &Report{Slug: doc.Slug, Title: doc.Title, Notes: doc.Notes, RunIDs: doc.RunIDs, By: doc.By}
+	r := &Report{Slug: doc.Slug, Title: doc.Title, Notes: doc.Notes, RunIDs: doc.RunIDs, By: doc.By, At: doc.At}
 	if len(r.RunIDs) == 0 {
 		return errors.New("store: create report: no runs")
+	}
+	if r.At != 0 && !slices.Contains(r.RunIDs, r.At) {
+		return fmt.Errorf("store: create report: split at run %d, which the report does not hold", r.At)
 	}
 	seen := map[uint]bool{}
 	for _, id := range r.RunIDs {

@@ -22,6 +22,9 @@ type Chart struct {
 	// Empty is what the chart says when it has no point to draw; ""
 	// says "no interval data".
 	Empty string
+	// Marks are vertical lines across the plot at X values (a history's
+	// change points and environment changes), drawn over the series.
+	Marks []ChartMark
 }
 
 // ChartSeries is one line. X and Y pair up by index; extra values of the
@@ -29,6 +32,18 @@ type Chart struct {
 type ChartSeries struct {
 	Name string
 	X, Y []float64
+	// Links, when set, draws every point as a dot that links to
+	// Links[i] ("" for none), with Tips[i] as its tooltip: a history's
+	// points lead to their runs.
+	Links, Tips []string
+}
+
+// ChartMark is a vertical line across the plot at X, with a short Label
+// at its top and Title as its tooltip, linking to Href when set. Class
+// (CSS) says what kind of mark it is and colours it.
+type ChartMark struct {
+	X                         float64
+	Label, Title, Href, Class string
 }
 
 // Default chart size.
@@ -56,6 +71,7 @@ const (
 	chartMarginTop    = 52
 	chartMarginBottom = 46
 	chartMaxTicks     = 6
+	chartMarkRow      = 16
 )
 
 type chartPoint struct{ x, y float64 }
@@ -73,29 +89,35 @@ func LineChart(c Chart) template.HTML {
 	}
 	// Keep a usable plot area whatever size is asked for.
 	w = max(w, chartMarginLeft+chartMarginRight+100)
-	h = max(h, chartMarginTop+chartMarginBottom+60)
+	h = max(h, chartMarginTop+chartMarkRow+chartMarginBottom+60)
 
 	type line struct {
-		name string
-		pts  []chartPoint
+		name        string
+		pts         []chartPoint
+		links, tips []string // per point, when the series has links
 	}
 	var lines []line
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		n := min(len(s.X), len(s.Y))
-		var pts []chartPoint
+		var l line
 		for i := 0; i < n; i++ {
 			x, y := s.X[i], s.Y[i]
 			if !finite(x) || !finite(y) {
 				continue
 			}
-			pts = append(pts, chartPoint{x, y})
+			l.pts = append(l.pts, chartPoint{x, y})
+			if s.Links != nil {
+				l.links = append(l.links, at(s.Links, i))
+				l.tips = append(l.tips, at(s.Tips, i))
+			}
 			xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
 			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
 		}
-		if len(pts) > 0 {
-			lines = append(lines, line{s.Name, pts})
+		if len(l.pts) > 0 {
+			l.name = s.Name
+			lines = append(lines, l)
 		}
 	}
 
@@ -114,6 +136,9 @@ func LineChart(c Chart) template.HTML {
 	b.WriteString(`<text class="chart-title" x="` + itoa(chartMarginLeft) + `" y="20" font-size="15" font-weight="600" fill="#1b1f24">` + esc(c.Title) + `</text>`)
 
 	left, top := float64(chartMarginLeft), float64(chartMarginTop)
+	if len(c.Marks) > 0 {
+		top += chartMarkRow // the marks' labels go between the legend and the plot
+	}
 	right, bottom := float64(w-chartMarginRight), float64(h-chartMarginBottom)
 
 	if len(lines) == 0 {
@@ -211,8 +236,56 @@ func LineChart(c Chart) template.HTML {
 		}
 		b.WriteString(`"><title>` + esc(l.name) + `</title></polyline>`)
 	}
-	b.WriteString(`</g></svg>`)
+	b.WriteString(`</g>`)
+
+	// Linked points, over the lines so that every one can be clicked.
+	for i, l := range lines {
+		if l.links == nil {
+			continue
+		}
+		st := seriesStyles[i%len(seriesStyles)]
+		b.WriteString(`<g class="chart-points" fill="` + st.color + `">`)
+		for j, p := range l.pts {
+			dot := `<circle class="chart-point" cx="` + ftoa(px(p.x)) + `" cy="` + ftoa(py(p.y)) + `" r="3.5"><title>` + esc(l.tips[j]) + `</title></circle>`
+			if l.links[j] != "" {
+				dot = `<a href="` + esc(l.links[j]) + `">` + dot + `</a>`
+			}
+			b.WriteString(dot)
+		}
+		b.WriteString(`</g>`)
+	}
+
+	// Marks: a line across the plot and its label above it, on a
+	// transparent box so that the label is easy to click.
+	if len(c.Marks) > 0 {
+		b.WriteString(`<g class="chart-marks" font-size="11">`)
+		for _, m := range c.Marks {
+			if !finite(m.X) || m.X < xt.lo || m.X > xt.hi {
+				continue
+			}
+			x := ftoa(px(m.X))
+			hit := 6.5*float64(len([]rune(m.Label))) + 8 // about the label's width at 11 px
+			mark := `<g class="chart-mark ` + esc(m.Class) + `"><title>` + esc(m.Title) + `</title>` +
+				`<line x1="` + x + `" y1="` + ftoa(top-4) + `" x2="` + x + `" y2="` + ftoa(bottom) + `" stroke="currentColor" stroke-width="1.5" stroke-dasharray="5 3"/>` +
+				`<rect class="chart-mark-hit" x="` + ftoa(px(m.X)-hit/2) + `" y="` + ftoa(top-20) + `" width="` + ftoa(hit) + `" height="16" fill="transparent"/>` +
+				`<text x="` + x + `" y="` + ftoa(top-8) + `" text-anchor="middle" fill="currentColor">` + esc(m.Label) + `</text></g>`
+			if m.Href != "" {
+				mark = `<a class="chart-mark-link" href="` + esc(m.Href) + `">` + mark + `</a>`
+			}
+			b.WriteString(mark)
+		}
+		b.WriteString(`</g>`)
+	}
+	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// at is s[i], or "" past its end.
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return ""
 }
 
 // axis is a range rounded out to nice tick values.

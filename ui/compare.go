@@ -3,6 +3,7 @@ package ui
 import (
 	"html/template"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +26,12 @@ const (
 // first is the baseline), how columns are formed and whether rows that
 // did not change are hidden.
 type CompareQuery struct {
-	Runs          []uint
-	By            string // run, label or group
+	Runs []uint
+	By   string // run, label, group or change
+	// At is the first run after the change point of a comparison by
+	// change: the runs before it are the baseline column, it and the runs
+	// after it the other.
+	At            uint
 	HideUnchanged bool
 }
 
@@ -39,12 +44,15 @@ func (q CompareQuery) RunsParam() string {
 	return strings.Join(parts, ",")
 }
 
-// Values encodes the query: runs, by (when not the default) and
-// hide_unchanged (when set).
+// Values encodes the query: runs, by (when not the default), at (by
+// change) and hide_unchanged (when set).
 func (q CompareQuery) Values() url.Values {
 	v := url.Values{"runs": {q.RunsParam()}}
 	if q.By != "" && q.By != DefaultCompareBy {
 		v.Set("by", q.By)
+	}
+	if q.By == compare.ByChange && q.At != 0 {
+		v.Set("at", uintStr(q.At))
 	}
 	if q.HideUnchanged {
 		v.Set("hide_unchanged", "1")
@@ -321,17 +329,46 @@ type CompareView struct {
 	// add interleaved repetitions (abtest.go).
 	Progress CompareProgress
 	AddRuns  AddRepetitionsView
+	// Histories link the history of each series the compared runs belong
+	// to, in the order the runs come.
+	Histories []HistoryLink
+}
+
+// HistoryLink links a series' history.
+type HistoryLink struct {
+	Series string
+	URL    string
+}
+
+// historyLinks are the histories of the series runs belong to, each once,
+// named by its first run in runs.
+func historyLinks(runs []rundoc.Run) []HistoryLink {
+	var out []HistoryLink
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.SeriesKey == "" || seen[r.SeriesKey] {
+			continue
+		}
+		seen[r.SeriesKey] = true
+		out = append(out, HistoryLink{Series: r.SeriesKey, URL: RunHistoryURL(r.ID)})
+	}
+	return out
 }
 
 // NewCompareView builds the comparison page of q from its table, runs
 // and Markdown export.
 func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdown string) CompareView {
 	v := CompareView{Page: Page{Title: compareTitle}, Query: q, Table: NewComparisonTable(t, runs), Markdown: markdown,
-		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath, Progress: NewCompareProgress(runs)}
+		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath, Progress: NewCompareProgress(runs),
+		Histories: historyLinks(runs)}
 	if v.Query.By == "" {
 		v.Query.By = DefaultCompareBy
 	}
-	for _, o := range byLabels {
+	options := byLabels
+	if q.At != 0 {
+		options = append(slices.Clip(options), struct{ value, label string }{compare.ByChange, "before/after #" + uintStr(q.At)})
+	}
+	for _, o := range options {
 		q2 := q
 		q2.By = o.value
 		v.ByOptions = append(v.ByOptions, ByOption{Value: o.value, Label: o.label, URL: CompareURL(q2), Current: o.value == v.Query.By})

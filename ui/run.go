@@ -43,6 +43,9 @@ type RunView struct {
 	Meta   []MetaTag
 	Ran    string
 	Series string
+	// HistoryURL is the history of the run's series (in its headline
+	// metric), "" for a run without a series.
+	HistoryURL string
 
 	Queued        bool
 	QueuePosition int
@@ -218,6 +221,9 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 		v.DeleteURL = runURL(r.ID) + "/delete"
 	}
 	v.Meta, v.Series = metaTags(r.Meta), r.SeriesKey
+	if r.SeriesKey != "" {
+		v.HistoryURL = RunHistoryURL(r.ID)
+	}
 	if r.Source == rundoc.SourceImported && !r.Time.IsZero() {
 		v.Ran = FormatTime(r.Time)
 	}

@@ -30,6 +30,7 @@ var goldenStatic = fstest.MapFS{
 	"writepath.css":       {Data: []byte("/* write path */")},
 	"favicon.ico":         {Data: []byte("icon")},
 	"compare_progress.js": {Data: []byte("// compare progress")},
+	"history.css":         {Data: []byte("/* history */")},
 }
 
 func newTestUI(t *testing.T) *UI {
@@ -194,6 +195,7 @@ func TestZeroValueViews(t *testing.T) {
 			"compare":          CompareView{},
 			"report":           ReportView{},
 			"writepath":        WritepathView{},
+			"history":          HistoryView{},
 		}
 		for _, p := range u.Pages() {
 			v, ok := views[p]

@@ -289,6 +289,24 @@ func SignedPercent(p float64) string {
 	return Percent(p)
 }
 
+// PValue formats a p-value: three decimals from 0.001 on ("0.042"),
+// below that two significant digits in powers of ten ("1.2e-9"), which a
+// change-point test gives and a bare "<0.001" would hide; "—" for what is
+// not a probability.
+func PValue(p float64) string {
+	switch {
+	case !(p >= 0 && p <= 1):
+		return "—"
+	case p == 0:
+		return "0"
+	case p >= 0.0005:
+		return strconv.FormatFloat(p, 'f', 3, 64)
+	}
+	// Below 0.0005 the exponent is negative: "1.2e-09" → "1.2e-9".
+	m, e, _ := strings.Cut(strconv.FormatFloat(p, 'e', 1, 64), "e")
+	return m + "e-" + strings.TrimLeft(strings.TrimPrefix(e, "-"), "0")
+}
+
 // Duration formats a duration for people: "850 µs", "850 ms", "12.3 s",
 // "1m 05s", "2h 03m 09s". Below a second it truncates to the unit shown;
 // from a second on it rounds (halves up).

@@ -1,0 +1,269 @@
+// A metric's history across a series' runs, with its change points:
+// GET /history (the page) and GET /api/history.
+
+package server
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/kbench/kbench/changepoint"
+	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/history"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/ui"
+)
+
+// parseHistoryQuery reads a history's query: the series (run=ID, or
+// series=KEY, or fingerprint=…&branch=…), metric, and Otava's parameters
+// window, max_pvalue and min_magnitude (a fraction). Every bad field is
+// reported at once, named.
+func parseHistoryQuery(q url.Values) (ui.HistoryQuery, error) {
+	var errs rundoc.FieldErrors
+	var hq ui.HistoryQuery
+	given := 0
+	if v := q.Get("run"); v != "" {
+		given++
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n == 0 {
+			errs.Add("run", "%q is not a run id", v)
+		}
+		hq.Run = uint(n)
+	}
+	if v := q.Get("series"); v != "" {
+		given++
+		_ = errs.Append(rundoc.ValidateSeriesName(v)) // a FieldError: recorded, never returned
+		hq.Series = v
+	}
+	if fp := q.Get("fingerprint"); fp != "" {
+		given++
+		hq.Series = rundoc.SeriesKey(fp, q.Get("branch"))
+	} else if q.Get("branch") != "" {
+		errs.Add("branch", "goes with fingerprint")
+	}
+	switch {
+	case given == 0:
+		errs.Add("run", "name the series: run=ID (the series of that run), series=KEY, or fingerprint=…&branch=…")
+	case given > 1:
+		errs.Add("run", "give one of run, series or fingerprint")
+	}
+	hq.Metric = q.Get("metric")
+	if len(hq.Metric) > 100 {
+		errs.Add("metric", "is %d bytes, at most 100", len(hq.Metric))
+	}
+	// Each parameter is checked alone by the detector's own Validate, so
+	// that its message names the field it is about.
+	if v := q.Get("window"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err == nil {
+			err = changepoint.Options{Window: n}.Validate()
+		}
+		if err != nil {
+			errs.Add("window", "%q: want a whole number of runs, at least 2 (Otava's window_len; default %d)", v, changepoint.DefaultWindow)
+		}
+		hq.Options.Window = n
+	}
+	if v := q.Get("max_pvalue"); v != "" {
+		p, err := strconv.ParseFloat(v, 64)
+		if err == nil {
+			err = changepoint.Options{MaxPValue: p}.Validate()
+		}
+		if err != nil || p == 0 {
+			errs.Add("max_pvalue", "%q: want a probability in (0, 1] (default %g)", v, changepoint.DefaultMaxPValue)
+		}
+		hq.Options.MaxPValue = p
+	}
+	if v := q.Get("min_magnitude"); v != "" {
+		m, err := strconv.ParseFloat(v, 64)
+		if err == nil {
+			err = changepoint.Options{MinMagnitude: m}.Validate()
+		}
+		if err != nil {
+			errs.Add("min_magnitude", "%q: want a fraction at least 0 (0.05 = 5%%; default 0)", v)
+		}
+		hq.Options.MinMagnitude = m
+	}
+	return hq, errs.Err()
+}
+
+// historyOf loads what q shows: the series' key, its metrics and the
+// history of the chosen metric (the workload's headline metric when none
+// is chosen). An unknown run or series is ErrNotFound; a metric the
+// series' runs never recorded is a bad "metric".
+func (s *Server) historyOf(ctx context.Context, q ui.HistoryQuery) (string, []rundoc.Metric, history.History, error) {
+	series := q.Series
+	if q.Run != 0 {
+		key, err := s.store.RunSeries(ctx, q.Run)
+		if err != nil {
+			return "", nil, history.History{}, err
+		}
+		series = key
+	}
+	metrics, err := s.store.SeriesMetrics(ctx, series)
+	if err != nil {
+		return "", nil, history.History{}, err
+	}
+	metric := q.Metric
+	if metric == "" {
+		metric = headlineOf(metrics)
+	} else if len(metrics) > 0 && !slices.ContainsFunc(metrics, func(m rundoc.Metric) bool { return m.Name == metric }) {
+		return "", nil, history.History{}, badInput("metric", "the runs of series %q have no metric %q", series, metric)
+	}
+	runs, err := s.store.SeriesRuns(ctx, series, metric)
+	if err != nil {
+		return "", nil, history.History{}, err
+	}
+	return series, metrics, history.Build(runs, metric, q.Options), nil
+}
+
+// headlineOf is the metric a history shows by default: the first
+// headline metric of the series' workload (each workload's first is its
+// own: record-send-rate, records-consumed-rate, requests-per-sec), else
+// the first metric the series has.
+func headlineOf(metrics []rundoc.Metric) string {
+	for _, w := range compare.HeadlineWorkloads() {
+		first := compare.HeadlineMetrics(w)[0]
+		if slices.ContainsFunc(metrics, func(m rundoc.Metric) bool { return m.Name == first }) {
+			return first
+		}
+	}
+	if len(metrics) > 0 {
+		return metrics[0].Name
+	}
+	return ""
+}
+
+// apiHistoryPoint and the types below are /api/history's answer: the
+// names the API promises.
+type apiHistoryPoint struct {
+	RunID uint              `json:"run_id"`
+	Time  time.Time         `json:"time"`
+	Value float64           `json:"value"`
+	Meta  map[string]string `json:"meta"`
+}
+
+type apiChangePoint struct {
+	Index     int     `json:"index"`
+	RunID     uint    `json:"run_id"`
+	Before    float64 `json:"before"`
+	After     float64 `json:"after"`
+	ChangePct float64 `json:"change_pct"`
+	// PValue is null in the unlikely case the test gave no number.
+	PValue       *float64 `json:"p_value"`
+	Direction    string   `json:"direction"`
+	Magnitude    float64  `json:"magnitude"`
+	CommitBefore string   `json:"commit_before"`
+	CommitAfter  string   `json:"commit_after"`
+	CompareURL   string   `json:"compare_url"`
+}
+
+type apiSegment struct {
+	Start  int     `json:"start"`
+	End    int     `json:"end"`
+	Median float64 `json:"median"`
+}
+
+type apiMark struct {
+	Index   int      `json:"index"`
+	RunID   uint     `json:"run_id"`
+	Changes []string `json:"changes"`
+}
+
+type apiHistoryParams struct {
+	Window       int     `json:"window"`
+	MaxPValue    float64 `json:"max_pvalue"`
+	MinMagnitude float64 `json:"min_magnitude"`
+}
+
+type apiHistory struct {
+	Series       string            `json:"series"`
+	Metric       string            `json:"metric"`
+	Unit         string            `json:"unit"`
+	Better       rundoc.Better     `json:"better"`
+	Points       []apiHistoryPoint `json:"points"`
+	ChangePoints []apiChangePoint  `json:"change_points"`
+	Segments     []apiSegment      `json:"segments"`
+	Marks        []apiMark         `json:"marks"`
+	Params       apiHistoryParams  `json:"params"`
+	Metrics      []string          `json:"metrics"`
+	HistoryURL   string            `json:"history_url"`
+}
+
+func newAPIHistory(series string, metrics []rundoc.Metric, h history.History, q ui.HistoryQuery) apiHistory {
+	a := apiHistory{Series: series, Metric: h.Metric, Unit: h.Unit, Better: h.Better,
+		Points: []apiHistoryPoint{}, ChangePoints: []apiChangePoint{}, Segments: []apiSegment{}, Marks: []apiMark{}, Metrics: []string{},
+		Params:     apiHistoryParams{Window: h.Options.Window, MaxPValue: h.Options.MaxPValue, MinMagnitude: h.Options.MinMagnitude},
+		HistoryURL: ui.HistoryURL(q)}
+	for _, p := range h.Points {
+		meta := p.Meta
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		a.Points = append(a.Points, apiHistoryPoint{RunID: p.RunID, Time: p.Time, Value: p.Value, Meta: meta})
+	}
+	for k, c := range h.ChangePoints {
+		cp := apiChangePoint{Index: c.Index, RunID: c.RunID, Before: c.Before, After: c.After, ChangePct: c.ChangePct,
+			Direction: c.Direction, Magnitude: c.Magnitude, CommitBefore: c.CommitBefore, CommitAfter: c.CommitAfter,
+			CompareURL: ui.BeforeAfterURL(h, k)}
+		if !math.IsNaN(c.PValue) && !math.IsInf(c.PValue, 0) {
+			p := c.PValue
+			cp.PValue = &p
+		}
+		a.ChangePoints = append(a.ChangePoints, cp)
+	}
+	for _, sg := range h.Segments {
+		a.Segments = append(a.Segments, apiSegment{Start: sg.Start, End: sg.End, Median: sg.Median})
+	}
+	for _, m := range h.Marks {
+		a.Marks = append(a.Marks, apiMark{Index: m.Index, RunID: m.RunID, Changes: m.Changes})
+	}
+	for _, m := range metrics {
+		a.Metrics = append(a.Metrics, m.Name)
+	}
+	return a
+}
+
+// apiHistory answers GET /api/history?run=ID&metric=NAME (or series=KEY,
+// or fingerprint=…&branch=…) with the points in time order, the change
+// points and the parameters used (window=50&max_pvalue=0.001&
+// min_magnitude=0 by default, as Otava's).
+func (s *Server) apiHistory(c *gin.Context) {
+	q, err := parseHistoryQuery(c.Request.URL.Query())
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	series, metrics, h, err := s.historyOf(c.Request.Context(), q)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, newAPIHistory(series, metrics, h, q))
+}
+
+// historyPage renders GET /history?… (the API's query), kept in the page
+// cache until the next write to the store.
+func (s *Server) historyPage(c *gin.Context) {
+	q, err := parseHistoryQuery(c.Request.URL.Query())
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	s.cachedRender(c, "history?"+q.Values().Encode(), func(csrf string) (string, any, error) {
+		series, metrics, h, err := s.historyOf(ctx, q)
+		if err != nil {
+			return "", nil, err
+		}
+		v := ui.NewHistoryView(h, series, metrics, q)
+		v.Page.CSRF = csrf
+		return "history", v, nil
+	})
+}

@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kbench/kbench/rundoc"
+)
+
+// envPaths are the environment fields a history compares (but the
+// configuration, read apart), in the order historyEnvironment reads them.
+// SQLite extracts them from the stored document (one parse, in C), so
+// that a long series does not decode a few KiB of JSON a run (the
+// target's API versions, the load average) to read a dozen strings.
+const envPaths = `'$.kbench_version', '$.kbench_build', '$.go_version', '$.kafka_go_version', '$.cpu_model', '$.cores', '$.kernel', '$.host', '$.broker', '$.target.release_guess'`
+
+// historyEnvironment builds a run's environment from the extracted fields
+// (a JSON array) and its configuration's text. configs memoises decoded
+// configurations by their text: a series' runs mostly share one.
+func historyEnvironment(fields string, config sql.NullString, configs map[string]*rundoc.Config) (*rundoc.Environment, error) {
+	var f [10]json.RawMessage
+	if err := json.Unmarshal([]byte(fields), &f); err != nil {
+		return nil, err
+	}
+	var e rundoc.Environment
+	var guess string
+	for i, dst := range []any{&e.KbenchVersion, &e.KbenchBuild, &e.GoVersion, &e.KafkaGoVersion, &e.CPUModel, &e.Cores, &e.Kernel, &e.Host, &e.Broker, &guess} {
+		if len(f[i]) == 0 || string(f[i]) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(f[i], dst); err != nil {
+			return nil, err
+		}
+	}
+	if guess != "" {
+		e.Target = &rundoc.Target{ReleaseGuess: guess}
+	}
+	if config.Valid && config.String != "" {
+		cfg, ok := configs[config.String]
+		if !ok {
+			cfg = new(rundoc.Config)
+			if err := json.Unmarshal([]byte(config.String), cfg); err != nil {
+				return nil, err
+			}
+			configs[config.String] = cfg
+		}
+		e.Config = cfg
+	}
+	return &e, nil
+}
+
+// RunSeries returns the series a run belongs to (ErrNotFound for an
+// unknown run).
+func (s *Store) RunSeries(ctx context.Context, id uint) (string, error) {
+	var r Run
+	if err := s.db.WithContext(ctx).Select("series").Where("id = ?", id).Take(&r).Error; err != nil {
+		return "", fmt.Errorf("store: run %d: %w", id, notFound(err))
+	}
+	return r.SeriesKey, nil
+}
+
+// SeriesRuns returns the succeeded runs of a series in time order (run_at,
+// then id), each with its one metric named metric (if it has it) and of
+// its environment only what a history compares (kbench's, Go's and
+// kafka-go's versions, the machine, the target's broker and release
+// guess, the configuration; Documents stay empty), and no output, series
+// points or profiles: what a history of that metric needs. The runs are read from idx_runs_series_time and
+// the metrics from idx_metric_run_name, so the cost follows the series'
+// length, not the database's. A series without any run is ErrNotFound;
+// one whose runs all failed gives none.
+func (s *Store) SeriesRuns(ctx context.Context, series, metric string) ([]rundoc.Run, error) {
+	db := s.db.WithContext(ctx)
+	// database/sql rather than GORM's reflection: this reads every run of
+	// a series, and scanning was most of the time.
+	rs, err := s.sqlDB.QueryContext(ctx, `SELECT id, label, workload, status, source, warmup, meta, run_at, series, created_at,
+		CASE WHEN json_valid(environment) THEN json_extract(environment, `+envPaths+`) END,
+		CASE WHEN json_valid(environment) THEN json_extract(environment, '$.config') END
+		FROM runs WHERE series = ? AND status = ? ORDER BY run_at, id`, series, rundoc.StatusSucceeded)
+	if err != nil {
+		return nil, fmt.Errorf("store: series %q: %w", series, err)
+	}
+	defer rs.Close()
+	configs := map[string]*rundoc.Config{}
+	rows := []rundoc.Run{}
+	for rs.Next() {
+		var d rundoc.Run
+		var meta Meta
+		var env, config sql.NullString
+		if err := rs.Scan(&d.ID, &d.Label, &d.Workload, &d.Status, &d.Source, &d.Warmup, &meta, &d.Time, &d.SeriesKey, &d.CreatedAt, &env, &config); err != nil {
+			return nil, fmt.Errorf("store: series %q: %w", series, err)
+		}
+		d.Meta = meta.doc()
+		if env.Valid {
+			// A document this code cannot read is no environment, as
+			// SetDocuments has it: the run gets no marks.
+			d.Environment, d.DocumentErr = historyEnvironment(env.String, config, configs)
+		}
+		rows = append(rows, d)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: series %q: %w", series, err)
+	}
+	if len(rows) == 0 {
+		var n int64
+		if err := db.Model(&Run{}).Where("series = ?", series).Limit(1).Count(&n).Error; err != nil {
+			return nil, fmt.Errorf("store: series %q: %w", series, err)
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("store: series %q: %w", series, ErrNotFound)
+		}
+		return []rundoc.Run{}, nil
+	}
+	var ms []Metric
+	err = db.Where("name = ? AND run_id IN (?)", metric,
+		db.Model(&Run{}).Select("id").Where("series = ? AND status = ?", series, rundoc.StatusSucceeded)).
+		Order("id").Find(&ms).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: series %q: metric %s: %w", series, metric, err)
+	}
+	byRun := make(map[uint]rundoc.Metric, len(ms))
+	for _, m := range ms {
+		if _, dup := byRun[m.RunID]; !dup { // a run records a metric once; keep the first if not
+			byRun[m.RunID] = rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help}
+		}
+	}
+	for i := range rows {
+		if m, ok := byRun[rows[i].ID]; ok {
+			rows[i].Metrics = []rundoc.Metric{m}
+		}
+	}
+	return rows, nil
+}
+
+// SeriesMetrics returns the metrics the succeeded runs of a series
+// recorded, by name, each with a unit and direction they were recorded
+// with.
+func (s *Store) SeriesMetrics(ctx context.Context, series string) ([]rundoc.Metric, error) {
+	var rows []struct {
+		Name, Unit string
+		Better     rundoc.Better
+	}
+	err := s.db.WithContext(ctx).Raw(`SELECT m.name AS name, MAX(m.unit) AS unit, MAX(m.better) AS better
+		FROM metrics m JOIN runs r ON r.id = m.run_id
+		WHERE r.series = ? AND r.status = ?
+		GROUP BY m.name ORDER BY m.name`, series, rundoc.StatusSucceeded).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: metrics of series %q: %w", series, err)
+	}
+	out := make([]rundoc.Metric, len(rows))
+	for i, r := range rows {
+		out[i] = rundoc.Metric{Name: r.Name, Unit: r.Unit, Better: r.Better}
+	}
+	return out, nil
+}
