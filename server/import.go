@@ -321,7 +321,8 @@ func (s *Server) importForm(c *gin.Context) {
 			s.fail(c, err)
 			return
 		}
-		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg, ErrorField: field}
+		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg, ErrorField: field,
+			Time: c.PostForm("time"), Meta: strings.Join(c.PostFormArray("meta"), "\n"), Series: c.PostForm("series")}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)
 		return

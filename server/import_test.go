@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/rundoc"
 )
@@ -333,6 +334,31 @@ func TestImportPageOutput(t *testing.T) {
 	page := ts.do(t, "GET", ok.Header().Get("Location"), "")
 	if b := page.Body.String(); page.Code != 200 || !strings.Contains(b, "imported from Kafka") || !strings.Contains(b, "records-consumed-rate") {
 		t.Errorf("imported run page: %d", page.Code)
+	}
+
+	// When it ran, its tags and its series: a bad time is refused on its
+	// field with everything typed kept; good ones reach the run.
+	output := string(readImportFile(t, "consumer_summary.txt"))
+	badTime := post(map[string]string{"label": "java", "output": output, "time": "yesterday", "meta": "commit=abc123\nbranch=trunk", "series": "java-consumer"})
+	if b := badTime.Body.String(); badTime.Code != 400 || !strings.Contains(b, `id="f-import-time" name="time" value="yesterday"`) ||
+		!strings.Contains(b, `name="time" value="yesterday" placeholder="2022-06-21T10:00:00Z (RFC 3339; empty: now)" aria-invalid="true"`) ||
+		!strings.Contains(b, "commit=abc123\nbranch=trunk</textarea>") || !strings.Contains(b, `value="java-consumer"`) {
+		t.Errorf("bad time: %d, want the form again with the time marked and every field kept:\n%s", badTime.Code, b)
+	}
+	withMeta := post(map[string]string{"label": "java", "output": output, "time": "2022-06-21T10:00:00Z", "meta": "commit=abc123\nbranch=trunk", "series": "java-consumer"})
+	if withMeta.Code != http.StatusSeeOther {
+		t.Fatalf("import with time, meta and series: %d %s", withMeta.Code, withMeta.Body)
+	}
+	var run struct {
+		Time      time.Time         `json:"time"`
+		Meta      map[string]string `json:"meta"`
+		SeriesKey string            `json:"series_key"`
+	}
+	if rec := ts.do(t, "GET", "/api"+withMeta.Header().Get("Location"), ""); rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &run) != nil {
+		t.Fatalf("the imported run: %d %s", rec.Code, rec.Body)
+	}
+	if !run.Time.Equal(time.Date(2022, 6, 21, 10, 0, 0, 0, time.UTC)) || run.Meta["commit"] != "abc123" || run.Meta["branch"] != "trunk" || run.SeriesKey != "java-consumer" {
+		t.Errorf("stored run: %+v", run)
 	}
 }
 

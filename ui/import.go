@@ -9,6 +9,9 @@ type ImportView struct {
 	// after an error.
 	Label  string
 	Output string
+	// Time, Meta (one key=value a line) and Series are kept too: when the
+	// run happened, its tags and the series it joins.
+	Time, Meta, Series string
 	// Error is the reason the last upload was refused.
 	Error string
 	// ErrorField is the form field Error is about ("label", "output",
