@@ -143,7 +143,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return usageErr("--server: must be an http:// or https:// URL, got %q", *serverURL)
 	}
-	cl := &checkClient{base: base, token: *token}
+	cl := &checkClient{apiClient{base: base, token: *token}}
 	sel := candidateSelector{ids: ids, label: *label, meta: meta}
 
 	fail := func(err error) int {
@@ -285,60 +285,9 @@ type historyPoint struct {
 	Meta  map[string]string `json:"meta"`
 }
 
-// checkClient talks to the server's JSON API.
+// checkClient reads runs and histories through the server's API.
 type checkClient struct {
-	base, token string
-}
-
-// serverError is an answer other than 200.
-type serverError struct {
-	path   string
-	status int
-	msg    string
-}
-
-func (e *serverError) Error() string {
-	return fmt.Sprintf("GET %s: the server answered %d %s: %s", e.path, e.status, http.StatusText(e.status), e.msg)
-}
-
-// get fetches path (with its query) and decodes the JSON answer into v.
-func (c *checkClient) get(ctx context.Context, path string, v any) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
-	if err != nil {
-		return fmt.Errorf("GET %s: %w", path, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("cannot reach the kbench server at %s: %w", c.base, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("GET %s: reading the answer: %w", path, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error string `json:"error"`
-		}
-		msg := strings.TrimSpace(string(data))
-		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			msg = e.Error
-		}
-		if len(msg) > 500 {
-			msg = msg[:500] + "…"
-		}
-		return &serverError{path: path, status: resp.StatusCode, msg: msg}
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("GET %s: unexpected answer: %w", path, err)
-	}
-	return nil
+	apiClient
 }
 
 func (c *checkClient) run(ctx context.Context, id uint) (checkRun, error) {
@@ -376,8 +325,8 @@ func (c *checkClient) listRuns(ctx context.Context, q url.Values, keep func(chec
 func (c *checkClient) history(ctx context.Context, q url.Values) (history, error) {
 	var h history
 	err := c.get(ctx, "/api/history?"+q.Encode(), &h)
-	var se *serverError
-	if errors.As(err, &se) && se.status == http.StatusNotFound {
+	var se *refusal
+	if errors.As(err, &se) && se.code == http.StatusNotFound {
 		// The run was just read, so a 404 here is most likely a server
 		// from before the history API.
 		return h, fmt.Errorf("%w (a server without the history API answers so: upgrade it, or give --baseline runs=…)", err)
@@ -422,8 +371,8 @@ func (s candidateSelector) find(ctx context.Context, cl *checkClient) ([]checkRu
 	var runs []checkRun
 	for _, id := range ids {
 		r, err := cl.run(ctx, id)
-		var se *serverError
-		if errors.As(err, &se) && se.status == http.StatusNotFound {
+		var se *refusal
+		if errors.As(err, &se) && se.code == http.StatusNotFound {
 			return nil, fmt.Errorf("run #%d: no such run on %s", id, cl.base)
 		}
 		if err != nil {

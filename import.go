@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"mime/multipart"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,73 +172,6 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	fmt.Fprintln(stdout, runURL)
 	return 0
-}
-
-// apiClient posts to a kbench server's API.
-type apiClient struct {
-	base, token string
-}
-
-// refusal is a server's answer other than 201 Created: its status and
-// message, and the line and column of the upload it names, if any.
-type refusal struct {
-	status, msg  string
-	line, column int
-}
-
-func (r *refusal) Error() string {
-	return fmt.Sprintf("the server refused it (%s): %s", r.status, r.msg)
-}
-
-// unreachable is a server that did not answer.
-type unreachable struct {
-	base string
-	err  error
-}
-
-func (u *unreachable) Error() string {
-	return fmt.Sprintf("cannot reach the kbench server at %s (start one with \"kbench serve\", or give --server): %v", u.base, u.err)
-}
-
-// post sends a multipart body and returns the answer of a 201; anything
-// else is a *refusal or an *unreachable.
-func (c apiClient) post(ctx context.Context, path string, body []byte, contentType string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, &unreachable{c.base, err}
-	}
-	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("Accept", "application/json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, &unreachable{c.base, err}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, &unreachable{c.base, fmt.Errorf("reading the answer: %w", err)}
-	}
-	if resp.StatusCode == http.StatusCreated {
-		return data, nil
-	}
-	var e struct {
-		Error  string `json:"error"`
-		Line   int    `json:"line"`
-		Column int    `json:"column"`
-	}
-	msg := strings.TrimSpace(string(data))
-	if json.Unmarshal(data, &e) == nil && e.Error != "" {
-		msg = e.Error
-	}
-	if len(msg) > 2000 {
-		msg = msg[:2000] + "…"
-	}
-	return nil, &refusal{status: resp.Status, msg: msg, line: e.Line, column: e.Column}
 }
 
 // runURL reads the run an import created from the server's answer.
