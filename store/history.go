@@ -71,6 +71,13 @@ func (s *Store) RunSeries(ctx context.Context, id uint) (string, error) {
 // length, not the database's. A series without any run is ErrNotFound;
 // one whose runs all failed gives none.
 func (s *Store) SeriesRuns(ctx context.Context, series, metric string) ([]rundoc.Run, error) {
+	return s.SeriesRunsMetrics(ctx, series, []string{metric})
+}
+
+// SeriesRunsMetrics is SeriesRuns with each run's metrics of the given
+// names (those it has, in the order stored): a regressions scan reads a series
+// once for all its headline metrics.
+func (s *Store) SeriesRunsMetrics(ctx context.Context, series string, metrics []string) ([]rundoc.Run, error) {
 	db := s.db.WithContext(ctx)
 	// database/sql rather than GORM's reflection: this reads every run of
 	// a series, and scanning was most of the time.
@@ -113,22 +120,26 @@ func (s *Store) SeriesRuns(ctx context.Context, series, metric string) ([]rundoc
 		return []rundoc.Run{}, nil
 	}
 	var ms []Metric
-	err = db.Where("name = ? AND run_id IN (?)", metric,
+	err = db.Where("name IN ? AND run_id IN (?)", metrics,
 		db.Model(&Run{}).Select("id").Where("series = ? AND status = ?", series, rundoc.StatusSucceeded)).
 		Order("id").Find(&ms).Error
 	if err != nil {
-		return nil, fmt.Errorf("store: series %q: metric %s: %w", series, metric, err)
+		return nil, fmt.Errorf("store: series %q: metrics %v: %w", series, metrics, err)
 	}
-	byRun := make(map[uint]rundoc.Metric, len(ms))
-	for _, m := range ms {
-		if _, dup := byRun[m.RunID]; !dup { // a run records a metric once; keep the first if not
-			byRun[m.RunID] = rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help}
-		}
-	}
+	index := make(map[uint]int, len(rows))
 	for i := range rows {
-		if m, ok := byRun[rows[i].ID]; ok {
-			rows[i].Metrics = []rundoc.Metric{m}
+		index[rows[i].ID] = i
+	}
+	for _, m := range ms {
+		i, ok := index[m.RunID]
+		if !ok {
+			continue
 		}
+		r := &rows[i]
+		if _, dup := r.Metric(m.Name); dup { // a run records a metric once; keep the first if not
+			continue
+		}
+		r.Metrics = append(r.Metrics, rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
 	}
 	return rows, nil
 }
@@ -151,6 +162,48 @@ func (s *Store) SeriesMetrics(ctx context.Context, series string) ([]rundoc.Metr
 	out := make([]rundoc.Metric, len(rows))
 	for i, r := range rows {
 		out[i] = rundoc.Metric{Name: r.Name, Unit: r.Unit, Better: r.Better}
+	}
+	return out, nil
+}
+
+// SeriesInfo is one series as ListSeries gives it.
+type SeriesInfo struct {
+	// Key is the series key (rundoc.Run.SeriesKey); Workload the workload
+	// of its newest succeeded run.
+	Key      string
+	Workload string
+	// Runs counts its succeeded runs; MaxID and SumID are their largest
+	// id and the sum of their ids. Together they change whenever a run
+	// of the series succeeds or is deleted, so what was derived from a
+	// series can be kept until they do.
+	Runs  int
+	MaxID uint
+	SumID uint64
+}
+
+// ListSeries returns every series that has a succeeded run, by key, read
+// in one pass over idx_runs_series_time (the runs grouped by series
+// without a sort).
+func (s *Store) ListSeries(ctx context.Context) ([]SeriesInfo, error) {
+	rs, err := s.sqlDB.QueryContext(ctx, `SELECT series, COUNT(*), MAX(id), SUM(id),
+		(SELECT w.workload FROM runs w WHERE w.series = r.series AND w.status = ? ORDER BY w.run_at DESC, w.id DESC LIMIT 1)
+		FROM runs r
+		WHERE series <> '' AND status = ?
+		GROUP BY series ORDER BY series`, rundoc.StatusSucceeded, rundoc.StatusSucceeded)
+	if err != nil {
+		return nil, fmt.Errorf("store: list series: %w", err)
+	}
+	defer rs.Close()
+	out := []SeriesInfo{}
+	for rs.Next() {
+		var si SeriesInfo
+		if err := rs.Scan(&si.Key, &si.Runs, &si.MaxID, &si.SumID, &si.Workload); err != nil {
+			return nil, fmt.Errorf("store: list series: %w", err)
+		}
+		out = append(out, si)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: list series: %w", err)
 	}
 	return out, nil
 }
