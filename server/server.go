@@ -93,6 +93,8 @@ type Server struct {
 	parsing singleflight.Group
 	pages   *lru.Cache[string, cachedPage]
 	flames  *lru.Cache[string, *encodedBody] // encoded flame-graph answers
+	// regressions caches the regressions list (regressions.go).
+	regressions regressionCache
 	// csrfPlaceholder stands for the visitor's token in cached pages.
 	csrfPlaceholder []byte
 	pprof           *profiles.UI
