@@ -11,12 +11,14 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kbench/kbench/changepoint"
 	"github.com/kbench/kbench/compare"
@@ -107,24 +109,36 @@ func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) (
 	if err != nil {
 		return nil, err
 	}
-	next := make(map[string]seriesRegressions, len(list))
-	var all []ui.Regression
-	for _, si := range list {
-		sr, ok := set.bySeries[si.Key]
-		if !ok || sr.sig != si {
-			regs, err := s.seriesRegressions(ctx, si, opts)
-			if err != nil {
-				return nil, err
-			}
-			sr = seriesRegressions{sig: si, regs: regs}
+	// The series whose runs changed are detected again, in parallel: the
+	// store reads them through several connections (WAL), and detection
+	// is CPU work.
+	next := make([]seriesRegressions, len(list))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, si := range list {
+		if sr, ok := set.bySeries[si.Key]; ok && sr.sig == si {
+			next[i] = sr
+			continue
 		}
-		next[si.Key] = sr
+		g.Go(func() error {
+			regs, err := s.seriesRegressions(gctx, si, opts)
+			next[i] = seriesRegressions{sig: si, regs: regs}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	bySeries := make(map[string]seriesRegressions, len(list))
+	var all []ui.Regression
+	for _, sr := range next {
+		bySeries[sr.sig.Key] = sr
 		all = append(all, sr.regs...)
 	}
 	slices.SortFunc(all, func(a, b ui.Regression) int {
 		return cmp.Or(b.Time.Compare(a.Time), cmp.Compare(b.RunID, a.RunID), cmp.Compare(a.Series, b.Series), cmp.Compare(a.Metric, b.Metric))
 	})
-	set.bySeries = next
+	set.bySeries = bySeries
 	set.all = all
 	// As the page cache: a list read across a write is not kept as the
 	// list of either generation.

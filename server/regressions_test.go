@@ -32,7 +32,7 @@ type regressionsAnswer struct {
 	} `json:"regressions"`
 }
 
-func (ts *testServer) regressions(t *testing.T, query string) regressionsAnswer {
+func (ts *testServer) getRegressions(t *testing.T, query string) regressionsAnswer {
 	t.Helper()
 	rec := ts.do(t, "GET", "/api/regressions?"+query, "")
 	if rec.Code != http.StatusOK {
@@ -86,7 +86,7 @@ func TestRegressions(t *testing.T) {
 	latency := stepSeries(t, ts, "fp-latency", time.Date(2022, 3, 1, 0, 0, 0, 0, time.UTC), 40, "record-latency-p99", "ms", rundoc.LowerIsBetter, 10, 11)
 	_ = better
 
-	a := ts.regressions(t, "")
+	a := ts.getRegressions(t, "")
 	// KAFKA-14020's (in both its headline metrics, records/s and MB/s)
 	// is the newer.
 	if len(a.Regressions) != 3 || a.Regressions[0].Metric != "mb-per-sec" || a.Regressions[0].RunID != ids[20] {
@@ -107,13 +107,13 @@ func TestRegressions(t *testing.T) {
 	if h := ts.history(t, k.HistoryURL[len("/history?"):]); len(h.ChangePoints) != 1 || h.ChangePoints[0].RunID != k.RunID {
 		t.Errorf("its history_url gives %+v", h.ChangePoints)
 	}
-	if a := ts.regressions(t, "threshold=9.5"); len(a.Regressions) != 1 || a.Regressions[0].Metric != "record-latency-p99" {
+	if a := ts.getRegressions(t, "threshold=9.5"); len(a.Regressions) != 1 || a.Regressions[0].Metric != "record-latency-p99" {
 		t.Errorf("threshold=9.5: %+v", a.Regressions)
 	}
-	if a := ts.regressions(t, "threshold=20"); len(a.Regressions) != 0 {
+	if a := ts.getRegressions(t, "threshold=20"); len(a.Regressions) != 0 {
 		t.Errorf("threshold=20: %+v", a.Regressions)
 	}
-	if a := ts.regressions(t, "max_pvalue=1e-300"); len(a.Regressions) != 0 {
+	if a := ts.getRegressions(t, "max_pvalue=1e-300"); len(a.Regressions) != 0 {
 		t.Errorf("max_pvalue=1e-300: %+v", a.Regressions)
 	}
 	if rec := ts.do(t, "GET", "/api/regressions", ""); !strings.Contains(rec.Body.String(), `"regressions":[{"series":`) {
@@ -137,7 +137,7 @@ func TestRegressions(t *testing.T) {
 
 	// A write: the next list holds the new series' regression.
 	stepSeries(t, ts, "fp-late", time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC), 40, "record-send-rate", "records/s", rundoc.HigherIsBetter, 200, 150)
-	if a := ts.regressions(t, ""); len(a.Regressions) != 4 || a.Regressions[0].Series != "fp-late@trunk" || math.Abs(a.Regressions[0].ChangePct+25) > 1 {
+	if a := ts.getRegressions(t, ""); len(a.Regressions) != 4 || a.Regressions[0].Series != "fp-late@trunk" || math.Abs(a.Regressions[0].ChangePct+25) > 1 {
 		t.Errorf("after a new series: %+v", a.Regressions)
 	}
 	if html := ts.do(t, "GET", "/regressions", "").Body.String(); !strings.Contains(html, "fp-late@trunk") {

@@ -140,7 +140,7 @@ func TestReportSplit(t *testing.T) {
 }
 
 // TestListSeries: every series with a succeeded run, by key, with the
-// workload of its newest succeeded run and a signature (count, largest
+// workload of its last succeeded run stored and a signature (count, largest
 // and summed ids) that changes when a run succeeds or is deleted; failed
 // runs and series of failed runs only stay out. SeriesRunsMetrics reads
 // several metrics of each run at once.
@@ -162,7 +162,7 @@ func TestListSeries(t *testing.T) {
 	runs := []*Run{
 		mk("b", rundoc.Producer, time.Hour, rundoc.StatusSucceeded),
 		mk("a", rundoc.Consumer, 2*time.Hour, rundoc.StatusSucceeded),
-		mk("b", rundoc.Consumer, 0, rundoc.StatusSucceeded), // older: not the series' workload
+		mk("b", rundoc.Consumer, 0, rundoc.StatusSucceeded), // stored last: the series' workload
 		mk("b", rundoc.Consumer, 3*time.Hour, rundoc.StatusFailed),
 		mk("f", rundoc.Producer, 0, rundoc.StatusFailed),
 	}
@@ -175,7 +175,7 @@ func TestListSeries(t *testing.T) {
 	}
 	want := []SeriesInfo{
 		{Key: "a", Workload: "consumer", Runs: 1, MaxID: runs[1].ID, SumID: uint64(runs[1].ID)},
-		{Key: "b", Workload: "producer", Runs: 2, MaxID: runs[2].ID, SumID: uint64(runs[0].ID + runs[2].ID)},
+		{Key: "b", Workload: "consumer", Runs: 2, MaxID: runs[2].ID, SumID: uint64(runs[0].ID + runs[2].ID)},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("ListSeries = %+v, want %+v", got, want)
