@@ -172,7 +172,7 @@ type RunsView struct {
 
 // RunRow is one line of the runs list.
 type RunRow struct {
-	ID          uint
+	ID uint
 	// Regressions badge the run when its series regressed at it
 	// (SetRegressions).
 	Regressions []RegressionBadge
