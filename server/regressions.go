@@ -74,9 +74,6 @@ type seriesRegressions struct {
 	regs []ui.Regression
 }
 
-// defaultDetect is the detection the badges and notifications use.
-var defaultDetect = changepoint.Options{Window: changepoint.DefaultWindow, MaxPValue: changepoint.DefaultMaxPValue}
-
 // allRegressions returns every change point that made a headline metric
 // of a series worse by its direction, newest first (by the time of the
 // first run after it), with opts (zero fields Otava's defaults). The
