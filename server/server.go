@@ -194,6 +194,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return fmt.Errorf("server: %w", err)
 	}
 	s.startPruner(ctx)
+	s.warmRegressions(ctx)
 	s.startNotifier(ctx)
 	return nil
 }
@@ -203,6 +204,7 @@ func (s *Server) Start(ctx context.Context) error {
 // stops pruning old runs.
 func (s *Server) Close() {
 	s.closeNotifier()
+	s.stopWarmRegressions()
 	s.closePruner()
 	s.runs.Close()
 }
