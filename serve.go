@@ -53,6 +53,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	private := fs.Bool("private", false, "require the token for reading too")
 	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
 	retain := fs.String("retain", "0", "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
+	notifyURL := fs.String("notify-url", "", "POST each new regression there as JSON, with a Slack-compatible text (a webhook URL)")
 	var allow listFlag
 	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
 	var allowHosts listFlag
@@ -98,8 +99,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: %s: %v\n", from["retain"], err)
 		return 2
 	}
+	if *notifyURL != "" {
+		if err := (server.Config{NotifyURL: *notifyURL}).Validate(); err != nil {
+			fmt.Fprintf(stderr, "kbench serve: %s: want an http:// or https:// URL\n", from["notify-url"])
+			return 2
+		}
+	}
 	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
 		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor}
+	if *notifyURL != "" {
+		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
+	}
 	if err := cfg.Validate(); err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 2
@@ -258,4 +268,17 @@ func parseRetain(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not a number of days from 0 (keep runs forever) to %d", v, maxRetainDays)
 	}
 	return time.Duration(days) * 24 * time.Hour, nil
+}
+
+// publicURL is the server's address as a notification links to it: the
+// listen address, or this machine's name when it listens on every
+// interface.
+func publicURL(listen string) string {
+	host, port, _ := net.SplitHostPort(listen)
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if h, err := os.Hostname(); err == nil {
+			host = h
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

@@ -56,8 +56,12 @@ func TestServeEnvironment(t *testing.T) {
 			want: func(s *serveSettings) { s.Config.AllowTargets = []string{"kafka-*:9092", "10.0.0.1:9093"} }},
 		{name: "KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "a.test,b.test"},
 			want: func(s *serveSettings) { s.Config.AllowHosts = []string{"a.test", "b.test"} }},
+		{name: "KBENCH_NOTIFY_URL", env: map[string]string{"KBENCH_NOTIFY_URL": "https://hooks.example/T0/B0/x"},
+			want: func(s *serveSettings) {
+				s.Config.NotifyURL, s.Config.PublicURL = "https://hooks.example/T0/B0/x", "http://127.0.0.1:8080"
+			}},
 		{name: "empty variables count as unset", env: map[string]string{"KBENCH_LISTEN": "", "KBENCH_DATA": "", "KBENCH_CONCURRENCY": "",
-			"KBENCH_PRIVATE": "", "KBENCH_RUN_TIMEOUT": "", "KBENCH_RETAIN": "", "KBENCH_ALLOW_TARGET": "", "KBENCH_ALLOW_HOST": ""},
+			"KBENCH_PRIVATE": "", "KBENCH_RUN_TIMEOUT": "", "KBENCH_RETAIN": "", "KBENCH_ALLOW_TARGET": "", "KBENCH_ALLOW_HOST": "", "KBENCH_NOTIFY_URL": ""},
 			want: func(*serveSettings) {}},
 
 		// The command line wins.
@@ -82,6 +86,11 @@ func TestServeEnvironment(t *testing.T) {
 		{name: "--allow-target adds to KBENCH_ALLOW_TARGET", env: map[string]string{"KBENCH_ALLOW_TARGET": "k:1"}, args: []string{"--allow-target", "k:2"},
 			want: func(s *serveSettings) { s.Config.AllowTargets = []string{"k:1", "k:2"} }},
 
+		{name: "--notify-url", env: map[string]string{"KBENCH_NOTIFY_URL": "http://a.example/x"}, args: []string{"--notify-url", "http://b.example/y", "--listen", "127.0.0.1:9090"},
+			want: func(s *serveSettings) {
+				s.Listen, s.Config.NotifyURL, s.Config.PublicURL = "127.0.0.1:9090", "http://b.example/y", "http://127.0.0.1:9090"
+			}},
+
 		// A bad value exits 2 naming the variable.
 		{name: "KBENCH_CONCURRENCY not a number", env: map[string]string{"KBENCH_CONCURRENCY": "x"}, wantErr: []string{`KBENCH_CONCURRENCY: "x"`, "--concurrency"}},
 		{name: "KBENCH_CONCURRENCY 0", env: map[string]string{"KBENCH_CONCURRENCY": "0"}, wantErr: []string{"KBENCH_CONCURRENCY", "at least 1"}},
@@ -94,6 +103,7 @@ func TestServeEnvironment(t *testing.T) {
 		{name: "KBENCH_LISTEN off loopback without a token", env: map[string]string{"KBENCH_LISTEN": "0.0.0.0:8080"}, wantErr: []string{"KBENCH_LISTEN", "--token"}},
 		{name: "KBENCH_ALLOW_TARGET", env: map[string]string{"KBENCH_ALLOW_TARGET": "kafka-1:http"}, wantErr: []string{"KBENCH_ALLOW_TARGET", "kafka-1:http"}},
 		{name: "KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "kbench.test:8080"}, wantErr: []string{"KBENCH_ALLOW_HOST", "kbench.test:8080"}},
+		{name: "KBENCH_NOTIFY_URL not http", env: map[string]string{"KBENCH_NOTIFY_URL": "hooks.example/x"}, wantErr: []string{"KBENCH_NOTIFY_URL", "http"}},
 		{name: "every bad variable", env: map[string]string{"KBENCH_CONCURRENCY": "many", "KBENCH_RUN_TIMEOUT": "long"},
 			wantErr: []string{`KBENCH_CONCURRENCY: "many"`, `KBENCH_RUN_TIMEOUT: "long"`}},
 	}

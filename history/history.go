@@ -241,7 +241,9 @@ func EnvironmentChanges(a, b *rundoc.Environment) []string {
 	diff("kbench", kbenchBuild(a), kbenchBuild(b))
 	diff("kafka-go", a.KafkaGoVersion, b.KafkaGoVersion)
 	diff("Go", a.GoVersion, b.GoVersion)
-	if a.Config != nil && b.Config != nil {
+	// Runs read together share one decoded configuration per distinct
+	// text (store.SeriesRuns): the same one has no changes.
+	if a.Config != nil && b.Config != nil && a.Config != b.Config {
 		out = append(out, configChanges(a.Config, b.Config)...)
 	}
 	diff("CPU", a.CPUModel, b.CPUModel)

@@ -58,6 +58,14 @@ func parseHistoryQuery(q url.Values) (ui.HistoryQuery, error) {
 	if len(hq.Metric) > 100 {
 		errs.Add("metric", "is %d bytes, at most 100", len(hq.Metric))
 	}
+	hq.Options = parseDetectOptions(q, &errs)
+	return hq, errs.Err()
+}
+
+// parseDetectOptions reads Otava's parameters window, max_pvalue and
+// min_magnitude (a fraction) from q, recording each bad one in errs.
+func parseDetectOptions(q url.Values, errs *rundoc.FieldErrors) changepoint.Options {
+	var o changepoint.Options
 	// Each parameter is checked alone by the detector's own Validate, so
 	// that its message names the field it is about.
 	if v := q.Get("window"); v != "" {
@@ -68,7 +76,7 @@ func parseHistoryQuery(q url.Values) (ui.HistoryQuery, error) {
 		if err != nil {
 			errs.Add("window", "%q: want a whole number of runs, at least 2 (Otava's window_len; default %d)", v, changepoint.DefaultWindow)
 		}
-		hq.Options.Window = n
+		o.Window = n
 	}
 	if v := q.Get("max_pvalue"); v != "" {
 		p, err := strconv.ParseFloat(v, 64)
@@ -78,7 +86,7 @@ func parseHistoryQuery(q url.Values) (ui.HistoryQuery, error) {
 		if err != nil || p == 0 {
 			errs.Add("max_pvalue", "%q: want a probability in (0, 1] (default %g)", v, changepoint.DefaultMaxPValue)
 		}
-		hq.Options.MaxPValue = p
+		o.MaxPValue = p
 	}
 	if v := q.Get("min_magnitude"); v != "" {
 		m, err := strconv.ParseFloat(v, 64)
@@ -88,9 +96,9 @@ func parseHistoryQuery(q url.Values) (ui.HistoryQuery, error) {
 		if err != nil {
 			errs.Add("min_magnitude", "%q: want a fraction at least 0 (0.05 = 5%%; default 0)", v)
 		}
-		hq.Options.MinMagnitude = m
+		o.MinMagnitude = m
 	}
-	return hq, errs.Err()
+	return o
 }
 
 // historyOf loads what q shows: the series' key, its metrics and the

@@ -25,6 +25,11 @@ func (s *Server) runsPage(c *gin.Context) {
 			return "", nil, err
 		}
 		v := ui.NewRunsView(runs, total, q, labels)
+		regressed, err := s.regressedRuns(ctx)
+		if err != nil {
+			return "", nil, err
+		}
+		v.SetRegressions(regressed)
 		v.Page = ui.Page{Title: "Runs", CSRF: csrf}
 		return "runs", v, nil
 	})

@@ -38,6 +38,11 @@ func (s *Server) runPage(c *gin.Context) {
 				return "", nil, err
 			}
 			v.SetUsedBy(reports)
+			regressed, err := s.regressedRuns(ctx)
+			if err != nil {
+				return "", nil, err
+			}
+			v.Regressions = ui.NewRegressionBadges(regressed[id])
 		}
 		v.Page = ui.Page{Title: fmt.Sprintf("Run %d", id), CSRF: csrf}
 		return "run", v, nil

@@ -68,7 +68,12 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
 	MaxUploadBytes int64
-	Logger         *slog.Logger
+	// NotifyURL, when set, receives a POST of each new regression
+	// (notify.go); PublicURL ("http://host:8080") makes its links
+	// absolute.
+	NotifyURL string
+	PublicURL string
+	Logger    *slog.Logger
 }
 
 // Validate checks the parts of a configuration users write by hand (the
@@ -78,8 +83,13 @@ func (c Config) Validate() error {
 	if _, err := compileTargetPatterns(c.AllowTargets); err != nil {
 		return err
 	}
-	_, err := compileAllowHosts(c.AllowHosts)
-	return err
+	if _, err := compileAllowHosts(c.AllowHosts); err != nil {
+		return err
+	}
+	if c.NotifyURL != "" {
+		return validNotifyURL(c.NotifyURL)
+	}
+	return nil
 }
 
 // Server is the web application. It is an http.Handler.
@@ -93,6 +103,10 @@ type Server struct {
 	parsing singleflight.Group
 	pages   *lru.Cache[string, cachedPage]
 	flames  *lru.Cache[string, *encodedBody] // encoded flame-graph answers
+	// regressions caches the regressions list (regressions.go); notify
+	// posts new ones (notify.go).
+	regressions regressionCache
+	notify      notifier
 	// csrfPlaceholder stands for the visitor's token in cached pages.
 	csrfPlaceholder []byte
 	pprof           *profiles.UI
@@ -180,6 +194,8 @@ func (s *Server) Start(ctx context.Context) error {
 		return fmt.Errorf("server: %w", err)
 	}
 	s.startPruner(ctx)
+	s.warmRegressions(ctx)
+	s.startNotifier(ctx)
 	return nil
 }
 
@@ -187,6 +203,8 @@ func (s *Server) Start(ctx context.Context) error {
 // runs marked interrupted, so nothing is left in a running state. It also
 // stops pruning old runs.
 func (s *Server) Close() {
+	s.closeNotifier()
+	s.stopWarmRegressions()
 	s.closePruner()
 	s.runs.Close()
 }

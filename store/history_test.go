@@ -138,3 +138,73 @@ func TestReportSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestListSeries: every series with a succeeded run, by key, with the
+// workload of its last succeeded run stored and a signature (count, largest
+// and summed ids) that changes when a run succeeds or is deleted; failed
+// runs and series of failed runs only stay out. SeriesRunsMetrics reads
+// several metrics of each run at once.
+func TestListSeries(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	t0 := time.Date(2022, 6, 1, 10, 0, 0, 0, time.UTC)
+	mk := func(series string, w rundoc.Workload, at time.Duration, status rundoc.Status) *Run {
+		r := &Run{Label: "perf", Workload: w, Source: rundoc.SourceImported, SeriesKey: series, RunAt: t0.Add(at)}
+		o := Outcome{Status: status, Complete: true, Metrics: []rundoc.Metric{
+			{Name: "record-send-rate", Value: 100, Unit: "records/s", Better: rundoc.HigherIsBetter},
+			{Name: "record-latency-p99", Value: 3, Unit: "ms", Better: rundoc.LowerIsBetter},
+			{Name: "records-consumed-rate", Value: 7, Unit: "records/s", Better: rundoc.HigherIsBetter}}}
+		if err := r.Record(o); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	runs := []*Run{
+		mk("b", rundoc.Producer, time.Hour, rundoc.StatusSucceeded),
+		mk("a", rundoc.Consumer, 2*time.Hour, rundoc.StatusSucceeded),
+		mk("b", rundoc.Consumer, 0, rundoc.StatusSucceeded), // stored last: the series' workload
+		mk("b", rundoc.Consumer, 3*time.Hour, rundoc.StatusFailed),
+		mk("f", rundoc.Producer, 0, rundoc.StatusFailed),
+	}
+	if err := s.CreateRuns(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ListSeries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SeriesInfo{
+		{Key: "a", Workload: "consumer", Runs: 1, MaxID: runs[1].ID, SumID: uint64(runs[1].ID)},
+		{Key: "b", Workload: "consumer", Runs: 2, MaxID: runs[2].ID, SumID: uint64(runs[0].ID + runs[2].ID)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ListSeries = %+v, want %+v", got, want)
+	}
+	rs, err := s.SeriesRunsMetrics(ctx, "b", []string{"record-send-rate", "record-latency-p99"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 {
+		t.Fatalf("%d runs, want 2", len(rs))
+	}
+	for _, r := range rs {
+		var names []string
+		for _, m := range r.Metrics {
+			names = append(names, m.Name)
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, []string{"record-latency-p99", "record-send-rate"}) {
+			t.Errorf("run %d metrics %v", r.ID, names)
+		}
+	}
+	if err := s.DeleteRun(ctx, runs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.ListSeries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1].Runs != 1 || got[1].SumID != uint64(runs[2].ID) || got[1].Workload != "consumer" {
+		t.Fatalf("after a delete: %+v", got)
+	}
+}

@@ -22,7 +22,9 @@ import (
 // profiles.
 type RunView struct {
 	Page
-	ID          uint
+	ID uint
+	// Regressions badge the run when its series regressed at it.
+	Regressions []RegressionBadge
 	Label       string
 	Workload    string
 	Status      string

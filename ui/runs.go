@@ -172,7 +172,10 @@ type RunsView struct {
 
 // RunRow is one line of the runs list.
 type RunRow struct {
-	ID          uint
+	ID uint
+	// Regressions badge the run when its series regressed at it
+	// (SetRegressions).
+	Regressions []RegressionBadge
 	URL         string
 	Workload    string
 	Label       string
@@ -365,3 +368,11 @@ func contains(xs []string, x string) bool {
 }
 
 func runURL(id uint) string { return RunPathPrefix + strconv.FormatUint(uint64(id), 10) }
+
+// SetRegressions badges the rows of runs at which their series regressed
+// (the regressions list by first run after the change).
+func (v *RunsView) SetRegressions(at map[uint][]Regression) {
+	for i := range v.Rows {
+		v.Rows[i].Regressions = NewRegressionBadges(at[v.Rows[i].ID])
+	}
+}

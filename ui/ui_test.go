@@ -196,6 +196,7 @@ func TestZeroValueViews(t *testing.T) {
 			"report":           ReportView{},
 			"writepath":        WritepathView{},
 			"history":          HistoryView{},
+			"regressions":      RegressionsView{},
 		}
 		for _, p := range u.Pages() {
 			v, ok := views[p]

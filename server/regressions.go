@@ -1,0 +1,313 @@
+// Regressions across every series: GET /regressions (the page) and
+// GET /api/regressions, and the badges of runs at which their series
+// regressed.
+
+package server
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"net/url"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kbench/kbench/changepoint"
+	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/history"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// parseRegressionsQuery reads threshold (percent, default 5) and the
+// detector's parameters as a history takes them; every bad field is
+// reported at once, named.
+func parseRegressionsQuery(q url.Values) (ui.RegressionsQuery, error) {
+	var errs rundoc.FieldErrors
+	rq := ui.RegressionsQuery{Threshold: ui.DefaultRegressionThreshold}
+	if v := q.Get("threshold"); v != "" {
+		t, err := strconv.ParseFloat(v, 64)
+		if err != nil || t < 0 || math.IsInf(t, 0) || math.IsNaN(t) {
+			errs.Add("threshold", "%q: want a percentage at least 0 (default %g)", v, ui.DefaultRegressionThreshold)
+		}
+		rq.Threshold = t
+	}
+	rq.Options = parseDetectOptions(q, &errs)
+	return rq, errs.Err()
+}
+
+// regressionCache keeps what the regressions list derives from the
+// store: per set of detection parameters, each series' worsening change
+// points, kept while the series' signature (store.SeriesInfo: its
+// succeeded runs' count and ids) is unchanged, and the whole list while
+// the store's generation is. A write thus costs one ListSeries and the
+// detection of the series it touched, not of every series: the runs list
+// (which badges runs from it) stays fast while runs finish.
+type regressionCache struct {
+	mu   sync.Mutex
+	sets map[changepoint.Options]*regressionSet
+	// stopWarm and warmed end and await the warm-up (warmRegressions).
+	stopWarm context.CancelFunc
+	warmed   chan struct{}
+}
+
+// warmRegressions computes the default regressions list in the
+// background at start, so that the first runs list (whose badges come
+// from it) and the first regressions page do not wait for every series'
+// detection (about half a second over 20,000 runs).
+func (s *Server) warmRegressions(ctx context.Context) {
+	c := &s.regressions
+	ctx, c.stopWarm = context.WithCancel(context.WithoutCancel(ctx))
+	c.warmed = make(chan struct{})
+	go func() {
+		defer close(c.warmed)
+		if _, err := s.allRegressions(ctx, changepoint.Options{}); err != nil && ctx.Err() == nil {
+			s.log.Error("regressions: warm-up", "err", err)
+		}
+	}()
+}
+
+// stopWarmRegressions ends the warm-up if it still runs.
+func (s *Server) stopWarmRegressions() {
+	if s.regressions.stopWarm == nil {
+		return
+	}
+	s.regressions.stopWarm()
+	<-s.regressions.warmed
+}
+
+// maxRegressionSets bounds the parameter sets kept (each person trying
+// parameters on the page adds one).
+const maxRegressionSets = 8
+
+type regressionSet struct {
+	gen   uint64
+	valid bool
+	// all is every worsening change point, newest first.
+	all      []ui.Regression
+	bySeries map[string]seriesRegressions
+}
+
+type seriesRegressions struct {
+	sig  store.SeriesInfo
+	regs []ui.Regression
+}
+
+// allRegressions returns every change point that made a headline metric
+// of a series worse by its direction, newest first (by the time of the
+// first run after it), with opts (zero fields Otava's defaults). The
+// slice is shared: callers must not modify it.
+func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) ([]ui.Regression, error) {
+	if opts.Window == 0 {
+		opts.Window = changepoint.DefaultWindow
+	}
+	if opts.MaxPValue == 0 {
+		opts.MaxPValue = changepoint.DefaultMaxPValue
+	}
+	c := &s.regressions
+	// One computation at a time: concurrent requests after a write would
+	// otherwise each repeat it.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gen := s.store.Generation()
+	set := c.sets[opts]
+	if set != nil && set.valid && set.gen == gen {
+		return set.all, nil
+	}
+	if set == nil {
+		if c.sets == nil || len(c.sets) >= maxRegressionSets {
+			c.sets = map[changepoint.Options]*regressionSet{}
+		}
+		set = &regressionSet{bySeries: map[string]seriesRegressions{}}
+		c.sets[opts] = set
+	}
+	list, err := s.store.ListSeries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The series whose runs changed are detected again, in parallel: the
+	// store reads them through several connections (WAL), and detection
+	// is CPU work.
+	next := make([]seriesRegressions, len(list))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, si := range list {
+		if sr, ok := set.bySeries[si.Key]; ok && sr.sig == si {
+			next[i] = sr
+			continue
+		}
+		g.Go(func() error {
+			regs, err := s.seriesRegressions(gctx, si, opts)
+			next[i] = seriesRegressions{sig: si, regs: regs}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	bySeries := make(map[string]seriesRegressions, len(list))
+	var all []ui.Regression
+	for _, sr := range next {
+		bySeries[sr.sig.Key] = sr
+		all = append(all, sr.regs...)
+	}
+	slices.SortFunc(all, func(a, b ui.Regression) int {
+		return cmp.Or(b.Time.Compare(a.Time), cmp.Compare(b.RunID, a.RunID), cmp.Compare(a.Series, b.Series), cmp.Compare(a.Metric, b.Metric))
+	})
+	set.bySeries = bySeries
+	set.all = all
+	// As the page cache: a list read across a write is not kept as the
+	// list of either generation.
+	set.gen, set.valid = gen, s.store.Generation() == gen
+	return all, nil
+}
+
+// seriesRegressions detects the worsening change points of one series'
+// headline metrics (those of its workload that its runs hold), with
+// history.Build as the history page does.
+func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opts changepoint.Options) ([]ui.Regression, error) {
+	metrics := compare.HeadlineMetrics(si.Workload)
+	runs, err := s.store.SeriesRunsMetrics(ctx, si.Key, metrics)
+	if errors.Is(err, store.ErrNotFound) { // deleted since ListSeries
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []ui.Regression
+	for _, m := range metrics {
+		h := history.Build(runs, m, opts)
+		for k, c := range h.ChangePoints {
+			if c.Direction != history.Worse {
+				continue
+			}
+			out = append(out, ui.Regression{Series: si.Key, Workload: si.Workload, Metric: m, Unit: h.Unit,
+				RunID: c.RunID, Index: c.Index, Time: h.Points[c.Index].Time,
+				Before: c.Before, After: c.After, ChangePct: c.ChangePct, PValue: c.PValue,
+				CommitBefore: c.CommitBefore, CommitAfter: c.CommitAfter, CompareURL: ui.BeforeAfterURL(h, k),
+				HistoryURL: ui.HistoryURL(ui.HistoryQuery{Series: si.Key, Metric: m, Options: nonDefault(opts)})})
+		}
+	}
+	return out, nil
+}
+
+// nonDefault is opts with Otava's defaults left out, as URLs carry them.
+func nonDefault(o changepoint.Options) changepoint.Options {
+	if o.Window == changepoint.DefaultWindow {
+		o.Window = 0
+	}
+	if o.MaxPValue == changepoint.DefaultMaxPValue {
+		o.MaxPValue = 0
+	}
+	return o
+}
+
+// regressionsOf is the regressions q asks for: those of at least its
+// threshold, newest first.
+func (s *Server) regressionsOf(ctx context.Context, q ui.RegressionsQuery) ([]ui.Regression, error) {
+	all, err := s.allRegressions(ctx, q.Options)
+	if err != nil {
+		return nil, err
+	}
+	out := []ui.Regression{}
+	for _, r := range all {
+		if math.Abs(r.ChangePct) >= q.Threshold {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// regressedRuns maps each run at which its series regressed (by the
+// default detection and threshold) to those regressions: the badges.
+func (s *Server) regressedRuns(ctx context.Context) (map[uint][]ui.Regression, error) {
+	regs, err := s.regressionsOf(ctx, ui.RegressionsQuery{Threshold: ui.DefaultRegressionThreshold})
+	if err != nil {
+		return nil, err
+	}
+	at := make(map[uint][]ui.Regression, len(regs))
+	for _, r := range regs {
+		at[r.RunID] = append(at[r.RunID], r)
+	}
+	return at, nil
+}
+
+// apiRegression is one regression as the API names it.
+type apiRegression struct {
+	Series    string  `json:"series"`
+	Metric    string  `json:"metric"`
+	RunID     uint    `json:"run_id"`
+	Index     int     `json:"index"`
+	Before    float64 `json:"before"`
+	After     float64 `json:"after"`
+	ChangePct float64 `json:"change_pct"`
+	// PValue is null in the unlikely case the test gave no number.
+	PValue       *float64  `json:"p_value"`
+	CompareURL   string    `json:"compare_url"`
+	HistoryURL   string    `json:"history_url"`
+	CommitBefore string    `json:"commit_before"`
+	CommitAfter  string    `json:"commit_after"`
+	Time         time.Time `json:"time"`
+	Unit         string    `json:"unit"`
+	Workload     string    `json:"workload"`
+}
+
+func newAPIRegression(r ui.Regression) apiRegression {
+	a := apiRegression{Series: r.Series, Metric: r.Metric, RunID: r.RunID, Index: r.Index, Before: r.Before, After: r.After,
+		ChangePct: r.ChangePct, CompareURL: r.CompareURL, HistoryURL: r.HistoryURL, CommitBefore: r.CommitBefore,
+		CommitAfter: r.CommitAfter, Time: r.Time, Unit: r.Unit, Workload: r.Workload}
+	if !math.IsNaN(r.PValue) && !math.IsInf(r.PValue, 0) {
+		p := r.PValue
+		a.PValue = &p
+	}
+	return a
+}
+
+// apiRegressions answers GET /api/regressions?threshold=5 (percent; and
+// window, max_pvalue, min_magnitude as /api/history takes them).
+func (s *Server) apiRegressions(c *gin.Context) {
+	q, err := parseRegressionsQuery(c.Request.URL.Query())
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	regs, err := s.regressionsOf(c.Request.Context(), q)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := make([]apiRegression, 0, len(regs))
+	for _, r := range regs {
+		out = append(out, newAPIRegression(r))
+	}
+	c.JSON(http.StatusOK, gin.H{"regressions": out})
+}
+
+// regressionsPage renders GET /regressions?…, kept in the page cache
+// until the next write to the store.
+func (s *Server) regressionsPage(c *gin.Context) {
+	q, err := parseRegressionsQuery(c.Request.URL.Query())
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	s.cachedRender(c, "regressions?"+q.Values().Encode(), func(csrf string) (string, any, error) {
+		regs, err := s.regressionsOf(ctx, q)
+		if err != nil {
+			return "", nil, err
+		}
+		v := ui.NewRegressionsView(regs, q)
+		v.Page.CSRF = csrf
+		return "regressions", v, nil
+	})
+}

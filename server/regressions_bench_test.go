@@ -1,0 +1,122 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// seedRegressions stores series series of n finished producer runs each,
+// as kbench records them: the five headline metrics and 25 others, a
+// full environment, 30 interval points and an output; every other series
+// drops its throughput by 8.7% half-way.
+func seedRegressions(b *testing.B, ts *testServer, series, n int) {
+	rng := rand.New(rand.NewPCG(2, 200))
+	env := &rundoc.Environment{KbenchVersion: "v1.0.0", KbenchBuild: "0123456789ab", GoVersion: "go1.25.1", KafkaGoVersion: "v0.4.47",
+		OS: "linux", Arch: "amd64", Kernel: "6.1.0", CPUModel: "AMD EPYC 7B13", Cores: 8, GOMAXPROCS: 8, Host: "bench1", Broker: "embedded (kfake)",
+		Target: &rundoc.Target{Kind: rundoc.TargetEmbedded}, Config: &rundoc.Config{Mode: "raw"}}
+	for k := range 60 {
+		env.Target.APIVersions = append(env.Target.APIVersions, rundoc.APIVersion{Key: int16(k), Name: fmt.Sprintf("Api%d", k), Max: 9})
+	}
+	for k := range 40 {
+		env.Config.Settings = append(env.Config.Settings, rundoc.Setting{Name: fmt.Sprintf("setting.%d", k), Value: fmt.Sprint(k * 100)})
+	}
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	noise := func() float64 { return 1 + 0.02*(2*rng.Float64()-1) }
+	for s := range series {
+		var runs []*store.Run
+		for i := range n {
+			rate := 115000.0
+			if s%2 == 0 && i >= n/2 {
+				rate = 105000
+			}
+			rate *= noise()
+			o := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Environment: env, Output: "1000000 records sent.\n",
+				Metrics: []rundoc.Metric{
+					{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: rundoc.HigherIsBetter},
+					{Name: "mb-per-sec", Value: rate * 512 / 1e6, Unit: "MB/s", Better: rundoc.HigherIsBetter},
+					{Name: "record-latency-p50", Value: 2 * noise(), Unit: "ms", Better: rundoc.LowerIsBetter},
+					{Name: "record-latency-p99", Value: 14 * noise(), Unit: "ms", Better: rundoc.LowerIsBetter},
+					{Name: "record-latency-p999", Value: 40 * noise(), Unit: "ms", Better: rundoc.LowerIsBetter}}}
+			for j := range 25 {
+				o.Metrics = append(o.Metrics, rundoc.Metric{Name: fmt.Sprintf("metric-%02d", j), Value: float64(j), Unit: "ms", Better: rundoc.LowerIsBetter})
+			}
+			for k := range 30 {
+				o.Series = append(o.Series, rundoc.SeriesPoint{T: float64(k), RecordsPerSec: rate})
+			}
+			r := &store.Run{Label: "trunk", Workload: rundoc.Producer, Fingerprint: fmt.Sprintf("fp%03d", s), RunAt: t0.Add(time.Duration(i) * time.Hour),
+				Meta: store.Meta{"commit": fmt.Sprintf("%040x", i), "branch": "trunk"}}
+			if err := r.Record(o); err != nil {
+				b.Fatal(err)
+			}
+			runs = append(runs, r)
+		}
+		if err := ts.st.CreateRuns(context.Background(), runs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRegressions: GET /api/regressions over 100 series of 200 runs
+// (20,000 runs, 50 of the series with a regression): "uncached" is the
+// first request after a start (every series read and detected),
+// "one-series-changed" the first after a write to one series (one
+// ListSeries and that series' detection), "warm" any other (the list
+// kept for the store's generation). The runs list, which badges runs
+// from the same list, is measured after a write to one series.
+func BenchmarkRegressions(b *testing.B) {
+	ts := newTestServer(b, nil)
+	seedRegressions(b, ts, 100, 200)
+	regs, err := ts.regressionsOf(context.Background(), ui.RegressionsQuery{Threshold: ui.DefaultRegressionThreshold})
+	if err != nil || len(regs) < 50 {
+		b.Fatalf("%d regressions (%v), want at least 50", len(regs), err)
+	}
+	b.Run("uncached", func(b *testing.B) {
+		for b.Loop() {
+			ts.regressions = regressionCache{}
+			benchGetOnce(b, ts, "/api/regressions?threshold=5")
+		}
+	})
+	b.Run("one-series-changed", func(b *testing.B) {
+		for b.Loop() {
+			ts.forgetSeries("fp050@trunk")
+			benchGetOnce(b, ts, "/api/regressions?threshold=5")
+		}
+	})
+	b.Run("warm", func(b *testing.B) { benchGet(b, ts, "/api/regressions?threshold=5", false) })
+	b.Run("runs-list-one-series-changed", func(b *testing.B) {
+		for b.Loop() {
+			ts.forgetSeries("fp050@trunk")
+			ts.pages = newLRU[string, cachedPage](maxCachedPages)
+			benchGetOnce(b, ts, "/")
+		}
+	})
+}
+
+// forgetSeries makes the regressions cache see a write to series: the
+// list is stale and the series' detection must be redone.
+func (s *Server) forgetSeries(series string) {
+	c := &s.regressions
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, set := range c.sets {
+		set.valid = false
+		delete(set.bySeries, series)
+	}
+}
+
+func benchGetOnce(b *testing.B, ts *testServer, target string) {
+	rec := httptest.NewRecorder()
+	ts.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+	if rec.Code != http.StatusOK {
+		b.Fatalf("GET %s = %d", target, rec.Code)
+	}
+}

@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/kbench/kbench/changepoint"
+	"github.com/kbench/kbench/internal/numfmt"
+)
+
+// Paths of the regressions list.
+const (
+	RegressionsPath    = "/regressions"
+	APIRegressionsPath = "/api/regressions"
+)
+
+// DefaultRegressionThreshold is the smallest change, in percent, the
+// regressions list names unless told otherwise.
+const DefaultRegressionThreshold = 5.0
+
+// RegressionsQuery is what the regressions list shows: the threshold (in
+// percent) and the detector's parameters (zero for Otava's defaults).
+type RegressionsQuery struct {
+	Threshold float64
+	Options   changepoint.Options
+}
+
+// Values encodes the query as the page and the API take it, the
+// parameters only when set.
+func (q RegressionsQuery) Values() url.Values {
+	v := url.Values{}
+	v.Set("threshold", strconv.FormatFloat(q.Threshold, 'g', -1, 64))
+	if q.Options.Window != 0 {
+		v.Set("window", strconv.Itoa(q.Options.Window))
+	}
+	if q.Options.MaxPValue != 0 {
+		v.Set("max_pvalue", strconv.FormatFloat(q.Options.MaxPValue, 'g', -1, 64))
+	}
+	if q.Options.MinMagnitude != 0 {
+		v.Set("min_magnitude", strconv.FormatFloat(q.Options.MinMagnitude, 'g', -1, 64))
+	}
+	return v
+}
+
+// Regression is a change point that made a metric of a series worse: the
+// regressions list's row, in the units of the metric.
+type Regression struct {
+	Series, Workload, Metric, Unit string
+	// RunID is the first run after the change, Index its position in the
+	// series' history (Otava's convention), Time when it ran.
+	RunID uint
+	Index int
+	Time  time.Time
+	// Before and After are the segment means, ChangePct the change in
+	// percent, PValue the test's (NaN when it gave none).
+	Before, After, ChangePct, PValue float64
+	CommitBefore, CommitAfter        string
+	// CompareURL is the before/after comparison ("" when a side has no
+	// run), HistoryURL the series' history of the metric.
+	CompareURL, HistoryURL string
+}
+
+// CommitRange is "abc123..def456".
+func (r Regression) CommitRange() string { return r.CommitBefore + ".." + r.CommitAfter }
+
+// RegressionsView is the regressions page.
+type RegressionsView struct {
+	Page
+	Rows []RegressionRow
+	// Threshold and the parameters as the form shows them.
+	Threshold, Window, MaxPValue, MinMagnitude string
+	JSONURL                                    string
+}
+
+// RegressionRow is one regression as the table shows it.
+type RegressionRow struct {
+	Series, SeriesURL string
+	Metric            string
+	CommitRange       string
+	Run               RunLink
+	Change            string
+	PValue            string
+	Time, TimeISO     string
+	Before, After     string
+	CompareURL        string
+}
+
+// NewRegressionsView is the page of regs (newest first) found with q.
+func NewRegressionsView(regs []Regression, q RegressionsQuery) RegressionsView {
+	o := q.Options
+	if o.Window == 0 {
+		o.Window = changepoint.DefaultWindow
+	}
+	if o.MaxPValue == 0 {
+		o.MaxPValue = changepoint.DefaultMaxPValue
+	}
+	v := RegressionsView{Page: Page{Title: "Regressions"}, Rows: make([]RegressionRow, 0, len(regs)),
+		Threshold: strconv.FormatFloat(q.Threshold, 'g', -1, 64), Window: strconv.Itoa(o.Window),
+		MaxPValue:    strconv.FormatFloat(o.MaxPValue, 'g', -1, 64),
+		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64),
+		JSONURL:      APIRegressionsPath + "?" + q.Values().Encode()}
+	for _, r := range regs {
+		v.Rows = append(v.Rows, RegressionRow{Series: r.Series, SeriesURL: r.HistoryURL, Metric: r.Metric,
+			CommitRange: r.CommitRange(), Run: RunLink{ID: r.RunID, URL: runURL(r.RunID), Text: "#" + uintStr(r.RunID)},
+			Change: numfmt.SignedPercent(r.ChangePct), PValue: numfmt.PValue(r.PValue),
+			Time: FormatTime(r.Time), TimeISO: r.Time.UTC().Format(time.RFC3339),
+			Before: numfmt.Value(r.Before, r.Unit), After: numfmt.Value(r.After, r.Unit), CompareURL: r.CompareURL})
+	}
+	return v
+}
+
+// RegressionBadge marks a run at which its series regressed.
+type RegressionBadge struct {
+	Text  string // "record-send-rate −8.7%"
+	Title string
+	URL   string // the before/after comparison, else the history
+}
+
+// NewRegressionBadges are the badges of the regressions at one run.
+func NewRegressionBadges(regs []Regression) []RegressionBadge {
+	var out []RegressionBadge
+	for _, r := range regs {
+		b := RegressionBadge{Text: r.Metric + " " + numfmt.SignedPercent(r.ChangePct), URL: r.CompareURL,
+			Title: "the series regressed at this run: " + r.Metric + " " + numfmt.Value(r.Before, r.Unit) + " → " +
+				numfmt.Value(r.After, r.Unit) + ", commits " + r.CommitRange() + ", p = " + numfmt.PValue(r.PValue)}
+		if b.URL == "" {
+			b.URL = r.HistoryURL
+		}
+		out = append(out, b)
+	}
+	return out
+}
