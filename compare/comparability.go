@@ -66,43 +66,6 @@ var comparedAPIs = map[int]bool{
 	17: true, 18: true, 19: true, 36: true,
 }
 
-// storedEnvironment is the part of a stored environment (result.json's
-// environment, rundoc.Environment) the check reads.
-type storedEnvironment struct {
-	Source         string `json:"source"` // "imported" for an imported run
-	KbenchVersion  string `json:"kbench_version"`
-	KbenchBuild    string `json:"kbench_build"`
-	GoVersion      string `json:"go_version"`
-	KafkaGoVersion string `json:"kafka_go_version"`
-	OS             string `json:"os"`
-	Arch           string `json:"arch"`
-	Kernel         string `json:"kernel"`
-	CPUModel       string `json:"cpu_model"`
-	Cores          int    `json:"cores"`
-	GOMAXPROCS     int    `json:"gomaxprocs"`
-	Broker         string `json:"broker"`
-	LoadAverage    *struct {
-		Load1 *float64 `json:"load1"`
-	} `json:"load_average"`
-	Target *struct {
-		Kind        string `json:"kind"`
-		APIVersions []struct {
-			Key  int    `json:"key"`
-			Name string `json:"name"`
-			Min  int    `json:"min"`
-			Max  int    `json:"max"`
-		} `json:"api_versions"`
-		ReleaseGuess string `json:"release_guess"`
-	} `json:"target"`
-	Config *struct {
-		Mode     string `json:"mode"`
-		Settings []struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"settings"`
-	} `json:"config"`
-}
-
 // fact is one compared setting of a run.
 type fact struct{ name, value string }
 
@@ -132,16 +95,13 @@ func (f *facts) add(name, value string) {
 func runFacts(r rundoc.Run) facts {
 	var f facts
 	f.add("workload", string(r.Workload))
-	// The stored text, not the decoded document: facts tell a value
-	// recorded as zero from one never recorded, in documents of any
-	// kbench version.
-	var env storedEnvironment
-	if s := strings.TrimSpace(r.Documents.Environment); s != "" {
-		if err := json.Unmarshal([]byte(s), &env); err != nil {
-			env = storedEnvironment{}
-		}
+	// A run without an environment it can read (queued, or one this code
+	// cannot decode) recorded nothing of how it ran.
+	var env rundoc.Environment
+	if r.Environment != nil {
+		env = *r.Environment
 	}
-	imported := env.Source == string(rundoc.SourceImported) || !r.MeasuredByKbench()
+	imported := env.Source == rundoc.SourceImported || !r.MeasuredByKbench()
 	if !imported && env.Config != nil {
 		f.config = true
 		f.add("mode", env.Config.Mode)
@@ -164,10 +124,10 @@ func runFacts(r rundoc.Run) facts {
 	if t := env.Target; t != nil {
 		f.add("broker release (guess)", t.ReleaseGuess)
 		for _, a := range t.APIVersions {
-			if comparedAPIs[a.Key] {
+			if comparedAPIs[int(a.Key)] {
 				name := a.Name
 				if name == "" {
-					name = "key " + strconv.Itoa(a.Key)
+					name = "key " + strconv.Itoa(int(a.Key))
 				}
 				f.add("broker API "+name, fmt.Sprintf("%d–%d", a.Min, a.Max))
 			}
@@ -188,8 +148,8 @@ func runFacts(r rundoc.Run) facts {
 	if env.GOMAXPROCS > 0 {
 		f.add("GOMAXPROCS", strconv.Itoa(env.GOMAXPROCS))
 	}
-	if la := env.LoadAverage; la != nil && la.Load1 != nil && !math.IsNaN(*la.Load1) && !math.IsInf(*la.Load1, 0) {
-		v := *la.Load1
+	if la := env.LoadAverage; la != nil && !math.IsNaN(la.Load1) && !math.IsInf(la.Load1, 0) {
+		v := la.Load1
 		f.load1 = &v
 	}
 	return f
@@ -207,7 +167,7 @@ func (f *facts) get(name string) (string, bool) {
 // targetText is what a run talked to: its kind, and for a cluster the
 // bootstrap servers. Runs recorded before the target was get it from
 // their broker line.
-func targetText(env storedEnvironment) string {
+func targetText(env rundoc.Environment) string {
 	kind := ""
 	if env.Target != nil {
 		kind = env.Target.Kind
