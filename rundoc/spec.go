@@ -541,41 +541,34 @@ func ParseArgs(workload Workload, args []string, checks ...Check) (Spec, error) 
 // cmd when it is not nil. With no workload (cmd's spec comes from a file)
 // only those flags are taken, and no spec is built.
 func parseArgs(workload Workload, args []string, cmd *RunCommand, checks []Check) (Spec, error) {
-	var s Spec
-	if workload != "" {
-		s = DefaultSpec(workload)
-	}
+	a := newAssembly(workload)
 	// Bad values are collected, so that one attempt reports them all; an
 	// argument that cannot be placed ends the parse.
-	var errs FieldErrors
 	stop := func(field, format string, args ...any) (Spec, error) {
-		errs.Add(field, format, args...)
-		errs.SortByOptions()
-		return s, errs
+		a.errs.Add(field, format, args...)
+		a.errs.SortByOptions()
+		return a.s, a.errs
 	}
-	var configFile []string
-	var props []string
-	given := map[string]bool{}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "-h" || arg == "--help" || arg == "-help" {
-			return s, ErrHelp
+			return a.s, ErrHelp
 		}
 		if w := Workload(arg); cmd != nil && workload == "" && cmd.SpecFile == "" && w.Runnable() {
 			// The workload may follow kbench's own flags
 			// (kbench run --out DIR producer …).
-			workload, cmd.Workload, s = w, w, DefaultSpec(w)
+			workload, cmd.Workload, a = w, w, newAssembly(w)
 			continue
 		}
 		if cmd != nil && cmd.SpecFile != "" && Workload(arg).Runnable() {
 			return stop("spec", "takes the whole spec; give no workload or other flags with it")
 		}
 		if !strings.HasPrefix(arg, "-") {
-			return s, fmt.Errorf("unexpected argument %q (flags start with --)", arg)
+			return a.s, fmt.Errorf("unexpected argument %q (flags start with --)", arg)
 		}
 		name := strings.TrimLeft(arg, "-")
 		if name == "" || strings.HasPrefix(name, "=") {
-			return s, fmt.Errorf("unexpected argument %q (flags look like --name value)", arg)
+			return a.s, fmt.Errorf("unexpected argument %q (flags look like --name value)", arg)
 		}
 		var val string
 		hasVal := false
@@ -592,7 +585,7 @@ func parseArgs(workload Workload, args []string, cmd *RunCommand, checks []Check
 				return stop(f.name, "needs a value")
 			}
 			if err := f.set(cmd, val); err != nil {
-				errs.Add(f.name, "%s", err)
+				a.errs.Add(f.name, "%s", err)
 			}
 			continue
 		}
@@ -616,11 +609,9 @@ func parseArgs(workload Workload, args []string, cmd *RunCommand, checks []Check
 				i++
 				vals = append(vals, args[i])
 			}
-			props = append(props, vals...)
 			if len(vals) == 0 {
 				return stop(o.name, "needs at least one key=value")
 			}
-			continue
 		case hasVal:
 			vals = []string{val}
 		case o.kind == kindBool:
@@ -631,20 +622,54 @@ func parseArgs(workload Workload, args []string, cmd *RunCommand, checks []Check
 		default:
 			return stop(o.name, "needs a value")
 		}
-		if strings.HasSuffix(o.name, ".config") {
-			configFile = vals
-			continue
-		}
-		given[o.jsonKey()] = true
-		if err := o.apply(&s, vals); err != nil {
-			errs.Add(o.name, "%s", err)
-		}
+		a.take(o, vals)
 	}
 	if workload == "" {
-		return s, errs.Err()
+		return a.s, a.errs.Err()
 	}
-	durationReplacesCount(&s, given)
-	return s, finish(&s, workload, configFile, props, errs, checks)
+	return a.spec(workload, checks)
+}
+
+// assembly builds a spec from the values given for its options, by flag
+// (ParseArgs) or by parameter (SpecFromParams), one way: properties and a
+// config file are merged at the end whatever their order, as in Kafka's
+// tools, and every bad value is collected.
+type assembly struct {
+	s                 Spec
+	errs              FieldErrors
+	configFile, props []string
+	given             map[string]bool // JSON keys given a value
+}
+
+func newAssembly(workload Workload) *assembly {
+	a := &assembly{given: map[string]bool{}}
+	if workload != "" {
+		a.s = DefaultSpec(workload)
+	}
+	return a
+}
+
+// take gives option o the values vals.
+func (a *assembly) take(o option, vals []string) {
+	switch {
+	case o.kind == kindProps:
+		a.props = append(a.props, vals...)
+	case strings.HasSuffix(o.name, ".config"):
+		a.configFile = vals
+	default:
+		a.given[o.jsonKey()] = true
+		if err := o.apply(&a.s, vals); err != nil {
+			a.errs.Add(o.name, "%s", err)
+		}
+	}
+}
+
+// spec finishes the spec of workload: a duration replaces the default
+// count, properties are merged, and it is validated (checks after the
+// contract's own).
+func (a *assembly) spec(workload Workload, checks []Check) (Spec, error) {
+	durationReplacesCount(&a.s, a.given)
+	return a.s, finish(&a.s, workload, a.configFile, a.props, a.errs, checks)
 }
 
 // durationReplacesCount drops the default count of a producer or consumer
@@ -689,15 +714,12 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 	if !workload.Runnable() {
 		return Spec{}, NewFieldError("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
 	}
-	s := DefaultSpec(workload)
+	a := newAssembly(workload)
 	names := make([]string, 0, len(params))
 	for k := range params {
 		names = append(names, k)
 	}
 	sort.Strings(names) // deterministic: the first bad field is always the same one
-	var configFile, props []string
-	var errs FieldErrors
-	given := map[string]bool{}
 	for _, name := range names {
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
@@ -705,35 +727,20 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 		}
 		switch {
 		case !ok && name == "":
-			errs.Add("params", "a parameter has an empty name")
+			a.errs.Add("params", "a parameter has an empty name")
 			continue
 		case !ok:
-			errs.Add(name, "unknown parameter for workload %s", workload)
+			a.errs.Add(name, "unknown parameter for workload %s", workload)
 			continue
 		}
 		vals, err := rawToStrings(params[name], o.kind)
 		if err != nil {
-			errs.Add(o.name, "%s", err)
+			a.errs.Add(o.name, "%s", err)
 			continue
 		}
-		switch {
-		case o.kind == kindProps:
-			props = append(props, vals...)
-			continue
-		case strings.HasSuffix(o.name, ".config"):
-			configFile = vals
-			continue
-		}
-		given[o.jsonKey()] = true
-		if err := o.apply(&s, vals); err != nil {
-			errs.Add(o.name, "%s", err)
-		}
+		a.take(o, vals)
 	}
-	if workload == "" {
-		return s, errs.Err()
-	}
-	durationReplacesCount(&s, given)
-	return s, finish(&s, workload, configFile, props, errs, checks)
+	return a.spec(workload, checks)
 }
 
 func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
@@ -1033,12 +1040,14 @@ func defaultValue(s Spec, name string) string {
 // else bootstrap.servers from its properties; none means the embedded broker.
 func (s Spec) Targets() []string {
 	if s.BootstrapServer != "" {
-		return splitServers(s.BootstrapServer)
+		return SplitServers(s.BootstrapServer)
 	}
-	return splitServers(s.Props["bootstrap.servers"])
+	return SplitServers(s.Props["bootstrap.servers"])
 }
 
-func splitServers(v string) []string {
+// SplitServers reads a bootstrap-server list: comma-separated, spaces
+// and empty entries ignored.
+func SplitServers(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
 		if s = strings.TrimSpace(s); s != "" {

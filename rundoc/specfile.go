@@ -157,7 +157,7 @@ func (s Spec) Fingerprint() (string, error) {
 // normalizeServers writes a list of bootstrap servers as a set: sorted,
 // without spaces or repeats.
 func normalizeServers(v string) string {
-	servers := splitServers(v)
+	servers := SplitServers(v)
 	sort.Strings(servers)
 	return strings.Join(slices.Compact(servers), ",")
 }

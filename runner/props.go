@@ -94,7 +94,7 @@ func oneOf(allowed ...string) propHandler {
 var commonProps = map[string]propHandler{
 	// bootstrap.servers is read by Spec.Targets; here it is only checked.
 	"bootstrap.servers": func(_ *settings, v string) error {
-		if len(splitServers(v)) == 0 {
+		if len(rundoc.SplitServers(v)) == 0 {
 			return fmt.Errorf("must list host:port pairs")
 		}
 		return nil
@@ -347,16 +347,6 @@ func clientSettings(s *rundoc.Spec) (settings, error) {
 	}
 	st.sec = sec
 	return st, nil
-}
-
-func splitServers(v string) []string {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // brokers is where the client bootstraps from.
