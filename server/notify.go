@@ -29,8 +29,7 @@ const notifyTimeout = 10 * time.Second
 
 // notifier is the state of the notifications (Config.NotifyURL).
 type notifier struct {
-	stop context.CancelFunc
-	done chan struct{}
+	background
 	// sent are the regressions notified (or known at start), by series,
 	// metric and run: kept in memory, so a restart takes the regressions
 	// present then as notified and never sends one twice, but a POST that
@@ -69,32 +68,14 @@ func (s *Server) startNotifier(ctx context.Context) {
 			n.sent[keyOf(r)] = true
 		}
 	}
-	ctx, n.stop = context.WithCancel(context.WithoutCancel(ctx))
-	n.done = make(chan struct{})
-	go func() {
-		defer close(n.done)
-		t := time.NewTicker(notifyEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+	n.start(ctx, func(ctx context.Context) {
+		every(ctx, notifyEvery, func() {
 			if g := s.store.Generation(); g != gen {
 				gen = g
 				s.notifyNew(ctx)
 			}
-		}
-	}()
-}
-
-func (s *Server) closeNotifier() {
-	if s.notify.stop == nil {
-		return
-	}
-	s.notify.stop()
-	<-s.notify.done
+		})
+	})
 }
 
 func keyOf(r ui.Regression) regressionKey {

@@ -16,21 +16,9 @@ func (s *Server) startPruner(ctx context.Context) {
 		return
 	}
 	s.prune(ctx, true)
-	ctx, s.stopPruner = context.WithCancel(context.WithoutCancel(ctx))
-	s.prunerDone = make(chan struct{})
-	go func() {
-		defer close(s.prunerDone)
-		t := time.NewTicker(pruneEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				s.prune(ctx, false)
-			}
-		}
-	}()
+	s.pruner.start(ctx, func(ctx context.Context) {
+		every(ctx, pruneEvery, func() { s.prune(ctx, false) })
+	})
 }
 
 // prune deletes the finished runs older than Config.Retain that no report
@@ -49,14 +37,4 @@ func (s *Server) prune(ctx context.Context, always bool) {
 	if always || len(ids) > 0 {
 		s.log.Info("pruned runs", "older_than_days", days, "count", len(ids))
 	}
-}
-
-// closePruner stops the periodic pruning and waits for a pruning under
-// way to end.
-func (s *Server) closePruner() {
-	if s.stopPruner == nil {
-		return
-	}
-	s.stopPruner()
-	<-s.prunerDone
 }

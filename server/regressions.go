@@ -55,9 +55,8 @@ func parseRegressionsQuery(q url.Values) (ui.RegressionsQuery, error) {
 type regressionCache struct {
 	mu   sync.Mutex
 	sets map[changepoint.Options]*regressionSet
-	// stopWarm and warmed end and await the warm-up (warmRegressions).
-	stopWarm context.CancelFunc
-	warmed   chan struct{}
+	// warm is the warm-up at start (warmRegressions).
+	warm background
 }
 
 // warmRegressions computes the default regressions list in the
@@ -65,24 +64,11 @@ type regressionCache struct {
 // from it) and the first regressions page do not wait for every series'
 // detection (about half a second over 20,000 runs).
 func (s *Server) warmRegressions(ctx context.Context) {
-	c := &s.regressions
-	ctx, c.stopWarm = context.WithCancel(context.WithoutCancel(ctx))
-	c.warmed = make(chan struct{})
-	go func() {
-		defer close(c.warmed)
+	s.regressions.warm.start(ctx, func(ctx context.Context) {
 		if _, err := s.allRegressions(ctx, changepoint.Options{}); err != nil && ctx.Err() == nil {
 			s.log.Error("regressions: warm-up", "err", err)
 		}
-	}()
-}
-
-// stopWarmRegressions ends the warm-up if it still runs.
-func (s *Server) stopWarmRegressions() {
-	if s.regressions.stopWarm == nil {
-		return
-	}
-	s.regressions.stopWarm()
-	<-s.regressions.warmed
+	})
 }
 
 // maxRegressionSets bounds the parameter sets kept (each person trying

@@ -118,10 +118,8 @@ type Server struct {
 	allowTargets []targetPattern
 	// allowHosts are the --allow-host names (see checkHost).
 	allowHosts map[string]bool
-	// stopPruner ends the periodic pruning of old runs (Config.Retain);
-	// prunerDone is closed when it has ended.
-	stopPruner context.CancelFunc
-	prunerDone chan struct{}
+	// pruner prunes old runs periodically (Config.Retain).
+	pruner background
 }
 
 // New builds the server. Call Start to recover state and start executing
@@ -203,9 +201,9 @@ func (s *Server) Start(ctx context.Context) error {
 // runs marked interrupted, so nothing is left in a running state. It also
 // stops pruning old runs.
 func (s *Server) Close() {
-	s.closeNotifier()
-	s.stopWarmRegressions()
-	s.closePruner()
+	s.notify.close()
+	s.regressions.warm.close()
+	s.pruner.close()
 	s.runs.Close()
 }
 
