@@ -46,16 +46,22 @@ func (q HistoryQuery) Values() url.Values {
 	if q.Metric != "" {
 		v.Set("metric", q.Metric)
 	}
-	if q.Options.Window != 0 {
-		v.Set("window", strconv.Itoa(q.Options.Window))
-	}
-	if q.Options.MaxPValue != 0 {
-		v.Set("max_pvalue", strconv.FormatFloat(q.Options.MaxPValue, 'g', -1, 64))
-	}
-	if q.Options.MinMagnitude != 0 {
-		v.Set("min_magnitude", strconv.FormatFloat(q.Options.MinMagnitude, 'g', -1, 64))
-	}
+	setDetectOptions(v, q.Options)
 	return v
+}
+
+// setDetectOptions puts the detection parameters that are set into v, as
+// the history and regressions pages and APIs take them.
+func setDetectOptions(v url.Values, o changepoint.Options) {
+	if o.Window != 0 {
+		v.Set("window", strconv.Itoa(o.Window))
+	}
+	if o.MaxPValue != 0 {
+		v.Set("max_pvalue", strconv.FormatFloat(o.MaxPValue, 'g', -1, 64))
+	}
+	if o.MinMagnitude != 0 {
+		v.Set("min_magnitude", strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64))
+	}
 }
 
 // HistoryURL is the history page of q.

@@ -31,15 +31,7 @@ type RegressionsQuery struct {
 func (q RegressionsQuery) Values() url.Values {
 	v := url.Values{}
 	v.Set("threshold", strconv.FormatFloat(q.Threshold, 'g', -1, 64))
-	if q.Options.Window != 0 {
-		v.Set("window", strconv.Itoa(q.Options.Window))
-	}
-	if q.Options.MaxPValue != 0 {
-		v.Set("max_pvalue", strconv.FormatFloat(q.Options.MaxPValue, 'g', -1, 64))
-	}
-	if q.Options.MinMagnitude != 0 {
-		v.Set("min_magnitude", strconv.FormatFloat(q.Options.MinMagnitude, 'g', -1, 64))
-	}
+	setDetectOptions(v, q.Options)
 	return v
 }
 
