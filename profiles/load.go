@@ -121,10 +121,6 @@ func looksText(b []byte) bool {
 	return true
 }
 
-// Kinds are the kinds Kind tells apart: the Go runtime's profiles, the ones
-// kbench captures.
-var Kinds = []string{"cpu", "heap", "allocs", "mutex", "block", "goroutine"}
-
 // KindOther is the kind kbench gives a profile Kind cannot name (a
 // wall-clock profile of another tool, say).
 const KindOther = "other"

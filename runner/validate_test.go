@@ -109,15 +109,3 @@ func TestRequestTarget(t *testing.T) {
 		}
 	}
 }
-
-// TestProfileKindsAreTheContracts: the client profiles a run captures are
-// the kinds the contract lists (--profile takes those).
-func TestProfileKindsAreTheContracts(t *testing.T) {
-	var contract []string
-	for _, k := range rundoc.ProfileKinds() {
-		contract = append(contract, string(k))
-	}
-	if strings.Join(ProfileKinds, ",") != strings.Join(contract, ",") {
-		t.Errorf("runner captures %q, the contract lists %q", ProfileKinds, contract)
-	}
-}

@@ -19,9 +19,6 @@ import (
 	"github.com/kbench/kbench/runner/sysstat"
 )
 
-// ProfileKinds are the client profiles a run can capture.
-var ProfileKinds = []string{"cpu", "heap", "allocs", "mutex", "block", "goroutine"}
-
 // Sampling rates for the contention profiles. Both are off outside the
 // window; these rates keep their overhead small while still catching the
 // contention that matters for a client benchmark.

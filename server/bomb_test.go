@@ -17,7 +17,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/kbench/kbench/internal/gzbomb"
-	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
 
@@ -196,8 +196,8 @@ func TestUploadKindAndRole(t *testing.T) {
 		}
 	}
 	// Every kind kbench captures itself can be given to an upload.
-	for _, k := range runner.ProfileKinds {
-		if !slices.Contains(uploadKinds, k) {
+	for _, k := range rundoc.ProfileKinds() {
+		if !slices.Contains(uploadKinds, string(k)) {
 			t.Errorf("kind %s, which runs capture, is refused for uploads", k)
 		}
 	}

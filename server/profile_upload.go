@@ -180,4 +180,10 @@ var uploadRoles = []string{"client", "broker"}
 // uploadKinds are the kinds an uploaded profile may be given: those
 // profiles.Kind tells apart and "other". Kinds and roles end up in file
 // names and on pages, so nothing else is accepted.
-var uploadKinds = slices.Concat(profiles.Kinds, []string{profiles.KindOther})
+var uploadKinds = func() []string {
+	var kinds []string
+	for _, k := range append(rundoc.ProfileKinds(), rundoc.KindOther) {
+		kinds = append(kinds, string(k))
+	}
+	return kinds
+}()
