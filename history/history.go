@@ -129,7 +129,7 @@ func Build(runs []rundoc.Run, metric string, opts changepoint.Options) History {
 			Index: c.Index, RunID: after.RunID, Before: c.Before, After: c.After,
 			ChangePct: c.ChangePercent(), PValue: c.PValue, Magnitude: c.Magnitude,
 			Direction:    direction(h.Better, c.Before, c.After),
-			CommitBefore: commitOf(before), CommitAfter: commitOf(after),
+			CommitBefore: Commit(before.Meta), CommitAfter: Commit(after.Meta),
 		})
 	}
 	start := 0
@@ -163,8 +163,9 @@ func normalized(o changepoint.Options) changepoint.Options {
 	return o
 }
 
-func commitOf(p Point) string {
-	if c := p.Meta[rundoc.MetaCommit]; c != "" {
+// Commit is the commit a run's metadata names, UnknownCommit for none.
+func Commit(meta map[string]string) string {
+	if c := meta[rundoc.MetaCommit]; c != "" {
 		return c
 	}
 	return UnknownCommit

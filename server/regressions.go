@@ -159,7 +159,9 @@ func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) (
 
 // seriesRegressions detects the worsening change points of one series'
 // headline metrics (those of its workload that its runs hold), with
-// history.Build as the history page does.
+// history.Build as the history page does. The series is read without
+// metadata, and the commits either side of each regression are read
+// after, for those runs alone.
 func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opts changepoint.Options) ([]ui.Regression, error) {
 	metrics := compare.HeadlineMetrics(si.Workload)
 	runs, err := s.store.SeriesRunsMetrics(ctx, si.Key, metrics)
@@ -170,18 +172,35 @@ func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opt
 		return nil, err
 	}
 	var out []ui.Regression
+	// befores[i] is the last run before out[i]'s change; ids are the runs
+	// whose commits name the regressions' ranges.
+	var befores, ids []uint
 	for _, m := range metrics {
 		h := history.Build(runs, m, opts)
 		for k, c := range h.ChangePoints {
 			if c.Direction != history.Worse {
 				continue
 			}
+			before := h.Points[c.Index-1].RunID
 			out = append(out, ui.Regression{Series: si.Key, Workload: si.Workload, Metric: m, Unit: h.Unit,
 				RunID: c.RunID, Index: c.Index, Time: h.Points[c.Index].Time,
 				Before: c.Before, After: c.After, ChangePct: c.ChangePct, PValue: c.PValue,
-				CommitBefore: c.CommitBefore, CommitAfter: c.CommitAfter, CompareURL: ui.BeforeAfterURL(h, k),
+				CompareURL: ui.BeforeAfterURL(h, k),
 				HistoryURL: ui.HistoryURL(ui.HistoryQuery{Series: si.Key, Metric: m, Options: nonDefault(opts)})})
+			befores = append(befores, before)
+			ids = append(ids, before, c.RunID)
 		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	meta, err := s.store.RunsMeta(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].CommitBefore = history.Commit(meta[befores[i]])
+		out[i].CommitAfter = history.Commit(meta[out[i].RunID])
 	}
 	return out, nil
 }

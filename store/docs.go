@@ -58,10 +58,18 @@ func encodeOutcome(o Outcome) (encoded, error) {
 	if e.measurement, err = encodeDocument(o.Measurement); err != nil {
 		return e, fmt.Errorf("measurement: %w", err)
 	}
+	// A run holds one metric of a name, the first given, so that every
+	// reader (a run's page, a history's column of values) means the same
+	// figure by it.
+	seen := make(map[string]bool, len(o.Metrics))
 	for _, m := range o.Metrics {
 		if !m.Better.Valid() {
 			return e, fmt.Errorf("metric %s: unknown direction %q", m.Name, m.Better)
 		}
+		if seen[m.Name] {
+			continue
+		}
+		seen[m.Name] = true
 		e.metrics = append(e.metrics, Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
 	}
 	for i, p := range o.Series {
@@ -112,6 +120,15 @@ func (m Meta) doc() map[string]string {
 		return nil
 	}
 	return maps.Clone(m)
+}
+
+// owned is m as rundoc.Run has it when m was just read and is no one
+// else's: nil for none, else m itself (doc's copy would be waste).
+func (m Meta) owned() map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // GormDataType stores Meta as text.

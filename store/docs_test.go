@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +169,37 @@ func TestOutcomeUnknownDirection(t *testing.T) {
 	var rec Run
 	if err := rec.Record(o); err == nil || !strings.Contains(err.Error(), "sideways") {
 		t.Errorf("Record: got %v, want an error naming the direction", err)
+	}
+}
+
+// TestOutcomeOneMetricOfAName: a run holds one metric of a name, the
+// first given, whichever way it is stored.
+func TestOutcomeOneMetricOfAName(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	o := Outcome{Status: rundoc.StatusSucceeded, Metrics: []rundoc.Metric{
+		{Name: "x", Value: 1, Unit: "ms"}, {Name: "y", Value: 2}, {Name: "x", Value: 3, Unit: "s"}}}
+	launched := &Run{}
+	create(t, s, launched)
+	if err := s.FinishRun(ctx, launched.ID, o); err != nil {
+		t.Fatal(err)
+	}
+	imported := &Run{Source: rundoc.SourceImported}
+	if err := imported.Record(o); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateRuns(ctx, []*Run{imported}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []uint{launched.ID, imported.ID} {
+		r := get(t, s, id)
+		var got []string
+		for _, m := range r.Metrics {
+			got = append(got, fmt.Sprintf("%s=%g%s", m.Name, m.Value, m.Unit))
+		}
+		if !slices.Equal(got, []string{"x=1ms", "y=2"}) {
+			t.Errorf("run %d metrics %v, want x=1ms y=2", id, got)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/kbench/kbench/rundoc"
 )
@@ -62,11 +63,12 @@ func (s *Store) RunSeries(ctx context.Context, id uint) (string, error) {
 }
 
 // SeriesRuns returns the succeeded runs of a series in time order (run_at,
-// then id), each with its one metric named metric (if it has it) and of
-// its environment only what a history compares (kbench's, Go's and
-// kafka-go's versions, the machine, the target's broker and release
-// guess, the configuration; Documents stay empty), and no output, series
-// points or profiles: what a history of that metric needs. The runs are read from idx_runs_series_time and
+// then id), each with its one metric named metric (if it has it with a
+// value; without its help text) and of its environment only what a
+// history compares (kbench's, Go's and kafka-go's versions, the machine,
+// the target's broker and release guess, the configuration; Documents
+// stay empty), and no output, series points or profiles: what a history
+// of that metric needs. The runs are read from idx_runs_series_time and
 // the metrics from idx_metric_run_name, so the cost follows the series'
 // length, not the database's. A series without any run is ErrNotFound;
 // one whose runs all failed gives none.
@@ -75,44 +77,105 @@ func (s *Store) SeriesRuns(ctx context.Context, series, metric string) ([]rundoc
 }
 
 // SeriesRunsMetrics is SeriesRuns with each run's metrics of the given
-// names (those it has, in the order stored) and no environment: a
-// regressions scan reads a series once for all its headline metrics and
-// needs no marks of what else changed (reading the environments was
-// half its cost).
+// names (those it has, in that order) and of the run only what
+// history.Build reads to find change points (ID, Status, Warmup, Time;
+// SeriesKey), without its metadata: a regressions scan reads a series
+// once for all its headline metrics, needs no marks of what else changed
+// (reading the environments was half its cost) and reads the commits of
+// the few runs at change points with RunsMeta (the metadata, the last
+// column of rows of several KiB, cost as much to read as the rest).
 func (s *Store) SeriesRunsMetrics(ctx context.Context, series string, metrics []string) ([]rundoc.Run, error) {
 	return s.seriesRuns(ctx, series, metrics, false)
 }
 
+// seriesRuns reads a series' runs as one row per run, its metrics'
+// values as columns of it (scalar subqueries on
+// idx_metrics_run_name_value, which holds them). A regressions scan of
+// 100 series of 200 runs read half a million values as one row per
+// metric, and each row and column read through the driver costs about a
+// microsecond; one row per run with the values as numbers is a fifth of
+// the rows. Units and directions are read once per series: a metric
+// recorded with one unit and direction throughout (always, for kbench's
+// own) gets them from there, and only a metric whose unit or direction
+// changed within the series reads them run by run. A run holds one
+// metric of a name (encodeOutcome keeps the first).
 func (s *Store) seriesRuns(ctx context.Context, series string, metrics []string, withEnv bool) ([]rundoc.Run, error) {
-	db := s.db.WithContext(ctx)
-	envCols := `CASE WHEN json_valid(environment) THEN json_extract(environment, ` + envPaths + `) END,
-		CASE WHEN json_valid(environment) THEN json_extract(environment, '$.config') END`
-	if !withEnv {
-		envCols = `NULL, NULL`
+	kinds, err := s.seriesMetricKinds(ctx, series, metrics)
+	if err != nil {
+		return nil, fmt.Errorf("store: series %q: %w", series, err)
 	}
+	cols := "r.id, r.warmup, r.run_at"
+	if withEnv {
+		cols += `, r.meta, r.label, r.workload, r.source, r.created_at,
+		CASE WHEN json_valid(r.environment) THEN json_extract(r.environment, ` + envPaths + `) END,
+		CASE WHEN json_valid(r.environment) THEN json_extract(r.environment, '$.config') END`
+	}
+	var args []any
+	for _, m := range metrics {
+		cols += `, (SELECT m.value FROM metrics m WHERE m.run_id = r.id AND m.name = ?)`
+		args = append(args, m)
+		if kinds[m].mixed {
+			cols += `, (SELECT m.unit FROM metrics m WHERE m.run_id = r.id AND m.name = ?)` +
+				`, (SELECT m.better FROM metrics m WHERE m.run_id = r.id AND m.name = ?)`
+			args = append(args, m, m)
+		}
+	}
+	args = append(args, series, rundoc.StatusSucceeded)
 	// database/sql rather than GORM's reflection: this reads every run of
-	// a series, and scanning was most of the time.
-	rs, err := s.sqlDB.QueryContext(ctx, `SELECT id, label, workload, status, source, warmup, meta, run_at, series, created_at,
-		`+envCols+`
-		FROM runs WHERE series = ? AND status = ? ORDER BY run_at, id`, series, rundoc.StatusSucceeded)
+	// a series, and scanning was most of the time. Without INDEXED BY,
+	// SQLite's planner (having no statistics) may walk every succeeded
+	// run by status instead.
+	rs, err := s.sqlDB.QueryContext(ctx, `SELECT `+cols+` FROM runs r INDEXED BY idx_runs_series_status
+		WHERE r.series = ? AND r.status = ? ORDER BY r.run_at, r.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: series %q: %w", series, err)
 	}
 	defer rs.Close()
-	configs := map[string]*rundoc.Config{}
-	rows := []rundoc.Run{}
+	type metricCols struct {
+		value        sql.NullFloat64
+		unit, better sql.NullString
+	}
+	var (
+		d           rundoc.Run
+		meta        Meta
+		env, config sql.NullString
+		values      = make([]metricCols, len(metrics))
+		dest        = []any{&d.ID, &d.Warmup, &d.Time}
+		configs     = map[string]*rundoc.Config{}
+		rows        = []rundoc.Run{}
+	)
+	if withEnv {
+		dest = append(dest, &meta, &d.Label, &d.Workload, &d.Source, &d.CreatedAt, &env, &config)
+	}
+	for i, m := range metrics {
+		dest = append(dest, &values[i].value)
+		if kinds[m].mixed {
+			dest = append(dest, &values[i].unit, &values[i].better)
+		}
+	}
 	for rs.Next() {
-		var d rundoc.Run
-		var meta Meta
-		var env, config sql.NullString
-		if err := rs.Scan(&d.ID, &d.Label, &d.Workload, &d.Status, &d.Source, &d.Warmup, &meta, &d.Time, &d.SeriesKey, &d.CreatedAt, &env, &config); err != nil {
+		d = rundoc.Run{Status: rundoc.StatusSucceeded, SeriesKey: series}
+		meta, env, config = nil, sql.NullString{}, sql.NullString{}
+		if err := rs.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("store: series %q: %w", series, err)
 		}
-		d.Meta = meta.doc()
+		d.Meta = meta.owned()
 		if env.Valid {
 			// A document this code cannot read is no environment, as
 			// SetDocuments has it: the run gets no marks.
 			d.Environment, d.DocumentErr = historyEnvironment(env.String, config, configs)
+		}
+		for i, name := range metrics {
+			// NULL: the run has no such metric, or SQLite stored its
+			// value as NULL (a NaN): no point either way.
+			if !values[i].value.Valid {
+				continue
+			}
+			m := rundoc.Metric{Name: name, Value: values[i].value.Float64, Unit: kinds[name].unit, Better: kinds[name].better}
+			if kinds[name].mixed {
+				m.Unit, m.Better = values[i].unit.String, rundoc.Better(values[i].better.String)
+			}
+			d.Metrics = append(d.Metrics, m)
 		}
 		rows = append(rows, d)
 	}
@@ -121,56 +184,94 @@ func (s *Store) seriesRuns(ctx context.Context, series string, metrics []string,
 	}
 	if len(rows) == 0 {
 		var n int64
-		if err := db.Model(&Run{}).Where("series = ?", series).Limit(1).Count(&n).Error; err != nil {
+		if err := s.db.WithContext(ctx).Model(&Run{}).Where("series = ?", series).Limit(1).Count(&n).Error; err != nil {
 			return nil, fmt.Errorf("store: series %q: %w", series, err)
 		}
 		if n == 0 {
 			return nil, fmt.Errorf("store: series %q: %w", series, ErrNotFound)
 		}
-		return []rundoc.Run{}, nil
-	}
-	index := make(map[uint]int, len(rows))
-	for i := range rows {
-		index[rows[i].ID] = i
-	}
-	// database/sql again: a regressions scan reads every headline metric
-	// of every run, and GORM's scanning was most of its time.
-	args := []any{series, rundoc.StatusSucceeded}
-	marks := make([]byte, 0, 2*len(metrics))
-	for i, m := range metrics {
-		if i > 0 {
-			marks = append(marks, ',')
-		}
-		marks = append(marks, '?')
-		args = append(args, m)
-	}
-	ms, err := s.sqlDB.QueryContext(ctx, `SELECT run_id, name, value, unit, better, help FROM metrics
-		WHERE run_id IN (SELECT id FROM runs WHERE series = ? AND status = ?) AND name IN (`+string(marks)+`)
-		ORDER BY id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: series %q: metrics %v: %w", series, metrics, err)
-	}
-	defer ms.Close()
-	for ms.Next() {
-		var runID uint
-		var m rundoc.Metric
-		if err := ms.Scan(&runID, &m.Name, &m.Value, &m.Unit, &m.Better, &m.Help); err != nil {
-			return nil, fmt.Errorf("store: series %q: metrics %v: %w", series, metrics, err)
-		}
-		i, ok := index[runID]
-		if !ok {
-			continue
-		}
-		r := &rows[i]
-		if _, dup := r.Metric(m.Name); dup { // a run records a metric once; keep the first if not
-			continue
-		}
-		r.Metrics = append(r.Metrics, m)
-	}
-	if err := ms.Err(); err != nil {
-		return nil, fmt.Errorf("store: series %q: metrics %v: %w", series, metrics, err)
 	}
 	return rows, nil
+}
+
+// RunsMeta returns the metadata of the runs given that exist and have
+// any, by id.
+func (s *Store) RunsMeta(ctx context.Context, ids []uint) (map[uint]map[string]string, error) {
+	out := make(map[uint]map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rs, err := s.sqlDB.QueryContext(ctx, `SELECT id, meta FROM runs WHERE id IN (`+marks(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: metadata of runs %v: %w", ids, err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id uint
+		var meta Meta
+		if err := rs.Scan(&id, &meta); err != nil {
+			return nil, fmt.Errorf("store: metadata of runs %v: %w", ids, err)
+		}
+		if m := meta.owned(); m != nil {
+			out[id] = m
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("store: metadata of runs %v: %w", ids, err)
+	}
+	return out, nil
+}
+
+// marks is n placeholders, comma-separated, for an IN list.
+func marks(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// metricKind is the unit and direction a series' runs recorded a metric
+// with; mixed when they recorded it with more than one.
+type metricKind struct {
+	unit   string
+	better rundoc.Better
+	mixed  bool
+}
+
+// seriesMetricKinds reads the units and directions the succeeded runs of
+// a series recorded the metrics with, aggregated in the database.
+func (s *Store) seriesMetricKinds(ctx context.Context, series string, metrics []string) (map[string]metricKind, error) {
+	if len(metrics) == 0 {
+		return nil, nil
+	}
+	args := []any{series, rundoc.StatusSucceeded}
+	for _, m := range metrics {
+		args = append(args, m)
+	}
+	rs, err := s.sqlDB.QueryContext(ctx, `SELECT DISTINCT m.name, m.unit, m.better
+		FROM runs r JOIN metrics m ON m.run_id = r.id
+		WHERE r.series = ? AND r.status = ? AND m.name IN (`+marks(len(metrics))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("units of %v: %w", metrics, err)
+	}
+	defer rs.Close()
+	kinds := make(map[string]metricKind, len(metrics))
+	for rs.Next() {
+		var name string
+		var k metricKind
+		if err := rs.Scan(&name, &k.unit, &k.better); err != nil {
+			return nil, fmt.Errorf("units of %v: %w", metrics, err)
+		}
+		if _, seen := kinds[name]; seen {
+			k = metricKind{mixed: true}
+		}
+		kinds[name] = k
+	}
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("units of %v: %w", metrics, err)
+	}
+	return kinds, nil
 }
 
 // SeriesMetrics returns the metrics the succeeded runs of a series
@@ -212,18 +313,16 @@ type SeriesInfo struct {
 }
 
 // ListSeries returns every series that has a succeeded run, by key, read
-// from indexes alone.
+// from one covering index, idx_runs_series_status: runs are rows of
+// several KiB, and reading each one's status from the table took 60 ms
+// for 20,000 runs against 10 ms from an index.
 func (s *Store) ListSeries(ctx context.Context) ([]SeriesInfo, error) {
-	// Two covering indexes and no table row: the series' runs from
-	// idx_runs_series_time, each checked as succeeded (and its workload
-	// read) in idx_runs_list_status. Runs are rows of several KiB, and
-	// reading each one's status from the table took 60 ms for 20,000
-	// runs against 10 ms this way. SQLite gives the bare column
-	// (workload) from the row MAX(id) picked: the last run stored.
-	rs, err := s.sqlDB.QueryContext(ctx, `SELECT a.series, COUNT(*), MAX(a.id), SUM(a.id), b.workload
-		FROM runs a INDEXED BY idx_runs_series_time CROSS JOIN runs b INDEXED BY idx_runs_list_status
-		WHERE a.series > '' AND b.status = ? AND b.id = a.id
-		GROUP BY a.series ORDER BY a.series`, rundoc.StatusSucceeded)
+	// SQLite gives the bare column (workload) from the row MAX(id)
+	// picked: the last run stored.
+	rs, err := s.sqlDB.QueryContext(ctx, `SELECT series, COUNT(*), MAX(id), SUM(id), workload
+		FROM runs INDEXED BY idx_runs_series_status
+		WHERE series > '' AND status = ?
+		GROUP BY series ORDER BY series`, rundoc.StatusSucceeded)
 	if err != nil {
 		return nil, fmt.Errorf("store: list series: %w", err)
 	}

@@ -94,8 +94,8 @@ func TestSeriesRuns(t *testing.T) {
 		t.Errorf("metrics %+v, want %+v", ms, want)
 	}
 	plan := queryPlan(t, s, "SELECT id FROM runs WHERE series = ? AND status = ? ORDER BY run_at, id", "trunk", "succeeded")
-	if !strings.Contains(plan, "idx_runs_series_time") || strings.Contains(plan, "TEMP B-TREE") {
-		t.Errorf("plan %q, want idx_runs_series_time without a sort", plan)
+	if !strings.Contains(plan, "idx_runs_series_status") || strings.Contains(plan, "TEMP B-TREE") {
+		t.Errorf("plan %q, want idx_runs_series_status without a sort", plan)
 	}
 }
 
@@ -206,5 +206,69 @@ func TestListSeries(t *testing.T) {
 	}
 	if len(got) != 2 || got[1].Runs != 1 || got[1].SumID != uint64(runs[2].ID) || got[1].Workload != "consumer" {
 		t.Fatalf("after a delete: %+v", got)
+	}
+}
+
+// TestSeriesRunsMetricsUnits: each run gets its metrics' values and the
+// unit and direction it recorded them with, whether the series recorded
+// a metric with one unit throughout (read once) or changed it (read run
+// by run); a metric a run lacks is left out; the runs carry no
+// metadata, which RunsMeta reads for the runs asked for.
+func TestSeriesRunsMetricsUnits(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	t0 := time.Date(2022, 6, 1, 10, 0, 0, 0, time.UTC)
+	mk := func(at time.Duration, commit string, ms ...rundoc.Metric) *Run {
+		r := &Run{Label: "perf", Workload: rundoc.Producer, Source: rundoc.SourceImported, SeriesKey: "s", RunAt: t0.Add(at)}
+		if commit != "" {
+			r.Meta = Meta{"commit": commit}
+		}
+		if err := r.Record(Outcome{Status: rundoc.StatusSucceeded, Complete: true, Metrics: ms}); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	rate := func(v float64) rundoc.Metric {
+		return rundoc.Metric{Name: "record-send-rate", Value: v, Unit: "records/s", Better: rundoc.HigherIsBetter, Help: "h"}
+	}
+	p99 := func(v float64, unit string, b rundoc.Better) rundoc.Metric {
+		return rundoc.Metric{Name: "record-latency-p99", Value: v, Unit: unit, Better: b}
+	}
+	runs := []*Run{
+		mk(time.Hour, "c1", rate(100), p99(3, "ms", rundoc.LowerIsBetter)),
+		mk(2*time.Hour, "", rate(101)),
+		mk(3*time.Hour, "c3", p99(0.004, "s", rundoc.LowerIsBetter), rate(102)),
+		mk(4*time.Hour, "c4", rate(103), p99(5, "ms", rundoc.Neither)),
+	}
+	if err := s.CreateRuns(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.SeriesRunsMetrics(ctx, "s", []string{"record-send-rate", "record-latency-p99"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]rundoc.Metric{
+		{{Name: "record-send-rate", Value: 100, Unit: "records/s", Better: rundoc.HigherIsBetter}, p99(3, "ms", rundoc.LowerIsBetter)},
+		{{Name: "record-send-rate", Value: 101, Unit: "records/s", Better: rundoc.HigherIsBetter}},
+		{{Name: "record-send-rate", Value: 102, Unit: "records/s", Better: rundoc.HigherIsBetter}, p99(0.004, "s", rundoc.LowerIsBetter)},
+		{{Name: "record-send-rate", Value: 103, Unit: "records/s", Better: rundoc.HigherIsBetter}, p99(5, "ms", rundoc.Neither)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d runs, want %d", len(got), len(want))
+	}
+	for i, r := range got {
+		if r.ID != runs[i].ID || r.Status != rundoc.StatusSucceeded || r.Meta != nil || !slices.Equal(r.Metrics, want[i]) {
+			t.Errorf("run %d: id %d status %s meta %v metrics %+v, want %+v", i, r.ID, r.Status, r.Meta, r.Metrics, want[i])
+		}
+	}
+	meta, err := s.RunsMeta(ctx, []uint{runs[0].ID, runs[1].ID, runs[3].ID, 9999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(meta) != 2 || meta[runs[0].ID]["commit"] != "c1" || meta[runs[3].ID]["commit"] != "c4" {
+		t.Errorf("RunsMeta = %v, want c1 and c4 only", meta)
+	}
+	if got, err := s.SeriesRunsMetrics(ctx, "s", nil); err != nil || len(got) != 4 || got[0].Metrics != nil {
+		t.Errorf("no metrics asked for: %d runs, %v", len(got), err)
 	}
 }

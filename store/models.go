@@ -53,9 +53,9 @@ type Run struct {
 	// its start, its creation while queued, or an import's given time.
 	// SeriesKey is its series key (rundoc.SeriesKey, ImportSeriesKey or an
 	// import's name), filled in on create when left empty. Added by
-	// migration 0003_meta_series, which indexes run_at, and series with
-	// run_at for histories in time order; left out of JSON when empty,
-	// as ABBatch is.
+	// migration 0003_meta_series, which indexes run_at; a series' runs in
+	// time order are read from idx_runs_series_status (0005); left out of
+	// JSON when empty, as ABBatch is.
 	Meta      Meta      `gorm:"column:meta;not null;default:''" json:",omitempty"`
 	RunAt     time.Time `gorm:"column:run_at" json:",omitzero"`
 	SeriesKey string    `gorm:"column:series;not null;default:''" json:",omitempty"`
@@ -83,11 +83,13 @@ type Run struct {
 // Final reports whether the status is one a run never leaves.
 func (r *Run) Final() bool { return r.Status.Final() }
 
-// Metric is one figure of a run.
+// Metric is one figure of a run. A run's metrics are read by run and
+// name from idx_metrics_run_name_value (migration 0005_history_indexes),
+// which also holds the value, unit and direction a history reads.
 type Metric struct {
-	ID     uint   `gorm:"primaryKey"`
-	RunID  uint   `gorm:"index:idx_metric_run_name"`
-	Name   string `gorm:"index:idx_metric_run_name;size:100"`
+	ID     uint `gorm:"primaryKey"`
+	RunID  uint
+	Name   string `gorm:"size:100"`
 	Value  float64
 	Unit   string        `gorm:"size:32"`
 	Better rundoc.Better `gorm:"size:8"`
