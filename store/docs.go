@@ -104,7 +104,7 @@ func (r *Run) Record(o Outcome) error {
 	r.Environment, r.Measurement = e.environment, e.measurement
 	r.Metrics, r.Series, r.Profiles = e.metrics, e.series, o.Profiles
 	if !o.FinishedAt.IsZero() {
-		at := storedTime(o.FinishedAt)
+		at := o.FinishedAt.UTC()
 		r.FinishedAt = &at
 	}
 	return nil

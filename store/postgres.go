@@ -138,7 +138,7 @@ func openPostgres(dsn string) (*Store, error) {
 		sqlDB.Close()
 		return nil, fail(err)
 	}
-	db, err := gorm.Open(pgDialector{&postgres.Dialector{Config: &postgres.Config{Conn: sqlDB}}}, gormConfig(secret))
+	db, err := gorm.Open(pgDialector{&postgres.Dialector{Config: &postgres.Config{Conn: sqlDB}}}, gormConfig(secret, true))
 	if err != nil {
 		sqlDB.Close()
 		return nil, fail(err)

@@ -92,19 +92,26 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error 
 	for i, r := range runs {
 		before[i] = saved{r.CreatedAt, r.RunAt, r.FinishedAt, r.GroupIndex, r.SeriesKey, r.Meta}
 	}
-	created := now()
+	created := s.now()
 	for _, r := range runs {
 		if r.Final() && r.FinishedAt == nil {
 			r.FinishedAt = &created
 		}
-		if r.FinishedAt != nil && *r.FinishedAt != storedTime(*r.FinishedAt) {
-			at := storedTime(*r.FinishedAt)
+		if r.FinishedAt != nil && *r.FinishedAt != s.stored(*r.FinishedAt) {
+			at := s.stored(*r.FinishedAt)
 			r.FinishedAt = &at
 		}
 		if r.RunAt.IsZero() {
 			r.RunAt = created
 		}
-		r.RunAt = storedTime(r.RunAt)
+		r.RunAt = s.stored(r.RunAt)
+		if !r.CreatedAt.IsZero() {
+			r.CreatedAt = s.stored(r.CreatedAt)
+		}
+		if r.StartedAt != nil {
+			at := s.stored(*r.StartedAt)
+			r.StartedAt = &at
+		}
 		r.SeriesKey = seriesOf(r)
 		if r.Meta == nil {
 			// Not nil: GORM writes a nil map of a batch as DEFAULT,
@@ -216,13 +223,6 @@ func prepareRun(r *Run) error {
 	}
 	if err := checkProfiles(r.Profiles); err != nil {
 		return err
-	}
-	if !r.CreatedAt.IsZero() {
-		r.CreatedAt = storedTime(r.CreatedAt)
-	}
-	if r.StartedAt != nil {
-		at := storedTime(*r.StartedAt)
-		r.StartedAt = &at
 	}
 	if err := rundoc.ValidateMeta(r.Meta); err != nil {
 		return err
@@ -365,7 +365,7 @@ func (s *Store) StartRun(ctx context.Context, id uint, at time.Time) error {
 	if at.IsZero() {
 		at = time.Now()
 	}
-	at = storedTime(at)
+	at = s.stored(at)
 	db := s.db.WithContext(ctx)
 	res := db.Model(&Run{}).
 		Where("id = ? AND status = ?", id, rundoc.StatusQueued).
@@ -387,7 +387,7 @@ func (s *Store) CancelQueued(ctx context.Context, id uint, reason string) error 
 		Updates(map[string]any{
 			"status":      rundoc.StatusCanceled,
 			"error":       reason,
-			"finished_at": now(),
+			"finished_at": s.now(),
 		})
 	if err := changed(db, id, res); err != nil {
 		return fmt.Errorf("store: cancel run %d: %w", id, err)
@@ -405,7 +405,7 @@ func (s *Store) MarkInterrupted(ctx context.Context, reason string) (int64, erro
 		Updates(map[string]any{
 			"status":      rundoc.StatusInterrupted,
 			"error":       reason,
-			"finished_at": now(),
+			"finished_at": s.now(),
 		})
 	if res.Error != nil {
 		return 0, fmt.Errorf("store: mark interrupted: %w", res.Error)
@@ -478,7 +478,7 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 			"records_per_sec": rps,
 			"mb_per_sec":      mbps,
 			"p99_ms":          p99,
-			"finished_at":     storedTime(finished),
+			"finished_at":     s.stored(finished),
 		}
 		if len(o.Meta) > 0 {
 			var stored Run
@@ -552,7 +552,7 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 		var batch []uint
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			err := lockFor(tx, "UPDATE").Model(&Run{}).
-				Where("status IN ? AND COALESCE(finished_at, created_at) < ?", final, storedTime(cutoff)).
+				Where("status IN ? AND COALESCE(finished_at, created_at) < ?", final, s.stored(cutoff)).
 				Where("id NOT IN (?)", tx.Model(&ReportRun{}).Select("run_id")).
 				Order("id").Limit(pruneBatch).Pluck("id", &batch).Error
 			if err != nil || len(batch) == 0 {

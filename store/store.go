@@ -93,7 +93,7 @@ func openSQLite(path string) (*Store, error) {
 	// corrupt the file.
 	dsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_txlock=immediate",
 		path, busyTimeout.Milliseconds())
-	db, err := gorm.Open(sqlite.Open(dsn), gormConfig(""))
+	db, err := gorm.Open(sqlite.Open(dsn), gormConfig("", false))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -117,26 +117,31 @@ func openSQLite(path string) (*Store, error) {
 
 // gormConfig is the GORM configuration of both backends; secret is a
 // password the logger must never show ("" for none).
-func gormConfig(secret string) *gorm.Config {
+func gormConfig(secret string, pg bool) *gorm.Config {
 	return &gorm.Config{
-		Logger: dbLogger{secret: secret},
-		// Times are stored in UTC on both backends (and at microseconds,
-		// PostgreSQL's precision), so that what is read back is what was
-		// written, whichever the database.
-		NowFunc: func() time.Time { return now() },
+		Logger:  dbLogger{secret: secret},
+		NowFunc: func() time.Time { return storedTime(time.Now(), pg) },
 		// Single statements are atomic anyway; the operations that need
 		// more than one open their own transaction.
 		SkipDefaultTransaction: true,
 	}
 }
 
-// now is the current time as the store writes it: UTC, whole
-// microseconds.
-func now() time.Time { return storedTime(time.Now()) }
+// storedTime is t as the store writes it: in UTC on both backends, and
+// on PostgreSQL to the microsecond, its timestamptz precision (SQLite
+// keeps nanoseconds), so that what is read back equals what was written.
+func storedTime(t time.Time, pg bool) time.Time {
+	if pg {
+		return t.UTC().Truncate(time.Microsecond)
+	}
+	return t.UTC()
+}
 
-// storedTime is t as both backends keep it: UTC, to the microsecond
-// (PostgreSQL's timestamptz precision; SQLite would keep nanoseconds).
-func storedTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+// now is the current time as s writes it.
+func (s *Store) now() time.Time { return storedTime(time.Now(), s.pg) }
+
+// stored is t as s writes it (storedTime).
+func (s *Store) stored(t time.Time) time.Time { return storedTime(t, s.pg) }
 
 // initSQLite checks the connection settings and migrates the schema to
 // SchemaVersion.
