@@ -10,7 +10,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"fmt"
 	"net/url"
 	"os"
 	"testing"
@@ -72,13 +71,4 @@ func URL(t testing.TB) string {
 	})
 	u.Path = "/" + name
 	return u.String()
-}
-
-// Name is the database name of a URL URL returned.
-func Name(dbURL string) string {
-	u, err := url.Parse(dbURL)
-	if err != nil {
-		panic(fmt.Sprintf("pgtest: %v", err))
-	}
-	return u.Path[1:]
 }
