@@ -48,6 +48,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	listen := fs.String("listen", "127.0.0.1:8080", "host:port to serve on")
 	data := fs.String("data", "./kbench-data", "directory for the SQLite database and run files")
+	database := fs.String("database", "", "the database: a postgres:// (or postgresql://) URL for PostgreSQL, or an SQLite file (default: kbench.db in --data)")
 	concurrency := fs.Int("concurrency", 1, "runs executed at once (more than one makes runs share CPU)")
 	token := fs.String("token", "", "token required for changes (and, with --private, for reading); needed off loopback")
 	private := fs.Bool("private", false, "require the token for reading too")
@@ -114,14 +115,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 2
 	}
-	return serveWith(ctx, serveSettings{Listen: *listen, Config: cfg}, stdout, stderr)
+	return serveWith(ctx, serveSettings{Listen: *listen, Database: *database, Config: cfg}, stdout, stderr)
 }
 
 // serveSettings is what `kbench serve` runs with once its flags and
 // KBENCH_* variables are read and checked.
 type serveSettings struct {
 	Listen string
-	Config server.Config // DataDir is --data; no Logger yet
+	// Database is --database: a PostgreSQL URL or an SQLite path; ""
+	// for kbench.db in the data directory.
+	Database string
+	Config   server.Config // DataDir is --data; no Logger yet
 }
 
 // serveWith is serve; tests of the flags and variables replace it to see
@@ -132,11 +136,20 @@ var serveWith = serve
 func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int {
 	cfg := set.Config
 	cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
-	st, err := store.Open(filepath.Join(cfg.DataDir, "kbench.db"))
+	dsn := set.Database
+	if dsn == "" {
+		dsn = filepath.Join(cfg.DataDir, "kbench.db")
+	}
+	// The store's errors show a URL with its password redacted.
+	st, err := store.Open(dsn)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		if errors.Is(err, store.ErrForeignDatabase) || errors.Is(err, store.ErrNewerSchema) {
-			fmt.Fprintln(stderr, "kbench serve: nothing was changed in the file; move it away or choose another --data directory")
+			if store.IsPostgresURL(dsn) {
+				fmt.Fprintln(stderr, "kbench serve: nothing was changed in the database; choose another --database")
+			} else {
+				fmt.Fprintln(stderr, "kbench serve: nothing was changed in the file; move it away or choose another --data directory")
+			}
 		}
 		return 1
 	}
@@ -157,7 +170,11 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 		return 1
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "kbench serving on http://%s (data in %s)\n", ln.Addr(), cfg.DataDir)
+	if set.Database != "" {
+		fmt.Fprintf(stdout, "kbench serving on http://%s (data in %s, database %s)\n", ln.Addr(), cfg.DataDir, store.Redact(set.Database))
+	} else {
+		fmt.Fprintf(stdout, "kbench serving on http://%s (data in %s)\n", ln.Addr(), cfg.DataDir)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -40,6 +40,10 @@ func TestServeEnvironment(t *testing.T) {
 			want: func(s *serveSettings) { s.Listen, s.Config.Loopback, s.Config.Token = "0.0.0.0:8080", false, "t" }},
 		{name: "KBENCH_DATA", env: map[string]string{"KBENCH_DATA": "env-data"},
 			want: func(s *serveSettings) { s.Config.DataDir = "env-data" }},
+		{name: "KBENCH_DATABASE", env: map[string]string{"KBENCH_DATABASE": "postgres://kbench:pw@db.example/kbench"},
+			want: func(s *serveSettings) { s.Database = "postgres://kbench:pw@db.example/kbench" }},
+		{name: "KBENCH_DATABASE a path", env: map[string]string{"KBENCH_DATABASE": "elsewhere/k.db"},
+			want: func(s *serveSettings) { s.Database = "elsewhere/k.db" }},
 		{name: "KBENCH_CONCURRENCY", env: map[string]string{"KBENCH_CONCURRENCY": "3"},
 			want: func(s *serveSettings) { s.Config.Concurrency = 3 }},
 		{name: "KBENCH_TOKEN", env: map[string]string{"KBENCH_TOKEN": "s3cret"},
@@ -61,7 +65,7 @@ func TestServeEnvironment(t *testing.T) {
 				s.Config.NotifyURL, s.Config.PublicURL = "https://hooks.example/T0/B0/x", "http://127.0.0.1:8080"
 			}},
 		{name: "empty variables count as unset", env: map[string]string{"KBENCH_LISTEN": "", "KBENCH_DATA": "", "KBENCH_CONCURRENCY": "",
-			"KBENCH_PRIVATE": "", "KBENCH_RUN_TIMEOUT": "", "KBENCH_RETAIN": "", "KBENCH_ALLOW_TARGET": "", "KBENCH_ALLOW_HOST": "", "KBENCH_NOTIFY_URL": ""},
+			"KBENCH_PRIVATE": "", "KBENCH_RUN_TIMEOUT": "", "KBENCH_RETAIN": "", "KBENCH_ALLOW_TARGET": "", "KBENCH_ALLOW_HOST": "", "KBENCH_NOTIFY_URL": "", "KBENCH_DATABASE": ""},
 			want: func(*serveSettings) {}},
 
 		// The command line wins.
@@ -69,6 +73,8 @@ func TestServeEnvironment(t *testing.T) {
 			want: func(s *serveSettings) { s.Listen = "127.0.0.1:0" }},
 		{name: "--data", env: map[string]string{"KBENCH_DATA": "env-data"}, args: []string{"--data", "flag-data"},
 			want: func(s *serveSettings) { s.Config.DataDir = "flag-data" }},
+		{name: "--database", env: map[string]string{"KBENCH_DATABASE": "postgres://a/x"}, args: []string{"--database", "postgresql://b/y"},
+			want: func(s *serveSettings) { s.Database = "postgresql://b/y" }},
 		{name: "--concurrency", env: map[string]string{"KBENCH_CONCURRENCY": "3"}, args: []string{"--concurrency", "2"},
 			want: func(s *serveSettings) { s.Config.Concurrency = 2 }},
 		{name: "--concurrency over a bad variable", env: map[string]string{"KBENCH_CONCURRENCY": "x"}, args: []string{"--concurrency", "2"},

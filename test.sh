@@ -10,7 +10,14 @@
 #     installs with `go install` into its own cache directory (only the Go
 #     module proxy needs to be reachable);
 #  4. `go test -race ./...`: the race detector on every package, the
-#     end-to-end browser tests included (arguments go to this go test);
+#     end-to-end browser tests included (arguments go to this go test),
+#     with a throwaway PostgreSQL cluster (Debian's postgresql, installed
+#     when missing) for the tests that run on both SQLite and PostgreSQL:
+#     initdb in a temporary directory, a free loopback port, as the
+#     postgres user when run as root (PostgreSQL refuses root); its URL in
+#     KBENCH_TEST_POSTGRES and KBENCH_REQUIRE_POSTGRES=1, so that those
+#     tests fail rather than skip; stopped and removed on exit, also on
+#     failure or interruption;
 #  5. fuzzes the profile-upload reader for 5 s.
 # govulncheck is not run: it needs the Go vulnerability database, which
 # the machines this runs on cannot always reach; leave it to a CI with
@@ -22,6 +29,8 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v dot >/dev/null 2>&1 || need+=(graphviz)
 command -v gcc >/dev/null 2>&1 || need+=(gcc) # cgo: the race detector and SQLite
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1; }
+[ -x "$(pg_bin)/initdb" ] || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "test.sh: installing ${need[*]}"
@@ -67,6 +76,48 @@ if ! "$tools/staticcheck" ./...; then
   echo "test.sh: staticcheck $staticcheck_version found the problems above" >&2
   exit 1
 fi
+
+# A throwaway PostgreSQL cluster for the tests that run on both backends.
+pg_dir=""
+pg_stop() {
+  if [ -n "$pg_dir" ]; then
+    as_pg "$(pg_bin)/pg_ctl" -D "$pg_dir/data" -m immediate stop >/dev/null 2>&1 || true
+    rm -rf "$pg_dir"
+    pg_dir=""
+  fi
+}
+trap pg_stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# PostgreSQL refuses to run as root: as root, run it as the postgres user
+# (which Debian's package creates).
+as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+pg_dir=$(mktemp -d -t kbench-pg.XXXXXX)
+if [ "$(id -u)" -eq 0 ]; then chown postgres "$pg_dir"; fi
+as_pg "$(pg_bin)/initdb" -D "$pg_dir/data" -A trust -U kbench -E UTF8 --no-sync >"$pg_dir/initdb.log" 2>&1 ||
+  { cat "$pg_dir/initdb.log" >&2; echo "test.sh: initdb failed" >&2; exit 1; }
+pg_port=""
+for _ in 1 2 3 4 5; do
+  port=$((20000 + RANDOM % 40000))
+  # Taken if something answers there; a race with another process
+  # taking it meanwhile makes pg_ctl fail, and the next port is tried.
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
+  if as_pg "$(pg_bin)/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w -t 60 \
+    -o "-k $pg_dir -p $port -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    start >/dev/null; then
+    pg_port=$port
+    break
+  fi
+done
+if [ -z "$pg_port" ]; then
+  cat "$pg_dir/server.log" >&2 || true
+  echo "test.sh: could not start PostgreSQL" >&2
+  exit 1
+fi
+export KBENCH_TEST_POSTGRES="postgres://kbench@127.0.0.1:$pg_port/postgres?sslmode=disable"
+export KBENCH_REQUIRE_POSTGRES=1
 
 go test -race -count=1 -timeout 15m "$@" ./...
 # Fuzz the upload reader for a few seconds: it must accept exactly what

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/kbench/kbench/internal/pgtest"
 	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner/embedded"
@@ -76,10 +77,28 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// newTestServer starts a server on a fresh store: an SQLite file in its
+// data directory, or a fresh PostgreSQL database (pgtest.URL) when
+// KBENCH_TEST_BACKEND=postgres, which runs the server's tests and
+// benchmarks on PostgreSQL.
 func newTestServer(t testing.TB, mod func(*Config)) *testServer {
 	t.Helper()
+	dsn := ""
+	if os.Getenv("KBENCH_TEST_BACKEND") == "postgres" {
+		dsn = pgtest.URL(t)
+	}
+	return newTestServerOn(t, dsn, mod)
+}
+
+// newTestServerOn is newTestServer on the database dsn names ("": an
+// SQLite file in the data directory).
+func newTestServerOn(t testing.TB, dsn string, mod func(*Config)) *testServer {
+	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	if dsn == "" {
+		dsn = filepath.Join(dir, "kbench.db")
+	}
+	st, err := store.Open(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,9 @@ func TestMigrationABBatch(t *testing.T) {
 
 // TestABBatchRoundTrip: a run's batch is stored and read back by GetRun
 // and ListRuns.
-func TestABBatchRoundTrip(t *testing.T) {
+func TestABBatchRoundTrip(t *testing.T) { eachBackend(t, testABBatchRoundTrip) }
+
+func testABBatchRoundTrip(t *testing.T) {
 	s := newStore(t)
 	a, b := &Run{Label: "a", ABBatch: "ab-1"}, &Run{Label: "b"}
 	create(t, s, a, b)
@@ -84,7 +86,9 @@ func TestABBatchRoundTrip(t *testing.T) {
 // TestAppendRuns: appended measured runs are numbered after the last of
 // their group, warm-up runs get 0, a new group starts at 1, and appends
 // that race for one group never share an index.
-func TestAppendRuns(t *testing.T) {
+func TestAppendRuns(t *testing.T) { eachBackend(t, testAppendRuns) }
+
+func testAppendRuns(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	create(t, s, &Run{Label: "w", GroupID: "g1", Warmup: true}, &Run{Label: "x", GroupID: "g1", GroupIndex: 1},

@@ -16,7 +16,9 @@ import (
 // (FinishRun on a queued run) and as an import is stored (Run.Record on a
 // new run, then CreateRuns), and reads both back through GetRun: each
 // reads back what was written, and the two read back alike.
-func TestOutcomeRoundTrip(t *testing.T) {
+func TestOutcomeRoundTrip(t *testing.T) { eachBackend(t, testOutcomeRoundTrip) }
+
+func testOutcomeRoundTrip(t *testing.T) {
 	finished := time.Date(2026, 2, 3, 4, 5, 6, 789012345, time.UTC)
 	for _, tc := range []struct {
 		name     string
@@ -124,7 +126,8 @@ func checkOutcome(t *testing.T, s *Store, got *rundoc.Run, o Outcome) {
 		{"Error", got.Error, o.Error},
 		{"Complete", got.Complete, o.Complete},
 		{"Output", got.Output, o.Output},
-		{"FinishedAt", got.FinishedAt != nil && got.FinishedAt.Equal(o.FinishedAt), true},
+		// Times are kept as the backend keeps them (storedTime).
+		{"FinishedAt", got.FinishedAt != nil && got.FinishedAt.Equal(s.stored(o.FinishedAt)), true},
 		{"Environment", got.Environment, o.Environment},
 		{"Measurement", got.Measurement, o.Measurement},
 		{"Documents", got.Documents, wantDocs},
@@ -155,7 +158,9 @@ func checkOutcome(t *testing.T, s *Store, got *rundoc.Run, o Outcome) {
 // TestOutcomeUnknownDirection: a metric whose direction is none of
 // rundoc's is refused by both ways of storing an outcome, and nothing is
 // stored.
-func TestOutcomeUnknownDirection(t *testing.T) {
+func TestOutcomeUnknownDirection(t *testing.T) { eachBackend(t, testOutcomeUnknownDirection) }
+
+func testOutcomeUnknownDirection(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	o := Outcome{Status: rundoc.StatusSucceeded, Metrics: []rundoc.Metric{{Name: "x", Value: 1, Better: "sideways"}}}
@@ -174,7 +179,9 @@ func TestOutcomeUnknownDirection(t *testing.T) {
 
 // TestOutcomeOneMetricOfAName: a run holds one metric of a name, the
 // first given, whichever way it is stored.
-func TestOutcomeOneMetricOfAName(t *testing.T) {
+func TestOutcomeOneMetricOfAName(t *testing.T) { eachBackend(t, testOutcomeOneMetricOfAName) }
+
+func testOutcomeOneMetricOfAName(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	o := Outcome{Status: rundoc.StatusSucceeded, Metrics: []rundoc.Metric{
@@ -208,7 +215,9 @@ func TestOutcomeOneMetricOfAName(t *testing.T) {
 // unreadable: GetRun returns the run with DocumentErr naming the
 // document, that document nil, the other one decoded, and Documents
 // holding both texts as stored.
-func TestUndecodableDocument(t *testing.T) {
+func TestUndecodableDocument(t *testing.T) { eachBackend(t, testUndecodableDocument) }
+
+func testUndecodableDocument(t *testing.T) {
 	goodEnv := docText(t, rundoc.Environment{GoVersion: "go1.26.8", Cores: 2})
 	goodMeas := docText(t, rundoc.Measurement{MeasuredRecords: 10, WindowSeconds: 1})
 	for _, tc := range []struct {

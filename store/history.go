@@ -25,6 +25,53 @@ func historyEnvironment(fields string, config sql.NullString, configs map[string
 	if err := json.Unmarshal([]byte(fields), &f); err != nil {
 		return nil, err
 	}
+	return environmentOf(f, config, configs)
+}
+
+// historyFields is what envPaths extract, for decoding a document in Go
+// where the database cannot extract them (PostgreSQL: the column is
+// text, and a cast to json fails the whole query on one bad document).
+type historyFields struct {
+	KbenchVersion  json.RawMessage `json:"kbench_version"`
+	KbenchBuild    json.RawMessage `json:"kbench_build"`
+	GoVersion      json.RawMessage `json:"go_version"`
+	KafkaGoVersion json.RawMessage `json:"kafka_go_version"`
+	CPUModel       json.RawMessage `json:"cpu_model"`
+	Cores          json.RawMessage `json:"cores"`
+	Kernel         json.RawMessage `json:"kernel"`
+	Host           json.RawMessage `json:"host"`
+	Broker         json.RawMessage `json:"broker"`
+	Target         struct {
+		ReleaseGuess json.RawMessage `json:"release_guess"`
+	} `json:"target"`
+	Config json.RawMessage `json:"config"`
+}
+
+// documentEnvironment builds a run's history environment from its whole
+// stored document as the SQLite query does from the extracted fields:
+// text that is not JSON gives none (json_valid), and a field of another
+// shape than expected (a target that is no object) is absent, as
+// json_extract has it.
+func documentEnvironment(doc string, configs map[string]*rundoc.Config) (*rundoc.Environment, bool, error) {
+	if !json.Valid([]byte(doc)) {
+		return nil, false, nil
+	}
+	var h historyFields
+	// A type mismatch leaves that field out and fills the rest, which is
+	// what json_extract gives for it.
+	_ = json.Unmarshal([]byte(doc), &h)
+	f := [10]json.RawMessage{h.KbenchVersion, h.KbenchBuild, h.GoVersion, h.KafkaGoVersion, h.CPUModel,
+		h.Cores, h.Kernel, h.Host, h.Broker, h.Target.ReleaseGuess}
+	var config sql.NullString
+	if len(h.Config) > 0 && string(h.Config) != "null" {
+		config = sql.NullString{String: string(h.Config), Valid: true}
+	}
+	e, err := environmentOf(f, config, configs)
+	return e, true, err
+}
+
+// environmentOf is historyEnvironment's decoding of the fields.
+func environmentOf(f [10]json.RawMessage, config sql.NullString, configs map[string]*rundoc.Config) (*rundoc.Environment, error) {
 	var e rundoc.Environment
 	var guess string
 	for i, dst := range []any{&e.KbenchVersion, &e.KbenchBuild, &e.GoVersion, &e.KafkaGoVersion, &e.CPUModel, &e.Cores, &e.Kernel, &e.Host, &e.Broker, &guess} {
@@ -106,9 +153,15 @@ func (s *Store) seriesRuns(ctx context.Context, series string, metrics []string,
 	}
 	cols := "r.id, r.warmup, r.run_at"
 	if withEnv {
-		cols += `, r.meta, r.label, r.workload, r.source, r.created_at,
+		cols += `, r.meta, r.label, r.workload, r.source, r.created_at`
+		if s.pg {
+			// The whole document, decoded in Go (documentEnvironment).
+			cols += `, r.environment, NULL`
+		} else {
+			cols += `,
 		CASE WHEN json_valid(r.environment) THEN json_extract(r.environment, ` + envPaths + `) END,
 		CASE WHEN json_valid(r.environment) THEN json_extract(r.environment, '$.config') END`
+		}
 	}
 	var args []any
 	for _, m := range metrics {
@@ -125,8 +178,13 @@ func (s *Store) seriesRuns(ctx context.Context, series string, metrics []string,
 	// a series, and scanning was most of the time. Without INDEXED BY,
 	// SQLite's planner (having no statistics) may walk every succeeded
 	// run by status instead.
-	rs, err := s.sqlDB.QueryContext(ctx, `SELECT `+cols+` FROM runs r INDEXED BY idx_runs_series_status
-		WHERE r.series = ? AND r.status = ? ORDER BY r.run_at, r.id`, args...)
+	// PostgreSQL's planner has statistics and picks the index itself.
+	from := "runs r INDEXED BY idx_runs_series_status"
+	if s.pg {
+		from = "runs r"
+	}
+	rs, err := s.sqlDB.QueryContext(ctx, s.rebind(`SELECT `+cols+` FROM `+from+`
+		WHERE r.series = ? AND r.status = ? ORDER BY r.run_at, r.id`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: series %q: %w", series, err)
 	}
@@ -160,7 +218,14 @@ func (s *Store) seriesRuns(ctx context.Context, series string, metrics []string,
 			return nil, fmt.Errorf("store: series %q: %w", series, err)
 		}
 		d.Meta = meta.owned()
-		if env.Valid {
+		switch {
+		case env.Valid && s.pg:
+			var ok bool
+			var err error
+			if d.Environment, ok, err = documentEnvironment(env.String, configs); ok {
+				d.DocumentErr = err
+			}
+		case env.Valid:
 			// A document this code cannot read is no environment, as
 			// SetDocuments has it: the run gets no marks.
 			d.Environment, d.DocumentErr = historyEnvironment(env.String, config, configs)
@@ -205,7 +270,7 @@ func (s *Store) RunsMeta(ctx context.Context, ids []uint) (map[uint]map[string]s
 	for i, id := range ids {
 		args[i] = id
 	}
-	rs, err := s.sqlDB.QueryContext(ctx, `SELECT id, meta FROM runs WHERE id IN (`+marks(len(ids))+`)`, args...)
+	rs, err := s.sqlDB.QueryContext(ctx, s.rebind(`SELECT id, meta FROM runs WHERE id IN (`+marks(len(ids))+`)`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: metadata of runs %v: %w", ids, err)
 	}
@@ -249,9 +314,9 @@ func (s *Store) seriesMetricKinds(ctx context.Context, series string, metrics []
 	for _, m := range metrics {
 		args = append(args, m)
 	}
-	rs, err := s.sqlDB.QueryContext(ctx, `SELECT DISTINCT m.name, m.unit, m.better
+	rs, err := s.sqlDB.QueryContext(ctx, s.rebind(`SELECT DISTINCT m.name, m.unit, m.better
 		FROM runs r JOIN metrics m ON m.run_id = r.id
-		WHERE r.series = ? AND r.status = ? AND m.name IN (`+marks(len(metrics))+`)`, args...)
+		WHERE r.series = ? AND r.status = ? AND m.name IN (`+marks(len(metrics))+`)`), args...)
 	if err != nil {
 		return nil, fmt.Errorf("units of %v: %w", metrics, err)
 	}
@@ -319,10 +384,20 @@ type SeriesInfo struct {
 func (s *Store) ListSeries(ctx context.Context) ([]SeriesInfo, error) {
 	// SQLite gives the bare column (workload) from the row MAX(id)
 	// picked: the last run stored.
-	rs, err := s.sqlDB.QueryContext(ctx, `SELECT series, COUNT(*), MAX(id), SUM(id), workload
+	query := `SELECT series, COUNT(*), MAX(id), SUM(id), workload
 		FROM runs INDEXED BY idx_runs_series_status
 		WHERE series > '' AND status = ?
-		GROUP BY series ORDER BY series`, rundoc.StatusSucceeded)
+		GROUP BY series ORDER BY series`
+	if s.pg {
+		// PostgreSQL has no bare columns: the last run's workload is
+		// read by its id (the primary key), once a series. SUM of a
+		// bigint is numeric there.
+		query = `SELECT g.series, g.n, g.max_id, g.sum_id, (SELECT r.workload FROM runs r WHERE r.id = g.max_id)
+		FROM (SELECT series, COUNT(*) AS n, MAX(id) AS max_id, SUM(id)::bigint AS sum_id
+			FROM runs WHERE series > '' AND status = $1 GROUP BY series) g
+		ORDER BY g.series`
+	}
+	rs, err := s.sqlDB.QueryContext(ctx, query, rundoc.StatusSucceeded)
 	if err != nil {
 		return nil, fmt.Errorf("store: list series: %w", err)
 	}

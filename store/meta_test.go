@@ -58,7 +58,9 @@ func TestMigrationMetaSeries(t *testing.T) {
 // the fingerprint on the run's branch, the tool and label of an import,
 // or the one a run names; the time is the creation, then the start, or
 // the one given.
-func TestMetaSeriesTime(t *testing.T) {
+func TestMetaSeriesTime(t *testing.T) { eachBackend(t, testMetaSeriesTime) }
+
+func testMetaSeriesTime(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	meta := Meta{"commit": "abc123", "branch": "trunk"}

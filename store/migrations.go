@@ -33,7 +33,7 @@ var migrations = []*gormigrate.Migration{
 }
 
 // migrationOptions: every migration that has not run yet runs in one
-// transaction (SQLite's DDL is transactional), so a failure leaves the
+// transaction (SQLite's and PostgreSQL's DDL is transactional), so a failure leaves the
 // database as it was; unknown IDs fail the migration even if a newer kbench
 // migrated the file between inspect and migrate.
 func migrationOptions() *gormigrate.Options {
@@ -45,6 +45,10 @@ func migrationOptions() *gormigrate.Options {
 		ValidateUnknownMigrations: true,
 	}
 }
+
+// isPostgres reports whether db is a PostgreSQL database: the few
+// statements SQLite and PostgreSQL spell differently choose by it.
+func isPostgres(db *gorm.DB) bool { return db.Dialector.Name() == "postgres" }
 
 // migrate brings db's schema to SchemaVersion.
 func migrate(db *gorm.DB) error {
@@ -182,7 +186,13 @@ func migrate0002(tx *gorm.DB) error {
 		}
 	}
 	const wpGroup = "wp-" + "[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]" + "-?*"
-	if err := tx.Exec("UPDATE runs SET ab_batch = substr(group_id, 1, 15) WHERE ab_batch = '' AND group_id GLOB ?", wpGroup).Error; err != nil {
+	stmt, pattern := "UPDATE runs SET ab_batch = substr(group_id, 1, 15) WHERE ab_batch = '' AND group_id GLOB ?", wpGroup
+	if isPostgres(tx) {
+		// PostgreSQL has no GLOB: the same pattern as a regular
+		// expression (GLOB is case-sensitive, as ~ is).
+		stmt, pattern = "UPDATE runs SET ab_batch = substr(group_id, 1, 15) WHERE ab_batch = '' AND group_id ~ ?", "^wp-[0-9a-f]{12}-.+$"
+	}
+	if err := tx.Exec(stmt, pattern).Error; err != nil {
 		return fmt.Errorf("write-path batches: %w", err)
 	}
 	return nil

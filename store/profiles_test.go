@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-func TestAddProfiles(t *testing.T) {
+func TestAddProfiles(t *testing.T) { eachBackend(t, testAddProfiles) }
+
+func testAddProfiles(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	runs := []*Run{{Label: "x", Workload: "producer", Spec: "{}"}}
@@ -39,6 +41,10 @@ func TestAddProfiles(t *testing.T) {
 }
 
 func TestGenerationChangesOnWritesOnly(t *testing.T) {
+	eachBackend(t, testGenerationChangesOnWritesOnly)
+}
+
+func testGenerationChangesOnWritesOnly(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	g0 := s.Generation()

@@ -11,7 +11,9 @@ import (
 
 // TestPruneRuns deletes the finished runs that ended before the cutoff and
 // that no report uses, with their children; everything else stays.
-func TestPruneRuns(t *testing.T) {
+func TestPruneRuns(t *testing.T) { eachBackend(t, testPruneRuns) }
+
+func testPruneRuns(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	now := time.Now().UTC()
@@ -78,7 +80,9 @@ func TestPruneRuns(t *testing.T) {
 }
 
 // TestPruneRunsInBatches: more runs than one batch are all pruned.
-func TestPruneRunsInBatches(t *testing.T) {
+func TestPruneRunsInBatches(t *testing.T) { eachBackend(t, testPruneRunsInBatches) }
+
+func testPruneRunsInBatches(t *testing.T) {
 	s := newStore(t)
 	old := time.Now().UTC().Add(-100 * 24 * time.Hour)
 	var runs []*Run
@@ -96,7 +100,9 @@ func TestPruneRunsInBatches(t *testing.T) {
 }
 
 // TestReportsUsingRun lists the reports that hold a run back.
-func TestReportsUsingRun(t *testing.T) {
+func TestReportsUsingRun(t *testing.T) { eachBackend(t, testReportsUsingRun) }
+
+func testReportsUsingRun(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	a, b := &Run{Status: rundoc.StatusSucceeded}, &Run{Status: rundoc.StatusSucceeded}

@@ -85,11 +85,13 @@ func (s *Store) CreateReport(ctx context.Context, doc *rundoc.Report) error {
 		r.Slug = NewSlug()
 	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var n int64
-		if err := tx.Model(&Run{}).Where("id IN ?", r.RunIDs).Count(&n).Error; err != nil {
+		// FOR SHARE on PostgreSQL: a run of the report cannot be deleted
+		// until the report is stored (DeleteRun locks it FOR UPDATE).
+		var found []uint
+		if err := lockFor(tx, "SHARE").Model(&Run{}).Where("id IN ?", r.RunIDs).Pluck("id", &found).Error; err != nil {
 			return err
 		}
-		if int(n) != len(r.RunIDs) {
+		if len(found) != len(r.RunIDs) {
 			return fmt.Errorf("a run of the report: %w", ErrNotFound)
 		}
 		if err := tx.Create(r).Error; err != nil {

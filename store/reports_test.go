@@ -10,7 +10,9 @@ import (
 	"github.com/kbench/kbench/rundoc"
 )
 
-func TestReports(t *testing.T) {
+func TestReports(t *testing.T) { eachBackend(t, testReports) }
+
+func testReports(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	a := &Run{Label: "trunk", Status: rundoc.StatusSucceeded, Metrics: []Metric{{Name: "records-per-sec", Value: 10, Unit: "records/s", Better: "higher"}}}

@@ -92,15 +92,26 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error 
 	for i, r := range runs {
 		before[i] = saved{r.CreatedAt, r.RunAt, r.FinishedAt, r.GroupIndex, r.SeriesKey, r.Meta}
 	}
-	now := time.Now().UTC()
+	created := s.now()
 	for _, r := range runs {
 		if r.Final() && r.FinishedAt == nil {
-			r.FinishedAt = &now
+			r.FinishedAt = &created
+		}
+		if r.FinishedAt != nil && *r.FinishedAt != s.stored(*r.FinishedAt) {
+			at := s.stored(*r.FinishedAt)
+			r.FinishedAt = &at
 		}
 		if r.RunAt.IsZero() {
-			r.RunAt = now
+			r.RunAt = created
 		}
-		r.RunAt = r.RunAt.UTC()
+		r.RunAt = s.stored(r.RunAt)
+		if !r.CreatedAt.IsZero() {
+			r.CreatedAt = s.stored(r.CreatedAt)
+		}
+		if r.StartedAt != nil {
+			at := s.stored(*r.StartedAt)
+			r.StartedAt = &at
+		}
 		r.SeriesKey = seriesOf(r)
 		if r.Meta == nil {
 			// Not nil: GORM writes a nil map of a batch as DEFAULT,
@@ -140,6 +151,24 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error 
 // numberInGroups sets the GroupIndex of new runs after the largest their
 // group has in tx.
 func numberInGroups(tx *gorm.DB, runs []*Run) error {
+	if isPostgres(tx) {
+		// SQLite's transaction holds the write lock from its start;
+		// PostgreSQL's reads do not block each other, so two appends to a
+		// group would read the same last index. Lock each group (in one
+		// order, so that appends to several never deadlock) until commit.
+		var groups []string
+		for _, r := range runs {
+			if r.GroupID != "" && !r.Warmup {
+				groups = append(groups, r.GroupID)
+			}
+		}
+		slices.Sort(groups)
+		for _, g := range slices.Compact(groups) {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?, hashtext(?))", advisoryGroups, g).Error; err != nil {
+				return fmt.Errorf("lock group %s: %w", g, err)
+			}
+		}
+	}
 	next := map[string]int{}
 	for _, r := range runs {
 		if r.GroupID == "" || r.Warmup {
@@ -162,6 +191,12 @@ func numberInGroups(tx *gorm.DB, runs []*Run) error {
 	}
 	return nil
 }
+
+// advisoryGroups is the first key of the PostgreSQL advisory locks that
+// serialize appends to a repetition group (the second is the group's
+// hash): a number of kbench's own, so as not to meet another
+// application's locks.
+const advisoryGroups = 0x6b62
 
 // prepareRun fills in a new run's defaults and checks it.
 func prepareRun(r *Run) error {
@@ -330,10 +365,11 @@ func (s *Store) StartRun(ctx context.Context, id uint, at time.Time) error {
 	if at.IsZero() {
 		at = time.Now()
 	}
+	at = s.stored(at)
 	db := s.db.WithContext(ctx)
 	res := db.Model(&Run{}).
 		Where("id = ? AND status = ?", id, rundoc.StatusQueued).
-		Updates(map[string]any{"status": rundoc.StatusRunning, "started_at": at.UTC(), "run_at": at.UTC()})
+		Updates(map[string]any{"status": rundoc.StatusRunning, "started_at": at, "run_at": at})
 	if err := changed(db, id, res); err != nil {
 		return fmt.Errorf("store: start run %d: %w", id, err)
 	}
@@ -351,7 +387,7 @@ func (s *Store) CancelQueued(ctx context.Context, id uint, reason string) error 
 		Updates(map[string]any{
 			"status":      rundoc.StatusCanceled,
 			"error":       reason,
-			"finished_at": time.Now().UTC(),
+			"finished_at": s.now(),
 		})
 	if err := changed(db, id, res); err != nil {
 		return fmt.Errorf("store: cancel run %d: %w", id, err)
@@ -369,7 +405,7 @@ func (s *Store) MarkInterrupted(ctx context.Context, reason string) (int64, erro
 		Updates(map[string]any{
 			"status":      rundoc.StatusInterrupted,
 			"error":       reason,
-			"finished_at": time.Now().UTC(),
+			"finished_at": s.now(),
 		})
 	if res.Error != nil {
 		return 0, fmt.Errorf("store: mark interrupted: %w", res.Error)
@@ -442,7 +478,7 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 			"records_per_sec": rps,
 			"mb_per_sec":      mbps,
 			"p99_ms":          p99,
-			"finished_at":     finished.UTC(),
+			"finished_at":     s.stored(finished),
 		}
 		if len(o.Meta) > 0 {
 			var stored Run
@@ -474,7 +510,11 @@ func (s *Store) DeleteRun(ctx context.Context, id uint) error {
 	defer s.wrote()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var r Run
-		if err := tx.Select("id", "status").Where("id = ?", id).Take(&r).Error; err != nil {
+		// On PostgreSQL, lock the run: a report being created on it (which
+		// holds it FOR SHARE) is either committed before the check of
+		// reports below, or sees the run gone. SQLite's transaction holds
+		// the write lock throughout.
+		if err := lockFor(tx, "UPDATE").Select("id", "status").Where("id = ?", id).Take(&r).Error; err != nil {
 			return notFound(err)
 		}
 		if !r.Final() {
@@ -511,12 +551,27 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 	for {
 		var batch []uint
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			err := tx.Model(&Run{}).
-				Where("status IN ? AND COALESCE(finished_at, created_at) < ?", final, cutoff.UTC()).
+			err := lockFor(tx, "UPDATE").Model(&Run{}).
+				Where("status IN ? AND COALESCE(finished_at, created_at) < ?", final, s.stored(cutoff)).
 				Where("id NOT IN (?)", tx.Model(&ReportRun{}).Select("run_id")).
 				Order("id").Limit(pruneBatch).Pluck("id", &batch).Error
 			if err != nil || len(batch) == 0 {
 				return err
+			}
+			if isPostgres(tx) {
+				// The runs are locked now, but the check of reports
+				// above saw the database as it was when the statement
+				// began: a report committed while it waited for a lock
+				// is seen by a new statement only.
+				var kept []uint
+				if err := tx.Model(&Run{}).Where("id IN ?", batch).
+					Where("id NOT IN (?)", tx.Model(&ReportRun{}).Select("run_id")).
+					Order("id").Pluck("id", &kept).Error; err != nil {
+					return err
+				}
+				if batch = kept; len(batch) == 0 {
+					return nil
+				}
 			}
 			return tx.Delete(&Run{}, batch).Error
 		})
@@ -529,6 +584,16 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 		s.wrote()
 		pruned = append(pruned, batch...)
 	}
+}
+
+// lockFor adds a row lock (FOR UPDATE, FOR SHARE) to a query on
+// PostgreSQL; on SQLite, whose transactions hold the database's write
+// lock from their start, it changes nothing.
+func lockFor(tx *gorm.DB, strength string) *gorm.DB {
+	if !isPostgres(tx) {
+		return tx
+	}
+	return tx.Clauses(clause.Locking{Strength: strength})
 }
 
 // changed explains a conditional update of run id: nil if it changed the

@@ -22,6 +22,10 @@ import (
 type Store struct {
 	db    *gorm.DB
 	sqlDB *sql.DB
+	// pg is set for a PostgreSQL store, whose SQL differs from SQLite's
+	// in a few queries (history.go) and which takes $n placeholders in
+	// queries sent through sqlDB (rebind).
+	pg bool
 	// gen counts committed writes, so callers can cache what they derive
 	// from the store (rendered pages) until the next write.
 	gen atomic.Uint64
@@ -41,17 +45,28 @@ func (s *Store) wrote() { s.gen.Add(1) }
 // the server's writes are short, so waiting beats failing.
 const busyTimeout = 5 * time.Second
 
-// Open opens (creating it if needed) the SQLite database at path and
-// brings its schema up to date. path must be a file: WAL mode, which lets
-// the run list be read while a result is being written, does not exist
-// for in-memory databases.
+// Open opens a kbench database and brings its schema up to date: a
+// PostgreSQL database when dsn is a postgres:// or postgresql:// URL
+// (IsPostgresURL; see openPostgres), otherwise the SQLite file at path
+// dsn, created if needed. An SQLite path must be a file: WAL mode, which
+// lets the run list be read while a result is being written, does not
+// exist for in-memory databases.
 //
-// A file that is not a kbench database, or one a newer kbench wrote, is
+// A database that is not kbench's, or one a newer kbench wrote, is
 // refused with a *SchemaError (errors.Is ErrForeignDatabase or
-// ErrNewerSchema) before anything is written to it: the file is left
-// exactly as it was. A kbench database from before schema versions is
-// recognised as version 0001_initial and upgraded.
-func Open(path string) (*Store, error) {
+// ErrNewerSchema) before anything is written to it: it is left exactly
+// as it was. A kbench SQLite database from before schema versions is
+// recognised as version 0001_initial and upgraded. Errors name a URL
+// with its password redacted (Redact).
+func Open(dsn string) (*Store, error) {
+	if IsPostgresURL(dsn) {
+		return openPostgres(dsn)
+	}
+	return openSQLite(dsn)
+}
+
+// openSQLite opens the SQLite database file at path.
+func openSQLite(path string) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("store: open: empty path")
 	}
@@ -78,13 +93,7 @@ func Open(path string) (*Store, error) {
 	// corrupt the file.
 	dsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_txlock=immediate",
 		path, busyTimeout.Milliseconds())
-	db, err := gorm.Open(sqlite.Open(dsn), &gorm.Config{
-		Logger:  dbLogger{},
-		NowFunc: func() time.Time { return time.Now().UTC() },
-		// Single statements are atomic anyway; the operations that need
-		// more than one open their own transaction.
-		SkipDefaultTransaction: true,
-	})
+	db, err := gorm.Open(sqlite.Open(dsn), gormConfig("", false))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -99,16 +108,44 @@ func Open(path string) (*Store, error) {
 	sqlDB.SetMaxOpenConns(max(maxConns, 4))
 	sqlDB.SetMaxIdleConns(max(maxConns, 4))
 	s := &Store{db: db, sqlDB: sqlDB}
-	if err := s.init(); err != nil {
+	if err := s.initSQLite(); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	return s, nil
 }
 
-// init checks the connection settings and migrates the schema to
+// gormConfig is the GORM configuration of both backends; secret is a
+// password the logger must never show ("" for none).
+func gormConfig(secret string, pg bool) *gorm.Config {
+	return &gorm.Config{
+		Logger:  dbLogger{secret: secret},
+		NowFunc: func() time.Time { return storedTime(time.Now(), pg) },
+		// Single statements are atomic anyway; the operations that need
+		// more than one open their own transaction.
+		SkipDefaultTransaction: true,
+	}
+}
+
+// storedTime is t as the store writes it: in UTC on both backends, and
+// on PostgreSQL to the microsecond, its timestamptz precision (SQLite
+// keeps nanoseconds), so that what is read back equals what was written.
+func storedTime(t time.Time, pg bool) time.Time {
+	if pg {
+		return t.UTC().Truncate(time.Microsecond)
+	}
+	return t.UTC()
+}
+
+// now is the current time as s writes it.
+func (s *Store) now() time.Time { return storedTime(time.Now(), s.pg) }
+
+// stored is t as s writes it (storedTime).
+func (s *Store) stored(t time.Time) time.Time { return storedTime(t, s.pg) }
+
+// initSQLite checks the connection settings and migrates the schema to
 // SchemaVersion.
-func (s *Store) init() error {
+func (s *Store) initSQLite() error {
 	var mode string
 	if err := s.db.Raw("PRAGMA journal_mode").Scan(&mode).Error; err != nil {
 		return fmt.Errorf("journal mode: %w", err)
@@ -139,7 +176,10 @@ func (s *Store) Close() error {
 // arguments (a spec or an output can be large, and row data has no place
 // in the server's log), and errors that only say the caller gave up or
 // found no row are left to the caller.
-type dbLogger struct{}
+//
+// secret, when set, is the database password: any message that holds it
+// (a driver's error quoting its connection string) shows it redacted.
+type dbLogger struct{ secret string }
 
 func (l dbLogger) LogMode(logger.LogLevel) logger.Interface { return l }
 
@@ -147,17 +187,17 @@ func (dbLogger) Info(context.Context, string, ...any) {}
 
 func (dbLogger) Warn(context.Context, string, ...any) {}
 
-func (dbLogger) Error(ctx context.Context, msg string, args ...any) {
-	slog.ErrorContext(ctx, "store: "+fmt.Sprintf(msg, args...))
+func (l dbLogger) Error(ctx context.Context, msg string, args ...any) {
+	slog.ErrorContext(ctx, redactSecret("store: "+fmt.Sprintf(msg, args...), l.secret))
 }
 
-func (dbLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
+func (l dbLogger) Trace(ctx context.Context, begin time.Time, fc func() (string, int64), err error) {
 	if err == nil || errors.Is(err, gorm.ErrRecordNotFound) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return
 	}
 	sql, _ := fc()
-	slog.ErrorContext(ctx, "store: statement failed", "err", err, "sql", sql, "elapsed", time.Since(begin))
+	slog.ErrorContext(ctx, "store: statement failed", "err", redactSecret(err.Error(), l.secret), "sql", sql, "elapsed", time.Since(begin))
 }
 
 // ParamsFilter drops a statement's arguments from what is logged.

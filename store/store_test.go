@@ -19,13 +19,49 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/kbench/kbench/internal/pgtest"
 	"github.com/kbench/kbench/rundoc"
 )
 
-// newStore opens a fresh database in t's temporary directory.
+// backends are the databases the store's tests run on: each test that
+// holds for both runs once per backend through eachBackend, as subtests
+// named after them. Tests of SQLite files themselves (fixtures from
+// older kbench versions, WAL, inspection of a file, query plans) stay
+// SQLite-only and say so.
+var backends = []string{"sqlite", "postgres"}
+
+// eachBackend runs f as a subtest per backend; newStore inside it opens
+// that backend's database.
+func eachBackend(t *testing.T, f func(t *testing.T)) {
+	for _, b := range backends {
+		t.Run(b, f)
+	}
+}
+
+// backendOf is the backend a test runs on: the one eachBackend named
+// its subtest after ("TestX/postgres/..."), SQLite outside eachBackend.
+func backendOf(t testing.TB) string {
+	if parts := strings.Split(t.Name(), "/"); len(parts) > 1 && slices.Contains(backends, parts[1]) {
+		return parts[1]
+	}
+	return "sqlite"
+}
+
+// storeDSN is a fresh, empty database of t's backend: a file in t's
+// temporary directory, or a new PostgreSQL database (pgtest.URL: skipped
+// without KBENCH_TEST_POSTGRES) dropped when t ends.
+func storeDSN(t testing.TB) string {
+	t.Helper()
+	if backendOf(t) == "postgres" {
+		return pgtest.URL(t)
+	}
+	return filepath.Join(t.TempDir(), "kbench.db")
+}
+
+// newStore opens a fresh database of t's backend.
 func newStore(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "kbench.db"))
+	s, err := Open(storeDSN(t))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -95,6 +131,28 @@ func sum256(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// refuseInsert makes the database refuse, with message, a row inserted
+// into table whose column holds value: a failure half-way through a
+// transaction, on either backend.
+func refuseInsert(t testing.TB, s *Store, table, column, value, message string) {
+	t.Helper()
+	name := "refuse_" + table
+	stmts := []string{fmt.Sprintf(`CREATE TRIGGER %s BEFORE INSERT ON %s
+		WHEN NEW.%s = '%s' BEGIN SELECT RAISE(ABORT, '%s'); END`, name, table, column, value, message)}
+	if s.pg {
+		stmts = []string{
+			fmt.Sprintf(`CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN IF NEW.%s = '%s' THEN RAISE EXCEPTION '%s'; END IF; RETURN NEW; END $$`, name, column, value, message),
+			fmt.Sprintf(`CREATE TRIGGER %s BEFORE INSERT ON %s FOR EACH ROW EXECUTE FUNCTION %s()`, name, table, name),
+		}
+	}
+	for _, stmt := range stmts {
+		if err := s.db.Exec(stmt).Error; err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+}
+
 // rowCount counts table rows of one run, bypassing the store's queries.
 func rowCount(t *testing.T, s *Store, table string, runID uint) int64 {
 	t.Helper()
@@ -156,7 +214,7 @@ func TestOpenRejects(t *testing.T) {
 	}
 }
 
-// TestIndexes checks the plans of ListRuns' queries on a deep page: each
+// TestIndexes (SQLite: its query plans) checks the plans of ListRuns' queries on a deep page: each
 // filter finds the page in its own index, in id order, without a sort and
 // without reading the rows it skips; combined filters are resolved in one
 // index too.
@@ -212,7 +270,9 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 	return strings.Join(plan, "; ")
 }
 
-func TestCreateAndGetRun(t *testing.T) {
+func TestCreateAndGetRun(t *testing.T) { eachBackend(t, testCreateAndGetRun) }
+
+func testCreateAndGetRun(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	before := time.Now().Add(-time.Second)
@@ -259,7 +319,9 @@ func TestCreateAndGetRun(t *testing.T) {
 	}
 }
 
-func TestCreateRunsAllOrNothing(t *testing.T) {
+func TestCreateRunsAllOrNothing(t *testing.T) { eachBackend(t, testCreateRunsAllOrNothing) }
+
+func testCreateRunsAllOrNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		bad  *Run
@@ -289,13 +351,12 @@ func TestCreateRunsAllOrNothing(t *testing.T) {
 
 // TestCreateRunsFailedInsert makes the database refuse a run half-way
 // through a batch: none stays stored, and none looks stored.
-func TestCreateRunsFailedInsert(t *testing.T) {
+func TestCreateRunsFailedInsert(t *testing.T) { eachBackend(t, testCreateRunsFailedInsert) }
+
+func testCreateRunsFailedInsert(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	if err := s.db.Exec(`CREATE TRIGGER refuse_run BEFORE INSERT ON runs
-		WHEN NEW.label = 'refused' BEGIN SELECT RAISE(ABORT, 'run refused'); END`).Error; err != nil {
-		t.Fatal(err)
-	}
+	refuseInsert(t, s, "runs", "label", "refused", "run refused")
 	runs := []*Run{{Label: "a"}, {Label: "b", Status: rundoc.StatusSucceeded}, {Label: "refused"}}
 	err := s.CreateRuns(ctx, runs)
 	if err == nil || !strings.Contains(err.Error(), "run refused") {
@@ -312,7 +373,9 @@ func TestCreateRunsFailedInsert(t *testing.T) {
 }
 
 // TestCreateImportedRun stores a finished run with its results at once.
-func TestCreateImportedRun(t *testing.T) {
+func TestCreateImportedRun(t *testing.T) { eachBackend(t, testCreateImportedRun) }
+
+func testCreateImportedRun(t *testing.T) {
 	s := newStore(t)
 	data := []byte("not really gzipped pprof")
 	r := &Run{
@@ -380,7 +443,9 @@ func seedList(t *testing.T, s *Store) map[int]uint {
 	return byI
 }
 
-func TestListRuns(t *testing.T) {
+func TestListRuns(t *testing.T) { eachBackend(t, testListRuns) }
+
+func testListRuns(t *testing.T) {
 	s := newStore(t)
 	id := seedList(t, s)
 	// is turns seed indexes into IDs.
@@ -430,7 +495,9 @@ func TestListRuns(t *testing.T) {
 	}
 }
 
-func TestListRunsColumns(t *testing.T) {
+func TestListRunsColumns(t *testing.T) { eachBackend(t, testListRunsColumns) }
+
+func testListRunsColumns(t *testing.T) {
 	s := newStore(t)
 	r := &Run{Label: "trunk", Workload: "producer", Spec: `{"a":1}`, Fingerprint: "fp", GroupID: "g", GroupIndex: 1,
 		Output: "out", Environment: docText(t, rundoc.Environment{GoVersion: "go1.26.8"}),
@@ -455,7 +522,9 @@ func TestListRunsColumns(t *testing.T) {
 	}
 }
 
-func TestListRunsLimit(t *testing.T) {
+func TestListRunsLimit(t *testing.T) { eachBackend(t, testListRunsLimit) }
+
+func testListRunsLimit(t *testing.T) {
 	s := newStore(t)
 	runs := make([]*Run, 510)
 	for i := range runs {
@@ -475,7 +544,9 @@ func TestListRunsLimit(t *testing.T) {
 	}
 }
 
-func TestLabels(t *testing.T) {
+func TestLabels(t *testing.T) { eachBackend(t, testLabels) }
+
+func testLabels(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	got, err := s.Labels(ctx)
@@ -489,7 +560,9 @@ func TestLabels(t *testing.T) {
 	}
 }
 
-func TestCountRuns(t *testing.T) {
+func TestCountRuns(t *testing.T) { eachBackend(t, testCountRuns) }
+
+func testCountRuns(t *testing.T) {
 	s := newStore(t)
 	seedList(t, s)
 	if n, err := s.CountRuns(context.Background()); n != 24 || err != nil {
@@ -498,7 +571,9 @@ func TestCountRuns(t *testing.T) {
 }
 
 // TestTransitions applies every state change to a run in every status.
-func TestTransitions(t *testing.T) {
+func TestTransitions(t *testing.T) { eachBackend(t, testTransitions) }
+
+func testTransitions(t *testing.T) {
 	ctx := context.Background()
 	ops := []struct {
 		name  string
@@ -568,7 +643,9 @@ func nonNil(t *time.Time) string {
 	return "set"
 }
 
-func TestStartRunTime(t *testing.T) {
+func TestStartRunTime(t *testing.T) { eachBackend(t, testStartRunTime) }
+
+func testStartRunTime(t *testing.T) {
 	s := newStore(t)
 	r := &Run{}
 	create(t, s, r)
@@ -576,12 +653,15 @@ func TestStartRunTime(t *testing.T) {
 	if err := s.StartRun(context.Background(), r.ID, at); err != nil {
 		t.Fatal(err)
 	}
-	if got := get(t, s, r.ID).StartedAt; got == nil || !got.Equal(at) {
-		t.Errorf("StartedAt: got %v, want %v", got, at)
+	// Kept in UTC (to the microsecond on PostgreSQL).
+	if got := get(t, s, r.ID).StartedAt; got == nil || !got.Equal(s.stored(at)) || got.Location() != time.UTC {
+		t.Errorf("StartedAt: got %v, want %v in UTC", got, s.stored(at))
 	}
 }
 
-func TestFinishRun(t *testing.T) {
+func TestFinishRun(t *testing.T) { eachBackend(t, testFinishRun) }
+
+func testFinishRun(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	r := &Run{Label: "trunk"}
@@ -626,7 +706,7 @@ func TestFinishRun(t *testing.T) {
 		{"DocumentErr", got.DocumentErr, nil},
 		{"Documents", got.Documents, rundoc.Documents{Environment: docText(t, o.Environment), Measurement: docText(t, o.Measurement)}},
 		{"Output", got.Output, o.Output},
-		{"FinishedAt", got.FinishedAt != nil && got.FinishedAt.Equal(at), true},
+		{"FinishedAt", got.FinishedAt != nil && got.FinishedAt.Equal(s.stored(at)), true},
 		{"RecordsPerSec", fmtPtr(got.RecordsPerSec), 1000.0},
 		{"MBPerSec", fmtPtr(got.MBPerSec), 0.25},
 		{"P99Ms", fmtPtr(got.P99Ms), 3.0},
@@ -659,7 +739,9 @@ func metricNames(ms []rundoc.Metric) []string {
 	return names
 }
 
-func TestFinishRunKeyFigures(t *testing.T) {
+func TestFinishRunKeyFigures(t *testing.T) { eachBackend(t, testFinishRunKeyFigures) }
+
+func testFinishRunKeyFigures(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
 		metrics              []rundoc.Metric
@@ -686,7 +768,9 @@ func TestFinishRunKeyFigures(t *testing.T) {
 	}
 }
 
-func TestFinishRunRejects(t *testing.T) {
+func TestFinishRunRejects(t *testing.T) { eachBackend(t, testFinishRunRejects) }
+
+func testFinishRunRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		o    Outcome
@@ -739,13 +823,12 @@ func checkUntouched(t *testing.T, s *Store, before *rundoc.Run) {
 
 // TestFinishRunAtomicConstraint has the database refuse the last profile,
 // after the run, its metrics, series and first profile were written.
-func TestFinishRunAtomicConstraint(t *testing.T) {
+func TestFinishRunAtomicConstraint(t *testing.T) { eachBackend(t, testFinishRunAtomicConstraint) }
+
+func testFinishRunAtomicConstraint(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
-	if err := s.db.Exec(`CREATE TRIGGER refuse_profile BEFORE INSERT ON profiles
-		WHEN NEW.kind = 'refused' BEGIN SELECT RAISE(ABORT, 'profile refused'); END`).Error; err != nil {
-		t.Fatal(err)
-	}
+	refuseInsert(t, s, "profiles", "kind", "refused", "profile refused")
 	r := &Run{Status: rundoc.StatusRunning}
 	create(t, s, r)
 	before := get(t, s, r.ID)
@@ -768,7 +851,9 @@ func TestFinishRunAtomicConstraint(t *testing.T) {
 
 // TestFinishRunAtomicCancel cancels the context once the metrics are
 // written, half-way through the transaction.
-func TestFinishRunAtomicCancel(t *testing.T) {
+func TestFinishRunAtomicCancel(t *testing.T) { eachBackend(t, testFinishRunAtomicCancel) }
+
+func testFinishRunAtomicCancel(t *testing.T) {
 	s := newStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -794,7 +879,9 @@ func TestFinishRunAtomicCancel(t *testing.T) {
 	checkUntouched(t, s, before)
 }
 
-func TestProfiles(t *testing.T) {
+func TestProfiles(t *testing.T) { eachBackend(t, testProfiles) }
+
+func testProfiles(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	cpu := make([]byte, 300_000)
@@ -856,7 +943,9 @@ func TestProfiles(t *testing.T) {
 	}
 }
 
-func TestMarkInterrupted(t *testing.T) {
+func TestMarkInterrupted(t *testing.T) { eachBackend(t, testMarkInterrupted) }
+
+func testMarkInterrupted(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	var runs []*Run
@@ -953,7 +1042,9 @@ func TestReopen(t *testing.T) {
 
 // TestStartRunConcurrent races 8 starts of each of several runs: exactly
 // one per run may win. Run it with -race.
-func TestStartRunConcurrent(t *testing.T) {
+func TestStartRunConcurrent(t *testing.T) { eachBackend(t, testStartRunConcurrent) }
+
+func testStartRunConcurrent(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	const runs, starters = 10, 8
@@ -989,7 +1080,9 @@ func TestStartRunConcurrent(t *testing.T) {
 	}
 }
 
-func TestQueue(t *testing.T) {
+func TestQueue(t *testing.T) { eachBackend(t, testQueue) }
+
+func testQueue(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	a, b, c, d, e := &Run{Spec: "a"}, &Run{Spec: "b"}, &Run{Spec: "c"}, &Run{Spec: "d", Status: rundoc.StatusSucceeded}, &Run{Spec: "e"}
@@ -1032,17 +1125,16 @@ func TestQueue(t *testing.T) {
 
 // TestLogNoRowData checks that a failed statement is logged without the
 // values it carried.
-func TestLogNoRowData(t *testing.T) {
+func TestLogNoRowData(t *testing.T) { eachBackend(t, testLogNoRowData) }
+
+func testLogNoRowData(t *testing.T) {
 	var buf strings.Builder
 	old := slog.Default()
 	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
 	defer slog.SetDefault(old)
 
 	s := newStore(t)
-	if err := s.db.Exec(`CREATE TRIGGER refuse_run BEFORE INSERT ON runs
-		WHEN NEW.label = 'refused' BEGIN SELECT RAISE(ABORT, 'run refused'); END`).Error; err != nil {
-		t.Fatal(err)
-	}
+	refuseInsert(t, s, "runs", "label", "refused", "run refused")
 	err := s.CreateRuns(context.Background(), []*Run{{Label: "refused", Spec: `{"token":"row-data-marker"}`}})
 	if err == nil {
 		t.Fatal("CreateRuns: got no error, want one")
@@ -1057,7 +1149,9 @@ func TestLogNoRowData(t *testing.T) {
 // TestConcurrentWriters runs whole run lifecycles in parallel with lists:
 // with WAL, the busy timeout and immediate transactions, no caller may
 // see "database is locked".
-func TestConcurrentWriters(t *testing.T) {
+func TestConcurrentWriters(t *testing.T) { eachBackend(t, testConcurrentWriters) }
+
+func testConcurrentWriters(t *testing.T) {
 	s := newStore(t)
 	ctx := context.Background()
 	const workers, each = 4, 10

@@ -1,0 +1,74 @@
+// Package pgtest gives tests a fresh PostgreSQL database of their own on
+// the server named by KBENCH_TEST_POSTGRES (test.sh starts a throwaway
+// cluster and sets it). Without it the tests that need PostgreSQL skip,
+// unless KBENCH_REQUIRE_POSTGRES=1, when they fail: a CI run that meant
+// to test PostgreSQL never passes by skipping it.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	// The pgx driver for database/sql ("pgx"), to create and drop
+	// databases.
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+// EnvURL is the variable naming a running PostgreSQL server for tests:
+// a URL whose user may create databases, e.g.
+// postgres://kbench@127.0.0.1:5432/postgres?sslmode=disable.
+const EnvURL = "KBENCH_TEST_POSTGRES"
+
+// EnvRequire set to 1 makes a missing EnvURL fail the tests instead of
+// skipping them.
+const EnvRequire = "KBENCH_REQUIRE_POSTGRES"
+
+// URL creates a database with a random name on the server EnvURL names
+// and returns its URL; the database is dropped when t ends (after the
+// cleanups registered later, such as closing a store on it). It skips t
+// when EnvURL is unset (fails it under EnvRequire=1).
+func URL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(EnvURL)
+	if base == "" {
+		if os.Getenv(EnvRequire) == "1" {
+			t.Fatalf("%s is not set and %s=1: PostgreSQL tests must run", EnvURL, EnvRequire)
+		}
+		t.Skipf("PostgreSQL: %s is not set (test.sh sets it)", EnvURL)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("%s: %v", EnvURL, err)
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	name := "kbench_test_" + hex.EncodeToString(b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		t.Fatalf("create database on %s: %v", u.Redacted(), err)
+	}
+	t.Cleanup(func() {
+		defer admin.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// FORCE: a connection a failed test left open must not keep the
+		// database alive.
+		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
