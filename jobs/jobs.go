@@ -42,6 +42,9 @@ import (
 // own worker takes runs from.
 const DefaultQueue = "local"
 
+// fetchCooldown is the least time between two fetches of jobs (see New).
+const fetchCooldown = 5 * time.Millisecond
+
 // runKind is the River job kind of a run.
 const runKind = "kbench_run"
 
@@ -156,7 +159,11 @@ func New(ctx context.Context, b Backend, cfg Config) (*Queue, error) {
 		// server's; its warnings and errors stay.
 		Logger: slog.New(warnings{cfg.Logger.Handler()}),
 	}
-	if rc.FetchPollInterval > 0 && rc.FetchPollInterval < river.FetchCooldownDefault {
+	// River fetches at most once a cooldown (100 ms by default), which
+	// would be most of a run's wait for an idle worker; runs are few and
+	// long, so fetching sooner costs nothing that matters.
+	rc.FetchCooldown = fetchCooldown
+	if rc.FetchPollInterval > 0 && rc.FetchPollInterval < rc.FetchCooldown {
 		rc.FetchCooldown = rc.FetchPollInterval
 	}
 	if cfg.Execute != nil {

@@ -53,7 +53,6 @@ func (e *env) remoteQueue(t *testing.T) *jobs.Queue {
 	return q
 }
 
-
 // TestSubmitIsAJob: a submitted run is a River job, worked once, and the
 // run is stored with what its process measured; a run canceled while
 // waiting has its job canceled.
