@@ -50,8 +50,8 @@ type Local struct {
 	hub  *Hub
 
 	mu      sync.Mutex
-	jobs    *jobs.Queue // from Start to Close
-	jobsDB  *sql.DB     // the SQLite pool Start opened for jobs, if any
+	jobs    *jobs.Queue                // from Start to Close
+	jobsDB  *sql.DB                    // the SQLite pool Start opened for jobs, if any
 	secrets map[uint]map[string]string // held in memory only, never stored
 	// taken are the runs workers have taken, until their outcome is
 	// stored.
