@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/tailbuf"
+	"github.com/kbench/kbench/jobs"
 	"github.com/kbench/kbench/rundoc"
 
 	"github.com/kbench/kbench/store"
@@ -30,44 +30,45 @@ const cancelGrace = 15 * time.Second
 
 // Local executes runs in order, Options.Concurrency at a time, each as a
 // `kbench run` child process: Go's CPU profiler is process-wide, and a
-// crash or SIGKILL of a run cannot take the server down.
+// crash or SIGKILL of a run cannot take the server down. The queue is
+// River's (package jobs): a submitted run is a job there, persisted, so
+// a restarted server loses none, and River's worker executes it here.
 //
 // A run's state is its status in the store, and only there: every change
 // is one conditional update (queued→running by the worker that starts
 // it, queued→canceled by a cancel, running→final by the worker once its
 // process has exited), so of two racing changes exactly one applies and
-// the other sees store.ErrConflict. What Local keeps in memory is what
-// the store cannot hold: the order of the runs waiting for a worker,
-// their secrets, and for each run a worker has taken its process and
-// the reason it is asked to stop.
+// the other sees store.ErrConflict. A job only says which run to take
+// next. What Local keeps in memory is what neither can hold: the runs'
+// secrets, and for each run a worker has taken its process and the
+// reason it is asked to stop.
 type Local struct {
 	st   *store.Store
 	opts Options
 	log  *slog.Logger
 	hub  *Hub
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	pending []uint
-	secrets map[uint]map[string]string // held in memory only, never stored
-	// taken are the runs workers have taken off pending, until their
-	// outcome is stored.
+	mu            sync.Mutex
+	jobs          *jobs.Queue                // from Start to Close
+	closeJobsConn func()                     // closes the connection Start opened for jobs, if any
+	secrets       map[uint]map[string]string // held in memory only, never stored
+	// taken are the runs workers have taken, until their outcome is
+	// stored.
 	taken   map[uint]*execution
 	stopped bool
-	wg      sync.WaitGroup
 
 	// hook, when a test sets it (SetHook), is called by the worker at
 	// named points of a run's life.
 	hook func(point string, id uint)
 }
 
-// execution is one run a worker has taken off the pending list, from
-// then until its outcome is stored: its process, once started, and why
-// it is asked to stop. It holds no status. Its process is started only
-// if no stop was asked for by then, and one asked for later signals the
-// process. mu is held by the worker from reading the stop reason to
-// storing the outcome, so a cancel either comes before (and decides the
-// status) or finds the run final in the store.
+// execution is one run a worker has taken, from then until its outcome
+// is stored: its process, once started, and why it is asked to stop. It
+// holds no status. Its process is started only if no stop was asked for
+// by then, and one asked for later signals the process. mu is held by
+// the worker from reading the stop reason to storing the outcome, so a
+// cancel either comes before (and decides the status) or finds the run
+// final in the store.
 type execution struct {
 	mu       sync.Mutex
 	cmd      *exec.Cmd // nil until the process is started
@@ -92,9 +93,7 @@ func NewLocal(st *store.Store, opts Options) *Local {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{}}
-	q.cond = sync.NewCond(&q.mu)
-	return q
+	return &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{}}
 }
 
 // Hub is the hub of the runs' live events.
@@ -109,8 +108,8 @@ func (q *Local) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.hu
 func (q *Local) Series(id uint) ([]rundoc.SeriesPoint, bool) { return q.hub.Series(id) }
 
 // SetHook sets a function the workers call at named points of a run's
-// life, so that a test can act exactly there: "taken" (off the pending
-// list, not yet started in the store), "started" (started in the store,
+// life, so that a test can act exactly there: "taken" (its job taken by a
+// worker, not yet started in the store), "started" (started in the store,
 // no process yet) and "exited" (its process has exited, its outcome is
 // not stored yet). nil removes it.
 func (q *Local) SetHook(hook func(point string, id uint)) {
@@ -119,24 +118,44 @@ func (q *Local) SetHook(hook func(point string, id uint)) {
 	q.hook = hook
 }
 
-// Pending returns the runs waiting for a worker, in the order they will
-// be taken.
+// Pending returns the runs waiting for a worker in this server's queue,
+// in the order they will be taken (nil if it cannot be read).
 func (q *Local) Pending() []uint {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	return slices.Clone(q.pending)
+	jq := q.jobs
+	q.mu.Unlock()
+	if jq == nil {
+		return nil
+	}
+	ids, err := jq.Waiting(context.Background(), "")
+	if err != nil {
+		q.log.Error("pending runs", "err", err)
+		return nil
+	}
+	return ids
 }
 
 // Submit queues stored run id to be executed after those submitted
 // before it, with secrets (held in memory only) for its child process.
-func (q *Local) Submit(_ context.Context, id uint, secrets map[string]string) error {
+// It fails before Start and after Close; the run then stays queued in
+// the store, and the next Start submits it.
+func (q *Local) Submit(ctx context.Context, id uint, secrets map[string]string) error {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.pending = append(q.pending, id)
-	if secrets != nil {
+	jq := q.jobs
+	if jq != nil && secrets != nil {
+		// Before the job exists, so the worker that takes it finds them.
 		q.secrets[id] = secrets
 	}
-	q.cond.Signal()
+	q.mu.Unlock()
+	if jq == nil {
+		return fmt.Errorf("lifecycle: submit run %d: not started", id)
+	}
+	if err := jq.Submit(ctx, id, q.opts.Queue); err != nil {
+		q.mu.Lock()
+		delete(q.secrets, id)
+		q.mu.Unlock()
+		return fmt.Errorf("lifecycle: %w", err)
+	}
 	return nil
 }
 
@@ -159,40 +178,42 @@ func (q *Local) HeldSecrets(ids []uint, keys []string) map[string]string {
 	return nil
 }
 
-func (q *Local) startWorkers(workers int) {
-	for i := 0; i < workers; i++ {
-		q.wg.Add(1)
-		go q.work()
-	}
-}
-
-func (q *Local) work() {
-	defer q.wg.Done()
-	for {
-		q.mu.Lock()
-		for len(q.pending) == 0 && !q.stopped {
-			q.cond.Wait()
-		}
-		if q.stopped {
-			q.mu.Unlock()
-			return
-		}
-		id := q.pending[0]
-		q.pending = q.pending[1:]
-		secrets := q.secrets[id]
-		delete(q.secrets, id)
-		// Registered in the same critical section that takes it off the
-		// pending list: a cancel that finds the run no longer queued in the
-		// store finds its execution here until its outcome is stored.
-		ex := &execution{done: make(chan struct{}), grace: q.opts.KillGrace}
-		q.taken[id] = ex
+// work is River's worker of a run job (jobs.Executor). Its context ends
+// when the job is canceled through River, which stops the run as a
+// user's cancel does, or when River stops without waiting, which stops it
+// as a shutdown does.
+func (q *Local) work(ctx context.Context, id uint) error {
+	q.mu.Lock()
+	if q.stopped {
+		// Taken while the server stops: the run stays queued in the store
+		// and the next Start submits it again.
 		q.mu.Unlock()
-		q.at("taken", id)
-		q.run(id, secrets, ex)
+		return nil
+	}
+	secrets := q.secrets[id]
+	delete(q.secrets, id)
+	// Registered in the same critical section that takes its secrets: a
+	// cancel that finds the run no longer queued in the store finds its
+	// execution here until its outcome is stored.
+	ex := &execution{done: make(chan struct{}), grace: q.opts.KillGrace}
+	q.taken[id] = ex
+	q.mu.Unlock()
+	defer func() {
 		q.mu.Lock()
 		delete(q.taken, id)
 		q.mu.Unlock()
-	}
+	}()
+	stopWatching := context.AfterFunc(ctx, func() {
+		if jobs.Canceled(ctx) {
+			ex.stop("canceled")
+		} else {
+			ex.stop("shutdown")
+		}
+	})
+	defer stopWatching()
+	q.at("taken", id)
+	q.run(id, secrets, ex)
+	return nil
 }
 
 // at calls the test hook, if any.
@@ -207,16 +228,26 @@ func (q *Local) at(point string, id uint) {
 
 // Close interrupts running children and waits for their results to be
 // stored (as interrupted), then stops the workers: nothing is left in a
-// running state. Runs still queued stay queued for the next Start.
+// running state. Runs still queued stay queued, their jobs in River, for
+// the next Start.
 func (q *Local) Close() {
 	q.mu.Lock()
 	q.stopped = true
 	for _, ex := range q.taken {
 		ex.stop("shutdown")
 	}
-	q.cond.Broadcast()
+	jq, closeConn := q.jobs, q.closeJobsConn
+	q.jobs, q.closeJobsConn = nil, nil
 	q.mu.Unlock()
-	q.wg.Wait()
+	if jq != nil {
+		// Waits for the workers, whose runs were just told to stop.
+		if err := jq.Stop(context.Background()); err != nil {
+			q.log.Error("stop the queue", "err", err)
+		}
+	}
+	if closeConn != nil {
+		closeConn()
+	}
 }
 
 // Cancel stops a queued or running run. A queued one, pending or taken
@@ -229,9 +260,16 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 	err := q.st.CancelQueued(ctx, id, "canceled before it started")
 	if err == nil {
 		q.mu.Lock()
-		q.pending = slices.DeleteFunc(q.pending, func(p uint) bool { return p == id })
 		delete(q.secrets, id)
+		jq := q.jobs
 		q.mu.Unlock()
+		// Its job would find the run canceled and do nothing; canceling it
+		// takes it out of the queue at once.
+		if jq != nil {
+			if _, err := jq.Cancel(ctx, id); err != nil {
+				q.log.Warn("cancel the job of a canceled run", "run", id, "err", err)
+			}
+		}
 		q.hub.Publish(id, Event{"done", map[string]string{"status": string(rundoc.StatusCanceled)}})
 		return nil
 	}

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/kbench/kbench/internal/pgtest"
 	"github.com/kbench/kbench/rundoc"
@@ -17,11 +20,22 @@ import (
 // an imported series with its history and regression, a comparison and
 // a report.
 func TestPostgresSmoke(t *testing.T) {
-	ts := newTestServerOn(t, pgtest.URL(t), nil)
+	dbURL := pgtest.URL(t)
+	ts := newTestServerOn(t, dbURL, nil)
 	id := ts.createRun(t, smallProducer)
 	r := ts.waitFinal(t, id)
 	if r.Status != rundoc.StatusSucceeded || !r.Complete || len(r.Metrics) == 0 || len(r.Profiles) == 0 {
 		t.Fatalf("run: status %s complete %v, %d metrics, %d profiles, error %q", r.Status, r.Complete, len(r.Metrics), len(r.Profiles), r.Error)
+	}
+	// The run was a River job in the same PostgreSQL database.
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var jobs int
+	if err := db.QueryRow("SELECT COUNT(*) FROM river_job WHERE (args->>'run_id')::bigint = $1", id).Scan(&jobs); err != nil || jobs != 1 {
+		t.Errorf("river_job rows for run %d: %d, %v; want 1", id, jobs, err)
 	}
 	for _, p := range r.Profiles {
 		rec := ts.do(t, "GET", p.Download, "")

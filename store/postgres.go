@@ -143,7 +143,7 @@ func openPostgres(dsn string) (*Store, error) {
 		sqlDB.Close()
 		return nil, fail(err)
 	}
-	s := &Store{db: db, sqlDB: sqlDB, pg: true}
+	s := &Store{db: db, sqlDB: sqlDB, pg: true, pgConfig: cfg}
 	if err := migrate(db); err != nil {
 		sqlDB.Close()
 		return nil, fail(err)

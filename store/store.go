@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -26,6 +27,9 @@ type Store struct {
 	// in a few queries (history.go) and which takes $n placeholders in
 	// queries sent through sqlDB (rebind).
 	pg bool
+	// pgConfig is a PostgreSQL store's connection configuration, from
+	// which OpenJobs opens the job engine's pool.
+	pgConfig *pgx.ConnConfig
 	// gen counts committed writes, so callers can cache what they derive
 	// from the store (rendered pages) until the next write.
 	gen atomic.Uint64
@@ -39,6 +43,13 @@ func (s *Store) Generation() uint64 { return s.gen.Load() }
 // wrote marks a write; deferred by every writing method, so a cache that
 // saw the old generation never keeps serving data from before the write.
 func (s *Store) wrote() { s.gen.Add(1) }
+
+// sqliteDSN is the data source name of every connection to the SQLite
+// file at path, the store's and the job engine's (OpenJobsDB) alike.
+func sqliteDSN(path string) string {
+	return fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_txlock=immediate",
+		path, busyTimeout.Milliseconds())
+}
 
 // busyTimeout is how long a statement waits for another connection's write
 // lock before failing with SQLITE_BUSY. SQLite has one writer at a time;
@@ -91,9 +102,7 @@ func openSQLite(path string) (*Store, error) {
 	// With WAL the driver sets synchronous=NORMAL: a commit survives the
 	// process crashing; a power cut may lose the last commits but does not
 	// corrupt the file.
-	dsn := fmt.Sprintf("%s?_journal_mode=WAL&_busy_timeout=%d&_foreign_keys=on&_txlock=immediate",
-		path, busyTimeout.Milliseconds())
-	db, err := gorm.Open(sqlite.Open(dsn), gormConfig("", false))
+	db, err := gorm.Open(sqlite.Open(sqliteDSN(path)), gormConfig("", false))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
