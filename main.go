@@ -23,6 +23,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/kbench/kbench/internal/childproc"
 	"github.com/kbench/kbench/runner"
 )
 
@@ -42,6 +43,7 @@ Without --bootstrap-server, "kbench run" starts its own broker process.
 `
 
 func main() {
+	childproc.ExitIfOrphaned() // started by a kbench that is already gone: do not run on
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 

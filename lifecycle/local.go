@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kbench/kbench/internal/childproc"
 	"github.com/kbench/kbench/internal/tailbuf"
 	"github.com/kbench/kbench/jobs"
 	"github.com/kbench/kbench/rundoc"
@@ -435,7 +436,8 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 		ex.mu.Unlock()
 		return ingest(dir, nil, "")
 	}
-	if err := cmd.Start(); err != nil {
+	// childproc: the run (and its broker) die with this process, even on SIGKILL.
+	if err := childproc.Start(cmd); err != nil {
 		ex.mu.Unlock()
 		return failed("start kbench run: %v", err)
 	}

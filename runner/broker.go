@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kbench/kbench/internal/childproc"
 	"github.com/kbench/kbench/internal/tailbuf"
 	"github.com/kbench/kbench/runner/embedded"
 )
@@ -172,7 +173,10 @@ func startChildBroker(ctx context.Context, command []string) (*childBroker, erro
 	}
 	b := &childBroker{cmd: cmd, stdin: stdin, lines: make(chan string, 16), stderr: tailbuf.New(4096), exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
-	if err := cmd.Start(); err != nil {
+	// Through childproc, so the broker dies with this run even when the run
+	// is killed with SIGKILL (its closed stdin alone would leave it to a
+	// clean exit it might not reach).
+	if err := childproc.Start(cmd); err != nil {
 		return nil, fmt.Errorf("start embedded broker: %w", err)
 	}
 	go func() {
