@@ -47,6 +47,16 @@ func (r *run) recordSeries(sample func(secs float64) rundoc.SeriesPoint) (stop f
 		if end.IsZero() {
 			end = time.Now()
 		}
+		if last.After(end) {
+			// A tick after the window's end, taken while window.stop was
+			// between reading the clock and publishing the end (ended said
+			// no), sampled up to its own time. Nothing is counted after the
+			// end, so that point's interval ends at the window's end.
+			r.rep.mu.Lock()
+			r.endLastPointAt(r.win.since(end))
+			r.rep.mu.Unlock()
+			return
+		}
 		if !end.After(last) {
 			return
 		}
@@ -67,6 +77,25 @@ func (r *run) recordSeries(sample func(secs float64) rundoc.SeriesPoint) (stop f
 		}
 		r.rep.mu.Unlock()
 		r.addPoint(pt)
+	}
+}
+
+// endLastPointAt moves the last point's end back to t, its rates over the
+// interval it then covers. The caller holds r.rep.mu.
+func (r *run) endLastPointAt(t float64) {
+	n := len(r.res.Series)
+	if n == 0 {
+		return
+	}
+	start := 0.0
+	if n > 1 {
+		start = r.res.Series[n-2].T
+	}
+	p := &r.res.Series[n-1]
+	p.T = t
+	if secs := t - start; secs > 0 {
+		p.RecordsPerSec = float64(p.Records) / secs
+		p.MBPerSec = float64(p.Bytes) / secs / (1 << 20)
 	}
 }
 

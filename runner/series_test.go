@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/rundoc"
 
@@ -195,4 +196,44 @@ func readEvents(t *testing.T, out string) []rundoc.Event {
 		evs = append(evs, e)
 	}
 	return evs
+}
+
+// TestSeriesTickAtTheEnd: a tick that samples after the window's end,
+// because it came while the end was being published, does not leave the
+// last point past the window's end; its rate is over the interval it then
+// covers. The race is made certain by publishing the end only after a
+// tick has passed it.
+func TestSeriesTickAtTheEnd(t *testing.T) {
+	r := &run{rep: &reporter{}, res: &rundoc.Result{}, win: &window{start: time.Now()}}
+	sample := func(secs float64) rundoc.SeriesPoint {
+		return rundoc.SeriesPoint{Records: 100, RecordsPerSec: 100 / secs}
+	}
+	stop := r.recordSeries(sample)
+	time.Sleep(rundoc.SeriesStep / 2)
+	// window.stop has read the clock but not yet published the end.
+	r.win.end = time.Now()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r.rep.mu.Lock()
+		n := len(r.res.Series)
+		r.rep.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no tick in 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	end := r.win.end
+	r.win.endAt.Store(&end)
+	stop()
+	want := r.win.since(end)
+	if len(r.res.Series) != 1 {
+		t.Fatalf("points %+v, want the one", r.res.Series)
+	}
+	p := r.res.Series[0]
+	if p.T != want || math.Abs(p.RecordsPerSec-100/want) > 1e-9 {
+		t.Errorf("point %+v, want it to end at the window's end %v at %v records/s", p, want, 100/want)
+	}
 }
