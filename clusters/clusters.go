@@ -41,8 +41,11 @@ const MaxFileBytes = 1 << 20
 // (runner.Validate), applied to a producer's spec holding the file's
 // properties; nil checks only what this package knows. Every bad value is
 // reported, each error naming the value as given (NAME=FILE) and never
-// a property's value.
+// a property's value. No values give nil, which names no cluster.
 func Parse(values []string, check rundoc.Check) (*Set, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
 	s := &Set{files: map[string]string{}, check: check}
 	var errs []error
 	for _, v := range values {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -314,5 +315,38 @@ func TestNamedClusterRestart(t *testing.T) {
 	want := `canceled when the server restarted: no cluster "lab": the clusters named here are prod`
 	if got.Status != rundoc.StatusCanceled || got.Error != want {
 		t.Errorf("queued run on a cluster no longer named: %s %q, want canceled %q", got.Status, got.Error, want)
+	}
+}
+
+// TestNamedClusterForm: the new-run form offers the server's named
+// clusters (and only when it names some); choosing one queues a run on
+// it, and a name the server does not know is shown beside the select.
+func TestNamedClusterForm(t *testing.T) {
+	if body := newTestServer(t, nil).do(t, "GET", "/runs/new", "").Body.String(); strings.Contains(body, `name="target.cluster"`) {
+		t.Errorf("a server naming no cluster offers named clusters")
+	}
+	file := writeClusterFile(t, "", "127.0.0.1:9", clusterPassword)
+	ts := newTestServer(t, func(c *Config) { c.Clusters = namedClusters(t, "lab="+file, "prod="+file) })
+	page := ts.do(t, "GET", "/runs/new", "").Body.String()
+	for _, want := range []string{`value="cluster"`, `name="target.cluster"`, `<option value="lab"`, `<option value="prod"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the form lacks %s", want)
+		}
+	}
+	rec := ts.formPost(t, "/runs", url.Values{"workload": {"producer"}, "target": {"cluster"}, "target.cluster": {"prod"},
+		"num-records": {"10"}, "profile": {"none"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("form on a named cluster: %d %s", rec.Code, rec.Body)
+	}
+	var id uint
+	fmt.Sscanf(rec.Header().Get("Location"), "/runs/%d", &id)
+	r, err := ts.st.GetRun(context.Background(), id)
+	if err != nil || !strings.Contains(r.Spec, `"cluster":"prod"`) {
+		t.Errorf("run %d from the form: spec %q (%v), want it on cluster prod", id, r.Spec, err)
+	}
+	rec = ts.formPost(t, "/runs", url.Values{"workload": {"producer"}, "target": {"cluster"}, "target.cluster": {"gone"}})
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `id="f-target-cluster-error"`) ||
+		!strings.Contains(rec.Body.String(), "the clusters named here are lab, prod") {
+		t.Errorf("unknown cluster from the form: %d, want 400 with the error beside the select", rec.Code)
 	}
 }

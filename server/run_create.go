@@ -307,7 +307,7 @@ func encodeSpec(spec rundoc.Spec) (specJSON, fingerprint string, err error) {
 }
 
 func (s *Server) newRunPage(c *gin.Context) {
-	v := ui.NewRunForm(url.Values{}, nil)
+	v := ui.NewRunFormClusters(url.Values{}, nil, s.cfg.Clusters.Names())
 	v.Page = s.page(c, "New run")
 	s.render(c, http.StatusOK, "new_run", v)
 }
@@ -322,7 +322,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 	// "Add a configuration" and "Remove" buttons (without JavaScript):
 	// the form again, changed, with nothing started.
 	if form.Has(ui.FieldAddConfig) || form.Has(ui.FieldRemoveConfig) {
-		v := ui.NewRunForm(form, nil)
+		v := ui.NewRunFormClusters(form, nil, s.cfg.Clusters.Names())
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusOK, "new_run", v)
 		return
@@ -347,7 +347,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 		return
 	}
 	if len(errs) > 0 {
-		v := ui.NewRunForm(form, formErrors(errs))
+		v := ui.NewRunFormClusters(form, formErrors(errs), s.cfg.Clusters.Names())
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return
