@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/clusters"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/store"
 )
@@ -57,6 +59,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	notifyURL := fs.String("notify-url", "", "POST each new regression there as JSON, with a Slack-compatible text (a webhook URL)")
 	var allow listFlag
 	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
+	var clusterFlags listFlag
+	fs.Var(&clusterFlags, "cluster", "NAME=FILE: a Kafka cluster runs may target by name, FILE its client properties (bootstrap.servers, security.protocol, sasl.*, ssl.*), read on this machine only, again at each run's start (repeatable)")
 	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +76,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	from, errs := fromEnv(fs, os.LookupEnv, map[string]func([]string) error{
 		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
 		"allow-host":   func(h []string) error { return server.Config{AllowHosts: h}.Validate() },
+		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.Validate); return err },
 	})
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
@@ -95,6 +100,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: %s: must be positive (such as 2h), got %v\n", from["run-timeout"], *runTimeout)
 		return 2
 	}
+	named, err := clusters.Parse(clusterFlags, runner.Validate)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
+			fmt.Fprintf(stderr, "kbench serve: %s %s\n", from["cluster"], line)
+		}
+		return 2
+	}
 	retainFor, err := parseRetain(*retain)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %s: %v\n", from["retain"], err)
@@ -107,7 +119,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor, Clusters: named}
 	if *notifyURL != "" {
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
 	}

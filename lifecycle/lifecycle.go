@@ -13,12 +13,14 @@ package lifecycle
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/jobs"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
@@ -44,6 +46,12 @@ type Options struct {
 	// a previous process, with its stored spec: a run it refuses (e.g. a
 	// target --allow-target no longer allows) is canceled with its error.
 	Recheck func(spec string) error
+	// Clusters are the clusters this machine names (--cluster
+	// NAME=FILE): a run on one gets its properties, secrets included,
+	// from its file when it starts; a run on a cluster not named here
+	// fails, and one left queued by a previous process is canceled at
+	// Start. nil names none.
+	Clusters *clusters.Set
 	// Queue is the queue this server's workers take runs from and submits
 	// runs to (default jobs.DefaultQueue).
 	Queue string
@@ -56,6 +64,20 @@ type Options struct {
 // NeedsSecrets reports whether a stored spec had secrets removed: its
 // run can execute only while the secrets are held in memory.
 func NeedsSecrets(spec string) bool { return strings.Contains(spec, rundoc.Redacted) }
+
+// storedCluster is the named cluster a stored spec targets, "" for none
+// (or a spec that does not parse, which its run's execution reports).
+func storedCluster(spec string) string {
+	var file struct {
+		Params struct {
+			Cluster string `json:"cluster"`
+		} `json:"params"`
+	}
+	if json.Unmarshal([]byte(spec), &file) != nil {
+		return ""
+	}
+	return file.Params.Cluster
+}
 
 // Start recovers from a previous process and starts executing runs: runs
 // left running are marked interrupted (their process died with the old
@@ -84,6 +106,18 @@ func (q *Local) Start(ctx context.Context) error {
 		if NeedsSecrets(r.Spec) {
 			// Secrets live only in memory; after a restart they are gone.
 			reason := "canceled: the server restarted and this run's credentials were only held in memory; launch it again"
+			if err := q.st.CancelQueued(ctx, r.ID, reason); err != nil && !errors.Is(err, store.ErrConflict) {
+				return fmt.Errorf("recover queue: %w", err)
+			}
+			if _, err := jq.Cancel(ctx, r.ID); err != nil {
+				return fmt.Errorf("recover queue: %w", err)
+			}
+			continue
+		}
+		if name := storedCluster(r.Spec); name != "" && !q.opts.Clusters.Has(name) {
+			// The operator no longer names the cluster: nothing says where
+			// the run would go or how it would log in.
+			reason := "canceled when the server restarted: " + clusters.UnknownMessage(name, q.opts.Clusters.Names())
 			if err := q.st.CancelQueued(ctx, r.ID, reason); err != nil && !errors.Is(err, store.ErrConflict) {
 				return fmt.Errorf("recover queue: %w", err)
 			}

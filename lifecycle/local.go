@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -404,6 +405,13 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 			return failed("stored spec: %s: its secret is not in memory (secrets are never stored); start the run again", k)
 		}
 	}
+	if spec.Cluster != "" {
+		// Read now, so an edited file applies; its secrets go to the
+		// child's environment with the run's own, never to a file.
+		if spec, secrets, err = q.withCluster(spec, secrets); err != nil {
+			return failed("%v", err)
+		}
+	}
 	dir := filepath.Join(q.opts.DataDir, "runs", strconv.FormatUint(uint64(id), 10))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return failed("run directory: %v", err)
@@ -459,6 +467,32 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 	waitErr := cmd.Wait()
 	close(ex.done)
 	return ingest(dir, waitErr, stderrTail.String())
+}
+
+// withCluster merges the properties of the named cluster spec targets,
+// read from its file now, into spec: the public ones into its
+// properties, which the child's spec file holds, the secret ones into a
+// copy of secrets, which its environment carries. A run's own property
+// never overrides the cluster's connection (the server refuses them), and
+// the file's are all connection properties.
+func (q *Local) withCluster(spec rundoc.Spec, secrets map[string]string) (rundoc.Spec, map[string]string, error) {
+	props, err := q.opts.Clusters.Props(spec.Cluster)
+	if err != nil {
+		return spec, secrets, fmt.Errorf("target: %w", err)
+	}
+	merged := maps.Clone(spec.Props)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, props)
+	spec.Props = merged
+	public, clusterSecrets := rundoc.SplitSecrets(spec)
+	all := maps.Clone(secrets)
+	if all == nil {
+		all = map[string]string{}
+	}
+	maps.Copy(all, clusterSecrets)
+	return public, all, nil
 }
 
 // childEnv is the server's environment plus the run's secrets, which the

@@ -60,6 +60,10 @@ const (
 // labelled as a guess, since brokers of other makes answer ranges too.
 type Target struct {
 	Kind string `json:"kind"`
+	// Cluster is the named cluster (serve's --cluster NAME=FILE) whose
+	// properties the run used, "" for none: a run's history follows the
+	// name, so the record says which machine's file it came from.
+	Cluster string `json:"cluster,omitempty"`
 	// APIVersionsFrom is the bootstrap server that answered: brokers of
 	// one cluster may differ during a rolling upgrade.
 	APIVersionsFrom string       `json:"api_versions_from,omitempty"`

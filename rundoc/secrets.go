@@ -1,6 +1,10 @@
 package rundoc
 
-import "strings"
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
 
 // Redacted is what secrets are replaced with in anything written: stored
 // specs, result.json, logs and pages.
@@ -106,3 +110,38 @@ func SecurityProtocols() []string { return []string{"PLAINTEXT", "SSL", "SASL_PL
 // (kafka-go's: no GSSAPI, no OAUTHBEARER). runner/kafkasec implements
 // exactly these.
 func SASLMechanisms() []string { return []string{"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"} }
+
+// ConnectionProp reports whether Kafka client property k says how to
+// reach and log in to a cluster (bootstrap.servers, security.protocol,
+// sasl.*, ssl.*) rather than how the workload runs: what a named
+// cluster's properties file holds (serve's --cluster), which a run on a
+// named cluster may not set, and which does not define the run's series
+// there (Fingerprint), since it belongs to the cluster's name.
+func ConnectionProp(k string) bool {
+	k = strings.ToLower(strings.TrimSpace(k))
+	return k == "bootstrap.servers" || k == "security.protocol" || strings.HasPrefix(k, "sasl.") || strings.HasPrefix(k, "ssl.")
+}
+
+// clusterNameRE is what a named cluster's name may be: one word a URL, a
+// shell and a form take unquoted.
+var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ValidClusterName reports whether name may name a cluster (serve's
+// --cluster NAME=FILE): letters, digits, '.', '_' and '-', starting with
+// a letter or digit, at most 64 bytes.
+func ValidClusterName(name string) bool { return clusterNameRE.MatchString(name) }
+
+// clusterParam reads the "cluster" param of a spec, adding an error to
+// errs when it is not a valid name.
+func clusterParam(raw json.RawMessage, errs *FieldErrors) string {
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		errs.Add("cluster", "want the name of a cluster as a string")
+		return ""
+	}
+	if !ValidClusterName(name) {
+		errs.Add("cluster", "%q is not a cluster's name: letters, digits, '.', '_' or '-', starting with a letter or digit, at most 64 bytes", name)
+		return ""
+	}
+	return name
+}

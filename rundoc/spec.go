@@ -81,6 +81,14 @@ type Spec struct {
 	WarmupRequests    int64   `json:"warmup-requests,omitempty"`
 	Acks              string  `json:"acks,omitempty"`
 	Sink              bool    `json:"sink,omitempty"`
+
+	// Cluster names the cluster the run targets among those the machine
+	// executing it names (serve's --cluster NAME=FILE): its connection
+	// properties, secrets included, are read from that machine's file
+	// when the run starts and merged into Props then, so a stored spec
+	// holds the name alone. It is no flag of `kbench run` (which takes
+	// properties files itself); spec files and params carry it.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // MinRate is the lowest --throughput (records/s) and --request-rate
@@ -721,6 +729,10 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 	}
 	sort.Strings(names) // deterministic: the first bad field is always the same one
 	for _, name := range names {
+		if name == "cluster" {
+			a.s.Cluster = clusterParam(params[name], &a.errs)
+			continue
+		}
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
 			o, ok = lookupOption(workload, string(workload)+"-props")

@@ -36,7 +36,7 @@ func (s Spec) Params() (map[string]json.RawMessage, error) {
 	}
 	for k := range m {
 		// Keep only what the workload takes, so SpecFromParams accepts it.
-		if _, ok := lookupOption(s.Workload, k); !ok && k != "props" {
+		if _, ok := lookupOption(s.Workload, k); !ok && k != "props" && k != "cluster" {
 			delete(m, k)
 		}
 	}
@@ -126,10 +126,18 @@ var nonDefining = map[string]bool{
 // and the profiles captured do not take part. The target takes part (it is
 // in the params: --bootstrap-server, or bootstrap.servers among the
 // properties; neither for the embedded broker), as a set: the same servers
-// in another order or spacing are the same target. It fails only when
-// Params does.
+// in another order or spacing are the same target. On a named cluster
+// the cluster's name is the target: its servers and connection properties
+// (ConnectionProp) do not take part, so a cluster moved to new brokers
+// keeps its series, and a result recording them fingerprints as its
+// stored spec did. It fails only when Params does.
 func (s Spec) Fingerprint() (string, error) {
 	r := s.Redacted()
+	if r.Cluster != "" {
+		r.BootstrapServer = ""
+		r.Props = maps.Clone(r.Props)
+		maps.DeleteFunc(r.Props, func(k, _ string) bool { return ConnectionProp(k) })
+	}
 	r.BootstrapServer = normalizeServers(r.BootstrapServer)
 	if v, ok := r.Props["bootstrap.servers"]; ok {
 		r.Props = maps.Clone(r.Props)

@@ -153,6 +153,7 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	r.res.Environment.Target = newTarget(targetKind(&r.spec), r.apiFrom, r.apiVersions)
+	r.res.Environment.Target.Cluster = r.spec.Cluster
 	switch r.spec.Workload {
 	case rundoc.Producer:
 		return r.produce(ctx)

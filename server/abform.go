@@ -63,7 +63,7 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 		return
 	}
 	if len(errs) > 0 {
-		v := ui.NewRunForm(form, abFormErrors(errs, formIndex))
+		v := ui.NewRunFormClusters(form, abFormErrors(errs, formIndex), s.cfg.Clusters.Names())
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return

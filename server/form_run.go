@@ -46,8 +46,13 @@ func requestFromForm(form url.Values) (createRequest, error) {
 		if req.Target.SecurityProtocol == "PLAINTEXT" || req.Target.SecurityProtocol == "SSL" {
 			req.Target.SASLMechanism, req.Target.SASLUsername, req.Target.SASLPassword = "", "", ""
 		}
+	case "cluster":
+		req.Target = &targetRequest{Cluster: form.Get("target.cluster")}
+		if req.Target.Cluster == "" {
+			errs.Add("target.cluster", "choose one of the server's named clusters")
+		}
 	default:
-		errs.Add("target", "must be embedded or bootstrap")
+		errs.Add("target", "must be embedded, bootstrap or cluster")
 	}
 	for _, f := range rundoc.Flags() {
 		if !applies(f, req.Workload) || f.Name == "bootstrap-server" || serverRefused[f.Name] {

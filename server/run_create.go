@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
@@ -38,7 +40,10 @@ type createRequest struct {
 }
 
 // targetRequest names a real cluster; the password never leaves memory.
+// Cluster instead names one of the server's named clusters (--cluster),
+// whose properties stay in the server's file.
 type targetRequest struct {
+	Cluster          string `json:"cluster"`
 	BootstrapServer  string `json:"bootstrap_server"`
 	SecurityProtocol string `json:"security_protocol"`
 	SASLMechanism    string `json:"sasl_mechanism"`
@@ -66,6 +71,11 @@ func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 	spec, target, opts, err := s.prepareConfig(req.Workload, req.Params, req.Target)
 	if err != nil {
 		return spec, err
+	}
+	for _, fe := range target {
+		if fe.Field == "cluster" {
+			fe.Field = "target.cluster" // the API's name; the form's select has it too
+		}
 	}
 	errs = append(append(errs, target...), opts...)
 	return spec, errs.Err()
@@ -104,6 +114,11 @@ func checkCounts(req *createRequest, errs *rundoc.FieldErrors) {
 func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest) (spec rundoc.Spec, target, opts rundoc.FieldErrors, err error) {
 	params := make(map[string]json.RawMessage, len(reqParams))
 	for k, v := range reqParams {
+		if k == "cluster" {
+			// Only through target.cluster, which is checked.
+			opts.Add(k, "is not a parameter: name a cluster with \"target\": {\"cluster\": NAME}")
+			continue
+		}
 		if serverRefused[k] {
 			opts.Add(k, "is not accepted by the server: it names a file on the server's disk")
 			continue
@@ -114,7 +129,9 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 	if err := opts.Append(err); err != nil {
 		return spec, nil, nil, err
 	}
-	if t != nil {
+	if t != nil && t.Cluster != "" {
+		s.applyCluster(&spec, t, &target, &opts)
+	} else if t != nil {
 		if err := applyTarget(&spec, t, &target, &opts); err != nil {
 			return spec, nil, nil, err
 		}
@@ -195,6 +212,46 @@ func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.Field
 	return nil
 }
 
+// applyCluster makes spec target the named cluster t.Cluster. The
+// cluster's file says where it is and how to log in, so the request may
+// give neither: not the target's other fields, nor a bootstrap server or
+// connection property (rundoc.ConnectionProp) in its params, which would
+// send the cluster's credentials elsewhere. The spec records the name
+// only; the lifecycle reads the file when the run starts.
+func (s *Server) applyCluster(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.FieldErrors) {
+	var others []string
+	for _, f := range []struct{ name, v string }{{"bootstrap_server", t.BootstrapServer}, {"security_protocol", t.SecurityProtocol},
+		{"sasl_mechanism", t.SASLMechanism}, {"sasl_username", t.SASLUsername}, {"sasl_password", t.SASLPassword}} {
+		if f.v != "" {
+			others = append(others, f.name)
+		}
+	}
+	switch {
+	case len(others) > 0:
+		target.Add("cluster", "a named cluster's file says where it is and how to log in: give the cluster or %s, not both", strings.Join(others, ", "))
+	case !s.cfg.Clusters.Has(t.Cluster):
+		target.Add("cluster", "%s", clusters.UnknownMessage(t.Cluster, s.cfg.Clusters.Names()))
+	case spec.Workload == rundoc.Writepath:
+		target.Add("cluster", "the write path takes no Kafka properties, so it cannot log in to a named cluster; target its bootstrap servers instead")
+	}
+	if spec.BootstrapServer != "" && !opts.Has("bootstrap-server") {
+		opts.Add("bootstrap-server", "comes from the named cluster's file (target.cluster); leave it out")
+	}
+	var conn []string
+	for k := range spec.Props {
+		if rundoc.ConnectionProp(k) {
+			conn = append(conn, k)
+		}
+	}
+	if field := string(spec.Workload) + "-props"; len(conn) > 0 && !opts.Has(field) {
+		slices.Sort(conn)
+		opts.Add(field, "%s: the named cluster's file (target.cluster) says where it is and how to log in; leave them out", strings.Join(conn, ", "))
+	}
+	if !target.Has("cluster") {
+		spec.Cluster = t.Cluster
+	}
+}
+
 // createRuns stores the runs of a request (warm-up runs first, then the
 // measured repetitions) and queues them.
 func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.Spec) ([]*store.Run, error) {
@@ -250,7 +307,7 @@ func encodeSpec(spec rundoc.Spec) (specJSON, fingerprint string, err error) {
 }
 
 func (s *Server) newRunPage(c *gin.Context) {
-	v := ui.NewRunForm(url.Values{}, nil)
+	v := ui.NewRunFormClusters(url.Values{}, nil, s.cfg.Clusters.Names())
 	v.Page = s.page(c, "New run")
 	s.render(c, http.StatusOK, "new_run", v)
 }
@@ -265,7 +322,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 	// "Add a configuration" and "Remove" buttons (without JavaScript):
 	// the form again, changed, with nothing started.
 	if form.Has(ui.FieldAddConfig) || form.Has(ui.FieldRemoveConfig) {
-		v := ui.NewRunForm(form, nil)
+		v := ui.NewRunFormClusters(form, nil, s.cfg.Clusters.Names())
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusOK, "new_run", v)
 		return
@@ -290,7 +347,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 		return
 	}
 	if len(errs) > 0 {
-		v := ui.NewRunForm(form, formErrors(errs))
+		v := ui.NewRunFormClusters(form, formErrors(errs), s.cfg.Clusters.Names())
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return

@@ -20,6 +20,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/static"
@@ -55,6 +56,11 @@ type Config struct {
 	// where * matches within one DNS label; see targets.go) a run may
 	// target besides the embedded broker. Empty: only the embedded broker.
 	AllowTargets []string
+	// Clusters are the clusters this server names (--cluster NAME=FILE):
+	// runs may target them by name ("target": {"cluster": NAME}), their
+	// servers allowed without AllowTargets, their properties read from
+	// the files by the lifecycle when a run starts. nil names none.
+	Clusters *clusters.Set
 	// KbenchCommand starts kbench for a run; "run --spec … --out …
 	// --progress json" is appended. Default: this executable.
 	KbenchCommand []string
@@ -167,7 +173,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
 	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
-		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, Logger: cfg.Logger})
+		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, Clusters: cfg.Clusters, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)

@@ -96,12 +96,16 @@ const (
 	FieldSASLMechanism    = "sasl-mechanism"
 	FieldSASLUsername     = "sasl-username"
 	FieldSASLPassword     = "sasl-password"
+	// FieldCluster chooses among the server's named clusters; its name
+	// is the API's, so a bad choice is shown beside it.
+	FieldCluster = "target.cluster"
 )
 
 // Target choices.
 const (
 	TargetEmbedded  = "embedded"
 	TargetBootstrap = "bootstrap"
+	TargetCluster   = "cluster" // one of the server's named clusters (serve --cluster)
 )
 
 // Choices of the target's select fields: what kbench's client supports.
@@ -176,6 +180,13 @@ func FormFlags() []rundoc.Flag {
 // sasl-…) to messages. Every value is shown as submitted except the SASL
 // password, which is never rendered.
 func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
+	return NewRunFormClusters(values, errs, nil)
+}
+
+// NewRunFormClusters is NewRunForm on a server that names clusters: the
+// target may then be one of them, chosen by name (the properties, and
+// any password, stay in the server's files).
+func NewRunFormClusters(values url.Values, errs map[string]string, clusters []string) NewRunFormView {
 	fresh := len(values) == 0
 	get := func(name, def string) string {
 		if fresh {
@@ -214,14 +225,19 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 			Help: "whole runs before the measured ones, discarded from every figure"},
 	}}
 
-	target := choice(FieldTarget, []string{TargetEmbedded, TargetBootstrap}, TargetEmbedded)
+	targets := []string{TargetEmbedded, TargetBootstrap}
+	if len(clusters) > 0 {
+		targets = append(targets, TargetCluster)
+	}
+	target := choice(FieldTarget, targets, TargetEmbedded)
 	security := choice(FieldSecurityProtocol, SecurityProtocols, SecurityProtocols[0])
 	mechanism := choice(FieldSASLMechanism, SASLMechanisms, SASLMechanisms[0])
 	conn := FormSection{ID: "target", Legend: "Target", Fields: []FormField{
 		{Name: FieldTarget, Label: "Broker", Kind: "radio", Value: target,
-			Options: choiceOptions([]string{TargetEmbedded, TargetBootstrap}, map[string]string{
+			Options: choiceOptions(targets, map[string]string{
 				TargetEmbedded:  "embedded broker (kfake, in its own process)",
 				TargetBootstrap: "a Kafka cluster (bootstrap servers below)",
+				TargetCluster:   "a cluster this server names (its properties stay on the server)",
 			}, target)},
 		{Name: FieldBootstrapServer, Label: "Bootstrap servers", Kind: "text", Value: get(FieldBootstrapServer, ""),
 			Placeholder: "host:9092,host2:9092", Help: "host:port[,host:port] of the cluster, when the broker is a Kafka cluster",
@@ -236,6 +252,12 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 		{Name: FieldSASLPassword, Label: "SASL password", Kind: "password", Autocomplete: "new-password",
 			Help: "used for this run only, never stored or shown; enter it again after a correction", EnabledWhen: saslOnly},
 	}}
+	if len(clusters) > 0 {
+		name := choice(FieldCluster, clusters, clusters[0])
+		conn.Fields = append(conn.Fields, FormField{Name: FieldCluster, Label: "Named cluster", Kind: "select", Value: name,
+			Options: choiceOptions(clusters, nil, name), EnabledWhen: FieldTarget + "=" + TargetCluster,
+			Help: "a cluster kbench serve names (--cluster NAME=FILE): where it is and how to log in come from its file on the server"})
+	}
 
 	opts := FormSection{ID: "options", Legend: "Workload options",
 		Help: "Kafka's perf-test flags; empty fields take the default shown"}

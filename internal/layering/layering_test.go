@@ -81,6 +81,7 @@ func TestLayersPointDown(t *testing.T) {
 		{"github.com/kbench/kbench/compare", []string{"/runner", "/store", "/server", "/ui", "/lifecycle"}},
 		{"github.com/kbench/kbench/ui", []string{"/runner", "/store", "/server", "/lifecycle"}},
 		{"github.com/kbench/kbench/lifecycle", []string{"/runner", "/server", "/ui", "/compare"}},
+		{"github.com/kbench/kbench/clusters", []string{"/runner", "/store", "/server", "/ui", "/compare", "/lifecycle"}},
 	}
 	for _, c := range cases {
 		for _, d := range deps(t, c.pkg) {

@@ -1,0 +1,352 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/clusters"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// clusterPassword is the named cluster's password: it exists in the
+// properties file only.
+const clusterPassword = "Cl-5e4d3c-only-in-the-file"
+
+// saslBroker starts an embedded broker that takes user bench with
+// clusterPassword over SASL PLAIN.
+func saslBroker(t *testing.T) *embedded.Broker {
+	t.Helper()
+	b, err := embedded.Start(embedded.Options{Users: []embedded.User{{Mechanism: "PLAIN", Name: "bench", Password: clusterPassword}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// writeClusterFile writes a client.properties for addr with password,
+// outside any server's data directory, and returns its path.
+func writeClusterFile(t *testing.T, path, addr, password string) string {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "lab.properties")
+	}
+	text := fmt.Sprintf("# the lab cluster\nbootstrap.servers=%s\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"+
+		"sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"bench\" password=\"%s\";\n", addr, password)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func namedClusters(t *testing.T, values ...string) *clusters.Set {
+	t.Helper()
+	set, err := clusters.Parse(values, runner.Validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// TestNamedClusterRun: a run targets a named cluster whose file holds a
+// SASL PLAIN password the broker needs, without --allow-target; it
+// succeeds, records the cluster's name in its spec and environment and
+// belongs to the cluster's series, and the password is nowhere: not in
+// the database file, the data directory, the logs, the pages, the API's
+// answers or the comparison's exports. An edited file applies to the
+// next run; one that became invalid fails its run, saying why.
+func TestNamedClusterRun(t *testing.T) {
+	b := saslBroker(t)
+	file := writeClusterFile(t, "", b.Addr(), clusterPassword)
+	ts := newTestServer(t, func(c *Config) { c.Clusters = namedClusters(t, "lab="+file) })
+
+	id := ts.createRun(t, `{"workload":"producer","label":"lab","target":{"cluster":"lab"},"params":{"num-records":2000,"profile":["cpu"]}}`)
+	r := ts.waitFinal(t, id)
+	if r.Status != rundoc.StatusSucceeded {
+		t.Fatalf("run on the named cluster: %s %s", r.Status, r.Error)
+	}
+	var spec rundoc.SpecFile
+	if err := json.Unmarshal(r.Spec, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if string(spec.Params["cluster"]) != `"lab"` {
+		t.Errorf("stored spec %s does not name the cluster", r.Spec)
+	}
+	full := ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", id), "")
+	var env struct {
+		Environment struct {
+			Broker string
+			Target struct{ Kind, Cluster string }
+		}
+	}
+	json.Unmarshal(full.Body.Bytes(), &env)
+	if env.Environment.Target.Cluster != "lab" || env.Environment.Target.Kind != rundoc.TargetCluster || env.Environment.Broker != b.Addr() {
+		t.Errorf("environment %+v, want the cluster lab at %s", env.Environment, b.Addr())
+	}
+
+	// The cluster moves: the same name, other brokers; the history stays.
+	b2 := saslBroker(t)
+	writeClusterFile(t, file, b2.Addr(), clusterPassword)
+	id2 := ts.createRun(t, `{"workload":"producer","label":"lab","target":{"cluster":"lab"},"params":{"num-records":2000,"profile":["cpu"]}}`)
+	r2 := ts.waitFinal(t, id2)
+	if r2.Status != rundoc.StatusSucceeded {
+		t.Fatalf("run after the cluster moved: %s %s", r2.Status, r2.Error)
+	}
+	json.Unmarshal(ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", id2), "").Body.Bytes(), &env)
+	if env.Environment.Broker != b2.Addr() {
+		t.Errorf("the edited file was not read: broker %q, want %s", env.Environment.Broker, b2.Addr())
+	}
+	if r2.SeriesKey != r.SeriesKey || r2.Fingerprint != r.Fingerprint {
+		t.Errorf("series %q then %q: a cluster's runs keep one series when it moves", r.SeriesKey, r2.SeriesKey)
+	}
+	// The same workload on the embedded broker, or on the same brokers
+	// given as a bootstrap target, is another series.
+	prepared, err := ts.prepare(&createRequest{Workload: "producer", Params: map[string]json.RawMessage{"num-records": json.RawMessage("2000"), "profile": json.RawMessage(`["cpu"]`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	embeddedFP, _ := prepared.Fingerprint()
+	prepared.BootstrapServer = b2.Addr()
+	bootstrapFP, _ := prepared.Fingerprint()
+	if embeddedFP == r.Fingerprint || bootstrapFP == r.Fingerprint {
+		t.Errorf("the named cluster's series is shared with a run that does not name it")
+	}
+
+	// A wrong password in the file: the run really logs in with it.
+	writeClusterFile(t, file, b2.Addr(), clusterPassword+"-wrong")
+	id3 := ts.createRun(t, `{"workload":"producer","target":{"cluster":"lab"},"params":{"num-records":100,"profile":"none"}}`)
+	if r3 := ts.waitFinal(t, id3); r3.Status != rundoc.StatusFailed || !strings.Contains(strings.ToLower(r3.Error), "authentication") {
+		t.Errorf("wrong password in the file: %s %q, want failed saying authentication failed", r3.Status, r3.Error)
+	}
+	// A file that became invalid fails its run with the reason.
+	if err := os.WriteFile(file, []byte("security.protocol=SASL_PLAINTEXT\nsasl.password="+clusterPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id4 := ts.createRun(t, `{"workload":"producer","target":{"cluster":"lab"},"params":{"num-records":100,"profile":"none"}}`)
+	r4 := ts.waitFinal(t, id4)
+	if r4.Status != rundoc.StatusFailed || !strings.Contains(r4.Error, "cluster lab") || !strings.Contains(r4.Error, "bootstrap.servers is missing") {
+		t.Errorf("invalid file: %s %q, want failed naming the cluster and what is wrong", r4.Status, r4.Error)
+	}
+
+	var answers bytes.Buffer
+	ids := fmt.Sprintf("%d,%d,%d,%d", id, id2, id3, id4)
+	paths := []string{"/", "/api/runs", "/runs/new", "/compare?runs=" + ids, "/api/compare?runs=" + ids,
+		"/history?series=" + r.SeriesKey, "/api/history?series=" + r.SeriesKey}
+	for _, n := range []uint{id, id2, id3, id4} {
+		paths = append(paths, fmt.Sprintf("/runs/%d", n), fmt.Sprintf("/api/runs/%d", n), fmt.Sprintf("/api/runs/%d/profiles", n))
+	}
+	for _, p := range paths {
+		rec := ts.do(t, "GET", p, "")
+		answers.Write(rec.Body.Bytes())
+	}
+	// A report's page and exports.
+	rep, err := ts.createReport(context.Background(), reportRequest{Title: "lab", Runs: []uint{id, id2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range []string{"", ".md", ".csv", ".json"} {
+		rec := ts.do(t, "GET", ui.ReportURL(rep.Slug, ext), "")
+		if rec.Code != http.StatusOK {
+			t.Errorf("report%s: %d", ext, rec.Code)
+		}
+		answers.Write(rec.Body.Bytes())
+	}
+	ts.st.Close() // flush the WAL into the file
+	var files bytes.Buffer
+	filepath.Walk(ts.dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			data, _ := os.ReadFile(path)
+			files.Write(data)
+		}
+		return nil
+	})
+	if !strings.Contains(files.String(), "SASL_PLAINTEXT") || !strings.Contains(answers.String(), b.Addr()) {
+		t.Fatalf("the search would find nothing: the runs' records are missing")
+	}
+	for name, text := range map[string]string{"pages and API": answers.String(), "logs": ts.logs.String(), "data directory and database": files.String()} {
+		if strings.Contains(text, clusterPassword) {
+			t.Errorf("the password appears in the %s", name)
+		}
+	}
+}
+
+// TestNamedClusterRefusals: an unknown cluster, a cluster with the
+// target's other fields, a bootstrap server or a connection property in
+// the params, or a "cluster" param are 400s naming the field.
+func TestNamedClusterRefusals(t *testing.T) {
+	file := writeClusterFile(t, "", "127.0.0.1:9", clusterPassword)
+	ts := newTestServer(t, func(c *Config) { c.Clusters = namedClusters(t, "lab="+file, "prod="+file) })
+	for _, tc := range []struct{ name, body, field, says string }{
+		{"unknown", `{"workload":"producer","target":{"cluster":"nope"}}`, "target.cluster", "lab, prod"},
+		{"with sasl fields", `{"workload":"producer","target":{"cluster":"lab","sasl_username":"x","sasl_password":"y"}}`, "target.cluster", "sasl_username, sasl_password"},
+		{"with a bootstrap server", `{"workload":"producer","target":{"cluster":"lab","bootstrap_server":"127.0.0.1:9"}}`, "target.cluster", "bootstrap_server"},
+		{"servers in params", `{"workload":"consumer","target":{"cluster":"lab"},"params":{"bootstrap-server":"evil:9092"}}`, "bootstrap-server", "named cluster"},
+		{"connection props in params", `{"workload":"producer","target":{"cluster":"lab"},"params":{"producer-props":{"bootstrap.servers":"evil:9092","acks":"1"}}}`, "producer-props", "bootstrap.servers"},
+		{"cluster param", `{"workload":"producer","params":{"cluster":"lab"}}`, "cluster", "target"},
+		{"write path", `{"workload":"writepath","target":{"cluster":"lab"}}`, "target.cluster", "write path"},
+		{"A/B unknown", `{"workload":"producer","configs":[{"label":"A","target":{"cluster":"lab"}},{"label":"B","target":{"cluster":"gone"}}]}`, "configs[1].target.cluster", "lab, prod"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := ts.do(t, "POST", "/api/runs", tc.body)
+			var resp struct {
+				Field  string
+				Errors []struct{ Field, Error string }
+			}
+			json.Unmarshal(rec.Body.Bytes(), &resp)
+			if rec.Code != http.StatusBadRequest {
+				t.Fatalf("got %d %s, want 400", rec.Code, rec.Body)
+			}
+			found := false
+			for _, e := range resp.Errors {
+				found = found || (e.Field == tc.field && strings.Contains(e.Error, tc.says))
+			}
+			if !found {
+				t.Errorf("got %s, want an error on %s saying %q", rec.Body, tc.field, tc.says)
+			}
+		})
+	}
+	// Accepted: the cluster and workload properties of the run's own.
+	if rec := ts.do(t, "POST", "/api/runs", `{"workload":"producer","target":{"cluster":"prod"},"params":{"producer-props":{"acks":"1"},"num-records":10,"profile":"none"}}`); rec.Code != http.StatusCreated {
+		t.Errorf("a run on a named cluster with its own acks: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestNamedClusterRestart: a run queued on a named cluster survives a
+// restart of a server that still names the cluster, and runs on it; one
+// queued on a cluster the restarted server no longer names is canceled
+// saying so.
+func TestNamedClusterRestart(t *testing.T) {
+	b := saslBroker(t)
+	file := writeClusterFile(t, "", b.Addr(), clusterPassword)
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	named := namedClusters(t, "lab="+file)
+	// Queue two runs through the server's own validation and storing, on
+	// a server whose queue never started: both stay queued, as when a
+	// server stops before taking them.
+	before, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Clusters: named, Logger: quiet}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint
+	for i := 0; i < 2; i++ {
+		req := createRequest{Workload: "producer", Target: &targetRequest{Cluster: "lab"},
+			Params: map[string]json.RawMessage{"num-records": json.RawMessage("500"), "profile": json.RawMessage(`"none"`)}}
+		spec, err := before.prepare(&req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := before.createRuns(ctx, req, spec)
+		if err == nil || len(runs) != 0 {
+			t.Fatalf("submit to a queue never started: %v", err)
+		}
+	}
+	queued, err := st.QueuedRuns(ctx)
+	if err != nil || len(queued) != 2 {
+		t.Fatalf("queued runs: %d %v", len(queued), err)
+	}
+	for _, r := range queued {
+		ids = append(ids, r.ID)
+		if strings.Contains(r.Spec, clusterPassword) || strings.Contains(r.Spec, b.Addr()) {
+			t.Errorf("stored spec %s holds the cluster's properties", r.Spec)
+		}
+	}
+
+	// Restarted still naming lab: the first run executes.
+	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Clusters: named, Logger: quiet}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := &testServer{Server: s, dir: dir, st: st}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if r := ts.waitFinal(t, id); r.Status != rundoc.StatusSucceeded {
+			t.Errorf("run %d queued before a restart keeping the cluster: %s %q, want succeeded", id, r.Status, r.Error)
+		}
+	}
+	s.Close()
+
+	// A run queued again, and a restart without the cluster.
+	req := createRequest{Workload: "producer", Target: &targetRequest{Cluster: "lab"},
+		Params: map[string]json.RawMessage{"num-records": json.RawMessage("500"), "profile": json.RawMessage(`"none"`)}}
+	spec, err := before.prepare(&req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := before.createRuns(ctx, req, spec); err == nil {
+		t.Fatal("submit to a queue never started succeeded")
+	}
+	queued, _ = st.QueuedRuns(ctx)
+	if len(queued) != 1 {
+		t.Fatalf("%d runs queued, want 1", len(queued))
+	}
+	other := namedClusters(t, "prod="+file)
+	s2, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Clusters: other, Logger: quiet}, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, _ := st.GetRun(ctx, queued[0].ID)
+	want := `canceled when the server restarted: no cluster "lab": the clusters named here are prod`
+	if got.Status != rundoc.StatusCanceled || got.Error != want {
+		t.Errorf("queued run on a cluster no longer named: %s %q, want canceled %q", got.Status, got.Error, want)
+	}
+}
+
+// TestNamedClusterForm: the new-run form offers the server's named
+// clusters (and only when it names some); choosing one queues a run on
+// it, and a name the server does not know is shown beside the select.
+func TestNamedClusterForm(t *testing.T) {
+	if body := newTestServer(t, nil).do(t, "GET", "/runs/new", "").Body.String(); strings.Contains(body, `name="target.cluster"`) {
+		t.Errorf("a server naming no cluster offers named clusters")
+	}
+	file := writeClusterFile(t, "", "127.0.0.1:9", clusterPassword)
+	ts := newTestServer(t, func(c *Config) { c.Clusters = namedClusters(t, "lab="+file, "prod="+file) })
+	page := ts.do(t, "GET", "/runs/new", "").Body.String()
+	for _, want := range []string{`value="cluster"`, `name="target.cluster"`, `<option value="lab"`, `<option value="prod"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the form lacks %s", want)
+		}
+	}
+	rec := ts.formPost(t, "/runs", url.Values{"workload": {"producer"}, "target": {"cluster"}, "target.cluster": {"prod"},
+		"num-records": {"10"}, "profile": {"none"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("form on a named cluster: %d %s", rec.Code, rec.Body)
+	}
+	var id uint
+	fmt.Sscanf(rec.Header().Get("Location"), "/runs/%d", &id)
+	r, err := ts.st.GetRun(context.Background(), id)
+	if err != nil || !strings.Contains(r.Spec, `"cluster":"prod"`) {
+		t.Errorf("run %d from the form: spec %q (%v), want it on cluster prod", id, r.Spec, err)
+	}
+	rec = ts.formPost(t, "/runs", url.Values{"workload": {"producer"}, "target": {"cluster"}, "target.cluster": {"gone"}})
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `id="f-target-cluster-error"`) ||
+		!strings.Contains(rec.Body.String(), "the clusters named here are lab, prod") {
+		t.Errorf("unknown cluster from the form: %d, want 400 with the error beside the select", rec.Code)
+	}
+}
