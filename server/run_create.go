@@ -27,6 +27,9 @@ type createRequest struct {
 	WarmupRuns  int                        `json:"warmup_runs"`
 	Params      map[string]json.RawMessage `json:"params"`
 	Target      *targetRequest             `json:"target,omitempty"`
+	// Queue is the queue of workers the runs wait in: "local" (the
+	// server's own worker) when empty; see checkQueue.
+	Queue string `json:"queue,omitempty"`
 	// Meta tags every run of the request (rundoc.ValidateMeta): commit,
 	// branch, version or any key; an A/B submission's configurations
 	// share it.
@@ -67,6 +70,7 @@ func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 	if err != nil {
 		return spec, err
 	}
+	s.checkQueue(req, []rundoc.Spec{spec}, &errs)
 	errs = append(append(errs, target...), opts...)
 	return spec, errs.Err()
 }
@@ -211,7 +215,7 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.
 	runs := make([]*store.Run, 0, total)
 	for i := 0; i < total; i++ {
 		r := &store.Run{Label: req.Label, Workload: spec.Workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
-			Spec: specJSON, Fingerprint: fingerprint, GroupID: group, Meta: req.Meta}
+			Spec: specJSON, Fingerprint: fingerprint, GroupID: group, Meta: req.Meta, Queue: req.Queue}
 		if i < req.WarmupRuns {
 			r.Warmup = true
 		} else if group != "" {
@@ -250,7 +254,7 @@ func encodeSpec(spec rundoc.Spec) (specJSON, fingerprint string, err error) {
 }
 
 func (s *Server) newRunPage(c *gin.Context) {
-	v := ui.NewRunForm(url.Values{}, nil)
+	v := s.withQueues(c.Request.Context(), ui.NewRunForm(url.Values{}, nil), url.Values{}, nil)
 	v.Page = s.page(c, "New run")
 	s.render(c, http.StatusOK, "new_run", v)
 }
@@ -265,7 +269,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 	// "Add a configuration" and "Remove" buttons (without JavaScript):
 	// the form again, changed, with nothing started.
 	if form.Has(ui.FieldAddConfig) || form.Has(ui.FieldRemoveConfig) {
-		v := ui.NewRunForm(form, nil)
+		v := s.withQueues(c.Request.Context(), ui.NewRunForm(form, nil), form, nil)
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusOK, "new_run", v)
 		return
@@ -290,7 +294,8 @@ func (s *Server) createRunForm(c *gin.Context) {
 		return
 	}
 	if len(errs) > 0 {
-		v := ui.NewRunForm(form, formErrors(errs))
+		fe := formErrors(errs)
+		v := s.withQueues(c.Request.Context(), ui.NewRunForm(form, fe), form, fe)
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return
