@@ -46,6 +46,11 @@ type Options struct {
 	// a previous process, with its stored spec: a run it refuses (e.g. a
 	// target --allow-target no longer allows) is canceled with its error.
 	Recheck func(spec string) error
+	// Allow, when set, is asked about each run's stored spec before its
+	// process starts: a run it refuses fails with its error (kbench
+	// worker's --allow-target, which the server that queued the run
+	// does not know).
+	Allow func(spec string) error
 	// Queue is the queue this server's workers take runs from and submits
 	// runs to (default jobs.DefaultQueue).
 	Queue string

@@ -439,10 +439,10 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 			return failed("stored spec: %s: its secret is not in memory (secrets are never stored); start the run again", k)
 		}
 	}
-	if q.opts.Recheck != nil {
+	if q.opts.Allow != nil {
 		// A worker runs only what its own --allow-target allows, whatever
 		// the server that queued the run allows.
-		if err := q.opts.Recheck(run.Spec); err != nil {
+		if err := q.opts.Allow(run.Spec); err != nil {
 			return failed("refused by the worker on %s: %v", q.opts.Host, err)
 		}
 	}
