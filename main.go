@@ -31,6 +31,7 @@ const usage = `kbench: Kafka client benchmarks with profiles
 
 usage:
   kbench serve [flags]           the web application (default http://127.0.0.1:8080)
+  kbench worker --database URL --queue Q   a benchmark machine: runs from a queue of serve's PostgreSQL store
   kbench run producer [flags]    like kafka-producer-perf-test, on kafka-go
   kbench run consumer [flags]    like kafka-consumer-perf-test, on kafka-go
   kbench run writepath [flags]   Produce requests of many buffers: gathering vs other write strategies
@@ -61,6 +62,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdBroker(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr)
+	case "worker":
+		return cmdWorker(ctx, args[1:], stdout, stderr)
 	case "import":
 		return cmdImport(ctx, args[1:], stdout, stderr)
 	case "check":

@@ -52,6 +52,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	data := fs.String("data", "./kbench-data", "directory for the SQLite database and run files")
 	database := fs.String("database", "", "the database: a postgres:// (or postgresql://) URL for PostgreSQL, or an SQLite file (default: kbench.db in --data)")
 	concurrency := fs.Int("concurrency", 1, "runs executed at once (more than one makes runs share CPU)")
+	localWorker := fs.Bool("local-worker", true, "execute runs of queue local here; false serves only, and runs wait in their queues for kbench worker processes (PostgreSQL --database)")
 	token := fs.String("token", "", "token required for changes (and, with --private, for reading); needed off loopback")
 	private := fs.Bool("private", false, "require the token for reading too")
 	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
@@ -118,7 +119,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 2
 		}
 	}
-	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, Token: *token, Private: *private,
+	if !*localWorker && !store.IsPostgresURL(*database) {
+		fmt.Fprintf(stderr, "kbench serve: %s=false: no worker could take the runs of an SQLite store (kbench worker needs a shared PostgreSQL --database)\n", from["local-worker"])
+		return 2
+	}
+	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
 		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor, Clusters: named}
 	if *notifyURL != "" {
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)

@@ -17,7 +17,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kbench/kbench/clusters"
@@ -52,14 +54,36 @@ type Options struct {
 	// fails, and one left queued by a previous process is canceled at
 	// Start. nil names none.
 	Clusters *clusters.Set
+	// Allow, when set, is asked about each run's stored spec before its
+	// process starts: a run it refuses fails with its error (kbench
+	// worker's --allow-target, which the server that queued the run
+	// does not know).
+	Allow func(spec string) error
 	// Queue is the queue this server's workers take runs from and submits
 	// runs to (default jobs.DefaultQueue).
 	Queue string
 	// Jobs is the database of the queue; nil keeps it in the store's
 	// SQLite file, through a one-connection pool of the store's driver.
-	Jobs   *jobs.Backend
-	Logger *slog.Logger
+	Jobs *jobs.Backend
+	// NoWorker makes a lifecycle that submits and cancels runs but executes
+	// none (kbench serve --local-worker=false): runs wait in their queues
+	// for workers elsewhere, and Start recovers nothing, since no run of
+	// any queue is this process's to recover.
+	NoWorker bool
+	// Host and Version describe this worker in the workers table and on
+	// the runs it takes (default: the machine's host name and kbench's
+	// module version).
+	Host, Version string
+	Logger        *slog.Logger
 }
+
+// Heartbeats: a worker refreshes its row every HeartbeatEvery; one whose
+// heartbeat is older than WorkerLostAfter is taken for gone, and the runs
+// it was running are interrupted by the next worker of its queue to start.
+const (
+	HeartbeatEvery  = 5 * time.Second
+	WorkerLostAfter = 30 * time.Second
+)
 
 // NeedsSecrets reports whether a stored spec had secrets removed: its
 // run can execute only while the secrets are held in memory.
@@ -79,17 +103,45 @@ func storedCluster(spec string) string {
 	return file.Params.Cluster
 }
 
-// Start recovers from a previous process and starts executing runs: runs
-// left running are marked interrupted (their process died with the old
-// server), and queued runs are queued again, but for those whose secrets
-// were lost with the old process or that Options.Recheck refuses, which
-// are canceled with the reason. A queued run keeps the job it had in
-// River, in its place; one without (stored by a kbench before River, or
-// whose submit failed) gets one, behind them, in id order.
+// Start registers this worker, recovers what previous processes left in
+// its queue and starts executing runs: runs of its queue left running by
+// a worker that is gone (see gone) are marked interrupted, and its queued
+// runs are queued again, but for those whose secrets were lost with the
+// old process, that Options.Recheck refuses or whose named cluster this
+// machine no longer names, which are canceled with the reason. A queued run keeps the job it had in River, in its place;
+// one without (stored by a kbench before River, or whose submit failed)
+// gets one, behind them, in id order. Runs of other queues are other
+// workers' and left alone. With Options.NoWorker it only opens the queue.
 func (q *Local) Start(ctx context.Context) error {
-	n, err := q.st.MarkInterrupted(ctx, "interrupted: the kbench server stopped while this run was in progress")
+	if q.opts.NoWorker {
+		if _, err := q.openJobs(ctx); err != nil {
+			return fmt.Errorf("open queue: %w", err)
+		}
+		return nil
+	}
+	w := &store.Worker{Host: q.opts.Host, Queue: q.opts.Queue, PID: os.Getpid(), Version: q.opts.Version}
+	if err := q.st.RegisterWorker(ctx, w); err != nil {
+		return fmt.Errorf("register worker: %w", err)
+	}
+	q.mu.Lock()
+	q.worker = w
+	q.mu.Unlock()
+	running, err := q.st.RunningIn(ctx, q.opts.Queue)
 	if err != nil {
 		return fmt.Errorf("recover runs: %w", err)
+	}
+	n := 0
+	for _, r := range running {
+		if !q.gone(r.Worker) {
+			continue // another live worker's run
+		}
+		err := q.st.InterruptRun(ctx, r.ID, "interrupted: the kbench server stopped while this run was in progress")
+		if err != nil && !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("recover runs: %w", err)
+		}
+		if err == nil {
+			n++
+		}
 	}
 	if n > 0 {
 		q.log.Info("marked runs left running as interrupted", "count", n)
@@ -98,7 +150,7 @@ func (q *Local) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recover queue: %w", err)
 	}
-	queued, err := q.st.QueuedRuns(ctx)
+	queued, err := q.st.QueuedRunsIn(ctx, q.opts.Queue)
 	if err != nil {
 		return fmt.Errorf("recover queue: %w", err)
 	}
@@ -147,7 +199,60 @@ func (q *Local) Start(ctx context.Context) error {
 	if err := jq.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start queue: %w", err)
 	}
+	q.startHeartbeat(w.ID)
 	return nil
+}
+
+// gone reports whether the worker that took a running run is gone, so
+// that nothing will ever finish the run. On SQLite, one machine's store
+// with one server, it always is: the run was left by a previous process.
+// On a shared PostgreSQL store a run another live worker executes is
+// not: its worker is gone if it recorded none (a kbench from before
+// workers), stopped, ran on this host as a process that no longer exists
+// (or whose pid this process now has), or stopped sending heartbeats.
+func (q *Local) gone(w *store.Worker) bool {
+	if !q.st.Postgres() || w == nil || w.StoppedAt != nil {
+		return true
+	}
+	if w.Host == q.opts.Host && (w.PID == os.Getpid() || !processAlive(w.PID)) {
+		return true
+	}
+	return time.Since(w.HeartbeatAt) > WorkerLostAfter
+}
+
+// processAlive reports whether a process with this pid exists on this
+// machine.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// startHeartbeat refreshes worker id's heartbeat every HeartbeatEvery
+// until Close.
+func (q *Local) startHeartbeat(id uint) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	q.mu.Lock()
+	q.stopHeartbeat = func() { cancel(); <-done }
+	q.mu.Unlock()
+	go func() {
+		defer close(done)
+		t := time.NewTicker(HeartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := q.st.Heartbeat(ctx, id); err != nil && ctx.Err() == nil {
+					q.log.Warn("worker heartbeat", "worker", id, "err", err)
+				}
+			}
+		}
+	}()
 }
 
 // openJobs opens the queue (creating or upgrading River's tables) on
@@ -173,7 +278,11 @@ func (q *Local) openJobs(ctx context.Context) (*jobs.Queue, error) {
 		}
 		backend, closeConn = jobs.SQLite(db), func() { db.Close() }
 	}
-	jq, err := jobs.New(ctx, backend, jobs.Config{Queue: q.opts.Queue, Workers: q.opts.Concurrency, Execute: q.work,
+	execute := q.work
+	if q.opts.NoWorker {
+		execute = nil
+	}
+	jq, err := jobs.New(ctx, backend, jobs.Config{Queue: q.opts.Queue, Workers: q.opts.Concurrency, Execute: execute,
 		// Past the longest run (its timeout, then the grace to stop it), a
 		// job still running is one whose worker vanished.
 		RescueAfter: q.opts.RunTimeout + q.opts.KillGrace + 10*time.Minute,

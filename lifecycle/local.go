@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +59,10 @@ type Local struct {
 	// stored.
 	taken   map[uint]*execution
 	stopped bool
+	// worker is this process's row in the workers table, from Start (nil
+	// with Options.NoWorker); stopHeartbeat ends its heartbeat.
+	worker        *store.Worker
+	stopHeartbeat func()
 
 	// hook, when a test sets it (SetHook), is called by the worker at
 	// named points of a run's life.
@@ -94,6 +99,15 @@ func NewLocal(st *store.Store, opts Options) *Local {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if opts.Queue == "" {
+		opts.Queue = jobs.DefaultQueue
+	}
+	if opts.Host == "" {
+		opts.Host, _ = os.Hostname()
+	}
+	if opts.Version == "" {
+		opts.Version = moduleVersion()
 	}
 	return &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{}}
 }
@@ -152,7 +166,15 @@ func (q *Local) Submit(ctx context.Context, id uint, secrets map[string]string) 
 	if jq == nil {
 		return fmt.Errorf("lifecycle: submit run %d: not started", id)
 	}
-	if err := jq.Submit(ctx, id, q.opts.Queue); err != nil {
+	queue, err := q.st.RunQueue(ctx, id)
+	if err == nil && len(secrets) > 0 && (q.opts.NoWorker || queue != q.opts.Queue) {
+		// Secrets live in this process's memory, for its own worker only.
+		err = fmt.Errorf("run %d: a run with a per-run password runs only on this server's own worker; for queue %s name a cluster the worker holds", id, queue)
+	}
+	if err == nil {
+		err = jq.Submit(ctx, id, queue)
+	}
+	if err != nil {
 		q.mu.Lock()
 		delete(q.secrets, id)
 		q.mu.Unlock()
@@ -240,11 +262,21 @@ func (q *Local) Close() {
 	}
 	jq, closeConn := q.jobs, q.closeJobsConn
 	q.jobs, q.closeJobsConn = nil, nil
+	w, stopHeartbeat := q.worker, q.stopHeartbeat
+	q.worker, q.stopHeartbeat = nil, nil
 	q.mu.Unlock()
 	if jq != nil {
 		// Waits for the workers, whose runs were just told to stop.
 		if err := jq.Stop(context.Background()); err != nil {
 			q.log.Error("stop the queue", "err", err)
+		}
+	}
+	if stopHeartbeat != nil {
+		stopHeartbeat()
+	}
+	if w != nil {
+		if err := q.st.StopWorker(context.Background(), w.ID); err != nil {
+			q.log.Error("record the worker stopped", "err", err)
 		}
 	}
 	if closeConn != nil {
@@ -345,7 +377,10 @@ func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
 	}
 	// A run canceled since it was submitted is no longer queued: the
 	// store refuses to start it, and its cancel has said it is done.
-	if err := q.st.StartRun(ctx, id, time.Now().UTC()); err != nil {
+	q.mu.Lock()
+	w := q.worker
+	q.mu.Unlock()
+	if err := q.st.StartRunOn(ctx, id, time.Now().UTC(), w); err != nil {
 		if !errors.Is(err, store.ErrConflict) {
 			log.Error("start run", "err", err)
 		}
@@ -403,6 +438,13 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 	for k, v := range spec.Props {
 		if strings.Contains(v, rundoc.Redacted) && secrets[k] == "" {
 			return failed("stored spec: %s: its secret is not in memory (secrets are never stored); start the run again", k)
+		}
+	}
+	if q.opts.Allow != nil {
+		// A worker runs only what its own --allow-target allows, whatever
+		// the server that queued the run allows.
+		if err := q.opts.Allow(run.Spec); err != nil {
+			return failed("refused by the worker on %s: %v", q.opts.Host, err)
 		}
 	}
 	if spec.Cluster != "" {
@@ -509,4 +551,13 @@ func childEnv(secrets map[string]string) []string {
 		env = append(env, rundoc.SecretPropsEnv+"="+string(b))
 	}
 	return env
+}
+
+// moduleVersion is kbench's version as the build recorded it ("(devel)"
+// for a build from a checkout).
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }

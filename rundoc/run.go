@@ -43,6 +43,11 @@ type Run struct {
 	// SeriesKey is the run's series (SeriesKey, ImportSeriesKey, or the
 	// name an import gave).
 	SeriesKey string
+	// Queue is the queue of workers the run waits in ("local", the
+	// server's own worker, unless its submission named another); Worker
+	// is the host name of the worker that took it, "" until one has.
+	Queue  string
+	Worker string
 	// Environment and Measurement are the run's documents, decoded; nil
 	// when the run has none yet (queued, running) or its stored text is
 	// not a document this code reads (Documents keeps that text, and

@@ -35,7 +35,7 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 		s.fail(c, err)
 		return
 	}
-	req := createRequest{Workload: base.Workload, Repetitions: base.Repetitions, WarmupRuns: base.WarmupRuns, Meta: base.Meta,
+	req := createRequest{Workload: base.Workload, Repetitions: base.Repetitions, WarmupRuns: base.WarmupRuns, Meta: base.Meta, Queue: base.Queue,
 		Configs: []configRequest{{Label: base.Label, Params: base.Params, Target: base.Target}}}
 	// formIndex maps a configuration of the request to its fieldset on the
 	// form: blank fieldsets are no configuration.
@@ -63,7 +63,8 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 		return
 	}
 	if len(errs) > 0 {
-		v := ui.NewRunFormClusters(form, abFormErrors(errs, formIndex), s.cfg.Clusters.Names())
+		fe := abFormErrors(errs, formIndex)
+		v := s.withQueues(c.Request.Context(), ui.NewRunFormClusters(form, fe, s.cfg.Clusters.Names()), form, fe)
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return

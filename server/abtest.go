@@ -63,6 +63,8 @@ type abSide struct {
 	secrets               map[string]string
 	// meta tags the side's runs.
 	meta map[string]string
+	// queue is the queue its runs wait in ("" for the default).
+	queue string
 }
 
 // newSide is the side of spec, labelled label, in group.
@@ -87,7 +89,7 @@ func (s *Server) queueInterleaved(ctx context.Context, batch string, sides []abS
 		side := sides[i]
 		runs[k] = &store.Run{Label: side.label, Workload: side.workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
 			Spec: side.specJSON, Fingerprint: side.fingerprint, GroupID: side.group, ABBatch: batch, Warmup: k/len(sides) < warmups,
-			Meta: side.meta}
+			Meta: side.meta, Queue: side.queue}
 	}
 	if err := s.store.AppendRuns(ctx, runs); err != nil {
 		return nil, err
@@ -191,6 +193,7 @@ func (s *Server) prepareConfigs(req *createRequest) ([]rundoc.Spec, error) {
 		}
 		specs[i] = spec
 	}
+	s.checkQueue(req, specs, &errs)
 	return specs, errs.Err()
 }
 
@@ -215,7 +218,7 @@ func (s *Server) createAB(ctx context.Context, req *createRequest) (*abResult, e
 		if sides[i], err = newSide(req.Configs[i].Label, group, spec); err != nil {
 			return nil, err
 		}
-		sides[i].meta = req.Meta
+		sides[i].meta, sides[i].queue = req.Meta, req.Queue
 		res.groups = append(res.groups, group)
 	}
 	if res.runs, err = s.queueInterleaved(ctx, res.batch, sides, req.WarmupRuns, req.Repetitions); err != nil {

@@ -38,6 +38,10 @@ type apiRun struct {
 	Meta      map[string]string `json:"meta"`
 	Time      time.Time         `json:"time"`
 	SeriesKey string            `json:"series_key"`
+	// Queue is the queue of workers the run waits (waited) in; Worker the
+	// host name of the worker that took it ("" until one has).
+	Queue  string `json:"queue"`
+	Worker string `json:"worker"`
 	// Only on a single run.
 	Metrics     []apiMetric          `json:"metrics,omitempty"`
 	Series      []rundoc.SeriesPoint `json:"series,omitempty"`
@@ -77,7 +81,7 @@ func toAPIRun(r *rundoc.Run, full bool) apiRun {
 		Source: r.Source, Error: r.Error, Complete: r.Complete, Spec: rawJSON(r.Spec), Fingerprint: r.Fingerprint,
 		GroupID: r.GroupID, GroupIndex: r.GroupIndex, Warmup: r.Warmup, ABBatch: r.ABBatch, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec,
 		P99Ms: r.P99Ms, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		Meta: r.Meta, Time: r.Time, SeriesKey: r.SeriesKey}
+		Meta: r.Meta, Time: r.Time, SeriesKey: r.SeriesKey, Queue: r.Queue, Worker: r.Worker}
 	if a.Meta == nil {
 		a.Meta = map[string]string{}
 	}

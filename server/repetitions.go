@@ -239,7 +239,7 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 		}
 	}
 	return abSide{label: first.Label, group: group, workload: file.Workload, specJSON: first.Spec, fingerprint: first.Fingerprint, secrets: secrets,
-		meta: repeatedMeta(&first)}, nil
+		meta: repeatedMeta(&first), queue: first.Queue}, nil
 }
 
 // redactedProps are the properties of spec whose secret the store does

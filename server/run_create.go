@@ -29,6 +29,9 @@ type createRequest struct {
 	WarmupRuns  int                        `json:"warmup_runs"`
 	Params      map[string]json.RawMessage `json:"params"`
 	Target      *targetRequest             `json:"target,omitempty"`
+	// Queue is the queue of workers the runs wait in: "local" (the
+	// server's own worker) when empty; see checkQueue.
+	Queue string `json:"queue,omitempty"`
 	// Meta tags every run of the request (rundoc.ValidateMeta): commit,
 	// branch, version or any key; an A/B submission's configurations
 	// share it.
@@ -77,6 +80,7 @@ func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 			fe.Field = "target.cluster" // the API's name; the form's select has it too
 		}
 	}
+	s.checkQueue(req, []rundoc.Spec{spec}, &errs)
 	errs = append(append(errs, target...), opts...)
 	return spec, errs.Err()
 }
@@ -268,7 +272,7 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.
 	runs := make([]*store.Run, 0, total)
 	for i := 0; i < total; i++ {
 		r := &store.Run{Label: req.Label, Workload: spec.Workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
-			Spec: specJSON, Fingerprint: fingerprint, GroupID: group, Meta: req.Meta}
+			Spec: specJSON, Fingerprint: fingerprint, GroupID: group, Meta: req.Meta, Queue: req.Queue}
 		if i < req.WarmupRuns {
 			r.Warmup = true
 		} else if group != "" {
@@ -307,7 +311,7 @@ func encodeSpec(spec rundoc.Spec) (specJSON, fingerprint string, err error) {
 }
 
 func (s *Server) newRunPage(c *gin.Context) {
-	v := ui.NewRunFormClusters(url.Values{}, nil, s.cfg.Clusters.Names())
+	v := s.withQueues(c.Request.Context(), ui.NewRunFormClusters(url.Values{}, nil, s.cfg.Clusters.Names()), url.Values{}, nil)
 	v.Page = s.page(c, "New run")
 	s.render(c, http.StatusOK, "new_run", v)
 }
@@ -322,7 +326,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 	// "Add a configuration" and "Remove" buttons (without JavaScript):
 	// the form again, changed, with nothing started.
 	if form.Has(ui.FieldAddConfig) || form.Has(ui.FieldRemoveConfig) {
-		v := ui.NewRunFormClusters(form, nil, s.cfg.Clusters.Names())
+		v := s.withQueues(c.Request.Context(), ui.NewRunFormClusters(form, nil, s.cfg.Clusters.Names()), form, nil)
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusOK, "new_run", v)
 		return
@@ -347,7 +351,8 @@ func (s *Server) createRunForm(c *gin.Context) {
 		return
 	}
 	if len(errs) > 0 {
-		v := ui.NewRunFormClusters(form, formErrors(errs), s.cfg.Clusters.Names())
+		fe := formErrors(errs)
+		v := s.withQueues(c.Request.Context(), ui.NewRunFormClusters(form, fe, s.cfg.Clusters.Names()), form, fe)
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return

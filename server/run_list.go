@@ -30,6 +30,7 @@ func (s *Server) runsPage(c *gin.Context) {
 			return "", nil, err
 		}
 		v.SetRegressions(regressed)
+		v.SetShowWorker(s.store.Postgres())
 		v.Page = ui.Page{Title: "Runs", CSRF: csrf}
 		return "runs", v, nil
 	})

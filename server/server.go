@@ -70,6 +70,10 @@ type Config struct {
 	// and then every hour, finished runs older than it that no report
 	// uses are deleted with their files. Zero keeps runs forever.
 	Retain time.Duration
+	// NoLocalWorker makes the server execute no runs (kbench serve
+	// --local-worker=false): runs wait in their queues for kbench worker
+	// processes on a shared PostgreSQL store.
+	NoLocalWorker bool
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
@@ -173,7 +177,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
 	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
-		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, Clusters: cfg.Clusters, Logger: cfg.Logger})
+		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)

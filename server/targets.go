@@ -243,3 +243,21 @@ func (s *Server) storedTargetsAllowed(specJSON string) error {
 	}
 	return s.checkTargets(spec.Targets())
 }
+
+// TargetsAllowed returns the check of a stored run's spec against the
+// --allow-target patterns of a kbench worker, which applies it before it
+// executes a run: the server that queued the run checked its own.
+func TargetsAllowed(patterns []string) (func(spec string) error, error) {
+	compiled, err := compileTargetPatterns(patterns)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{allowTargets: compiled}
+	return func(spec string) error {
+		if err := s.storedTargetsAllowed(spec); err != nil {
+			// The worker's own flag is the one to change.
+			return errors.New(strings.ReplaceAll(err.Error(), "start kbench serve with", "start kbench worker with"))
+		}
+		return nil
+	}, nil
+}

@@ -219,6 +219,18 @@ var upgradeAdditions = []struct {
 		}
 		return nil
 	}, "issue 13: a run's series (migration 0003_meta_series)"},
+	{"queue", func(run map[string]any) error {
+		if run["queue"] != "local" {
+			return fmt.Errorf("queue %v, want local for a run from before queues", run["queue"])
+		}
+		return nil
+	}, "issue 14: the queue a run waits in (migration 0007_workers)"},
+	{"worker", func(run map[string]any) error {
+		if run["worker"] != "" {
+			return fmt.Errorf("worker %v, want none for a run from before workers", run["worker"])
+		}
+		return nil
+	}, "issue 14: the worker host that ran a run (migration 0007_workers)"},
 }
 
 // withoutAdditions is the answer got without the upgradeAdditions the

@@ -201,7 +201,7 @@ func runDoc(r *Run) rundoc.Run {
 		ABBatch: r.ABBatch, Documents: rundoc.Documents{Environment: r.Environment, Measurement: r.Measurement},
 		Output: r.Output, Complete: r.Complete, RecordsPerSec: r.RecordsPerSec, MBPerSec: r.MBPerSec, P99Ms: r.P99Ms,
 		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
-		Meta: r.Meta.doc(), Time: r.RunAt, SeriesKey: r.SeriesKey}
+		Meta: r.Meta.doc(), Time: r.RunAt, SeriesKey: r.SeriesKey, Queue: r.Queue, Worker: r.Worker}
 	d.SetDocuments(r.Environment, r.Measurement)
 	if len(r.Metrics) > 0 {
 		d.Metrics = make([]rundoc.Metric, len(r.Metrics))

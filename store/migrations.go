@@ -16,7 +16,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0005_history_indexes"
+const SchemaVersion = "0007_workers"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -30,6 +30,9 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0003_meta_series", Migrate: migrate0003},
 	{ID: "0004_report_split", Migrate: migrate0004},
 	{ID: "0005_history_indexes", Migrate: migrate0005},
+	// 0006_profile_blobs is being added on another branch; the two are
+	// merged in ID order.
+	{ID: "0007_workers", Migrate: migrate0007},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -276,6 +279,45 @@ func migrate0005(tx *gorm.DB) error {
 		if err := tx.Exec(stmt).Error; err != nil {
 			return fmt.Errorf("%s: %w", stmt, err)
 		}
+	}
+	return nil
+}
+
+// migrate0007 adds the workers table (one row per worker process: the
+// server's local worker or a kbench worker on another machine) and, on
+// runs, the queue a run waits in (runs.queue, "local" for every run from
+// before it, which is the queue the server's own worker always took them
+// from), the host of the worker that took it (runs.worker, "" before) and
+// that worker's row (runs.worker_id). idx_runs_queue_status serves
+// recovery at a worker's start: its queue's queued and running runs.
+func migrate0007(tx *gorm.DB) error {
+	type Worker struct {
+		ID          uint   `gorm:"primaryKey"`
+		Host        string `gorm:"not null;default:''"`
+		Queue       string `gorm:"not null;default:''"`
+		PID         int    `gorm:"column:pid;not null;default:0"`
+		Version     string `gorm:"not null;default:''"`
+		StartedAt   time.Time
+		HeartbeatAt time.Time `gorm:"index"`
+		StoppedAt   *time.Time
+	}
+	if err := tx.AutoMigrate(&Worker{}); err != nil {
+		return fmt.Errorf("workers: %w", err)
+	}
+	type Run struct {
+		Queue    string `gorm:"column:queue;not null;default:'local'"`
+		Worker   string `gorm:"column:worker;not null;default:''"`
+		WorkerID *uint  `gorm:"column:worker_id"`
+	}
+	for _, col := range []string{"Queue", "Worker", "WorkerID"} {
+		if !tx.Table("runs").Migrator().HasColumn(&Run{}, col) {
+			if err := tx.Table("runs").Migrator().AddColumn(&Run{}, col); err != nil {
+				return fmt.Errorf("add runs.%s: %w", col, err)
+			}
+		}
+	}
+	if err := tx.Exec("CREATE INDEX IF NOT EXISTS idx_runs_queue_status ON runs (queue, status, id)").Error; err != nil {
+		return fmt.Errorf("index idx_runs_queue_status: %w", err)
 	}
 	return nil
 }

@@ -59,6 +59,14 @@ type Run struct {
 	Meta      Meta      `gorm:"column:meta;not null;default:''" json:",omitempty"`
 	RunAt     time.Time `gorm:"column:run_at" json:",omitzero"`
 	SeriesKey string    `gorm:"column:series;not null;default:''" json:",omitempty"`
+	// Queue is the queue of workers the run waits in (jobs.DefaultQueue,
+	// "local", unless the submission named another); Worker is the host
+	// name of the worker that took it and WorkerID its row in workers,
+	// set when it starts (nil before, and for runs from before migration
+	// 0007_workers). Left out of JSON when empty, as ABBatch is.
+	Queue    string `gorm:"column:queue;not null;default:'local'" json:",omitempty"`
+	Worker   string `gorm:"column:worker;not null;default:''" json:",omitempty"`
+	WorkerID *uint  `gorm:"column:worker_id" json:",omitempty"`
 	// Environment and Measurement are JSON objects from result.json.
 	Environment string
 	Measurement string
@@ -126,4 +134,19 @@ type Profile struct {
 	// Data is the gzipped pprof protobuf. Listing queries leave it out.
 	Data      []byte
 	CreatedAt time.Time
+}
+
+// Worker is one worker process (kbench serve's local worker or a kbench
+// worker) as the workers table keeps it: written when it starts, its
+// heartbeat refreshed while it lives, stopped_at set when it stops
+// cleanly. Added by migration 0007_workers.
+type Worker struct {
+	ID          uint   `gorm:"primaryKey"`
+	Host        string `gorm:"not null;default:''"`
+	Queue       string `gorm:"not null;default:''"`
+	PID         int    `gorm:"column:pid;not null;default:0"`
+	Version     string `gorm:"not null;default:''"`
+	StartedAt   time.Time
+	HeartbeatAt time.Time `gorm:"index"`
+	StoppedAt   *time.Time
 }

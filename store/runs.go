@@ -24,6 +24,7 @@ var listColumns = []string{
 	"error", "group_id", "group_index", "warmup", "ab_batch", "complete",
 	"records_per_sec", "mb_per_sec", "p99_ms",
 	"created_at", "started_at", "finished_at", "meta", "run_at", "series",
+	"queue", "worker", "worker_id",
 }
 
 // Key figures copied onto a run from its metrics, most specific name first.
@@ -215,6 +216,9 @@ func prepareRun(r *Run) error {
 	if r.Source == "" {
 		r.Source = rundoc.SourceLaunched
 	}
+	if r.Queue == "" {
+		r.Queue = DefaultQueue
+	}
 	if !r.Source.Valid() {
 		return fmt.Errorf("unknown source %q", r.Source)
 	}
@@ -361,15 +365,27 @@ func (s *Store) CountRuns(ctx context.Context) (int64, error) {
 // The change is one conditional UPDATE, so of two callers starting the
 // same run exactly one succeeds; the other gets ErrConflict.
 func (s *Store) StartRun(ctx context.Context, id uint, at time.Time) error {
+	return s.StartRunOn(ctx, id, at, nil)
+}
+
+// StartRunOn is StartRun by worker w (registered with RegisterWorker):
+// the run records w's host and row, so that lists show where it ran and
+// recovery can tell whether the process running it is gone. nil records
+// no worker.
+func (s *Store) StartRunOn(ctx context.Context, id uint, at time.Time, w *Worker) error {
 	defer s.wrote()
 	if at.IsZero() {
 		at = time.Now()
 	}
 	at = s.stored(at)
 	db := s.db.WithContext(ctx)
+	updates := map[string]any{"status": rundoc.StatusRunning, "started_at": at, "run_at": at}
+	if w != nil {
+		updates["worker"], updates["worker_id"] = w.Host, w.ID
+	}
 	res := db.Model(&Run{}).
 		Where("id = ? AND status = ?", id, rundoc.StatusQueued).
-		Updates(map[string]any{"status": rundoc.StatusRunning, "started_at": at, "run_at": at})
+		Updates(updates)
 	if err := changed(db, id, res); err != nil {
 		return fmt.Errorf("store: start run %d: %w", id, err)
 	}

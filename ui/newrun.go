@@ -76,6 +76,10 @@ type FormField struct {
 	MaxLength int
 	// Autocomplete is the autocomplete attribute, "" for the default.
 	Autocomplete string
+	// Suggestions, for a text input, are values offered in a datalist
+	// (ListID) while any other stays allowed.
+	Suggestions []string
+	ListID      string
 	// EnabledWhen is the data-enabled-when attribute: the field applies
 	// only while every "name=value|value" condition (space-separated)
 	// holds, and new_run.js disables it otherwise, so that it is not
@@ -558,4 +562,44 @@ func isTrue(s string) bool {
 		return true
 	}
 	return false
+}
+
+// FieldQueue is the new-run form's queue field (POST /api/runs "queue").
+const FieldQueue = "queue"
+
+// AddQueueField adds the queue field to the form's Run section, after
+// the label: free text, with queues (the server's own and those of live
+// workers) offered, and the submitted value or errs' message for it.
+// Servers whose store no other worker shares leave it out.
+func (v *NewRunFormView) AddQueueField(values url.Values, queues []string, errs map[string]string) {
+	value := strings.TrimSpace(values.Get(FieldQueue))
+	if value == "" && len(queues) > 0 {
+		value = queues[0]
+	}
+	f := FormField{Name: FieldQueue, Label: "Queue", Kind: "text", Value: value, MaxLength: 128, Autocomplete: "off",
+		Suggestions: queues, ListID: fieldID(FieldQueue) + "-list",
+		Help: "the workers that run it: local is this server's own; live workers' queues: " + strings.Join(queues, ", ")}
+	// NewRunForm put an error about the field, which it did not know, at
+	// the end of the summary; wire puts it beside the field.
+	for i, e := range v.Errors {
+		if e.Field == FieldQueue {
+			v.Errors = append(v.Errors[:i], v.Errors[i+1:]...)
+			break
+		}
+	}
+	v.wire(&f, errs)
+	for i := range v.Sections {
+		sec := &v.Sections[i]
+		if sec.ID != "run" {
+			continue
+		}
+		at := len(sec.Fields)
+		for j, ff := range sec.Fields {
+			if ff.Name == FieldLabel {
+				at = j + 1
+			}
+		}
+		sec.Fields = append(sec.Fields[:at], append([]FormField{f}, sec.Fields[at:]...)...)
+		return
+	}
 }

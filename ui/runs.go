@@ -168,7 +168,13 @@ type RunsView struct {
 	ListPath    string // where the filter form submits
 	NewRunURL   string
 	ComparePath string
+	// ShowWorker adds the column of the worker host that ran each run
+	// (SetShowWorker): a shared store's runs run on several machines.
+	ShowWorker bool
 }
+
+// SetShowWorker shows the worker column.
+func (v *RunsView) SetShowWorker(show bool) { v.ShowWorker = show }
 
 // RunRow is one line of the runs list.
 type RunRow struct {
@@ -192,6 +198,10 @@ type RunRow struct {
 	GroupURL    string // the list narrowed to the group
 	Warmup      bool
 	Incomplete  bool // finished without a complete result
+	// Worker is the host of the worker that took the run; Queue the queue
+	// it waits (waited) in.
+	Worker string
+	Queue  string
 
 	index int // position in NewRunsView's input, for sorting
 }
@@ -295,6 +305,8 @@ func newRunRow(r *rundoc.Run) RunRow {
 		P99:         formatOptional(r.P99Ms, "ms"),
 		Warmup:      r.Warmup,
 		Incomplete:  r.Final() && r.Status == rundoc.StatusSucceeded && !r.Complete,
+		Worker:      r.Worker,
+		Queue:       r.Queue,
 	}
 	if !r.CreatedAt.IsZero() {
 		row.CreatedISO = r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")

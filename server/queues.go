@@ -1,0 +1,83 @@
+// Queues: which workers take a submission's runs ("queue" in POST
+// /api/runs and the new-run form), and the queues of live workers the
+// form offers.
+
+package server
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/jobs"
+	"github.com/kbench/kbench/lifecycle"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/ui"
+)
+
+// withQueues adds the queue field to a new-run form when other workers
+// can share this server's store (PostgreSQL); on SQLite the form stays as
+// it was, every run going to the server's own worker.
+func (s *Server) withQueues(ctx context.Context, v ui.NewRunFormView, form url.Values, errs map[string]string) ui.NewRunFormView {
+	if queues := s.liveQueues(ctx); queues != nil {
+		v.AddQueueField(form, queues, errs)
+	}
+	return v
+}
+
+// checkQueue checks a submission's queue, "" meaning jobs.DefaultQueue
+// (the server's own worker), and sets req.Queue to the one its runs go
+// to. A queue other workers take from exists only on a shared PostgreSQL
+// store; a per-run password (held in this server's memory, never stored)
+// stays with this server's own worker, so specs holding one are refused
+// for any other queue, and for every queue when the server has no worker.
+func (s *Server) checkQueue(req *createRequest, specs []rundoc.Spec, errs *rundoc.FieldErrors) {
+	req.Queue = strings.TrimSpace(req.Queue)
+	if req.Queue == "" {
+		req.Queue = jobs.DefaultQueue
+	}
+	if err := jobs.ValidQueue(req.Queue); err != nil {
+		errs.Add("queue", "%q is not a queue name: lower-case letters, digits, '-' and '_' (at most 128), starting with a letter or digit", req.Queue)
+		return
+	}
+	if req.Queue != jobs.DefaultQueue && !s.store.Postgres() {
+		errs.Add("queue", "%q: this server keeps its runs in SQLite, which only its own worker (queue %s) uses; kbench worker needs a shared PostgreSQL store (kbench serve --database postgres://…)", req.Queue, jobs.DefaultQueue)
+		return
+	}
+	for _, spec := range specs {
+		if _, secrets := rundoc.SplitSecrets(spec); len(secrets) == 0 {
+			continue
+		}
+		switch {
+		case s.cfg.NoLocalWorker:
+			errs.Add("queue", "a per-run password is held in this server's memory for its own worker, and this server runs none (--local-worker=false): name a cluster whose credentials a worker holds instead (kbench worker --cluster NAME=FILE)")
+		case req.Queue != jobs.DefaultQueue:
+			errs.Add("queue", "a per-run password stays on this server's own worker (queue %s), never in the database: for queue %s, name a cluster whose credentials its worker holds instead (kbench worker --cluster NAME=FILE)", jobs.DefaultQueue, req.Queue)
+		}
+		return
+	}
+}
+
+// liveQueues are the queues the new-run form offers: the server's own
+// and those of workers whose heartbeat is recent, sorted, the default
+// first. On SQLite it is nil: no other worker can take runs from it.
+func (s *Server) liveQueues(ctx context.Context) []string {
+	if !s.store.Postgres() {
+		return nil
+	}
+	queues := []string{jobs.DefaultQueue}
+	workers, err := s.store.LiveWorkers(ctx, time.Now().Add(-lifecycle.WorkerLostAfter))
+	if err != nil {
+		s.log.Warn("live workers", "err", err)
+		return queues
+	}
+	seen := map[string]bool{jobs.DefaultQueue: true}
+	for _, w := range workers {
+		if !seen[w.Queue] {
+			seen[w.Queue] = true
+			queues = append(queues, w.Queue)
+		}
+	}
+	return queues
+}

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/kbench/kbench/rundoc"
+)
+
+// DefaultQueue is the queue of a run whose submission named none: the
+// one the server's own worker takes runs from (jobs.DefaultQueue, which
+// the store does not import).
+const DefaultQueue = "local"
+
+// RegisterWorker records a worker process that has started: w's Host,
+// Queue, PID and Version, started and heartbeat now. It fills in w.ID and
+// the times. A worker's row is never deleted: runs point at it.
+func (s *Store) RegisterWorker(ctx context.Context, w *Worker) error {
+	now := s.now()
+	w.ID, w.StartedAt, w.HeartbeatAt, w.StoppedAt = 0, now, now, nil
+	if err := s.db.WithContext(ctx).Create(w).Error; err != nil {
+		return fmt.Errorf("store: register worker: %w", err)
+	}
+	return nil
+}
+
+// Heartbeat records that worker id is alive. It does not count as a write
+// (Generation): nothing a page shows from the cache changes with it, and
+// a heartbeat every few seconds would empty the page cache as often.
+func (s *Store) Heartbeat(ctx context.Context, id uint) error {
+	res := s.db.WithContext(ctx).Model(&Worker{}).Where("id = ?", id).Update("heartbeat_at", s.now())
+	if res.Error != nil {
+		return fmt.Errorf("store: heartbeat of worker %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("store: heartbeat of worker %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// StopWorker records that worker id stopped cleanly.
+func (s *Store) StopWorker(ctx context.Context, id uint) error {
+	now := s.now()
+	err := s.db.WithContext(ctx).Model(&Worker{}).Where("id = ?", id).
+		Updates(map[string]any{"stopped_at": now, "heartbeat_at": now}).Error
+	if err != nil {
+		return fmt.Errorf("store: stop worker %d: %w", id, err)
+	}
+	return nil
+}
+
+// LiveWorkers returns the workers not stopped whose heartbeat is at or
+// after since, oldest first.
+func (s *Store) LiveWorkers(ctx context.Context, since time.Time) ([]Worker, error) {
+	ws := []Worker{}
+	err := s.db.WithContext(ctx).Where("stopped_at IS NULL AND heartbeat_at >= ?", s.stored(since)).Order("id").Find(&ws).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: live workers: %w", err)
+	}
+	return ws, nil
+}
+
+// RunningRun is a run in the running state with the worker that took it
+// (nil when it recorded none: started by a kbench from before
+// 0007_workers, or through StartRun).
+type RunningRun struct {
+	ID     uint
+	Worker *Worker
+}
+
+// RunningIn returns the running runs of queue, oldest first, with their
+// workers, for recovery to decide which ones nobody runs any more.
+func (s *Store) RunningIn(ctx context.Context, queue string) ([]RunningRun, error) {
+	var runs []Run
+	db := s.db.WithContext(ctx)
+	if err := db.Select("id", "worker_id").Where("queue = ? AND status = ?", queue, rundoc.StatusRunning).
+		Order("id").Find(&runs).Error; err != nil {
+		return nil, fmt.Errorf("store: running runs of queue %s: %w", queue, err)
+	}
+	out := make([]RunningRun, len(runs))
+	for i, r := range runs {
+		out[i].ID = r.ID
+		if r.WorkerID == nil {
+			continue
+		}
+		var w Worker
+		err := db.Where("id = ?", *r.WorkerID).Take(&w).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: worker of run %d: %w", r.ID, err)
+		}
+		out[i].Worker = &w
+	}
+	return out, nil
+}
+
+// InterruptRun ends run id as interrupted with reason as its error, if it
+// is still running (ErrConflict otherwise): its process is gone.
+func (s *Store) InterruptRun(ctx context.Context, id uint, reason string) error {
+	defer s.wrote()
+	db := s.db.WithContext(ctx)
+	res := db.Model(&Run{}).Where("id = ? AND status = ?", id, rundoc.StatusRunning).
+		Updates(map[string]any{"status": rundoc.StatusInterrupted, "error": reason, "finished_at": s.now()})
+	if err := changed(db, id, res); err != nil {
+		return fmt.Errorf("store: interrupt run %d: %w", id, err)
+	}
+	return nil
+}
+
+// QueuedRunsIn returns the queued runs of queue, oldest first, with their
+// specs.
+func (s *Store) QueuedRunsIn(ctx context.Context, queue string) ([]rundoc.Run, error) {
+	runs := []Run{}
+	err := s.db.WithContext(ctx).Select(listColumns).
+		Where("queue = ? AND status = ?", queue, rundoc.StatusQueued).Order("id").Find(&runs).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: queued runs of queue %s: %w", queue, err)
+	}
+	return runDocs(runs), nil
+}
+
+// RunQueue returns the queue run id waits (or waited) in.
+func (s *Store) RunQueue(ctx context.Context, id uint) (string, error) {
+	var r Run
+	if err := s.db.WithContext(ctx).Select("id", "queue").Where("id = ?", id).Take(&r).Error; err != nil {
+		return "", fmt.Errorf("store: queue of run %d: %w", id, notFound(err))
+	}
+	return r.Queue, nil
+}
