@@ -289,6 +289,8 @@ func TestWorkerRefusesSQLite(t *testing.T) {
 		{nil, 2, "a worker needs the shared PostgreSQL store"},
 		{[]string{"--database", filepath.Join(t.TempDir(), "kbench.db")}, 2, "is an SQLite file"},
 		{[]string{"--database", "postgres://kbench:" + secret + "@127.0.0.1:1/kbench?sslmode=disable&connect_timeout=2"}, 1, "postgres://kbench:xxxxx@127.0.0.1:1/kbench"},
+		// A named cluster's file is checked before anything is opened.
+		{[]string{"--database", "postgres://kbench@127.0.0.1:1/kbench", "--cluster", "lab=" + filepath.Join(t.TempDir(), "missing.properties")}, 2, "--cluster lab="},
 	} {
 		cmd := exec.Command(e2eKbench(t), append([]string{"worker", "--data", t.TempDir()}, tc.args...)...)
 		for _, kv := range os.Environ() {

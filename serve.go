@@ -36,6 +36,9 @@ func envOr(name, def string) string {
 	return def
 }
 
+// clusterUsage is the --cluster flag's help, serve's and worker's.
+const clusterUsage = "NAME=FILE: a Kafka cluster runs may target by name, FILE its client properties (bootstrap.servers, security.protocol, sasl.*, ssl.*), read on this machine only, again at each run's start (repeatable)"
+
 // cmdServe starts the web application. Every flag can also be set with its
 // KBENCH_* variable (see fromEnv); flags win.
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -61,7 +64,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var allow listFlag
 	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
 	var clusterFlags listFlag
-	fs.Var(&clusterFlags, "cluster", "NAME=FILE: a Kafka cluster runs may target by name, FILE its client properties (bootstrap.servers, security.protocol, sasl.*, ssl.*), read on this machine only, again at each run's start (repeatable)")
+	fs.Var(&clusterFlags, "cluster", clusterUsage)
 	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
 	if err := fs.Parse(args); err != nil {

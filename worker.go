@@ -9,10 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/jobs"
 	"github.com/kbench/kbench/lifecycle"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/store"
 )
@@ -26,6 +29,9 @@ type workerSettings struct {
 	Concurrency  int
 	RunTimeout   time.Duration
 	AllowTargets []string
+	// Clusters are the clusters this worker names (--cluster NAME=FILE),
+	// their files on this machine only.
+	Clusters *clusters.Set
 }
 
 // workWith is work; tests of the flags replace it to see what they
@@ -51,6 +57,8 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	data := fs.String("data", "./kbench-data", "directory for the run files (spec, result, profiles, stderr.log of each run); results and profiles are stored in the database")
 	concurrency := fs.Int("concurrency", 1, "runs executed at once (more than one makes runs share CPU)")
 	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
+	var clusterFlags listFlag
+	fs.Var(&clusterFlags, "cluster", clusterUsage)
 	var allow listFlag
 	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any); runs targeting others fail")
 	if err := fs.Parse(args); err != nil {
@@ -65,6 +73,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	from, errs := fromEnv(fs, os.LookupEnv, map[string]func([]string) error{
 		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
+		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.Validate); return err },
 	})
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
@@ -96,8 +105,15 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
 		return 2
 	}
+	named, err := clusters.Parse(clusterFlags, runner.Validate)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
+			fmt.Fprintf(stderr, "kbench worker: %s %s\n", from["cluster"], line)
+		}
+		return 2
+	}
 	return workWith(ctx, workerSettings{Database: *database, Queue: *queue, DataDir: *data, Concurrency: *concurrency,
-		RunTimeout: *runTimeout, AllowTargets: allow}, stdout, stderr)
+		RunTimeout: *runTimeout, AllowTargets: allow, Clusters: named}, stdout, stderr)
 }
 
 // work takes runs from the queue until ctx ends (SIGINT or SIGTERM):
@@ -131,7 +147,7 @@ func work(ctx context.Context, set workerSettings, stdout, stderr io.Writer) int
 	}
 	defer st.Close()
 	l := lifecycle.NewLocal(st, lifecycle.Options{Command: []string{exe}, DataDir: set.DataDir, Concurrency: set.Concurrency,
-		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: allowed, Logger: logger})
+		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: allowed, Clusters: set.Clusters, Logger: logger})
 	if err := l.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
 		return 1

@@ -119,7 +119,8 @@ func (q *Local) Start(ctx context.Context) error {
 		}
 		return nil
 	}
-	w := &store.Worker{Host: q.opts.Host, Queue: q.opts.Queue, PID: os.Getpid(), Version: q.opts.Version}
+	w := &store.Worker{Host: q.opts.Host, Queue: q.opts.Queue, PID: os.Getpid(), Version: q.opts.Version,
+		Clusters: strings.Join(q.opts.Clusters.Names(), ",")}
 	if err := q.st.RegisterWorker(ctx, w); err != nil {
 		return fmt.Errorf("register worker: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/clusters"
+	"github.com/kbench/kbench/internal/pgtest"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/runner/embedded"
@@ -348,5 +350,49 @@ func TestNamedClusterForm(t *testing.T) {
 	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `id="f-target-cluster-error"`) ||
 		!strings.Contains(rec.Body.String(), "the clusters named here are lab, prod") {
 		t.Errorf("unknown cluster from the form: %d, want 400 with the error beside the select", rec.Code)
+	}
+}
+
+// TestNamedClusterOnWorkerQueues: on a shared PostgreSQL store, a run for
+// another queue names a cluster its live workers name (their registered
+// names; the files stay on them); an unknown one is a 400 listing the
+// queue's clusters, not the server's; a queue with no live worker takes
+// the name, for its worker to check when it takes the run.
+func TestNamedClusterOnWorkerQueues(t *testing.T) {
+	file := writeClusterFile(t, "", "127.0.0.1:9", clusterPassword)
+	ts := newTestServerOn(t, pgtest.URL(t), func(c *Config) { c.Clusters = namedClusters(t, "local-only="+file) })
+	ctx := context.Background()
+	if err := ts.st.RegisterWorker(ctx, &store.Worker{Host: "bench-a", Queue: "lab-a", Clusters: "lab,prod"}); err != nil {
+		t.Fatal(err)
+	}
+	stopped := &store.Worker{Host: "bench-b", Queue: "lab-b", Clusters: "old"}
+	if err := ts.st.RegisterWorker(ctx, stopped); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.st.StopWorker(ctx, stopped.ID); err != nil {
+		t.Fatal(err)
+	}
+	run := func(queue, cluster string) *httptest.ResponseRecorder {
+		return ts.do(t, "POST", "/api/runs", fmt.Sprintf(`{"workload":"producer","queue":%q,"target":{"cluster":%q},"params":{"num-records":10,"profile":"none"}}`, queue, cluster))
+	}
+	for _, tc := range []struct {
+		queue, cluster string
+		code           int
+		says           string
+	}{
+		{"lab-a", "lab", http.StatusCreated, ""},
+		{"lab-a", "local-only", http.StatusBadRequest, "queue lab-a"},
+		{"lab-a", "nope", http.StatusBadRequest, "lab, prod"},
+		{"lab-b", "anything", http.StatusCreated, ""}, // its one worker stopped: nothing to check against
+		{"local", "local-only", http.StatusCreated, ""},
+		{"local", "lab", http.StatusBadRequest, "local-only"},
+	} {
+		rec := run(tc.queue, tc.cluster)
+		if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.says) {
+			t.Errorf("queue %s, cluster %s: %d %s; want %d saying %q", tc.queue, tc.cluster, rec.Code, rec.Body, tc.code, tc.says)
+		}
+		if rec.Code == http.StatusBadRequest && !strings.Contains(rec.Body.String(), `"target.cluster"`) {
+			t.Errorf("queue %s, cluster %s: %s, want the error on target.cluster", tc.queue, tc.cluster, rec.Body)
+		}
 	}
 }

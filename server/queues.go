@@ -6,10 +6,13 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/jobs"
 	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/rundoc"
@@ -80,4 +83,66 @@ func (s *Server) liveQueues(ctx context.Context) []string {
 		}
 	}
 	return queues
+}
+
+// clusterNamed reports whether a run on queue may target the named
+// cluster: on the server's own queue, whether the server names it
+// (--cluster); on another, whether a live worker of that queue does.
+// While no worker of that queue is live the name cannot be checked here
+// and is taken: the worker that takes the run fails it, naming its
+// clusters, if it does not name the cluster.
+func (s *Server) clusterNamed(name, queue string) bool {
+	if queueOrDefault(queue) == jobs.DefaultQueue && !s.cfg.NoLocalWorker {
+		return s.cfg.Clusters.Has(name)
+	}
+	names, live := s.queueClusters(queue)
+	return !live || slices.Contains(names, name)
+}
+
+// unknownCluster says that queue's workers name no cluster name, and which
+// they name.
+func (s *Server) unknownCluster(name, queue string) string {
+	if queueOrDefault(queue) == jobs.DefaultQueue && !s.cfg.NoLocalWorker {
+		return clusters.UnknownMessage(name, s.cfg.Clusters.Names())
+	}
+	names, _ := s.queueClusters(queue)
+	return fmt.Sprintf("the workers of queue %s: %s", queueOrDefault(queue), clusters.UnknownMessage(name, names))
+}
+
+// queueClusters are the clusters the live workers of queue name, sorted,
+// and whether any worker of it is live. The lookup has its own short
+// deadline: it runs inside request validation, which has no context.
+func (s *Server) queueClusters(queue string) (names []string, live bool) {
+	if !s.store.Postgres() {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	workers, err := s.store.LiveWorkers(ctx, time.Now().Add(-lifecycle.WorkerLostAfter))
+	if err != nil {
+		s.log.Warn("live workers", "err", err)
+		return nil, false
+	}
+	queue = queueOrDefault(queue)
+	for _, w := range workers {
+		if w.Queue != queue {
+			continue
+		}
+		live = true
+		for _, n := range strings.Split(w.Clusters, ",") {
+			if n != "" && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names, live
+}
+
+// queueOrDefault is a submission's queue as checkQueue settles it.
+func queueOrDefault(queue string) string {
+	if q := strings.TrimSpace(queue); q != "" {
+		return q
+	}
+	return jobs.DefaultQueue
 }

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
@@ -71,7 +70,7 @@ func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 	if !workloadOK {
 		return rundoc.Spec{}, errs
 	}
-	spec, target, opts, err := s.prepareConfig(req.Workload, req.Params, req.Target)
+	spec, target, opts, err := s.prepareConfig(req.Workload, req.Params, req.Target, req.Queue)
 	if err != nil {
 		return spec, err
 	}
@@ -115,7 +114,7 @@ func checkCounts(req *createRequest, errs *rundoc.FieldErrors) {
 // "bootstrap-server", also when the address came from the params), opts
 // those of the workload options, sorted as the option table lists them;
 // err is an error that is not the input's.
-func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest) (spec rundoc.Spec, target, opts rundoc.FieldErrors, err error) {
+func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest, queue string) (spec rundoc.Spec, target, opts rundoc.FieldErrors, err error) {
 	params := make(map[string]json.RawMessage, len(reqParams))
 	for k, v := range reqParams {
 		if k == "cluster" {
@@ -134,7 +133,7 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 		return spec, nil, nil, err
 	}
 	if t != nil && t.Cluster != "" {
-		s.applyCluster(&spec, t, &target, &opts)
+		s.applyCluster(&spec, t, queue, &target, &opts)
 	} else if t != nil {
 		if err := applyTarget(&spec, t, &target, &opts); err != nil {
 			return spec, nil, nil, err
@@ -222,7 +221,7 @@ func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.Field
 // connection property (rundoc.ConnectionProp) in its params, which would
 // send the cluster's credentials elsewhere. The spec records the name
 // only; the lifecycle reads the file when the run starts.
-func (s *Server) applyCluster(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.FieldErrors) {
+func (s *Server) applyCluster(spec *rundoc.Spec, t *targetRequest, queue string, target, opts *rundoc.FieldErrors) {
 	var others []string
 	for _, f := range []struct{ name, v string }{{"bootstrap_server", t.BootstrapServer}, {"security_protocol", t.SecurityProtocol},
 		{"sasl_mechanism", t.SASLMechanism}, {"sasl_username", t.SASLUsername}, {"sasl_password", t.SASLPassword}} {
@@ -233,8 +232,8 @@ func (s *Server) applyCluster(spec *rundoc.Spec, t *targetRequest, target, opts 
 	switch {
 	case len(others) > 0:
 		target.Add("cluster", "a named cluster's file says where it is and how to log in: give the cluster or %s, not both", strings.Join(others, ", "))
-	case !s.cfg.Clusters.Has(t.Cluster):
-		target.Add("cluster", "%s", clusters.UnknownMessage(t.Cluster, s.cfg.Clusters.Names()))
+	case !s.clusterNamed(t.Cluster, queue):
+		target.Add("cluster", "%s", s.unknownCluster(t.Cluster, queue))
 	case spec.Workload == rundoc.Writepath:
 		target.Add("cluster", "the write path takes no Kafka properties, so it cannot log in to a named cluster; target its bootstrap servers instead")
 	}

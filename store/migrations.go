@@ -284,7 +284,8 @@ func migrate0005(tx *gorm.DB) error {
 }
 
 // migrate0007 adds the workers table (one row per worker process: the
-// server's local worker or a kbench worker on another machine) and, on
+// server's local worker or a kbench worker on another machine, with the
+// names of the clusters it names) and, on
 // runs, the queue a run waits in (runs.queue, "local" for every run from
 // before it, which is the queue the server's own worker always took them
 // from), the host of the worker that took it (runs.worker, "" before) and
@@ -297,6 +298,7 @@ func migrate0007(tx *gorm.DB) error {
 		Queue       string `gorm:"not null;default:''"`
 		PID         int    `gorm:"column:pid;not null;default:0"`
 		Version     string `gorm:"not null;default:''"`
+		Clusters    string `gorm:"not null;default:''"`
 		StartedAt   time.Time
 		HeartbeatAt time.Time `gorm:"index"`
 		StoppedAt   *time.Time

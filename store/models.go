@@ -141,11 +141,16 @@ type Profile struct {
 // heartbeat refreshed while it lives, stopped_at set when it stops
 // cleanly. Added by migration 0007_workers.
 type Worker struct {
-	ID          uint   `gorm:"primaryKey"`
-	Host        string `gorm:"not null;default:''"`
-	Queue       string `gorm:"not null;default:''"`
-	PID         int    `gorm:"column:pid;not null;default:0"`
-	Version     string `gorm:"not null;default:''"`
+	ID      uint   `gorm:"primaryKey"`
+	Host    string `gorm:"not null;default:''"`
+	Queue   string `gorm:"not null;default:''"`
+	PID     int    `gorm:"column:pid;not null;default:0"`
+	Version string `gorm:"not null;default:''"`
+	// Clusters are the names of the clusters the worker names
+	// (--cluster NAME=FILE), comma-separated: the server checks a run's
+	// target.cluster against the workers of its queue. The files stay on
+	// the worker.
+	Clusters    string `gorm:"not null;default:''"`
 	StartedAt   time.Time
 	HeartbeatAt time.Time `gorm:"index"`
 	StoppedAt   *time.Time
