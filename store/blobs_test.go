@@ -119,7 +119,9 @@ func testProfileBlobsShared(t *testing.T) {
 // TestProfileBlobsRefuseWrongChecksum: a caller's checksum or size that
 // is not its data's is refused, and nothing of the batch is stored: a
 // wrong key would serve other bytes to every profile sharing it.
-func TestProfileBlobsRefuseWrongChecksum(t *testing.T) { eachBackend(t, testProfileBlobsRefuseWrongChecksum) }
+func TestProfileBlobsRefuseWrongChecksum(t *testing.T) {
+	eachBackend(t, testProfileBlobsRefuseWrongChecksum)
+}
 
 func testProfileBlobsRefuseWrongChecksum(t *testing.T) {
 	s := newStore(t)
