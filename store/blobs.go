@@ -108,6 +108,22 @@ func putBlobs(tx *gorm.DB, profiles []Profile, keys []string) error {
 	return nil
 }
 
+// putRunsBlobs stores the blobs of the profiles of runs, as putBlobs.
+func putRunsBlobs(tx *gorm.DB, runs []*Run) error {
+	var all []Profile
+	for _, r := range runs {
+		all = append(all, r.Profiles...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	keys, err := profileBlobs(all)
+	if err != nil {
+		return err
+	}
+	return putBlobs(tx, all, keys)
+}
+
 // blobsOfRuns returns the keys of the blobs the profiles of runs name,
 // sorted, each once: what dropUnusedBlobs is to check once they are gone.
 func blobsOfRuns(tx *gorm.DB, runs []uint) ([]string, error) {

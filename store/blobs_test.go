@@ -202,6 +202,37 @@ func testProfileBlobsConcurrentDelete(t *testing.T) {
 				t.Fatalf("round %d: run %s: %d bytes back, want its %d", i, r.Label, len(got), len(data))
 			}
 		}
+		// Two batches of runs storing the same two new contents, in
+		// opposite orders, at once: both are stored (neither waits for
+		// the other in a cycle).
+		x, y := randomBytes(t, 500), randomBytes(t, 500)
+		batch := func(first, second []byte) []*Run {
+			return []*Run{
+				{Label: "batch", Status: rundoc.StatusSucceeded, Profiles: []Profile{{Role: "client", Kind: "cpu", Data: first}}},
+				{Label: "batch", Status: rundoc.StatusSucceeded, Profiles: []Profile{{Role: "client", Kind: "cpu", Data: second}}},
+			}
+		}
+		batches := [][]*Run{batch(x, y), batch(y, x)}
+		var berrs [2]error
+		wg.Add(2)
+		for j, runs := range batches {
+			go func() {
+				defer wg.Done()
+				berrs[j] = s.CreateRuns(ctx, runs)
+			}()
+		}
+		wg.Wait()
+		if berrs[0] != nil || berrs[1] != nil {
+			t.Fatalf("round %d: batches of the same contents: %v, %v", i, berrs[0], berrs[1])
+		}
+		for _, runs := range batches {
+			for _, r := range runs {
+				if err := s.DeleteRun(ctx, r.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+
 		// Now the other way: the last two profiles go at once.
 		var derrs [2]error
 		wg.Add(2)

@@ -129,6 +129,12 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error 
 		if err := tx.Omit(clause.Associations).CreateInBatches(runs, runBatch).Error; err != nil {
 			return err
 		}
+		// The blobs of every run's profiles first, all in the order of
+		// their keys (see blobs.go): run by run, two batches sharing
+		// contents could lock them in opposite orders.
+		if err := putRunsBlobs(tx, runs); err != nil {
+			return err
+		}
 		for _, r := range runs {
 			if err := insertResults(tx, r.ID, r.Metrics, r.Series, r.Profiles); err != nil {
 				return fmt.Errorf("run %d: %w", r.ID, err)
