@@ -17,7 +17,8 @@
 #     postgres user when run as root (PostgreSQL refuses root); its URL in
 #     KBENCH_TEST_POSTGRES and KBENCH_REQUIRE_POSTGRES=1, so that those
 #     tests fail rather than skip; stopped and removed on exit, also on
-#     failure or interruption;
+#     failure or interruption; then the server package again with
+#     KBENCH_TEST_BACKEND=postgres, its test servers on PostgreSQL;
 #  5. fuzzes the profile-upload reader for 5 s.
 # govulncheck is not run: it needs the Go vulnerability database, which
 # the machines this runs on cannot always reach; leave it to a CI with
@@ -120,6 +121,10 @@ export KBENCH_TEST_POSTGRES="postgres://kbench@127.0.0.1:$pg_port/postgres?sslmo
 export KBENCH_REQUIRE_POSTGRES=1
 
 go test -race -count=1 -timeout 15m "$@" ./...
+# The server's suite a second time on PostgreSQL: its newTestServer opens
+# the store there under KBENCH_TEST_BACKEND=postgres, so every handler
+# test also runs on the shared-database backend (about 3 to 4 minutes).
+KBENCH_TEST_BACKEND=postgres go test -race -count=1 -timeout 15m "$@" ./server/
 # Fuzz the upload reader for a few seconds: it must accept exactly what
 # pprof accepts, gzipped or not (go test -fuzz runs one target at a time).
 go test -run '^$' -fuzz '^FuzzLoadUpload$' -fuzztime 5s ./profiles/

@@ -52,6 +52,7 @@ func seedHistory(b *testing.B, ts *testServer, n int) uint {
 	if err := ts.st.CreateRuns(context.Background(), runs); err != nil {
 		b.Fatal(err)
 	}
+	settleDatabase(b, ts)
 	return runs[0].ID
 }
 

@@ -103,9 +103,12 @@ func TestImportResultDir(t *testing.T) {
 	if !maps.Equal(got.Meta, wantMeta) || got.Meta["version"] == "" {
 		t.Errorf("meta %v, want %v (with the recorded version)", got.Meta, wantMeta)
 	}
-	if !got.Time.Equal(res.StartedAt) || got.StartedAt == nil || !got.StartedAt.Equal(res.StartedAt) ||
-		got.FinishedAt == nil || !got.FinishedAt.Equal(res.FinishedAt) {
-		t.Errorf("time %v started %v finished %v, want %v and %v", got.Time, got.StartedAt, got.FinishedAt, res.StartedAt, res.FinishedAt)
+	// The times are the result's as the backend keeps them: PostgreSQL
+	// to the microsecond.
+	started, finished := ts.storedTime(res.StartedAt), ts.storedTime(res.FinishedAt)
+	if !got.Time.Equal(started) || got.StartedAt == nil || !got.StartedAt.Equal(started) ||
+		got.FinishedAt == nil || !got.FinishedAt.Equal(finished) {
+		t.Errorf("time %v started %v finished %v, want %v and %v", got.Time, got.StartedAt, got.FinishedAt, started, finished)
 	}
 	var metrics []rundoc.Metric
 	for _, m := range got.Metrics {

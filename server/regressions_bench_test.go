@@ -63,6 +63,7 @@ func seedRegressions(b *testing.B, ts *testServer, series, n int) {
 			b.Fatal(err)
 		}
 	}
+	settleDatabase(b, ts)
 }
 
 // BenchmarkRegressions: GET /api/regressions over 100 series of 200 runs

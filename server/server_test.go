@@ -58,6 +58,8 @@ type testServer struct {
 	dir   string
 	logs  *syncBuffer
 	st    *store.Store
+	// dsn is the database st opened: an SQLite file or a PostgreSQL URL.
+	dsn string
 }
 
 type syncBuffer struct {
@@ -118,7 +120,7 @@ func newTestServerOn(t testing.TB, dsn string, mod func(*Config)) *testServer {
 		s.Close()
 		st.Close()
 	})
-	return &testServer{Server: s, local: s.runs.(*lifecycle.Local), dir: dir, logs: logs, st: st}
+	return &testServer{Server: s, local: s.runs.(*lifecycle.Local), dir: dir, logs: logs, st: st, dsn: dsn}
 }
 
 func (ts *testServer) do(t *testing.T, method, target string, body string, hdr ...string) *httptest.ResponseRecorder {

@@ -30,8 +30,8 @@ type Outcome struct {
 	Metrics []rundoc.Metric
 	// Series is in time order.
 	Series []rundoc.SeriesPoint
-	// Profiles have their Bytes and SHA256 computed from Data when those
-	// are left empty.
+	// Profiles have their Bytes and SHA256 computed from Data; a profile
+	// that gives either must give its data's (else nothing is stored).
 	Profiles []Profile
 	// FinishedAt defaults to now.
 	FinishedAt time.Time

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -30,8 +32,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0003_meta_series", Migrate: migrate0003},
 	{ID: "0004_report_split", Migrate: migrate0004},
 	{ID: "0005_history_indexes", Migrate: migrate0005},
-	// 0006_profile_blobs is being added on another branch; the two are
-	// merged in ID order.
+	{ID: "0006_profile_blobs", Migrate: migrate0006},
 	{ID: "0007_workers", Migrate: migrate0007},
 }
 
@@ -275,6 +276,97 @@ func migrate0005(tx *gorm.DB) error {
 		"DROP INDEX IF EXISTS idx_runs_series_time",
 		"CREATE INDEX IF NOT EXISTS idx_metrics_run_name_value ON metrics (run_id, name, value, unit, better)",
 		"DROP INDEX IF EXISTS idx_metric_run_name",
+	} {
+		if err := tx.Exec(stmt).Error; err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+// migrate0006 stores each distinct profile once: profile_blobs holds the
+// bytes (data) and their size (bytes) under their SHA-256, the primary
+// key, and profiles name their blob by sha256 (indexed, for the check
+// that a blob is still named), with a foreign key, instead of holding
+// bytes and data themselves. Each profile's checksum is computed here
+// from its data, not taken from its row: the key must be the content's,
+// and a row's sha256 was whatever the caller who stored it gave. Profiles
+// are moved one at a time, so that memory holds one profile, not all.
+//
+// On SQLite the foreign key is added by rebuilding the table (SQLite has
+// no ADD CONSTRAINT), which drops its indexes: they are made again, and
+// its id sequence is kept. On PostgreSQL the dropped columns' space is
+// only reclaimed by a VACUUM FULL, which cannot run in a migration's
+// transaction.
+func migrate0006(tx *gorm.DB) error {
+	type Profile struct {
+		ID     uint   `gorm:"primaryKey"`
+		SHA256 string `gorm:"size:64"`
+	}
+	type ProfileBlob struct {
+		SHA256   string `gorm:"primaryKey;size:64"`
+		Bytes    int64
+		Data     []byte
+		Profiles []Profile `gorm:"foreignKey:SHA256;references:SHA256"`
+	}
+	if err := tx.AutoMigrate(&ProfileBlob{}); err != nil {
+		return fmt.Errorf("create profile_blobs: %w", err)
+	}
+	var ids []uint
+	if err := tx.Table("profiles").Order("id").Pluck("id", &ids).Error; err != nil {
+		return fmt.Errorf("profiles: %w", err)
+	}
+	for _, id := range ids {
+		var row struct {
+			SHA256 string
+			Data   []byte
+		}
+		if err := tx.Raw("SELECT sha256, data FROM profiles WHERE id = ?", id).Scan(&row).Error; err != nil {
+			return fmt.Errorf("profile %d: %w", id, err)
+		}
+		sum := sha256.Sum256(row.Data)
+		key := hex.EncodeToString(sum[:])
+		if row.Data == nil {
+			row.Data = []byte{} // an empty profile's data is no bytes, not NULL
+		}
+		if err := tx.Exec("INSERT INTO profile_blobs (sha256, bytes, data) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING",
+			key, len(row.Data), row.Data).Error; err != nil {
+			return fmt.Errorf("profile %d: blob: %w", id, err)
+		}
+		if key != row.SHA256 {
+			if err := tx.Exec("UPDATE profiles SET sha256 = ? WHERE id = ?", key, id).Error; err != nil {
+				return fmt.Errorf("profile %d: checksum: %w", id, err)
+			}
+		}
+	}
+	for _, col := range []string{"data", "bytes"} {
+		if err := tx.Exec("ALTER TABLE profiles DROP COLUMN " + col).Error; err != nil {
+			return fmt.Errorf("drop profiles.%s: %w", col, err)
+		}
+	}
+	// SQLite's rebuild starts the table's AUTOINCREMENT sequence again
+	// from its largest id: keep the old one, so that the id of a profile
+	// deleted before never names another.
+	var seq []int64
+	if !isPostgres(tx) {
+		if err := tx.Raw("SELECT seq FROM sqlite_sequence WHERE name = 'profiles'").Scan(&seq).Error; err != nil {
+			return fmt.Errorf("profiles' id sequence: %w", err)
+		}
+	}
+	if err := tx.Migrator().CreateConstraint(&ProfileBlob{}, "Profiles"); err != nil {
+		return fmt.Errorf("profiles' foreign key to profile_blobs: %w", err)
+	}
+	if len(seq) == 1 {
+		if err := tx.Exec("DELETE FROM sqlite_sequence WHERE name = 'profiles'").Error; err != nil {
+			return fmt.Errorf("profiles' id sequence: %w", err)
+		}
+		if err := tx.Exec("INSERT INTO sqlite_sequence (name, seq) VALUES ('profiles', ?)", seq[0]).Error; err != nil {
+			return fmt.Errorf("profiles' id sequence: %w", err)
+		}
+	}
+	for _, stmt := range []string{
+		"CREATE INDEX IF NOT EXISTS idx_profiles_run_id ON profiles (run_id)",
+		"CREATE INDEX IF NOT EXISTS idx_profiles_sha256 ON profiles (sha256)",
 	} {
 		if err := tx.Exec(stmt).Error; err != nil {
 			return fmt.Errorf("%s: %w", stmt, err)

@@ -120,20 +120,39 @@ type SeriesPoint struct {
 }
 
 // Profile is a pprof profile of a run, stored gzipped as pprof writes it.
+// Its bytes are kept once per distinct content, in ProfileBlob, which the
+// profile names by SHA-256 (migration 0006_profile_blobs): runs whose
+// profiles are identical (an imported file, a re-uploaded profile, a
+// fixture) share one copy. Bytes and Data are read from the blob and
+// written to it, never to the profiles table.
 type Profile struct {
 	ID      uint               `gorm:"primaryKey"`
 	RunID   uint               `gorm:"index"`
 	Role    rundoc.ProfileRole `gorm:"size:16"`
 	Kind    rundoc.ProfileKind `gorm:"size:16"`
-	Bytes   int64              // size of Data
+	Bytes   int64              `gorm:"->;-:migration"` // size of Data
 	Samples int64              // number of samples in the profile
-	SHA256  string             `gorm:"size:64"`
+	// SHA256 is the hex SHA-256 of Data: the key of its ProfileBlob.
+	// The store computes it; a caller that gives one must give the right
+	// one.
+	SHA256 string `gorm:"size:64;index:idx_profiles_sha256"`
 	// Uploaded marks a profile a user uploaded rather than one kbench
 	// captured: the file paths inside it are not to be trusted.
 	Uploaded bool
 	// Data is the gzipped pprof protobuf. Listing queries leave it out.
-	Data      []byte
+	Data      []byte `gorm:"->;-:migration"`
 	CreatedAt time.Time
+}
+
+// ProfileBlob is the content of one or more profiles, stored once: the
+// gzipped pprof bytes under their SHA-256. A blob lives as long as a
+// profile names it: deleting a run removes the blobs no other profile
+// names, in the same transaction, and a foreign key from profiles keeps
+// the database from removing one still named.
+type ProfileBlob struct {
+	SHA256 string `gorm:"primaryKey;size:64"`
+	Bytes  int64
+	Data   []byte
 }
 
 // Worker is one worker process (kbench serve's local worker or a kbench

@@ -9,15 +9,24 @@ import (
 	"github.com/kbench/kbench/rundoc"
 )
 
-// profileListColumns are the profiles columns lists load: all but Data.
+// profileListColumns are the columns lists load: all but Data, with the
+// size from the profile's blob.
 var profileListColumns = []string{
-	"id", "run_id", "role", "kind", "bytes", "samples", "sha256", "uploaded", "created_at",
+	"profiles.id", "profiles.run_id", "profiles.role", "profiles.kind", "profile_blobs.bytes",
+	"profiles.samples", "profiles.sha256", "profiles.uploaded", "profiles.created_at",
+}
+
+// withBlobs reads profiles with their blobs.
+func withBlobs(db *gorm.DB) *gorm.DB {
+	return db.Model(&Profile{}).Joins("JOIN profile_blobs ON profile_blobs.sha256 = profiles.sha256")
 }
 
 // GetProfile returns a profile with its data.
 func (s *Store) GetProfile(ctx context.Context, id uint) (*Profile, error) {
 	var p Profile
-	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&p).Error; err != nil {
+	err := withBlobs(s.db.WithContext(ctx)).Select(append(profileListColumns, "profile_blobs.data")).
+		Where("profiles.id = ?", id).Take(&p).Error
+	if err != nil {
 		return nil, fmt.Errorf("store: profile %d: %w", id, notFound(err))
 	}
 	return &p, nil
@@ -44,7 +53,7 @@ func (s *Store) ListProfiles(ctx context.Context, runID uint) ([]rundoc.Profile,
 
 func listProfiles(db *gorm.DB, runID uint) ([]Profile, error) {
 	ps := []Profile{}
-	err := db.Select(profileListColumns).Where("run_id = ?", runID).Order("id").Find(&ps).Error
+	err := withBlobs(db).Select(profileListColumns).Where("profiles.run_id = ?", runID).Order("profiles.id").Find(&ps).Error
 	return ps, err
 }
 
@@ -57,11 +66,15 @@ func (s *Store) AddProfiles(ctx context.Context, runID uint, ps []Profile) ([]ru
 	}
 	var out []Profile
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var n int64
-		if err := tx.Model(&Run{}).Where("id = ?", runID).Count(&n).Error; err != nil {
+		// On PostgreSQL, hold the run (FOR KEY SHARE, as the profiles'
+		// foreign key would) before the blobs: a DeleteRun locks the run,
+		// then the blobs, and the same order everywhere means no deadlock.
+		// A run deleted meanwhile is then not found.
+		var ids []uint
+		if err := lockFor(tx, "KEY SHARE").Model(&Run{}).Where("id = ?", runID).Pluck("id", &ids).Error; err != nil {
 			return err
 		}
-		if n == 0 {
+		if len(ids) == 0 {
 			return ErrNotFound
 		}
 		if err := insertResults(tx, runID, nil, nil, ps); err != nil {

@@ -4,8 +4,6 @@ import (
 	"github.com/kbench/kbench/rundoc"
 
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -130,6 +128,12 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error 
 		// by GORM's association saving, which puts all of a run's series
 		// points in one statement.
 		if err := tx.Omit(clause.Associations).CreateInBatches(runs, runBatch).Error; err != nil {
+			return err
+		}
+		// The blobs of every run's profiles first, all in the order of
+		// their keys (see blobs.go): run by run, two batches sharing
+		// contents could lock them in opposite orders.
+		if err := putRunsBlobs(tx, runs); err != nil {
 			return err
 		}
 		for _, r := range runs {
@@ -543,7 +547,7 @@ func (s *Store) DeleteRun(ctx context.Context, id uint) error {
 		if len(slugs) > 0 {
 			return fmt.Errorf("run %d is used by report %s, which is computed from its runs: %w", id, strings.Join(slugs, ", "), ErrConflict)
 		}
-		return tx.Delete(&Run{}, id).Error
+		return deleteRuns(tx, []uint{id})
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete run %d: %w", id, err)
@@ -589,7 +593,7 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 					return nil
 				}
 			}
-			return tx.Delete(&Run{}, batch).Error
+			return deleteRuns(tx, batch)
 		})
 		if err != nil {
 			return pruned, fmt.Errorf("store: prune runs: %w", err)
@@ -600,6 +604,19 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 		s.wrote()
 		pruned = append(pruned, batch...)
 	}
+}
+
+// deleteRuns deletes runs (locked, on PostgreSQL) with their metrics,
+// series and profiles, and the profiles' blobs no other profile names.
+func deleteRuns(tx *gorm.DB, ids []uint) error {
+	keys, err := blobsOfRuns(tx, ids)
+	if err != nil {
+		return err
+	}
+	if err := tx.Delete(&Run{}, ids).Error; err != nil {
+		return err
+	}
+	return dropUnusedBlobs(tx, keys)
 }
 
 // lockFor adds a row lock (FOR UPDATE, FOR SHARE) to a query on
@@ -654,17 +671,21 @@ func insertResults(tx *gorm.DB, runID uint, metrics []Metric, series []SeriesPoi
 			return fmt.Errorf("series: %w", err)
 		}
 	}
-	// One statement per profile: each holds a blob that may be megabytes.
+	if len(profiles) == 0 {
+		return nil
+	}
+	keys, err := profileBlobs(profiles)
+	if err != nil {
+		return err
+	}
+	if err := putBlobs(tx, profiles, keys); err != nil {
+		return err
+	}
+	// The rows name their blobs; Bytes and Data are the blob's, never
+	// written to profiles.
 	for i := range profiles {
 		p := profiles[i]
-		p.ID, p.RunID = 0, runID
-		if p.Bytes == 0 {
-			p.Bytes = int64(len(p.Data))
-		}
-		if p.SHA256 == "" {
-			sum := sha256.Sum256(p.Data)
-			p.SHA256 = hex.EncodeToString(sum[:])
-		}
+		p.ID, p.RunID, p.SHA256 = 0, runID, keys[i]
 		if err := tx.Create(&p).Error; err != nil {
 			return fmt.Errorf("profile %s/%s: %w", p.Role, p.Kind, err)
 		}

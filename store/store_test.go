@@ -688,7 +688,7 @@ func testFinishRun(t *testing.T) {
 		},
 		// Not sorted by T: the order given is the order kept.
 		Series:     []rundoc.SeriesPoint{{T: 3, Records: 30}, {T: 1, Records: 10}, {T: 2, Records: 20, LatencyAvgMs: 1.5}},
-		Profiles:   []Profile{{Role: "client", Kind: "cpu", Data: cpu, Samples: 5}, {Role: "broker", Kind: "heap", Data: heap, Bytes: 99, SHA256: "given"}},
+		Profiles:   []Profile{{Role: "client", Kind: "cpu", Data: cpu, Samples: 5}, {Role: "broker", Kind: "heap", Data: heap, Bytes: int64(len(heap)), SHA256: sum256(heap)}},
 		FinishedAt: at,
 	}
 	if err := s.FinishRun(ctx, r.ID, o); err != nil {
@@ -721,8 +721,8 @@ func testFinishRun(t *testing.T) {
 		{"cpu sha256", got.Profiles[0].SHA256, sum256(cpu)},
 		{"cpu samples", got.Profiles[0].Samples, int64(5)},
 		{"cpu data", profileData(t, s, got.Profiles[0].ID), cpu},
-		{"heap bytes (given)", got.Profiles[1].Bytes, int64(99)},
-		{"heap sha256 (given)", got.Profiles[1].SHA256, "given"},
+		{"heap bytes (given)", got.Profiles[1].Bytes, int64(len(heap))},
+		{"heap sha256 (given)", got.Profiles[1].SHA256, sum256(heap)},
 		{"caller's profile", o.Profiles[0].SHA256 + o.Metrics[1].Name, "record-send-rate"},
 	} {
 		if !reflect.DeepEqual(tc.got, tc.want) {
