@@ -128,6 +128,8 @@ type Queue struct {
 	// runIs is the Where predicate that selects a run's jobs, in the
 	// backend's SQL (JSON access differs).
 	runIs string
+	// pg is the PostgreSQL backend's pool (nil on SQLite), for EndLost.
+	pg *pgxpool.Pool
 }
 
 // New applies River's migrations to the backend's database (a no-op when
@@ -182,6 +184,7 @@ func New(ctx context.Context, b Backend, cfg Config) (*Queue, error) {
 		q.river, err = open(ctx, riversqlite.New(b.sqlite), rc)
 	case b.pg != nil:
 		q.runIs = "(args->>'run_id')::bigint = @run_id"
+		q.pg = b.pg
 		q.river, err = open(ctx, riverpgxv5.New(b.pg), rc)
 	default:
 		return nil, errors.New("jobs: no database")
@@ -268,6 +271,31 @@ func (q *Queue) Cancel(ctx context.Context, id uint) (bool, error) {
 		found = true
 	}
 	return found, nil
+}
+
+// EndLost ends run id's job whose worker was lost (killed, its machine
+// gone), so that River does not hold it running until its rescue of stuck
+// jobs, hours later. It cancels the job as Cancel does, which stops the
+// run in a worker that is in fact still alive, and on PostgreSQL then
+// stores a job still running as cancelled: no client will ever finish
+// it. River has no call that finalizes another client's running job
+// (JobCancel only marks it for its worker, and JobCompleteTx works only
+// inside the worker), so this is one conditional update of River's
+// river_job table, harmless to race: a job no longer running is left as
+// it is. It reports whether a running job was ended so.
+func (q *Queue) EndLost(ctx context.Context, id uint) (bool, error) {
+	if _, err := q.Cancel(ctx, id); err != nil {
+		return false, err
+	}
+	if q.pg == nil {
+		return false, nil
+	}
+	tag, err := q.pg.Exec(ctx, `UPDATE river_job SET state = 'cancelled', finalized_at = now()
+		WHERE kind = $1 AND state = 'running' AND (args->>'run_id')::bigint = $2`, runKind, int64(id))
+	if err != nil {
+		return false, fmt.Errorf("jobs: end the lost job of run %d: %w", id, err)
+	}
+	return tag.RowsAffected() > 0, nil
 }
 
 // liveStates are the states of a job not final.

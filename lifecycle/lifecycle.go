@@ -78,11 +78,15 @@ type Options struct {
 }
 
 // Heartbeats: a worker refreshes its row every HeartbeatEvery; one whose
-// heartbeat is older than WorkerLostAfter is taken for gone, and the runs
-// it was running are interrupted by the next worker of its queue to start.
+// heartbeat is older than WorkerLostAfter is taken for gone. On
+// PostgreSQL every lifecycle (a worker, or a server that executes
+// nothing) sweeps every SweepEvery: the runs of any queue whose worker
+// is gone are interrupted then, within WorkerLostAfter + HeartbeatEvery +
+// SweepEvery of the worker's death; on SQLite the next start does it.
 const (
 	HeartbeatEvery  = 5 * time.Second
 	WorkerLostAfter = 30 * time.Second
+	SweepEvery      = 10 * time.Second
 )
 
 // NeedsSecrets reports whether a stored spec had secrets removed: its
@@ -117,6 +121,7 @@ func (q *Local) Start(ctx context.Context) error {
 		if _, err := q.openJobs(ctx); err != nil {
 			return fmt.Errorf("open queue: %w", err)
 		}
+		q.startSweep()
 		return nil
 	}
 	w := &store.Worker{Host: q.opts.Host, Queue: q.opts.Queue, PID: os.Getpid(), Version: q.opts.Version,
@@ -201,7 +206,93 @@ func (q *Local) Start(ctx context.Context) error {
 		return fmt.Errorf("start queue: %w", err)
 	}
 	q.startHeartbeat(w.ID)
+	q.startSweep()
 	return nil
+}
+
+// sweep interrupts the running runs, of any queue, whose worker was lost:
+// it stopped (cleanly, yet left the run running) or sent no heartbeat for
+// WorkerLostAfter. A run with no worker recorded is left to Start's rule.
+// Each run is one conditional update, so of sweepers racing one stores
+// it and the others get store.ErrConflict, which they skip. The run's job
+// is ended too (jobs.Queue.EndLost), so River does not hold it running.
+// It returns how many runs it interrupted.
+func (q *Local) sweep(ctx context.Context) (int, error) {
+	running, err := q.st.RunningRuns(ctx)
+	if err != nil {
+		return 0, err
+	}
+	q.mu.Lock()
+	jq := q.jobs
+	q.mu.Unlock()
+	n := 0
+	for _, r := range running {
+		w := r.Worker
+		if w == nil || !lost(w) {
+			continue
+		}
+		reason := lostReason(w)
+		err := q.st.InterruptRun(ctx, r.ID, reason)
+		if errors.Is(err, store.ErrConflict) {
+			continue // final meanwhile, or another sweeper's
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+		q.log.Warn("interrupted a run whose worker was lost", "run", r.ID, "worker", w.ID, "host", w.Host, "pid", w.PID)
+		q.hub.Publish(r.ID, Event{"done", map[string]string{"status": string(rundoc.StatusInterrupted), "error": reason}})
+		if jq != nil {
+			if _, err := jq.EndLost(ctx, r.ID); err != nil {
+				q.log.Warn("end the job of a run whose worker was lost", "run", r.ID, "err", err)
+			}
+		}
+	}
+	return n, nil
+}
+
+// lost reports whether worker w is gone as the sweep sees it, from any
+// machine: stopped, or silent for more than WorkerLostAfter.
+func lost(w *store.Worker) bool {
+	return w.StoppedAt != nil || time.Since(w.HeartbeatAt) > WorkerLostAfter
+}
+
+// lostReason is the error of a run whose worker w was lost.
+func lostReason(w *store.Worker) string {
+	why := fmt.Sprintf("no heartbeat since %s", w.HeartbeatAt.UTC().Format(time.RFC3339))
+	if w.StoppedAt != nil {
+		why = fmt.Sprintf("it stopped at %s with this run still running", w.StoppedAt.UTC().Format(time.RFC3339))
+	}
+	return fmt.Sprintf("interrupted: the worker on %s (pid %d, queue %s) was lost: %s", w.Host, w.PID, w.Queue, why)
+}
+
+// startSweep sweeps (see sweep) every SweepEvery until Close, on
+// PostgreSQL only: on SQLite one server is the only worker, and its Start
+// recovers what a previous process left.
+func (q *Local) startSweep() {
+	if !q.st.Postgres() {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	q.mu.Lock()
+	q.stopSweep = func() { cancel(); <-done }
+	q.mu.Unlock()
+	go func() {
+		defer close(done)
+		t := time.NewTicker(SweepEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := q.sweep(ctx); err != nil && ctx.Err() == nil {
+					q.log.Warn("sweep runs of lost workers", "err", err)
+				}
+			}
+		}
+	}()
 }
 
 // gone reports whether the worker that took a running run is gone, so

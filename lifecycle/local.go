@@ -63,6 +63,9 @@ type Local struct {
 	// with Options.NoWorker); stopHeartbeat ends its heartbeat.
 	worker        *store.Worker
 	stopHeartbeat func()
+	// stopSweep ends the sweep of runs whose workers were lost (nil on
+	// SQLite).
+	stopSweep func()
 
 	// hook, when a test sets it (SetHook), is called by the worker at
 	// named points of a run's life.
@@ -262,9 +265,12 @@ func (q *Local) Close() {
 	}
 	jq, closeConn := q.jobs, q.closeJobsConn
 	q.jobs, q.closeJobsConn = nil, nil
-	w, stopHeartbeat := q.worker, q.stopHeartbeat
-	q.worker, q.stopHeartbeat = nil, nil
+	w, stopHeartbeat, stopSweep := q.worker, q.stopHeartbeat, q.stopSweep
+	q.worker, q.stopHeartbeat, q.stopSweep = nil, nil, nil
 	q.mu.Unlock()
+	if stopSweep != nil {
+		stopSweep()
+	}
 	if jq != nil {
 		// Waits for the workers, whose runs were just told to stop.
 		if err := jq.Stop(context.Background()); err != nil {
@@ -287,7 +293,9 @@ func (q *Local) Close() {
 // Cancel stops a queued or running run. A queued one, pending or taken
 // by a worker that has not started it yet, is canceled in the store at
 // once (queued→canceled) and never starts. A running one has its process
-// stopped, and its worker stores it canceled with what it measured. It
+// stopped, and its worker stores it canceled with what it measured; one
+// running in another process (a kbench worker elsewhere) is canceled
+// through River's cancellation of its job (see cancelRemote). It
 // reports store.ErrConflict (wrapped) when the run is already final, and
 // store.ErrNotFound when there is no such run.
 func (q *Local) Cancel(ctx context.Context, id uint) error {
@@ -313,9 +321,12 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 	// Not queued: running (its worker has it) or final.
 	q.mu.Lock()
 	ex := q.taken[id]
+	jq := q.jobs
 	q.mu.Unlock()
 	if ex == nil {
-		return err // final, or not running in this process
+		// Final, or running in another process: a worker elsewhere (or a
+		// previous process of this server's, gone).
+		return q.cancelRemote(ctx, id, jq, err)
 	}
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
@@ -329,6 +340,36 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 		return err
 	}
 	ex.stopLocked("canceled")
+	return nil
+}
+
+// cancelRemote cancels run id, running in another process, through
+// River's cancellation of its job: River delivers it to the job's
+// context in the worker that executes it (at once by LISTEN/NOTIFY on
+// PostgreSQL, within its polling otherwise), and that worker stops the
+// child as for a cancel here and stores the run canceled with what it
+// measured. It answers conflict (the error of the cancel of a queued run)
+// when the run is final or has no job River still runs: then no worker
+// would stop it. A run that ends on its own between this check and the
+// worker's receiving the cancellation keeps the status it ends with.
+func (q *Local) cancelRemote(ctx context.Context, id uint, jq *jobs.Queue, conflict error) error {
+	if jq == nil {
+		return conflict
+	}
+	run, err := q.st.GetRun(ctx, id)
+	if err != nil {
+		return err
+	}
+	if run.Status != rundoc.StatusRunning {
+		return conflict
+	}
+	found, err := jq.Cancel(ctx, id)
+	if err != nil {
+		return fmt.Errorf("lifecycle: cancel run %d: %w", id, err)
+	}
+	if !found {
+		return conflict
+	}
 	return nil
 }
 

@@ -75,11 +75,27 @@ type RunningRun struct {
 // RunningIn returns the running runs of queue, oldest first, with their
 // workers, for recovery to decide which ones nobody runs any more.
 func (s *Store) RunningIn(ctx context.Context, queue string) ([]RunningRun, error) {
+	return s.running(ctx, &queue)
+}
+
+// RunningRuns returns the running runs of every queue, oldest first, with
+// their workers, for the sweep of runs whose workers were lost.
+func (s *Store) RunningRuns(ctx context.Context) ([]RunningRun, error) {
+	return s.running(ctx, nil)
+}
+
+// running returns the running runs of queue (of all queues when nil).
+func (s *Store) running(ctx context.Context, queue *string) ([]RunningRun, error) {
 	var runs []Run
 	db := s.db.WithContext(ctx)
-	if err := db.Select("id", "worker_id").Where("queue = ? AND status = ?", queue, rundoc.StatusRunning).
-		Order("id").Find(&runs).Error; err != nil {
-		return nil, fmt.Errorf("store: running runs of queue %s: %w", queue, err)
+	q := db.Select("id", "worker_id").Where("status = ?", rundoc.StatusRunning)
+	what := "running runs"
+	if queue != nil {
+		q = q.Where("queue = ?", *queue)
+		what += " of queue " + *queue
+	}
+	if err := q.Order("id").Find(&runs).Error; err != nil {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
 	out := make([]RunningRun, len(runs))
 	for i, r := range runs {
