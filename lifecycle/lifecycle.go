@@ -273,26 +273,14 @@ func (q *Local) startSweep() {
 	if !q.st.Postgres() {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	q.mu.Lock()
-	q.stopSweep = func() { cancel(); <-done }
-	q.mu.Unlock()
-	go func() {
-		defer close(done)
-		t := time.NewTicker(SweepEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, err := q.sweep(ctx); err != nil && ctx.Err() == nil {
-					q.log.Warn("sweep runs of lost workers", "err", err)
-				}
-			}
+	stop := every(SweepEvery, func(ctx context.Context) {
+		if _, err := q.sweep(ctx); err != nil && ctx.Err() == nil {
+			q.log.Warn("sweep runs of lost workers", "err", err)
 		}
-	}()
+	})
+	q.mu.Lock()
+	q.stopSweep = stop
+	q.mu.Unlock()
 }
 
 // gone reports whether the worker that took a running run is gone, so
@@ -325,26 +313,36 @@ func processAlive(pid int) bool {
 // startHeartbeat refreshes worker id's heartbeat every HeartbeatEvery
 // until Close.
 func (q *Local) startHeartbeat(id uint) {
+	stop := every(HeartbeatEvery, func(ctx context.Context) {
+		if err := q.st.Heartbeat(ctx, id); err != nil && ctx.Err() == nil {
+			q.log.Warn("worker heartbeat", "worker", id, "err", err)
+		}
+	})
+	q.mu.Lock()
+	q.stopHeartbeat = stop
+	q.mu.Unlock()
+}
+
+// every calls fn every interval on a goroutine of its own until the stop
+// it returns is called; stop cancels fn's context and waits for it to
+// return, so nothing runs after Close.
+func every(interval time.Duration, fn func(ctx context.Context)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	q.mu.Lock()
-	q.stopHeartbeat = func() { cancel(); <-done }
-	q.mu.Unlock()
 	go func() {
 		defer close(done)
-		t := time.NewTicker(HeartbeatEvery)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := q.st.Heartbeat(ctx, id); err != nil && ctx.Err() == nil {
-					q.log.Warn("worker heartbeat", "worker", id, "err", err)
-				}
+				fn(ctx)
 			}
 		}
 	}()
+	return func() { cancel(); <-done }
 }
 
 // openJobs opens the queue (creating or upgrading River's tables) on
