@@ -5,19 +5,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kbench/kbench/internal/childproc"
+	"github.com/kbench/kbench/internal/silentbroker"
 )
 
 // e2eProc is what /proc says of one process.
@@ -80,7 +79,8 @@ func TestE2EServeKilledTakesItsChildren(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test: builds kbench")
 	}
-	silent, dialed := e2eSilentBroker(t)
+	sb := silentbroker.Listen(t)
+	silent, dialed := sb.Addr(), sb.Conns
 	for _, tc := range []struct {
 		name     string
 		run      map[string]any
@@ -100,41 +100,6 @@ func TestE2EServeKilledTakesItsChildren(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e2eKillServeMidRun(t, silent, tc.run, tc.children, tc.ready)
 		})
-	}
-}
-
-// e2eSilentBroker listens on loopback, accepts connections and never
-// answers; it returns the address and the number of connections so far.
-func e2eSilentBroker(t *testing.T) (string, func() int) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c) // held open, never written to
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String(), func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(conns)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -15,11 +14,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/silentbroker"
 	"github.com/kbench/kbench/rundoc"
 
 	"github.com/google/pprof/profile"
@@ -582,46 +581,13 @@ func TestJSONProgress(t *testing.T) {
 	}
 }
 
-// silentListener accepts TCP connections and never writes to them: a
-// broker that is up at the network level but does not answer.
-func silentListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go io.Copy(io.Discard, c) // read what the client sends, answer nothing
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
 // TestSilentBroker: a bootstrap server that accepts the connection and
 // never answers fails the producer and the consumer (the write path shares
 // their preflight but takes no properties) with "no answer from ADDR within N
 // s", N being socket.connection.setup.timeout.ms, rather than kafka-go's
 // "Broker Not Available".
 func TestSilentBroker(t *testing.T) {
-	addr := silentListener(t)
+	addr := silentbroker.Listen(t).Addr()
 	for _, tc := range []struct {
 		workload rundoc.Workload
 		args     []string
@@ -657,7 +623,7 @@ func TestSilentBroker(t *testing.T) {
 // connections and never answers. Topic creation fails saying so, within
 // socket.connection.setup.timeout.ms.
 func TestSilentAdvertisedBroker(t *testing.T) {
-	silent := silentListener(t)
+	silent := silentbroker.Listen(t).Addr()
 	host, portText, _ := net.SplitHostPort(silent)
 	port, _ := strconv.Atoi(portText)
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))

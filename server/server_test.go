@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,6 +23,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/kbench/kbench/internal/pgtest"
+	"github.com/kbench/kbench/internal/silentbroker"
 	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner/embedded"
@@ -642,33 +642,7 @@ func TestSecretsNeverPersist(t *testing.T) {
 // fails the run with "no answer from ADDR within N s", N being the run's
 // socket.connection.setup.timeout.ms.
 func TestSilentBrokerRunFails(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go io.Copy(io.Discard, c)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	addr := ln.Addr().String()
+	addr := silentbroker.Listen(t).Addr()
 	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
 	id := ts.createRun(t, fmt.Sprintf(`{"workload":"producer","target":{"bootstrap_server":%q},"params":{"num-records":100,"profile":"none","producer-props":{"socket.connection.setup.timeout.ms":"500"}}}`, addr))
 	r := ts.waitFinal(t, id)

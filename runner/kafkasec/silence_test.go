@@ -3,47 +3,13 @@ package kafkasec
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/silentbroker"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
-
-// silentAddr listens on loopback, accepts connections and never writes.
-func silentAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go io.Copy(io.Discard, c)
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
 
 // TestSilentBrokerIsNamed: a request to a listener that never answers
 // fails with a *NoAnswerError naming the address and the wait the
@@ -51,7 +17,7 @@ func silentAddr(t *testing.T) string {
 // handshake, which kafka-go leaves without a deadline, ends at the
 // Dialer's timeout the same way.
 func TestSilentBrokerIsNamed(t *testing.T) {
-	addr := silentAddr(t)
+	addr := silentbroker.Listen(t).Addr()
 	for _, c := range []Config{{}, {Protocol: SASLPlaintext, Mechanism: Plain, Username: "u", Password: "secret-pw"}} {
 		t.Run(string(c.protocol()), func(t *testing.T) {
 			d, err := c.Dialer("test", 300*time.Millisecond)
