@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/clusters"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/store"
 )
@@ -36,9 +34,6 @@ func envOr(name, def string) string {
 	return def
 }
 
-// clusterUsage is the --cluster flag's help, serve's and worker's.
-const clusterUsage = "NAME=FILE: a Kafka cluster runs may target by name, FILE its client properties (bootstrap.servers, security.protocol, sasl.*, ssl.*), read on this machine only, again at each run's start (repeatable)"
-
 // cmdServe starts the web application. Every flag can also be set with its
 // KBENCH_* variable (see fromEnv); flags win.
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -54,17 +49,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	listen := fs.String("listen", "127.0.0.1:8080", "host:port to serve on")
 	data := fs.String("data", "./kbench-data", "directory for the SQLite database and run files")
 	database := fs.String("database", "", "the database: a postgres:// (or postgresql://) URL for PostgreSQL, or an SQLite file (default: kbench.db in --data)")
-	concurrency := fs.Int("concurrency", 1, "runs executed at once (more than one makes runs share CPU)")
 	localWorker := fs.Bool("local-worker", true, "execute runs of queue local here; false serves only, and runs wait in their queues for kbench worker processes (PostgreSQL --database)")
 	token := fs.String("token", "", "token required for changes (and, with --private, for reading); needed off loopback")
 	private := fs.Bool("private", false, "require the token for reading too")
-	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
 	retain := fs.String("retain", "0", "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
 	notifyURL := fs.String("notify-url", "", "POST each new regression there as JSON, with a Slack-compatible text (a webhook URL)")
-	var allow listFlag
-	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
-	var clusterFlags listFlag
-	fs.Var(&clusterFlags, "cluster", clusterUsage)
+	ex := addExecFlags(fs, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
 	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -77,11 +67,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	from, errs := fromEnv(fs, os.LookupEnv, map[string]func([]string) error{
-		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
-		"allow-host":   func(h []string) error { return server.Config{AllowHosts: h}.Validate() },
-		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.Validate); return err },
-	})
+	checks := ex.envChecks()
+	checks["allow-host"] = func(h []string) error { return server.Config{AllowHosts: h}.Validate() }
+	from, errs := fromEnv(fs, os.LookupEnv, checks)
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 	}
@@ -96,19 +84,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: %s %s is reachable from other machines; set --token (or KBENCH_TOKEN) to protect it\n", from["listen"], *listen)
 		return 2
 	}
-	if *concurrency < 1 {
-		fmt.Fprintf(stderr, "kbench serve: %s: must be at least 1, got %d\n", from["concurrency"], *concurrency)
-		return 2
-	}
-	if *runTimeout <= 0 {
-		fmt.Fprintf(stderr, "kbench serve: %s: must be positive (such as 2h), got %v\n", from["run-timeout"], *runTimeout)
-		return 2
-	}
-	named, err := clusters.Parse(clusterFlags, runner.Validate)
-	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
-			fmt.Fprintf(stderr, "kbench serve: %s %s\n", from["cluster"], line)
-		}
+	named, ok := ex.check("kbench serve", from, stderr)
+	if !ok {
 		return 2
 	}
 	retainFor, err := parseRetain(*retain)
@@ -126,8 +103,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "kbench serve: %s=false: no worker could take the runs of an SQLite store (kbench worker needs a shared PostgreSQL --database)\n", from["local-worker"])
 		return 2
 	}
-	cfg := server.Config{DataDir: *data, Concurrency: *concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: allow, RunTimeout: *runTimeout, Retain: retainFor, Clusters: named}
+	cfg := server.Config{DataDir: *data, Concurrency: *ex.concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named}
 	if *notifyURL != "" {
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
 	}

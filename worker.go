@@ -9,13 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/jobs"
 	"github.com/kbench/kbench/lifecycle"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/store"
 )
@@ -55,12 +53,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	database := fs.String("database", "", "the shared store: a postgres:// (or postgresql://) URL, the one kbench serve --database uses")
 	queue := fs.String("queue", jobs.DefaultQueue, "the queue to take runs from (runs choose one with \"queue\"; local is also kbench serve's own worker's)")
 	data := fs.String("data", "./kbench-data", "directory for the run files (spec, result, profiles, stderr.log of each run); results and profiles are stored in the database")
-	concurrency := fs.Int("concurrency", 1, "runs executed at once (more than one makes runs share CPU)")
-	runTimeout := fs.Duration("run-timeout", 2*time.Hour, "longest a run may take")
-	var clusterFlags listFlag
-	fs.Var(&clusterFlags, "cluster", clusterUsage)
-	var allow listFlag
-	fs.Var(&allow, "allow-target", "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any); runs targeting others fail")
+	ex := addExecFlags(fs, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any); runs targeting others fail")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -71,10 +64,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "kbench worker: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	from, errs := fromEnv(fs, os.LookupEnv, map[string]func([]string) error{
-		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
-		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.Validate); return err },
-	})
+	from, errs := fromEnv(fs, os.LookupEnv, ex.envChecks())
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
 	}
@@ -93,27 +83,12 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "kbench worker: %s: %v\n", from["queue"], err)
 		return 2
 	}
-	if *concurrency < 1 {
-		fmt.Fprintf(stderr, "kbench worker: %s: must be at least 1, got %d\n", from["concurrency"], *concurrency)
+	named, ok := ex.check("kbench worker", from, stderr)
+	if !ok {
 		return 2
 	}
-	if *runTimeout <= 0 {
-		fmt.Fprintf(stderr, "kbench worker: %s: must be positive (such as 2h), got %v\n", from["run-timeout"], *runTimeout)
-		return 2
-	}
-	if err := (server.Config{AllowTargets: allow}).Validate(); err != nil {
-		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
-		return 2
-	}
-	named, err := clusters.Parse(clusterFlags, runner.Validate)
-	if err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
-			fmt.Fprintf(stderr, "kbench worker: %s %s\n", from["cluster"], line)
-		}
-		return 2
-	}
-	return workWith(ctx, workerSettings{Database: *database, Queue: *queue, DataDir: *data, Concurrency: *concurrency,
-		RunTimeout: *runTimeout, AllowTargets: allow, Clusters: named}, stdout, stderr)
+	return workWith(ctx, workerSettings{Database: *database, Queue: *queue, DataDir: *data, Concurrency: *ex.concurrency,
+		RunTimeout: *ex.runTimeout, AllowTargets: ex.allow, Clusters: named}, stdout, stderr)
 }
 
 // work takes runs from the queue until ctx ends (SIGINT or SIGTERM):

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/clusters"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/server"
+)
+
+// clusterUsage is the --cluster flag's help, serve's and worker's.
+const clusterUsage = "NAME=FILE: a Kafka cluster runs may target by name, FILE its client properties (bootstrap.servers, security.protocol, sasl.*, ssl.*), read on this machine only, again at each run's start (repeatable)"
+
+// execFlags are the flags of a process that executes runs, read and
+// checked the same way by kbench serve (for its local worker) and kbench
+// worker.
+type execFlags struct {
+	concurrency *int
+	runTimeout  *time.Duration
+	allow       listFlag
+	clusters    listFlag
+}
+
+// addExecFlags defines them on fs; allowUsage is --allow-target's help,
+// which says what each command does with a target it does not allow.
+func addExecFlags(fs *flag.FlagSet, allowUsage string) *execFlags {
+	e := &execFlags{
+		concurrency: fs.Int("concurrency", 1, "runs executed at once (more than one makes runs share CPU)"),
+		runTimeout:  fs.Duration("run-timeout", 2*time.Hour, "longest a run may take"),
+	}
+	fs.Var(&e.allow, "allow-target", allowUsage)
+	fs.Var(&e.clusters, "cluster", clusterUsage)
+	return e
+}
+
+// envChecks are fromEnv's checks of their variables' lists.
+func (e *execFlags) envChecks() map[string]func([]string) error {
+	return map[string]func([]string) error{
+		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
+		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.Validate); return err },
+	}
+}
+
+// check checks the values once flags and variables are read (from names
+// where each came from), reporting each problem on stderr prefixed with
+// cmd; it returns the named clusters, and ok false after a problem.
+func (e *execFlags) check(cmd string, from map[string]string, stderr io.Writer) (named *clusters.Set, ok bool) {
+	if *e.concurrency < 1 {
+		fmt.Fprintf(stderr, "%s: %s: must be at least 1, got %d\n", cmd, from["concurrency"], *e.concurrency)
+		return nil, false
+	}
+	if *e.runTimeout <= 0 {
+		fmt.Fprintf(stderr, "%s: %s: must be positive (such as 2h), got %v\n", cmd, from["run-timeout"], *e.runTimeout)
+		return nil, false
+	}
+	if err := (server.Config{AllowTargets: e.allow}).Validate(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return nil, false
+	}
+	named, err := clusters.Parse(e.clusters, runner.Validate)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
+			fmt.Fprintf(stderr, "%s: %s %s\n", cmd, from["cluster"], line)
+		}
+		return nil, false
+	}
+	return named, true
+}
