@@ -263,8 +263,12 @@ func (q *Queue) Submit(ctx context.Context, id uint, queue string) error {
 // in another one within River's polling of cancellations). It reports
 // whether the run had a job that was not final.
 func (q *Queue) Cancel(ctx context.Context, id uint) (bool, error) {
+	live, err := q.live(ctx, id)
+	if err != nil {
+		return false, err
+	}
 	found := false
-	for _, j := range q.live(ctx, id) {
+	for _, j := range live {
 		if _, err := q.river.JobCancel(ctx, j.ID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
 			return found, fmt.Errorf("jobs: cancel run %d: %w", id, err)
 		}
@@ -303,14 +307,16 @@ var liveStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.Job
 	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
 
 // live returns run id's jobs that are not final (at most one, with
-// Submit's uniqueness); an error reads as none.
-func (q *Queue) live(ctx context.Context, id uint) []*rivertype.JobRow {
+// Submit's uniqueness). An error is returned, never read as no job: a
+// cancel during a database outage must fail, not answer that the run has
+// no job to cancel.
+func (q *Queue) live(ctx context.Context, id uint) ([]*rivertype.JobRow, error) {
 	res, err := q.river.JobList(ctx, river.NewJobListParams().Kinds(runKind).States(liveStates...).
 		Where(q.runIs, river.NamedArgs{"run_id": int64(id)}).First(10))
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("jobs: jobs of run %d: %w", id, err)
 	}
-	return res.Jobs
+	return res.Jobs, nil
 }
 
 // Waiting returns the runs waiting in queue (the Queue's own when empty),

@@ -324,3 +324,25 @@ func TestNoBackend(t *testing.T) {
 		t.Fatal("a Queue without a database was made")
 	}
 }
+
+// TestCancelWithoutDatabase: a cancel that cannot list the run's jobs
+// fails with the error rather than reporting that the run has no job.
+func TestCancelWithoutDatabase(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "kbench.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	db, err := st.OpenJobsDB(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := newQueue(t, SQLite(db), Config{})
+	if err := q.Submit(context.Background(), 7, ""); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if found, err := q.Cancel(context.Background(), 7); err == nil {
+		t.Errorf("Cancel on a closed database: found %v, no error; want the error", found)
+	}
+}
