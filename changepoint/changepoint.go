@@ -71,14 +71,36 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
+// WithDefaults is o with Otava's defaults in its zero fields: the
+// parameters Detect uses, as pages show them and caches key them.
+func (o Options) WithDefaults() Options {
+	if o.Window == 0 {
+		o.Window = DefaultWindow
+	}
+	if o.MaxPValue == 0 {
+		o.MaxPValue = DefaultMaxPValue
+	}
+	return o
+}
+
+// WithoutDefaults is o with the fields that equal Otava's defaults zeroed:
+// the same detection, as URLs carry it (only what differs).
+func (o Options) WithoutDefaults() Options {
+	if o.Window == DefaultWindow {
+		o.Window = 0
+	}
+	if o.MaxPValue == DefaultMaxPValue {
+		o.MaxPValue = 0
+	}
+	return o
+}
+
 // normalized fills in the defaults and replaces what Validate rejects, so
 // that Detect never fails: a window below 2 becomes 2, a p-value outside
 // (0, 1] the default, a negative or non-finite magnitude 0.
 func (o Options) normalized() Options {
-	switch {
-	case o.Window == 0:
-		o.Window = DefaultWindow
-	case o.Window < 2:
+	o = o.WithDefaults()
+	if o.Window < 2 {
 		o.Window = 2
 	}
 	if !(o.MaxPValue > 0 && o.MaxPValue <= 1) {

@@ -204,3 +204,25 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaults: WithDefaults fills Otava's defaults into zero fields only,
+// WithoutDefaults zeroes the fields that equal them, and the two are
+// inverse on what they produce.
+func TestDefaults(t *testing.T) {
+	for _, tc := range []struct{ in, with, without Options }{
+		{Options{}, Options{Window: 50, MaxPValue: 0.001}, Options{}},
+		{Options{Window: 50, MaxPValue: 0.001}, Options{Window: 50, MaxPValue: 0.001}, Options{}},
+		{Options{Window: 30, MinMagnitude: 0.05}, Options{Window: 30, MaxPValue: 0.001, MinMagnitude: 0.05}, Options{Window: 30, MinMagnitude: 0.05}},
+		{Options{MaxPValue: 0.01}, Options{Window: 50, MaxPValue: 0.01}, Options{MaxPValue: 0.01}},
+	} {
+		if got := tc.in.WithDefaults(); got != tc.with {
+			t.Errorf("%+v.WithDefaults() = %+v, want %+v", tc.in, got, tc.with)
+		}
+		if got := tc.in.WithoutDefaults(); got != tc.without {
+			t.Errorf("%+v.WithoutDefaults() = %+v, want %+v", tc.in, got, tc.without)
+		}
+		if got := tc.in.WithoutDefaults().WithDefaults(); got != tc.with {
+			t.Errorf("%+v: round trip %+v, want %+v", tc.in, got, tc.with)
+		}
+	}
+}

@@ -104,7 +104,7 @@ type History struct {
 // the metric with a finite value become points. opts are the detector's
 // (zero fields mean Otava's defaults); Build does not validate them.
 func Build(runs []rundoc.Run, metric string, opts changepoint.Options) History {
-	h := History{Metric: metric, Options: normalized(opts)}
+	h := History{Metric: metric, Options: opts.WithDefaults()}
 	var envs []*rundoc.Environment
 	for i := range runs {
 		r := &runs[i]
@@ -149,18 +149,6 @@ func Build(runs []rundoc.Run, metric string, opts changepoint.Options) History {
 		}
 	}
 	return h
-}
-
-// normalized is opts with Otava's defaults for zero fields, as the
-// detector applies them, so a page can show the values in use.
-func normalized(o changepoint.Options) changepoint.Options {
-	if o.Window == 0 {
-		o.Window = changepoint.DefaultWindow
-	}
-	if o.MaxPValue == 0 {
-		o.MaxPValue = changepoint.DefaultMaxPValue
-	}
-	return o
 }
 
 // Commit is the commit a run's metadata names, UnknownCommit for none.

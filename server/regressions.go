@@ -93,12 +93,7 @@ type seriesRegressions struct {
 // first run after it), with opts (zero fields Otava's defaults). The
 // slice is shared: callers must not modify it.
 func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) ([]ui.Regression, error) {
-	if opts.Window == 0 {
-		opts.Window = changepoint.DefaultWindow
-	}
-	if opts.MaxPValue == 0 {
-		opts.MaxPValue = changepoint.DefaultMaxPValue
-	}
+	opts = opts.WithDefaults()
 	c := &s.regressions
 	// One computation at a time: concurrent requests after a write would
 	// otherwise each repeat it.
@@ -186,7 +181,7 @@ func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opt
 				RunID: c.RunID, Index: c.Index, Time: h.Points[c.Index].Time,
 				Before: c.Before, After: c.After, ChangePct: c.ChangePct, PValue: c.PValue,
 				CompareURL: ui.BeforeAfterURL(h, k),
-				HistoryURL: ui.HistoryURL(ui.HistoryQuery{Series: si.Key, Metric: m, Options: nonDefault(opts)})})
+				HistoryURL: ui.HistoryURL(ui.HistoryQuery{Series: si.Key, Metric: m, Options: opts.WithoutDefaults()})})
 			befores = append(befores, before)
 			ids = append(ids, before, c.RunID)
 		}
@@ -203,17 +198,6 @@ func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opt
 		out[i].CommitAfter = history.Commit(meta[out[i].RunID])
 	}
 	return out, nil
-}
-
-// nonDefault is opts with Otava's defaults left out, as URLs carry them.
-func nonDefault(o changepoint.Options) changepoint.Options {
-	if o.Window == changepoint.DefaultWindow {
-		o.Window = 0
-	}
-	if o.MaxPValue == changepoint.DefaultMaxPValue {
-		o.MaxPValue = 0
-	}
-	return o
 }
 
 // regressionsOf is the regressions q asks for: those of at least its

@@ -80,13 +80,7 @@ type RegressionRow struct {
 
 // NewRegressionsView is the page of regs (newest first) found with q.
 func NewRegressionsView(regs []Regression, q RegressionsQuery) RegressionsView {
-	o := q.Options
-	if o.Window == 0 {
-		o.Window = changepoint.DefaultWindow
-	}
-	if o.MaxPValue == 0 {
-		o.MaxPValue = changepoint.DefaultMaxPValue
-	}
+	o := q.Options.WithDefaults()
 	v := RegressionsView{Page: Page{Title: "Regressions"}, Rows: make([]RegressionRow, 0, len(regs)),
 		Threshold: strconv.FormatFloat(q.Threshold, 'g', -1, 64), Window: strconv.Itoa(o.Window),
 		MaxPValue:    strconv.FormatFloat(o.MaxPValue, 'g', -1, 64),
