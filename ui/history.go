@@ -100,11 +100,27 @@ type HistoryView struct {
 	Marks   []HistoryMark
 	// Form is the detection form's state: the metrics to choose from and
 	// the parameters in use.
-	Metrics      []HistoryMetric
+	Metrics []HistoryMetric
+	Detect  DetectFields
+	JSONURL string
+}
+
+// DetectFields are the detection parameters' fields of a form (the
+// history and regressions pages share them), the values in use.
+type DetectFields struct {
+	// ID prefixes the fields' ids: "history" gives history-window.
+	ID           string
 	Window       string
 	MaxPValue    string
 	MinMagnitude string // a fraction, as Otava's min_magnitude
-	JSONURL      string
+}
+
+// newDetectFields shows o, Otava's defaults filled in.
+func newDetectFields(id string, o changepoint.Options) DetectFields {
+	o = o.WithDefaults()
+	return DetectFields{ID: id, Window: strconv.Itoa(o.Window),
+		MaxPValue:    strconv.FormatFloat(o.MaxPValue, 'g', -1, 64),
+		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64)}
 }
 
 // HistoryChange is one change point as the page's table shows it.
@@ -139,10 +155,7 @@ type HistoryMetric struct {
 // (for the select) and q (the URL's query).
 func NewHistoryView(h history.History, series string, metrics []rundoc.Metric, q HistoryQuery) HistoryView {
 	v := HistoryView{Page: Page{Title: "History of " + h.Metric}, Query: q, Series: series, Metric: h.Metric, Unit: h.Unit,
-		Points: len(h.Points), JSONURL: APIHistoryPath + "?" + q.Values().Encode(),
-		Window:       strconv.Itoa(h.Options.Window),
-		MaxPValue:    strconv.FormatFloat(h.Options.MaxPValue, 'g', -1, 64),
-		MinMagnitude: strconv.FormatFloat(h.Options.MinMagnitude, 'g', -1, 64)}
+		Points: len(h.Points), JSONURL: APIHistoryPath + "?" + q.Values().Encode(), Detect: newDetectFields("history", h.Options)}
 	switch h.Better {
 	case rundoc.HigherIsBetter:
 		v.Better = "higher is better"

@@ -60,9 +60,11 @@ func (r Regression) CommitRange() string { return r.CommitBefore + ".." + r.Comm
 type RegressionsView struct {
 	Page
 	Rows []RegressionRow
-	// Threshold and the parameters as the form shows them.
-	Threshold, Window, MaxPValue, MinMagnitude string
-	JSONURL                                    string
+	// Threshold (percent) and the detection parameters as the form shows
+	// them.
+	Threshold string
+	Detect    DetectFields
+	JSONURL   string
 }
 
 // RegressionRow is one regression as the table shows it.
@@ -80,12 +82,9 @@ type RegressionRow struct {
 
 // NewRegressionsView is the page of regs (newest first) found with q.
 func NewRegressionsView(regs []Regression, q RegressionsQuery) RegressionsView {
-	o := q.Options.WithDefaults()
 	v := RegressionsView{Page: Page{Title: "Regressions"}, Rows: make([]RegressionRow, 0, len(regs)),
-		Threshold: strconv.FormatFloat(q.Threshold, 'g', -1, 64), Window: strconv.Itoa(o.Window),
-		MaxPValue:    strconv.FormatFloat(o.MaxPValue, 'g', -1, 64),
-		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64),
-		JSONURL:      APIRegressionsPath + "?" + q.Values().Encode()}
+		Threshold: strconv.FormatFloat(q.Threshold, 'g', -1, 64), Detect: newDetectFields("regressions", q.Options),
+		JSONURL: APIRegressionsPath + "?" + q.Values().Encode()}
 	for _, r := range regs {
 		v.Rows = append(v.Rows, RegressionRow{Series: r.Series, SeriesURL: r.HistoryURL, Metric: r.Metric,
 			CommitRange: r.CommitRange(), Run: RunLink{ID: r.RunID, URL: runURL(r.RunID), Text: "#" + uintStr(r.RunID)},
