@@ -17,15 +17,7 @@ import (
 // output, a step of -8.7% half-way. It returns the first run's id.
 func seedHistory(b *testing.B, ts *testServer, n int) uint {
 	rng := rand.New(rand.NewPCG(1, 1000))
-	env := &rundoc.Environment{KbenchVersion: "v1.0.0", KbenchBuild: "0123456789ab", GoVersion: "go1.25.1", KafkaGoVersion: "v0.4.47",
-		OS: "linux", Arch: "amd64", Kernel: "6.1.0", CPUModel: "AMD EPYC 7B13", Cores: 8, GOMAXPROCS: 8, Host: "bench1", Broker: "embedded (kfake)",
-		Target: &rundoc.Target{Kind: rundoc.TargetEmbedded}, Config: &rundoc.Config{Mode: "raw"}}
-	for k := range 60 {
-		env.Target.APIVersions = append(env.Target.APIVersions, rundoc.APIVersion{Key: int16(k), Name: fmt.Sprintf("Api%d", k), Max: 9})
-	}
-	for k := range 40 {
-		env.Config.Settings = append(env.Config.Settings, rundoc.Setting{Name: fmt.Sprintf("setting.%d", k), Value: fmt.Sprint(k * 100)})
-	}
+	env := benchEnvironment()
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var runs []*store.Run
 	for i := range n {
@@ -73,4 +65,20 @@ func BenchmarkHistoryAPI(b *testing.B) {
 	ts := newTestServer(b, nil)
 	id := seedHistory(b, ts, 1000)
 	b.Run("1000", func(b *testing.B) { benchGet(b, ts, fmt.Sprintf("/api/history?run=%d", id), false) })
+}
+
+// benchEnvironment is the environment the benchmarks' seeded runs record,
+// as large as a real run's: the client's configuration (40 settings) and
+// the target's API versions (60).
+func benchEnvironment() *rundoc.Environment {
+	env := &rundoc.Environment{KbenchVersion: "v1.0.0", KbenchBuild: "0123456789ab", GoVersion: "go1.25.1", KafkaGoVersion: "v0.4.47",
+		OS: "linux", Arch: "amd64", Kernel: "6.1.0", CPUModel: "AMD EPYC 7B13", Cores: 8, GOMAXPROCS: 8, Host: "bench1", Broker: "embedded (kfake)",
+		Target: &rundoc.Target{Kind: rundoc.TargetEmbedded}, Config: &rundoc.Config{Mode: "raw"}}
+	for k := range 60 {
+		env.Target.APIVersions = append(env.Target.APIVersions, rundoc.APIVersion{Key: int16(k), Name: fmt.Sprintf("Api%d", k), Max: 9})
+	}
+	for k := range 40 {
+		env.Config.Settings = append(env.Config.Settings, rundoc.Setting{Name: fmt.Sprintf("setting.%d", k), Value: fmt.Sprint(k * 100)})
+	}
+	return env
 }

@@ -20,15 +20,7 @@ import (
 // drops its throughput by 8.7% half-way.
 func seedRegressions(b *testing.B, ts *testServer, series, n int) {
 	rng := rand.New(rand.NewPCG(2, 200))
-	env := &rundoc.Environment{KbenchVersion: "v1.0.0", KbenchBuild: "0123456789ab", GoVersion: "go1.25.1", KafkaGoVersion: "v0.4.47",
-		OS: "linux", Arch: "amd64", Kernel: "6.1.0", CPUModel: "AMD EPYC 7B13", Cores: 8, GOMAXPROCS: 8, Host: "bench1", Broker: "embedded (kfake)",
-		Target: &rundoc.Target{Kind: rundoc.TargetEmbedded}, Config: &rundoc.Config{Mode: "raw"}}
-	for k := range 60 {
-		env.Target.APIVersions = append(env.Target.APIVersions, rundoc.APIVersion{Key: int16(k), Name: fmt.Sprintf("Api%d", k), Max: 9})
-	}
-	for k := range 40 {
-		env.Config.Settings = append(env.Config.Settings, rundoc.Setting{Name: fmt.Sprintf("setting.%d", k), Value: fmt.Sprint(k * 100)})
-	}
+	env := benchEnvironment()
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	noise := func() float64 { return 1 + 0.02*(2*rng.Float64()-1) }
 	for s := range series {
