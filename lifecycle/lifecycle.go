@@ -138,7 +138,7 @@ func (q *Local) Start(ctx context.Context) error {
 	}
 	n := 0
 	for _, r := range running {
-		if !q.gone(r.Worker) {
+		if !q.gone(r.Worker, r.Silence) {
 			continue // another live worker's run
 		}
 		err := q.st.InterruptRun(ctx, r.ID, "interrupted: the kbench server stopped while this run was in progress")
@@ -228,7 +228,7 @@ func (q *Local) sweep(ctx context.Context) (int, error) {
 	n := 0
 	for _, r := range running {
 		w := r.Worker
-		if w == nil || !lost(w) {
+		if w == nil || !lost(w, r.Silence) {
 			continue
 		}
 		reason := lostReason(w)
@@ -252,9 +252,10 @@ func (q *Local) sweep(ctx context.Context) (int, error) {
 }
 
 // lost reports whether worker w is gone as the sweep sees it, from any
-// machine: stopped, or silent for more than WorkerLostAfter.
-func lost(w *store.Worker) bool {
-	return w.StoppedAt != nil || time.Since(w.HeartbeatAt) > WorkerLostAfter
+// machine: stopped, or silent for more than WorkerLostAfter (silence is
+// measured by the database's clock, store.RunningRun).
+func lost(w *store.Worker, silence time.Duration) bool {
+	return w.StoppedAt != nil || silence > WorkerLostAfter
 }
 
 // lostReason is the error of a run whose worker w was lost.
@@ -289,15 +290,16 @@ func (q *Local) startSweep() {
 // On a shared PostgreSQL store a run another live worker executes is
 // not: its worker is gone if it recorded none (a kbench from before
 // workers), stopped, ran on this host as a process that no longer exists
-// (or whose pid this process now has), or stopped sending heartbeats.
-func (q *Local) gone(w *store.Worker) bool {
+// (or whose pid this process now has), or stopped sending heartbeats
+// (silence, by the database's clock, over WorkerLostAfter).
+func (q *Local) gone(w *store.Worker, silence time.Duration) bool {
 	if !q.st.Postgres() || w == nil || w.StoppedAt != nil {
 		return true
 	}
 	if w.Host == q.opts.Host && (w.PID == os.Getpid() || !processAlive(w.PID)) {
 		return true
 	}
-	return time.Since(w.HeartbeatAt) > WorkerLostAfter
+	return silence > WorkerLostAfter
 }
 
 // processAlive reports whether a process with this pid exists on this

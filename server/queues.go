@@ -70,7 +70,7 @@ func (s *Server) liveQueues(ctx context.Context) []string {
 		return nil
 	}
 	queues := []string{jobs.DefaultQueue}
-	workers, err := s.store.LiveWorkers(ctx, time.Now().Add(-lifecycle.WorkerLostAfter))
+	workers, err := s.store.LiveWorkers(ctx, lifecycle.WorkerLostAfter)
 	if err != nil {
 		s.log.Warn("live workers", "err", err)
 		return queues
@@ -118,7 +118,7 @@ func (s *Server) queueClusters(queue string) (names []string, live bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	workers, err := s.store.LiveWorkers(ctx, time.Now().Add(-lifecycle.WorkerLostAfter))
+	workers, err := s.store.LiveWorkers(ctx, lifecycle.WorkerLostAfter)
 	if err != nil {
 		s.log.Warn("live workers", "err", err)
 		return nil, false

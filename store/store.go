@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 )
 
@@ -33,6 +34,8 @@ type Store struct {
 	// gen counts committed writes, so callers can cache what they derive
 	// from the store (rendered pages) until the next write.
 	gen atomic.Uint64
+	// clock is this process's clock (time.Now when nil; SetClock).
+	clock func() time.Time
 }
 
 // Generation changes after every write to the store (and only then).
@@ -146,8 +149,40 @@ func storedTime(t time.Time, pg bool) time.Time {
 	return t.UTC()
 }
 
-// now is the current time as s writes it.
-func (s *Store) now() time.Time { return storedTime(time.Now(), s.pg) }
+// now is the current time by this process's clock, as s writes it. The
+// times of workers' lives (heartbeats) never use it on PostgreSQL, whose
+// server's clock every process sharing the database reads (dbNow).
+func (s *Store) now() time.Time {
+	if s.clock != nil {
+		return storedTime(s.clock(), s.pg)
+	}
+	return storedTime(time.Now(), s.pg)
+}
+
+// SetClock makes s read this process's clock from now instead of
+// time.Now: tests give a process a clock skewed against the database
+// server's. Call it before s is used concurrently.
+func (s *Store) SetClock(now func() time.Time) { s.clock = now }
+
+// dbNow is the current time by the database's clock, as an SQL value:
+// now() on PostgreSQL, whose server is the one clock every kbench process
+// sharing the database reads, whatever the skew between their machines;
+// on SQLite, a file only this machine opens, the database's clock is this
+// process's, passed as a parameter.
+func (s *Store) dbNow() clause.Expr {
+	if s.pg {
+		return gorm.Expr("now()")
+	}
+	return gorm.Expr("?", s.now())
+}
+
+// dbAgo is the time d before dbNow, as an SQL value.
+func (s *Store) dbAgo(d time.Duration) clause.Expr {
+	if s.pg {
+		return gorm.Expr("now() - make_interval(secs => ?)", d.Seconds())
+	}
+	return gorm.Expr("?", s.now().Add(-d))
+}
 
 // stored is t as s writes it (storedTime).
 func (s *Store) stored(t time.Time) time.Time { return storedTime(t, s.pg) }

@@ -17,22 +17,34 @@ import (
 const DefaultQueue = "local"
 
 // RegisterWorker records a worker process that has started: w's Host,
-// Queue, PID and Version, started and heartbeat now. It fills in w.ID and
-// the times. A worker's row is never deleted: runs point at it.
+// Queue, PID and Version, started and heartbeat now by the database's
+// clock (dbNow). It fills in w.ID and the times. A worker's row is never
+// deleted: runs point at it.
 func (s *Store) RegisterWorker(ctx context.Context, w *Worker) error {
-	now := s.now()
-	w.ID, w.StartedAt, w.HeartbeatAt, w.StoppedAt = 0, now, now, nil
-	if err := s.db.WithContext(ctx).Create(w).Error; err != nil {
+	w.ID, w.StoppedAt = 0, nil
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(w).Error; err != nil {
+			return err
+		}
+		now := s.dbNow()
+		if err := tx.Model(&Worker{}).Where("id = ?", w.ID).
+			Updates(map[string]any{"started_at": now, "heartbeat_at": now}).Error; err != nil {
+			return err
+		}
+		return tx.Where("id = ?", w.ID).Take(w).Error
+	})
+	if err != nil {
 		return fmt.Errorf("store: register worker: %w", err)
 	}
 	return nil
 }
 
-// Heartbeat records that worker id is alive. It does not count as a write
-// (Generation): nothing a page shows from the cache changes with it, and
-// a heartbeat every few seconds would empty the page cache as often.
+// Heartbeat records that worker id is alive, at the database's clock. It
+// does not count as a write (Generation): nothing a page shows from the
+// cache changes with it, and a heartbeat every few seconds would empty
+// the page cache as often.
 func (s *Store) Heartbeat(ctx context.Context, id uint) error {
-	res := s.db.WithContext(ctx).Model(&Worker{}).Where("id = ?", id).Update("heartbeat_at", s.now())
+	res := s.db.WithContext(ctx).Model(&Worker{}).Where("id = ?", id).Update("heartbeat_at", s.dbNow())
 	if res.Error != nil {
 		return fmt.Errorf("store: heartbeat of worker %d: %w", id, res.Error)
 	}
@@ -42,9 +54,10 @@ func (s *Store) Heartbeat(ctx context.Context, id uint) error {
 	return nil
 }
 
-// StopWorker records that worker id stopped cleanly.
+// StopWorker records that worker id stopped cleanly, at the database's
+// clock.
 func (s *Store) StopWorker(ctx context.Context, id uint) error {
-	now := s.now()
+	now := s.dbNow()
 	err := s.db.WithContext(ctx).Model(&Worker{}).Where("id = ?", id).
 		Updates(map[string]any{"stopped_at": now, "heartbeat_at": now}).Error
 	if err != nil {
@@ -53,11 +66,13 @@ func (s *Store) StopWorker(ctx context.Context, id uint) error {
 	return nil
 }
 
-// LiveWorkers returns the workers not stopped whose heartbeat is at or
-// after since, oldest first.
-func (s *Store) LiveWorkers(ctx context.Context, since time.Time) ([]Worker, error) {
+// LiveWorkers returns the workers not stopped whose heartbeat is at most
+// within old by the database's clock, oldest first. Heartbeats are
+// written and compared by that one clock, so a skew between the clocks
+// of the worker's machine and this one changes nothing.
+func (s *Store) LiveWorkers(ctx context.Context, within time.Duration) ([]Worker, error) {
 	ws := []Worker{}
-	err := s.db.WithContext(ctx).Where("stopped_at IS NULL AND heartbeat_at >= ?", s.stored(since)).Order("id").Find(&ws).Error
+	err := s.db.WithContext(ctx).Where("stopped_at IS NULL AND heartbeat_at >= ?", s.dbAgo(within)).Order("id").Find(&ws).Error
 	if err != nil {
 		return nil, fmt.Errorf("store: live workers: %w", err)
 	}
@@ -70,6 +85,11 @@ func (s *Store) LiveWorkers(ctx context.Context, since time.Time) ([]Worker, err
 type RunningRun struct {
 	ID     uint
 	Worker *Worker
+	// Silence is how long ago Worker's last heartbeat was by the
+	// database's clock, read in the query that read the worker: whoever
+	// asks, from whichever machine, measures it against the clock the
+	// heartbeat was written with.
+	Silence time.Duration
 }
 
 // RunningIn returns the running runs of queue, oldest first, with their
@@ -103,15 +123,30 @@ func (s *Store) running(ctx context.Context, queue *string) ([]RunningRun, error
 		if r.WorkerID == nil {
 			continue
 		}
-		var w Worker
-		err := db.Where("id = ?", *r.WorkerID).Take(&w).Error
+		var w struct {
+			Worker
+			// DBNow is the database's clock, on PostgreSQL only: on
+			// SQLite it is this process's.
+			DBNow *time.Time
+		}
+		cols := "*"
+		if s.pg {
+			cols = "*, now() AS db_now"
+		}
+		q := db.Model(&Worker{}).Select(cols).Where("id = ?", *r.WorkerID)
+		err := q.Take(&w).Error
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("store: worker of run %d: %w", r.ID, err)
 		}
-		out[i].Worker = &w
+		now := s.now()
+		if w.DBNow != nil {
+			now = *w.DBNow
+		}
+		out[i].Worker = &w.Worker
+		out[i].Silence = now.Sub(w.HeartbeatAt)
 	}
 	return out, nil
 }
@@ -139,6 +174,15 @@ func (s *Store) QueuedRunsIn(ctx context.Context, queue string) ([]rundoc.Run, e
 		return nil, fmt.Errorf("store: queued runs of queue %s: %w", queue, err)
 	}
 	return runDocs(runs), nil
+}
+
+// RunStatus returns the status of run id, reading nothing else of it.
+func (s *Store) RunStatus(ctx context.Context, id uint) (rundoc.Status, error) {
+	var r Run
+	if err := s.db.WithContext(ctx).Select("id", "status").Where("id = ?", id).Take(&r).Error; err != nil {
+		return "", fmt.Errorf("store: status of run %d: %w", id, notFound(err))
+	}
+	return r.Status, nil
 }
 
 // RunQueue returns the queue run id waits (or waited) in.

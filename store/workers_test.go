@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/pgtest"
 	"github.com/kbench/kbench/rundoc"
 )
 
@@ -43,15 +44,15 @@ func TestWorkersAndQueues(t *testing.T) {
 		if err := s.StopWorker(ctx, b.ID); err != nil {
 			t.Fatal(err)
 		}
-		live, err := s.LiveWorkers(ctx, before)
+		live, err := s.LiveWorkers(ctx, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(live) != 1 || live[0].ID != a.ID || live[0].Queue != "lab-a" || !live[0].HeartbeatAt.After(before) {
 			t.Errorf("live workers %+v, want only bench-a with a newer heartbeat than %v", live, before)
 		}
-		if live, _ := s.LiveWorkers(ctx, time.Now().Add(time.Hour)); len(live) != 0 {
-			t.Errorf("workers live an hour from now: %+v", live)
+		if live, _ := s.LiveWorkers(ctx, -time.Hour); len(live) != 0 {
+			t.Errorf("workers with a heartbeat an hour ahead: %+v", live)
 		}
 
 		runs := []*Run{{Label: "default"}, {Label: "a1", Queue: "lab-a"}, {Label: "a2", Queue: "lab-a"}, {Label: "b1", Queue: "lab-b"}}
@@ -118,4 +119,96 @@ func TestWorkersAndQueues(t *testing.T) {
 			t.Errorf("lab-b's run is %s after lab-a's was interrupted", got.Status)
 		}
 	})
+}
+
+// TestWorkerClockSkew: on PostgreSQL a worker's heartbeats are written
+// and judged by the database server's clock, never by the clock of the
+// machine that writes or reads them. A worker whose machine's clock is
+// hours off (behind or ahead) is live, as seen from a server with a
+// correct clock, while it sends heartbeats, and is no longer live once it
+// has been silent longer than the limit; the silence of its running run
+// is measured by the same clock.
+func TestWorkerClockSkew(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	server, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	const lostAfter = 30 * time.Second // lifecycle.WorkerLostAfter
+	for _, skew := range []time.Duration{-3 * time.Hour, 3 * time.Hour} {
+		t.Run(skew.String(), func(t *testing.T) {
+			ws, err := Open(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ws.Close() })
+			ws.SetClock(func() time.Time { return time.Now().Add(skew) })
+			w := &Worker{Host: "skewed", Queue: "lab-skew", PID: 4242}
+			if err := ws.RegisterWorker(ctx, w); err != nil {
+				t.Fatal(err)
+			}
+			run := &Run{Label: "skew", Queue: "lab-skew"}
+			if err := ws.CreateRuns(ctx, []*Run{run}); err != nil {
+				t.Fatal(err)
+			}
+			if err := ws.StartRunOn(ctx, run.ID, time.Time{}, w); err != nil {
+				t.Fatal(err)
+			}
+			if err := ws.Heartbeat(ctx, w.ID); err != nil {
+				t.Fatal(err)
+			}
+			isLive := func() bool {
+				t.Helper()
+				live, err := server.LiveWorkers(ctx, lostAfter)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return slices.ContainsFunc(live, func(l Worker) bool { return l.ID == w.ID })
+			}
+			silence := func() time.Duration {
+				t.Helper()
+				running, err := server.RunningRuns(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range running {
+					if r.ID == run.ID && r.Worker != nil && r.Worker.ID == w.ID {
+						return r.Silence
+					}
+				}
+				t.Fatalf("run %d is not running on worker %d: %+v", run.ID, w.ID, running)
+				return 0
+			}
+			if !isLive() {
+				t.Errorf("a worker %v off that just sent a heartbeat is not live", skew)
+			}
+			if got := silence(); got < 0 || got >= lostAfter {
+				t.Errorf("silence of a worker %v off that just sent a heartbeat: %v, want under %v", skew, got, lostAfter)
+			}
+			// Its last heartbeat, as if it had stopped sending them 40 s ago.
+			if err := server.db.Exec(`UPDATE workers SET heartbeat_at = heartbeat_at - interval '40 seconds' WHERE id = ?`, w.ID).Error; err != nil {
+				t.Fatal(err)
+			}
+			if isLive() {
+				t.Errorf("a worker %v off silent for 40 s is still live", skew)
+			}
+			if got := silence(); got < 40*time.Second {
+				t.Errorf("silence of a worker %v off silent for 40 s: %v", skew, got)
+			}
+			if err := ws.Heartbeat(ctx, w.ID); err != nil {
+				t.Fatal(err)
+			}
+			if !isLive() {
+				t.Errorf("a worker %v off is not live after a new heartbeat", skew)
+			}
+			if err := ws.StopWorker(ctx, w.ID); err != nil {
+				t.Fatal(err)
+			}
+			if isLive() {
+				t.Errorf("a worker %v off that stopped is live", skew)
+			}
+		})
+	}
 }
