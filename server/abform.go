@@ -64,7 +64,7 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 	}
 	if len(errs) > 0 {
 		fe := abFormErrors(errs, formIndex)
-		v := s.withQueues(c.Request.Context(), ui.NewRunFormClusters(form, fe, s.cfg.Clusters.Names()), form, fe)
+		v := s.newRunForm(c.Request.Context(), form, fe)
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -393,6 +395,76 @@ func TestNamedClusterOnWorkerQueues(t *testing.T) {
 		}
 		if rec.Code == http.StatusBadRequest && !strings.Contains(rec.Body.String(), `"target.cluster"`) {
 			t.Errorf("queue %s, cluster %s: %s, want the error on target.cluster", tc.queue, tc.cluster, rec.Body)
+		}
+	}
+}
+
+// TestNamedClusterFormOnWorkerQueues: on a shared PostgreSQL store the
+// new-run form offers the clusters of every queue, each labelled with the
+// queues whose live workers name it (the server's own as queue local),
+// never a stopped worker's; choosing a worker's cluster with its queue
+// queues the run there, and a cluster the chosen queue's workers do not
+// name is a 400 with the API's own message beside the select.
+func TestNamedClusterFormOnWorkerQueues(t *testing.T) {
+	file := writeClusterFile(t, "", "127.0.0.1:9", clusterPassword)
+	ts := newTestServerOn(t, pgtest.URL(t), func(c *Config) { c.Clusters = namedClusters(t, "local-only="+file, "prod="+file) })
+	ctx := context.Background()
+	for _, w := range []*store.Worker{{Host: "bench-a", Queue: "lab-a", Clusters: "lab,prod"}, {Host: "bench-b", Queue: "lab-b", Clusters: "prod"}} {
+		if err := ts.st.RegisterWorker(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopped := &store.Worker{Host: "bench-c", Queue: "lab-c", Clusters: "old"}
+	if err := ts.st.RegisterWorker(ctx, stopped); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.st.StopWorker(ctx, stopped.ID); err != nil {
+		t.Fatal(err)
+	}
+	page := ts.do(t, "GET", "/runs/new", "").Body.String()
+	for _, want := range []string{
+		`<option value="lab" data-queues="lab-a" selected>lab (queue lab-a)</option>`,
+		`<option value="local-only" data-queues="local">local-only (queue local)</option>`,
+		`<option value="prod" data-queues="local lab-a lab-b">prod (queues local, lab-a, lab-b)</option>`,
+		`<option value="lab-a">`, `<option value="lab-b">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the form lacks %s", want)
+		}
+	}
+	if strings.Contains(page, `value="old"`) || strings.Contains(page, "lab-c") {
+		t.Error("the form offers a stopped worker's cluster or queue")
+	}
+
+	post := func(queue, cluster string) *httptest.ResponseRecorder {
+		return ts.formPost(t, "/runs", url.Values{"workload": {"producer"}, "queue": {queue}, "target": {"cluster"},
+			"target.cluster": {cluster}, "num-records": {"10"}, "profile": {"none"}})
+	}
+	rec := post("lab-a", "lab")
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("form on worker cluster lab, queue lab-a: %d %s", rec.Code, rec.Body)
+	}
+	var id uint
+	fmt.Sscanf(rec.Header().Get("Location"), "/runs/%d", &id)
+	r, err := ts.st.GetRun(ctx, id)
+	if err != nil || r.Queue != "lab-a" || !strings.Contains(r.Spec, `"cluster":"lab"`) {
+		t.Errorf("run %d from the form: queue %q, spec %q (%v); want queue lab-a on cluster lab", id, r.Queue, r.Spec, err)
+	}
+	for _, tc := range []struct{ queue, cluster string }{{"local", "lab"}, {"lab-b", "lab"}, {"lab-a", "local-only"}} {
+		api := ts.do(t, "POST", "/api/runs", fmt.Sprintf(`{"workload":"producer","queue":%q,"target":{"cluster":%q},"params":{"num-records":10,"profile":"none"}}`, tc.queue, tc.cluster))
+		var body struct{ Field, Error string }
+		if err := json.Unmarshal(api.Body.Bytes(), &body); err != nil || api.Code != http.StatusBadRequest || body.Field != "target.cluster" {
+			t.Fatalf("API, queue %s, cluster %s: %d %s, want 400 on target.cluster", tc.queue, tc.cluster, api.Code, api.Body)
+		}
+		msg := strings.TrimPrefix(body.Error, "target.cluster: ")
+		rec := post(tc.queue, tc.cluster)
+		got := rec.Body.String()
+		if rec.Code != http.StatusBadRequest || !strings.Contains(got, `id="f-target-cluster-error">`+template.HTMLEscapeString(msg)+`<`) {
+			t.Errorf("form, queue %s, cluster %s: %d, want 400 with the API's message %q beside the select", tc.queue, tc.cluster, rec.Code, msg)
+		}
+		kept := regexp.MustCompile(`<option value="` + tc.cluster + `" data-queues="[^"]*" selected>`)
+		if !kept.MatchString(got) || !strings.Contains(got, `id="f-queue" name="queue" value="`+tc.queue+`"`) {
+			t.Errorf("form, queue %s, cluster %s: the choices were not kept", tc.queue, tc.cluster)
 		}
 	}
 }

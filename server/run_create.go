@@ -310,7 +310,7 @@ func encodeSpec(spec rundoc.Spec) (specJSON, fingerprint string, err error) {
 }
 
 func (s *Server) newRunPage(c *gin.Context) {
-	v := s.withQueues(c.Request.Context(), ui.NewRunFormClusters(url.Values{}, nil, s.cfg.Clusters.Names()), url.Values{}, nil)
+	v := s.newRunForm(c.Request.Context(), url.Values{}, nil)
 	v.Page = s.page(c, "New run")
 	s.render(c, http.StatusOK, "new_run", v)
 }
@@ -325,7 +325,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 	// "Add a configuration" and "Remove" buttons (without JavaScript):
 	// the form again, changed, with nothing started.
 	if form.Has(ui.FieldAddConfig) || form.Has(ui.FieldRemoveConfig) {
-		v := s.withQueues(c.Request.Context(), ui.NewRunFormClusters(form, nil, s.cfg.Clusters.Names()), form, nil)
+		v := s.newRunForm(c.Request.Context(), form, nil)
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusOK, "new_run", v)
 		return
@@ -351,7 +351,7 @@ func (s *Server) createRunForm(c *gin.Context) {
 	}
 	if len(errs) > 0 {
 		fe := formErrors(errs)
-		v := s.withQueues(c.Request.Context(), ui.NewRunFormClusters(form, fe, s.cfg.Clusters.Names()), form, fe)
+		v := s.newRunForm(c.Request.Context(), form, fe)
 		v.Page = s.page(c, "New run")
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return

@@ -72,14 +72,52 @@
       }
     }
 
+    // updateClusters offers only the named clusters the chosen queue's
+    // workers name: each option lists its queues in data-queues. A queue
+    // the form does not offer (no live worker) may take any name, and the
+    // server checks every choice anyway.
+    function updateClusters() {
+      var sel = form.elements.namedItem('target.cluster');
+      var queue = form.elements.namedItem('queue');
+      var list = document.getElementById('f-queue-list');
+      if (!sel || !sel.options || !queue || !list) {
+        return;
+      }
+      var q = queue.value.trim() || 'local';
+      var known = false;
+      for (var i = 0; i < list.options.length; i++) {
+        known = known || list.options[i].value === q;
+      }
+      var first = null;
+      for (var j = 0; j < sel.options.length; j++) {
+        var opt = sel.options[j];
+        var queues = opt.getAttribute('data-queues');
+        opt.disabled = known && queues !== null && queues.split(' ').indexOf(q) < 0;
+        if (!opt.disabled && first === null) {
+          first = opt;
+        }
+      }
+      var cur = sel.options[sel.selectedIndex];
+      if (cur && cur.disabled && first) {
+        first.selected = true;
+      }
+    }
+
     form.addEventListener('change', function (ev) {
       if (ev.target && ev.target.name === 'workload') {
         update();
       }
       updateEnabled();
+      updateClusters();
+    });
+    form.addEventListener('input', function (ev) {
+      if (ev.target && ev.target.name === 'queue') {
+        updateClusters();
+      }
     });
     update();
     updateEnabled();
+    updateClusters();
 
     initConfigs(form);
 

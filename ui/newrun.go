@@ -187,10 +187,33 @@ func NewRunForm(values url.Values, errs map[string]string) NewRunFormView {
 	return NewRunFormClusters(values, errs, nil)
 }
 
-// NewRunFormClusters is NewRunForm on a server that names clusters: the
-// target may then be one of them, chosen by name (the properties, and
-// any password, stay in the server's files).
-func NewRunFormClusters(values url.Values, errs map[string]string, clusters []string) NewRunFormView {
+// ClusterChoice is a named cluster the new-run form offers: its name, and
+// the queues whose workers name it (the server's own, queue local, or
+// the live workers of another queue), nil on a server whose store no
+// other worker shares, where the server's own worker is the only one.
+type ClusterChoice struct {
+	Name   string
+	Queues []string
+}
+
+// label is the choice as the form's select shows it: the name, and which
+// queues name it when there are queues to choose.
+func (c ClusterChoice) label() string {
+	switch len(c.Queues) {
+	case 0:
+		return c.Name
+	case 1:
+		return c.Name + " (queue " + c.Queues[0] + ")"
+	}
+	return c.Name + " (queues " + strings.Join(c.Queues, ", ") + ")"
+}
+
+// NewRunFormClusters is NewRunForm on a server where named clusters can
+// be targeted: the target may then be one of them, chosen by name (the
+// properties, and any password, stay in the files of the machine that
+// names it). A run goes to its queue (the queue field), whose workers
+// must name the cluster; each choice says which queues do.
+func NewRunFormClusters(values url.Values, errs map[string]string, clusters []ClusterChoice) NewRunFormView {
 	fresh := len(values) == 0
 	get := func(name, def string) string {
 		if fresh {
@@ -230,8 +253,12 @@ func NewRunFormClusters(values url.Values, errs map[string]string, clusters []st
 	}}
 
 	targets := []string{TargetEmbedded, TargetBootstrap}
+	clusterTarget := "a cluster this server names (its properties stay on the server)"
 	if len(clusters) > 0 {
 		targets = append(targets, TargetCluster)
+		if len(clusters[0].Queues) > 0 {
+			clusterTarget = "a named cluster (its properties stay on the machine that names it: this server or a worker)"
+		}
 	}
 	target := choice(FieldTarget, targets, TargetEmbedded)
 	security := choice(FieldSecurityProtocol, SecurityProtocols, SecurityProtocols[0])
@@ -241,7 +268,7 @@ func NewRunFormClusters(values url.Values, errs map[string]string, clusters []st
 			Options: choiceOptions(targets, map[string]string{
 				TargetEmbedded:  "embedded broker (kfake, in its own process)",
 				TargetBootstrap: "a Kafka cluster (bootstrap servers below)",
-				TargetCluster:   "a cluster this server names (its properties stay on the server)",
+				TargetCluster:   clusterTarget,
 			}, target)},
 		{Name: FieldBootstrapServer, Label: "Bootstrap servers", Kind: "text", Value: get(FieldBootstrapServer, ""),
 			Placeholder: "host:9092,host2:9092", Help: "host:port[,host:port] of the cluster, when the broker is a Kafka cluster",
@@ -257,10 +284,7 @@ func NewRunFormClusters(values url.Values, errs map[string]string, clusters []st
 			Help: "used for this run only, never stored or shown; enter it again after a correction", EnabledWhen: saslOnly},
 	}}
 	if len(clusters) > 0 {
-		name := choice(FieldCluster, clusters, clusters[0])
-		conn.Fields = append(conn.Fields, FormField{Name: FieldCluster, Label: "Named cluster", Kind: "select", Value: name,
-			Options: choiceOptions(clusters, nil, name), EnabledWhen: FieldTarget + "=" + TargetCluster,
-			Help: "a cluster kbench serve names (--cluster NAME=FILE): where it is and how to log in come from its file on the server"})
+		conn.Fields = append(conn.Fields, clusterField(values, clusters))
 	}
 
 	opts := FormSection{ID: "options", Legend: "Workload options",
@@ -334,6 +358,38 @@ func (v *NewRunFormView) wire(f *FormField, errs map[string]string) {
 		v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: msg, Anchor: "#" + f.ID})
 	}
 	f.DescribedBy = strings.Join(describedBy, " ")
+}
+
+// clusterField is the select of named clusters, the submitted one chosen
+// (kept, and marked, when it is not among them: a worker that named it
+// may have stopped since the form was sent).
+func clusterField(values url.Values, clusters []ClusterChoice) FormField {
+	names := make([]string, len(clusters))
+	labels := map[string]string{}
+	queues := false
+	for i, c := range clusters {
+		names[i], labels[c.Name] = c.Name, c.label()
+		queues = queues || len(c.Queues) > 0
+	}
+	name := strings.TrimSpace(values.Get(FieldCluster))
+	switch {
+	case name == "":
+		name = names[0]
+	case !contains(names, name):
+		names = append(names, name)
+		labels[name] = name + " (not one of the choices)"
+	}
+	options := choiceOptions(names, labels, name)
+	for i, c := range clusters {
+		options[i].Queues = strings.Join(c.Queues, " ")
+	}
+	f := FormField{Name: FieldCluster, Label: "Named cluster", Kind: "select", Value: name,
+		Options: options, EnabledWhen: FieldTarget + "=" + TargetCluster,
+		Help: "a cluster kbench serve names (--cluster NAME=FILE): where it is and how to log in come from its file on the server"}
+	if queues {
+		f.Help = "a cluster named with --cluster NAME=FILE by this server (queue local) or by the live workers of a queue (kbench worker): where it is and how to log in come from its file on that machine. The run's queue must be one whose workers name it"
+	}
+	return f
 }
 
 // flagField is the input for one runner flag.

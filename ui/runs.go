@@ -211,6 +211,10 @@ type Option struct {
 	Value    string
 	Label    string
 	Selected bool
+	// Queues, on a named cluster's option of the new-run form, are the
+	// queues whose workers name it, space-separated (data-queues), so
+	// that new_run.js offers only the chosen queue's clusters.
+	Queues string
 }
 
 // Workloads and statuses the filters offer.
