@@ -360,8 +360,10 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 // answer says what happened, cancelRemote then waits, up to
 // remoteCancelWait, for the run to end: one that ends other than
 // canceled is a conflict naming its status; nil means it ended canceled,
-// or is still stopping, its worker holding the cancellation (delivered
-// in milliseconds), so that it ends canceled.
+// or still runs after remoteCancelWait, by when its worker has had the
+// cancellation (River delivers it in milliseconds) and stops it: only a
+// worker that has not received it by then could still store another
+// status.
 func (q *Local) cancelRemote(ctx context.Context, id uint, jq *jobs.Queue, conflict error) error {
 	if jq == nil {
 		return conflict
