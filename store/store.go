@@ -33,16 +33,27 @@ type Store struct {
 	// gen counts committed writes, so callers can cache what they derive
 	// from the store (rendered pages) until the next write.
 	gen atomic.Uint64
+	// listen, on PostgreSQL only, hears of other processes' writes and
+	// run events (listen.go).
+	listen *listener
 }
 
 // Generation changes after every write to the store (and only then).
 // Anything computed from reads under one generation stays correct until
-// Generation returns a different value.
+// Generation returns a different value. On PostgreSQL that includes the
+// writes of other processes on the same database (a kbench worker's
+// results, another server's reports), which change Generation within a
+// round trip of their commit, and a lost connection to the database,
+// after which the store cannot know what it missed.
 func (s *Store) Generation() uint64 { return s.gen.Load() }
 
 // wrote marks a write; deferred by every writing method, so a cache that
 // saw the old generation never keeps serving data from before the write.
-func (s *Store) wrote() { s.gen.Add(1) }
+// On PostgreSQL it tells the other processes too.
+func (s *Store) wrote() {
+	s.gen.Add(1)
+	s.notifyChange()
+}
 
 // sqliteDSN is the data source name of every connection to the SQLite
 // file at path, the store's and the job engine's (OpenJobsDB) alike.
@@ -174,6 +185,7 @@ func (s *Store) initSQLite() error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.listen.stop()
 	if err := s.sqlDB.Close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
