@@ -70,6 +70,16 @@ type Local struct {
 	// hook, when a test sets it (SetHook), is called by the worker at
 	// named points of a run's life.
 	hook func(point string, id uint)
+
+	// origin names this process's events in run_events; out shares them
+	// (nil on SQLite, where none are shared). following are the runs a
+	// follower replays into the hub (see shared.go), until followCtx ends.
+	origin       string
+	out          *outbox
+	following    map[uint]*follower
+	followers    sync.WaitGroup
+	followCtx    context.Context
+	followCancel context.CancelFunc
 }
 
 // execution is one run a worker has taken, from then until its outcome
@@ -112,15 +122,23 @@ func NewLocal(st *store.Store, opts Options) *Local {
 	if opts.Version == "" {
 		opts.Version = moduleVersion()
 	}
-	return &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{}}
+	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{},
+		origin: newOrigin(), following: map[uint]*follower{}}
+	q.followCtx, q.followCancel = context.WithCancel(context.Background())
+	if st.Postgres() {
+		q.out = newOutbox(q)
+	}
+	return q
 }
 
 // Hub is the hub of the runs' live events.
 func (q *Local) Hub() *Hub { return q.hub }
 
 // Subscribe returns a channel of run id's live events and the events that
-// catch a new subscriber up (see Hub.Subscribe).
-func (q *Local) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.hub.Subscribe(id) }
+// catch a new subscriber up (see Hub.Subscribe). On PostgreSQL the events
+// of a run another process executes come through the database (see
+// follow): they reach the channel as the follower replays them.
+func (q *Local) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.subscribe(id) }
 
 // Series returns the interval points run id has reported so far (see
 // Hub.Series).
@@ -288,6 +306,12 @@ func (q *Local) Close() {
 	if closeConn != nil {
 		closeConn()
 	}
+	q.followCancel()
+	q.followers.Wait()
+	if q.out != nil {
+		// After the workers: their runs' last events are written too.
+		q.out.close()
+	}
 }
 
 // Cancel stops a queued or running run. A queued one, pending or taken
@@ -312,7 +336,7 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 				q.log.Warn("cancel the job of a canceled run", "run", id, "err", err)
 			}
 		}
-		q.hub.Publish(id, Event{"done", map[string]string{"status": string(rundoc.StatusCanceled)}})
+		q.publish(id, Event{"done", map[string]string{"status": string(rundoc.StatusCanceled)}})
 		return nil
 	}
 	if !errors.Is(err, store.ErrConflict) {
@@ -427,13 +451,13 @@ func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
 		}
 		return
 	}
-	q.hub.Publish(id, Event{"status", map[string]any{"status": rundoc.StatusRunning}})
+	q.publish(id, Event{"status", map[string]any{"status": rundoc.StatusRunning}})
 	q.at("started", id)
 	end := q.execute(ctx, id, secrets, ex)
 	q.at("exited", id)
 	outcome := q.finish(ctx, id, end, ex)
 	log.Info("run finished", "status", outcome.Status)
-	q.hub.Publish(id, Event{"done", map[string]string{"status": string(outcome.Status), "error": outcome.Error}})
+	q.publish(id, Event{"done", map[string]string{"status": string(outcome.Status), "error": outcome.Error}})
 }
 
 // finish stores a run's outcome (running→final). It holds ex.mu from
@@ -545,7 +569,7 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 			stderrTail.Write(append(sc.Bytes(), '\n'))
 			continue
 		}
-		q.hub.PublishRunner(id, ev)
+		q.publishRunner(id, ev)
 	}
 	waitErr := cmd.Wait()
 	close(ex.done)
