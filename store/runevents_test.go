@@ -2,9 +2,15 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/kbench/kbench/internal/pgtest"
 	"github.com/kbench/kbench/rundoc"
@@ -198,5 +204,82 @@ func TestWatchOnSQLite(t *testing.T) {
 	case <-wake:
 		t.Error("woken on SQLite")
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestFinishReplacesLostInterruption: the worker that executed a run
+// stores its result over an interruption (a sweep took it for lost);
+// another worker, or no worker, gets ErrConflict, and so does a run
+// that ended otherwise.
+func TestFinishReplacesLostInterruption(t *testing.T) {
+	eachBackend(t, testFinishReplacesLostInterruption)
+}
+
+func testFinishReplacesLostInterruption(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	w, other := &Worker{Host: "a", Queue: "lab-a", PID: 1}, &Worker{Host: "b", Queue: "lab-a", PID: 2}
+	for _, x := range []*Worker{w, other} {
+		if err := s.RegisterWorker(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lost, canceled := &Run{Workload: "producer", Spec: "{}"}, &Run{Workload: "producer", Spec: "{}"}
+	create(t, s, lost, canceled)
+	for _, r := range []*Run{lost, canceled} {
+		if err := s.StartRunOn(ctx, r.ID, time.Now(), w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.InterruptRun(ctx, lost.ID, "interrupted: the worker on a was lost"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.FinishRun(ctx, canceled.ID, Outcome{Status: rundoc.StatusCanceled, FinishedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	result := func(worker uint) Outcome {
+		return Outcome{Status: rundoc.StatusSucceeded, Complete: true, FinishedAt: time.Now(), Worker: worker,
+			Metrics: []rundoc.Metric{{Name: "record-send-rate", Value: 10, Unit: "records/s", Better: rundoc.HigherIsBetter}}}
+	}
+	for _, tc := range []struct {
+		name   string
+		id     uint
+		worker uint
+	}{{"no worker", lost.ID, 0}, {"another worker", lost.ID, other.ID}, {"a canceled run", canceled.ID, w.ID}} {
+		if err := s.FinishRun(ctx, tc.id, result(tc.worker)); !errors.Is(err, ErrConflict) {
+			t.Errorf("%s: got %v, want ErrConflict", tc.name, err)
+		}
+	}
+	if err := s.FinishRun(ctx, lost.ID, result(w.ID)); err != nil {
+		t.Fatalf("its own worker: %v", err)
+	}
+	got := get(t, s, lost.ID)
+	if got.Status != rundoc.StatusSucceeded || got.Error != "" || len(got.Metrics) != 1 {
+		t.Errorf("after its worker's result: %s %q, %d metrics; want succeeded with the metric", got.Status, got.Error, len(got.Metrics))
+	}
+	if c := get(t, s, canceled.ID); c.Status != rundoc.StatusCanceled {
+		t.Errorf("the canceled run: %s", c.Status)
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"connection refused", fmt.Errorf("store: x: %w", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), true},
+		{"connection broken", fmt.Errorf("store: x: %w", io.ErrUnexpectedEOF), true},
+		{"connection exception", &pgconn.PgError{Code: "08006"}, true},
+		{"server shutting down", &pgconn.PgError{Code: "57P01"}, true},
+		{"unique violation", &pgconn.PgError{Code: "23505"}, false},
+		{"conflict", fmt.Errorf("store: x: %w", ErrConflict), false},
+		{"not found", ErrNotFound, false},
+		{"canceled", context.Canceled, false},
+	} {
+		if got := Unavailable(tc.err); got != tc.want {
+			t.Errorf("%s: Unavailable(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
 	}
 }
