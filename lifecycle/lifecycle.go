@@ -387,6 +387,9 @@ func (q *Local) openJobs(ctx context.Context) (*jobs.Queue, error) {
 		return nil, err
 	}
 	q.mu.Lock()
+	if q.stopped {
+		q.shutdown = make(chan struct{})
+	}
 	q.jobs, q.closeJobsConn, q.stopped = jq, closeConn, false
 	q.mu.Unlock()
 	return jq, nil

@@ -31,6 +31,15 @@ import (
 // partial result after SIGINT before it is killed.
 const cancelGrace = 15 * time.Second
 
+// A result that could not be stored because the database was
+// unreachable is tried again after storeRetryFirst, then after twice as
+// long each time, up to storeRetryMax between tries. Variables so that
+// tests can shorten them.
+var (
+	storeRetryFirst = time.Second
+	storeRetryMax   = 30 * time.Second
+)
+
 // Local executes runs in order, Options.Concurrency at a time, each as a
 // `kbench run` child process: Go's CPU profiler is process-wide, and a
 // crash or SIGKILL of a run cannot take the server down. The queue is
@@ -59,6 +68,9 @@ type Local struct {
 	// stored.
 	taken   map[uint]*execution
 	stopped bool
+	// shutdown is closed by Close: a worker retrying to store a result
+	// gives up.
+	shutdown chan struct{}
 	// worker is this process's row in the workers table, from Start (nil
 	// with Options.NoWorker); stopHeartbeat ends its heartbeat.
 	worker        *store.Worker
@@ -123,7 +135,7 @@ func NewLocal(st *store.Store, opts Options) *Local {
 		opts.Version = moduleVersion()
 	}
 	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{},
-		origin: newOrigin(), following: map[uint]*follower{}}
+		origin: newOrigin(), following: map[uint]*follower{}, shutdown: make(chan struct{})}
 	q.followCtx, q.followCancel = context.WithCancel(context.Background())
 	if st.Postgres() {
 		q.out = newOutbox(q)
@@ -147,8 +159,9 @@ func (q *Local) Series(id uint) ([]rundoc.SeriesPoint, bool) { return q.hub.Seri
 // SetHook sets a function the workers call at named points of a run's
 // life, so that a test can act exactly there: "taken" (its job taken by a
 // worker, not yet started in the store), "started" (started in the store,
-// no process yet) and "exited" (its process has exited, its outcome is
-// not stored yet). nil removes it.
+// no process yet), "exited" (its process has exited, its outcome is
+// not stored yet) and "store-retry" (storing its outcome failed with the
+// database unreachable; it will be tried again). nil removes it.
 func (q *Local) SetHook(hook func(point string, id uint)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -277,6 +290,9 @@ func (q *Local) at(point string, id uint) {
 // the next Start.
 func (q *Local) Close() {
 	q.mu.Lock()
+	if !q.stopped {
+		close(q.shutdown)
+	}
 	q.stopped = true
 	for _, ex := range q.taken {
 		ex.stop("shutdown")
@@ -461,14 +477,48 @@ func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
 }
 
 // finish stores a run's outcome (running→final). It holds ex.mu from
-// reading the stop reason until the outcome is stored, so a cancel
-// either comes before and the run ends canceled, or finds it final.
+// reading the stop reason until the outcome is first tried, so a cancel
+// either comes before and the run ends canceled, or finds it decided.
+// When the database cannot be reached the outcome is tried again (see
+// storeRetry) until it is stored or this process stops: the child's
+// work is done and its result is on disk, so a database that comes back
+// gets it, rather than an error in its place.
 func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) store.Outcome {
 	ex.mu.Lock()
-	defer ex.mu.Unlock()
 	outcome := end.outcome(ex.reason, q.opts.RunTimeout)
-	if err := q.st.FinishRun(ctx, id, outcome); err != nil {
+	q.mu.Lock()
+	if q.worker != nil {
+		// Its result replaces an interruption by a sweep that took this
+		// worker for lost while it could not reach the database.
+		outcome.Worker = q.worker.ID
+	}
+	shutdown := q.shutdown
+	q.mu.Unlock()
+	err := q.st.FinishRun(ctx, id, outcome)
+	ex.mu.Unlock()
+	for attempt := 1; store.Unavailable(err); attempt++ {
+		wait := min(storeRetryFirst<<min(attempt-1, 10), storeRetryMax)
+		q.log.Warn("store the result: the database is unreachable; trying again", "run", id, "attempt", attempt, "retry_in", wait, "err", err)
+		q.at("store-retry", id)
+		select {
+		case <-time.After(wait):
+		case <-shutdown:
+			q.log.Error("gave up storing the result: shutting down with the database unreachable; a sweep will interrupt the run",
+				"run", id, "result", filepath.Join(q.opts.DataDir, "runs", strconv.FormatUint(uint64(id), 10)), "err", err)
+			return store.Outcome{Status: rundoc.StatusInterrupted, Error: "the worker could not store the result: " + err.Error()}
+		}
+		err = q.st.FinishRun(ctx, id, outcome)
+	}
+	if err != nil {
 		q.log.Error("store result", "run", id, "err", err)
+		if errors.Is(err, store.ErrConflict) {
+			// Final meanwhile (a sweep took this worker for lost before it
+			// had registered, or a recovery): the stored status stands.
+			if st, err := q.st.RunStatus(ctx, id); err == nil {
+				return store.Outcome{Status: st.Status, Error: st.Error}
+			}
+			return outcome
+		}
 		// Never leave a run running: record at least the failure.
 		fallback := store.Outcome{Status: rundoc.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
 		if err := q.st.FinishRun(ctx, id, fallback); err != nil {

@@ -2,9 +2,11 @@ package lifecycle
 
 import (
 	"context"
+	"net/url"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/netcut"
 	"github.com/kbench/kbench/internal/pgtest"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
@@ -218,5 +220,79 @@ func TestNoSharingOnSQLite(t *testing.T) {
 	}
 	if len(evs) != 0 || e.out != nil || len(e.following) != 0 {
 		t.Errorf("SQLite: %d events shared, outbox %v, %d followers", len(evs), e.out, len(e.following))
+	}
+}
+
+// TestResultSurvivesDatabaseLoss: a worker whose database link is cut
+// while its run executes lets the run finish, retries storing the result
+// until the database answers again, and stores it, even though a sweep
+// elsewhere took the worker for lost and interrupted the run meanwhile:
+// the real result replaces the interruption.
+func TestResultSurvivesDatabaseLoss(t *testing.T) {
+	defer func(first, most time.Duration) { storeRetryFirst, storeRetryMax = first, most }(storeRetryFirst, storeRetryMax)
+	storeRetryFirst, storeRetryMax = 100*time.Millisecond, 500*time.Millisecond
+	dsn := pgtest.URL(t)
+	ctx := context.Background()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := netcut.Start(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(link.Close) // after the worker's Close
+	u.Host = link.Addr()
+	worker, _ := openPG(t, openStore(t, u.String()), "slow", "lab-a", "host-a")
+	retried := make(chan uint, 1)
+	worker.SetHook(func(point string, id uint) {
+		if point == "store-retry" {
+			select {
+			case retried <- id:
+			default:
+			}
+		}
+	})
+	st := openStore(t, dsn)
+	server, _ := openPG(t, st, "slow", "", "server-host")
+	r := &store.Run{Workload: "producer", Spec: plainSpec, Queue: "lab-a"}
+	if err := st.CreateRuns(ctx, []*store.Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	ch, _, cancel := server.Subscribe(r.ID)
+	defer cancel()
+	if err := server.Submit(ctx, r.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	(&watch{id: r.ID, events: ch}).until(t, "interval")
+	link.Cut()
+	select {
+	case id := <-retried:
+		if id != r.ID {
+			t.Fatalf("retried run %d, want %d", id, r.ID)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the worker never retried storing the result")
+	}
+	if err := st.InterruptRun(ctx, r.ID, "interrupted: the worker on host-a was lost: no heartbeat"); err != nil {
+		t.Fatal(err)
+	}
+	link.Restore()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got, err := st.GetRun(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status == rundoc.StatusSucceeded {
+			if len(got.Metrics) != 1 || got.Error != "" {
+				t.Errorf("stored after the link came back: %d metrics, error %q; want the result", len(got.Metrics), got.Error)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d: %s %q a minute after the link came back, want succeeded", r.ID, got.Status, got.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
