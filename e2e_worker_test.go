@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/kbench/kbench/internal/pgtest"
 )
 
@@ -305,5 +307,49 @@ func TestWorkerRefusesSQLite(t *testing.T) {
 		if !strings.Contains(string(out), tc.want) || strings.Contains(string(out), secret) {
 			t.Errorf("kbench worker %v: %q, want %q and no password", tc.args, out, tc.want)
 		}
+	}
+}
+
+// TestE2ERemoteRunLive: a run executed by a kbench worker in another
+// process is live on the server's run page: its status turns running,
+// Kafka's interval lines arrive in the live output while it runs, and
+// the page shows the result when the worker stores it. The server's
+// cached runs list, rendered while the run was queued, shows it
+// succeeded afterwards: the worker's write reached the server's cache
+// through the database.
+func TestE2ERemoteRunLive(t *testing.T) {
+	e2eSkip(t)
+	database := pgtest.URL(t)
+	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
+		"--database", database, "--local-worker=false")
+	srv := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	b := startE2EBrowser(t)
+
+	id := srv.createRun(t, map[string]any{"workload": "producer", "label": "remote-live", "queue": "lab-a",
+		"params": map[string]any{"num-records": 30000, "throughput": 5000, "reporting-interval": 500, "profile": "none"}})
+	row := func(status string) string { return fmt.Sprintf(`data-run-id="%d" data-status="%s"`, id, status) }
+	if list := srv.get(t, "/"); !strings.Contains(list, row("queued")) {
+		t.Fatalf("the runs list does not show run %d queued", id)
+	}
+	b.do(t, "open the queued run", chromedp.Navigate(fmt.Sprintf("%s/runs/%d", srv.URL, id)))
+	b.poll(t, "the live connection of the queued run", `document.getElementById('run').getAttribute('data-live') === 'true' &&
+		/^Live/.test(document.getElementById('connection-state').textContent)`)
+
+	startE2EWorker(t, database, "lab-a")
+	b.poll(t, "the remote run running, with two interval lines in its live output", `(() => {
+		const out = document.getElementById('live-output');
+		return document.getElementById('run-status').textContent.trim() === 'running' &&
+			!!out && (out.textContent.match(/records sent/g) || []).length >= 2;
+	})()`)
+	if live := e2eEval[string](t, b, "read data-live", `document.getElementById('run').getAttribute('data-live') || ''`); live != "true" {
+		t.Fatalf("the page stopped being live before the run ended (data-live=%q)", live)
+	}
+	b.waitFor(t, "the remote run's final page", e2eFinalView)
+	if status := e2eEval[string](t, b, "read the status", `document.getElementById('run-status').textContent.trim()`); status != "succeeded" {
+		t.Errorf("the remote run's page: %s, want succeeded", status)
+	}
+	b.checkConsole(t)
+	if list := srv.get(t, "/"); !strings.Contains(list, row("succeeded")) {
+		t.Errorf("the server's runs list does not show run %d succeeded", id)
 	}
 }

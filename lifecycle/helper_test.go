@@ -46,6 +46,7 @@ const (
 //   - "wait": reports the same, then waits for SIGINT and writes a partial
 //     result (Complete false), as kbench does when stopped;
 //   - "ignore": reports the same, then ignores SIGINT (only SIGKILL ends it);
+//   - "slow": as "succeed", two seconds later;
 //   - "fail": writes to stderr and exits 2 without a result.
 func helperRun(mode string, args []string) int {
 	var out, specPath string
@@ -92,6 +93,8 @@ func helperRun(mode string, args []string) int {
 	case "ignore":
 		for range ints {
 		}
+	case "slow":
+		time.Sleep(2 * time.Second)
 	case "wait":
 		<-ints
 		res.Complete, res.Error = false, "interrupted"

@@ -154,12 +154,36 @@ func (h *Hub) Publish(id uint, ev Event) {
 	defer h.mu.Unlock()
 	if ev.Name == "status" {
 		if m, ok := ev.Data.(map[string]any); ok {
-			h.stateLocked(id).status, _ = m["status"].(string)
+			// rundoc.Status from the lifecycle, a string replayed from JSON.
+			switch s := m["status"].(type) {
+			case rundoc.Status:
+				h.stateLocked(id).status = string(s)
+			case string:
+				h.stateLocked(id).status = s
+			}
 		}
 	}
 	h.sendLocked(id, ev)
 	if ev.Name == "done" {
 		delete(h.state, id) // the stored run is the truth from now on
+	}
+}
+
+// Subscribers is how many subscribers run id has.
+func (h *Hub) Subscribers(id uint) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs[id])
+}
+
+// Forget drops what the hub keeps of run id for late joiners, unless it
+// has subscribers: a follower that stops replaying a run nobody watches
+// leaves nothing behind that a later one would replay twice.
+func (h *Hub) Forget(id uint) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs[id]) == 0 {
+		delete(h.state, id)
 	}
 }
 

@@ -241,7 +241,7 @@ func (q *Local) sweep(ctx context.Context) (int, error) {
 		}
 		n++
 		q.log.Warn("interrupted a run whose worker was lost", "run", r.ID, "worker", w.ID, "host", w.Host, "pid", w.PID)
-		q.hub.Publish(r.ID, Event{"done", map[string]string{"status": string(rundoc.StatusInterrupted), "error": reason}})
+		q.publish(r.ID, Event{"done", map[string]string{"status": string(rundoc.StatusInterrupted), "error": reason}})
 		if jq != nil {
 			if _, err := jq.EndLost(ctx, r.ID); err != nil {
 				q.log.Warn("end the job of a run whose worker was lost", "run", r.ID, "err", err)
@@ -277,6 +277,9 @@ func (q *Local) startSweep() {
 	stop := every(SweepEvery, func(ctx context.Context) {
 		if _, err := q.sweep(ctx); err != nil && ctx.Err() == nil {
 			q.log.Warn("sweep runs of lost workers", "err", err)
+		}
+		if _, err := q.st.PruneRunEvents(ctx, eventsKeptFor); err != nil && ctx.Err() == nil {
+			q.log.Warn("prune the live events of ended runs", "err", err)
 		}
 	})
 	q.mu.Lock()
@@ -386,6 +389,9 @@ func (q *Local) openJobs(ctx context.Context) (*jobs.Queue, error) {
 		return nil, err
 	}
 	q.mu.Lock()
+	if q.stopped {
+		q.shutdown = make(chan struct{})
+	}
 	q.jobs, q.closeJobsConn, q.stopped = jq, closeConn, false
 	q.mu.Unlock()
 	return jq, nil

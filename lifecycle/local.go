@@ -31,6 +31,15 @@ import (
 // partial result after SIGINT before it is killed.
 const cancelGrace = 15 * time.Second
 
+// A result that could not be stored because the database was
+// unreachable is tried again after storeRetryFirst, then after twice as
+// long each time, up to storeRetryMax between tries. Variables so that
+// tests can shorten them.
+var (
+	storeRetryFirst = time.Second
+	storeRetryMax   = 30 * time.Second
+)
+
 // Local executes runs in order, Options.Concurrency at a time, each as a
 // `kbench run` child process: Go's CPU profiler is process-wide, and a
 // crash or SIGKILL of a run cannot take the server down. The queue is
@@ -59,6 +68,9 @@ type Local struct {
 	// stored.
 	taken   map[uint]*execution
 	stopped bool
+	// shutdown is closed by Close: a worker retrying to store a result
+	// gives up.
+	shutdown chan struct{}
 	// worker is this process's row in the workers table, from Start (nil
 	// with Options.NoWorker); stopHeartbeat ends its heartbeat.
 	worker        *store.Worker
@@ -70,6 +82,16 @@ type Local struct {
 	// hook, when a test sets it (SetHook), is called by the worker at
 	// named points of a run's life.
 	hook func(point string, id uint)
+
+	// origin names this process's events in run_events; out shares them
+	// (nil on SQLite, where none are shared). following are the runs a
+	// follower replays into the hub (see shared.go), until followCtx ends.
+	origin       string
+	out          *outbox
+	following    map[uint]*follower
+	followers    sync.WaitGroup
+	followCtx    context.Context
+	followCancel context.CancelFunc
 }
 
 // execution is one run a worker has taken, from then until its outcome
@@ -112,15 +134,23 @@ func NewLocal(st *store.Store, opts Options) *Local {
 	if opts.Version == "" {
 		opts.Version = moduleVersion()
 	}
-	return &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{}}
+	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{},
+		origin: newOrigin(), following: map[uint]*follower{}, shutdown: make(chan struct{})}
+	q.followCtx, q.followCancel = context.WithCancel(context.Background())
+	if st.Postgres() {
+		q.out = newOutbox(q)
+	}
+	return q
 }
 
 // Hub is the hub of the runs' live events.
 func (q *Local) Hub() *Hub { return q.hub }
 
 // Subscribe returns a channel of run id's live events and the events that
-// catch a new subscriber up (see Hub.Subscribe).
-func (q *Local) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.hub.Subscribe(id) }
+// catch a new subscriber up (see Hub.Subscribe). On PostgreSQL the events
+// of a run another process executes come through the database (see
+// follow): they reach the channel as the follower replays them.
+func (q *Local) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.subscribe(id) }
 
 // Series returns the interval points run id has reported so far (see
 // Hub.Series).
@@ -130,9 +160,11 @@ func (q *Local) Series(id uint) ([]rundoc.SeriesPoint, bool) { return q.hub.Seri
 // life, so that a test can act exactly there: "taken" (its job taken by a
 // worker, not yet started in the store), "started" (started in the store,
 // no process yet), "exited" (its process has exited, its outcome is
-// not stored yet) and "stored" (its outcome is stored, its job not yet
-// done); and Cancel at "remote-cancel" (it found the run running in
-// another process, and has not yet canceled its job). nil removes it.
+// not stored yet), "store-retry" (storing its outcome failed with the
+// database unreachable; it will be tried again) and "stored" (its outcome
+// is stored, its job not yet done); and Cancel at "remote-cancel" (it
+// found the run running in another process, and has not yet canceled its
+// job). nil removes it.
 func (q *Local) SetHook(hook func(point string, id uint)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -261,6 +293,9 @@ func (q *Local) at(point string, id uint) {
 // the next Start.
 func (q *Local) Close() {
 	q.mu.Lock()
+	if !q.stopped {
+		close(q.shutdown)
+	}
 	q.stopped = true
 	for _, ex := range q.taken {
 		ex.stop("shutdown")
@@ -290,6 +325,12 @@ func (q *Local) Close() {
 	if closeConn != nil {
 		closeConn()
 	}
+	q.followCancel()
+	q.followers.Wait()
+	if q.out != nil {
+		// After the workers: their runs' last events are written too.
+		q.out.close()
+	}
 }
 
 // Cancel stops a queued or running run. A queued one, pending or taken
@@ -314,7 +355,7 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 				q.log.Warn("cancel the job of a canceled run", "run", id, "err", err)
 			}
 		}
-		q.hub.Publish(id, Event{"done", map[string]string{"status": string(rundoc.StatusCanceled)}})
+		q.publish(id, Event{"done", map[string]string{"status": string(rundoc.StatusCanceled)}})
 		return nil
 	}
 	if !errors.Is(err, store.ErrConflict) {
@@ -368,11 +409,11 @@ func (q *Local) cancelRemote(ctx context.Context, id uint, jq *jobs.Queue, confl
 	if jq == nil {
 		return conflict
 	}
-	status, err := q.st.RunStatus(ctx, id)
+	state, err := q.st.RunStatus(ctx, id)
 	if err != nil {
 		return err
 	}
-	if status != rundoc.StatusRunning {
+	if state.Status != rundoc.StatusRunning {
 		return conflict
 	}
 	q.at("remote-cancel", id)
@@ -385,10 +426,11 @@ func (q *Local) cancelRemote(ctx context.Context, id uint, jq *jobs.Queue, confl
 	}
 	deadline := time.Now().Add(remoteCancelWait)
 	for {
-		status, err := q.st.RunStatus(ctx, id)
+		state, err := q.st.RunStatus(ctx, id)
 		if err != nil {
 			return err
 		}
+		status := state.Status
 		switch {
 		case status == rundoc.StatusCanceled:
 			return nil
@@ -466,25 +508,59 @@ func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
 		}
 		return
 	}
-	q.hub.Publish(id, Event{"status", map[string]any{"status": rundoc.StatusRunning}})
+	q.publish(id, Event{"status", map[string]any{"status": rundoc.StatusRunning}})
 	q.at("started", id)
 	end := q.execute(ctx, id, secrets, ex)
 	q.at("exited", id)
 	outcome := q.finish(ctx, id, end, ex)
 	q.at("stored", id)
 	log.Info("run finished", "status", outcome.Status)
-	q.hub.Publish(id, Event{"done", map[string]string{"status": string(outcome.Status), "error": outcome.Error}})
+	q.publish(id, Event{"done", map[string]string{"status": string(outcome.Status), "error": outcome.Error}})
 }
 
 // finish stores a run's outcome (running→final). It holds ex.mu from
-// reading the stop reason until the outcome is stored, so a cancel
-// either comes before and the run ends canceled, or finds it final.
+// reading the stop reason until the outcome is first tried, so a cancel
+// either comes before and the run ends canceled, or finds it decided.
+// When the database cannot be reached the outcome is tried again (see
+// storeRetry) until it is stored or this process stops: the child's
+// work is done and its result is on disk, so a database that comes back
+// gets it, rather than an error in its place.
 func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) store.Outcome {
 	ex.mu.Lock()
-	defer ex.mu.Unlock()
 	outcome := end.outcome(ex.reason, q.opts.RunTimeout)
-	if err := q.st.FinishRun(ctx, id, outcome); err != nil {
+	q.mu.Lock()
+	if q.worker != nil {
+		// Its result replaces an interruption by a sweep that took this
+		// worker for lost while it could not reach the database.
+		outcome.Worker = q.worker.ID
+	}
+	shutdown := q.shutdown
+	q.mu.Unlock()
+	err := q.st.FinishRun(ctx, id, outcome)
+	ex.mu.Unlock()
+	for attempt := 1; store.Unavailable(err); attempt++ {
+		wait := min(storeRetryFirst<<min(attempt-1, 10), storeRetryMax)
+		q.log.Warn("store the result: the database is unreachable; trying again", "run", id, "attempt", attempt, "retry_in", wait, "err", err)
+		q.at("store-retry", id)
+		select {
+		case <-time.After(wait):
+		case <-shutdown:
+			q.log.Error("gave up storing the result: shutting down with the database unreachable; a sweep will interrupt the run",
+				"run", id, "result", filepath.Join(q.opts.DataDir, "runs", strconv.FormatUint(uint64(id), 10)), "err", err)
+			return store.Outcome{Status: rundoc.StatusInterrupted, Error: "the worker could not store the result: " + err.Error()}
+		}
+		err = q.st.FinishRun(ctx, id, outcome)
+	}
+	if err != nil {
 		q.log.Error("store result", "run", id, "err", err)
+		if errors.Is(err, store.ErrConflict) {
+			// Final meanwhile (a sweep took this worker for lost before it
+			// had registered, or a recovery): the stored status stands.
+			if st, err := q.st.RunStatus(ctx, id); err == nil {
+				return store.Outcome{Status: st.Status, Error: st.Error}
+			}
+			return outcome
+		}
 		// Never leave a run running: record at least the failure.
 		fallback := store.Outcome{Status: rundoc.StatusFailed, Error: "storing the result failed: " + err.Error(), FinishedAt: time.Now().UTC()}
 		if err := q.st.FinishRun(ctx, id, fallback); err != nil {
@@ -585,7 +661,7 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 			stderrTail.Write(append(sc.Bytes(), '\n'))
 			continue
 		}
-		q.hub.PublishRunner(id, ev)
+		q.publishRunner(id, ev)
 	}
 	waitErr := cmd.Wait()
 	close(ex.done)

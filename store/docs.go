@@ -40,6 +40,12 @@ type Outcome struct {
 	// have yet, except branch, which chose the run's series when it was
 	// created.
 	Meta map[string]string
+	// Worker, when set, is the id of the worker that executed the run.
+	// Its result then also replaces an interruption: a run is
+	// interrupted only when its worker is taken for lost, and a worker
+	// that lost the database for a while but not its run still has the
+	// run's real result (see lifecycle's storing retries).
+	Worker uint
 }
 
 // encoded is an Outcome in the shape of the tables.

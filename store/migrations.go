@@ -18,7 +18,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0007_workers"
+const SchemaVersion = "0008_run_events"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -34,6 +34,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0005_history_indexes", Migrate: migrate0005},
 	{ID: "0006_profile_blobs", Migrate: migrate0006},
 	{ID: "0007_workers", Migrate: migrate0007},
+	{ID: "0008_run_events", Migrate: migrate0008},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -412,6 +413,26 @@ func migrate0007(tx *gorm.DB) error {
 	}
 	if err := tx.Exec("CREATE INDEX IF NOT EXISTS idx_runs_queue_status ON runs (queue, status, id)").Error; err != nil {
 		return fmt.Errorf("index idx_runs_queue_status: %w", err)
+	}
+	return nil
+}
+
+// migrate0008 creates run_events, where the process executing a run
+// shares its live events with the servers of a PostgreSQL store (see
+// AppendRunEvents). Its rows live for minutes: PruneRunEvents removes
+// those of runs that have ended. created_at is the database's clock, so
+// that pruning compares times written on one clock whatever the
+// machines' clocks say.
+func migrate0008(tx *gorm.DB) error {
+	type RunEvent struct {
+		ID        uint64    `gorm:"primaryKey;index:idx_run_events_run,priority:2"`
+		RunID     uint      `gorm:"not null;index:idx_run_events_run,priority:1"`
+		Origin    string    `gorm:"not null;default:''"`
+		Data      string    `gorm:"not null;default:''"`
+		CreatedAt time.Time `gorm:"not null;default:CURRENT_TIMESTAMP"`
+	}
+	if err := tx.AutoMigrate(&RunEvent{}); err != nil {
+		return fmt.Errorf("run_events: %w", err)
 	}
 	return nil
 }

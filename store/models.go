@@ -174,3 +174,19 @@ type Worker struct {
 	HeartbeatAt time.Time `gorm:"index"`
 	StoppedAt   *time.Time
 }
+
+// RunEvent is one live event of a run (its progress, an interval point,
+// a line of output, a change of status), shared through the database by
+// the process executing the run so that a server elsewhere can show it
+// as it happens. Data is the lifecycle's encoding, opaque to the store;
+// Origin names the process that wrote it, so that one does not replay
+// its own. Added by migration 0008_run_events.
+type RunEvent struct {
+	ID     uint64 `gorm:"primaryKey;index:idx_run_events_run,priority:2"`
+	RunID  uint   `gorm:"not null;index:idx_run_events_run,priority:1"`
+	Origin string `gorm:"not null;default:''"`
+	Data   string `gorm:"not null;default:''"`
+	// CreatedAt is the database's clock (its column default): the store
+	// never sets it.
+	CreatedAt time.Time `gorm:"not null;default:CURRENT_TIMESTAMP;->"`
+}

@@ -148,6 +148,10 @@ func openPostgres(dsn string) (*Store, error) {
 		sqlDB.Close()
 		return nil, fail(err)
 	}
+	if s.listen, err = startListener(ctx, s); err != nil {
+		sqlDB.Close()
+		return nil, fail(err)
+	}
 	return s, nil
 }
 

@@ -464,7 +464,8 @@ func (s *Store) QueuePosition(ctx context.Context, id uint) (int, error) {
 
 // FinishRun stores a queued or running run's outcome and its final status
 // in one transaction: if any part fails, nothing is stored and the run
-// keeps its status. A run in any other status gives ErrConflict. The run's
+// keeps its status. A run in any other status gives ErrConflict, but for
+// one interrupted while its worker, o.Worker, was taken for lost. The run's
 // key figures (RecordsPerSec, MBPerSec, P99Ms) are copied from the metrics
 // so lists need no join.
 func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
@@ -507,9 +508,14 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 			}
 			updates["meta"] = mergeMeta(stored.Meta, o.Meta)
 		}
-		res := tx.Model(&Run{}).
-			Where("id = ? AND status IN ?", id, []rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning}).
-			Updates(updates)
+		open := []rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning}
+		q := tx.Model(&Run{}).Where("id = ?", id)
+		if o.Worker != 0 {
+			q = q.Where("status IN ? OR (status = ? AND worker_id = ?)", open, rundoc.StatusInterrupted, o.Worker)
+		} else {
+			q = q.Where("status IN ?", open)
+		}
+		res := q.Updates(updates)
 		if err := changed(tx, id, res); err != nil {
 			return err
 		}

@@ -3,17 +3,22 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -36,16 +41,27 @@ type Store struct {
 	gen atomic.Uint64
 	// clock is this process's clock (time.Now when nil; SetClock).
 	clock func() time.Time
+	// listen, on PostgreSQL only, hears of other processes' writes and
+	// run events (listen.go).
+	listen *listener
 }
 
 // Generation changes after every write to the store (and only then).
 // Anything computed from reads under one generation stays correct until
-// Generation returns a different value.
+// Generation returns a different value. On PostgreSQL that includes the
+// writes of other processes on the same database (a kbench worker's
+// results, another server's reports), which change Generation within a
+// round trip of their commit, and a lost connection to the database,
+// after which the store cannot know what it missed.
 func (s *Store) Generation() uint64 { return s.gen.Load() }
 
 // wrote marks a write; deferred by every writing method, so a cache that
 // saw the old generation never keeps serving data from before the write.
-func (s *Store) wrote() { s.gen.Add(1) }
+// On PostgreSQL it tells the other processes too.
+func (s *Store) wrote() {
+	s.gen.Add(1)
+	s.notifyChange()
+}
 
 // sqliteDSN is the data source name of every connection to the SQLite
 // file at path, the store's and the job engine's (OpenJobsDB) alike.
@@ -209,6 +225,7 @@ func (s *Store) initSQLite() error {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.listen.stop()
 	if err := s.sqlDB.Close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)
 	}
@@ -255,4 +272,25 @@ func notFound(err error) error {
 		return ErrNotFound
 	}
 	return err
+}
+
+// Unavailable reports whether err says the database could not be reached
+// or the connection to it broke (the network, a server restarting), as
+// opposed to the database refusing what was asked: the same request may
+// succeed later, so a caller with something worth keeping retries it.
+func Unavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08: connection exception; 57P01-57P03: the server is
+		// shutting down, or not accepting connections yet.
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err)
 }

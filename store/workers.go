@@ -176,15 +176,6 @@ func (s *Store) QueuedRunsIn(ctx context.Context, queue string) ([]rundoc.Run, e
 	return runDocs(runs), nil
 }
 
-// RunStatus returns the status of run id, reading nothing else of it.
-func (s *Store) RunStatus(ctx context.Context, id uint) (rundoc.Status, error) {
-	var r Run
-	if err := s.db.WithContext(ctx).Select("id", "status").Where("id = ?", id).Take(&r).Error; err != nil {
-		return "", fmt.Errorf("store: status of run %d: %w", id, notFound(err))
-	}
-	return r.Status, nil
-}
-
 // RunQueue returns the queue run id waits (or waited) in.
 func (s *Store) RunQueue(ctx context.Context, id uint) (string, error) {
 	var r Run
