@@ -377,11 +377,21 @@ func (q *Local) openJobs(ctx context.Context) (*jobs.Queue, error) {
 	if q.opts.NoWorker {
 		execute = nil
 	}
+	// River migrates its tables first, under the store's migration lock:
+	// workers starting together on a new database would race otherwise.
+	unlock, err := q.st.MigrationLock()
+	if err != nil {
+		if closeConn != nil {
+			closeConn()
+		}
+		return nil, err
+	}
 	jq, err := jobs.New(ctx, backend, jobs.Config{Queue: q.opts.Queue, Workers: q.opts.Concurrency, Execute: execute,
 		// Past the longest run (its timeout, then the grace to stop it), a
 		// job still running is one whose worker vanished.
 		RescueAfter: q.opts.RunTimeout + q.opts.KillGrace + 10*time.Minute,
 		Logger:      q.log})
+	unlock()
 	if err != nil {
 		if closeConn != nil {
 			closeConn()

@@ -153,14 +153,14 @@ func (o *outbox) flush() {
 	}
 }
 
-// close writes what is pending and stops the writer.
+// close writes what is pending and stops the writer; a second call
+// (Close twice) waits for nothing more.
 func (o *outbox) close() {
-	started := true
-	o.once.Do(func() { started = false })
+	// A writer never started has nothing to wait for, and none starts
+	// after this.
+	o.once.Do(func() { close(o.done) })
 	o.cancel()
-	if started {
-		<-o.done
-	}
+	<-o.done
 }
 
 // publish sends an event the lifecycle makes (status, done) to the hub,

@@ -2,7 +2,11 @@ package lifecycle
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/url"
+	"os"
 	"testing"
 	"time"
 
@@ -294,5 +298,59 @@ func TestResultSurvivesDatabaseLoss(t *testing.T) {
 			t.Fatalf("run %d: %s %q a minute after the link came back, want succeeded", r.ID, got.Status, got.Error)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestCloseTwiceOnPostgres: Close may be called twice (a test's explicit
+// Close and its cleanup), whether the outbox ever wrote or not.
+func TestCloseTwiceOnPostgres(t *testing.T) {
+	dsn := pgtest.URL(t)
+	for _, wrote := range []bool{false, true} {
+		l, _ := openPG(t, openStore(t, dsn), "succeed", "", "host")
+		if wrote {
+			l.publish(1, Event{"status", map[string]any{"status": "running"}})
+		}
+		done := make(chan struct{})
+		go func() {
+			l.Close()
+			l.Close()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("Close twice (outbox written: %v) did not return", wrote)
+		}
+	}
+}
+
+// TestConcurrentStartOnNewDatabase: workers starting together on a new
+// PostgreSQL database all start: kbench's migrations and River's run
+// once, under one lock, while the others wait.
+func TestConcurrentStartOnNewDatabase(t *testing.T) {
+	dsn := pgtest.URL(t)
+	const n = 4
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			st, err := store.Open(dsn)
+			if err != nil {
+				errs <- err
+				return
+			}
+			t.Cleanup(func() { st.Close() })
+			l := NewLocal(st, Options{Command: []string{os.Args[0], helperArg, "succeed"}, DataDir: t.TempDir(),
+				Queue: fmt.Sprintf("lab-%d", i), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			err = l.Start(context.Background())
+			if err == nil {
+				t.Cleanup(l.Close)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("Start: %v", err)
+		}
 	}
 }

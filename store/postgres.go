@@ -134,17 +134,28 @@ func openPostgres(dsn string) (*Store, error) {
 		sqlDB.Close()
 		return nil, fail(err)
 	}
+	// A server and its workers often start together on a new database:
+	// one migrates while the others wait, then find it migrated.
+	unlock, err := lockMigrations(sqlDB)
+	if err != nil {
+		sqlDB.Close()
+		return nil, fail(err)
+	}
 	if err := inspectPostgres(ctx, sqlDB); err != nil {
+		unlock()
 		sqlDB.Close()
 		return nil, fail(err)
 	}
 	db, err := gorm.Open(pgDialector{&postgres.Dialector{Config: &postgres.Config{Conn: sqlDB}}}, gormConfig(secret, true))
 	if err != nil {
+		unlock()
 		sqlDB.Close()
 		return nil, fail(err)
 	}
 	s := &Store{db: db, sqlDB: sqlDB, pg: true, pgConfig: cfg}
-	if err := migrate(db); err != nil {
+	err = migrate(db)
+	unlock()
+	if err != nil {
 		sqlDB.Close()
 		return nil, fail(err)
 	}
@@ -247,4 +258,49 @@ func (s *Store) rebind(query string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// migrationLockWait bounds how long a process waits for another one's
+// migrations: a migration that builds an index over a large database
+// takes minutes.
+const migrationLockWait = 15 * time.Minute
+
+// lockMigrations takes the PostgreSQL advisory lock that serializes
+// migrations (kbench's and River's) between processes, on a connection
+// of its own held until unlock: two processes migrating one database at
+// once would both try to create the same tables, and one would fail.
+func lockMigrations(db *sql.DB) (unlock func(), err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), migrationLockWait)
+	defer cancel()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lock migrations: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1, $2)", advisoryGroups, advisoryMigrations); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("lock migrations: %w", err)
+	}
+	return func() {
+		// Closing the session would release the lock too; unlocking
+		// first lets the connection go back to the pool.
+		conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock($1, $2)", advisoryGroups, advisoryMigrations)
+		conn.Close()
+	}, nil
+}
+
+// advisoryMigrations is the second key of the migrations' advisory lock;
+// the first is advisoryGroups, kbench's class of locks, whose other
+// second keys are hashes of repetition groups' ids. Should one equal it,
+// an append would wait for a migration, nothing worse.
+const advisoryMigrations = -1
+
+// MigrationLock takes the lock a PostgreSQL store migrated under, for
+// another migration of the same database (River's tables): unlock must
+// be called when done. On SQLite, whose file lock serializes writers,
+// it does nothing.
+func (s *Store) MigrationLock() (unlock func(), err error) {
+	if !s.pg {
+		return func() {}, nil
+	}
+	return lockMigrations(s.sqlDB)
 }

@@ -197,3 +197,27 @@ func testTextRoundTrip(t *testing.T) {
 }
 
 func getenv(name string) string { return os.Getenv(name) }
+
+// TestConcurrentFirstOpen: processes opening a new PostgreSQL database
+// at the same time (a server and its workers started together) all
+// succeed: one migrates, the others wait for it and find the schema
+// made.
+func TestConcurrentFirstOpen(t *testing.T) {
+	dsn := pgtest.URL(t)
+	const n = 4
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			s, err := Open(dsn)
+			if err == nil {
+				s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("Open: %v", err)
+		}
+	}
+}
