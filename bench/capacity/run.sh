@@ -251,8 +251,10 @@ if [[ ",$PARTS," == *",latency,"* ]]; then
     add latency_sqlite "$(cat "$OUT/latency-sqlite.json")"
     stop "$SQLITE_PID"
   fi
-  jq -r '"submit -> child process started, median of \(.latency_postgres.n): PostgreSQL \(.latency_postgres.submit_to_child_ms_median) ms (min \(.latency_postgres.submit_to_child_ms_min), max \(.latency_postgres.submit_to_child_ms_max))"
-    + (if .latency_sqlite then "; SQLite \(.latency_sqlite.submit_to_child_ms_median) ms (min \(.latency_sqlite.submit_to_child_ms_min), max \(.latency_sqlite.submit_to_child_ms_max)); PostgreSQL/SQLite \(.latency_postgres.submit_to_child_ms_median / .latency_sqlite.submit_to_child_ms_median * 100 | round / 100)" else "" end)' \
+  jq -r 'def ms: . * 10 | round / 10;
+    def line(l): "\(l.submit_to_child_ms_median | ms) ms (min \(l.submit_to_child_ms_min | ms), max \(l.submit_to_child_ms_max | ms); created -> running \(l.created_to_running_ms_median | ms) ms)";
+    "submit -> child process started, median of \(.latency_postgres.n): PostgreSQL \(line(.latency_postgres))"
+    + (if .latency_sqlite then "; SQLite \(line(.latency_sqlite)); PostgreSQL/SQLite \(.latency_postgres.submit_to_child_ms_median / .latency_sqlite.submit_to_child_ms_median * 100 | round / 100)" else "" end)' \
     "$SUMMARY" | tee -a "$OUT/summary.txt" >&2
 fi
 log "results in $OUT"
