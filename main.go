@@ -136,7 +136,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if errors.Is(err, rundoc.ErrHelp) {
 		if cmd.Workload == "" {
-			fmt.Fprint(stdout, runner.Usage(rundoc.Producer), "\n", runner.Usage(rundoc.Consumer), "\n", runner.Usage(rundoc.Writepath))
+			fmt.Fprint(stdout, runner.Usage(rundoc.Producer), "\n", runner.Usage(rundoc.Consumer), "\n", runner.Usage(rundoc.Writepath), "\n", runner.Usage(rundoc.E2E))
 			return 0
 		}
 		fmt.Fprint(stdout, runner.Usage(cmd.Workload))

@@ -110,7 +110,7 @@ func commandUsage() string {
 func ParseRunCommand(args []string, getenv func(string) string, checks ...Check) (RunCommand, error) {
 	var c RunCommand
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && !Workload(args[0]).Runnable() {
-		return c, NewFieldError("workload", "unknown workload %q (want producer, consumer or writepath)", args[0])
+		return c, NewFieldError("workload", "unknown workload %q (want producer, consumer, writepath or e2e)", args[0])
 	}
 	spec, err := parseArgs("", args, &c, checks)
 	if err != nil {
@@ -123,7 +123,7 @@ func ParseRunCommand(args []string, getenv func(string) string, checks ...Check)
 		c.Spec, err = ReadSpecFile(c.SpecFile, getenv, checks...)
 		return c, err
 	case c.Workload == "":
-		return c, fmt.Errorf("name a workload: producer, consumer or writepath (or give --spec FILE)")
+		return c, fmt.Errorf("name a workload: producer, consumer, writepath or e2e (or give --spec FILE)")
 	}
 	c.Spec = spec
 	return c, nil

@@ -16,15 +16,18 @@ const (
 	Producer  Workload = "producer"
 	Consumer  Workload = "consumer"
 	Writepath Workload = "writepath"
-	Imported  Workload = "imported"
+	// E2E is `kbench run e2e`: end-to-end latency, from a producer's send
+	// to a consumer's receipt (see e2e.go).
+	E2E      Workload = "e2e"
+	Imported Workload = "imported"
 )
 
 // Workloads lists the workloads `kbench run` runs, in the order --help
 // and the form list them.
-func Workloads() []Workload { return []Workload{Producer, Consumer, Writepath} }
+func Workloads() []Workload { return []Workload{Producer, Consumer, Writepath, E2E} }
 
 // AllWorkloads lists every workload a stored run may have.
-func AllWorkloads() []Workload { return []Workload{Producer, Consumer, Writepath, Imported} }
+func AllWorkloads() []Workload { return []Workload{Producer, Consumer, Writepath, E2E, Imported} }
 
 // Valid reports whether w is one of AllWorkloads.
 func (w Workload) Valid() bool { return slices.Contains(AllWorkloads(), w) }

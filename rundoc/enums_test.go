@@ -70,7 +70,7 @@ func TestParseEnums(t *testing.T) {
 
 // TestEnumLists: the lists say which values do what.
 func TestEnumLists(t *testing.T) {
-	if got := strings.Join(names(Workloads()), " "); got != "producer consumer writepath" {
+	if got := strings.Join(names(Workloads()), " "); got != "producer consumer writepath e2e" {
 		t.Errorf("Workloads() = %s", got)
 	}
 	for _, w := range AllWorkloads() {

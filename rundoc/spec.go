@@ -154,6 +154,9 @@ func DefaultSpec(workload Workload) Spec {
 	if workload == Writepath {
 		writepathDefaults(&s)
 	}
+	if workload == E2E {
+		e2eDefaults(&s)
+	}
 	return s
 }
 
@@ -310,7 +313,7 @@ func options() []option {
 		// The count is --num-records in kafka-producer-perf-test and
 		// --messages in kafka-consumer-perf-test; each takes the other's
 		// name too.
-		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: []Workload{Producer},
+		{name: "num-records", aliases: []string{"messages"}, kind: kindInt, workloads: []Workload{Producer, E2E},
 			help: "records to send, warm-up records included (not with --duration)",
 			set:  intSetter(func(s *Spec, n int64) { s.NumRecords = n })},
 		{name: "messages", aliases: []string{"num-records"}, key: "num-records", kind: kindInt, workloads: []Workload{Consumer},
@@ -344,16 +347,16 @@ func options() []option {
 		{name: "headers", kind: kindInt, workloads: []Workload{Producer},
 			help: fmt.Sprintf("headers on each record, the same on every record: keys header-000, header-001, … (%d bytes), values of %d uppercase letters", HeaderKeyLen, HeaderValueLen),
 			set:  intSetter(func(s *Spec, n int64) { s.Headers = int(n) })},
-		{name: "throughput", kind: kindFloat, workloads: []Workload{Producer},
-			help: "maximum records/s across all threads; -1 for no limit",
+		{name: "throughput", kind: kindFloat, workloads: []Workload{Producer, E2E},
+			help: "maximum records/s across all threads; -1 for no limit (e2e: the fixed rate of rate mode; -1, the default, is Kafka's EndToEndLatency mode, one record at a time)",
 			set:  floatSetter(func(s *Spec, f float64) { s.Throughput = f })},
-		{name: "producer-props", kind: kindProps, workloads: []Workload{Producer},
+		{name: "producer-props", kind: kindProps, workloads: []Workload{Producer, E2E},
 			help: "Kafka producer properties k=v …, overriding --producer.config",
 			set:  propsSetter},
 		{name: "consumer-props", kind: kindProps, workloads: []Workload{Consumer},
 			help: "Kafka consumer properties k=v …, overriding --consumer.config",
 			set:  propsSetter},
-		{name: "producer.config", kind: kindString, workloads: []Workload{Producer},
+		{name: "producer.config", kind: kindString, workloads: []Workload{Producer, E2E},
 			help: "Kafka producer properties file", set: configFileSetter},
 		{name: "consumer.config", kind: kindString, workloads: []Workload{Consumer},
 			help: "Kafka consumer properties file", set: configFileSetter},
@@ -540,7 +543,7 @@ func lookupOption(workload Workload, name string) (option, bool) {
 // are overridden by --*-props regardless of their order, as in Kafka.
 func ParseArgs(workload Workload, args []string, checks ...Check) (Spec, error) {
 	if !workload.Runnable() {
-		return Spec{}, NewFieldError("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
+		return Spec{}, NewFieldError("workload", "unknown workload %q (want producer, consumer, writepath or e2e)", workload)
 	}
 	return parseArgs(workload, args, nil, checks)
 }
@@ -601,7 +604,7 @@ func parseArgs(workload Workload, args []string, cmd *RunCommand, checks []Check
 			if cmd != nil && cmd.SpecFile != "" {
 				return stop("spec", "takes the whole spec; give no workload or other flags with it")
 			}
-			return stop(name, "needs a workload: name one (producer, consumer or writepath) before the flags, or give --spec FILE")
+			return stop(name, "needs a workload: name one (producer, consumer, writepath or e2e) before the flags, or give --spec FILE")
 		}
 		o, ok := lookupOption(workload, name)
 		if !ok {
@@ -704,12 +707,12 @@ func finish(s *Spec, workload Workload, configFile, props []string, errs FieldEr
 func applyProps(s *Spec, workload Workload, configFile, props []string) error {
 	if configFile != nil {
 		if err := configFileSetter(s, configFile); err != nil {
-			return &FieldError{Field: string(workload) + ".config", Msg: err.Error()}
+			return &FieldError{Field: strings.TrimSuffix(PropsFlag(workload), "-props") + ".config", Msg: err.Error()}
 		}
 	}
 	if props != nil {
 		if err := propsSetter(s, props); err != nil {
-			return &FieldError{Field: string(workload) + "-props", Msg: err.Error()}
+			return &FieldError{Field: PropsFlag(workload), Msg: err.Error()}
 		}
 	}
 	return nil
@@ -720,7 +723,7 @@ func applyProps(s *Spec, workload Workload, configFile, props []string) error {
 // booleans or strings; props may be an object or a list of "k=v".
 func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks ...Check) (Spec, error) {
 	if !workload.Runnable() {
-		return Spec{}, NewFieldError("workload", "unknown workload %q (want producer, consumer or writepath)", workload)
+		return Spec{}, NewFieldError("workload", "unknown workload %q (want producer, consumer, writepath or e2e)", workload)
 	}
 	a := newAssembly(workload)
 	names := make([]string, 0, len(params))
@@ -920,6 +923,9 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 	check(!errs.Has(count) && s.NumRecords > 0 && s.WarmupRecords >= s.NumRecords, "warmup-records",
 		"must be fewer than --%s (%d), which include them, got %d", count, s.NumRecords, s.WarmupRecords)
 	check(s.Threads < 1 || s.Threads > 256, "threads", "must be between 1 and 256, got %d", s.Threads)
+	if s.Workload == E2E {
+		s.validateE2E(errs)
+	}
 	if s.Workload == Consumer {
 		check(s.FetchSize < 1, "fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
 		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)

@@ -318,7 +318,7 @@ func TestConsumerCountIsMessages(t *testing.T) {
 			counts = append(counts, f.Name+"="+strings.Join(names(f.Workloads), "+")+"/"+f.Default)
 		}
 	}
-	if got := strings.Join(counts, " "); got != "num-records=producer/500000 messages=consumer/500000" {
+	if got := strings.Join(counts, " "); got != "num-records=producer+e2e/500000 messages=consumer/500000" {
 		t.Errorf("count flags: %s", got)
 	}
 }

@@ -83,6 +83,17 @@ var catalog = map[rundoc.Workload][]catalogEntry{
 		{"records-per-request-avg", "records", ""},
 		{"records-lag-max", "records", lower},
 	}, processEntries),
+	// e2e.go: both modes report e2e-latency and the counts; rate mode
+	// adds the intended-time latency, publish latency and rates.
+	rundoc.E2E: slices.Concat(e2eLatencyEntries("e2e-latency"), e2eLatencyEntries("e2e-latency-intended"),
+		latencyEntries("publish-latency"), []catalogEntry{
+			{"records-sent", "records", ""},
+			{"records-received", "records", ""},
+			{"records-lost", "records", lower},
+			{"records-duplicated", "records", lower},
+			{"record-send-rate", "records/s", higher},
+			{"consume-rate", "records/s", higher},
+		}, processEntries),
 	rundoc.Writepath: slices.Concat([]catalogEntry{
 		{"requests-sent", "requests", ""},
 		{"requests-per-sec", "requests/s", higher},

@@ -57,6 +57,15 @@ func TestMetricsCatalogMatchesRuns(t *testing.T) {
 		opts, _ := sinkOptions(t)
 		check(t, run(t, opts, mustParse(t, rundoc.Writepath, "--sink", "--strategy", "gather", "--requests", "300", "--profile", "none")))
 	})
+	t.Run("e2e", func(t *testing.T) {
+		opts, _ := testOptions(t)
+		check(t, run(t, opts, mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "catalog-e2e", "--num-records", "20", "--profile", "none")))
+	})
+	t.Run("e2e-rate", func(t *testing.T) {
+		opts, _ := testOptions(t)
+		check(t, run(t, opts, mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "catalog-e2e-rate", "--num-records", "200",
+			"--throughput", "2000", "--producer-props", "linger.ms=0", "--profile", "none")))
+	})
 	if Metrics(rundoc.Imported) != nil {
 		t.Error("Metrics(imported) lists metrics: kbench runs no such workload")
 	}

@@ -118,6 +118,24 @@ func (r *run) resolvedConfig() *rundoc.Config {
 		} else {
 			c.Set("auto.offset.reset", "earliest")
 		}
+	case rundoc.E2E:
+		c.Set("acks", acksName(st.acks))
+		c.Set("compression.type", compressionName(st.compression))
+		if s.E2ERateMode() {
+			c.Mode = "rate"
+			c.Set("linger.ms", msec(st.linger))
+			c.Set("batch.size", num(int64(st.batchBytes)))
+			c.Set("max.in.flight.requests.per.connection", num(int64(st.maxInFlight)))
+			c.Set("buffer.memory", num(st.bufferMemory))
+			c.Set("fetch.min.bytes", "1")
+			c.Set("fetch.max.wait.ms", msec(st.maxWait))
+		} else {
+			// Kafka's tool forces these, whatever its properties file says.
+			c.Mode = "kafka"
+			c.Set("linger.ms", "0 (each record sent alone, synchronously)")
+			c.Set("fetch.max.wait.ms", "0")
+		}
+		c.Set("max.partition.fetch.bytes", num(int64(st.maxPartBytes)))
 	case rundoc.Writepath:
 		c.Mode = s.Strategy
 		c.Set("strategy", s.Strategy)

@@ -216,7 +216,8 @@ func (r *run) newClientSender(ctx context.Context, t *producerThread, partitions
 	if err != nil {
 		return nil, err
 	}
-	raw := r.spec.Mode == rundoc.ModeRaw
+	// e2e's rate mode sends as the producer's default mode does.
+	raw := r.spec.Mode == rundoc.ModeRaw || r.spec.Workload == rundoc.E2E
 	var comp *wire.Compressor
 	if codec := r.st.compression.Codec(); raw && codec != nil {
 		comp = wire.StreamCompressor(codec.Code(), codec.NewWriter)
@@ -352,6 +353,9 @@ func (c *clientSender) send(ctx context.Context, n int64, deadline time.Duration
 			intended = start + time.Duration(sent)*interval
 		}
 		value, key, part := t.gen.next()
+		if t.stamp != nil {
+			value = t.stamp(value, now, intended)
+		}
 		if err = c.append(ctx, now, intended, value, key, part, measured); err != nil {
 			break
 		}

@@ -187,6 +187,10 @@ type producerThread struct {
 	gen    *recordGen
 	shape  *recordShape
 	slab   []sendSlot
+	// stamp, when set (e2e's rate mode), returns the value to send in
+	// place of the generated one, given when the record is sent and when
+	// it was due; the client and raw modes call it.
+	stamp func(value []byte, sent, intended time.Duration) []byte
 }
 
 // threadStats are a producer thread's figures since the last call.

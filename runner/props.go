@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -233,11 +234,23 @@ var consumerProps = map[string]propHandler{
 }
 
 func workloadProps(workload rundoc.Workload) map[string]propHandler {
-	if workload == rundoc.Consumer {
+	switch workload {
+	case rundoc.Consumer:
 		return consumerProps
+	case rundoc.E2E:
+		return e2eProps
 	}
 	return producerProps
 }
+
+// e2eProps are the properties of e2e's --producer-props: its producer's
+// and its consumer's, as Kafka's tool gives its one properties file to
+// both clients.
+var e2eProps = func() map[string]propHandler {
+	m := maps.Clone(producerProps)
+	maps.Copy(m, consumerProps)
+	return m
+}()
 
 // supportedProps lists every property name a workload accepts.
 func supportedProps(workload rundoc.Workload) []string {
@@ -266,7 +279,7 @@ func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
 		if err := errs.Append(err); err != nil {
 			// clientSettings reports only field errors; keep any other
 			// against the properties rather than drop it.
-			errs.Add(string(s.Workload)+"-props", "%v", err)
+			errs.Add(rundoc.PropsFlag(s.Workload), "%v", err)
 		}
 	}
 }
@@ -321,12 +334,19 @@ func clientSettings(s *rundoc.Spec) (settings, error) {
 			if secKeys[k] {
 				continue
 			}
-			return st, rundoc.NewFieldError(string(s.Workload)+"-props", "unsupported property %q; kbench supports: %s",
+			return st, rundoc.NewFieldError(rundoc.PropsFlag(s.Workload), "unsupported property %q; kbench supports: %s",
 				k, strings.Join(supportedProps(s.Workload), ", "))
 		}
 		if err := h(&st, s.Props[k]); err != nil {
-			return st, rundoc.NewFieldError(string(s.Workload)+"-props", "%s: %v", k, err)
+			return st, rundoc.NewFieldError(rundoc.PropsFlag(s.Workload), "%s: %v", k, err)
 		}
+	}
+	if s.Workload == rundoc.E2E && st.maxPartBytes == 0 {
+		st.maxPartBytes = 1 << 20 // Kafka's max.partition.fetch.bytes; e2e has no --fetch-size
+	}
+	if s.Workload == rundoc.E2E && !s.E2ERateMode() && st.acksName != "1" && st.acksName != "all" {
+		// Kafka's tool refuses any other value (-1 and 0 included) with these words.
+		return st, rundoc.NewFieldError(rundoc.PropsFlag(s.Workload), "acks=%s: Latency testing requires synchronous acknowledgement. Please use 1 or all", st.acksName)
 	}
 	// The explicit flags win over the equivalent properties, as in Kafka's tools.
 	if s.Group != "" {
@@ -343,7 +363,7 @@ func clientSettings(s *rundoc.Spec) (settings, error) {
 	}
 	sec, err := kafkasec.FromProperties(s.Props, os.Getenv)
 	if err != nil {
-		return st, rundoc.NewFieldError(string(s.Workload)+"-props", "%v", err)
+		return st, rundoc.NewFieldError(rundoc.PropsFlag(s.Workload), "%v", err)
 	}
 	st.sec = sec
 	return st, nil

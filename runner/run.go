@@ -135,7 +135,7 @@ func (r *run) execute(ctx context.Context) error {
 			cmd = []string{exe, "broker"}
 		}
 		if r.st.sec.Protocol != "" && r.st.sec.Protocol != "PLAINTEXT" {
-			return rundoc.NewFieldError(string(r.spec.Workload)+"-props", "security.protocol %s needs --bootstrap-server: the embedded broker speaks PLAINTEXT", r.st.sec.Protocol)
+			return rundoc.NewFieldError(rundoc.PropsFlag(r.spec.Workload), "security.protocol %s needs --bootstrap-server: the embedded broker speaks PLAINTEXT", r.st.sec.Protocol)
 		}
 		child, err := startChildBroker(ctx, cmd)
 		if err != nil {
@@ -161,6 +161,8 @@ func (r *run) execute(ctx context.Context) error {
 		return r.consume(ctx)
 	case rundoc.Writepath:
 		return r.writepath(ctx)
+	case rundoc.E2E:
+		return r.e2e(ctx)
 	}
 	return rundoc.NewFieldError("workload", "unknown workload %q", r.spec.Workload)
 }

@@ -90,7 +90,7 @@ func checkWorkload(workload string, errs *rundoc.FieldErrors) bool {
 	if rundoc.Workload(workload).Runnable() {
 		return true
 	}
-	errs.Add("workload", "must be producer, consumer or writepath, got %q", workload)
+	errs.Add("workload", "must be producer, consumer, writepath or e2e, got %q", workload)
 	return false
 }
 
@@ -246,7 +246,7 @@ func (s *Server) applyCluster(spec *rundoc.Spec, t *targetRequest, queue string,
 			conn = append(conn, k)
 		}
 	}
-	if field := string(spec.Workload) + "-props"; len(conn) > 0 && !opts.Has(field) {
+	if field := rundoc.PropsFlag(spec.Workload); len(conn) > 0 && !opts.Has(field) {
 		slices.Sort(conn)
 		opts.Add(field, "%s: the named cluster's file (target.cluster) says where it is and how to log in; leave them out", strings.Join(conn, ", "))
 	}

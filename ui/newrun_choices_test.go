@@ -77,12 +77,12 @@ func TestNewRunFormChoices(t *testing.T) {
 	}
 }
 
-// TestNewRunFormCountLabels: the producer's count is --num-records and the
+// TestNewRunFormCountLabels: the producer's (and e2e's) count is --num-records and the
 // consumer's --messages, as Kafka's tools name them.
 func TestNewRunFormCountLabels(t *testing.T) {
 	fields := formFields(NewRunForm(nil, nil))
-	if f := fields["num-records"]; f.Label != "num-records" || f.Workloads != string(rundoc.Producer) {
-		t.Errorf("num-records: label %q, workloads %q; want the producer's", f.Label, f.Workloads)
+	if f := fields["num-records"]; f.Label != "num-records" || f.Workloads != string(rundoc.Producer)+" "+string(rundoc.E2E) {
+		t.Errorf("num-records: label %q, workloads %q; want the producer's and e2e's", f.Label, f.Workloads)
 	}
 	f, ok := fields["messages"]
 	// The form's default is a timed run, not the CLI's count: no count is

@@ -172,7 +172,7 @@ func TestNewRunFormFresh(t *testing.T) {
 	if f := fields["num-records"]; f.Kind != "number" || f.Placeholder != "" || f.Value != "" || f.Step != "1" {
 		t.Errorf("num-records = %+v", f)
 	}
-	if f := fields["throughput"]; f.Kind != "number" || f.Step != "any" || f.AppliesTo != "producer only" || f.Workloads != "producer" {
+	if f := fields["throughput"]; f.Kind != "number" || f.Step != "any" || f.AppliesTo != "" || f.Workloads != "producer e2e" {
 		t.Errorf("throughput = %+v", f)
 	}
 	if f := fields["print-metrics"]; f.Kind != "checkbox" || f.Value != "true" || f.Checked {

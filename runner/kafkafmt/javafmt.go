@@ -150,8 +150,18 @@ func roundHalfUp(digits []byte, point, keep int) ([]byte, int) {
 // plain notation with at least one fractional digit for magnitudes in
 // [1e-3, 1e7), otherwise "computerized scientific" notation such as
 // "1.0E10" or "1.5E-5".
-func javaFloatString(f float32) string {
-	v := float64(f)
+func javaFloatString(f float32) string { return javaToString(float64(f), 32) }
+
+// JavaDouble formats v like Java's Double.toString (JDK 19 and later),
+// which string concatenation uses: plain notation with at least one
+// fractional digit for magnitudes in [1e-3, 1e7) ("1.0", "0.0125",
+// "12.345678"), otherwise computerized scientific notation ("1.0E7",
+// "9.99E-4"), with the shortest digits that read back as v.
+func JavaDouble(v float64) string { return javaToString(v, 64) }
+
+// javaToString is Double.toString (bitSize 64) or Float.toString (32) of
+// v, which holds a value of that size.
+func javaToString(v float64, bitSize int) string {
 	if math.IsNaN(v) {
 		return "NaN"
 	}
@@ -170,7 +180,7 @@ func javaFloatString(f float32) string {
 		b.WriteString("0.0")
 		return b.String()
 	}
-	digits, point := javaDecimal(a, 32)
+	digits, point := javaDecimal(a, bitSize)
 	if a >= 1e-3 && a < 1e7 {
 		if point <= 0 {
 			b.WriteString("0.")

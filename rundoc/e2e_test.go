@@ -1,0 +1,48 @@
+package rundoc
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestE2ESpec: e2e takes Kafka's tool's arguments as flags, defaults to
+// Kafka's mode, and refuses what only rate mode can do.
+func TestE2ESpec(t *testing.T) {
+	s, err := ParseArgs(E2E, []string{"--bootstrap-server", "h:9092", "--topic", "t", "--num-records", "100", "--producer-props", "acks=1", "--record-size", "20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.E2ERateMode() || s.NumRecords != 100 || s.RecordSize != 20 || s.Props["acks"] != "1" || s.Topic != "t" {
+		t.Errorf("spec %+v", s)
+	}
+	if d := DefaultSpec(E2E); d.NumRecords != DefaultE2ERecords || d.Throughput != -1 || d.Topic != "kbench-e2e" {
+		t.Errorf("defaults %+v", d)
+	}
+	tests := []struct {
+		args  []string
+		field string
+		msg   string
+	}{
+		{[]string{"--duration", "5"}, "duration", "applies to rate mode"},
+		{[]string{"--throughput", "100", "--record-size", "10"}, "record-size", "at least 24 bytes in rate mode"},
+		{[]string{"--num-records", "0"}, "num-records", "at least 1"},
+		{[]string{"--mode", "raw"}, "mode", "unknown flag"},
+		{[]string{"--messages", "5", "--warmup-records", "1"}, "warmup-records", "unknown flag"},
+	}
+	for _, tt := range tests {
+		_, err := ParseArgs(E2E, tt.args)
+		var fe FieldErrors
+		if !errors.As(err, &fe) || !fe.Has(tt.field) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%q: %v, want %s: …%s…", tt.args, err, tt.field, tt.msg)
+		}
+	}
+	if _, err := ParseArgs(E2E, []string{"--throughput", "100", "--duration", "2"}); err != nil {
+		t.Errorf("rate mode with --duration: %v", err)
+	}
+	p, err := SpecFromParams(E2E, map[string]json.RawMessage{"throughput": json.RawMessage("500"), "producer-props": json.RawMessage(`{"linger.ms": 50}`)})
+	if err != nil || !p.E2ERateMode() || p.Props["linger.ms"] != "50" {
+		t.Errorf("params: %v", err)
+	}
+}

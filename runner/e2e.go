@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+)
+
+// The end-to-end latency workload (`kbench run e2e`): how long a record
+// takes from a producer's send to a consumer's receipt. Kafka's mode
+// (e2e_kafka.go) is Kafka's EndToEndLatency tool; rate mode (e2e_rate.go)
+// runs a producer at a fixed rate and a consumer concurrently, in this one
+// process, so the client CPU profile covers both.
+
+// e2eQuantiles are the percentiles e2e reports, by metric suffix.
+var e2eQuantiles = []struct {
+	suffix string
+	q      float64
+}{{"p50", 50}, {"p75", 75}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}}
+
+// e2eLatencyEntries are the catalog entries of e2eLatencyMetrics.
+func e2eLatencyEntries(prefix string) []catalogEntry {
+	out := []catalogEntry{{prefix + "-avg", "ms", lower}}
+	for _, q := range e2eQuantiles {
+		out = append(out, catalogEntry{prefix + "-" + q.suffix, "ms", lower})
+	}
+	return append(out, catalogEntry{prefix + "-max", "ms", lower})
+}
+
+// e2eLatencyMetrics reports h as prefix-avg, -p50, -p75, -p95, -p99,
+// -p999, -p9999 and -max, in ms.
+func e2eLatencyMetrics(h *latencyHist, prefix, help string) []rundoc.Metric {
+	m := func(suffix string, v float64) rundoc.Metric {
+		return rundoc.Metric{Name: prefix + "-" + suffix, Value: v, Unit: "ms", Better: rundoc.LowerIsBetter, Help: help}
+	}
+	out := []rundoc.Metric{m("avg", h.meanMs())}
+	for _, q := range e2eQuantiles {
+		out = append(out, m(q.suffix, h.quantileMs(q.q)))
+	}
+	return append(out, m("max", h.maxMs()))
+}
+
+// e2eStats aggregates the records the consumer side received.
+type e2eStats struct {
+	mu       sync.Mutex
+	hist     *latencyHist // send → receipt
+	intended *latencyHist // rate mode: intended send → receipt
+	received int64        // distinct records of this run received
+	dups     int64        // records received again
+	foreign  int64        // records not sent by this run
+	bytes    int64        // value bytes of the records received
+	// seen has bit i set once record i was received.
+	seen []uint64
+	// The current interval of the series.
+	point ivCounters
+}
+
+func newE2EStats() *e2eStats {
+	return &e2eStats{hist: newLatencyHist(), intended: newLatencyHist()}
+}
+
+// receive records record seq's receipt, lat after its send and late
+// after its intended send (rate mode). A record received again counts
+// as a duplicate and is not timed again.
+func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration, rate bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w, bit := seq/64, uint64(1)<<(seq%64)
+	if w >= uint64(len(s.seen)) {
+		s.seen = slices.Grow(s.seen, int(w+1)-len(s.seen))[:w+1]
+	}
+	if s.seen[w]&bit != 0 {
+		s.dups++
+		return
+	}
+	s.seen[w] |= bit
+	s.received++
+	s.bytes += int64(size)
+	s.hist.record(lat)
+	if rate {
+		s.intended.record(late)
+	}
+	s.point.add(1, int64(size), lat)
+}
+
+func (s *e2eStats) receivedCount() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.received
+}
+
+// e2e runs the workload in the mode its spec asks for.
+func (r *run) e2e(ctx context.Context) error {
+	if r.spec.E2ERateMode() {
+		return r.e2eRate(ctx)
+	}
+	return r.e2eKafka(ctx)
+}
+
+// e2eCounts adds the counts every e2e run reports, so that the check
+// that every record sent was received once is visible.
+func (r *run) e2eCounts(sent int64, es *e2eStats) {
+	secs := r.win.seconds()
+	es.mu.Lock()
+	received, dups := es.received, es.dups
+	es.mu.Unlock()
+	add := func(name string, v float64, unit string, better rundoc.Better, help string) {
+		r.res.Metrics = append(r.res.Metrics, rundoc.Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
+	}
+	add("records-sent", float64(sent), "records", "", "records the producer had acknowledged")
+	add("records-received", float64(received), "records", "", "distinct records of this run the consumer received")
+	add("records-lost", float64(max(sent-received, 0)), "records", rundoc.LowerIsBetter, "records acknowledged but never received (the run fails when any is)")
+	add("records-duplicated", float64(dups), "records", rundoc.LowerIsBetter, "records received more than once (the run fails when any is)")
+	if secs > 0 {
+		add("record-send-rate", float64(sent)/secs, "records/s", rundoc.HigherIsBetter, "acknowledged records / window seconds")
+		add("consume-rate", float64(received)/secs, "records/s", rundoc.HigherIsBetter, "records received / window seconds")
+	}
+	r.res.Measurement.MeasuredRecords = received
+	r.res.Measurement.LatencySamples = es.hist.count()
+}
+
+// e2eCountError is the error of a run whose consumer did not receive
+// every record sent exactly once.
+func e2eCountError(sent int64, es *e2eStats) error {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	if es.received == sent && es.dups == 0 && es.foreign == 0 {
+		return nil
+	}
+	return fmt.Errorf("count check failed: %d records acknowledged, %d received (%d missing), %d received more than once, %d not sent by this run",
+		sent, es.received, max(sent-es.received, 0), es.dups, es.foreign)
+}

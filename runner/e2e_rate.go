@@ -1,0 +1,294 @@
+package runner
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// Rate mode: kbench's producer (the raw mode's accumulator, as `kbench run
+// producer` sends) at --throughput records/s and a consumer reading every
+// partition concurrently, as OpenMessaging Benchmark measures. Each record
+// carries in its first 24 bytes its sequence number, the time it was due
+// on the rate schedule and the time it was sent (since the run's time
+// base, on this process's monotonic clock), so the consumer times it from
+// both without a shared table, and counts it once.
+
+// e2eDrainTimeout bounds how long the consumer may take, after the last
+// acknowledgement, to receive every record acknowledged.
+const e2eDrainTimeout = 30 * time.Second
+
+// e2eMaxSeq bounds the sequence numbers taken as this run's: a larger one
+// is not a record of this run, and would grow the bitmap of those seen.
+const e2eMaxSeq = 1 << 40
+
+// e2eStamper writes the stamp into a copy of each value: the accumulator
+// keeps values by reference until their batch is sent, so every record
+// needs its own bytes (carved from slabs, not allocated one by one).
+type e2eStamper struct {
+	seq  uint64
+	slab []byte
+}
+
+func (s *e2eStamper) stamp(value []byte, sent, intended time.Duration) []byte {
+	n := len(value)
+	if len(s.slab) < n {
+		s.slab = make([]byte, max(n*256, 1<<20))
+	}
+	v := s.slab[:n:n]
+	s.slab = s.slab[n:]
+	copy(v, value)
+	binary.BigEndian.PutUint64(v[0:], s.seq)
+	binary.BigEndian.PutUint64(v[8:], uint64(intended))
+	binary.BigEndian.PutUint64(v[16:], uint64(sent))
+	s.seq++
+	return v
+}
+
+// readStamp reads a value's stamp; ok is false for a value too short to
+// hold one.
+func readStamp(v []byte) (seq uint64, intended, sent time.Duration, ok bool) {
+	if len(v) < rundoc.E2EStampBytes {
+		return 0, 0, 0, false
+	}
+	return binary.BigEndian.Uint64(v[0:]), time.Duration(binary.BigEndian.Uint64(v[8:])), time.Duration(binary.BigEndian.Uint64(v[16:])), true
+}
+
+func (r *run) e2eRate(ctx context.Context) error {
+	partitions, err := r.ensureTopic(ctx)
+	if err != nil {
+		return err
+	}
+	offs, err := r.offsets(ctx)
+	if err != nil {
+		return err
+	}
+	shape, err := r.recordShape(partitions)
+	if err != nil {
+		return err
+	}
+	stats := &produceStats{base: time.Now(), throttled: true, hist: newLatencyHist(), intended: newLatencyHist()}
+	es := newE2EStats()
+	t := &producerThread{credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(0, 1)}
+	t.stamp = (&e2eStamper{}).stamp
+	if t.client, err = r.newClientSender(ctx, t, partitions); err != nil {
+		return err
+	}
+	cons, err := r.newE2EConsumer(ctx, offs, stats.base, es)
+	if err != nil {
+		return err
+	}
+	defer cons.close()
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+		"rate mode: one producer at %v records/s (kbench's raw mode: %s) and a consumer of every partition (one kafka-go Conn each, fetch.min.bytes=1, fetch.max.wait.ms=%d) in the same process; "+
+			"e2e-latency is from each record's send to its receipt, e2e-latency-intended from when the rate schedule wanted it sent (so a stalled producer cannot hide its queueing), publish-latency from its send to its acknowledgement; "+
+			"each value's first %d bytes carry its sequence number and send times",
+		r.spec.Throughput, r.accumulatorNote(), r.st.maxWait.Milliseconds(), rundoc.E2EStampBytes))
+
+	n := r.spec.NumRecords
+	var deadline time.Duration
+	if r.spec.Duration > 0 {
+		n = 0
+	}
+	if err := r.openWindow(); err != nil {
+		return err
+	}
+	if r.spec.Duration > 0 {
+		deadline = stats.now() + time.Duration(r.spec.Duration*float64(time.Second))
+	}
+	r.rep.phase("measure", n)
+	stopProgress := r.tickProgress("measure", n, es.receivedCount)
+	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
+		es.mu.Lock()
+		c := es.point.take()
+		es.mu.Unlock()
+		return c.point(secs, c.records, c.bytes, c.records)
+	})
+	cctx, stopConsumer := context.WithCancel(ctx)
+	consumed := cons.start(cctx)
+	sendErr := t.client.send(ctx, n, deadline, r.spec.Throughput, true)
+	stats.mu.Lock()
+	acked, firstErr, failures := stats.records, stats.firstErr, stats.errors
+	stats.mu.Unlock()
+	drainErr := error(nil)
+	if sendErr == nil && firstErr == nil {
+		drainErr = waitReceived(ctx, es, acked, consumed)
+	}
+	stopConsumer()
+	consErr := <-consumed
+	r.win.stop()
+	stopProgress()
+	stopSeries()
+	r.win.snapshot()
+	r.rep.phase("finishing", 0)
+	r.e2eRateResults(acked, stats, es)
+
+	switch {
+	case firstErr != nil:
+		return fmt.Errorf("%d records failed; first error: %w", failures, r.explain(firstErr))
+	case sendErr != nil && !errors.Is(sendErr, errStopped):
+		return r.explain(sendErr)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case consErr != nil:
+		return fmt.Errorf("consumer: %w", r.explain(consErr))
+	}
+	if err := e2eCountError(acked, es); err != nil {
+		return errors.Join(err, drainErr)
+	}
+	return nil
+}
+
+// waitReceived waits until the consumer has received want records, the
+// consumer failed or e2eDrainTimeout passed.
+func waitReceived(ctx context.Context, es *e2eStats, want int64, consumed <-chan error) error {
+	limit := time.Now().Add(e2eDrainTimeout)
+	for es.receivedCount() < want {
+		if time.Now().After(limit) {
+			return fmt.Errorf("the consumer had received %d of %d records %v after the last acknowledgement", es.receivedCount(), want, e2eDrainTimeout)
+		}
+		if ctx.Err() != nil || len(consumed) > 0 {
+			return nil
+		}
+		sleepCtx(ctx, time.Millisecond)
+	}
+	return nil
+}
+
+func (r *run) e2eRateResults(acked int64, stats *produceStats, es *e2eStats) {
+	es.mu.Lock()
+	if es.hist.count() > 0 {
+		help := fmt.Sprintf("from each record's send to the consumer's receipt, all %d records received; HdrHistogram µs, 3 significant digits", es.hist.count())
+		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.hist, "e2e-latency", help)...)
+		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.intended, "e2e-latency-intended",
+			"from the time the rate schedule wanted each record sent to the consumer's receipt: includes the queueing a stalled producer would otherwise hide (coordinated omission)")...)
+	}
+	b := es.bytes
+	es.mu.Unlock()
+	stats.mu.Lock()
+	if stats.hist.count() > 0 {
+		r.res.Metrics = append(r.res.Metrics, stats.hist.metrics("publish-latency",
+			fmt.Sprintf("send → acknowledgement, all %d records, HdrHistogram µs, 3 significant digits", stats.hist.count()))...)
+	}
+	stats.mu.Unlock()
+	r.e2eCounts(acked, es)
+	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(b)...)
+	r.harnessCheck("")
+}
+
+// e2eConsumer reads every partition from where it ended when the run
+// started, one kafka-go Conn each.
+type e2eConsumer struct {
+	parts   []*e2ePartition
+	maxWait time.Duration
+	maxByte int
+	base    time.Time
+	es      *e2eStats
+}
+
+type e2ePartition struct {
+	conn *kafka.Conn
+	next int64
+	buf  []byte
+}
+
+func (r *run) newE2EConsumer(ctx context.Context, offs []partOffsets, base time.Time, es *e2eStats) (*e2eConsumer, error) {
+	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), r.st.setupTimeout)
+	if err != nil {
+		return nil, err
+	}
+	c := &e2eConsumer{maxWait: r.st.maxWait, maxByte: r.st.maxPartBytes, base: base, es: es}
+	for _, o := range offs {
+		conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], r.spec.Topic, o.partition)
+		if err != nil {
+			c.close()
+			return nil, r.explain(err)
+		}
+		if _, err := conn.Seek(o.last, kafka.SeekAbsolute); err != nil {
+			conn.Close()
+			c.close()
+			return nil, err
+		}
+		c.parts = append(c.parts, &e2ePartition{conn: conn, next: o.last, buf: make([]byte, max(r.spec.RecordSize, 64<<10))})
+	}
+	return c, nil
+}
+
+// start reads every partition until ctx ends; the channel gets the first
+// error (nil when none) once every reader stopped.
+func (c *e2eConsumer) start(ctx context.Context) <-chan error {
+	out := make(chan error, 1)
+	errs := make([]error, len(c.parts))
+	var wg sync.WaitGroup
+	for i, p := range c.parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.read(ctx, p)
+		}()
+	}
+	// Conn reads ignore ctx: end them with a deadline.
+	stop := context.AfterFunc(ctx, func() {
+		for _, p := range c.parts {
+			p.conn.SetReadDeadline(time.Now())
+		}
+	})
+	go func() {
+		wg.Wait()
+		stop()
+		out <- errors.Join(errs...)
+	}()
+	return out
+}
+
+func (c *e2eConsumer) read(ctx context.Context, p *e2ePartition) error {
+	for ctx.Err() == nil {
+		asked := p.next
+		batch := p.conn.ReadBatchWith(kafka.ReadBatchConfig{MinBytes: 1, MaxBytes: c.maxByte, MaxWait: c.maxWait})
+		for {
+			n, err := batch.Read(p.buf)
+			if err != nil {
+				if errors.Is(err, io.ErrShortBuffer) {
+					p.buf = make([]byte, 2*len(p.buf))
+				}
+				break
+			}
+			// The broker answers with whole record batches, which may start
+			// before the offset asked for.
+			if batch.Offset()-1 < asked {
+				continue
+			}
+			now := time.Since(c.base)
+			seq, intended, sent, ok := readStamp(p.buf[:n])
+			if !ok || seq >= e2eMaxSeq {
+				c.es.mu.Lock()
+				c.es.foreign++
+				c.es.mu.Unlock()
+				continue
+			}
+			c.es.receive(seq, n, now-sent, now-intended, true)
+		}
+		p.next = batch.Offset()
+		if err := batch.Close(); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrShortBuffer) {
+			return fmt.Errorf("fetch partition: %w", err)
+		}
+		if _, err := p.conn.Seek(p.next, kafka.SeekAbsolute|kafka.SeekDontCheck); err != nil && ctx.Err() == nil {
+			return fmt.Errorf("fetch partition: %w", err)
+		}
+	}
+	return nil
+}
+
+func (c *e2eConsumer) close() {
+	for _, p := range c.parts {
+		p.conn.Close()
+	}
+}
