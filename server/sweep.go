@@ -450,8 +450,8 @@ type sweepResult struct {
 
 type sweepConfigV struct {
 	sweepConfig
-	Metrics  map[string]string `json:"metrics"`
-	MaxRate  *sweepMax         `json:"max_rate,omitempty"`
+	Metrics map[string]string `json:"metrics"`
+	MaxRate *sweepMax         `json:"max_rate,omitempty"`
 }
 
 type sweepPhaseV struct {

@@ -81,8 +81,8 @@ type SweepListRow struct {
 
 // SweepFormRow is one configuration row of the form.
 type SweepFormRow struct {
-	Index                      int
-	Label, Params, Queue       string
+	Index                         int
+	Label, Params, Queue          string
 	LabelErr, ParamsErr, QueueErr string
 }
 
