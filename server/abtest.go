@@ -83,14 +83,7 @@ func newSide(label, group string, spec rundoc.Spec) (abSide, error) {
 // the last run its group already has (1, 2, … for a new group); warm-up
 // runs are marked so. The runs are returned in queue order.
 func (s *Server) queueInterleaved(ctx context.Context, batch string, sides []abSide, warmups, reps int) ([]*store.Run, error) {
-	order := interleaveOrder(len(sides), warmups+reps)
-	runs := make([]*store.Run, len(order))
-	for k, i := range order {
-		side := sides[i]
-		runs[k] = &store.Run{Label: side.label, Workload: side.workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
-			Spec: side.specJSON, Fingerprint: side.fingerprint, GroupID: side.group, ABBatch: batch, Warmup: k/len(sides) < warmups,
-			Meta: side.meta, Queue: side.queue}
-	}
+	runs, order := interleavedRuns(batch, sides, warmups, reps)
 	if err := s.store.AppendRuns(ctx, runs); err != nil {
 		return nil, err
 	}
@@ -100,6 +93,21 @@ func (s *Server) queueInterleaved(ctx context.Context, batch string, sides []abS
 		}
 	}
 	return runs, nil
+}
+
+// interleavedRuns are the runs (not yet stored) of warmups+reps rounds of
+// the sides in interleaveOrder, all in A/B batch batch, and the side of
+// each.
+func interleavedRuns(batch string, sides []abSide, warmups, reps int) ([]*store.Run, []int) {
+	order := interleaveOrder(len(sides), warmups+reps)
+	runs := make([]*store.Run, len(order))
+	for k, i := range order {
+		side := sides[i]
+		runs[k] = &store.Run{Label: side.label, Workload: side.workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
+			Spec: side.specJSON, Fingerprint: side.fingerprint, GroupID: side.group, ABBatch: batch, Warmup: k/len(sides) < warmups,
+			Meta: side.meta, Queue: side.queue}
+	}
+	return runs, order
 }
 
 // groupsCompareURL is the comparison by group of runs, the groups' columns

@@ -28,6 +28,9 @@ func (s *Server) routes() {
 	r.GET("/writepath", s.writepathPage)
 	r.POST("/writepath", s.writepathForm)
 	r.GET("/writepath/:batch", s.writepathResult)
+	r.GET("/sweeps", s.sweepsPage)
+	r.POST("/sweeps", s.sweepForm)
+	r.GET("/sweeps/:id", s.sweepPage)
 
 	// JSON API.
 	api := r.Group("/api")
@@ -51,6 +54,8 @@ func (s *Server) routes() {
 	api.POST("/reports", s.apiCreateReport)
 	api.POST("/compare/repetitions", s.apiAddRepetitions)
 	api.POST("/presets/writepath", s.apiWritepathPreset)
+	api.POST("/presets/sweep", s.apiCreateSweep)
+	api.GET("/sweeps/:id", s.apiGetSweep)
 
 	// Profiles: flame graphs, comparisons, the full pprof UI.
 	r.GET("/profiles/:id", s.profilePage)

@@ -130,6 +130,8 @@ type Server struct {
 	allowHosts map[string]bool
 	// pruner prunes old runs periodically (Config.Retain).
 	pruner background
+	// sweeper queues sweeps' second phases (sweep.go).
+	sweeper background
 }
 
 // New builds the server. Call Start to recover state and start executing
@@ -204,6 +206,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.startPruner(ctx)
 	s.warmRegressions(ctx)
 	s.startNotifier(ctx)
+	s.startSweeper(ctx)
 	return nil
 }
 
@@ -211,6 +214,7 @@ func (s *Server) Start(ctx context.Context) error {
 // runs marked interrupted, so nothing is left in a running state. It also
 // stops pruning old runs.
 func (s *Server) Close() {
+	s.sweeper.close()
 	s.notify.close()
 	s.regressions.warm.close()
 	s.pruner.close()

@@ -18,7 +18,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0008_run_events"
+const SchemaVersion = "0009_sweeps"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -35,6 +35,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0006_profile_blobs", Migrate: migrate0006},
 	{ID: "0007_workers", Migrate: migrate0007},
 	{ID: "0008_run_events", Migrate: migrate0008},
+	{ID: "0009_sweeps", Migrate: migrate0009},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -433,6 +434,39 @@ func migrate0008(tx *gorm.DB) error {
 	}
 	if err := tx.AutoMigrate(&RunEvent{}); err != nil {
 		return fmt.Errorf("run_events: %w", err)
+	}
+	return nil
+}
+
+// migrate0009 creates sweeps (a latency-vs-throughput sweep: its
+// configurations, target rates, repetitions and phase) and sweep_runs
+// (which run measures which configuration at which rate). A sweep's
+// phase changes once, from max-rate to rates (or done when no
+// configuration had a maximum), in the transaction that stores its
+// second phase's runs; idx_sweeps_phase finds the sweeps still waiting
+// for their first phase.
+func migrate0009(tx *gorm.DB) error {
+	type Sweep struct {
+		ID          string `gorm:"primaryKey;size:32"`
+		Phase       string `gorm:"size:16;not null;default:'';index:idx_sweeps_phase"`
+		Configs     string `gorm:"not null;default:''"`
+		RatesPct    string `gorm:"not null;default:''"`
+		Repetitions int    `gorm:"not null;default:0"`
+		MaxRates    string `gorm:"not null;default:''"`
+		CreatedAt   time.Time
+		AdvancedAt  *time.Time
+	}
+	type SweepRun struct {
+		ID         uint    `gorm:"primaryKey"`
+		SweepID    string  `gorm:"size:32;not null;index:idx_sweep_runs_sweep"`
+		RunID      uint    `gorm:"not null;uniqueIndex:idx_sweep_runs_run"`
+		Config     int     `gorm:"not null;default:0"`
+		Phase      int     `gorm:"not null;default:0"`
+		RatePct    float64 `gorm:"not null;default:0"`
+		TargetRate float64 `gorm:"not null;default:0"`
+	}
+	if err := tx.AutoMigrate(&Sweep{}, &SweepRun{}); err != nil {
+		return fmt.Errorf("sweeps: %w", err)
 	}
 	return nil
 }

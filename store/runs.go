@@ -53,7 +53,7 @@ const (
 // it, as FinishRun would store them, so the run is never seen queued
 // without them. The children slices themselves are left unchanged.
 func (s *Store) CreateRuns(ctx context.Context, runs []*Run) error {
-	return s.createRuns(ctx, runs, false)
+	return s.createRuns(ctx, runs, false, nil)
 }
 
 // AppendRuns stores new runs like CreateRuns, and numbers each measured
@@ -64,11 +64,13 @@ func (s *Store) CreateRuns(ctx context.Context, runs []*Run) error {
 // appends to one group never give an index twice. Warm-up runs and runs
 // without a group get 0.
 func (s *Store) AppendRuns(ctx context.Context, runs []*Run) error {
-	return s.createRuns(ctx, runs, true)
+	return s.createRuns(ctx, runs, true, nil)
 }
 
-// createRuns is CreateRuns, and AppendRuns when number is set.
-func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error {
+// createRuns is CreateRuns, and AppendRuns when number is set. with, when
+// set, runs in the same transaction after the runs are inserted (their
+// IDs known): what it writes is stored with them or not at all.
+func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool, with func(tx *gorm.DB) error) error {
 	defer s.wrote()
 	if len(runs) == 0 {
 		return nil
@@ -140,6 +142,9 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool) error 
 			if err := insertResults(tx, r.ID, r.Metrics, r.Series, r.Profiles); err != nil {
 				return fmt.Errorf("run %d: %w", r.ID, err)
 			}
+		}
+		if with != nil {
+			return with(tx)
 		}
 		return nil
 	})

@@ -25,6 +25,12 @@ type Chart struct {
 	// Marks are vertical lines across the plot at X values (a history's
 	// change points and environment changes), drawn over the series.
 	Marks []ChartMark
+	// LogY draws the Y axis on a log scale (latencies that span decades:
+	// a sweep's p50 to p99.9 from 10% to 110% load), with ticks at powers
+	// of ten, and 2 and 5 times them when the data spans few decades.
+	// Points whose Y is not positive cannot be drawn on it and are
+	// skipped, as non-finite ones are.
+	LogY bool
 }
 
 // ChartSeries is one line. X and Y pair up by index; extra values of the
@@ -104,7 +110,7 @@ func LineChart(c Chart) template.HTML {
 		var l line
 		for i := 0; i < n; i++ {
 			x, y := s.X[i], s.Y[i]
-			if !finite(x) || !finite(y) {
+			if !finite(x) || !finite(y) || (c.LogY && y <= 0) {
 				continue
 			}
 			l.pts = append(l.pts, chartPoint{x, y})
@@ -154,9 +160,17 @@ func LineChart(c Chart) template.HTML {
 	}
 
 	xt := dataAxis(xmin, xmax)
-	yt := niceAxis(ymin, ymax)
 	px := func(x float64) float64 { return left + (x-xt.lo)/(xt.hi-xt.lo)*(right-left) }
-	py := func(y float64) float64 { return bottom - (y-yt.lo)/(yt.hi-yt.lo)*(bottom-top) }
+	var yt axis
+	var py func(float64) float64
+	if c.LogY {
+		yt = logAxis(ymin, ymax)
+		lo, span := math.Log10(yt.lo), math.Log10(yt.hi)-math.Log10(yt.lo)
+		py = func(y float64) float64 { return bottom - (math.Log10(y)-lo)/span*(bottom-top) }
+	} else {
+		yt = niceAxis(ymin, ymax)
+		py = func(y float64) float64 { return bottom - (y-yt.lo)/(yt.hi-yt.lo)*(bottom-top) }
+	}
 
 	// Description for screen readers: what is plotted, over which ranges.
 	var desc strings.Builder
@@ -309,6 +323,46 @@ func niceAxis(lo, hi float64) axis {
 		a.hi = a.lo + step
 	}
 	a.addTicks(step)
+	return a
+}
+
+// logAxis covers [lo, hi] (both positive) from the power of ten at or
+// below lo to the one at or above hi, at least one decade. Ticks are the
+// powers of ten, with 2 and 5 times each between them when the axis spans
+// at most two decades (beyond that they would crowd).
+func logAxis(lo, hi float64) axis {
+	elo := math.Floor(math.Log10(lo) + 1e-9)
+	ehi := math.Ceil(math.Log10(hi) - 1e-9)
+	if ehi <= elo {
+		ehi = elo + 1
+	}
+	a := axis{lo: math.Pow(10, elo), hi: math.Pow(10, ehi)}
+	mults := []float64{1}
+	if ehi-elo <= 2 {
+		mults = []float64{1, 2, 5}
+	}
+	for e := elo; e <= ehi; e++ {
+		for _, m := range mults {
+			v := m * math.Pow(10, e)
+			if v > a.hi*(1+1e-9) {
+				break
+			}
+			// Each label on its own scale: the decades differ too much
+			// for one (0.01 and 10k on one axis).
+			scale, suffix := 1.0, ""
+			switch {
+			case v >= 1e9:
+				scale, suffix = 1e9, "G"
+			case v >= 1e6:
+				scale, suffix = 1e6, "M"
+			case v >= 1e4:
+				scale, suffix = 1e3, "k"
+			}
+			dec := max(0, -int(math.Floor(math.Log10(v/scale)+1e-9)))
+			a.ticks = append(a.ticks, v)
+			a.labels = append(a.labels, numfmt.Fixed(v/scale, dec, numfmt.Hyphen)+suffix)
+		}
+	}
 	return a
 }
 

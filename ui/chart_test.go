@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -118,3 +119,76 @@ func TestLongSeriesChartsBounded(t *testing.T) {
 		t.Errorf("a short series is drawn with %d points, want all 10", len(got))
 	}
 }
+
+// TestLogAxis: a log axis runs between powers of ten around the data, with
+// 1-2-5 ticks over at most two decades and decades alone beyond.
+func TestLogAxis(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi         float64
+		wantLo, wantHi float64
+		want           []string
+	}{
+		{3, 70, 1, 100, []string{"1", "2", "5", "10", "20", "50", "100"}},
+		{0.4, 0.9, 0.1, 1, []string{"0.1", "0.2", "0.5", "1"}},
+		{10, 10, 10, 100, []string{"10", "20", "50", "100"}},
+		{0.05, 420, 0.01, 1000, []string{"0.01", "0.1", "1", "10", "100", "1,000"}},
+		{2, 35000, 1, 100000, []string{"1", "10", "100", "1,000", "10k", "100k"}},
+	} {
+		a := logAxis(c.lo, c.hi)
+		if !equalStrings(a.labels, c.want) {
+			t.Errorf("logAxis(%v, %v) labels = %q, want %q", c.lo, c.hi, a.labels, c.want)
+		}
+		if a.lo != c.wantLo || a.hi != c.wantHi {
+			t.Errorf("logAxis(%v, %v) = [%v, %v], want [%v, %v]", c.lo, c.hi, a.lo, a.hi, c.wantLo, c.wantHi)
+		}
+		for _, v := range a.ticks {
+			if v < a.lo*(1-1e-9) || v > a.hi*(1+1e-9) {
+				t.Errorf("logAxis(%v, %v): tick %v outside [%v, %v]", c.lo, c.hi, v, a.lo, a.hi)
+			}
+		}
+	}
+}
+
+// TestLogChart: on a log axis equal ratios are equal distances (1 → 10
+// and 10 → 100 ms are drawn the same height apart), points that are not
+// positive are skipped rather than drawn at minus infinity, and linked
+// points keep their links.
+func TestLogChart(t *testing.T) {
+	c := Chart{Title: "Latency vs throughput", XLabel: "throughput (records/s)", YLabel: "latency", Unit: "ms", LogY: true,
+		Series: []ChartSeries{
+			{Name: "a p99", X: []float64{1000, 2000, 3000, 4000}, Y: []float64{1, 10, 0, 100},
+				Links: []string{"/runs/1", "/runs/2", "/runs/3", "/runs/4"}, Tips: []string{"run 1", "run 2", "run 3", "run 4"}},
+			{Name: "b p99", X: []float64{1500, 2500}, Y: []float64{2, 50}},
+		}}
+	svg := string(LineChart(c))
+	m := polylineRe.FindStringSubmatch(svg)
+	if m == nil {
+		t.Fatalf("no polyline in %s", svg)
+	}
+	pts := strings.Fields(m[1])
+	if len(pts) != 3 {
+		t.Fatalf("points %q, want 3 (the zero skipped)", pts)
+	}
+	var ys []float64
+	for _, p := range pts {
+		var x, y float64
+		if _, err := fmtSscanf(p, &x, &y); err != nil {
+			t.Fatal(err)
+		}
+		ys = append(ys, y)
+	}
+	if d1, d2 := ys[0]-ys[1], ys[1]-ys[2]; math.Abs(d1-d2) > 0.2 || d1 <= 0 {
+		t.Errorf("1→10 drawn %.1f high, 10→100 %.1f: want equal and positive", d1, d2)
+	}
+	if strings.Contains(svg, `href="/runs/3"`) {
+		t.Error("the point at 0 ms is linked: it cannot be drawn on a log axis")
+	}
+	for _, want := range []string{`href="/runs/1"`, `href="/runs/4"`} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("no %s in the chart", want)
+		}
+	}
+	golden.Check(t, "chart_log.svg", svg+"\n")
+}
+
+func fmtSscanf(p string, x, y *float64) (int, error) { return fmt.Sscanf(p, "%g,%g", x, y) }

@@ -55,6 +55,7 @@ func TestNavOneTable(t *testing.T) {
 		{"new_run", NewRunFormView{}, "New run"},
 		{"import", ImportView{}, "Import"},
 		{"writepath", WritepathView{}, "Write-path lab"},
+		{"sweeps", SweepView{}, "Latency sweeps"},
 		{"regressions", RegressionsView{}, "Regressions"},
 		{"compare", CompareView{}, ""},
 	} {

@@ -156,6 +156,7 @@ var nav = []navItem{
 	{URL: "/import", Label: "Import", Pages: []string{"import"}},
 	{URL: RegressionsPath, Label: "Regressions", Pages: []string{"regressions"}},
 	{URL: WritepathPath, Label: "Write-path lab", Pages: []string{"writepath"}},
+	{URL: SweepsPath, Label: "Latency sweeps", Pages: []string{"sweeps"}},
 }
 
 // NavLink is a navigation link as a page shows it.

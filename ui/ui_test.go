@@ -195,6 +195,7 @@ func TestZeroValueViews(t *testing.T) {
 			"compare":          CompareView{},
 			"report":           ReportView{},
 			"writepath":        WritepathView{},
+			"sweeps":           SweepView{},
 			"history":          HistoryView{},
 			"regressions":      RegressionsView{},
 		}
