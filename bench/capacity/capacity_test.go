@@ -61,8 +61,8 @@ func TestMedian(t *testing.T) {
 		xs   []float64
 		want float64
 	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
-		if got := median(tc.xs); got != tc.want {
-			t.Errorf("median(%v) = %v, want %v", tc.xs, got, tc.want)
+		if got := medianOr0(tc.xs); got != tc.want {
+			t.Errorf("medianOr0(%v) = %v, want %v", tc.xs, got, tc.want)
 		}
 	}
 }

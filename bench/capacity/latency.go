@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kbench/kbench/internal/median"
 )
 
 // children lists the child processes of pid: the union over its threads
@@ -150,17 +152,13 @@ func waitFinal(ctx context.Context, base string, id uint, limit time.Duration) (
 	}
 }
 
-// median of xs (sorted copy); 0 for none.
-func median(xs []float64) float64 {
+// medianOr0 is the median of xs; 0 for none, so that the JSON
+// summary stays valid.
+func medianOr0(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return median.Of(xs)
 }
 
 func cmdLatency(ctx context.Context, args []string) error {
@@ -235,9 +233,9 @@ func cmdLatency(ctx context.Context, args []string) error {
 	}
 	out := map[string]any{
 		"n": len(toChild), "queue": *queue, "ids": ids,
-		"submit_to_child_ms_median": median(toChild), "submit_to_child_ms_min": slices.Min(toChild), "submit_to_child_ms_max": slices.Max(toChild),
+		"submit_to_child_ms_median": medianOr0(toChild), "submit_to_child_ms_min": slices.Min(toChild), "submit_to_child_ms_max": slices.Max(toChild),
 		"submit_to_child_ms":           toChild,
-		"created_to_running_ms_median": median(toRunning), "created_to_running_ms": toRunning,
+		"created_to_running_ms_median": medianOr0(toRunning), "created_to_running_ms": toRunning,
 	}
 	data, _ := json.Marshal(out)
 	fmt.Println(string(data))
