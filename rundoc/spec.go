@@ -750,7 +750,7 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 		}
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
-			o, ok = lookupOption(workload, string(workload)+"-props")
+			o, ok = lookupOption(workload, PropsFlag(workload))
 		}
 		switch {
 		case !ok && name == "":

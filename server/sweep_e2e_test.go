@@ -10,8 +10,10 @@ import (
 )
 
 // tinyE2ESweepParams is an e2e configuration that runs in about a second
-// on the embedded broker.
-const tinyE2ESweepParams = `{"workload":"e2e","num-records":3000,"record-size":100,"profile":["none"]}`
+// on the embedded broker. It holds properties: a stored e2e spec keeps
+// them as "props", which re-reading it (throttled) must map to
+// producer-props.
+const tinyE2ESweepParams = `{"workload":"e2e","num-records":3000,"record-size":100,"producer-props":{"linger.ms":"1"},"profile":["none"]}`
 
 // TestSweepE2EBadInput: an e2e sweep runs rate mode, so Kafka's mode is
 // refused on the mode field, and rate mode's own limits (a record holds
