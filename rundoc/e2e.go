@@ -4,8 +4,9 @@ package rundoc
 // has two modes. Kafka's mode (the default, --throughput -1) does what
 // Kafka's EndToEndLatency tool does: one record produced synchronously
 // with linger.ms=0, polled back with fetch.max.wait.ms=0, checked, repeat.
-// Rate mode (--throughput R) runs a producer at R records/s and a
-// consumer concurrently, and times every record from its send to its
+// Rate mode (--throughput R, or --mode rate) runs a producer at R
+// records/s (with --mode rate and --throughput -1, as fast as it can) and
+// a consumer concurrently, and times every record from its send to its
 // receipt.
 
 // E2EStampBytes is the smallest --record-size of rate mode: every record
@@ -23,8 +24,12 @@ func e2eDefaults(s *Spec) {
 	s.RecordSize = 100
 }
 
-// E2ERateMode reports whether an e2e spec runs in rate mode.
-func (s *Spec) E2ERateMode() bool { return s.Workload == E2E && s.Throughput > 0 }
+// E2ERateMode reports whether an e2e spec runs in rate mode: --mode rate
+// (paced by --throughput, or unthrottled with -1, which is how a sweep
+// measures rate mode's maximum), or no --mode and a positive --throughput.
+func (s *Spec) E2ERateMode() bool {
+	return s.Workload == E2E && (s.Mode == ModeRate || (s.Mode == "" && s.Throughput > 0))
+}
 
 // PropsFlag is the flag that holds a workload's Kafka properties: e2e's
 // producer and consumer share --producer-props, as Kafka's tool gives its
@@ -43,9 +48,11 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 			errs.Add(field, format, args...)
 		}
 	}
-	rate := s.Throughput > 0
+	rate := s.E2ERateMode()
+	check(s.Mode == ModeKafka && s.Throughput > 0 && !errs.Has("throughput"), "throughput",
+		"applies to rate mode (--mode rate); Kafka's mode sends one record at a time, got %v", s.Throughput)
 	check(s.Duration > 0 && !rate && !errs.Has("throughput"), "duration",
-		"applies to rate mode (--throughput R); Kafka's mode sends --num-records records one at a time")
+		"applies to rate mode (--throughput R or --mode rate); Kafka's mode sends --num-records records one at a time")
 	check(rate && !errs.Has("record-size") && s.RecordSize < E2EStampBytes, "record-size",
 		"must be at least %d bytes in rate mode (each record carries its sequence number and send times), got %d", E2EStampBytes, s.RecordSize)
 	check(s.Threads != 1, "threads", "e2e runs one producer, got %d", s.Threads)

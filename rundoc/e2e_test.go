@@ -28,7 +28,10 @@ func TestE2ESpec(t *testing.T) {
 		{[]string{"--duration", "5"}, "duration", "applies to rate mode"},
 		{[]string{"--throughput", "100", "--record-size", "10"}, "record-size", "at least 24 bytes in rate mode"},
 		{[]string{"--num-records", "0"}, "num-records", "at least 1"},
-		{[]string{"--mode", "raw"}, "mode", "unknown flag"},
+		{[]string{"--mode", "raw"}, "mode", "must be kafka or rate"},
+		{[]string{"--mode", "kafka", "--throughput", "100"}, "throughput", "applies to rate mode (--mode rate)"},
+		{[]string{"--mode", "kafka", "--duration", "5"}, "duration", "applies to rate mode"},
+		{[]string{"--mode", "rate", "--record-size", "10"}, "record-size", "at least 24 bytes in rate mode"},
 		{[]string{"--messages", "5", "--warmup-records", "1"}, "warmup-records", "unknown flag"},
 	}
 	for _, tt := range tests {
@@ -40,6 +43,23 @@ func TestE2ESpec(t *testing.T) {
 	}
 	if _, err := ParseArgs(E2E, []string{"--throughput", "100", "--duration", "2"}); err != nil {
 		t.Errorf("rate mode with --duration: %v", err)
+	}
+	// --mode rate with --throughput -1: rate mode, unthrottled (a sweep's
+	// maximum); --mode kafka is the default spelled out.
+	for _, tt := range []struct {
+		args []string
+		rate bool
+	}{
+		{[]string{"--mode", "rate"}, true},
+		{[]string{"--mode", "rate", "--throughput", "300", "--duration", "2"}, true},
+		{[]string{"--mode", "rate", "--duration", "2"}, true},
+		{[]string{"--mode", "kafka"}, false},
+		{[]string{"--throughput", "-1"}, false},
+	} {
+		s, err := ParseArgs(E2E, tt.args)
+		if err != nil || s.E2ERateMode() != tt.rate {
+			t.Errorf("%q: rate mode %v, err %v; want rate mode %v", tt.args, s.E2ERateMode(), err, tt.rate)
+		}
 	}
 	p, err := SpecFromParams(E2E, map[string]json.RawMessage{"throughput": json.RawMessage("500"), "producer-props": json.RawMessage(`{"linger.ms": 50}`)})
 	if err != nil || !p.E2ERateMode() || p.Props["linger.ms"] != "50" {

@@ -21,6 +21,9 @@ const (
 
 	ModeGroup  = "group"  // kafka-go's consumer-group Reader: the application path
 	ModeAssign = "assign" // one connection per partition fetching in parallel
+
+	ModeKafka = "kafka" // e2e: Kafka's EndToEndLatency tool, one record at a time
+	ModeRate  = "rate"  // e2e: a producer at --throughput (or unthrottled) and a concurrent consumer
 )
 
 // Spec is everything that defines a benchmark run. Its JSON field names are
@@ -189,6 +192,11 @@ type option struct {
 	get     func(s *Spec) string
 	// check, when set, refuses a value as given before set takes it.
 	check func(v string) error
+	// unset are the workloads whose value may be empty: chosen by other
+	// flags (e2e's mode follows --throughput unless given), as unsetHelp
+	// says, which Flags gives as their default.
+	unset     []Workload
+	unsetHelp string
 }
 
 // apply checks and sets the option's values.
@@ -390,16 +398,20 @@ func options() []option {
 		{name: "show-detailed-stats", kind: kindBool, workloads: []Workload{Consumer},
 			help: "print a row per reporting interval",
 			set:  boolSetter(func(s *Spec, b bool) { s.ShowDetailedStats = b })},
-		{name: "mode", kind: kindString, workloads: []Workload{Producer, Consumer},
-			help: "how kafka-go sends or reads",
-			set:  func(s *Spec, v []string) error { s.Mode = v[0]; return nil },
-			get:  func(s *Spec) string { return s.Mode },
+		{name: "mode", kind: kindString, workloads: []Workload{Producer, Consumer, E2E},
+			help:      "how kafka-go sends or reads (e2e: which measurement; empty: rate mode when --throughput is positive, Kafka's mode otherwise)",
+			set:       func(s *Spec, v []string) error { s.Mode = v[0]; return nil },
+			get:       func(s *Spec) string { return s.Mode },
+			unset:     []Workload{E2E},
+			unsetHelp: "kafka, or rate with a positive throughput",
 			choices: []Choice{
 				{Value: ModeRaw, Workloads: []Workload{Producer}, Help: "record batches kbench encodes, accumulated as KafkaProducer does and sent by kafka-go's Transport: the fastest kafka-go path"},
 				{Value: ModeWriter, Workloads: []Workload{Producer}, Help: "kafka-go's Writer, what applications use"},
 				{Value: ModeClient, Workloads: []Workload{Producer}, Help: "the same accumulator, with kafka-go's record encoder"},
 				{Value: ModeGroup, Workloads: []Workload{Consumer}, Help: "kafka-go's consumer-group Reader"},
 				{Value: ModeAssign, Workloads: []Workload{Consumer}, Help: "a connection per partition"},
+				{Value: ModeKafka, Workloads: []Workload{E2E}, Help: "Kafka's EndToEndLatency tool: one record produced synchronously, polled back, repeat (--throughput must stay -1)"},
+				{Value: ModeRate, Workloads: []Workload{E2E}, Help: "a producer at --throughput records/s, or as fast as it can with -1, and a consumer reading concurrently"},
 			}},
 	}, writepathOptions()...)
 }
@@ -738,7 +750,7 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 		}
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
-			o, ok = lookupOption(workload, string(workload)+"-props")
+			o, ok = lookupOption(workload, PropsFlag(workload))
 		}
 		switch {
 		case !ok && name == "":
@@ -893,6 +905,9 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	for _, o := range options() {
 		if len(o.choices) > 0 && o.appliesTo(s.Workload) {
 			v := o.get(s)
+			if v == "" && slices.Contains(o.unset, s.Workload) {
+				continue
+			}
 			check(!o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
 		}
 	}
@@ -1009,6 +1024,9 @@ func Flags() []Flag {
 			Defaults: map[Workload]string{}, Choices: o.choices}
 		for _, w := range ws {
 			d := defaultValue(DefaultSpec(w), o.jsonKey())
+			if d == "" && slices.Contains(o.unset, w) {
+				d = o.unsetHelp
+			}
 			f.Defaults[w] = d
 			if f.Default == "" {
 				f.Default = d

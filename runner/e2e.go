@@ -48,11 +48,14 @@ func e2eLatencyMetrics(h *latencyHist, prefix, help string) []rundoc.Metric {
 type e2eStats struct {
 	mu       sync.Mutex
 	hist     *latencyHist // send → receipt
-	intended *latencyHist // rate mode: intended send → receipt
-	received int64        // distinct records of this run received
-	dups     int64        // records received again
-	foreign  int64        // records not sent by this run
-	bytes    int64        // value bytes of the records received
+	intended *latencyHist // paced rate mode: intended send → receipt
+	// throttled: rate mode with a schedule (--throughput R), whose
+	// intended send times mean something.
+	throttled bool
+	received  int64 // distinct records of this run received
+	dups      int64 // records received again
+	foreign   int64 // records not sent by this run
+	bytes     int64 // value bytes of the records received
 	// seen has bit i set once record i was received.
 	seen []uint64
 	// The current interval of the series.
@@ -64,7 +67,7 @@ func newE2EStats() *e2eStats {
 }
 
 // receive records record seq's receipt, lat after its send and late
-// after its intended send (rate mode). A record received again counts
+// after its intended send (when rate: paced rate mode). A record received again counts
 // as a duplicate and is not timed again.
 func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration, rate bool) {
 	s.mu.Lock()

@@ -75,8 +75,12 @@ func (r *run) e2eRate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	stats := &produceStats{base: time.Now(), throttled: true, hist: newLatencyHist(), intended: newLatencyHist()}
+	// --mode rate with --throughput -1 sends as fast as the producer can
+	// (a sweep's maximum): no schedule, so no intended-time latency.
+	throttled := r.spec.Throughput > 0
+	stats := &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist()}
 	es := newE2EStats()
+	es.throttled = throttled
 	t := &producerThread{credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(0, 1)}
 	t.stamp = (&e2eStamper{}).stamp
 	if t.client, err = r.newClientSender(ctx, t, partitions); err != nil {
@@ -87,11 +91,15 @@ func (r *run) e2eRate(ctx context.Context) error {
 		return err
 	}
 	defer cons.close()
+	pace := fmt.Sprintf("at %v records/s", r.spec.Throughput)
+	if !throttled {
+		pace = "unthrottled (as fast as it can, while the consumer reads)"
+	}
 	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-		"rate mode: one producer at %v records/s (kbench's raw mode: %s) and a consumer of every partition (one kafka-go Conn each, fetch.min.bytes=1, fetch.max.wait.ms=%d) in the same process; "+
+		"rate mode: one producer %s (kbench's raw mode: %s) and a consumer of every partition (one kafka-go Conn each, fetch.min.bytes=1, fetch.max.wait.ms=%d) in the same process; "+
 			"e2e-latency is from each record's send to its receipt, e2e-latency-intended from when the rate schedule wanted it sent (so a stalled producer cannot hide its queueing), publish-latency from its send to its acknowledgement; "+
 			"each value's first %d bytes carry its sequence number and send times",
-		r.spec.Throughput, r.accumulatorNote(), r.st.maxWait.Milliseconds(), rundoc.E2EStampBytes))
+		pace, r.accumulatorNote(), r.st.maxWait.Milliseconds(), rundoc.E2EStampBytes))
 
 	n := r.spec.NumRecords
 	var deadline time.Duration
@@ -168,6 +176,8 @@ func (r *run) e2eRateResults(acked int64, stats *produceStats, es *e2eStats) {
 	if es.hist.count() > 0 {
 		help := fmt.Sprintf("from each record's send to the consumer's receipt, all %d records received; HdrHistogram µs, 3 significant digits", es.hist.count())
 		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.hist, "e2e-latency", help)...)
+	}
+	if es.intended.count() > 0 {
 		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.intended, "e2e-latency-intended",
 			"from the time the rate schedule wanted each record sent to the consumer's receipt: includes the queueing a stalled producer would otherwise hide (coordinated omission)")...)
 	}
@@ -274,7 +284,7 @@ func (c *e2eConsumer) read(ctx context.Context, p *e2ePartition) error {
 				c.es.mu.Unlock()
 				continue
 			}
-			c.es.receive(seq, n, now-sent, now-intended, true)
+			c.es.receive(seq, n, now-sent, now-intended, c.es.throttled)
 		}
 		p.next = batch.Offset()
 		if err := batch.Close(); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrShortBuffer) {

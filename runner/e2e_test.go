@@ -96,6 +96,41 @@ func TestE2ERateLinger(t *testing.T) {
 	}
 }
 
+// TestE2ERateUnthrottled: --mode rate with --throughput -1 sends as fast
+// as the producer can while the consumer reads (how a sweep measures rate
+// mode's maximum): every record is received once, the rates are reported,
+// and there is no schedule, so no intended-time latency.
+func TestE2ERateUnthrottled(t *testing.T) {
+	b := startBroker(t, embedded.Options{})
+	opts, out := testOptions(t)
+	spec := mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "e2e-unthrottled", "--mode", "rate",
+		"--num-records", "20000", "--record-size", "100", "--profile", "none")
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	for name, v := range map[string]float64{"records-sent": 20000, "records-received": 20000, "records-lost": 0, "records-duplicated": 0} {
+		if got := metric(t, res, name); got != v {
+			t.Errorf("%s = %v, want %v", name, got, v)
+		}
+	}
+	if sent, got := metric(t, res, "record-send-rate"), metric(t, res, "consume-rate"); !(got > 0 && got == sent) {
+		t.Errorf("consume-rate %v, record-send-rate %v: want equal and positive (one window, every record received)", got, sent)
+	}
+	metric(t, res, "e2e-latency-p99")
+	for _, m := range res.Metrics {
+		if strings.HasPrefix(m.Name, "e2e-latency-intended") {
+			t.Errorf("unthrottled run reports %s: there is no schedule", m.Name)
+		}
+	}
+	if res.Environment.Config.Mode != "rate" {
+		t.Errorf("config mode %q, want rate", res.Environment.Config.Mode)
+	}
+	if !strings.Contains(strings.Join(res.Measurement.Notes, " "), "unthrottled") {
+		t.Errorf("notes do not say the producer was unthrottled: %q", res.Measurement.Notes)
+	}
+}
+
 // TestE2EAcks: Kafka's mode takes acks 1 or all, as the tool, with its
 // words; rate mode takes what the producer does.
 func TestE2EAcks(t *testing.T) {

@@ -33,16 +33,32 @@ import (
 
 // sweepKind is what a sweep needs to know of a workload: the parameter
 // that throttles it (records/s, -1 for none), the metric of the rate it
-// achieved and its latency percentiles p50, p99 and p99.9. A workload
-// absent here cannot be swept.
+// achieved, its latency percentiles p50, p99 and p99.9, and the
+// parameters the sweep sets on every run of it (fixed), so that the
+// unthrottled runs of phase 1 measure the maximum of the same mode that
+// phase 2 throttles. A workload absent here cannot be swept.
 type sweepKind struct {
 	rateParam, rateMetric string
 	latency               [3]string
+	fixed                 map[string]string
 }
 
-// sweepKinds: adding a workload to sweeps is one line here.
+// sweepKinds: adding a workload to sweeps is one entry here.
+//
+// e2e: --throughput -1 alone is Kafka's one-at-a-time mode, which has no
+// maximum rate, so every e2e run of a sweep is rate mode (mode=rate);
+// phase 1's are unthrottled there: the producer as fast as it can with the
+// consumer reading concurrently. The achieved rate is consume-rate, the
+// records the consumer received per second of a window that closes only
+// once every acknowledged record arrived: the rate that crossed end to
+// end, which is what the latency is plotted against (in a run that passed
+// its count check it equals record-send-rate).
 var sweepKinds = map[rundoc.Workload]sweepKind{
-	rundoc.Producer: {"throughput", "record-send-rate", [3]string{"record-latency-p50", "record-latency-p99", "record-latency-p999"}},
+	rundoc.Producer: {rateParam: "throughput", rateMetric: "record-send-rate",
+		latency: [3]string{"record-latency-p50", "record-latency-p99", "record-latency-p999"}},
+	rundoc.E2E: {rateParam: "throughput", rateMetric: "consume-rate",
+		latency: [3]string{"e2e-latency-p50", "e2e-latency-p99", "e2e-latency-p999"},
+		fixed:   map[string]string{"mode": rundoc.ModeRate}},
 }
 
 // Sweep limits.
@@ -176,6 +192,13 @@ func (s *Server) prepareSweep(req *sweepRequest) ([]sweepConfig, []rundoc.Spec, 
 			errs.Add(p+"params."+kind.rateParam, "is set by the sweep: unthrottled (-1) for the maximum, then each target rate")
 			delete(params, kind.rateParam)
 		}
+		for k, v := range kind.fixed {
+			var given string
+			if raw, ok := params[k]; ok && (json.Unmarshal(raw, &given) != nil || given != v) {
+				errs.Add(p+"params."+k, "is set by the sweep to %q for %s: %s", v, workload, fixedReason(workload))
+			}
+			params[k] = json.RawMessage(strconv.Quote(v))
+		}
 		spec, target, opts, err := s.prepareConfig(string(workload), params, c.Target, c.Queue)
 		if err != nil {
 			return nil, nil, nil, 0, err
@@ -205,6 +228,14 @@ func (s *Server) prepareSweep(req *sweepRequest) ([]sweepConfig, []rundoc.Spec, 
 	return configs, specs, rates, reps, errs.Err()
 }
 
+// fixedReason says why a sweep sets a workload's fixed parameters.
+func fixedReason(w rundoc.Workload) string {
+	if w == rundoc.E2E {
+		return "Kafka's mode sends one record at a time and has no maximum rate to sweep; rate mode's maximum is its producer unthrottled, with the consumer reading concurrently"
+	}
+	return "the sweep needs it"
+}
+
 func sweepableList() string {
 	var names []string
 	for w := range sweepKinds {
@@ -221,6 +252,9 @@ func throttled(kind sweepKind, spec rundoc.Spec, rate float64) (rundoc.Spec, err
 		return rundoc.Spec{}, err
 	}
 	file[kind.rateParam] = json.RawMessage(strconv.FormatFloat(rate, 'g', -1, 64))
+	for k, v := range kind.fixed {
+		file[k] = json.RawMessage(strconv.Quote(v))
+	}
 	return rundoc.SpecFromParams(spec.Workload, file, runner.Validate)
 }
 

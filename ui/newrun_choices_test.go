@@ -52,7 +52,7 @@ func TestNewRunFormChoices(t *testing.T) {
 	if got := fields["strategy"].Options[0].Label; got != "default (gather)" {
 		t.Errorf("strategy default option %q", got)
 	}
-	if got := fields["mode"].Options[0].Label; got != "default (producer: raw, consumer: group)" {
+	if got := fields["mode"].Options[0].Label; got != "default (producer: raw, consumer: group, e2e: kafka, or rate with a positive throughput)" {
 		t.Errorf("mode default option %q", got)
 	}
 	var protocols, mechanisms []string

@@ -184,7 +184,7 @@ func TestNewRunFormFresh(t *testing.T) {
 	if got := checked(fields["profile"]); got != defaults["profile"] {
 		t.Errorf("fresh profile boxes = %q, want %q", got, defaults["profile"])
 	}
-	if f := fields["mode"]; f.Kind != "select" || len(f.Options) != 6 {
+	if f := fields["mode"]; f.Kind != "select" || len(f.Options) != 8 {
 		t.Errorf("mode = %+v", f)
 	}
 	if f := fields["topic"]; f.Placeholder != "kbench-<workload>" {

@@ -5,6 +5,7 @@
 //
 //	kgopeer produce --brokers ADDR --topic T --num-records N --record-size S [--preset matched|kgo-defaults]
 //	kgopeer consume --brokers ADDR --topic T --num-records N [--preset matched|kgo-defaults]
+//	kgopeer e2e --brokers ADDR --topic T --num-records N --record-size S --throughput R [--linger D]
 //	kgopeer create-topic --brokers ADDR --topic T [--partitions P]
 //	kgopeer delete-topic --brokers ADDR --topic T
 //
@@ -42,6 +43,7 @@ const usage = `kgopeer: franz-go (kgo) peer workloads for bench/compare.sh
 usage:
   kgopeer produce      [flags]   produce N records, report records/s (send start → last ack)
   kgopeer consume      [flags]   read the first N records of a topic, report records/s
+  kgopeer e2e          [flags]   producer at a fixed rate and consumer in one process, report send → receipt latency
   kgopeer create-topic [flags]   create a topic (exists already: no error)
   kgopeer delete-topic [flags]   delete a topic (missing: no error)
 
@@ -77,6 +79,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		run = cmdProduce
 	case "consume":
 		run = cmdConsume
+	case "e2e":
+		run = cmdE2E
 	case "create-topic":
 		run = cmdCreateTopic
 	case "delete-topic":
@@ -212,8 +216,11 @@ type result struct {
 	Settings      map[string]string `json:"settings"`
 }
 
-func emit(w io.Writer, r result) error {
-	b, err := json.Marshal(r)
+func emit(w io.Writer, r result) error { return emitJSON(w, r) }
+
+// emitJSON prints v as one JSON line.
+func emitJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
