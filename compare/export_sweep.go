@@ -253,9 +253,7 @@ type (
 )
 
 func sweepJSON(sw *Sweep) *jsonSweep {
-	fig := func(f SweepFigure) jsonSweepFigure {
-		return jsonSweepFigure{Metric: f.Metric, Unit: f.Unit, Better: f.Better, Value: f.Value}
-	}
+	fig := func(f SweepFigure) jsonSweepFigure { return jsonSweepFigure(f) }
 	out := &jsonSweep{ID: sw.ID, URL: sw.URL, Labels: sw.Labels, Points: []jsonSweepPoint{}}
 	if out.Labels == nil {
 		out.Labels = []string{}
