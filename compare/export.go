@@ -49,9 +49,11 @@ const defaultTitle = "kbench comparison"
 // inline Markdown characters); summaries are HTML-escaped; a fence is
 // longer than any run of backticks in the output it holds. The output is
 // deterministic.
-func Markdown(t *Table, meta Meta) string {
-	var b strings.Builder
-	b.Grow(256 + len(t.Rows)*len(t.Columns)*32 + outputsLen(t))
+func Markdown(t *Table, meta Meta) string { return ReportMarkdown(t, nil, meta) }
+
+// markdownHead writes the title, the line with the creation time and the
+// link, and the notes.
+func markdownHead(b *strings.Builder, meta Meta) {
 	title := meta.Title
 	if strings.TrimSpace(title) == "" {
 		title = defaultTitle
@@ -74,8 +76,13 @@ func Markdown(t *Table, meta Meta) string {
 		b.WriteString(notes)
 		b.WriteString("\n\n")
 	}
+}
 
-	markdownComparability(&b, t)
+// markdownTable writes t: the settings that differ, the table, the
+// suggestion, legend and notes, and the runs' output.
+func markdownTable(b *strings.Builder, t *Table) {
+	b.Grow(len(t.Rows)*len(t.Columns)*32 + outputsLen(t))
+	markdownComparability(b, t)
 
 	// Header.
 	b.WriteString("| Metric |")
@@ -186,7 +193,6 @@ func Markdown(t *Table, meta Meta) string {
 			b.WriteString("\n\n</details>\n")
 		}
 	}
-	return b.String()
 }
 
 func outputsLen(t *Table) int {
@@ -273,10 +279,11 @@ var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "
 // section "comparability" and "warning", whose value is text (see
 // csvComparability). Text cells that a spreadsheet would take
 // for a formula (starting =, +, -, @) are prefixed with a quote.
-func CSV(t *Table) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.Write(csvHeader)
+func CSV(t *Table) []byte { return ReportCSV(t, nil) }
+
+// csvTable writes t's records: its metrics, then comparability and
+// warnings.
+func csvTable(w *csv.Writer, t *Table) {
 	rec := make([]string, len(csvHeader))
 	for _, row := range t.Rows {
 		for i, c := range row.Cells {
@@ -305,8 +312,6 @@ func CSV(t *Table) []byte {
 		}
 	}
 	csvComparability(w, t)
-	w.Flush()
-	return buf.Bytes()
 }
 
 // rawFloat formats v in the fewest digits that read back as v, without
@@ -343,6 +348,8 @@ type (
 		Columns       []jsonColumn `json:"columns"`
 		Rows          []jsonRow    `json:"rows"`
 		Hidden        []string     `json:"hidden_metrics,omitempty"`
+		// Sweep is the latency-vs-throughput sweep a report shows.
+		Sweep *jsonSweep `json:"sweep,omitempty"`
 		// Comparability, ComparabilityUnknown and Warnings: see
 		// export_comparability.go.
 		Comparability        []jsonDifference `json:"comparability"`
@@ -432,7 +439,10 @@ type (
 // is nothing to say.
 // not_interleaved lists the columns not interleaved with the baseline,
 // when any.
-func JSON(t *Table, meta Meta) ([]byte, error) {
+func JSON(t *Table, meta Meta) ([]byte, error) { return ReportJSON(t, nil, meta) }
+
+// jsonTableDoc is t and meta as [JSON] encodes them.
+func jsonTableDoc(t *Table, meta Meta) jsonTable {
 	doc := jsonTable{
 		Title:           meta.Title,
 		Notes:           meta.Notes,
@@ -492,6 +502,12 @@ func JSON(t *Table, meta Meta) ([]byte, error) {
 	if doc.TableNotes == nil {
 		doc.TableNotes = []string{}
 	}
+	return doc
+}
+
+// encodeJSON is doc as [JSON] writes documents: indented, HTML left
+// unescaped, ending in a newline.
+func encodeJSON(doc any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // "n<4" stays readable; this is not HTML

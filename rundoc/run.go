@@ -129,7 +129,11 @@ type Report struct {
 	// At is the first run after the change point when By is "change"; 0
 	// otherwise, and then left out of JSON, so other reports encode as
 	// they did before it existed.
-	At        uint `json:",omitempty"`
+	At uint `json:",omitempty"`
+	// Sweep is the id of the latency-vs-throughput sweep the report
+	// shows, "" for none (then left out of JSON). A report holds runs to
+	// compare, a sweep, or both.
+	Sweep     string `json:",omitempty"`
 	CreatedAt time.Time
 }
 

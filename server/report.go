@@ -1,5 +1,5 @@
-// Reports, saved comparisons: POST /reports, POST /api/reports, GET /r/:slug
-// (and its .md, .csv and .json exports).
+// Reports, saved comparisons and sweeps: POST /reports, POST /api/reports,
+// GET /r/:slug (and its .md, .csv and .json exports).
 
 package server
 
@@ -26,6 +26,9 @@ type reportRequest struct {
 	By    string `json:"by"`
 	// At is where a comparison by change splits (see parseAt).
 	At uint `json:"at"`
+	// Sweep is the id of an ended latency-vs-throughput sweep the report
+	// shows; with it, runs may be left out.
+	Sweep string `json:"sweep"`
 }
 
 // createReport validates a request and stores the report.
@@ -42,33 +45,48 @@ func (s *Server) createReport(ctx context.Context, req reportRequest) (*rundoc.R
 	if len(req.Notes) > maxReportNotes {
 		errs.Add("notes", "must be at most %d bytes", maxReportNotes)
 	}
-	parts := make([]string, len(req.Runs))
-	for i, id := range req.Runs {
-		parts[i] = strconv.FormatUint(uint64(id), 10)
+	sweep := strings.TrimSpace(req.Sweep)
+	if sweep != "" {
+		if err := errs.Append(asFieldError(s.checkReportSweep(ctx, sweep))); err != nil {
+			return nil, err
+		}
 	}
-	ids, err := parseRunIDs([]string{strings.Join(parts, ",")})
-	if err := errs.Append(asFieldError(err)); err != nil {
-		return nil, err
-	}
-	by, err := parseBy(req.By)
-	if err := errs.Append(asFieldError(err)); err != nil {
-		return nil, err
-	}
+	// A report that shows a sweep need not compare runs.
+	compared := sweep == "" || len(req.Runs) > 0 || req.By != "" || req.At != 0
+	var ids []uint
+	var by string
 	var at uint
-	if err == nil {
-		at, err = parseAt(by, strconv.FormatUint(uint64(req.At), 10), ids)
+	if compared {
+		parts := make([]string, len(req.Runs))
+		for i, id := range req.Runs {
+			parts[i] = strconv.FormatUint(uint64(id), 10)
+		}
+		var err error
+		ids, err = parseRunIDs([]string{strings.Join(parts, ",")})
 		if err := errs.Append(asFieldError(err)); err != nil {
 			return nil, err
+		}
+		by, err = parseBy(req.By)
+		if err := errs.Append(asFieldError(err)); err != nil {
+			return nil, err
+		}
+		if err == nil {
+			at, err = parseAt(by, strconv.FormatUint(uint64(req.At), 10), ids)
+			if err := errs.Append(asFieldError(err)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	// The table must build (units agree) before the link is handed out.
-	if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by, At: at}); err != nil {
-		return nil, err
+	if compared {
+		if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by, At: at}); err != nil {
+			return nil, err
+		}
 	}
-	rep := &rundoc.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by, At: at}
+	rep := &rundoc.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by, At: at, Sweep: sweep}
 	if err := s.store.CreateReport(ctx, rep); err != nil {
 		return nil, err
 	}
@@ -98,13 +116,15 @@ func (s *Server) createReportForm(c *gin.Context) {
 	if !ok {
 		return
 	}
-	req := reportRequest{Title: form.Get("title"), Notes: form.Get("notes"), By: form.Get("by")}
-	ids, err := parseRunIDs(form["runs"])
-	if err != nil {
-		s.fail(c, err)
-		return
+	req := reportRequest{Title: form.Get("title"), Notes: form.Get("notes"), By: form.Get("by"), Sweep: form.Get("sweep")}
+	if req.Sweep == "" || strings.TrimSpace(strings.Join(form["runs"], "")) != "" {
+		ids, err := parseRunIDs(form["runs"])
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		req.Runs = ids
 	}
-	req.Runs = ids
 	if v := form.Get("at"); v != "" {
 		at, err := strconv.ParseUint(v, 10, 32)
 		if err != nil {
@@ -142,17 +162,26 @@ func (s *Server) report(c *gin.Context) {
 		if err != nil {
 			return "", nil, err
 		}
-		v := ui.NewReportView(rep, t, runs, compare.Markdown(t, s.reportMeta(c, rep)))
+		sv, sw, err := s.reportSweep(ctx, rep, baseURL(c))
+		if err != nil {
+			return "", nil, err
+		}
+		v := ui.NewReportView(rep, t, runs, compare.ReportMarkdown(t, sw, s.reportMeta(c, rep)))
+		v.Sweep = sv
 		v.Page.CSRF = csrf
 		return "report", v, nil
 	})
 }
 
-// loadReport reads a report and computes its table from its runs.
+// loadReport reads a report and computes its table from its runs (nil
+// when it compares none: it shows a sweep only).
 func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*rundoc.Report, *compare.Table, []rundoc.Run, error) {
 	rep, err := s.store.GetReport(ctx, slug)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if len(rep.RunIDs) == 0 {
+		return rep, nil, nil, nil
 	}
 	t, runs, err := s.comparison(ctx, ui.CompareQuery{Runs: rep.RunIDs, By: rep.By, At: rep.At, HideUnchanged: hide})
 	if err != nil {
@@ -164,12 +193,18 @@ func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*rundo
 // reportMeta is what the exports say about a report: its title, notes,
 // creation time and absolute link.
 func (s *Server) reportMeta(c *gin.Context, rep *rundoc.Report) compare.Meta {
+	return compare.Meta{Title: rep.Title, Notes: rep.Notes, Created: rep.CreatedAt,
+		URL: baseURL(c) + ui.ReportURL(rep.Slug, "")}
+}
+
+// baseURL is the scheme and host of c's request, which the exports'
+// absolute links start with.
+func baseURL(c *gin.Context) string {
 	scheme := "http"
 	if c.Request.TLS != nil {
 		scheme = "https"
 	}
-	return compare.Meta{Title: rep.Title, Notes: rep.Notes, Created: rep.CreatedAt,
-		URL: scheme + "://" + c.Request.Host + ui.ReportURL(rep.Slug, "")}
+	return scheme + "://" + c.Request.Host
 }
 
 func (s *Server) reportExport(c *gin.Context, slug, ext string) {
@@ -178,15 +213,20 @@ func (s *Server) reportExport(c *gin.Context, slug, ext string) {
 		s.fail(c, err)
 		return
 	}
+	_, sw, err := s.reportSweep(c.Request.Context(), rep, baseURL(c))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
 	meta := s.reportMeta(c, rep)
 	var body []byte
 	switch ext {
 	case ".md":
-		body = []byte(compare.Markdown(t, meta))
+		body = []byte(compare.ReportMarkdown(t, sw, meta))
 	case ".csv":
-		body = compare.CSV(t)
+		body = compare.ReportCSV(t, sw)
 	case ".json":
-		if body, err = compare.JSON(t, meta); err != nil {
+		if body, err = compare.ReportJSON(t, sw, meta); err != nil {
 			s.fail(c, err)
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,24 +33,77 @@ import (
 	"github.com/kbench/kbench/store"
 )
 
-// kbenchBin is the real kbench binary, built once: runs execute as its
-// child processes, exactly as in production.
+// kbenchBin is the real kbench binary, built once (see buildKbench): runs
+// execute as its child processes, exactly as in production.
 var kbenchBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "kbench-server-test")
+	bin, done, err := buildKbench()
 	if err != nil {
-		panic(err)
-	}
-	kbenchBin = filepath.Join(dir, "kbench")
-	out, err := exec.Command("go", "build", "-o", kbenchBin, "github.com/kbench/kbench").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build kbench: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "go build kbench: %v\n", err)
 		os.Exit(1)
 	}
+	kbenchBin = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	done()
 	os.Exit(code)
+}
+
+// buildKbench builds the kbench binary the tests run, and returns its path
+// and what to call when the tests are done with it.
+//
+// It builds into one directory per checkout in the user's cache, not a
+// new temporary one: go build leaves a binary whose build ID matches its
+// sources as it is, so a run of the package after one that built it
+// costs about a second instead of a full link (15-20 s on a loaded
+// 2-core machine, which made every test of this package look that slow
+// when run alone). A file lock makes test processes of one checkout
+// build one at a time (exclusive) and keeps the binary from being
+// rebuilt while tests use it (shared). Without a cache directory it
+// builds into a temporary directory removed afterwards.
+func buildKbench() (string, func(), error) {
+	build := func(bin string) error {
+		out, err := exec.Command("go", "build", "-o", bin, "github.com/kbench/kbench").CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%w\n%s", err, out)
+		}
+		return nil
+	}
+	cache, cerr := os.UserCacheDir()
+	root, rerr := filepath.Abs("..")
+	if cerr != nil || rerr != nil {
+		dir, err := os.MkdirTemp("", "kbench-server-test")
+		if err != nil {
+			return "", nil, err
+		}
+		bin := filepath.Join(dir, "kbench")
+		return bin, func() { os.RemoveAll(dir) }, build(bin)
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(cache, "kbench-server-test", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", nil, err
+	}
+	done := func() { lock.Close() } // closing releases the lock
+	fd := int(lock.Fd())
+	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
+		done()
+		return "", nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	bin := filepath.Join(dir, "kbench")
+	if err := build(bin); err != nil {
+		done()
+		return "", nil, err
+	}
+	if err := syscall.Flock(fd, syscall.LOCK_SH); err != nil {
+		done()
+		return "", nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	return bin, done, nil
 }
 
 type testServer struct {

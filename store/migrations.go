@@ -18,7 +18,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0009_sweeps"
+const SchemaVersion = "0010_report_sweep"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -36,6 +36,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0007_workers", Migrate: migrate0007},
 	{ID: "0008_run_events", Migrate: migrate0008},
 	{ID: "0009_sweeps", Migrate: migrate0009},
+	{ID: "0010_report_sweep", Migrate: migrate0010},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -467,6 +468,26 @@ func migrate0009(tx *gorm.DB) error {
 	}
 	if err := tx.AutoMigrate(&Sweep{}, &SweepRun{}); err != nil {
 		return fmt.Errorf("sweeps: %w", err)
+	}
+	return nil
+}
+
+// migrate0010 adds reports.sweep_id: the latency-vs-throughput sweep a
+// report shows ("" for none, every report before it). Like the runs, the
+// sweep is stored by reference, its figures rebuilt from its runs; the
+// index lets DeleteRun and PruneRuns find the reports that hold a sweep's
+// runs back.
+func migrate0010(tx *gorm.DB) error {
+	type Report struct {
+		SweepID string `gorm:"size:32;not null;default:'';index:idx_reports_sweep"`
+	}
+	if !tx.Table("reports").Migrator().HasColumn(&Report{}, "SweepID") {
+		if err := tx.Table("reports").Migrator().AddColumn(&Report{}, "SweepID"); err != nil {
+			return fmt.Errorf("add reports.sweep_id: %w", err)
+		}
+	}
+	if err := tx.Exec("CREATE INDEX IF NOT EXISTS idx_reports_sweep ON reports (sweep_id)").Error; err != nil {
+		return fmt.Errorf("index idx_reports_sweep: %w", err)
 	}
 	return nil
 }

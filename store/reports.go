@@ -34,7 +34,12 @@ type Report struct {
 	// At is, for a before/after report of a change point (By "change"),
 	// the first run after the change: the columns split there. 0 for other
 	// reports. Added by migration 0004_report_split.
-	At        uint `gorm:"column:split_at;not null;default:0" json:",omitempty"`
+	At uint `gorm:"column:split_at;not null;default:0" json:",omitempty"`
+	// SweepID is the latency-vs-throughput sweep the report shows, ""
+	// for none. Its runs are held back like RunIDs (see reportsUsing),
+	// through sweep_runs rather than report_runs, so that the reference
+	// stays the only thing stored. Added by migration 0010_report_sweep.
+	SweepID   string `gorm:"size:32;not null;default:'';index:idx_reports_sweep"`
 	CreatedAt time.Time
 }
 
@@ -61,15 +66,19 @@ func NewSlug() string {
 
 // CreateReport stores a new report. It fills in ID, Slug (unless set)
 // and CreatedAt. Every run must exist (ErrNotFound otherwise) and appear
-// once; there must be at least one.
+// once; there must be at least one, or a sweep (doc.Sweep), which must
+// exist (ErrNotFound otherwise).
 func (s *Store) CreateReport(ctx context.Context, doc *rundoc.Report) error {
 	defer s.wrote()
 	if doc == nil || doc.ID != 0 {
 		return errors.New("store: create report: not a new report")
 	}
-	r := &Report{Slug: doc.Slug, Title: doc.Title, Notes: doc.Notes, RunIDs: doc.RunIDs, By: doc.By, At: doc.At}
-	if len(r.RunIDs) == 0 {
-		return errors.New("store: create report: no runs")
+	r := &Report{Slug: doc.Slug, Title: doc.Title, Notes: doc.Notes, RunIDs: doc.RunIDs, By: doc.By, At: doc.At, SweepID: doc.Sweep}
+	if len(r.RunIDs) == 0 && r.SweepID == "" {
+		return errors.New("store: create report: no runs and no sweep")
+	}
+	if r.RunIDs == nil {
+		r.RunIDs = []uint{} // stored as [], not null
 	}
 	if r.At != 0 && !slices.Contains(r.RunIDs, r.At) {
 		return fmt.Errorf("store: create report: split at run %d, which the report does not hold", r.At)
@@ -88,14 +97,35 @@ func (s *Store) CreateReport(ctx context.Context, doc *rundoc.Report) error {
 		// FOR SHARE on PostgreSQL: a run of the report cannot be deleted
 		// until the report is stored (DeleteRun locks it FOR UPDATE).
 		var found []uint
-		if err := lockFor(tx, "SHARE").Model(&Run{}).Where("id IN ?", r.RunIDs).Pluck("id", &found).Error; err != nil {
-			return err
+		if len(r.RunIDs) > 0 {
+			if err := lockFor(tx, "SHARE").Model(&Run{}).Where("id IN ?", r.RunIDs).Pluck("id", &found).Error; err != nil {
+				return err
+			}
 		}
 		if len(found) != len(r.RunIDs) {
 			return fmt.Errorf("a run of the report: %w", ErrNotFound)
 		}
+		if r.SweepID != "" {
+			// The sweep's runs FOR SHARE too, for the same reason.
+			var n int64
+			if err := tx.Model(&Sweep{}).Where("id = ?", r.SweepID).Count(&n).Error; err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("sweep %s: %w", r.SweepID, ErrNotFound)
+			}
+			var ids []uint
+			if err := lockFor(tx, "SHARE").Model(&Run{}).
+				Where("id IN (?)", tx.Model(&SweepRun{}).Select("run_id").Where("sweep_id = ?", r.SweepID)).
+				Pluck("id", &ids).Error; err != nil {
+				return err
+			}
+		}
 		if err := tx.Create(r).Error; err != nil {
 			return err
+		}
+		if len(r.RunIDs) == 0 {
+			return nil
 		}
 		links := make([]ReportRun, len(r.RunIDs))
 		for i, id := range r.RunIDs {
@@ -135,13 +165,24 @@ func (s *Store) ReportsUsingRun(ctx context.Context, runID uint) ([]rundoc.Repor
 }
 
 // reportsUsing selects the reports that use a run, at most limit of them
-// (0: all).
+// (0: all): those that compare it (report_runs) and those that show a
+// sweep it belongs to (sweep_runs).
 func reportsUsing(db *gorm.DB, runID uint, limit int) *gorm.DB {
 	q := db.Model(&Report{}).Select("reports.id", "reports.slug", "reports.title").
-		Joins("JOIN report_runs ON report_runs.report_id = reports.id").
-		Where("report_runs.run_id = ?", runID).Order("reports.id")
+		Where("reports.id IN (?) OR reports.sweep_id IN (?)",
+			db.Model(&ReportRun{}).Select("report_id").Where("run_id = ?", runID),
+			db.Model(&SweepRun{}).Select("sweep_id").Where("run_id = ?", runID)).
+		Order("reports.id")
 	if limit > 0 {
 		q = q.Limit(limit)
 	}
 	return q
+}
+
+// notReported keeps, of a query on runs, those no report holds back:
+// none compares them and none shows a sweep they belong to.
+func notReported(tx, q *gorm.DB) *gorm.DB {
+	return q.Where("id NOT IN (?)", tx.Model(&ReportRun{}).Select("run_id")).
+		Where("id NOT IN (?)", tx.Model(&SweepRun{}).Select("run_id").
+			Where("sweep_id IN (?)", tx.Model(&Report{}).Select("sweep_id").Where("sweep_id <> ''")))
 }

@@ -534,9 +534,9 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 
 // DeleteRun deletes a finished run with its metrics, series and
 // profiles. It refuses with ErrConflict a run that is queued or running,
-// and a run any report uses: reports are recomputed from their runs, so
-// deleting one would silently change or break a shared link. The run's
-// files are the caller's to remove.
+// and a run any report uses, compared or in the sweep it shows: reports
+// are recomputed from their runs, so deleting one would silently change
+// or break a shared link. The run's files are the caller's to remove.
 func (s *Store) DeleteRun(ctx context.Context, id uint) error {
 	defer s.wrote()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -571,7 +571,8 @@ func (s *Store) DeleteRun(ctx context.Context, id uint) error {
 const pruneBatch = 100
 
 // PruneRuns deletes the finished runs that ended before cutoff (or, with
-// no finish time, were created before it) and that no report uses, with
+// no finish time, were created before it) and that no report uses (as a
+// compared run or a run of its sweep), with
 // their metrics, series and profiles, and returns their IDs. The run
 // files are the caller's to remove. It deletes in batches, each checked
 // and deleted in one transaction, so a report created meanwhile always
@@ -582,9 +583,8 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 	for {
 		var batch []uint
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			err := lockFor(tx, "UPDATE").Model(&Run{}).
-				Where("status IN ? AND COALESCE(finished_at, created_at) < ?", final, s.stored(cutoff)).
-				Where("id NOT IN (?)", tx.Model(&ReportRun{}).Select("run_id")).
+			err := notReported(tx, lockFor(tx, "UPDATE").Model(&Run{}).
+				Where("status IN ? AND COALESCE(finished_at, created_at) < ?", final, s.stored(cutoff))).
 				Order("id").Limit(pruneBatch).Pluck("id", &batch).Error
 			if err != nil || len(batch) == 0 {
 				return err
@@ -595,8 +595,7 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 				// began: a report committed while it waited for a lock
 				// is seen by a new statement only.
 				var kept []uint
-				if err := tx.Model(&Run{}).Where("id IN ?", batch).
-					Where("id NOT IN (?)", tx.Model(&ReportRun{}).Select("run_id")).
+				if err := notReported(tx, tx.Model(&Run{}).Where("id IN ?", batch)).
 					Order("id").Pluck("id", &kept).Error; err != nil {
 					return err
 				}

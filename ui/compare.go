@@ -427,18 +427,27 @@ type ReportView struct {
 	Markdown   string
 	Exports    []ExportLink
 	CompareURL string // the live comparison of the same runs
+	// Compared is false for a report that shows a sweep and compares no
+	// runs: the table, runs, charts and flame graphs are left out.
+	Compared bool
+	// Sweep is the sweep the report shows, nil for none.
+	Sweep *ReportSweep
 }
 
 // NewReportView builds a report's page from its table (computed from the
-// report's runs, in the report's order) and Markdown export.
+// report's runs, in the report's order; nil for a report that compares no
+// runs) and Markdown export.
 func NewReportView(rep *rundoc.Report, t *compare.Table, runs []rundoc.Run, markdown string) ReportView {
 	v := ReportView{Page: Page{Title: rep.Title}, Slug: rep.Slug, Heading: rep.Title, Notes: RenderMarkdown(rep.Notes),
 		Created: FormatTime(rep.CreatedAt), CreatedISO: rep.CreatedAt.UTC().Format(time.RFC3339),
-		Table: NewComparisonTable(t, runs), Markdown: markdown,
-		CompareURL: CompareURL(CompareQuery{Runs: rep.RunIDs, By: rep.By})}
+		Markdown: markdown, Compared: t != nil}
 	for _, e := range []ExportLink{{"Markdown", ".md", "text/markdown"}, {"CSV", ".csv", "text/csv"}, {"JSON", ".json", "application/json"}} {
 		v.Exports = append(v.Exports, ExportLink{Label: e.Label, URL: ReportURL(rep.Slug, e.URL), Type: e.Type})
 	}
+	if t == nil {
+		return v
+	}
+	v.Table, v.CompareURL = NewComparisonTable(t, runs), CompareURL(CompareQuery{Runs: rep.RunIDs, By: rep.By})
 	byID := map[uint]*rundoc.Run{}
 	for i := range runs {
 		r := &runs[i]

@@ -2,10 +2,13 @@ package ui
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // sweepFixture is a finished sweep of two labels at two rates.
@@ -58,4 +61,41 @@ func TestSweepFormErrors(t *testing.T) {
 	if !strings.Contains(html, "params.x: unknown parameter") || !strings.Contains(html, "needs at least one target rate") {
 		t.Error("the page does not show the errors")
 	}
+}
+
+// TestGoldenReportSweep: a report that shows a sweep and compares no
+// runs draws the sweep's three charts (a line per label, points linked
+// to runs) and a table of its points by label and rate, and leaves out
+// the comparison's table, runs and flame graphs.
+func TestGoldenReportSweep(t *testing.T) {
+	points := []SweepPoint{
+		{Label: "trunk", RatePct: 100, TargetRate: 98000, RunID: 5, URL: "/runs/5", Throughput: 97000, P50: 26, P99: 429, P999: 612},
+		{Label: "patch", RatePct: 50, TargetRate: 50000, RunID: 4, URL: "/runs/4", Throughput: 51000, P50: 1.8, P99: 6.2, P999: 20},
+		{Label: "trunk", RatePct: 50, TargetRate: 49000, RunID: 3, URL: "/runs/3", Throughput: 50000, P50: 2.1, P99: 9.5, P999: 31},
+		{Label: "patch", RatePct: 100, TargetRate: 100000, RunID: 6, URL: "/runs/6", Throughput: 99000, P50: 14, P99: 162, P999: 240},
+	}
+	rep := &rundoc.Report{Slug: "sweep2345672345672345672ab", Title: "Latency: trunk vs patch", Sweep: "0123456789ab",
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	v := NewReportView(rep, nil, nil, "## Latency: trunk vs patch")
+	v.Sweep = NewReportSweep("0123456789ab", []string{"trunk", "patch"}, points, "producer: record-send-rate; record-latency-p50, record-latency-p99, record-latency-p999")
+	html := render(t, newTestUI(t), "report", v)
+	if n := strings.Count(html, `<svg class="chart"`); n != 3 {
+		t.Errorf("%d charts, want 3", n)
+	}
+	if n := strings.Count(html, "<polyline"); n != 6 {
+		t.Errorf("%d lines, want 6", n)
+	}
+	var order []string
+	for _, m := range regexp.MustCompile(`<td><a href="/runs/(\d)">`).FindAllStringSubmatch(html, -1) {
+		order = append(order, m[1])
+	}
+	if got := strings.Join(order, " "); got != "3 5 4 6" {
+		t.Errorf("table rows run %s, want 3 5 4 6 (by label, then rate)", got)
+	}
+	for _, absent := range []string{"comparison-table", "diffs-heading", "open as a comparison"} {
+		if strings.Contains(html, absent) {
+			t.Errorf("a report of a sweep alone shows %q", absent)
+		}
+	}
+	golden.Check(t, "report_sweep.html", html)
 }
