@@ -444,12 +444,11 @@ type partOffsets struct {
 }
 
 func (r *run) offsets(ctx context.Context) ([]partOffsets, error) {
-	tr, err := r.transport("admin")
+	client, done, err := r.adminClient()
 	if err != nil {
 		return nil, err
 	}
-	defer tr.CloseIdleConnections()
-	client := &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}
+	defer done()
 	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{r.spec.Topic}})
 	if err != nil {
 		return nil, r.explain(err)

@@ -165,12 +165,11 @@ func (r *run) e2eKafkaResults(sent int64, es *e2eStats) {
 // e2eTopic creates the topic when it is missing, printing the tool's line
 // (and its line when that fails), and returns its partition count.
 func (r *run) e2eTopic(ctx context.Context) (int, error) {
-	tr, err := r.transport("admin")
+	client, done, err := r.adminClient()
 	if err != nil {
 		return 0, err
 	}
-	defer tr.CloseIdleConnections()
-	client := &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}
+	defer done()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{r.spec.Topic}})

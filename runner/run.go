@@ -285,15 +285,25 @@ func (r *run) probe(ctx context.Context, dialer *kafka.Dialer, addr string) erro
 	return nil
 }
 
+// adminClient is a kafka-go client for the run's admin requests
+// (metadata, offsets, topic creation), on a transport of its own that
+// done closes.
+func (r *run) adminClient() (client *kafka.Client, done func(), err error) {
+	tr, err := r.transport("admin")
+	if err != nil {
+		return nil, nil, err
+	}
+	return &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}, tr.CloseIdleConnections, nil
+}
+
 // ensureTopic creates the topic when it does not exist and returns its
 // partition count.
 func (r *run) ensureTopic(ctx context.Context) (int, error) {
-	tr, err := r.transport("admin")
+	client, done, err := r.adminClient()
 	if err != nil {
 		return 0, err
 	}
-	defer tr.CloseIdleConnections()
-	client := &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}
+	defer done()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	resp, err := client.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{

@@ -298,12 +298,11 @@ func repeatPayload(p []byte, n int) [][]byte {
 
 // partitionLeader finds the leader of partition 0 of the run's topic.
 func (r *run) partitionLeader(ctx context.Context) (string, error) {
-	tr, err := r.transport("admin")
+	client, done, err := r.adminClient()
 	if err != nil {
 		return "", err
 	}
-	defer tr.CloseIdleConnections()
-	client := &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}
+	defer done()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{r.spec.Topic}})

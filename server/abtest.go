@@ -168,18 +168,7 @@ func (s *Server) prepareConfigs(req *createRequest) ([]rundoc.Spec, error) {
 	for i := range req.Configs {
 		c := &req.Configs[i]
 		p := fmt.Sprintf("configs[%d].", i)
-		c.Label = strings.TrimSpace(c.Label)
-		first, seen := labels[c.Label]
-		switch {
-		case c.Label == "":
-			errs.Add(p+"label", "is required: it names the configuration's column in the comparison")
-		case len(c.Label) > maxLabel:
-			errs.Add(p+"label", "must be at most %d characters", maxLabel)
-		case seen:
-			errs.Add(p+"label", "%q is the label of configs[%d] too: each configuration needs its own", c.Label, first)
-		default:
-			labels[c.Label] = i
-		}
+		c.Label = checkConfigLabel(&errs, labels, i, c.Label, "column in the comparison")
 		if c.Workload != nil && *c.Workload != req.Workload {
 			errs.Add(p+"workload", "is %q but the submission's is %q: the configurations of one comparison share its workload", *c.Workload, req.Workload)
 		}
@@ -187,18 +176,7 @@ func (s *Server) prepareConfigs(req *createRequest) ([]rundoc.Spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, fe := range target {
-			// The target's errors point at the field the address or the
-			// credentials came from.
-			field := "params." + fe.Field
-			if c.Target != nil {
-				field = "target." + strings.ReplaceAll(fe.Field, "-", "_")
-			}
-			errs.Add(p+field, "%s", fe.Msg)
-		}
-		for _, fe := range opts {
-			errs.Add(p+"params."+fe.Field, "%s", fe.Msg)
-		}
+		addConfigErrors(&errs, p, target, opts, c.Target != nil)
 		specs[i] = spec
 	}
 	s.checkQueue(req, specs, &errs)
@@ -252,4 +230,42 @@ func (s *Server) apiCreateAB(c *gin.Context, req *createRequest) {
 	}
 	c.Header("Location", res.compareURL)
 	c.JSON(http.StatusCreated, gin.H{"runs": out, "group_ids": res.groups, "ab_batch": res.batch, "compare_url": res.compareURL})
+}
+
+// checkConfigLabel checks the label of configuration i of an A/B or sweep
+// submission, trimmed, which it returns: required (it names the
+// configuration's `names`), at most maxLabel characters and unlike the
+// labels before it, which labels records.
+func checkConfigLabel(errs *rundoc.FieldErrors, labels map[string]int, i int, label, names string) string {
+	field := fmt.Sprintf("configs[%d].label", i)
+	label = strings.TrimSpace(label)
+	first, seen := labels[label]
+	switch {
+	case label == "":
+		errs.Add(field, "is required: it names the configuration's %s", names)
+	case len(label) > maxLabel:
+		errs.Add(field, "must be at most %d characters", maxLabel)
+	case seen:
+		errs.Add(field, "%q is the label of configs[%d] too: each configuration needs its own", label, first)
+	default:
+		labels[label] = i
+	}
+	return label
+}
+
+// addConfigErrors adds what prepareConfig found wrong with a
+// configuration, under its prefix p ("configs[i]."): the target's errors
+// point at the field the address or the credentials came from (its
+// target object when it has one), the options' at its params.
+func addConfigErrors(errs *rundoc.FieldErrors, p string, target, opts rundoc.FieldErrors, hasTarget bool) {
+	for _, fe := range target {
+		field := "params." + fe.Field
+		if hasTarget {
+			field = "target." + strings.ReplaceAll(fe.Field, "-", "_")
+		}
+		errs.Add(p+field, "%s", fe.Msg)
+	}
+	for _, fe := range opts {
+		errs.Add(p+"params."+fe.Field, "%s", fe.Msg)
+	}
 }

@@ -157,18 +157,7 @@ func (s *Server) prepareSweep(req *sweepRequest) ([]sweepConfig, []rundoc.Spec, 
 	for i := range req.Configs {
 		c := &req.Configs[i]
 		p := fmt.Sprintf("configs[%d].", i)
-		c.Label = strings.TrimSpace(c.Label)
-		first, dup := labels[c.Label]
-		switch {
-		case c.Label == "":
-			errs.Add(p+"label", "is required: it names the configuration's line on the chart")
-		case len(c.Label) > maxLabel:
-			errs.Add(p+"label", "must be at most %d characters", maxLabel)
-		case dup:
-			errs.Add(p+"label", "%q is the label of configs[%d] too: each configuration needs its own", c.Label, first)
-		default:
-			labels[c.Label] = i
-		}
+		c.Label = checkConfigLabel(&errs, labels, i, c.Label, "line on the chart")
 		workload := rundoc.Producer
 		params := map[string]json.RawMessage{}
 		for k, v := range c.Params {
@@ -203,16 +192,7 @@ func (s *Server) prepareSweep(req *sweepRequest) ([]sweepConfig, []rundoc.Spec, 
 		if err != nil {
 			return nil, nil, nil, 0, err
 		}
-		for _, fe := range target {
-			field := "params." + fe.Field
-			if c.Target != nil {
-				field = "target." + strings.ReplaceAll(fe.Field, "-", "_")
-			}
-			errs.Add(p+field, "%s", fe.Msg)
-		}
-		for _, fe := range opts {
-			errs.Add(p+"params."+fe.Field, "%s", fe.Msg)
-		}
+		addConfigErrors(&errs, p, target, opts, c.Target != nil)
 		if _, secrets := rundoc.SplitSecrets(spec); len(secrets) > 0 {
 			errs.Add(p+"params", "holds a password: a sweep queues its second phase later, possibly after a restart, and passwords are never stored; name a cluster whose credentials the server or worker holds (\"target\": {\"cluster\": NAME})")
 		}
