@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -216,11 +217,13 @@ func fixedReason(w rundoc.Workload) string {
 	return "the sweep needs it"
 }
 
+// sweepableList names the workloads sweeps take, in a stable order.
 func sweepableList() string {
 	var names []string
 	for w := range sweepKinds {
 		names = append(names, string(w))
 	}
+	slices.Sort(names)
 	return "only " + strings.Join(names, ", ") + " report"
 }
 
