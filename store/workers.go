@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -118,35 +117,47 @@ func (s *Store) running(ctx context.Context, queue *string) ([]RunningRun, error
 		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
 	out := make([]RunningRun, len(runs))
+	var ids []uint
 	for i, r := range runs {
 		out[i].ID = r.ID
+		if r.WorkerID != nil {
+			ids = append(ids, *r.WorkerID)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	// The runs' workers in one query, with the database's clock read in
+	// it: a sweep every few seconds on every process reads this.
+	var ws []struct {
+		Worker
+		// DBNow is the database's clock, on PostgreSQL only: on SQLite
+		// it is this process's.
+		DBNow *time.Time
+	}
+	cols := "*"
+	if s.pg {
+		cols = "*, now() AS db_now"
+	}
+	if err := db.Model(&Worker{}).Select(cols).Where("id IN ?", ids).Find(&ws).Error; err != nil {
+		return nil, fmt.Errorf("store: workers of %s: %w", what, err)
+	}
+	now := s.now()
+	byID := make(map[uint]*Worker, len(ws))
+	for i := range ws {
+		byID[ws[i].ID] = &ws[i].Worker
+		if ws[i].DBNow != nil {
+			now = *ws[i].DBNow
+		}
+	}
+	for i, r := range runs {
 		if r.WorkerID == nil {
 			continue
 		}
-		var w struct {
-			Worker
-			// DBNow is the database's clock, on PostgreSQL only: on
-			// SQLite it is this process's.
-			DBNow *time.Time
+		if w := byID[*r.WorkerID]; w != nil {
+			out[i].Worker = w
+			out[i].Silence = now.Sub(w.HeartbeatAt)
 		}
-		cols := "*"
-		if s.pg {
-			cols = "*, now() AS db_now"
-		}
-		q := db.Model(&Worker{}).Select(cols).Where("id = ?", *r.WorkerID)
-		err := q.Take(&w).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("store: worker of run %d: %w", r.ID, err)
-		}
-		now := s.now()
-		if w.DBNow != nil {
-			now = *w.DBNow
-		}
-		out[i].Worker = &w.Worker
-		out[i].Silence = now.Sub(w.HeartbeatAt)
 	}
 	return out, nil
 }
