@@ -296,13 +296,13 @@ func (q *Local) startSweep() {
 // (or whose pid this process now has), or stopped sending heartbeats
 // (silence, by the database's clock, over WorkerLostAfter).
 func (q *Local) gone(w *store.Worker, silence time.Duration) bool {
-	if !q.st.Postgres() || w == nil || w.StoppedAt != nil {
+	if !q.st.Postgres() || w == nil {
 		return true
 	}
 	if w.Host == q.opts.Host && (w.PID == os.Getpid() || !processAlive(w.PID)) {
 		return true
 	}
-	return silence > WorkerLostAfter
+	return lost(w, silence)
 }
 
 // processAlive reports whether a process with this pid exists on this
