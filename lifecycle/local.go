@@ -529,9 +529,11 @@ func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) 
 	ex.mu.Lock()
 	outcome := end.outcome(ex.reason, q.opts.RunTimeout)
 	q.mu.Lock()
-	if q.worker != nil {
-		// Its result replaces an interruption by a sweep that took this
-		// worker for lost while it could not reach the database.
+	if q.worker != nil && ex.reason == "" {
+		// A run that ended on its own replaces an interruption by a sweep
+		// that took this worker for lost while it could not reach the
+		// database. One stopped early does not: the sweep's cancel of its
+		// job is what stopped it, and "interrupted" says why.
 		outcome.Worker = q.worker.ID
 	}
 	shutdown := q.shutdown
