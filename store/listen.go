@@ -132,23 +132,24 @@ func (l *listener) receive(conn *pgx.Conn) error {
 func (l *listener) wake(id uint) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for ch := range l.watchers[id] {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
+	signal(l.watchers[id])
 }
 
 func (l *listener) wakeAll() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, set := range l.watchers {
-		for ch := range set {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
+		signal(set)
+	}
+}
+
+// signal wakes each watcher of a set without blocking: a wake-up already
+// pending stands for this one too.
+func signal(set map[chan struct{}]struct{}) {
+	for ch := range set {
+		select {
+		case ch <- struct{}{}:
+		default:
 		}
 	}
 }
