@@ -90,6 +90,16 @@ func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration, rate b
 	s.point.add(1, int64(size), lat)
 }
 
+// seriesPoint is the series point of the interval since the last one,
+// secs long: the records received in it, with their send → receipt
+// latency. Both modes sample the series with it.
+func (s *e2eStats) seriesPoint(secs float64) rundoc.SeriesPoint {
+	s.mu.Lock()
+	c := s.point.take()
+	s.mu.Unlock()
+	return c.point(secs, c.records, c.bytes, c.records)
+}
+
 func (s *e2eStats) receivedCount() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

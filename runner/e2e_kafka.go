@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
-
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/kafkafmt"
@@ -97,12 +95,7 @@ func (r *run) e2eKafka(ctx context.Context) error {
 	}
 	r.rep.phase("measure", n)
 	stopProgress := r.tickProgress("measure", n, es.receivedCount)
-	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
-		es.mu.Lock()
-		c := es.point.take()
-		es.mu.Unlock()
-		return c.point(secs, c.records, c.bytes, c.records)
-	})
+	stopSeries := r.recordSeries(es.seriesPoint)
 	var sent int64
 	var loopErr error
 	for i := int64(0); i < n; i++ {

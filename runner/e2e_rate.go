@@ -114,12 +114,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 	}
 	r.rep.phase("measure", n)
 	stopProgress := r.tickProgress("measure", n, es.receivedCount)
-	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
-		es.mu.Lock()
-		c := es.point.take()
-		es.mu.Unlock()
-		return c.point(secs, c.records, c.bytes, c.records)
-	})
+	stopSeries := r.recordSeries(es.seriesPoint)
 	cctx, stopConsumer := context.WithCancel(ctx)
 	consumed := cons.start(cctx)
 	sendErr := t.client.send(ctx, n, deadline, r.spec.Throughput, true)
