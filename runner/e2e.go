@@ -67,9 +67,10 @@ func newE2EStats() *e2eStats {
 }
 
 // receive records record seq's receipt, lat after its send and late
-// after its intended send (when rate: paced rate mode). A record received again counts
-// as a duplicate and is not timed again.
-func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration, rate bool) {
+// after its intended send (timed only when s.throttled: without a
+// schedule there is no intended send). A record received again counts as
+// a duplicate and is not timed again.
+func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, bit := seq/64, uint64(1)<<(seq%64)
@@ -84,7 +85,7 @@ func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration, rate b
 	s.received++
 	s.bytes += int64(size)
 	s.hist.record(lat)
-	if rate {
+	if s.throttled {
 		s.intended.record(late)
 	}
 	s.point.add(1, int64(size), lat)

@@ -279,7 +279,7 @@ func (c *e2eConsumer) read(ctx context.Context, p *e2ePartition) error {
 				c.es.mu.Unlock()
 				continue
 			}
-			c.es.receive(seq, n, now-sent, now-intended, c.es.throttled)
+			c.es.receive(seq, n, now-sent, now-intended)
 		}
 		p.next = batch.Offset()
 		if err := batch.Close(); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrShortBuffer) {
