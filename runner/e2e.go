@@ -16,33 +16,9 @@ import (
 // runs a producer at a fixed rate and a consumer concurrently, in this one
 // process, so the client CPU profile covers both.
 
-// e2eQuantiles are the percentiles e2e reports, by metric suffix.
-var e2eQuantiles = []struct {
-	suffix string
-	q      float64
-}{{"p50", 50}, {"p75", 75}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}}
-
-// e2eLatencyEntries are the catalog entries of e2eLatencyMetrics.
-func e2eLatencyEntries(prefix string) []catalogEntry {
-	out := []catalogEntry{{prefix + "-avg", "ms", lower}}
-	for _, q := range e2eQuantiles {
-		out = append(out, catalogEntry{prefix + "-" + q.suffix, "ms", lower})
-	}
-	return append(out, catalogEntry{prefix + "-max", "ms", lower})
-}
-
-// e2eLatencyMetrics reports h as prefix-avg, -p50, -p75, -p95, -p99,
-// -p999, -p9999 and -max, in ms.
-func e2eLatencyMetrics(h *latencyHist, prefix, help string) []rundoc.Metric {
-	m := func(suffix string, v float64) rundoc.Metric {
-		return rundoc.Metric{Name: prefix + "-" + suffix, Value: v, Unit: "ms", Better: rundoc.LowerIsBetter, Help: help}
-	}
-	out := []rundoc.Metric{m("avg", h.meanMs())}
-	for _, q := range e2eQuantiles {
-		out = append(out, m(q.suffix, h.quantileMs(q.q)))
-	}
-	return append(out, m("max", h.maxMs()))
-}
+// e2eQuantiles are the percentiles e2e reports, by metric suffix: p75
+// and p9999 besides latencyQuantiles.
+var e2eQuantiles = []latencyQuantile{{"p50", 50}, {"p75", 75}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}}
 
 // e2eStats aggregates the records the consumer side received.
 type e2eStats struct {

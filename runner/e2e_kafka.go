@@ -145,7 +145,7 @@ func (r *run) e2eKafka(ctx context.Context) error {
 func (r *run) e2eKafkaResults(sent int64, es *e2eStats) {
 	if es.hist.count() > 0 {
 		help := fmt.Sprintf("round trip of each of %d records: synchronous send, then fetched back (Kafka's EndToEndLatency); HdrHistogram µs, 3 significant digits", es.hist.count())
-		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.hist, "e2e-latency", help)...)
+		r.res.Metrics = append(r.res.Metrics, es.hist.metricsAt("e2e-latency", help, e2eQuantiles)...)
 	}
 	r.e2eCounts(sent, es)
 	es.mu.Lock()

@@ -170,11 +170,11 @@ func (r *run) e2eRateResults(acked int64, stats *produceStats, es *e2eStats) {
 	es.mu.Lock()
 	if es.hist.count() > 0 {
 		help := fmt.Sprintf("from each record's send to the consumer's receipt, all %d records received; HdrHistogram µs, 3 significant digits", es.hist.count())
-		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.hist, "e2e-latency", help)...)
+		r.res.Metrics = append(r.res.Metrics, es.hist.metricsAt("e2e-latency", help, e2eQuantiles)...)
 	}
 	if es.intended.count() > 0 {
-		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.intended, "e2e-latency-intended",
-			"from the time the rate schedule wanted each record sent to the consumer's receipt: includes the queueing a stalled producer would otherwise hide (coordinated omission)")...)
+		r.res.Metrics = append(r.res.Metrics, es.intended.metricsAt("e2e-latency-intended",
+			"from the time the rate schedule wanted each record sent to the consumer's receipt: includes the queueing a stalled producer would otherwise hide (coordinated omission)", e2eQuantiles)...)
 	}
 	b := es.bytes
 	es.mu.Unlock()
