@@ -19,12 +19,16 @@ const (
 )
 
 // latencyEntries are the figures latencyHist.metrics reports under prefix.
-func latencyEntries(prefix string) []catalogEntry {
-	var out []catalogEntry
-	for _, s := range []string{"avg", "p50", "p95", "p99", "p999", "max"} {
-		out = append(out, catalogEntry{prefix + "-" + s, "ms", lower})
+func latencyEntries(prefix string) []catalogEntry { return quantileEntries(prefix, latencyQuantiles) }
+
+// quantileEntries are the figures latencyHist.metricsAt reports under
+// prefix for the percentiles qs.
+func quantileEntries(prefix string, qs []latencyQuantile) []catalogEntry {
+	out := []catalogEntry{{prefix + "-avg", "ms", lower}}
+	for _, q := range qs {
+		out = append(out, catalogEntry{prefix + "-" + q.suffix, "ms", lower})
 	}
-	return out
+	return append(out, catalogEntry{prefix + "-max", "ms", lower})
 }
 
 // processEntries are the figures window.processMetrics reports.
@@ -85,7 +89,7 @@ var catalog = map[rundoc.Workload][]catalogEntry{
 	}, processEntries),
 	// e2e.go: both modes report e2e-latency and the counts; rate mode
 	// adds the intended-time latency, publish latency and rates.
-	rundoc.E2E: slices.Concat(e2eLatencyEntries("e2e-latency"), e2eLatencyEntries("e2e-latency-intended"),
+	rundoc.E2E: slices.Concat(quantileEntries("e2e-latency", e2eQuantiles), quantileEntries("e2e-latency-intended", e2eQuantiles),
 		latencyEntries("publish-latency"), []catalogEntry{
 			{"records-sent", "records", ""},
 			{"records-received", "records", ""},

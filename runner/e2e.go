@@ -16,33 +16,9 @@ import (
 // runs a producer at a fixed rate and a consumer concurrently, in this one
 // process, so the client CPU profile covers both.
 
-// e2eQuantiles are the percentiles e2e reports, by metric suffix.
-var e2eQuantiles = []struct {
-	suffix string
-	q      float64
-}{{"p50", 50}, {"p75", 75}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}}
-
-// e2eLatencyEntries are the catalog entries of e2eLatencyMetrics.
-func e2eLatencyEntries(prefix string) []catalogEntry {
-	out := []catalogEntry{{prefix + "-avg", "ms", lower}}
-	for _, q := range e2eQuantiles {
-		out = append(out, catalogEntry{prefix + "-" + q.suffix, "ms", lower})
-	}
-	return append(out, catalogEntry{prefix + "-max", "ms", lower})
-}
-
-// e2eLatencyMetrics reports h as prefix-avg, -p50, -p75, -p95, -p99,
-// -p999, -p9999 and -max, in ms.
-func e2eLatencyMetrics(h *latencyHist, prefix, help string) []rundoc.Metric {
-	m := func(suffix string, v float64) rundoc.Metric {
-		return rundoc.Metric{Name: prefix + "-" + suffix, Value: v, Unit: "ms", Better: rundoc.LowerIsBetter, Help: help}
-	}
-	out := []rundoc.Metric{m("avg", h.meanMs())}
-	for _, q := range e2eQuantiles {
-		out = append(out, m(q.suffix, h.quantileMs(q.q)))
-	}
-	return append(out, m("max", h.maxMs()))
-}
+// e2eQuantiles are the percentiles e2e reports, by metric suffix: p75
+// and p9999 besides latencyQuantiles.
+var e2eQuantiles = []latencyQuantile{{"p50", 50}, {"p75", 75}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}}
 
 // e2eStats aggregates the records the consumer side received.
 type e2eStats struct {
@@ -67,9 +43,10 @@ func newE2EStats() *e2eStats {
 }
 
 // receive records record seq's receipt, lat after its send and late
-// after its intended send (when rate: paced rate mode). A record received again counts
-// as a duplicate and is not timed again.
-func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration, rate bool) {
+// after its intended send (timed only when s.throttled: without a
+// schedule there is no intended send). A record received again counts as
+// a duplicate and is not timed again.
+func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, bit := seq/64, uint64(1)<<(seq%64)
@@ -84,10 +61,20 @@ func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration, rate b
 	s.received++
 	s.bytes += int64(size)
 	s.hist.record(lat)
-	if rate {
+	if s.throttled {
 		s.intended.record(late)
 	}
 	s.point.add(1, int64(size), lat)
+}
+
+// seriesPoint is the series point of the interval since the last one,
+// secs long: the records received in it, with their send → receipt
+// latency. Both modes sample the series with it.
+func (s *e2eStats) seriesPoint(secs float64) rundoc.SeriesPoint {
+	s.mu.Lock()
+	c := s.point.take()
+	s.mu.Unlock()
+	return c.point(secs, c.records, c.bytes, c.records)
 }
 
 func (s *e2eStats) receivedCount() int64 {

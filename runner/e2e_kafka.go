@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
-
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/kafkafmt"
@@ -97,12 +95,7 @@ func (r *run) e2eKafka(ctx context.Context) error {
 	}
 	r.rep.phase("measure", n)
 	stopProgress := r.tickProgress("measure", n, es.receivedCount)
-	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
-		es.mu.Lock()
-		c := es.point.take()
-		es.mu.Unlock()
-		return c.point(secs, c.records, c.bytes, c.records)
-	})
+	stopSeries := r.recordSeries(es.seriesPoint)
 	var sent int64
 	var loopErr error
 	for i := int64(0); i < n; i++ {
@@ -129,7 +122,7 @@ func (r *run) e2eKafka(ctx context.Context) error {
 			r.rep.kafka(kafkafmt.E2EProgress(i, elapsed.Nanoseconds()))
 		}
 		nanos = append(nanos, elapsed.Nanoseconds())
-		es.receive(uint64(i), len(msg), elapsed, 0, false)
+		es.receive(uint64(i), len(msg), elapsed, 0)
 	}
 	r.win.stop()
 	stopProgress()
@@ -152,7 +145,7 @@ func (r *run) e2eKafka(ctx context.Context) error {
 func (r *run) e2eKafkaResults(sent int64, es *e2eStats) {
 	if es.hist.count() > 0 {
 		help := fmt.Sprintf("round trip of each of %d records: synchronous send, then fetched back (Kafka's EndToEndLatency); HdrHistogram µs, 3 significant digits", es.hist.count())
-		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.hist, "e2e-latency", help)...)
+		r.res.Metrics = append(r.res.Metrics, es.hist.metricsAt("e2e-latency", help, e2eQuantiles)...)
 	}
 	r.e2eCounts(sent, es)
 	es.mu.Lock()

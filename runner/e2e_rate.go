@@ -114,12 +114,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 	}
 	r.rep.phase("measure", n)
 	stopProgress := r.tickProgress("measure", n, es.receivedCount)
-	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
-		es.mu.Lock()
-		c := es.point.take()
-		es.mu.Unlock()
-		return c.point(secs, c.records, c.bytes, c.records)
-	})
+	stopSeries := r.recordSeries(es.seriesPoint)
 	cctx, stopConsumer := context.WithCancel(ctx)
 	consumed := cons.start(cctx)
 	sendErr := t.client.send(ctx, n, deadline, r.spec.Throughput, true)
@@ -175,11 +170,11 @@ func (r *run) e2eRateResults(acked int64, stats *produceStats, es *e2eStats) {
 	es.mu.Lock()
 	if es.hist.count() > 0 {
 		help := fmt.Sprintf("from each record's send to the consumer's receipt, all %d records received; HdrHistogram µs, 3 significant digits", es.hist.count())
-		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.hist, "e2e-latency", help)...)
+		r.res.Metrics = append(r.res.Metrics, es.hist.metricsAt("e2e-latency", help, e2eQuantiles)...)
 	}
 	if es.intended.count() > 0 {
-		r.res.Metrics = append(r.res.Metrics, e2eLatencyMetrics(es.intended, "e2e-latency-intended",
-			"from the time the rate schedule wanted each record sent to the consumer's receipt: includes the queueing a stalled producer would otherwise hide (coordinated omission)")...)
+		r.res.Metrics = append(r.res.Metrics, es.intended.metricsAt("e2e-latency-intended",
+			"from the time the rate schedule wanted each record sent to the consumer's receipt: includes the queueing a stalled producer would otherwise hide (coordinated omission)", e2eQuantiles)...)
 	}
 	b := es.bytes
 	es.mu.Unlock()
@@ -284,7 +279,7 @@ func (c *e2eConsumer) read(ctx context.Context, p *e2ePartition) error {
 				c.es.mu.Unlock()
 				continue
 			}
-			c.es.receive(seq, n, now-sent, now-intended, c.es.throttled)
+			c.es.receive(seq, n, now-sent, now-intended)
 		}
 		p.next = batch.Offset()
 		if err := batch.Close(); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrShortBuffer) {

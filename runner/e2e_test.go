@@ -171,9 +171,9 @@ func TestJavaRandom(t *testing.T) {
 // duplicate; the count check names what is missing or repeated.
 func TestE2ECount(t *testing.T) {
 	es := newE2EStats()
-	es.receive(0, 10, time.Millisecond, time.Millisecond, true)
-	es.receive(200, 10, time.Millisecond, time.Millisecond, true)
-	es.receive(0, 10, time.Millisecond, time.Millisecond, true)
+	es.receive(0, 10, time.Millisecond, time.Millisecond)
+	es.receive(200, 10, time.Millisecond, time.Millisecond)
+	es.receive(0, 10, time.Millisecond, time.Millisecond)
 	if es.received != 2 || es.dups != 1 || es.hist.count() != 2 {
 		t.Fatalf("received %d, dups %d, timed %d; want 2, 1, 2", es.received, es.dups, es.hist.count())
 	}
@@ -182,7 +182,7 @@ func TestE2ECount(t *testing.T) {
 		t.Errorf("count error = %v", err)
 	}
 	ok := newE2EStats()
-	ok.receive(0, 10, time.Millisecond, 0, false)
+	ok.receive(0, 10, time.Millisecond, 0)
 	if err := e2eCountError(1, ok); err != nil {
 		t.Errorf("one sent, one received: %v", err)
 	}

@@ -52,21 +52,33 @@ func (l *latencyHist) quantileMs(q float64) float64 {
 func (l *latencyHist) meanMs() float64 { return l.h.Mean() / 1000 }
 func (l *latencyHist) maxMs() float64  { return float64(l.h.Max()) / 1000 }
 
+// latencyQuantile is one percentile a latency metric reports: its name
+// suffix and its quantile (0..100).
+type latencyQuantile struct {
+	suffix string
+	q      float64
+}
+
+// latencyQuantiles are the percentiles metrics reports.
+var latencyQuantiles = []latencyQuantile{{"p50", 50}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}}
+
 // metrics reports the histogram as prefix-avg, prefix-p50, -p95, -p99,
 // -p999 and prefix-max, in ms, lower being better, all with the same help;
 // the percentiles named in skip are left out.
 func (l *latencyHist) metrics(prefix, help string, skip ...string) []rundoc.Metric {
+	qs := slices.DeleteFunc(slices.Clone(latencyQuantiles), func(q latencyQuantile) bool { return slices.Contains(skip, q.suffix) })
+	return l.metricsAt(prefix, help, qs)
+}
+
+// metricsAt reports the histogram as prefix-avg, the percentiles qs and
+// prefix-max, in ms, lower being better, all with the same help.
+func (l *latencyHist) metricsAt(prefix, help string, qs []latencyQuantile) []rundoc.Metric {
 	m := func(suffix string, v float64) rundoc.Metric {
 		return rundoc.Metric{Name: prefix + "-" + suffix, Value: v, Unit: "ms", Better: rundoc.LowerIsBetter, Help: help}
 	}
 	out := []rundoc.Metric{m("avg", l.meanMs())}
-	for _, p := range []struct {
-		suffix string
-		q      float64
-	}{{"p50", 50}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}} {
-		if !slices.Contains(skip, p.suffix) {
-			out = append(out, m(p.suffix, l.quantileMs(p.q)))
-		}
+	for _, p := range qs {
+		out = append(out, m(p.suffix, l.quantileMs(p.q)))
 	}
 	return append(out, m("max", l.maxMs()))
 }

@@ -1,7 +1,6 @@
 package kafkafmt
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -50,17 +49,17 @@ func E2ESummary(elapsedNanos []int64) string {
 		total += float64(e)
 		ms[i] = e / 1000 / 1000
 	}
-	slices.Sort(ms)
-	at := func(q float64) string { return strconv.FormatInt(int64(int32(ms[int(float64(n)*q)])), 10) }
+	ps := Percentiles(ms, 0.5, 0.99, 0.999)
+	at := func(i int) string { return strconv.FormatInt(int64(int32(ps[i])), 10) }
 	var b strings.Builder
 	b.WriteString("Avg latency: ")
 	b.WriteString(JavaFixed(total/float64(n)/1000.0/1000.0, 4))
 	b.WriteString(" ms\nPercentiles: 50th = ")
-	b.WriteString(at(0.5))
+	b.WriteString(at(0))
 	b.WriteString(", 99th = ")
-	b.WriteString(at(0.99))
+	b.WriteString(at(1))
 	b.WriteString(", 99.9th = ")
-	b.WriteString(at(0.999))
+	b.WriteString(at(2))
 	b.WriteString("\n")
 	return b.String()
 }
