@@ -58,31 +58,19 @@ func (s *Server) reportSweep(ctx context.Context, rep *rundoc.Report, base strin
 	if err != nil {
 		return nil, nil, err
 	}
-	v := sweepView(res)
 	var labels []string
 	for _, c := range res.Configs {
 		labels = append(labels, c.Label)
 	}
-	view := ui.NewReportSweep(res.Sweep, labels, res.Points, v.Metrics)
+	view := ui.NewReportSweep(res.Sweep, labels, res.Points, sweepMetricsNote(res.Configs))
 
-	// The figures with their stored units and directions.
-	ids := make([]uint, len(res.Points))
-	for i, p := range res.Points {
-		ids[i] = p.RunID
-	}
-	var names []string
-	for _, c := range res.Configs {
-		names = append(names, c.Metrics["throughput"], c.Metrics["p50"], c.Metrics["p99"], c.Metrics["p999"])
-	}
-	runs, err := s.store.SweepRunsMetrics(ctx, ids, names)
-	if err != nil {
-		return nil, nil, err
-	}
+	// The figures with their stored units and directions, as loadSweep
+	// read them.
 	stored := map[uint]map[string]rundoc.Metric{}
-	for _, r := range runs {
-		stored[r.ID] = map[string]rundoc.Metric{}
+	for id, r := range res.stored {
+		stored[id] = map[string]rundoc.Metric{}
 		for _, m := range r.Metrics {
-			stored[r.ID][m.Name] = m
+			stored[id][m.Name] = m
 		}
 	}
 	cfgOf := map[uint]int{}

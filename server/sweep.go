@@ -463,6 +463,11 @@ type sweepResult struct {
 	Phases      []sweepPhaseV   `json:"phases"`
 	Runs        []sweepRunV     `json:"runs"`
 	Points      []ui.SweepPoint `json:"points"`
+
+	// stored are the runs read for Runs and Points, with their plotted
+	// metrics as stored (units and directions), so that a report's
+	// export reads them once.
+	stored map[uint]rundoc.Run
 }
 
 type sweepConfigV struct {
@@ -539,6 +544,7 @@ func (s *Server) loadSweep(ctx context.Context, id string) (*sweepResult, error)
 	for _, r := range runs {
 		byID[r.ID] = r
 	}
+	res.stored = byID
 	res.Phases = []sweepPhaseV{{Phase: 1, Name: store.SweepMaxRate}, {Phase: 2, Name: store.SweepRates}}
 	for _, l := range links {
 		r, ok := byID[l.RunID]
@@ -705,8 +711,7 @@ func (s *Server) sweepPage(c *gin.Context) {
 func sweepView(res *sweepResult) ui.SweepView {
 	v := ui.SweepView{Page: ui.Page{Title: "Sweep " + res.Sweep}, Result: true, ID: res.Sweep, Phase: res.Phase,
 		APIURL: "/api/sweeps/" + res.Sweep}
-	var labels, metrics []string
-	seenMetric := map[string]bool{}
+	var labels []string
 	for _, c := range res.Configs {
 		labels = append(labels, c.Label)
 		row := ui.SweepMaxRow{Label: c.Label, Queue: c.Queue, Workload: string(c.Workload)}
@@ -717,13 +722,8 @@ func sweepView(res *sweepResult) ui.SweepView {
 			}
 		}
 		v.MaxRates = append(v.MaxRates, row)
-		m := c.Metrics["throughput"] + "; " + c.Metrics["p50"] + ", " + c.Metrics["p99"] + ", " + c.Metrics["p999"]
-		if !seenMetric[m] {
-			seenMetric[m] = true
-			metrics = append(metrics, string(c.Workload)+": "+m)
-		}
 	}
-	v.Metrics = strings.Join(metrics, "; ")
+	v.Metrics = sweepMetricsNote(res.Configs)
 	for _, r := range res.Runs {
 		row := ui.SweepRunRow{ID: r.ID, URL: r.URL, Label: r.Label, Phase: r.Phase, Status: string(r.Status), Rate: "max", TargetRate: "unthrottled"}
 		if r.Phase == 2 {
@@ -747,4 +747,19 @@ func sweepView(res *sweepResult) ui.SweepView {
 	v.Refresh = res.Phase == store.SweepMaxRate || v.Done < v.Total
 	v.Charts = ui.SweepCharts(labels, res.Points)
 	return v
+}
+
+// sweepMetricsNote names the metrics plotted, once per workload: the
+// sweep's page and a report's sweep section both show it.
+func sweepMetricsNote(configs []sweepConfigV) string {
+	var metrics []string
+	seen := map[string]bool{}
+	for _, c := range configs {
+		m := c.Metrics["throughput"] + "; " + c.Metrics["p50"] + ", " + c.Metrics["p99"] + ", " + c.Metrics["p999"]
+		if !seen[m] {
+			seen[m] = true
+			metrics = append(metrics, string(c.Workload)+": "+m)
+		}
+	}
+	return strings.Join(metrics, "; ")
 }

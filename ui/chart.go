@@ -349,15 +349,7 @@ func logAxis(lo, hi float64) axis {
 			}
 			// Each label on its own scale: the decades differ too much
 			// for one (0.01 and 10k on one axis).
-			scale, suffix := 1.0, ""
-			switch {
-			case v >= 1e9:
-				scale, suffix = 1e9, "G"
-			case v >= 1e6:
-				scale, suffix = 1e6, "M"
-			case v >= 1e4:
-				scale, suffix = 1e3, "k"
-			}
+			scale, suffix := tickScale(v)
 			dec := max(0, -int(math.Floor(math.Log10(v/scale)+1e-9)))
 			a.ticks = append(a.ticks, v)
 			a.labels = append(a.labels, numfmt.Fixed(v/scale, dec, numfmt.Hyphen)+suffix)
@@ -380,18 +372,24 @@ func dataAxis(lo, hi float64) axis {
 	return a
 }
 
+// tickScale is the divisor and suffix of tick labels up to top: G, M,
+// and k from 10k (below that the digits read as they are).
+func tickScale(top float64) (float64, string) {
+	switch {
+	case top >= 1e9:
+		return 1e9, "G"
+	case top >= 1e6:
+		return 1e6, "M"
+	case top >= 1e4:
+		return 1e3, "k"
+	}
+	return 1, ""
+}
+
 // addTicks puts a tick and its label on every multiple of step in
 // [a.lo, a.hi].
 func (a *axis) addTicks(step float64) {
-	scale, suffix := 1.0, ""
-	switch top := math.Max(math.Abs(a.lo), math.Abs(a.hi)); {
-	case top >= 1e9:
-		scale, suffix = 1e9, "G"
-	case top >= 1e6:
-		scale, suffix = 1e6, "M"
-	case top >= 1e4:
-		scale, suffix = 1e3, "k"
-	}
+	scale, suffix := tickScale(math.Max(math.Abs(a.lo), math.Abs(a.hi)))
 	dec := max(0, -int(math.Floor(math.Log10(step/scale)+1e-9)))
 	first := math.Ceil(a.lo/step - 1e-9)
 	n := int(math.Floor(a.hi/step+1e-9) - first)
