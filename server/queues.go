@@ -92,7 +92,7 @@ func liveQueues(workers []store.Worker) []string {
 
 // formClusters are the named clusters the new-run form offers on a
 // PostgreSQL store, by name, each with the queues whose workers name it,
-// exactly as clusterNamed accepts them: queue local's are the server's
+// exactly as unnamedCluster accepts them: queue local's are the server's
 // own (--cluster), unless it runs no worker, and every other queue's are
 // those its live workers registered.
 func (s *Server) formClusters(workers []store.Worker) []ui.ClusterChoice {
@@ -135,27 +135,24 @@ func (s *Server) formClusters(workers []store.Worker) []ui.ClusterChoice {
 	return choices
 }
 
-// clusterNamed reports whether a run on queue may target the named
-// cluster: on the server's own queue, whether the server names it
-// (--cluster); on another, whether a live worker of that queue does.
+// unnamedCluster says why a run on queue may not target the named
+// cluster, "" when it may: on the server's own queue, the server must
+// name it (--cluster); on another, a live worker of that queue must.
 // While no worker of that queue is live the name cannot be checked here
 // and is taken: the worker that takes the run fails it, naming its
-// clusters, if it does not name the cluster.
-func (s *Server) clusterNamed(name, queue string) bool {
+// clusters, if it does not name the cluster. One read of the live
+// workers decides and words it.
+func (s *Server) unnamedCluster(name, queue string) string {
 	if queueOrDefault(queue) == jobs.DefaultQueue && !s.cfg.NoLocalWorker {
-		return s.cfg.Clusters.Has(name)
-	}
-	names, live := s.queueClusters(queue)
-	return !live || slices.Contains(names, name)
-}
-
-// unknownCluster says that queue's workers name no cluster name, and which
-// they name.
-func (s *Server) unknownCluster(name, queue string) string {
-	if queueOrDefault(queue) == jobs.DefaultQueue && !s.cfg.NoLocalWorker {
+		if s.cfg.Clusters.Has(name) {
+			return ""
+		}
 		return clusters.UnknownMessage(name, s.cfg.Clusters.Names())
 	}
-	names, _ := s.queueClusters(queue)
+	names, live := s.queueClusters(queue)
+	if !live || slices.Contains(names, name) {
+		return ""
+	}
 	return fmt.Sprintf("the workers of queue %s: %s", queueOrDefault(queue), clusters.UnknownMessage(name, names))
 }
 

@@ -229,11 +229,15 @@ func (s *Server) applyCluster(spec *rundoc.Spec, t *targetRequest, queue string,
 			others = append(others, f.name)
 		}
 	}
+	unnamed := ""
+	if len(others) == 0 {
+		unnamed = s.unnamedCluster(t.Cluster, queue)
+	}
 	switch {
 	case len(others) > 0:
 		target.Add("cluster", "a named cluster's file says where it is and how to log in: give the cluster or %s, not both", strings.Join(others, ", "))
-	case !s.clusterNamed(t.Cluster, queue):
-		target.Add("cluster", "%s", s.unknownCluster(t.Cluster, queue))
+	case unnamed != "":
+		target.Add("cluster", "%s", unnamed)
 	case spec.Workload == rundoc.Writepath:
 		target.Add("cluster", "the write path takes no Kafka properties, so it cannot log in to a named cluster; target its bootstrap servers instead")
 	}
