@@ -34,7 +34,7 @@ func findJDK(t *testing.T) jdk.JDK {
 }
 
 // recordings are the two recordings of testdata/WriteLoop.java the tests
-// make, once per test binary: ~1.5 s of each mode, both JVMs at once.
+// make, once per test binary: 1.5 s of each mode, both JVMs at once.
 var recordings struct {
 	once  sync.Once
 	files map[string]string // mode → .jfr
@@ -62,11 +62,12 @@ func record(t *testing.T, j jdk.JDK) map[string]string {
 		errs := make([]error, len(modes))
 		var wg sync.WaitGroup
 		for i, mode := range modes {
-			files[mode] = filepath.Join(dir, mode+".jfr")
+			file := filepath.Join(dir, mode+".jfr")
+			files[mode] = file
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				cmd := exec.CommandContext(ctx, j.Java, "-XX:StartFlightRecording=filename="+files[mode]+",settings=profile",
+				cmd := exec.CommandContext(ctx, j.Java, "-XX:StartFlightRecording=filename="+file+",settings=profile",
 					"-cp", dir, "WriteLoop", mode, "1500")
 				if out, err := cmd.CombinedOutput(); err != nil {
 					errs[i] = &cmdErr{"java WriteLoop " + mode, err, out}
@@ -161,6 +162,7 @@ func TestFromRecording(t *testing.T) {
 	wantPath := map[string]string{"gather": "gather", "per-buffer": "single"}
 	for _, mode := range []string{"gather", "per-buffer"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // each runs the jfr tool twice: a JVM's start-up each time
 			p, sum, err := jfr.FromRecording(context.Background(), j.JFR, files[mode])
 			if err != nil {
 				t.Fatal(err)
