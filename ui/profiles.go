@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kbench/kbench/internal/numfmt"
+	"github.com/kbench/kbench/rundoc"
 )
 
 // The profile pages: one profile's flame graph (page "profile") and two
@@ -104,10 +105,6 @@ type FlameGraph struct {
 	Label       string // what the graph shows, for screen readers
 }
 
-// KindWall is the profile kind of thread samples by state (kbench's
-// conversion of a Java Flight Recorder recording, rundoc.KindWall).
-const KindWall = "wall"
-
 // WallNote is what the profile pages say about a wall profile, so that
 // nobody reads its widths as CPU time.
 const WallNote = "A wall profile counts thread samples by state, not CPU time: each sample is a thread caught running Java code " +
@@ -118,7 +115,7 @@ const WallNote = "A wall profile counts thread samples by state, not CPU time: e
 // KindNote is what a page says about profiles of kind: WallNote for
 // wall profiles, "" for the others (their units say what they measure).
 func KindNote(kind string) string {
-	if kind == KindWall {
+	if kind == string(rundoc.KindWall) {
 		return WallNote
 	}
 	return ""
@@ -796,7 +793,7 @@ type RunFlameGraph struct {
 // recording) in the same order; nil when none.
 func runFlameGraph(rows []ProfileRow) *RunFlameGraph {
 	pick := -1
-	for _, kind := range []string{"cpu", KindWall} {
+	for _, kind := range []string{string(rundoc.KindCPU), string(rundoc.KindWall)} {
 		for i, p := range rows {
 			if p.Kind != kind {
 				continue

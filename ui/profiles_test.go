@@ -305,7 +305,7 @@ func TestRunFlameGraph(t *testing.T) {
 			if fg.URL != ProfileURL(got) || fg.DataURL != FlameGraphDataURL(got, "") || fg.ID == "" {
 				t.Errorf("flame graph %+v", fg)
 			}
-			if wall := c.rows[got-1].Kind == KindWall; (fg.Note == WallNote) != wall {
+			if wall := c.rows[got-1].Kind == "wall"; (fg.Note == WallNote) != wall {
 				t.Errorf("rows %+v: note %q for a %s profile", c.rows, fg.Note, c.rows[got-1].Kind)
 			}
 		}
