@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -258,9 +259,11 @@ type builder struct {
 	samples   map[string]*profile.Sample
 	order     []*profile.Sample
 	p         *profile.Profile
-	first     time.Time
-	last      time.Time
-	key       strings.Builder
+	// names are the frame names of (class, method) pairs seen.
+	names map[[2]string]string
+	first time.Time
+	last  time.Time
+	key   []byte // the key of the sample being added, reused
 }
 
 type locKey struct {
@@ -273,6 +276,7 @@ func newBuilder() *builder {
 		functions: map[string]*profile.Function{},
 		locations: map[locKey]*profile.Location{},
 		samples:   map[string]*profile.Sample{},
+		names:     map[[2]string]string{},
 		p: &profile.Profile{
 			SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}},
 			PeriodType: &profile.ValueType{Type: "wall", Unit: "nanoseconds"},
@@ -328,15 +332,14 @@ func (b *builder) add(ev *event, sum *Summary) error {
 		}
 	}
 
-	b.key.Reset()
-	b.key.WriteString(state)
-	b.key.WriteByte(0)
-	b.key.WriteString(name)
+	b.key = append(b.key[:0], state...)
+	b.key = append(b.key, 0)
+	b.key = append(b.key, name...)
 	for _, l := range locs {
-		fmt.Fprintf(&b.key, ",%d", l.ID)
+		b.key = append(b.key, ',')
+		b.key = strconv.AppendUint(b.key, l.ID, 10)
 	}
-	k := b.key.String()
-	s, ok := b.samples[k]
+	s, ok := b.samples[string(b.key)] // no allocation for the lookup
 	if !ok {
 		if len(b.samples) >= MaxStacks {
 			return fmt.Errorf("%w: over %d distinct stacks", ErrTooLarge, MaxStacks)
@@ -349,7 +352,7 @@ func (b *builder) add(ev *event, sum *Summary) error {
 		if name != "" {
 			s.Label[LabelThread] = []string{name}
 		}
-		b.samples[k] = s
+		b.samples[string(b.key)] = s
 		b.order = append(b.order, s)
 	}
 	s.Value[0]++
@@ -378,14 +381,18 @@ func (b *builder) location(f *frame) (*profile.Location, error) {
 	if len(class) > MaxNameBytes || len(method) > MaxNameBytes {
 		return nil, fmt.Errorf("%w: name of %d bytes", ErrTooLarge, len(class)+len(method))
 	}
-	if method == "" {
-		method = "[unknown]"
-	}
-	name := method
-	if class != "" {
-		// JFR writes internal class names, sun/nio/ch/IOUtil; Java's
-		// stack traces and every Java profiler say sun.nio.ch.IOUtil.
-		name = strings.ReplaceAll(class, "/", ".") + "." + method
+	name, ok := b.names[[2]string{class, method}]
+	if !ok {
+		name = method
+		if name == "" {
+			name = "[unknown]"
+		}
+		if class != "" {
+			// JFR writes internal class names, sun/nio/ch/IOUtil; Java's
+			// stack traces and every Java profiler say sun.nio.ch.IOUtil.
+			name = strings.ReplaceAll(class, "/", ".") + "." + name
+		}
+		b.names[[2]string{class, method}] = name
 	}
 	line := f.LineNumber
 	if line < 0 {
