@@ -23,6 +23,8 @@
 #   PROFILE      1 (default) to capture, after the rounds, one CPU profile of
 #                each side of each case (kbench --profile cpu, kgopeer
 #                --cpuprofile) and print their top functions; 0 to skip
+#   PROFILE_N    records per profiled run (default 3 × N, for more samples;
+#                kbench's consumer run tops the topic up first, unmeasured)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -210,7 +212,8 @@ echo
 summary | tee "$OUT/summary.txt"
 
 if [ "$PROFILE" = 1 ]; then
-  log "profiling one more run of each side (not counted)"
+  N=${PROFILE_N:-$((3 * N))}
+  log "profiling one more run of each side with $N records (not counted)"
   mkdir -p "$OUT/profiles"
   produce kbench p "x"
   cp "$OUT/runs/produce-kbench-rp/client-cpu.pb.gz" "$OUT/profiles/produce-kbench.pb.gz"
