@@ -35,7 +35,7 @@ func quantileEntries(prefix string, qs []latencyQuantile) []catalogEntry {
 var processEntries = []catalogEntry{
 	{"process-cpu-avg", "%", lower}, {"process-cpu-seconds", "s", lower},
 	{"process-cpu-p99", "%", lower}, {"process-cpu-max", "%", lower},
-	{"cpu-seconds-per-gib", "s/GiB", lower},
+	{"cpu-seconds-per-gib", "s/GiB", lower}, {"cpu-seconds-per-million-records", "s", lower},
 	{"gc-count", "cycles", lower}, {"gc-pause-total", "ms", lower}, {"heap-peak", "MiB", lower},
 	{"syscw", "syscalls", lower}, {"syscr", "syscalls", lower},
 	{"wchar", "bytes", ""}, {"rchar", "bytes", ""},

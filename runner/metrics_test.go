@@ -54,6 +54,35 @@ func TestProcessMetricsCPUPerGiB(t *testing.T) {
 	}
 }
 
+// TestProcessMetricsCPUPerMillionRecords: the CPU per record is the
+// window's CPU over the run's measured records, read when the metrics are
+// made; without records there is no such figure.
+func TestProcessMetricsCPUPerMillionRecords(t *testing.T) {
+	now := time.Now()
+	var records int64
+	w := &window{start: now.Add(-2 * time.Second), end: now, cpuStart: time.Second, cpuEnd: 4 * time.Second,
+		ioErr: errors.New("no /proc here"), records: &records}
+	if _, ok := findMetric(w.processMetrics(1), "cpu-seconds-per-million-records"); ok {
+		t.Errorf("cpu-seconds-per-million-records reported without records")
+	}
+	records = 1_500_000 // set after the window opened, as the workloads do
+	m, ok := findMetric(w.processMetrics(1), "cpu-seconds-per-million-records")
+	if !ok {
+		t.Fatal("no cpu-seconds-per-million-records")
+	}
+	cpu := (w.cpuEnd - w.cpuStart).Seconds()
+	if want := cpu / float64(records) * 1e6; m.Value != want || m.Unit != "s" || m.Better != rundoc.LowerIsBetter {
+		t.Errorf("cpu-seconds-per-million-records = %v %s (%s), want %v s, lower is better", m.Value, m.Unit, m.Better, want)
+	}
+	if !strings.Contains(m.Help, "1500000 records") {
+		t.Errorf("help %q does not name the records it divides by", m.Help)
+	}
+	w.records = nil
+	if _, ok := findMetric(w.processMetrics(1), "cpu-seconds-per-million-records"); ok {
+		t.Errorf("cpu-seconds-per-million-records reported with no record count")
+	}
+}
+
 // TestHeapPeakHelp: heap-peak says what the sampler reads (objects live or
 // not yet swept), never "live heap".
 func TestHeapPeakHelp(t *testing.T) {

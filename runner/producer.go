@@ -23,8 +23,9 @@ import (
 const sendChunk = 100
 
 // sendSlot travels with each record through kafka-go (Message.WriterData)
-// so the completion callback knows when the record was sent. Slots live in
-// slabs to avoid one allocation per record.
+// so the completion callback knows when the record was sent. The writer
+// mode's slots live in slabs to avoid one allocation per record; the
+// client and raw modes keep them in their batches.
 type sendSlot struct {
 	sent     time.Duration // since the run's time base
 	intended time.Duration // when a throttled producer should have sent it
@@ -67,12 +68,12 @@ func (s *produceStats) complete(msgs []kafka.Message, err error) (bytes int64) {
 }
 
 // completeSlots records a batch sent by the client mode.
-func (s *produceStats) completeSlots(slots []*sendSlot, err error) (bytes int64) {
+func (s *produceStats) completeSlots(slots []sendSlot, err error) (bytes int64) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, slot := range slots {
-		bytes += s.recordLocked(slot, now, err)
+	for i := range slots {
+		bytes += s.recordLocked(&slots[i], now, err)
 	}
 	s.noteErrLocked(err)
 	return bytes

@@ -191,6 +191,7 @@ func (r *run) openWindow() error {
 	if err != nil {
 		return err
 	}
+	w.records = &r.res.Measurement.MeasuredRecords
 	r.win = w
 	if r.opts.OutDir == "" && len(r.spec.Profiles) > 0 {
 		r.rep.note("kbench: no --out directory, so no profiles are written")

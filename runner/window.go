@@ -53,6 +53,12 @@ type window struct {
 	profiles []rundoc.ProfileFile
 	notes    []string
 
+	// records points at the run's count of measured records (its result's
+	// Measurement.MeasuredRecords). Every workload fills that in before it
+	// asks for processMetrics, so the CPU per record is computed here from
+	// the same two figures the result shows, with no count passed around.
+	records *int64
+
 	// demand0 and demand1 are the threads' scheduler statistics at the
 	// window's ends (see harness.go).
 	demand0, demand1 map[int]sysstat.Demand
@@ -287,6 +293,10 @@ func (w *window) processMetrics(bytesMoved int64) []rundoc.Metric {
 		ms = append(ms, rundoc.Metric{Name: "cpu-seconds-per-gib", Value: cpuUsed / (float64(bytesMoved) / (1 << 30)), Unit: "s/GiB", Better: rundoc.LowerIsBetter,
 			Help: "client CPU seconds per GiB of payload (2^30 = 1,073,741,824 bytes, as Kafka's MB is 2^20)"})
 	}
+	if n := w.measuredRecords(); n > 0 && cpuUsed > 0 {
+		ms = append(ms, rundoc.Metric{Name: "cpu-seconds-per-million-records", Value: cpuUsed / float64(n) * 1e6, Unit: "s", Better: rundoc.LowerIsBetter,
+			Help: fmt.Sprintf("process-cpu-seconds (user + system CPU time of the whole process over the measured window, getrusage) / %d records measured × 1,000,000: what the instrument and its client cost per million records", n)})
+	}
 	gc := w.gc1.Sub(w.gc0)
 	ms = append(ms,
 		rundoc.Metric{Name: "gc-count", Value: float64(gc.Cycles), Unit: "cycles", Better: rundoc.LowerIsBetter, Help: "completed GC cycles in the window"},
@@ -322,6 +332,14 @@ func (w *window) processMetrics(bytesMoved int64) []rundoc.Metric {
 		)
 	}
 	return ms
+}
+
+// measuredRecords is the run's count of measured records, 0 when unknown.
+func (w *window) measuredRecords() int64 {
+	if w.records == nil {
+		return 0
+	}
+	return *w.records
 }
 
 // close stops profilers left running by a failed run, so the process never

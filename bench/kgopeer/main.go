@@ -126,6 +126,16 @@ func newFlags(name string, stderr io.Writer, c *common) *flag.FlagSet {
 	return fs
 }
 
+// processCPU is the process's user + system CPU time so far, all threads
+// included (getrusage(RUSAGE_SELF)), as kbench's window reads it.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // startProfile starts the CPU profile of the measured part, if asked for;
 // the returned func stops it.
 func (c *common) startProfile() (stop func() error, err error) {
@@ -206,14 +216,18 @@ func (s *settings) print(w io.Writer, workload string) {
 
 // result is the one JSON line produce and consume print.
 type result struct {
-	Client        string            `json:"client"`
-	Workload      string            `json:"workload"`
-	Records       int64             `json:"records"`
-	Seconds       float64           `json:"seconds"`
-	RecordsPerSec float64           `json:"records_per_sec"`
-	Bytes         int64             `json:"bytes"`
-	Preset        string            `json:"preset"`
-	Settings      map[string]string `json:"settings"`
+	Client        string  `json:"client"`
+	Workload      string  `json:"workload"`
+	Records       int64   `json:"records"`
+	Seconds       float64 `json:"seconds"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	Bytes         int64   `json:"bytes"`
+	// CPUSeconds is the process's user + system CPU time over the measured
+	// part (getrusage at its start and end), the figure bench/cost
+	// divides by the records.
+	CPUSeconds float64           `json:"cpu_seconds"`
+	Preset     string            `json:"preset"`
+	Settings   map[string]string `json:"settings"`
 }
 
 func emit(w io.Writer, r result) error { return emitJSON(w, r) }
@@ -318,6 +332,7 @@ func cmdProduce(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	cpu0 := processCPU()
 	start := time.Now()
 	promise := func(_ *kgo.Record, err error) {
 		if err != nil {
@@ -353,6 +368,7 @@ func cmdProduce(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	cpu := processCPU() - cpu0
 	if err := stopProfile(); err != nil {
 		return err
 	}
@@ -363,7 +379,7 @@ func cmdProduce(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return emit(stdout, result{
 		Client: "kgo", Workload: "produce", Records: acked.Load(), Seconds: secs,
 		RecordsPerSec: float64(acked.Load()) / secs, Bytes: acked.Load() * int64(*recordSize),
-		Preset: *preset, Settings: st.desc,
+		CPUSeconds: cpu.Seconds(), Preset: *preset, Settings: st.desc,
 	})
 }
 
@@ -415,6 +431,7 @@ func cmdConsume(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	cpu0 := processCPU()
 	start := time.Now()
 	lastProgress := start
 	var end time.Time
@@ -458,13 +475,14 @@ func cmdConsume(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("timed out: no record for %v after %d of %d records", *timeout, got, n)
 		}
 	}
+	cpu := processCPU() - cpu0
 	if err := stopProfile(); err != nil {
 		return err
 	}
 	secs := end.Sub(start).Seconds()
 	return emit(stdout, result{
 		Client: "kgo", Workload: "consume", Records: got, Seconds: secs,
-		RecordsPerSec: float64(got) / secs, Bytes: bytes, Preset: *preset, Settings: st.desc,
+		RecordsPerSec: float64(got) / secs, Bytes: bytes, CPUSeconds: cpu.Seconds(), Preset: *preset, Settings: st.desc,
 	})
 }
 

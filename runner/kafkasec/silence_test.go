@@ -1,9 +1,15 @@
 package kafkasec
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"net"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,4 +86,116 @@ func TestSeconds(t *testing.T) {
 			t.Errorf("Seconds(%v) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// countingConn is a net.Conn whose reads come from data and are counted.
+type countingConn struct {
+	net.Conn // nil: only Read is used
+	data     []byte
+	reads    int
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	c.reads++
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// TestSilenceConnReadsAhead: kafka-go's 4 KiB reads of a large response
+// are served from one read of the socket per readAhead bytes, and every
+// byte arrives once, in order.
+func TestSilenceConnReadsAhead(t *testing.T) {
+	want := make([]byte, 1<<20)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	under := &countingConn{data: slices.Clone(want)}
+	conn, err := watchSilence(func(context.Context, string, string) (net.Conn, error) { return under, nil })(context.Background(), "tcp", "broker:9092")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(bufio.NewReaderSize(conn, 4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, not the %d sent, in order", len(got), len(want))
+	}
+	if max := len(want)/readAhead + 2; under.reads > max {
+		t.Errorf("%d reads of the socket for %d bytes, want at most %d", under.reads, len(want), max)
+	}
+	if !conn.(*silenceConn).answered.Load() {
+		t.Error("a connection that received bytes is not marked answered")
+	}
+}
+
+// BenchmarkConnRead reads 1 MiB responses over loopback TCP through a
+// 4 KiB bufio.Reader, as kafka-go's Conn does: straight from the socket
+// ("direct") and through the dialer's connection ("watched", reading
+// ahead).
+func BenchmarkConnRead(b *testing.B) {
+	const size = 1 << 20
+	for _, watched := range []bool{false, true} {
+		name := "direct"
+		if watched {
+			name = "watched"
+		}
+		b.Run(name, func(b *testing.B) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				chunk := make([]byte, size)
+				for {
+					if _, err := c.Write(chunk); err != nil {
+						return
+					}
+				}
+			}()
+			var reads atomic.Int64
+			dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+				return &tallyConn{Conn: c, reads: &reads}, err
+			}
+			if watched {
+				dial = watchSilence(dial)
+			}
+			conn, err := dial(context.Background(), "tcp", ln.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			rd := bufio.NewReaderSize(conn, 4096)
+			b.SetBytes(size)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := rd.Discard(size); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(reads.Load())/float64(b.N), "reads/op")
+		})
+	}
+}
+
+// tallyConn counts the reads of a real connection.
+type tallyConn struct {
+	net.Conn
+	reads *atomic.Int64
+}
+
+func (c *tallyConn) Read(p []byte) (int, error) {
+	c.reads.Add(1)
+	return c.Conn.Read(p)
 }
