@@ -48,6 +48,24 @@ type loadedProfile struct {
 	// cache bounds how many are kept.
 	flatMu sync.Mutex
 	flats  map[int]*profiles.Flat
+	// wps holds the write-path report of each sample index shown: the
+	// profile page shows it on every visit.
+	wps map[int]profiles.WritePathReport
+}
+
+// writePaths returns the write-path report of sample index idx, built once.
+func (lp *loadedProfile) writePaths(idx int) profiles.WritePathReport {
+	lp.flatMu.Lock()
+	defer lp.flatMu.Unlock()
+	if r, ok := lp.wps[idx]; ok {
+		return r
+	}
+	r := profiles.WritePaths(lp.prof, idx)
+	if lp.wps == nil {
+		lp.wps = map[int]profiles.WritePathReport{}
+	}
+	lp.wps[idx] = r
+	return r
 }
 
 // flat returns the flattened flame graph of sample index idx, built once.

@@ -122,7 +122,7 @@ func (s *Server) writePaths(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, profiles.WritePaths(lp.prof, idx))
+	c.JSON(http.StatusOK, lp.writePaths(idx))
 }
 
 func uiWritePaths(r profiles.WritePathReport) *ui.WritePaths {
@@ -143,7 +143,7 @@ func (s *Server) profilePage(c *gin.Context) {
 		return
 	}
 	st := lp.prof.SampleType[idx]
-	wp := uiWritePaths(profiles.WritePaths(lp.prof, idx))
+	wp := uiWritePaths(lp.writePaths(idx))
 	v := ui.NewProfileView(s.uiMeta(c.Request.Context(), lp.meta), sampleNames(lp.prof), st.Type+"/"+st.Unit, c.Query("focus"), c.Query("search"), wp)
 	// The first view goes into the page: the graph draws without a
 	// request. A search the server cannot read is left to the page.
