@@ -10,7 +10,7 @@ import (
 
 // prunedTree: one wide path and 100 one-sample siblings under main.main,
 // each with a deep stack of its own, and main.zz (after main.wide).
-func prunedTree(t *testing.T) *Flat {
+func prunedTree(t testing.TB) *Flat {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("main.main;main.wide;main.work 10000\n")
@@ -131,4 +131,51 @@ func TestMatchSearchesEveryFrame(t *testing.T) {
 			t.Errorf("Match(%q, %q) = %+v, want %+v", c.re, c.focus, got, c.want)
 		}
 	}
+}
+
+// FuzzPruned: any focus path (outside input: the page's URL) and width
+// give a well-formed answer: one tree whose child counts add up, whose
+// runs have no children, and whose frames' widths cover their children.
+func FuzzPruned(f *testing.F) {
+	f.Add("main.main;main.n007", 1000)
+	f.Add("", 1)
+	f.Add("a%3Bb;%25;;", 70000)
+	f.Add("main.main;main.wide;main.work;x", -5)
+	tree := prunedTree(f)
+	f.Fuzz(func(t *testing.T, focus string, width int) {
+		p := tree.Pruned(SplitFocus(focus), width)
+		if len(p.Nodes)%4 != 0 || len(p.Nodes) == 0 || p.Width < 1 || p.Width > MaxPruneWidth {
+			t.Fatalf("malformed: %d integers, width %d", len(p.Nodes), p.Width)
+		}
+		// Walk the pre-order child counts: exactly one tree.
+		open := []int64{1} // children left to read, the root's parent expects 1
+		sent := 0
+		for i := 0; i < len(p.Nodes); i += 4 {
+			if len(open) == 0 {
+				t.Fatalf("more than one tree at node %d", i/4)
+			}
+			open[len(open)-1]--
+			ni, kids := p.Nodes[i], p.Nodes[i+3]
+			if ni == PrunedRun {
+				if kids != 0 || p.Nodes[i+2] < 1 {
+					t.Fatalf("run at node %d: %v", i/4, p.Nodes[i:i+4])
+				}
+			} else {
+				if ni < 0 || ni >= int64(len(p.Names)) {
+					t.Fatalf("name index %d of %d", ni, len(p.Names))
+				}
+				sent++
+			}
+			open = append(open, kids)
+			for len(open) > 0 && open[len(open)-1] == 0 {
+				open = open[:len(open)-1]
+			}
+		}
+		if len(open) != 0 || sent != p.Sent {
+			t.Fatalf("unclosed subtrees %v, sent %d, counted %d", open, p.Sent, sent)
+		}
+		if got := SplitFocus(p.Focus); p.Focus != "" && joinFocus(got) != p.Focus {
+			t.Fatalf("focus %q does not round-trip", p.Focus)
+		}
+	})
 }
