@@ -6,15 +6,20 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/http"
+	"regexp"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/ui"
 )
 
-// flameGraph answers GET /api/profiles/:id/flamegraph: the tree as JSON, or
-// with format=compact the flat encoding the browser draws from.
+// flameGraph answers GET /api/profiles/:id/flamegraph: the tree as JSON;
+// with format=compact the whole tree flattened; with format=pruned the
+// frames of one view (focus, width) that are wide enough to draw, which
+// the profile page draws from; with format=match only a search's totals.
 func (s *Server) flameGraph(c *gin.Context) {
 	lp, idx, err := s.profileSample(c)
 	if err != nil {
@@ -22,8 +27,13 @@ func (s *Server) flameGraph(c *gin.Context) {
 		return
 	}
 	format := c.DefaultQuery("format", "tree")
-	if format != "tree" && format != "compact" {
-		s.fail(c, badInput("format", "must be tree or compact"))
+	switch format {
+	case "tree", "compact":
+	case "pruned", "match":
+		s.flameView(c, lp, idx, format)
+		return
+	default:
+		s.fail(c, badInput("format", "must be tree, compact, pruned or match"))
 		return
 	}
 	// Stored profiles never change, so neither does their flame graph:
@@ -52,13 +62,67 @@ func (s *Server) flameGraph(c *gin.Context) {
 	s.serveEncoded(c, eb)
 }
 
+// defaultPruneWidth is the width (CSS pixels) the profile page's first
+// view is cut for: pages are at most 1200 px wide, so the canvas is
+// narrower. A wider canvas asks for its own width.
+const defaultPruneWidth = 1200
+
+// flameView answers format=pruned (the view at focus, cut for width
+// pixels, with the totals of search when one is given) and format=match
+// (the totals only; search required).
+func (s *Server) flameView(c *gin.Context, lp *loadedProfile, idx int, format string) {
+	width := defaultPruneWidth
+	if v, ok := c.GetQuery("width"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > profiles.MaxPruneWidth {
+			s.fail(c, badInput("width", "must be a whole number of pixels from 1 to %d", profiles.MaxPruneWidth))
+			return
+		}
+		width = n
+	}
+	var re *regexp.Regexp
+	if q := c.Query("search"); q != "" {
+		r, err := regexp.Compile(q)
+		if err != nil {
+			s.fail(c, badInput("search", "not a regular expression (Go RE2 syntax): %v", err))
+			return
+		}
+		re = r
+	} else if format == "match" {
+		s.fail(c, badInput("search", "required with format=match"))
+		return
+	}
+	body, err := json.Marshal(flameViewAnswer(lp, idx, format, profiles.SplitFocus(c.Query("focus")), width, re))
+	if err != nil {
+		s.fail(c, fmt.Errorf("server: encode flame graph: %w", err))
+		return
+	}
+	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+}
+
+// flameViewAnswer is the body of a format=pruned or format=match answer.
+func flameViewAnswer(lp *loadedProfile, idx int, format string, focus []string, width int, re *regexp.Regexp) gin.H {
+	f := lp.flat(idx)
+	st := lp.prof.SampleType[idx]
+	resp := gin.H{"sample": st.Type, "unit": st.Unit, "total": f.Total()}
+	if format == "pruned" {
+		resp["profile"] = lp.meta
+		resp["sample_types"] = sampleTypes(lp.prof)
+		resp["pruned"] = f.Pruned(focus, width)
+	}
+	if re != nil {
+		resp["match"] = f.Match(re, focus)
+	}
+	return resp
+}
+
 func (s *Server) writePaths(c *gin.Context) {
 	lp, idx, err := s.profileSample(c)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, profiles.WritePaths(lp.prof, idx))
+	c.JSON(http.StatusOK, lp.writePaths(idx))
 }
 
 func uiWritePaths(r profiles.WritePathReport) *ui.WritePaths {
@@ -79,8 +143,17 @@ func (s *Server) profilePage(c *gin.Context) {
 		return
 	}
 	st := lp.prof.SampleType[idx]
-	wp := uiWritePaths(profiles.WritePaths(lp.prof, idx))
+	wp := uiWritePaths(lp.writePaths(idx))
 	v := ui.NewProfileView(s.uiMeta(c.Request.Context(), lp.meta), sampleNames(lp.prof), st.Type+"/"+st.Unit, c.Query("focus"), c.Query("search"), wp)
+	// The first view goes into the page: the graph draws without a
+	// request. A search the server cannot read is left to the page.
+	re, _ := regexp.Compile(c.Query("search"))
+	if c.Query("search") == "" {
+		re = nil
+	}
+	if body, err := json.Marshal(flameViewAnswer(lp, idx, "pruned", profiles.SplitFocus(c.Query("focus")), defaultPruneWidth, re)); err == nil {
+		v.FlameGraph.Initial = template.JS(body)
+	}
 	title := v.Page.Title
 	v.Page = s.page(c, title)
 	s.render(c, http.StatusOK, "profile", v)

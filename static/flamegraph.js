@@ -310,7 +310,85 @@
     return finish(t, kids);
   }
 
+  // RUN_NAME names the stand-in frames of a pruned answer's runs (see
+  // decodePruned): no real frame has it, and no search matches it.
+  var RUN_NAME = '\u0000pruned';
+
+  // decodePruned reads a format=pruned answer: the compact quadruples of
+  // one view, where name index -1 stands for a run of adjacent sibling
+  // frames left out as too narrow (value: their width, then how many
+  // frames). t.runN[i] > 0 marks such a run; t.cut is the view's focused
+  // frame and t.cutScale the pixels per value unit it was cut for: a
+  // frame at or under t.cut shown at a scale no larger holds every frame
+  // wide enough to draw.
+  function decodePruned(p) {
+    var names = p && p.names, q = p && p.nodes;
+    if (!Array.isArray(names) || !Array.isArray(q) || q.length < 4 || q.length % 4 !== 0) {
+      throw new Error('malformed pruned tree');
+    }
+    var n = q.length / 4;
+    names = names.map(String);
+    var runName = names.length;
+    names.push(RUN_NAME);
+    var t = {
+      n: n, names: names, nameIdx: new Int32Array(n), value: new Float64Array(n), self: new Float64Array(n),
+      base: null, baseSelf: null, runN: new Float64Array(n), runs: 0, runName: runName
+    };
+    var kids = new Int32Array(n);
+    for (var i = 0, k = 0; i < n; i++, k += 4) {
+      var ni = q[k];
+      t.value[i] = +q[k + 1] || 0;
+      if (ni === -1) {
+        t.nameIdx[i] = runName;
+        t.runN[i] = +q[k + 2] || 0;
+        t.runs++;
+        continue;
+      }
+      t.nameIdx[i] = ni >= 0 && ni < runName ? ni : runName;
+      t.self[i] = +q[k + 2] || 0;
+      var kc = q[k + 3];
+      kids[i] = kc > 0 ? kc : 0;
+    }
+    finish(t, kids);
+    t.cutPath = typeof p.focus === 'string' ? p.focus : '';
+    t.cutMissing = !!p.focus_missing;
+    t.cutWidth = +p.width || 0;
+    return t;
+  }
+
+  // resolveIn finds the frame at the end of a focus path in t, and
+  // whether the whole path was found.
+  function resolveIn(t, path) {
+    var cur = 0, parts = path ? path.split(';') : [];
+    for (var k = 0; k < parts.length; k++) {
+      var want = decodeFrame(parts[k]), found = -1;
+      for (var c = cur + 1; c < t.end[cur]; c = t.end[c]) {
+        if (t.names[t.nameIdx[c]] === want && !(t.runN && t.runN[c] > 0)) { found = c; break; }
+      }
+      if (found < 0) { return { i: cur, missing: true }; }
+      cur = found;
+    }
+    return { i: cur, missing: false };
+  }
+
+  // cutOf sets t.cut and t.cutScale once t is laid out.
+  function cutOf(t) {
+    if (!t.runN) { return; }
+    t.cut = resolveIn(t, t.cutPath).i;
+    t.cutScale = t.w[t.cut] > 0 ? t.cutWidth / t.w[t.cut] : Infinity;
+  }
+
+  // covers says whether t holds every frame wide enough to draw when
+  // frame f spans W pixels.
+  function covers(t, f, W) {
+    if (!t.runN || t.runs === 0) { return true; }
+    if (f < t.cut || f >= t.end[t.cut]) { return false; }
+    if (!(t.w[f] > 0)) { return true; }
+    return W / t.w[f] <= t.cutScale * (1 + 1e-9);
+  }
+
   function decode(json, diff) {
+    if (json && json.pruned) { return decodePruned(json.pruned); }
     if (json && json.compact) { return decodeCompact(json.compact, diff); }
     if (json && json.tree) { return decodeNested(json.tree, diff); }
     throw new Error('the response holds no flame graph');
@@ -453,6 +531,16 @@
     this.rows = 1;
     this.pending = 0;
     this.legendKey = '';
+    // viewSrc (data-view-src) is the format=pruned API: the graph then
+    // holds only the frames wide enough to draw for the current zoom
+    // (see decodePruned), fetches a zoomed frame's subtree when it needs
+    // more, and asks the server for a search's totals.
+    this.viewSrc = el.getAttribute('data-view-src') || '';
+    this.views = [];
+    this.viewSeq = 0;
+    this.matchSeq = 0;
+    this.serverMatch = null;
+    this.fetches = 0;
     this.build();
   }
 
@@ -534,32 +622,60 @@
     }
   };
 
+  // fetchJSON gets and parses a JSON answer; an error answer becomes an
+  // Error with the server's message, status and field.
+  function fetchJSON(src) {
+    return fetch(src, { credentials: 'same-origin', headers: { Accept: 'application/json' } }).then(function (res) {
+      return res.text().then(function (body) {
+        if (res.ok) { return body; }
+        var err = new Error(res.status + ' ' + res.statusText);
+        err.status = res.status;
+        try {
+          var j = JSON.parse(body);
+          if (j && typeof j.error === 'string') { err.message = j.error; }
+          if (j && typeof j.field === 'string') { err.field = j.field; }
+        } catch (e) { /* not JSON */ }
+        throw err;
+      });
+    });
+  }
+
+  // prepare decodes an answer and lays it out.
+  function prepare(json, diff) {
+    var t = decode(json, diff);
+    layout(t);
+    classify(t);
+    cutOf(t);
+    return t;
+  }
+
   Graph.prototype.load = function () {
-    var g = this, el = this.el, src = el.getAttribute('data-src');
+    var g = this, el = this.el;
     el.setAttribute('data-state', 'loading');
     var t0 = performance.now();
-    fetch(src, { credentials: 'same-origin', headers: { Accept: 'application/json' } }).then(function (res) {
-      if (!res.ok) {
-        return res.text().then(function (body) {
-          var msg = res.status + ' ' + res.statusText;
-          try {
-            var j = JSON.parse(body);
-            if (j && typeof j.error === 'string') { msg = j.error; }
-          } catch (e) { /* not JSON */ }
-          throw new Error(msg);
-        });
-      }
-      return res.text();
-    }).then(function (text) {
+    // The profile page inlines its first view (an inert JSON script
+    // element): it draws without waiting for a request.
+    var inline = this.viewSrc ? document.getElementById(el.id + '-data') : null;
+    var fail = function (err) {
+      el.setAttribute('data-state', 'error');
+      g.message.hidden = false;
+      g.message.classList.add('fg-error');
+      g.message.textContent = 'The flame graph could not be loaded: ' + (err && err.message ? err.message : String(err));
+      el.dispatchEvent(new CustomEvent('flamegraph:error', { bubbles: true, detail: String(err && err.message) }));
+    };
+    var show = function (body) {
       var t1 = performance.now();
-      var json = JSON.parse(text);
+      var json = JSON.parse(body);
       var t = decode(json, g.mode === 'diff');
       var t2 = performance.now();
       layout(t);
       classify(t);
+      cutOf(t);
       var t3 = performance.now();
       if (json.unit) { g.unit = String(json.unit); }
       g.t = t;
+      g.keepView(t);
+      if (json.match && t.runN) { g.serverMatch = { q: el.getAttribute('data-search') || readParam(g.searchParam) || '', focus: t.cutPath, m: json.match }; }
       g.start();
       var t4 = performance.now();
       var timing = {
@@ -571,13 +687,90 @@
       el.setAttribute('data-rendered', 'true');
       el.setAttribute('data-timing', JSON.stringify(timing));
       el.dispatchEvent(new CustomEvent('flamegraph:rendered', { bubbles: true, detail: timing }));
+      g.ensureView();
+    };
+    if (inline) { // drawn at once, in this task
+      try {
+        show(inline.textContent);
+      } catch (err) {
+        fail(err);
+      }
+      return;
+    }
+    var src = this.viewSrc ? this.viewURL('pruned', el.getAttribute('data-focus') || readParam(this.focusParam) || '', this.canvas.clientWidth || el.clientWidth)
+      : el.getAttribute('data-src');
+    fetchJSON(src).then(show).catch(fail);
+  };
+
+  // viewURL is the pruned-view API's address for a format, focus path and
+  // width (CSS pixels).
+  Graph.prototype.viewURL = function (format, path, width) {
+    var u = new URL(this.viewSrc, window.location.href);
+    u.searchParams.set('format', format);
+    if (path) { u.searchParams.set('focus', path); } else { u.searchParams.delete('focus'); }
+    if (format === 'pruned') { u.searchParams.set('width', String(Math.max(1, Math.ceil(width || 1)))); }
+    return u.pathname + u.search;
+  };
+
+  // keepView remembers a pruned view for zooming back to it; the first
+  // (the page's own) stays.
+  Graph.prototype.keepView = function (t) {
+    if (!t.runN) { return; }
+    this.views.push(t);
+    if (this.views.length > 8) { this.views.splice(1, 1); }
+  };
+
+  // ensureView fetches the current zoom at the canvas's width when the
+  // pruned view drawn lacks frames wide enough to draw (a zoom into a
+  // narrow frame, a wider window).
+  Graph.prototype.ensureView = function () {
+    var t = this.t;
+    if (!this.viewSrc || !t || !t.runN || covers(t, this.focus, this.width)) { return; }
+    this.zoomPath(this.pathOf(this.focus));
+  };
+
+  // zoomPath zooms to the frame at path in a pruned graph: from a view
+  // kept that covers it, else from the server.
+  Graph.prototype.zoomPath = function (path) {
+    var W = this.width || this.canvas.clientWidth;
+    for (var k = this.views.length - 1; k >= 0; k--) {
+      var v = this.views[k], r = resolveIn(v, path);
+      if (!r.missing && covers(v, r.i, W)) {
+        this.useTree(v, r.i);
+        return;
+      }
+    }
+    var g = this, el = this.el, seq = ++this.viewSeq;
+    el.setAttribute('data-state', 'loading');
+    this.fetches++;
+    fetchJSON(this.viewURL('pruned', path, W)).then(function (body) {
+      if (seq !== g.viewSeq) { return; }
+      var t = prepare(JSON.parse(body), false);
+      g.keepView(t);
+      el.setAttribute('data-state', 'ready');
+      el.setAttribute('data-fetches', String(g.fetches));
+      g.useTree(t, t.cut);
+      if (t.cutMissing) {
+        g.message.hidden = false;
+        g.message.textContent = 'Some frames of the zoom path are not in this profile: zoomed to the deepest one that is.';
+      }
     }).catch(function (err) {
+      if (seq !== g.viewSeq) { return; }
       el.setAttribute('data-state', 'error');
       g.message.hidden = false;
       g.message.classList.add('fg-error');
-      g.message.textContent = 'The flame graph could not be loaded: ' + (err && err.message ? err.message : String(err));
-      el.dispatchEvent(new CustomEvent('flamegraph:error', { bubbles: true, detail: String(err && err.message) }));
+      g.message.textContent = 'The zoomed frames could not be loaded: ' + (err && err.message ? err.message : String(err));
     });
+  };
+
+  // useTree switches to another view's tree and focuses frame i of it.
+  Graph.prototype.useTree = function (t, i) {
+    if (this.t !== t) {
+      this.t = t;
+      this.compile(this.query);
+      this.el.setAttribute('data-nodes', String(t.n));
+    }
+    this.setFocus(i, true);
   };
 
   function round(ms) { return Math.round(ms * 10) / 10; }
@@ -594,6 +787,10 @@
     var focus = el.getAttribute('data-focus') || readParam(this.focusParam) || '';
     var search = this.searched ? this.query : el.getAttribute('data-search') || readParam(this.searchParam) || '';
     this.focus = focus ? this.resolve(focus) : 0;
+    if (t.runN) { // the view was cut for this focus: the server resolved it
+      this.focus = t.cut;
+      t.focusMissing = !!t.cutMissing;
+    }
     if (focus && this.t.focusMissing) {
       this.message.hidden = false;
       this.message.textContent = 'Some frames of the zoom path are not in this profile: zoomed to the deepest one that is.';
@@ -608,22 +805,9 @@
 
   // resolve finds the frame at the end of a focus path.
   Graph.prototype.resolve = function (path) {
-    var t = this.t, cur = 0;
-    t.focusMissing = false;
-    var parts = path.split(';');
-    for (var k = 0; k < parts.length; k++) {
-      var want = decodeFrame(parts[k]);
-      var found = -1;
-      for (var c = cur + 1; c < t.end[cur]; c = t.end[c]) {
-        if (t.names[t.nameIdx[c]] === want) { found = c; break; }
-      }
-      if (found < 0) {
-        t.focusMissing = true;
-        break;
-      }
-      cur = found;
-    }
-    return cur;
+    var r = resolveIn(this.t, path);
+    this.t.focusMissing = r.missing;
+    return r.i;
   };
 
   Graph.prototype.pathOf = function (i) {
@@ -652,6 +836,7 @@
       re.lastIndex = 0;
       if (re.test(names[i])) { m[i] = 1; }
     }
+    if (this.t.runN) { m[this.t.runName] = 0; }
     this.nameMatch = m;
   };
 
@@ -676,9 +861,15 @@
     }
   };
 
-  Graph.prototype.setFocus = function (i) {
+  Graph.prototype.setFocus = function (i, fetched) {
     if (!this.t) { return; }
     if (i < 0 || i >= this.t.n) { i = 0; }
+    if (!fetched && this.viewSrc && this.t.runN && !covers(this.t, i, this.width)) {
+      this.hover = null;
+      this.hideTooltip();
+      this.zoomPath(this.pathOf(i));
+      return;
+    }
     this.focus = i;
     this.hover = null;
     this.hideTooltip();
@@ -729,6 +920,63 @@
     return { total: total, zoom: zoom, count: count };
   };
 
+  // matchTotals is the search's totals: counted here when the graph holds
+  // every frame, else the server's for this search and zoom (null while
+  // they are on their way; asked for here).
+  Graph.prototype.matchTotals = function () {
+    var t = this.t;
+    if (!t.runN || t.runs === 0) { return this.matched(t.value); }
+    var path = this.pathOf(this.focus), sm = this.serverMatch;
+    if (sm && sm.q === this.query && sm.focus === path) { return sm.m; }
+    this.fetchMatch(path);
+    return null;
+  };
+
+  // fetchMatch asks the server what the search matches over every frame
+  // (format=match). A search the server's Go regular expressions cannot
+  // read (a look-ahead, say) falls back to the whole tree (data-src),
+  // searched here.
+  Graph.prototype.fetchMatch = function (path) {
+    var g = this, q = this.query, seq = ++this.matchSeq;
+    var u = this.viewURL('match', path, 0);
+    u += (u.indexOf('?') >= 0 ? '&' : '?') + 'search=' + encodeURIComponent(q);
+    fetchJSON(u).then(function (body) {
+      if (seq !== g.matchSeq) { return; }
+      var json = JSON.parse(body);
+      g.serverMatch = { q: q, focus: path, m: json.match };
+      g.updateMatch();
+    }).catch(function (err) {
+      if (seq !== g.matchSeq) { return; }
+      if (err && err.field === 'search') {
+        g.loadWhole();
+        return;
+      }
+      g.match.classList.add('fg-error');
+      g.match.textContent = 'The search failed: ' + (err && err.message ? err.message : String(err));
+    });
+  };
+
+  // loadWhole replaces the pruned views with the whole tree (data-src),
+  // keeping the zoom, and stops using the pruned API.
+  Graph.prototype.loadWhole = function () {
+    var g = this, src = this.el.getAttribute('data-src'), path = this.pathOf(this.focus);
+    if (!src || this.loadingWhole) { return; }
+    this.loadingWhole = true;
+    fetchJSON(src).then(function (body) {
+      var t = prepare(JSON.parse(body), g.mode === 'diff');
+      g.viewSrc = '';
+      g.views = [];
+      g.viewSeq++;
+      g.t = t;
+      g.compile(g.query);
+      g.el.setAttribute('data-nodes', String(t.n));
+      g.setFocus(g.resolve(path), true);
+    }).catch(function (err) {
+      g.match.classList.add('fg-error');
+      g.match.textContent = 'The search failed: ' + (err && err.message ? err.message : String(err));
+    });
+  };
+
   Graph.prototype.updateMatch = function () {
     var out = this.match, t = this.t;
     out.classList.remove('fg-error');
@@ -743,7 +991,11 @@
       out.textContent = '';
       return;
     }
-    var r = this.matched(t.value);
+    var r = this.matchTotals();
+    if (!r) {
+      out.textContent = 'searching…';
+      return;
+    }
     var tot = t.value[0] > 0 ? r.total / t.value[0] : 0;
     var text = 'matched: ' + fmtPct(tot) + ' of total';
     out.setAttribute('data-total-pct', String(tot * 100));
@@ -773,11 +1025,11 @@
     if (!t || !(W > 0)) { return 1; }
     var f = this.focus, deepest = t.depth[f];
     var x0 = t.x[f], k = t.w[f] > 0 ? W / t.w[f] : 0;
-    var last = t.end[f], ends = t.end, depth = t.depth, xs = t.x, ws = t.w;
+    var last = t.end[f], ends = t.end, depth = t.depth, xs = t.x, ws = t.w, runN = t.runN;
     var runD = -1, runX0 = 0, runX1 = 0;
     for (var i = f; i < last;) {
       var pw = ws[i] * k;
-      if (pw < MIN_FRAME) {
+      if (pw < MIN_FRAME || (runN && runN[i] > 0)) {
         var px = (xs[i] - x0) * k;
         if (runD === depth[i] && Math.abs(px - runX1) < 1e-6) {
           runX1 = px + pw;
@@ -825,6 +1077,7 @@
       g.pending = 0;
       g.resize();
       g.draw();
+      g.ensureView();
     });
   };
 
@@ -865,22 +1118,25 @@
     for (var c = chain.length - 1; c >= 0; c--) { this.frame(chain[c], 0, W); }
 
     var x0 = t.x[f], k = t.w[f] > 0 ? W / t.w[f] : 0;
-    var end = t.end[f], depth = t.depth, xs = t.x, ws = t.w;
+    var end = t.end[f], depth = t.depth, xs = t.x, ws = t.w, runN = t.runN;
     var run = { d: -1, x0: 0, x1: 0, n: 0, parent: -1, value: 0 };
     for (var i = f; i < end;) {
       var pw = ws[i] * k;
-      if (pw < MIN_FRAME || depth[i] >= rows) {
+      // A run of a pruned view (frames the server left out as too
+      // narrow) is drawn as the frames it stands for would be.
+      var many = runN && runN[i] > 0 ? runN[i] : 0;
+      if (pw < MIN_FRAME || depth[i] >= rows || many) {
         var px = (xs[i] - x0) * k;
         if (run.d === depth[i] && Math.abs(px - run.x1) < 1e-6) {
           run.x1 = px + pw;
-          run.n++;
+          run.n += many || 1;
           run.value += t.value[i];
         } else {
           this.flushNarrow(run);
           run.d = depth[i];
           run.x0 = px;
           run.x1 = px + pw;
-          run.n = 1;
+          run.n = many || 1;
           run.parent = t.parent[i];
           run.value = t.value[i];
         }
@@ -1139,13 +1395,31 @@
   Graph.prototype.api = function () {
     var g = this;
     return {
-      zoomTo: function (path) { g.setFocus(path ? g.resolve(path) : 0); return g.pathOf(g.focus); },
+      zoomTo: function (path) {
+        path = path || '';
+        if (g.viewSrc && g.t && g.t.runN) {
+          // A frame the pruned view left out comes from the server: the
+          // zoom lands when it has arrived.
+          var r = resolveIn(g.t, path);
+          if (r.missing || !covers(g.t, r.i, g.width)) {
+            g.hover = null;
+            g.hideTooltip();
+            g.zoomPath(path);
+            return path;
+          }
+        }
+        g.setFocus(path ? g.resolve(path) : 0);
+        return g.pathOf(g.focus);
+      },
       reset: function () { g.setFocus(0); },
       search: function (q) { g.setSearch(q, { sync: true }); },
       state: function () {
         return {
           focus: g.t ? g.pathOf(g.focus) : '', search: g.query, mode: g.mode, unit: g.unit,
-          nodes: g.t ? g.t.n : 0, match: g.match.textContent
+          nodes: g.t ? g.t.n : 0, match: g.match.textContent,
+          // pruned: the frames held are a view's, cut by the server;
+          // fetches: how many zooms fetched a subtree.
+          pruned: !!(g.t && g.t.runN && g.t.runs > 0), fetches: g.fetches
         };
       },
       // frameBox gives a drawn frame's box in CSS pixels relative to the
@@ -1187,7 +1461,8 @@
     if (dest) { dest.scrollIntoView({ block: 'start' }); }
   }
 
-  function init() {
+  // mount starts every graph of the page not started yet.
+  function mount() {
     document.querySelectorAll('.flamegraph[data-src]').forEach(function (el) {
       if (el.flameGraph) { return; }
       var g = new Graph(el);
@@ -1195,6 +1470,10 @@
       el.flameGraph = g.api();
       g.load();
     });
+  }
+
+  function init() {
+    mount();
     document.addEventListener('keydown', onKey);
     document.addEventListener('click', onSearchLink);
     window.addEventListener('resize', function () { graphs.forEach(function (g) { g.schedule(); }); });
@@ -1207,6 +1486,10 @@
   }
 
   if (document.readyState === 'loading') {
+    // Loaded by a script element right after the graph (the profile
+    // page): draw the graphs already parsed now, before the browser's
+    // first frame, and wire the rest once the page is parsed.
+    mount();
     document.addEventListener('DOMContentLoaded', init);
   } else {
     init();

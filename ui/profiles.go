@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"html/template"
 	"math"
 	"net/url"
 	"regexp"
@@ -103,6 +104,15 @@ type FlameGraph struct {
 	FocusParam  string
 	SearchParam string
 	Label       string // what the graph shows, for screen readers
+	// ViewURL, when set, is the format=pruned API the graph draws from
+	// (data-view-src): only the frames wide enough to draw at the current
+	// zoom, a subtree fetched on zoom, search totals from the server.
+	// DataURL stays the whole tree, for searches the server cannot run.
+	ViewURL string
+	// Initial is the first view's format=pruned answer, inlined in the
+	// page as an inert JSON script element so the graph draws without a
+	// request; it comes from json.Marshal, which escapes <, > and &.
+	Initial template.JS
 }
 
 // WallNote is what the profile pages say about a wall profile, so that
@@ -293,6 +303,16 @@ func FlameGraphDataURL(id uint, sample string) string {
 	return "/api/profiles/" + uintStr(id) + "/flamegraph?" + q.Encode()
 }
 
+// FlameGraphViewURL is the flame graph's pruned-view API (format=pruned):
+// the page adds focus and width.
+func FlameGraphViewURL(id uint, sample string) string {
+	q := url.Values{"format": {"pruned"}}
+	if sample != "" {
+		q.Set("sample", sample)
+	}
+	return "/api/profiles/" + uintStr(id) + "/flamegraph?" + q.Encode()
+}
+
 // DiffDataURL is the differential flame graph's JSON.
 func DiffDataURL(base, target uint, normalize, sample string) string {
 	q := compareQuery(base, target, normalize, sample)
@@ -373,6 +393,7 @@ func NewProfileView(meta ProfileMeta, sampleTypes []string, sample, focus, searc
 	v.FlameGraph = FlameGraph{
 		ID:          "flamegraph",
 		DataURL:     FlameGraphDataURL(meta.ID, sample),
+		ViewURL:     FlameGraphViewURL(meta.ID, sample),
 		Mode:        "tree",
 		Focus:       focus,
 		Search:      search,
