@@ -58,6 +58,10 @@ type Command struct {
 	// DefaultStderrTail and DefaultInterval.
 	MaxOutput, StderrTail int
 	Interval              time.Duration
+
+	// afterSample, when set (by tests), is called with the command's pid
+	// right after each CPU reading, the first one included.
+	afterSample func(pid int)
 }
 
 // CPU is the CPU use of the command's process tree.

@@ -91,6 +91,9 @@ func Run(ctx context.Context, c Command) (*Execution, error) {
 	if sampleErr == nil {
 		prevTicks, sampleErr = tree.sample()
 	}
+	if c.afterSample != nil {
+		c.afterSample(pid)
+	}
 	zombie := make(chan error, 1)
 	go func() { zombie <- waitExited(pid) }()
 	tick := time.NewTicker(c.Interval)
@@ -110,6 +113,9 @@ loop:
 		if err != nil {
 			sampleErr = err
 			continue
+		}
+		if c.afterSample != nil {
+			c.afterSample(pid)
 		}
 		dw := now.Sub(prevWall)
 		if dw < c.Interval/2 {
