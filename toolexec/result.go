@@ -107,9 +107,7 @@ func ToResult(e *Execution, o ResultOptions) *rundoc.Result {
 	if e.StdoutCut > 0 {
 		m.Notes = append(m.Notes, fmt.Sprintf("the first %d bytes of the output were dropped (kept: the last %d)", e.StdoutCut, len(e.Stdout)))
 	}
-	if !e.Succeeded() {
-		m.Notes = append(m.Notes, fmt.Sprintf("exit status %d", exit))
-	}
+	m.Notes = append(m.Notes, fmt.Sprintf("exit status %d", exit))
 	m.Notes = append(m.Notes, o.Notes...)
 	r.Metrics = append(r.Metrics, cpuMetrics(e.CPU)...)
 	if e.CPU.Err != nil {
