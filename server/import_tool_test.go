@@ -127,8 +127,8 @@ func TestImportToolResult(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	res := &rundoc.Result{Schema: rundoc.ResultSchema, Workload: rundoc.Producer, Complete: false,
 		Error: "exited with status 3\nstderr:\nTimeoutException", StartedAt: start, FinishedAt: start.Add(2 * time.Second),
-		Output: "48120 records sent, 9616.3 records/sec (4.70 MB/sec), 3.7 ms avg latency, 598.0 ms max latency.\n",
-		Metrics: []rundoc.Metric{{Name: "process-cpu-avg", Value: 97.5, Unit: "%", Better: rundoc.LowerIsBetter}},
+		Output:      "48120 records sent, 9616.3 records/sec (4.70 MB/sec), 3.7 ms avg latency, 598.0 ms max latency.\n",
+		Metrics:     []rundoc.Metric{{Name: "process-cpu-avg", Value: 97.5, Unit: "%", Better: rundoc.LowerIsBetter}},
 		Environment: rundoc.Environment{Source: rundoc.SourceImported, Tool: "kafka-producer-perf-test"},
 		Measurement: rundoc.Measurement{Source: rundoc.SourceImported, Tool: "kafka-producer-perf-test", ExitCode: &exit,
 			Command: []string{"kafka-producer-perf-test.sh", "--producer-props", "sasl.password=hunter2-secret"}},
