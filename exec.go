@@ -55,6 +55,10 @@ printed. Secrets of the command line and environment (SASL passwords in
 file, environment variables named like passwords or tokens) are replaced
 with [redacted] in what is passed through, printed and stored.
 
+Interrupting kbench exec (SIGINT, SIGTERM) stops the command (SIGINT to
+its process group, SIGKILL 10 s later) and stores nothing, as for kbench
+run --server.
+
 Exit codes: 0 the command succeeded and the run is stored, 1 the command
 failed or the run could not be stored, 2 bad usage.
 

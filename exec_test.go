@@ -172,6 +172,15 @@ func TestExecCommand(t *testing.T) {
 		t.Errorf("not found: exit %d, run %+v", code, r)
 	}
 
+	// --profile: the collapsed stacks the command wrote (as
+	// async-profiler's collapsed output) become the run's CPU profile.
+	collapsed := filepath.Join(t.TempDir(), "cpu.collapsed")
+	code, stdout, stderr = kbench([]string{"BURN_MS=100", "OUT=" + collapsed}, "exec", "--server", srv.URL, "--label", "ap", "--profile", collapsed, "--",
+		"sh", "-c", `printf 'java/lang/Thread.run;KafkaProducer.send;SocketChannelImpl.write 30\nKafkaProducer.send;encode 10\n' > "$OUT"; exec "$0"`, standIn)
+	if r := get(stdout); code != 0 || len(r.Profiles) != 1 || r.Profiles[0].Kind != "cpu" || r.Profiles[0].Samples != 2 || r.Workload != "producer" {
+		t.Errorf("--profile: exit %d, run %+v, stderr %s", code, r, stderr)
+	}
+
 	// --jfr without a JDK: refused before anything runs, saying what to
 	// install.
 	code, stdout, stderr = kbench(nil, "exec", "--server", srv.URL, "--label", "x", "--jfr", "--java-home", t.TempDir(), "--", "true")
