@@ -81,8 +81,9 @@ func scanProcs() (map[int]procStat, error) {
 
 // member is a process of the tree as last seen.
 type member struct {
-	ppid  int
-	total uint64 // self + children, clock ticks
+	ppid     int
+	total    uint64 // self + children, clock ticks
+	children uint64 // the reaped children's part of total
 }
 
 // treeCPU follows the process tree under one root and sums its CPU time.
@@ -150,19 +151,50 @@ func (t *treeCPU) sample() (uint64, error) {
 	for k := range live {
 		livePids[k.pid] = true
 	}
+	// Members gone under a live parent, by parent: their time is the
+	// parent's cutime once it reaps them. A scan reads /proc in pid order,
+	// parents first, so a child reaped after its parent was read is in
+	// neither: what the parent's cutime did not gain of its gone children
+	// this time counts as theirs (it reaches the cutime by the next scan).
+	// A member gone with its parent (a $(…) subshell and its date) went
+	// up the chain of reaping to the nearest live ancestor, if one is a
+	// member; with none, its time escaped the tree.
+	gone := map[int]member{}
 	for k, m := range t.members {
-		if _, ok := live[k]; ok {
-			continue
+		if _, ok := live[k]; !ok {
+			gone[k.pid] = m
+			delete(t.members, k)
 		}
-		if !livePids[m.ppid] {
+	}
+	goneUnder := map[int]uint64{}
+	for _, m := range gone {
+		up := m.ppid
+		for hops := 0; hops < len(gone); hops++ {
+			p, ok := gone[up]
+			if !ok {
+				break
+			}
+			up = p.ppid
+		}
+		if livePids[up] {
+			goneUnder[up] += m.total
+		} else {
 			t.escaped += m.total
 		}
-		delete(t.members, k)
 	}
 	total := t.escaped
+	prevChildren := map[int]uint64{}
+	for k, m := range t.members {
+		prevChildren[k.pid] = m.children
+	}
 	for k, st := range live {
-		t.members[k] = member{ppid: st.ppid, total: st.self + st.children}
+		t.members[k] = member{ppid: st.ppid, total: st.self + st.children, children: st.children}
 		total += st.self + st.children
+		if gone := goneUnder[k.pid]; gone > 0 {
+			if gained := st.children - min(st.children, prevChildren[k.pid]); gained < gone {
+				total += gone - gained
+			}
+		}
 	}
 	t.last = max(t.last, total)
 	return t.last, nil

@@ -90,6 +90,7 @@ func Run(ctx context.Context, c Command) (*Execution, error) {
 	var prevTicks uint64
 	if sampleErr == nil {
 		prevTicks, sampleErr = tree.sample()
+		prevWall = time.Now()
 	}
 	if c.afterSample != nil {
 		c.afterSample(pid)
@@ -108,18 +109,21 @@ loop:
 		if sampleErr != nil {
 			continue
 		}
-		now := time.Now()
 		ticks, err := tree.sample()
 		if err != nil {
 			sampleErr = err
 			continue
 		}
-		if c.afterSample != nil {
-			c.afterSample(pid)
-		}
+		// The reading's time is when the scan ended: on a loaded machine
+		// a scan of /proc takes long, and the tree's processes (the
+		// newest, highest pids) are read last.
+		now := time.Now()
 		dw := now.Sub(prevWall)
 		if dw < c.Interval/2 {
 			continue // a tick that caught up late: fold it into the next
+		}
+		if c.afterSample != nil {
+			c.afterSample(pid)
 		}
 		samples = append(samples, 100*float64(ticksToDuration(ticks-prevTicks))/float64(dw))
 		prevWall, prevTicks = now, ticks
