@@ -6,6 +6,7 @@
 //	kbench run producer|consumer|writepath [flags]   run one benchmark (Kafka's perf-test flags)
 //	kbench broker [--listen ADDR]          run the embedded Kafka-protocol broker
 //	kbench import --label L FILE           send Kafka perf-tool output to a running server
+//	kbench exec --label L -- CMD ARGS…     run a Kafka tool (or any command), sample and store it
 //
 // Exit codes: 0 success, 1 the run failed (partial results are still
 // written), 2 bad usage.
@@ -37,6 +38,7 @@ usage:
   kbench run writepath [flags]   Produce requests of many buffers: gathering vs other write strategies
   kbench broker [flags]          the embedded broker (franz-go's kfake)
   kbench import --label L FILE   send kafka-producer/consumer-perf-test output to a running kbench serve
+  kbench exec --label L -- CMD   run Kafka's perf-test tool (or any command): CPU of its process tree, JFR, stored in a running kbench serve
   kbench check --run ID          for CI: did the run regress against its series' history? (exit 1 if so)
 
 Without --bootstrap-server, "kbench run" starts its own broker process.
@@ -66,6 +68,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return cmdWorker(ctx, args[1:], stdout, stderr)
 	case "import":
 		return cmdImport(ctx, args[1:], stdout, stderr)
+	case "exec":
+		return cmdExec(ctx, args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":

@@ -49,6 +49,9 @@ type apiRun struct {
 	Environment json.RawMessage      `json:"environment,omitempty"`
 	Measurement json.RawMessage      `json:"measurement,omitempty"`
 	Output      string               `json:"output,omitempty"`
+	// ExitCode is the exit status of the command of a run `kbench exec`
+	// (or an import's exit_code) recorded, as its measurement holds it.
+	ExitCode *int `json:"exit_code,omitempty"`
 }
 
 type apiMetric struct {
@@ -96,6 +99,9 @@ func toAPIRun(r *rundoc.Run, full bool) apiRun {
 	a.Profiles = toAPIProfiles(r.Profiles)
 	// The documents as the run stored them, whichever kbench wrote them.
 	a.Environment, a.Measurement, a.Output = rawJSON(r.Documents.Environment), rawJSON(r.Documents.Measurement), r.Output
+	if r.Measurement != nil {
+		a.ExitCode = r.Measurement.ExitCode
+	}
 	return a
 }
 

@@ -50,7 +50,11 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := readOutput(c.Request.MultipartForm)
+	ending, err := readEnding(c.Request.MultipartForm)
+	if err != nil {
+		return nil, err
+	}
+	out, err := readOutput(c.Request.MultipartForm, ending.failed())
 	if err != nil {
 		return nil, err
 	}
@@ -74,10 +78,17 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	spec := rundoc.ImportSpec{Workload: rundoc.Imported, Files: names}
 	outcome := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Profiles: storedProfiles(ups, role, kind)}
 	workload := rundoc.Imported
-	if out != nil {
+	switch {
+	case out != nil && out.imp != nil:
 		spec.Tool = out.imp.Tool
 		workload = importedOutcome(&outcome, out)
+	case out != nil:
+		// A failed run's partial output the parser refused: kept as
+		// printed, with why it gave no figures.
+		outcome.Output = out.text
+		outcome.Measurement = &rundoc.Measurement{Source: rundoc.SourceImported, Notes: []string{"the output gave no figures: " + out.parseErr.Error()}}
 	}
+	ending.apply(&outcome)
 	specJSON, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("server: encode import spec: %w", err)
@@ -155,6 +166,9 @@ type importedOutput struct {
 	name string // the file's name, or "pasted output"
 	text string
 	imp  *kafkafmt.Imported
+	// parseErr is why the output of a failed run gave no figures (imp is
+	// nil then).
+	parseErr error
 }
 
 // outputParseError is a line of an uploaded output the parser refused: a
@@ -171,7 +185,9 @@ func (e *outputParseError) Unwrap() []error { return []error{e.input, e.parse} }
 
 // readOutput reads and parses the "output" field: an uploaded file or
 // pasted text, not both. It returns nil when the request has neither.
-func readOutput(form *multipart.Form) (*importedOutput, error) {
+// Output the parser refuses is an error, unless partial (of a failed
+// run): then it is returned unparsed, with the parser's error.
+func readOutput(form *multipart.Form, partial bool) (*importedOutput, error) {
 	fhs := form.File["output"]
 	var pasted string
 	for _, v := range form.Value["output"] {
@@ -205,6 +221,9 @@ func readOutput(form *multipart.Form) (*importedOutput, error) {
 	if err != nil {
 		var pe *kafkafmt.ParseError
 		switch {
+		case partial && errors.As(err, &pe):
+			out.parseErr = pe
+			return &out, nil
 		case errors.As(err, &pe):
 			return nil, &outputParseError{input: badInput("output", "%v", pe), parse: pe}
 		case errors.Is(err, kafkafmt.ErrImportTooLarge):

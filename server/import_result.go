@@ -46,9 +46,9 @@ func (s *Server) importResult(c *gin.Context) (*rundoc.Run, error) {
 	if out, _ := readOutputPresent(form); out {
 		return nil, badInput("result", "give a kbench result (\"result\") or a Kafka tool's output (\"output\"), not both")
 	}
-	for _, f := range []string{"role", "kind"} {
+	for _, f := range append([]string{"role", "kind"}, endingFields...) {
 		if strings.TrimSpace(c.PostForm(f)) != "" {
-			return nil, badInput(f, "not with a result: result.json says each profile's role and kind")
+			return nil, badInput(f, "not with a result: result.json says each profile's role and kind, and how the run ended")
 		}
 	}
 	label := strings.TrimSpace(c.PostForm("label"))
@@ -62,6 +62,9 @@ func (s *Server) importResult(c *gin.Context) (*rundoc.Run, error) {
 	res, err := readResultField(form)
 	if err != nil {
 		return nil, err
+	}
+	if isToolResult(res) {
+		return s.importToolResult(c, res, label, tags)
 	}
 	// The spec as the run read it, checked as a spec file is: what the
 	// store keeps must be a spec this server can read back.

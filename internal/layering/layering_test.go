@@ -82,6 +82,7 @@ func TestLayersPointDown(t *testing.T) {
 		{"github.com/kbench/kbench/ui", []string{"/runner", "/store", "/server", "/lifecycle"}},
 		{"github.com/kbench/kbench/lifecycle", []string{"/runner", "/server", "/ui", "/compare"}},
 		{"github.com/kbench/kbench/clusters", []string{"/runner", "/store", "/server", "/ui", "/compare", "/lifecycle"}},
+		{"github.com/kbench/kbench/toolexec", []string{"/store", "/server", "/ui", "/compare", "/lifecycle"}},
 	}
 	for _, c := range cases {
 		for _, d := range deps(t, c.pkg) {
@@ -90,6 +91,22 @@ func TestLayersPointDown(t *testing.T) {
 					t.Errorf("%s imports %s", c.pkg, d)
 				}
 			}
+		}
+	}
+}
+
+// TestToolexecLinksNoFrameworks: running a command for kbench exec and a
+// tool run's child needs the Kafka output parser (runner/kafkafmt), not
+// the engine, a Kafka client, GORM or gin.
+func TestToolexecLinksNoFrameworks(t *testing.T) {
+	for _, d := range deps(t, "github.com/kbench/kbench/toolexec") {
+		for _, f := range []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go", "github.com/gin-gonic/gin", "gorm.io/", "github.com/kbench/kbench/runner/"} {
+			if strings.HasPrefix(d, f) && d != "github.com/kbench/kbench/runner/kafkafmt" {
+				t.Errorf("toolexec links %s", d)
+			}
+		}
+		if d == "github.com/kbench/kbench/runner" {
+			t.Errorf("toolexec links the engine (%s)", d)
 		}
 	}
 }
