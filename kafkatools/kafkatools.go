@@ -59,6 +59,16 @@ func (k Kind) Workload() rundoc.Workload {
 	return ""
 }
 
+// KindOfWorkload is the kind whose runs are workload w, "" for none.
+func KindOfWorkload(w rundoc.Workload) Kind {
+	for _, k := range Kinds() {
+		if k.Workload() == w {
+			return k
+		}
+	}
+	return ""
+}
+
 // Script is the name of the kind's script in Kafka's bin directory.
 func (k Kind) Script() string { return "kafka-" + string(k) + ".sh" }
 
