@@ -109,6 +109,13 @@ type Measurement struct {
 	// HarnessLimits says why kbench itself (the load generator) limited
 	// the run, one reason each; empty when it did not (see harness.go).
 	HarnessLimits []string `json:"harness_limits,omitempty"`
+
+	// Command is the command line `kbench exec` (or a tool run) ran, its
+	// secrets replaced; empty for anything else.
+	Command []string `json:"command,omitempty"`
+	// ExitCode is that command's exit status, as a shell reports it (128+n
+	// for signal n, 127 for a command not found); nil for anything else.
+	ExitCode *int `json:"exit_code,omitempty"`
 }
 
 // ProfileFile is a profile written next to result.json.

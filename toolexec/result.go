@@ -1,0 +1,185 @@
+package toolexec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner/kafkafmt"
+)
+
+// ResultOptions complete what [ToResult] knows from the execution.
+type ResultOptions struct {
+	// Workload is the workload the output should be (a tool run's
+	// template knows it); "" guesses from the command's name
+	// (…consumer-perf-test… is consumer, …producer-perf-test… producer),
+	// else the output decides, and output that is no Kafka tool's makes
+	// the run rundoc.Imported (profiles and CPU only). The parsed
+	// output's own tool wins over either.
+	Workload rundoc.Workload
+	// Meta is the run's metadata.
+	Meta map[string]string
+	// Profiles are the profiles written next to result.json.
+	Profiles []rundoc.ProfileFile
+	// Notes are added to the measurement's notes.
+	Notes []string
+}
+
+// ToolCommand is the name users know a Kafka tool of kafkafmt.ParseOutput
+// by ("kafka-producer-perf-test").
+func ToolCommand(tool string) string {
+	if tool == kafkafmt.ToolConsumer {
+		return "kafka-consumer-perf-test"
+	}
+	return "kafka-producer-perf-test"
+}
+
+// GuessWorkload is the workload a command's name says its output is:
+// producer or consumer for Kafka's perf-test scripts, "" otherwise.
+func GuessWorkload(argv []string) rundoc.Workload {
+	for _, a := range argv {
+		switch b := strings.ToLower(filepath.Base(a)); {
+		case strings.Contains(b, "consumer-perf-test"), strings.Contains(b, "consumerperformance"):
+			return rundoc.Consumer
+		case strings.Contains(b, "producer-perf-test"), strings.Contains(b, "producerperformance"):
+			return rundoc.Producer
+		}
+	}
+	return ""
+}
+
+// ToResult turns an execution into a run document (see the package doc):
+// the output's figures when it parses, the tree's CPU, the exit status,
+// and on failure the error and whatever was printed.
+func ToResult(e *Execution, o ResultOptions) *rundoc.Result {
+	exit := e.ExitCode
+	r := &rundoc.Result{Schema: rundoc.ResultSchema, StartedAt: e.Started.UTC(), FinishedAt: e.Finished.UTC(),
+		Output: e.Stdout, Meta: o.Meta, Profiles: o.Profiles}
+	m := &r.Measurement
+	m.Source, m.Command, m.ExitCode = rundoc.SourceImported, e.Argv, &exit
+	want := o.Workload
+	if want == "" {
+		want = GuessWorkload(e.Argv)
+	}
+	runBy := "run by kbench exec: " + strings.Join(e.Argv, " ")
+	var failure []string
+	if f := e.Failure(); f != "" {
+		failure = append(failure, f)
+	}
+	imp, perr := kafkafmt.ParseOutput(strings.NewReader(e.Stdout))
+	switch {
+	case perr == nil:
+		r.Workload = rundoc.Workload(imp.Tool)
+		addImported(r, imp)
+		m.Notes = append([]string{runBy, "figures from Kafka's " + m.Tool + " output"}, imp.Notes...)
+	default:
+		r.Workload = want
+		if r.Workload == "" {
+			r.Workload = rundoc.Imported
+		}
+		var pe *kafkafmt.ParseError
+		msg := perr.Error()
+		if !errors.As(perr, &pe) && !errors.Is(perr, kafkafmt.ErrImportTooLarge) {
+			msg = "reading the output: " + msg
+		}
+		m.Notes = append(m.Notes, runBy)
+		switch {
+		case e.Stdout == "":
+			m.Notes = append(m.Notes, "the command printed nothing on stdout")
+		case want == "":
+			m.Notes = append(m.Notes, "the output is no Kafka perf-test output ("+msg+"): the run holds CPU and profiles only")
+		default:
+			m.Notes = append(m.Notes, "the output did not parse as Kafka "+string(want)+" perf-test output: "+msg)
+		}
+		if want != "" {
+			failure = append(failure, "no Kafka figures: "+msg)
+		}
+		m.Tool = filepath.Base(e.Argv[0])
+		if want != "" {
+			m.Tool = ToolCommand(string(want))
+		}
+	}
+	if e.StdoutCut > 0 {
+		m.Notes = append(m.Notes, fmt.Sprintf("the first %d bytes of the output were dropped (kept: the last %d)", e.StdoutCut, len(e.Stdout)))
+	}
+	if !e.Succeeded() {
+		m.Notes = append(m.Notes, fmt.Sprintf("exit status %d", exit))
+	}
+	m.Notes = append(m.Notes, o.Notes...)
+	r.Metrics = append(r.Metrics, cpuMetrics(e.CPU)...)
+	if e.CPU.Err != nil {
+		m.Notes = append(m.Notes, "CPU not measured: "+e.CPU.Err.Error())
+	} else {
+		m.CPUSamples, m.CPUSampleMs = e.CPU.Samples, e.CPU.Interval.Milliseconds()
+	}
+	r.Environment = environment(m.Tool)
+	r.Complete = len(failure) == 0
+	r.Error = strings.Join(failure, "\n")
+	return r
+}
+
+// addImported adds the parsed output's figures and intervals, as an
+// import of the same output would store them.
+func addImported(r *rundoc.Result, imp *kafkafmt.Imported) {
+	m := &r.Measurement
+	m.Tool, m.Lines = ToolCommand(imp.Tool), imp.Lines
+	values := map[string]float64{}
+	for _, x := range imp.Metrics {
+		if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) {
+			// JSON holds no NaN or infinity.
+			imp.Notes = append(imp.Notes, fmt.Sprintf("%s was %v in the output: left out", x.Name, x.Value))
+			continue
+		}
+		values[x.Name] = x.Value
+		r.Metrics = append(r.Metrics, rundoc.Metric{Name: x.Name, Value: x.Value, Unit: x.Unit, Better: rundoc.Better(x.Better)})
+	}
+	for _, iv := range imp.Intervals {
+		r.Series = append(r.Series, rundoc.SeriesPoint{T: iv.T, Records: iv.Records, RecordsPerSec: iv.RecordsPerSec,
+			MBPerSec: iv.MBPerSec, LatencyAvgMs: iv.LatencyAvgMs, LatencyMaxMs: iv.LatencyMaxMs})
+	}
+	records, rate := values["records-sent"], values["record-send-rate"]
+	if imp.Tool == kafkafmt.ToolConsumer {
+		records, rate = values["records-consumed-total"], values["records-consumed-rate"]
+	}
+	m.MeasuredRecords = int64(records)
+	if rate > 0 {
+		m.WindowSeconds = records / rate
+	}
+}
+
+// cpuMetrics are the tree's CPU figures, under the names of kbench's own
+// client process figures.
+func cpuMetrics(c CPU) []rundoc.Metric {
+	if c.Err != nil {
+		return nil
+	}
+	ms := []rundoc.Metric{
+		{Name: "process-cpu-avg", Value: c.AvgPercent, Unit: "%", Better: rundoc.LowerIsBetter,
+			Help: "CPU time of the command's whole process tree (children included) over its wall time, in % of one core"},
+		{Name: "process-cpu-seconds", Value: c.CPU.Seconds(), Unit: "s", Better: rundoc.LowerIsBetter,
+			Help: "user + system CPU time of the command's whole process tree"},
+	}
+	if c.Samples > 0 {
+		// A command shorter than one sample has no p99 or maximum.
+		ms = append(ms,
+			rundoc.Metric{Name: "process-cpu-p99", Value: c.P99Percent, Unit: "%", Better: rundoc.LowerIsBetter,
+				Help: fmt.Sprintf("99th percentile of %d CPU samples of the process tree, %v each, in %% of one core", c.Samples, c.Interval)},
+			rundoc.Metric{Name: "process-cpu-max", Value: c.MaxPercent, Unit: "%", Better: rundoc.LowerIsBetter,
+				Help: "highest CPU sample of the process tree, in % of one core"})
+	}
+	return ms
+}
+
+// environment says where the command ran: this machine, and that its
+// target is the command's own.
+func environment(tool string) rundoc.Environment {
+	host, _ := os.Hostname()
+	return rundoc.Environment{Source: rundoc.SourceImported, Tool: tool, OS: runtime.GOOS, Arch: runtime.GOARCH,
+		Cores: runtime.NumCPU(), Host: host,
+		Broker: "run by kbench exec: the command's own (" + tool + " does not print its environment)"}
+}
