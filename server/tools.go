@@ -19,6 +19,7 @@ import (
 	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
 )
 
 // checkTool checks a request's tool against the tools its queue's workers
@@ -143,26 +144,20 @@ func (s *Server) queueTools(queue string) (map[string]kafkatools.Kind, bool) {
 	return offered, live
 }
 
-// ToolChoice is a tool the new-run form offers.
-type toolChoice struct {
-	Name   string
-	Kind   kafkatools.Kind
-	Queues []string
-}
-
 // formTools are the tools the new-run form offers, by name, each with its
 // kind and the queues whose workers offer it, as toolKind accepts them:
 // queue local's are the server's own (--tool), unless it runs no worker,
-// and every other queue's those its live workers registered.
-func (s *Server) formTools(workers []store.Worker) []toolChoice {
-	byName := map[string]*toolChoice{}
+// and every other queue's those its live workers registered. On SQLite
+// (queues false) the server's own alone, without queues.
+func (s *Server) formTools(workers []store.Worker, queues bool) []ui.ToolChoice {
+	byName := map[string]*ui.ToolChoice{}
 	add := func(name string, kind kafkatools.Kind, queue string) {
 		c := byName[name]
 		if c == nil {
-			c = &toolChoice{Name: name, Kind: kind}
+			c = &ui.ToolChoice{Name: name, Script: kind.Script(), Workload: string(kind.Workload())}
 			byName[name] = c
 		}
-		if !slices.Contains(c.Queues, queue) {
+		if queues && !slices.Contains(c.Queues, queue) {
 			c.Queues = append(c.Queues, queue)
 		}
 	}
@@ -174,18 +169,18 @@ func (s *Server) formTools(workers []store.Worker) []toolChoice {
 	}
 	for _, w := range workers {
 		if w.Queue == jobs.DefaultQueue && local {
-			continue
+			continue // the server's own worker decides what queue local offers
 		}
 		for n, k := range kafkatools.ParseOffered(w.Tools) {
 			add(n, k, w.Queue)
 		}
 	}
-	out := make([]toolChoice, 0, len(byName))
+	out := make([]ui.ToolChoice, 0, len(byName))
 	for _, c := range byName {
 		slices.Sort(c.Queues)
 		out = append(out, *c)
 	}
-	slices.SortFunc(out, func(a, b toolChoice) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b ui.ToolChoice) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
