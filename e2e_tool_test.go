@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/pgtest"
 )
 
 // e2eToolRun is what the tool tests read of a run.
@@ -230,5 +232,64 @@ func TestToolRunsThroughServe(t *testing.T) {
 		if out["field"] != tc.field {
 			t.Errorf("%v: field %v (%v), want %s", tc.body, out["field"], out["error"], tc.field)
 		}
+	}
+}
+
+// TestToolRunOnWorker: a kbench worker with --tool registers the tool's
+// name and kind (never its path) in the shared PostgreSQL store; a server
+// that executes nothing (--local-worker=false) queues a run of that tool
+// for the worker's queue, naming the tool only, and refuses a tool the
+// queue's workers do not offer; the worker runs its own program for it,
+// with the target as the bootstrap server, and stores Kafka's figures
+// and the tool's CPU.
+func TestToolRunOnWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test: builds kbench, serves and starts a worker")
+	}
+	database := pgtest.URL(t)
+	script, err := filepath.Abs(filepath.Join("testdata", "tool", "kafka-producer-perf-test.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := t.TempDir()
+	t.Setenv("TOOL_RECORD_DIR", record)
+	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
+		"--database", database, "--local-worker=false", "--allow-target", "127.0.0.1:9092")
+	srv := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	startE2EProcess(t, "kbench worker lab-a", e2eWorkerLine, "worker", "--database", database, "--queue", "lab-a", "--data", t.TempDir(),
+		"--tool", "javaprod="+script, "--allow-target", "127.0.0.1:9092")
+
+	var bad map[string]any
+	srv.api(t, http.MethodPost, "/api/runs", map[string]any{"tool": "other", "queue": "lab-a", "target": map[string]any{"bootstrap_server": "127.0.0.1:9092"}},
+		http.StatusBadRequest, &bad)
+	if bad["field"] != "tool" || !strings.Contains(fmt.Sprint(bad["error"]), "javaprod") {
+		t.Errorf("a tool lab-a's worker does not offer: %v, want a 400 on tool listing javaprod", bad)
+	}
+	id := srv.createRun(t, map[string]any{"tool": "javaprod", "queue": "lab-a", "target": map[string]any{"bootstrap_server": "127.0.0.1:9092"},
+		"params": map[string]any{"topic": "worker-f", "num-records": 2000}})
+	deadline := time.Now().Add(2 * time.Minute)
+	var r e2eToolRun
+	for {
+		srv.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d", id), nil, http.StatusOK, &r)
+		if r.Status != "queued" && r.Status != "running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d still %s after 2 minutes", id, r.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r.Status != "succeeded" {
+		t.Fatalf("the worker's tool run: %s %s", r.Status, r.Error)
+	}
+	if v, ok := r.metric("record-send-rate"); !ok || v != 19534.302235 {
+		t.Errorf("record-send-rate %v %v", v, ok)
+	}
+	if _, ok := r.metric("process-cpu-avg"); !ok {
+		t.Errorf("no CPU figures")
+	}
+	b, err := os.ReadFile(filepath.Join(record, "worker-f.argv"))
+	if err != nil || !strings.Contains(string(b), "bootstrap.servers=127.0.0.1:9092\n") || !strings.Contains(string(b), "--num-records\n2000\n") {
+		t.Errorf("the worker's tool got %q (%v)", b, err)
 	}
 }
