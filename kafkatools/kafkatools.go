@@ -32,6 +32,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/kbench/kbench/rundoc"
 )
@@ -485,6 +487,12 @@ func WriteConfig(dir string, props map[string]string) (string, error) {
 	if len(props) == 0 {
 		return "", nil
 	}
+	for k, v := range props {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			// Never quote it: it may be a password.
+			return "", errors.New("kafkatools: a property's name or value is not UTF-8 text")
+		}
+	}
 	var b strings.Builder
 	b.WriteString("# written by kbench for one run of a Kafka tool; removed when it ends\n")
 	for _, k := range sortedKeys(props) {
@@ -507,8 +515,10 @@ func WriteConfig(dir string, props map[string]string) (string, error) {
 	return path, nil
 }
 
-// escapeProp escapes text for a Java properties file: backslashes, line
-// breaks, leading spaces, and in a key the separators.
+// escapeProp escapes text for a Java properties file as Kafka's tools
+// read it (Properties.load of a stream: ISO 8859-1): backslashes, line
+// breaks, a leading space, in a key the separators, and every character
+// beyond ASCII as \uXXXX (UTF-16, so a surrogate pair above U+FFFF).
 func escapeProp(s string, key bool) string {
 	var b strings.Builder
 	for i, r := range s {
@@ -521,10 +531,16 @@ func escapeProp(s string, key bool) string {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
+		case r == '\f':
+			b.WriteString(`\f`)
 		case r == ' ' && (key || i == 0):
 			b.WriteString(`\ `)
 		case key && (r == '=' || r == ':' || r == '#' || r == '!'):
 			b.WriteString(`\` + string(r))
+		case r < 0x20 || r >= 0x7f:
+			for _, u := range utf16.Encode([]rune{r}) {
+				fmt.Fprintf(&b, `\u%04X`, u)
+			}
 		default:
 			b.WriteRune(r)
 		}
