@@ -8,12 +8,16 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/clusters"
+	"github.com/kbench/kbench/kafkatools"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 )
 
 // clusterUsage is the --cluster flag's help, serve's and worker's.
 const clusterUsage = "NAME=FILE: a Kafka cluster runs may target by name, FILE its client properties (bootstrap.servers, security.protocol, sasl.*, ssl.*), read on this machine only, again at each run's start (repeatable)"
+
+// toolUsage is the --tool flag's help, serve's and worker's.
+const toolUsage = "NAME=PATH or NAME=KIND:PATH: a Kafka tool runs may name (\"tool\"), run with an argument template filled from the run's fields; KIND is producer-perf-test or consumer-perf-test, else told from PATH's name (kafka-producer-perf-test.sh); PATH must be executable (repeatable)"
 
 // execFlags are the flags of a process that executes runs, read and
 // checked the same way by kbench serve (for its local worker) and kbench
@@ -23,6 +27,9 @@ type execFlags struct {
 	runTimeout  *time.Duration
 	allow       listFlag
 	clusters    listFlag
+	tools       listFlag
+	// toolSet is --tool's set, once check has read it.
+	toolSet *kafkatools.Set
 }
 
 // addExecFlags defines them on fs; allowUsage is --allow-target's help,
@@ -34,6 +41,7 @@ func addExecFlags(fs *flag.FlagSet, allowUsage string) *execFlags {
 	}
 	fs.Var(&e.allow, "allow-target", allowUsage)
 	fs.Var(&e.clusters, "cluster", clusterUsage)
+	fs.Var(&e.tools, "tool", toolUsage)
 	return e
 }
 
@@ -42,6 +50,7 @@ func (e *execFlags) envChecks() map[string]func([]string) error {
 	return map[string]func([]string) error{
 		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
 		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.Validate); return err },
+		"tool":         func(t []string) error { _, err := kafkatools.Parse(t); return err },
 	}
 }
 
@@ -68,5 +77,13 @@ func (e *execFlags) check(cmd string, from map[string]string, stderr io.Writer) 
 		}
 		return nil, false
 	}
+	tools, err := kafkatools.Parse(e.tools)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
+			fmt.Fprintf(stderr, "%s: %s %s\n", cmd, from["tool"], line)
+		}
+		return nil, false
+	}
+	e.toolSet = tools
 	return named, true
 }

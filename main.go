@@ -158,6 +158,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
 		return 2
 	}
+	if cmd.Spec.Tool != "" {
+		return runTool(ctx, cmd, stdout, stderr)
+	}
 	spec := cmd.Spec
 	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr, Meta: cmd.Meta}
 	if cmd.Server != "" && opts.OutDir == "" {

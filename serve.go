@@ -104,7 +104,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	cfg := server.Config{DataDir: *data, Concurrency: *ex.concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet}
 	if *notifyURL != "" {
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/jobs"
+	"github.com/kbench/kbench/kafkatools"
 	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/store"
@@ -30,6 +31,9 @@ type workerSettings struct {
 	// Clusters are the clusters this worker names (--cluster NAME=FILE),
 	// their files on this machine only.
 	Clusters *clusters.Set
+	// Tools are the Kafka tools this worker offers (--tool NAME=PATH),
+	// their programs on this machine only.
+	Tools *kafkatools.Set
 }
 
 // workWith is work; tests of the flags replace it to see what they
@@ -88,7 +92,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	return workWith(ctx, workerSettings{Database: *database, Queue: *queue, DataDir: *data, Concurrency: *ex.concurrency,
-		RunTimeout: *ex.runTimeout, AllowTargets: ex.allow, Clusters: named}, stdout, stderr)
+		RunTimeout: *ex.runTimeout, AllowTargets: ex.allow, Clusters: named, Tools: ex.toolSet}, stdout, stderr)
 }
 
 // work takes runs from the queue until ctx ends (SIGINT or SIGTERM):
@@ -122,7 +126,7 @@ func work(ctx context.Context, set workerSettings, stdout, stderr io.Writer) int
 	}
 	defer st.Close()
 	l := lifecycle.NewLocal(st, lifecycle.Options{Command: []string{exe}, DataDir: set.DataDir, Concurrency: set.Concurrency,
-		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: allowed, Clusters: set.Clusters, Logger: logger})
+		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: allowed, Clusters: set.Clusters, Tools: set.Tools, Logger: logger})
 	if err := l.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
 		return 1

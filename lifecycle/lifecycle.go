@@ -24,6 +24,7 @@ import (
 
 	"github.com/kbench/kbench/clusters"
 	"github.com/kbench/kbench/jobs"
+	"github.com/kbench/kbench/kafkatools"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
@@ -54,6 +55,11 @@ type Options struct {
 	// fails, and one left queued by a previous process is canceled at
 	// Start. nil names none.
 	Clusters *clusters.Set
+	// Tools are the Kafka tools this machine offers (--tool NAME=PATH):
+	// a run naming one gets its program through the child's environment
+	// (kafkatools.EnvVar), never through the spec; a run naming a tool
+	// not offered here fails. nil offers none.
+	Tools *kafkatools.Set
 	// Allow, when set, is asked about each run's stored spec before its
 	// process starts: a run it refuses fails with its error (kbench
 	// worker's --allow-target, which the server that queued the run
@@ -125,7 +131,7 @@ func (q *Local) Start(ctx context.Context) error {
 		return nil
 	}
 	w := &store.Worker{Host: q.opts.Host, Queue: q.opts.Queue, PID: os.Getpid(), Version: q.opts.Version,
-		Clusters: strings.Join(q.opts.Clusters.Names(), ",")}
+		Clusters: strings.Join(q.opts.Clusters.Names(), ","), Tools: q.opts.Tools.Offered()}
 	if err := q.st.RegisterWorker(ctx, w); err != nil {
 		return fmt.Errorf("register worker: %w", err)
 	}

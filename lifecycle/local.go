@@ -22,6 +22,7 @@ import (
 	"github.com/kbench/kbench/internal/childproc"
 	"github.com/kbench/kbench/internal/tailbuf"
 	"github.com/kbench/kbench/jobs"
+	"github.com/kbench/kbench/kafkatools"
 	"github.com/kbench/kbench/rundoc"
 
 	"github.com/kbench/kbench/store"
@@ -606,6 +607,15 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 			return failed("refused by the worker on %s: %v", q.opts.Host, err)
 		}
 	}
+	if spec.Tool != "" {
+		tool, ok := q.opts.Tools.Get(spec.Tool)
+		switch {
+		case !ok:
+			return failed("%s on %s", kafkatools.UnknownMessage(spec.Tool, q.opts.Tools.Names()), q.opts.Host)
+		case tool.Kind.Workload() != spec.Workload:
+			return failed("tool %s on %s is a %s, not a %s run", spec.Tool, q.opts.Host, tool.Kind, spec.Workload)
+		}
+	}
 	if spec.Cluster != "" {
 		// Read now, so an edited file applies; its secrets go to the
 		// child's environment with the run's own, never to a file.
@@ -624,7 +634,7 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 
 	args := append(append([]string(nil), q.opts.Command[1:]...), "run", "--spec", specPath, "--out", dir, "--progress", "json")
 	cmd := exec.Command(q.opts.Command[0], args...)
-	cmd.Env = childEnv(secrets)
+	cmd.Env = childEnv(secrets, q.opts.Tools)
 	// Its own process group, so a kill reaches the broker child too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, err := cmd.StdoutPipe()
@@ -697,13 +707,17 @@ func (q *Local) withCluster(spec rundoc.Spec, secrets map[string]string) (rundoc
 }
 
 // childEnv is the server's environment plus the run's secrets, which the
-// child reads from rundoc.SecretPropsEnv; an inherited value is dropped.
-func childEnv(secrets map[string]string) []string {
+// child reads from rundoc.SecretPropsEnv, and the machine's Kafka tools
+// (kafkatools.EnvVar); inherited values of either are dropped.
+func childEnv(secrets map[string]string, tools *kafkatools.Set) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, rundoc.SecretPropsEnv+"=") {
+		if !strings.HasPrefix(kv, rundoc.SecretPropsEnv+"=") && !strings.HasPrefix(kv, kafkatools.EnvVar+"=") {
 			env = append(env, kv)
 		}
+	}
+	if v := tools.Env(); v != "" {
+		env = append(env, kafkatools.EnvVar+"="+v)
 	}
 	if len(secrets) > 0 {
 		b, _ := json.Marshal(secrets)

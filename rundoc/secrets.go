@@ -131,6 +131,25 @@ var clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 // a letter or digit, at most 64 bytes.
 func ValidClusterName(name string) bool { return clusterNameRE.MatchString(name) }
 
+// ValidToolName reports whether name may name a Kafka tool (serve's and
+// worker's --tool NAME=PATH): the same words as a cluster's name.
+func ValidToolName(name string) bool { return clusterNameRE.MatchString(name) }
+
+// toolParam reads the "tool" param of a spec, adding an error to errs
+// when it is not a valid name.
+func toolParam(raw json.RawMessage, errs *FieldErrors) string {
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		errs.Add("tool", "want the name of a tool as a string")
+		return ""
+	}
+	if !ValidToolName(name) {
+		errs.Add("tool", "%q is not a tool's name: letters, digits, '.', '_' or '-', starting with a letter or digit, at most 64 bytes", name)
+		return ""
+	}
+	return name
+}
+
 // clusterParam reads the "cluster" param of a spec, adding an error to
 // errs when it is not a valid name.
 func clusterParam(raw json.RawMessage, errs *FieldErrors) string {

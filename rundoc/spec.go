@@ -92,6 +92,14 @@ type Spec struct {
 	// holds the name alone. It is no flag of `kbench run` (which takes
 	// properties files itself); spec files and params carry it.
 	Cluster string `json:"cluster,omitempty"`
+
+	// Tool names the Kafka tool that runs the workload instead of
+	// kbench's client (serve's and worker's --tool NAME=PATH): the run's
+	// child executes that machine's program of that name with an
+	// argument template filled from this spec. The spec holds the name
+	// alone, never a path. Like Cluster it is no flag of `kbench run`;
+	// spec files and params carry it.
+	Tool string `json:"tool,omitempty"`
 }
 
 // MinRate is the lowest --throughput (records/s) and --request-rate
@@ -746,6 +754,10 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 	for _, name := range names {
 		if name == "cluster" {
 			a.s.Cluster = clusterParam(params[name], &a.errs)
+			continue
+		}
+		if name == "tool" {
+			a.s.Tool = toolParam(params[name], &a.errs)
 			continue
 		}
 		o, ok := lookupOption(workload, name)

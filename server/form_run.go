@@ -18,7 +18,8 @@ import (
 // that do not parse are returned together (a runner.FieldErrors) with the
 // request made of the rest.
 func requestFromForm(form url.Values) (createRequest, error) {
-	req := createRequest{Workload: form.Get("workload"), Label: form.Get("label"), Queue: form.Get("queue"), Params: map[string]json.RawMessage{}}
+	req := createRequest{Workload: form.Get("workload"), Label: form.Get("label"), Queue: form.Get("queue"), Params: map[string]json.RawMessage{},
+		Tool: strings.TrimSpace(form.Get("tool")), fromForm: true}
 	var errs rundoc.FieldErrors
 	for _, f := range []struct {
 		name string

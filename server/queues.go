@@ -33,7 +33,9 @@ func (s *Server) newRunForm(ctx context.Context, form url.Values, errs map[strin
 				choices = append(choices, ui.ClusterChoice{Name: n})
 			}
 		}
-		return ui.NewRunFormClusters(form, errs, choices)
+		v := ui.NewRunFormClusters(form, errs, choices)
+		v.AddToolField(form, s.formTools(nil, false), errs)
+		return v
 	}
 	workers, err := s.store.LiveWorkers(ctx, lifecycle.WorkerLostAfter)
 	if err != nil {
@@ -41,6 +43,7 @@ func (s *Server) newRunForm(ctx context.Context, form url.Values, errs map[strin
 	}
 	v := ui.NewRunFormClusters(form, errs, s.formClusters(workers))
 	v.AddQueueField(form, liveQueues(workers), errs)
+	v.AddToolField(form, s.formTools(workers, true), errs)
 	return v
 }
 

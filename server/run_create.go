@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/kafkatools"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
@@ -39,6 +40,14 @@ type createRequest struct {
 	// configurations queued interleaved. Label, Params and Target are
 	// then each configuration's own.
 	Configs []configRequest `json:"configs,omitempty"`
+	// Tool names a Kafka tool the queue's workers offer (--tool
+	// NAME=PATH) to run instead of kbench's client (tools.go); the
+	// workload may then be left out: the tool's kind says it.
+	Tool string `json:"tool,omitempty"`
+	// fromForm marks a request the new-run form made: it sends every
+	// field of the workload, of which a tool run keeps those its
+	// template fills.
+	fromForm bool
 }
 
 // targetRequest names a real cluster; the password never leaves memory.
@@ -59,6 +68,16 @@ type targetRequest struct {
 func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 	req.Label = strings.TrimSpace(req.Label)
 	var errs rundoc.FieldErrors
+	var kind kafkatools.Kind
+	if req.Tool != "" {
+		if kind = s.checkTool(req, &errs); kind == "" {
+			return rundoc.Spec{}, errs
+		}
+		if req.fromForm {
+			req.Params = toolParams(kind, req.Params)
+		}
+		checkToolRun(kind, req, &errs)
+	}
 	workloadOK := checkWorkload(req.Workload, &errs)
 	if len(req.Label) > maxLabel {
 		errs.Add("label", "must be at most %d characters", maxLabel)
@@ -78,6 +97,9 @@ func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 		if fe.Field == "cluster" {
 			fe.Field = "target.cluster" // the API's name; the form's select has it too
 		}
+	}
+	if kind != "" {
+		toolSpec(&spec, req.Tool)
 	}
 	s.checkQueue(req, []rundoc.Spec{spec}, &errs)
 	errs = append(append(errs, target...), opts...)
@@ -120,6 +142,11 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 		if k == "cluster" {
 			// Only through target.cluster, which is checked.
 			opts.Add(k, "is not a parameter: name a cluster with \"target\": {\"cluster\": NAME}")
+			continue
+		}
+		if k == "tool" {
+			// Only through the request's tool, which is checked.
+			opts.Add(k, "is not a parameter: name a tool with \"tool\": NAME beside \"params\"")
 			continue
 		}
 		if serverRefused[k] {
@@ -375,6 +402,12 @@ func (s *Server) apiCreateRuns(c *gin.Context) {
 		return
 	}
 	if req.Configs != nil {
+		if req.Tool != "" {
+			var errs rundoc.FieldErrors
+			s.checkTool(&req, &errs)
+			s.fail(c, errs)
+			return
+		}
 		s.apiCreateAB(c, &req)
 		return
 	}

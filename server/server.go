@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/kbench/kbench/clusters"
+	"github.com/kbench/kbench/kafkatools"
 	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/static"
@@ -61,6 +62,9 @@ type Config struct {
 	// servers allowed without AllowTargets, their properties read from
 	// the files by the lifecycle when a run starts. nil names none.
 	Clusters *clusters.Set
+	// Tools are the Kafka tools this server's own worker offers (--tool
+	// NAME=PATH): runs of queue local may name them (tools.go).
+	Tools *kafkatools.Set
 	// KbenchCommand starts kbench for a run; "run --spec … --out …
 	// --progress json" is appended. Default: this executable.
 	KbenchCommand []string
@@ -179,7 +183,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
 	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
-		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Logger: cfg.Logger})
+		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)

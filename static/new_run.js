@@ -72,12 +72,17 @@
       }
     }
 
-    // updateClusters offers only the named clusters the chosen queue's
-    // workers name: each option lists its queues in data-queues. A queue
-    // the form does not offer (no live worker) may take any name, and the
-    // server checks every choice anyway.
+    // updateClusters offers only the named clusters and the tools the
+    // chosen queue's workers name: each option lists its queues in
+    // data-queues. A queue the form does not offer (no live worker) may
+    // take any name, and the server checks every choice anyway.
     function updateClusters() {
-      var sel = form.elements.namedItem('target.cluster');
+      updateQueueChoices('target.cluster');
+      updateQueueChoices('tool');
+    }
+
+    function updateQueueChoices(name) {
+      var sel = form.elements.namedItem(name);
       var queue = form.elements.namedItem('queue');
       var list = document.getElementById('f-queue-list');
       if (!sel || !sel.options || !queue || !list) {

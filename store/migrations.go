@@ -18,7 +18,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0010_report_sweep"
+const SchemaVersion = "0011_worker_tools"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -37,6 +37,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0008_run_events", Migrate: migrate0008},
 	{ID: "0009_sweeps", Migrate: migrate0009},
 	{ID: "0010_report_sweep", Migrate: migrate0010},
+	{ID: "0011_worker_tools", Migrate: migrate0011},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -488,6 +489,20 @@ func migrate0010(tx *gorm.DB) error {
 	}
 	if err := tx.Exec("CREATE INDEX IF NOT EXISTS idx_reports_sweep ON reports (sweep_id)").Error; err != nil {
 		return fmt.Errorf("index idx_reports_sweep: %w", err)
+	}
+	return nil
+}
+
+// migrate0011 adds workers.tools: the Kafka tools a worker offers
+// (--tool NAME=PATH), "NAME:KIND" each, comma-separated, without paths.
+func migrate0011(tx *gorm.DB) error {
+	type Worker struct {
+		Tools string `gorm:"not null;default:''"`
+	}
+	if !tx.Table("workers").Migrator().HasColumn(&Worker{}, "Tools") {
+		if err := tx.Table("workers").Migrator().AddColumn(&Worker{}, "Tools"); err != nil {
+			return fmt.Errorf("add workers.tools: %w", err)
+		}
 	}
 	return nil
 }

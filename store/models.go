@@ -169,7 +169,12 @@ type Worker struct {
 	// (--cluster NAME=FILE), comma-separated: the server checks a run's
 	// target.cluster against the workers of its queue. The files stay on
 	// the worker.
-	Clusters    string `gorm:"not null;default:''"`
+	Clusters string `gorm:"not null;default:''"`
+	// Tools are the Kafka tools the worker offers (--tool NAME=PATH),
+	// "NAME:KIND" each, comma-separated (kafkatools.Set.Offered): the
+	// server checks a tool run against the workers of its queue. The
+	// paths stay on the worker. Added by migration 0011_worker_tools.
+	Tools       string `gorm:"not null;default:''"`
 	StartedAt   time.Time
 	HeartbeatAt time.Time `gorm:"index"`
 	StoppedAt   *time.Time

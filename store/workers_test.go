@@ -19,7 +19,7 @@ func TestWorkersAndQueues(t *testing.T) {
 	eachBackend(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore(t)
-		a := &Worker{Host: "bench-a", Queue: "lab-a", PID: 4242, Version: "v1"}
+		a := &Worker{Host: "bench-a", Queue: "lab-a", PID: 4242, Version: "v1", Tools: "jp:producer-perf-test"}
 		b := &Worker{Host: "bench-b", Queue: "lab-b", PID: 4343, Version: "v1"}
 		for _, w := range []*Worker{a, b} {
 			if err := s.RegisterWorker(ctx, w); err != nil {
@@ -48,7 +48,7 @@ func TestWorkersAndQueues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(live) != 1 || live[0].ID != a.ID || live[0].Queue != "lab-a" || !live[0].HeartbeatAt.After(before) {
+		if len(live) != 1 || live[0].ID != a.ID || live[0].Queue != "lab-a" || live[0].Tools != "jp:producer-perf-test" || !live[0].HeartbeatAt.After(before) {
 			t.Errorf("live workers %+v, want only bench-a with a newer heartbeat than %v", live, before)
 		}
 		if live, _ := s.LiveWorkers(ctx, -time.Hour); len(live) != 0 {

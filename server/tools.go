@@ -1,0 +1,197 @@
+// Kafka tools: a run that names one ("tool" in POST /api/runs and the
+// new-run form) is executed by the worker's program of that name (serve's
+// or worker's --tool NAME=PATH) with an argument template filled from the
+// run's fields, instead of by kbench's client. A request names the tool
+// only: never a path, never an argument.
+
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/jobs"
+	"github.com/kbench/kbench/kafkatools"
+	"github.com/kbench/kbench/lifecycle"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// checkTool checks a request's tool against the tools its queue's workers
+// offer and settles the workload: the tool's kind decides it (a request
+// may leave workload out, or must give that one). It returns the kind, ""
+// after an error, which it adds to errs under "tool" or "workload".
+func (s *Server) checkTool(req *createRequest, errs *rundoc.FieldErrors) kafkatools.Kind {
+	req.Tool = strings.TrimSpace(req.Tool)
+	if !rundoc.ValidToolName(req.Tool) {
+		errs.Add("tool", "%q is not a tool's name: letters, digits, '.', '_' or '-', starting with a letter or digit, at most 64 bytes", req.Tool)
+		return ""
+	}
+	if req.Configs != nil {
+		errs.Add("tool", "an A/B submission (configs) runs kbench's client; submit each Kafka tool run on its own")
+		return ""
+	}
+	kind, unknown := s.toolKind(req.Tool, req.Queue)
+	if unknown != "" {
+		errs.Add("tool", "%s", unknown)
+		return ""
+	}
+	if kind == "" {
+		// No worker of the queue is live to say what the tool is: the
+		// workload says, and the worker that takes the run checks it.
+		kind = kafkatools.KindOfWorkload(rundoc.Workload(req.Workload))
+		if kind == "" {
+			errs.Add("workload", "no worker of queue %s is live to say what tool %s is: give its workload, %s", queueOrDefault(req.Queue), req.Tool, toolWorkloads())
+			return ""
+		}
+	}
+	switch want := string(kind.Workload()); {
+	case req.Workload == "":
+		req.Workload = want
+	case req.Workload != want:
+		errs.Add("workload", "tool %s is Kafka's %s, a %s workload, got %q", req.Tool, kind.Script(), want, req.Workload)
+		return ""
+	}
+	return kind
+}
+
+// toolWorkloads lists the workloads Kafka tools run, for messages.
+func toolWorkloads() string {
+	var ws []string
+	for _, k := range kafkatools.Kinds() {
+		ws = append(ws, string(k.Workload()))
+	}
+	return strings.Join(ws, " or ")
+}
+
+// checkToolRun adds the errors of a tool run's params and target: only
+// the fields the kind's template fills, and a cluster to run against.
+func checkToolRun(kind kafkatools.Kind, req *createRequest, errs *rundoc.FieldErrors) {
+	given := make([]string, 0, len(req.Params))
+	for k := range req.Params {
+		if k != "tool" && k != "cluster" { // refused by prepareConfig, saying how to give them
+			given = append(given, k)
+		}
+	}
+	kafkatools.CheckSpec(kind, req.Tool, given, errs)
+	if req.Target == nil {
+		errs.Add("target", "Kafka's %s runs against a cluster: give target.bootstrap_server or target.cluster (the embedded broker lives inside kbench run)", kind.Script())
+	}
+}
+
+// toolSpec makes spec a run of the tool: the name, and none of kbench's
+// profiles (a tool's child captures none).
+func toolSpec(spec *rundoc.Spec, tool string) {
+	spec.Tool = tool
+	spec.Profiles = []string{}
+}
+
+// toolKind is the kind of tool name on queue, or why the queue's workers
+// do not offer it: on the server's own queue, the server's --tool; on
+// another, what its live workers registered. While no worker of that
+// queue is live the kind is "" and so is the message.
+func (s *Server) toolKind(name, queue string) (kind kafkatools.Kind, unknown string) {
+	if queueOrDefault(queue) == jobs.DefaultQueue && !s.cfg.NoLocalWorker {
+		if t, ok := s.cfg.Tools.Get(name); ok {
+			return t.Kind, ""
+		}
+		return "", kafkatools.UnknownMessage(name, s.cfg.Tools.Names())
+	}
+	offered, live := s.queueTools(queue)
+	if !live {
+		return "", ""
+	}
+	if k, ok := offered[name]; ok {
+		return k, ""
+	}
+	names := make([]string, 0, len(offered))
+	for n := range offered {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return "", fmt.Sprintf("the workers of queue %s: %s", queueOrDefault(queue), kafkatools.UnknownMessage(name, names))
+}
+
+// queueTools are the tools the live workers of queue offer, by name, and
+// whether any worker of it is live. Like queueClusters it reads with a
+// short deadline of its own.
+func (s *Server) queueTools(queue string) (map[string]kafkatools.Kind, bool) {
+	if !s.store.Postgres() {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	workers, err := s.store.LiveWorkers(ctx, lifecycle.WorkerLostAfter)
+	if err != nil {
+		s.log.Warn("live workers", "err", err)
+		return nil, false
+	}
+	queue = queueOrDefault(queue)
+	offered, live := map[string]kafkatools.Kind{}, false
+	for _, w := range workers {
+		if w.Queue == queue {
+			live = true
+			for n, k := range kafkatools.ParseOffered(w.Tools) {
+				offered[n] = k
+			}
+		}
+	}
+	return offered, live
+}
+
+// formTools are the tools the new-run form offers, by name, each with its
+// kind and the queues whose workers offer it, as toolKind accepts them:
+// queue local's are the server's own (--tool), unless it runs no worker,
+// and every other queue's those its live workers registered. On SQLite
+// (queues false) the server's own alone, without queues.
+func (s *Server) formTools(workers []store.Worker, queues bool) []ui.ToolChoice {
+	byName := map[string]*ui.ToolChoice{}
+	add := func(name string, kind kafkatools.Kind, queue string) {
+		c := byName[name]
+		if c == nil {
+			c = &ui.ToolChoice{Name: name, Script: kind.Script(), Workload: string(kind.Workload())}
+			byName[name] = c
+		}
+		if queues && !slices.Contains(c.Queues, queue) {
+			c.Queues = append(c.Queues, queue)
+		}
+	}
+	local := !s.cfg.NoLocalWorker
+	if local {
+		for n, k := range s.cfg.Tools.Kinds() {
+			add(n, k, jobs.DefaultQueue)
+		}
+	}
+	for _, w := range workers {
+		if w.Queue == jobs.DefaultQueue && local {
+			continue // the server's own worker decides what queue local offers
+		}
+		for n, k := range kafkatools.ParseOffered(w.Tools) {
+			add(n, k, w.Queue)
+		}
+	}
+	out := make([]ui.ToolChoice, 0, len(byName))
+	for _, c := range byName {
+		slices.Sort(c.Queues)
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b ui.ToolChoice) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// toolParams keeps of a form's params those tool kind's template fills:
+// the form shows every field of the workload, and sends them all.
+func toolParams(kind kafkatools.Kind, params map[string]json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for k, v := range params {
+		if kind.Takes(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
