@@ -146,6 +146,13 @@ const (
 	// KindOther is an uploaded profile of none of the Go runtime's kinds
 	// (a wall-clock profile of another tool, say).
 	KindOther ProfileKind = "other"
+	// KindWall is a JVM profile of thread samples by state (Java Flight
+	// Recorder's execution samples, threads running Java code, merged with
+	// its native method samples, threads inside a native method, blocked
+	// or not). It is not CPU time, so it is a kind of its own: a run can
+	// hold it (kbench converts the JVM's recording), but --profile cannot
+	// capture it from a Go client.
+	KindWall ProfileKind = "wall"
 )
 
 // ProfileKinds lists the kinds a run captures (--profile), the Go
@@ -154,8 +161,9 @@ func ProfileKinds() []ProfileKind {
 	return []ProfileKind{KindCPU, KindHeap, KindAllocs, KindMutex, KindBlock, KindGoroutine}
 }
 
-// Valid reports whether k is one of ProfileKinds or KindOther.
-func (k ProfileKind) Valid() bool { return k == KindOther || k.Captured() }
+// Valid reports whether k is one of ProfileKinds, KindWall or KindOther:
+// a kind a run can hold.
+func (k ProfileKind) Valid() bool { return k == KindOther || k == KindWall || k.Captured() }
 
 // Captured reports whether a run can capture k (one of ProfileKinds).
 func (k ProfileKind) Captured() bool { return slices.Contains(ProfileKinds(), k) }
@@ -164,7 +172,7 @@ func (k ProfileKind) Captured() bool { return slices.Contains(ProfileKinds(), k)
 func ParseProfileKind(s string) (ProfileKind, error) {
 	k := ProfileKind(s)
 	if !k.Valid() {
-		return "", fmt.Errorf("unknown profile kind %q (want %s)", s, orList(names(append(ProfileKinds(), KindOther))))
+		return "", fmt.Errorf("unknown profile kind %q (want %s)", s, orList(names(append(ProfileKinds(), KindWall, KindOther))))
 	}
 	return k, nil
 }

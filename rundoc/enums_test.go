@@ -37,7 +37,7 @@ func TestParseEnums(t *testing.T) {
 			v, err := ParseProfileKind(s)
 			return parsed{string(v), err, ProfileKind(s).Valid()}
 		},
-			[]string{"cpu", "heap", "allocs", "mutex", "block", "goroutine", "other"}, []string{"", "CPU", "threadcreate", "none", "client"}},
+			[]string{"cpu", "heap", "allocs", "mutex", "block", "goroutine", "wall", "other"}, []string{"", "CPU", "Wall", "threadcreate", "none", "client"}},
 		{"better", func(s string) parsed { v, err := ParseBetter(s); return parsed{string(v), err, Better(s).Valid()} },
 			[]string{"higher", "lower", ""}, []string{"Higher", "neither", "up", " "}},
 	}
@@ -87,8 +87,8 @@ func TestEnumLists(t *testing.T) {
 	if Status("bogus").Final() {
 		t.Error("an unknown status is final")
 	}
-	for _, k := range append(ProfileKinds(), KindOther) {
-		if k.Captured() != (k != KindOther) {
+	for _, k := range append(ProfileKinds(), KindWall, KindOther) {
+		if k.Captured() != (k != KindOther && k != KindWall) {
 			t.Errorf("%s.Captured() = %v", k, k.Captured())
 		}
 	}
