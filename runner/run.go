@@ -39,6 +39,9 @@ type Options struct {
 	// version defaulting to the kafka-go version this binary was built
 	// with (resultMeta).
 	Meta map[string]string
+	// JavaHome is the JDK the write-path lab's Java strategies use
+	// (`kbench run --java-home`); "" looks for java, javac and jfr on PATH.
+	JavaHome string
 }
 
 // ErrIncomplete marks a run that stopped before measuring everything it

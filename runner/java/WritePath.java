@@ -29,7 +29,8 @@
 //	'L' int n, n × long ns      latencies of answered requests, write start to response
 //	'D' long requests, long writeCalls, long splitRequests
 //	                            a send is done: requests answered, SocketChannel.write calls,
-//	                            requests that took more than one call
+//	                            requests that took more calls than the strategy's fewest
+//	                            (1 for java-gather and java-copy, one per buffer for java-per-buffer)
 //	'J' UTF text                a jfr-* command is done
 //	'E' UTF text                failure; the program exits
 import java.io.BufferedReader;
@@ -189,6 +190,7 @@ public final class WritePath {
         long start = System.nanoTime();
         long deadline = deadlineMs > 0 ? start + deadlineMs * 1_000_000L : 0;
         long sent = 0, calls = 0, split = 0;
+        int fewest = strategy.equals("java-per-buffer") ? bufs.length : 1;
         for (long i = 0; n == 0 || i < n; i++) {
             long now = System.nanoTime();
             if (deadline != 0 && now - deadline >= 0) {
@@ -220,7 +222,7 @@ public final class WritePath {
             activity.set(now);
             int c = write();
             calls += c;
-            if (c > 1) {
+            if (c > fewest) {
                 split++;
             }
             sent++;
