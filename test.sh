@@ -2,7 +2,9 @@
 # Runs every check kbench has, stopping at the first failure:
 #  1. installs what the tests need when it is missing (Debian packages:
 #     chromium for the browser tests, graphviz for the pprof graph view,
-#     gcc for cgo, which the race detector and SQLite need);
+#     gcc for cgo, which the race detector and SQLite need,
+#     openjdk-17-jdk-headless for the JVM tests, which then run with
+#     KBENCH_REQUIRE_JDK=1 and fail rather than skip without it);
 #  2. gofmt; no committed file names an absolute path of one machine (a
 #     temporary or home directory); `go mod tidy -diff`: go.mod and go.sum
 #     must be tidy;
@@ -30,6 +32,8 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v dot >/dev/null 2>&1 || need+=(graphviz)
 command -v gcc >/dev/null 2>&1 || need+=(gcc) # cgo: the race detector and SQLite
+# The JVM side (Java strategies, JFR conversion): java, javac and jfr.
+{ command -v java && command -v javac && command -v jfr; } >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1; }
 [ -x "$(pg_bin)/initdb" ] || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
@@ -119,6 +123,8 @@ if [ -z "$pg_port" ]; then
 fi
 export KBENCH_TEST_POSTGRES="postgres://kbench@127.0.0.1:$pg_port/postgres?sslmode=disable"
 export KBENCH_REQUIRE_POSTGRES=1
+# A JDK is installed above: the tests that need one fail rather than skip.
+export KBENCH_REQUIRE_JDK=1
 
 go test -race -count=1 -timeout 15m "$@" ./...
 # The server's suite a second time on PostgreSQL: its newTestServer opens
@@ -128,3 +134,5 @@ KBENCH_TEST_BACKEND=postgres go test -race -count=1 -timeout 15m "$@" ./server/
 # Fuzz the upload reader for a few seconds: it must accept exactly what
 # pprof accepts, gzipped or not (go test -fuzz runs one target at a time).
 go test -run '^$' -fuzz '^FuzzLoadUpload$' -fuzztime 5s ./profiles/
+# And the JFR converter, which reads the JSON the JDK's jfr tool prints.
+go test -run '^$' -fuzz '^FuzzConvert$' -fuzztime 5s ./profiles/jfr/

@@ -122,14 +122,18 @@ func looksText(b []byte) bool {
 }
 
 // KindOther is the kind kbench gives a profile Kind cannot name (a
-// wall-clock profile of another tool, say).
+// profile of another tool whose sample types say nothing kbench knows).
 const KindOther = "other"
 
-// Kind guesses which Go profile p is: "cpu", "heap", "allocs", "mutex",
-// "block" or "goroutine", or "" when none fits. The rules, first match wins:
+// Kind guesses which profile p is: "cpu", "wall", "heap", "allocs",
+// "mutex", "block" or "goroutine", or "" when none fits. The rules, first
+// match wins:
 //
 //   - "cpu": a sample type or the period type is "cpu" (Go CPU profiles,
 //     folded stacks, pprof's legacy CPU formats).
+//   - "wall": a sample type or the period type is "wall": thread samples
+//     taken whatever the thread was doing (kbench's conversion of a Java
+//     Flight Recorder recording, wall-clock profilers' pprof output).
 //   - "goroutine": a sample type "goroutine" (Go's goroutine profile,
 //     goroutine/count).
 //   - "allocs" or "heap": a sample type alloc_space, alloc_objects,
@@ -170,6 +174,8 @@ func Kind(p *profile.Profile) string {
 	switch {
 	case has("cpu") || (p.PeriodType != nil && p.PeriodType.Type == "cpu"):
 		return "cpu"
+	case has("wall") || (p.PeriodType != nil && p.PeriodType.Type == "wall"):
+		return "wall"
 	case has("goroutine"):
 		return "goroutine"
 	case hasPrefix("alloc_") || hasPrefix("inuse_") || has("space"):

@@ -165,7 +165,9 @@ func TestKind(t *testing.T) {
 		{"block: channel", contention("runtime.chanrecv1", "main.main"), "block"},
 		{"block: unlock too deep to count", contention("runtime.selectgo", "a", "b", "sync.(*Mutex).Unlock"), "block"},
 		{"contention without samples", contention(), "block"},
-		{"unknown", &profile.Profile{SampleType: vt("wall", "nanoseconds")}, ""},
+		{"wall sample type", &profile.Profile{SampleType: vt("samples", "count", "wall", "nanoseconds")}, "wall"},
+		{"JFR conversion: wall period", &profile.Profile{SampleType: vt("samples", "count"), PeriodType: &profile.ValueType{Type: "wall", Unit: "nanoseconds"}}, "wall"},
+		{"unknown", &profile.Profile{SampleType: vt("events", "count")}, ""},
 		{"none", &profile.Profile{}, ""},
 	} {
 		if got := Kind(tc.p); got != tc.want {

@@ -143,8 +143,8 @@ const (
 	KindMutex     ProfileKind = "mutex"
 	KindBlock     ProfileKind = "block"
 	KindGoroutine ProfileKind = "goroutine"
-	// KindOther is an uploaded profile of none of the Go runtime's kinds
-	// (a wall-clock profile of another tool, say).
+	// KindOther is an uploaded profile of none of the other kinds (a
+	// profile of another tool whose sample types kbench cannot name).
 	KindOther ProfileKind = "other"
 	// KindWall is a JVM profile of thread samples by state (Java Flight
 	// Recorder's execution samples, threads running Java code, merged with

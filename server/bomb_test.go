@@ -201,19 +201,27 @@ func TestUploadKindAndRole(t *testing.T) {
 			t.Errorf("kind %s, which runs capture, is refused for uploads", k)
 		}
 	}
-	for _, kind := range []string{"cpu", "heap", "allocs", "mutex", "block", "goroutine", "other"} {
+	for _, kind := range []string{"cpu", "heap", "allocs", "mutex", "block", "goroutine", "wall", "other"} {
 		rec := ts.upload(t, attach, folded, map[string]string{"kind": kind})
 		if rec.Code != 201 || !strings.Contains(rec.Body.String(), `"kind":"`+kind+`"`) {
 			t.Errorf("kind %s: %d %s", kind, rec.Code, rec.Body)
 		}
 	}
-	// A valid profile of no kind kbench knows (a wall-clock profile of
-	// some other tool): stored as "other", not a 500.
-	wall := &profile.Profile{SampleType: []*profile.ValueType{{Type: "wall", Unit: "nanoseconds"}}}
+	// A valid profile of no kind kbench knows (events of some other
+	// tool): stored as "other", not a 500; a wall-clock profile of another
+	// tool is told apart as "wall".
+	other := &profile.Profile{SampleType: []*profile.ValueType{{Type: "events", Unit: "count"}}}
 	var wb bytes.Buffer
-	wall.Write(&wb)
-	rec := ts.upload(t, attach, map[string][]byte{"wall.pb.gz": wb.Bytes()}, nil)
+	other.Write(&wb)
+	rec := ts.upload(t, attach, map[string][]byte{"events.pb.gz": wb.Bytes()}, nil)
 	if rec.Code != 201 || !strings.Contains(rec.Body.String(), `"kind":"other"`) {
+		t.Errorf("a profile of unknown events: %d %s", rec.Code, rec.Body)
+	}
+	wall := &profile.Profile{SampleType: []*profile.ValueType{{Type: "wall", Unit: "nanoseconds"}}}
+	var wallb bytes.Buffer
+	wall.Write(&wallb)
+	rec = ts.upload(t, attach, map[string][]byte{"wall.pb.gz": wallb.Bytes()}, nil)
+	if rec.Code != 201 || !strings.Contains(rec.Body.String(), `"kind":"wall"`) {
 		t.Errorf("a wall-clock profile: %d %s", rec.Code, rec.Body)
 	}
 	// A row from before the check, written straight to the store.

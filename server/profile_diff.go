@@ -10,6 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -32,6 +33,9 @@ func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, nor
 	}
 	target, err := s.loadProfile(ctx, targetID)
 	if err != nil {
+		return nil, err
+	}
+	if err := comparableKinds(base.meta, target.meta); err != nil {
 		return nil, err
 	}
 	cmp := &comparison{base: base, target: target}
@@ -188,6 +192,20 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 	title := v.Page.Title
 	v.Page = s.page(c, title)
 	s.render(c, http.StatusOK, "compare_profiles", v)
+}
+
+// comparableKinds refuses to diff a wall profile (thread samples by
+// state: running Java code or inside a native method, blocked or not)
+// with a profile of another kind. Both may count samples, so the units
+// alone would not tell them apart, yet a difference between them means
+// nothing. Other kinds of differing units are refused by profiles.Diff.
+func comparableKinds(base, target profileMeta) error {
+	if (base.Kind == string(rundoc.KindWall)) == (target.Kind == string(rundoc.KindWall)) {
+		return nil
+	}
+	return badInput("target", "cannot compare the %s profile #%d with the %s profile #%d: wall profiles are thread samples by state "+
+		"(running Java code, or inside a native method, blocked or not), not CPU time; compare a wall profile with another wall profile",
+		base.Kind, base.ID, target.Kind, target.ID)
 }
 
 // errNoRecordCount: a run that records no count of the records it moved

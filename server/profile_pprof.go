@@ -62,6 +62,9 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
+		if err := comparableKinds(base.meta, target.meta); err != nil {
+			return nil, err
+		}
 		bp, err := base.fresh()
 		if err != nil {
 			return nil, err
@@ -70,7 +73,13 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		return profiles.DiffProfile(bp, tp, 1)
+		d, err := profiles.DiffProfile(bp, tp, 1)
+		if err != nil {
+			// Profiles of other sample types (a CPU against a heap
+			// profile): the request's fault, not the server's.
+			return nil, badInput("target", "%v", err)
+		}
+		return d, nil
 	})
 }
 

@@ -178,11 +178,12 @@ func uploadErr(err error) error {
 var uploadRoles = []string{"client", "broker"}
 
 // uploadKinds are the kinds an uploaded profile may be given: those
-// profiles.Kind tells apart and "other". Kinds and roles end up in file
-// names and on pages, so nothing else is accepted.
+// profiles.Kind tells apart ("wall": thread samples by state, as kbench
+// converts Java Flight Recorder recordings) and "other". Kinds and roles
+// end up in file names and on pages, so nothing else is accepted.
 var uploadKinds = func() []string {
 	var kinds []string
-	for _, k := range append(rundoc.ProfileKinds(), rundoc.KindOther) {
+	for _, k := range append(rundoc.ProfileKinds(), rundoc.KindWall, rundoc.KindOther) {
 		kinds = append(kinds, string(k))
 	}
 	return kinds

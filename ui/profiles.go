@@ -104,6 +104,26 @@ type FlameGraph struct {
 	Label       string // what the graph shows, for screen readers
 }
 
+// KindWall is the profile kind of thread samples by state (kbench's
+// conversion of a Java Flight Recorder recording, rundoc.KindWall).
+const KindWall = "wall"
+
+// WallNote is what the profile pages say about a wall profile, so that
+// nobody reads its widths as CPU time.
+const WallNote = "A wall profile counts thread samples by state, not CPU time: each sample is a thread caught running Java code " +
+	"(state=running, JFR's execution samples) or inside a native method (state=native, JFR's native method samples), " +
+	"which includes threads blocked in native calls such as a socket read or write. " +
+	"A wide frame is where threads spent their time, busy or waiting."
+
+// KindNote is what a page says about profiles of kind: WallNote for
+// wall profiles, "" for the others (their units say what they measure).
+func KindNote(kind string) string {
+	if kind == KindWall {
+		return WallNote
+	}
+	return ""
+}
+
 // ProfileView is the page of one profile: its flame graph, the sample
 // types to choose from, links to the download and the full pprof UI, a
 // form to compare it with another profile, and the write-path panel.
@@ -111,9 +131,12 @@ type ProfileView struct {
 	Page
 	Profile ProfileMeta
 	Heading string // "Profile #7: client cpu"
-	RunURL  string
-	RunText string // "run #42 · trunk"
-	Size    string
+	// KindNote says what the profile's samples are when its kind needs
+	// saying (KindNote).
+	KindNote string
+	RunURL   string
+	RunText  string // "run #42 · trunk"
+	Size     string
 	// SampleCount is the profile's pprof sample entries: its distinct
 	// stacks (with their labels), not the samples taken. The page says
 	// "Distinct stacks"; the API's field keeps the name "samples".
@@ -158,8 +181,11 @@ type CompareProfilesView struct {
 	Page
 	Base   CompareSide
 	Target CompareSide
-	Sample string
-	Unit   string
+	// KindNote says what the profiles' samples are when their kind needs
+	// saying (the server compares wall profiles only with each other).
+	KindNote string
+	Sample   string
+	Unit     string
 	// Normalize is the normalisation in effect (NormLabel in words);
 	// Requested names the one asked for, when it differs (it was not
 	// available).
@@ -310,6 +336,7 @@ func NewProfileView(meta ProfileMeta, sampleTypes []string, sample, focus, searc
 		Page:          Page{Title: "Profile #" + uintStr(meta.ID) + " · " + profileWhat(meta)},
 		Profile:       meta,
 		Heading:       "Profile #" + uintStr(meta.ID) + ": " + profileWhat(meta),
+		KindNote:      KindNote(meta.Kind),
 		RunURL:        runURL(meta.RunID),
 		RunText:       runText(meta),
 		Size:          FormatBytes(meta.Bytes),
@@ -393,6 +420,7 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		Page:        Page{Title: "Compare profile #" + uintStr(base.ID) + " with profile #" + uintStr(target.ID)},
 		Base:        compareSide("Base", base, sample, unit, "base"),
 		Target:      compareSide("Candidate", target, sample, unit, "target"),
+		KindNote:    KindNote(target.Kind),
 		Sample:      sample,
 		Unit:        unit,
 		Normalize:   mode,
@@ -401,6 +429,9 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		FormAction:  CompareProfilesPath,
 		PprofURL:    pprofURL(DiffPprofURL(base.ID, target.ID), sample),
 		SwapURL:     CompareProfilesURL(target.ID, base.ID, normalize, sample),
+	}
+	if v.KindNote == "" {
+		v.KindNote = KindNote(base.Kind)
 	}
 	if mode == "" {
 		v.NormLabel = "as the server chose"
@@ -750,28 +781,36 @@ func compareWritePaths(base, target *WritePaths, unit string) (string, []WritePa
 }
 
 // RunFlameGraph is the flame graph a run's page shows inline: its first
-// CPU profile, the client's first.
+// CPU profile, the client's first, else its first wall profile.
 type RunFlameGraph struct {
 	FlameGraph
 	ProfileID uint
 	Title     string // "client cpu"
 	URL       string // the profile's page
+	Note      string // KindNote of the profile's kind
 }
 
 // runFlameGraph picks the profile the run page draws: the first CPU
-// profile of the client, else the first CPU profile; nil when none.
+// profile of the client, else the first CPU profile; without a CPU
+// profile, the first wall profile (a JVM's, converted from its flight
+// recording) in the same order; nil when none.
 func runFlameGraph(rows []ProfileRow) *RunFlameGraph {
 	pick := -1
-	for i, p := range rows {
-		if p.Kind != "cpu" {
-			continue
+	for _, kind := range []string{"cpu", KindWall} {
+		for i, p := range rows {
+			if p.Kind != kind {
+				continue
+			}
+			if p.Role == "client" {
+				pick = i
+				break
+			}
+			if pick < 0 {
+				pick = i
+			}
 		}
-		if p.Role == "client" {
-			pick = i
+		if pick >= 0 {
 			break
-		}
-		if pick < 0 {
-			pick = i
 		}
 	}
 	if pick < 0 {
@@ -791,6 +830,7 @@ func runFlameGraph(rows []ProfileRow) *RunFlameGraph {
 		ProfileID: p.ID,
 		Title:     what,
 		URL:       ProfileURL(p.ID),
+		Note:      KindNote(p.Kind),
 	}
 }
 

@@ -293,6 +293,9 @@ func TestRunFlameGraph(t *testing.T) {
 		{rows("broker cpu", "client heap", "client cpu", "client cpu"), 3},
 		{rows("broker heap", "broker cpu"), 2},
 		{rows("client heap", "client allocs"), 0},
+		// A JVM's run: no CPU profile, its wall profile (the client's first).
+		{rows("broker wall", "client heap", "client wall"), 3},
+		{rows("client wall", "broker cpu"), 2},
 		{nil, 0},
 	} {
 		fg := runFlameGraph(c.rows)
@@ -301,6 +304,9 @@ func TestRunFlameGraph(t *testing.T) {
 			got = fg.ProfileID
 			if fg.URL != ProfileURL(got) || fg.DataURL != FlameGraphDataURL(got, "") || fg.ID == "" {
 				t.Errorf("flame graph %+v", fg)
+			}
+			if wall := c.rows[got-1].Kind == KindWall; (fg.Note == WallNote) != wall {
+				t.Errorf("rows %+v: note %q for a %s profile", c.rows, fg.Note, c.rows[got-1].Kind)
 			}
 		}
 		if got != c.want {

@@ -3,6 +3,8 @@ package jfr
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -185,6 +187,13 @@ func FuzzConvert(f *testing.F) {
 	f.Add(`{"recording": {"x": [1, {"y": null}], "events": []}}`)
 	f.Add(`{"recording": {"events": [{"type": "jdk.ExecutionSample", "values": null}]}}`)
 	f.Add(`[]`)
+	for _, name := range []string{"gather.json", "per-buffer.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data))
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		p, sum, err := Convert(strings.NewReader(in))
 		if err != nil {
