@@ -6,13 +6,18 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kbench/kbench/jdk"
 )
 
 // TestE2EWritepathLab: the "Write-path lab" page from the navigation, its
 // preset submitted with small parameters (the sink, 300 requests, one
 // repetition), the result page waited on until the runs finish, then the
 // comparison with gather as baseline, the ratios to gather, the write-path
-// panels and the link to the differential flame graph.
+// panels and the link to the differential flame graph. With a JDK on PATH
+// the preset adds the Java strategies: their rows, their panels (the JVM's
+// wall profiles) and the Java differential flame graph drawn on the page;
+// without one the lab page says they are left out.
 func TestE2EWritepathLab(t *testing.T) {
 	e2eSkip(t)
 	srv := startE2EServer(t)
@@ -26,6 +31,10 @@ func TestE2EWritepathLab(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the lab page does not explain %q", want)
 		}
+	}
+	_, noJDK := jdk.Find("")
+	if hasNote := e2eEval[bool](t, b, "look for the no-JDK note", `!!document.getElementById('wp-no-java')`); hasNote != (noJDK != nil) {
+		t.Errorf("no-JDK note shown %v, but jdk.Find says %v", hasNote, noJDK)
 	}
 	if !e2eEval[bool](t, b, "read the sink box", `document.getElementById('f-sink').checked`) {
 		t.Error("the sink is not ticked by default")
@@ -72,6 +81,21 @@ func TestE2EWritepathLab(t *testing.T) {
 	b.waitFor(t, "the differential flame graph drawn on the page", `document.getElementById('wp-diff').getAttribute('data-state') === 'ready'`)
 	if src := e2eEval[string](t, b, "read the graph's source", `document.getElementById('wp-diff').getAttribute('data-src')`); !strings.HasPrefix(src, "/api/diff?") || !strings.Contains(src, "normalize=total") {
 		t.Errorf("inline diff reads %q", src)
+	}
+	if noJDK == nil {
+		for _, strategy := range []string{"java-gather", "java-per-buffer", "java-copy"} {
+			if !e2eEval[bool](t, b, "find the "+strategy+" row", `!!document.querySelector('#wp-ratios tr[data-strategy="`+strategy+`"]')`) {
+				t.Errorf("no %s row in the ratios", strategy)
+			}
+		}
+		if got := strings.Join(paths["java-gather"], ","); got != "gather,single" {
+			t.Errorf("java-gather's write-path panel lists %q (all panels: %v)", got, paths)
+		}
+		jhref := e2eEval[string](t, b, "read the Java diff link", `document.getElementById('wp-java-diff-link').getAttribute('href')`)
+		if !strings.HasPrefix(jhref, "/compare/profiles?") || jhref == href {
+			t.Errorf("Java diff link %q (Go's %q)", jhref, href)
+		}
+		b.waitFor(t, "the Java differential flame graph drawn on the page", `document.getElementById('wp-java-diff').getAttribute('data-state') === 'ready'`)
 	}
 	b.screenshot(t, "writepath-result")
 	b.do(t, "open the differential flame graph", chromedp.Click(chromedp.ID("wp-diff-link")))

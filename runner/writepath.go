@@ -550,7 +550,7 @@ func (r *run) windowJFR(ctx context.Context, jc *javaClient) {
 		return
 	}
 	r.win.profiles = append(r.win.profiles, rundoc.ProfileFile{Role: rundoc.RoleClient, Kind: rundoc.KindWall, File: file})
-	r.win.notes = append(r.win.notes, fmt.Sprintf("client wall profile: the JVM's Java Flight Recorder recording of the window (settings \"profile\"), %d jdk.ExecutionSample events (threads running Java code) and %d jdk.NativeMethodSample events (threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time",
+	r.win.notes = append(r.win.notes, fmt.Sprintf("client wall profile: the JVM's Java Flight Recorder recording of the window (settings \"profile\" without its socket and file I/O events, which instrument the very writes measured), %d jdk.ExecutionSample events (threads running Java code) and %d jdk.NativeMethodSample events (threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time",
 		sum.Execution, sum.Native))
 }
 

@@ -17,7 +17,8 @@
 //	                          with a done event once every one is answered
 //	jfr-init                  start Flight Recorder itself (slow, once)
 //	jfr-start                 start a recording (settings "profile", with
-//	                          jdk.ExecutionSample and jdk.NativeMethodSample)
+//	                          jdk.ExecutionSample and jdk.NativeMethodSample,
+//	                          without the socket and file I/O events)
 //	jfr-stop FILE             stop it and write it to FILE
 //	quit                      close the connection and exit
 //
@@ -154,6 +155,13 @@ public final class WritePath {
                         recording = new Recording(Configuration.getConfiguration("profile"));
                         recording.enable("jdk.ExecutionSample");
                         recording.enable("jdk.NativeMethodSample");
+                        // Socket and file I/O events time every read and
+                        // write by instrumenting the very calls measured
+                        // here (SocketChannelImpl.write, …): off.
+                        recording.disable("jdk.SocketRead");
+                        recording.disable("jdk.SocketWrite");
+                        recording.disable("jdk.FileRead");
+                        recording.disable("jdk.FileWrite");
                         recording.setToDisk(true);
                         recording.start();
                         event(new Event('J').utf("started"));
