@@ -224,12 +224,12 @@ func (r *run) writepath(ctx context.Context) error {
 	if jc != nil {
 		if recordJFR {
 			if err := jc.initJFR(ctx); err != nil {
-				return fmt.Errorf("Java Flight Recorder: %w", err)
+				return fmt.Errorf("java flight recorder: %w", err)
 			}
 			// The recording starts just before the window's counters and
 			// stops just after them.
 			if err := jc.startJFR(ctx); err != nil {
-				return fmt.Errorf("Java Flight Recorder: %w", err)
+				return fmt.Errorf("java flight recorder: %w", err)
 			}
 		}
 		r.ext = &extProcess{pid: jc.pid, tid: jc.tid, name: "the JVM"}

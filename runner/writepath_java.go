@@ -218,9 +218,9 @@ func (c *javaClient) start(ctx context.Context, classes string, setup time.Durat
 		case !ok:
 			return c.failure()
 		case ev.typ == 'E':
-			return fmt.Errorf("Java program: %s", ev.text)
+			return fmt.Errorf("the java program: %s", ev.text)
 		case ev.typ != 'R':
-			return fmt.Errorf("Java program: event %q before it was ready", ev.typ)
+			return fmt.Errorf("the java program: event %q before it was ready", ev.typ)
 		}
 		c.tid, c.iovMax = int(ev.nums[0]), int(ev.nums[1])
 		return nil
@@ -332,9 +332,9 @@ func (c *javaClient) command(ctx context.Context, line string, want byte) (javaE
 			if ev.text == "no response to a request within "+strconv.Itoa(int(writepathTimeout/time.Second))+"s" {
 				return ev, fmt.Errorf("%w to a request within %v", errNoResponse, writepathTimeout)
 			}
-			return ev, fmt.Errorf("Java program: %s", ev.text)
+			return ev, fmt.Errorf("the java program: %s", ev.text)
 		case ev.typ != want:
-			return ev, fmt.Errorf("Java program: event %q, expected %q", ev.typ, want)
+			return ev, fmt.Errorf("the java program: event %q, expected %q", ev.typ, want)
 		}
 		return ev, nil
 	case <-ctx.Done():
