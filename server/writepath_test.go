@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -298,7 +299,10 @@ func TestWritepathPageAndForm(t *testing.T) {
 // rows, their write-path panels and the Java differential flame graph.
 func TestWritepathPresetJava(t *testing.T) {
 	if err := findJDK(); err != nil {
-		t.Skipf("no JDK: %v", err)
+		if os.Getenv("KBENCH_REQUIRE_JDK") == "1" {
+			t.Fatal(err)
+		}
+		t.Skipf("no JDK (set KBENCH_REQUIRE_JDK=1 to fail instead): %v", err)
 	}
 	ts := newTestServer(t, nil)
 	page := ts.do(t, "GET", "/writepath", "")
