@@ -1,18 +1,25 @@
 package main
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kbench/kbench/jdk"
 )
 
 // TestE2EWritepathLab: the "Write-path lab" page from the navigation, its
 // preset submitted with small parameters (the sink, 300 requests, one
 // repetition), the result page waited on until the runs finish, then the
 // comparison with gather as baseline, the ratios to gather, the write-path
-// panels and the link to the differential flame graph.
+// panels and the link to the differential flame graph. With a JDK on PATH
+// the preset adds the Java strategies: their rows, their panels (the JVM's
+// wall profiles) and the Java differential flame graph drawn on the page;
+// without one the lab page says they are left out.
 func TestE2EWritepathLab(t *testing.T) {
 	e2eSkip(t)
 	srv := startE2EServer(t)
@@ -27,6 +34,10 @@ func TestE2EWritepathLab(t *testing.T) {
 			t.Errorf("the lab page does not explain %q", want)
 		}
 	}
+	_, noJDK := jdk.Find("")
+	if hasNote := e2eEval[bool](t, b, "look for the no-JDK note", `!!document.getElementById('wp-no-java')`); hasNote != (noJDK != nil) {
+		t.Errorf("no-JDK note shown %v, but jdk.Find says %v", hasNote, noJDK)
+	}
 	if !e2eEval[bool](t, b, "read the sink box", `document.getElementById('f-sink').checked`) {
 		t.Error("the sink is not ticked by default")
 	}
@@ -38,7 +49,18 @@ func TestE2EWritepathLab(t *testing.T) {
 	b.waitFor(t, "the result page", `/^\/writepath\/[0-9a-f]{12}$/.test(location.pathname)`)
 
 	// The page reloads itself until every run is final, then shows the table.
-	b.waitFor(t, "the comparison", `document.readyState === 'complete' && !!document.getElementById('comparison') && !!document.getElementById('wp-ratios')`)
+	// Eight strategies, three of them JVMs that start and compile first:
+	// longer than one step's wait on a busy machine.
+	comparison := `document.readyState === 'complete' && !!document.getElementById('comparison') && !!document.getElementById('wp-ratios')`
+	for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](comparison))
+		cancel()
+		if err == nil && ok {
+			break
+		}
+	}
+	b.waitFor(t, "the comparison", comparison)
 	heads := e2eEval[[]string](t, b, "read the column heads", `Array.from(document.querySelectorAll('#comparison thead th .col-name')).map(e => e.textContent)`)
 	if len(heads) < 2 || heads[0] != "gather" || heads[1] != "per-buffer" {
 		t.Fatalf("columns %q, want gather (baseline) then per-buffer …", heads)
@@ -72,6 +94,21 @@ func TestE2EWritepathLab(t *testing.T) {
 	b.waitFor(t, "the differential flame graph drawn on the page", `document.getElementById('wp-diff').getAttribute('data-state') === 'ready'`)
 	if src := e2eEval[string](t, b, "read the graph's source", `document.getElementById('wp-diff').getAttribute('data-src')`); !strings.HasPrefix(src, "/api/diff?") || !strings.Contains(src, "normalize=total") {
 		t.Errorf("inline diff reads %q", src)
+	}
+	if noJDK == nil {
+		for _, strategy := range []string{"java-gather", "java-per-buffer", "java-copy"} {
+			if !e2eEval[bool](t, b, "find the "+strategy+" row", `!!document.querySelector('#wp-ratios tr[data-strategy="`+strategy+`"]')`) {
+				t.Errorf("no %s row in the ratios", strategy)
+			}
+		}
+		if got := strings.Join(paths["java-gather"], ","); got != "gather,single" {
+			t.Errorf("java-gather's write-path panel lists %q (all panels: %v)", got, paths)
+		}
+		jhref := e2eEval[string](t, b, "read the Java diff link", `document.getElementById('wp-java-diff-link').getAttribute('href')`)
+		if !strings.HasPrefix(jhref, "/compare/profiles?") || jhref == href {
+			t.Errorf("Java diff link %q (Go's %q)", jhref, href)
+		}
+		b.waitFor(t, "the Java differential flame graph drawn on the page", `document.getElementById('wp-java-diff').getAttribute('data-state') === 'ready'`)
 	}
 	b.screenshot(t, "writepath-result")
 	b.do(t, "open the differential flame graph", chromedp.Click(chromedp.ID("wp-diff-link")))

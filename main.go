@@ -162,7 +162,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runTool(ctx, cmd, stdout, stderr)
 	}
 	spec := cmd.Spec
-	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr, Meta: cmd.Meta}
+	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr, Meta: cmd.Meta, JavaHome: cmd.JavaHome}
 	if cmd.Server != "" && opts.OutDir == "" {
 		// The server takes the run as kbench import DIR sends it: write
 		// the result and profiles somewhere, and remove them after.

@@ -25,6 +25,10 @@ type RunCommand struct {
 	// Server is --server URL: a kbench server to store the run in when
 	// it ends; "" for none. Token is --token, the server's token.
 	Server, Token string
+	// JavaHome is --java-home DIR: the JDK of the write-path lab's Java
+	// strategies (its bin holds java, javac and jfr); "" for PATH. A path
+	// of this machine, so it is no field of the spec.
+	JavaHome string
 }
 
 // commandFlag is a flag of `kbench run` itself. ParseRunCommand reads
@@ -40,6 +44,8 @@ var commandFlags = []commandFlag{
 		func(c *RunCommand, v string) error { c.Out = v; return nil }},
 	{"spec", "FILE", "read the spec from a JSON file (keys are flag names)",
 		func(c *RunCommand, v string) error { c.SpecFile = v; return nil }},
+	{"java-home", "DIR", "the JDK of the writepath java-* strategies (DIR/bin has java, javac, jfr; default: PATH)",
+		func(c *RunCommand, v string) error { c.JavaHome = v; return nil }},
 	{"progress", "text|json", "stdout: Kafka's text (default) or JSON lines",
 		func(c *RunCommand, v string) error {
 			switch v {

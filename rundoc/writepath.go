@@ -24,11 +24,37 @@ const (
 	// StrategyKafkaGoConn sends them with kafka-go's low-level Conn
 	// (WriteMessages).
 	StrategyKafkaGoConn = "kafka-go-conn"
+	// StrategyJavaGather sends the same request bytes from a JVM with one
+	// SocketChannel.write(ByteBuffer[]) per request: the JDK's
+	// GatheringByteChannel path, one writev(2) of up to IOV_MAX buffers.
+	StrategyJavaGather = "java-gather"
+	// StrategyJavaPerBuffer calls SocketChannel.write(ByteBuffer) once
+	// per buffer: one write(2) each.
+	StrategyJavaPerBuffer = "java-per-buffer"
+	// StrategyJavaCopy copies the buffers into one heap ByteBuffer and
+	// writes that.
+	StrategyJavaCopy = "java-copy"
 )
 
 // WritepathStrategies lists the strategies in the order --help shows them.
 func WritepathStrategies() []string {
+	return append(GoWritepathStrategies(), JavaWritepathStrategies()...)
+}
+
+// GoWritepathStrategies are the strategies kbench's Go process runs.
+func GoWritepathStrategies() []string {
 	return []string{StrategyGather, StrategyPerBuffer, StrategyCopy, StrategyKafkaGo, StrategyKafkaGoConn}
+}
+
+// JavaWritepathStrategies are the strategies a JVM runs; they need a JDK
+// (java, javac and jfr) where the run executes.
+func JavaWritepathStrategies() []string {
+	return []string{StrategyJavaGather, StrategyJavaPerBuffer, StrategyJavaCopy}
+}
+
+// IsJavaStrategy reports whether strategy runs in a JVM.
+func IsJavaStrategy(strategy string) bool {
+	return strategy == StrategyJavaGather || strategy == StrategyJavaPerBuffer || strategy == StrategyJavaCopy
 }
 
 // Bounds of the write path's flags, and --duration's.
@@ -69,6 +95,9 @@ func writepathOptions() []option {
 				{Value: StrategyCopy, Help: "copy into one buffer, one write"},
 				{Value: StrategyKafkaGo, Help: "kafka-go's Writer"},
 				{Value: StrategyKafkaGoConn, Help: "kafka-go's Conn"},
+				{Value: StrategyJavaGather, Help: "a JVM, one SocketChannel.write(ByteBuffer[]); needs a JDK"},
+				{Value: StrategyJavaPerBuffer, Help: "a JVM, one SocketChannel.write per buffer; needs a JDK"},
+				{Value: StrategyJavaCopy, Help: "a JVM, copy into one heap ByteBuffer, one write; needs a JDK"},
 			}},
 		{name: "requests", kind: kindInt, workloads: writepathOnly,
 			help: fmt.Sprintf("Produce requests in the measured window, after the warm-up (default %d unless --duration is given)", DefaultWritepathRequests),

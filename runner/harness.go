@@ -46,6 +46,11 @@ func (r *run) harnessCheck(behind string) {
 	}
 	m := &r.res.Measurement
 	procs := runtime.GOMAXPROCS(0)
+	tasks := "/proc/self/task/*/schedstat"
+	if w.ext != nil { // the JVM's threads may use every core
+		procs = runtime.NumCPU()
+		tasks = fmt.Sprintf("/proc/%d/task/*/schedstat, %s's", w.ext.pid, w.ext.name)
+	}
 	limit := min(procs, runtime.NumCPU())
 	wall := w.end.Sub(w.start)
 	var reasons []string
@@ -58,8 +63,8 @@ func (r *run) harnessCheck(behind string) {
 				d = d.Sub(w.demand0[tid]) // a thread born in the window counts from 0
 				run, wait = run+d.Run, wait+d.Wait
 			}
-			help = fmt.Sprintf("CPU time plus run-queue wait of the process's threads (/proc/self/task/*/schedstat) in %% of the window × %d (GOMAXPROCS=%d on %d cores); at %.0f%% or more the load generator limited the run",
-				limit, procs, runtime.NumCPU(), harnessCPUShare*100)
+			help = fmt.Sprintf("CPU time plus run-queue wait of the process's threads (%s) in %% of the window × %d (GOMAXPROCS=%d on %d cores); at %.0f%% or more the load generator limited the run",
+				tasks, limit, procs, runtime.NumCPU(), harnessCPUShare*100)
 		} else {
 			run = w.cpuEnd - w.cpuStart
 			help = fmt.Sprintf("process CPU time in %% of the window × %d (GOMAXPROCS=%d on %d cores; scheduler statistics unavailable: %v); at %.0f%% or more the load generator limited the run",

@@ -39,6 +39,9 @@ type Options struct {
 	// version defaulting to the kafka-go version this binary was built
 	// with (resultMeta).
 	Meta map[string]string
+	// JavaHome is the JDK the write-path lab's Java strategies use
+	// (`kbench run --java-home`); "" looks for java, javac and jfr on PATH.
+	JavaHome string
 }
 
 // ErrIncomplete marks a run that stopped before measuring everything it
@@ -55,6 +58,9 @@ type run struct {
 	rep     *reporter
 	res     *rundoc.Result
 	win     *window
+	// ext is the process the window measures instead of kbench (the JVM
+	// of a Java write-path strategy); nil for kbench itself.
+	ext *extProcess
 	// apiFrom and apiVersions are the preflight's ApiVersions answer.
 	apiFrom     string
 	apiVersions []kafka.ApiVersion
@@ -187,7 +193,7 @@ func (r *run) finish(err error) {
 
 // openWindow starts the measured window of this run.
 func (r *run) openWindow() error {
-	w, err := openWindow(r.opts.OutDir, r.spec.Profiles, r.child)
+	w, err := openWindow(r.opts.OutDir, r.spec.Profiles, r.child, r.ext)
 	if err != nil {
 		return err
 	}

@@ -63,14 +63,56 @@ type window struct {
 	// window's ends (see harness.go).
 	demand0, demand1 map[int]sysstat.Demand
 	demandErr        error
+
+	// ext, when set, is the process whose counters the window reads
+	// instead of kbench's own (see extProcess).
+	ext *extProcess
+	// brokerCPU: the child broker's (or sink's) CPU profile is captured.
+	brokerCPU bool
+}
+
+// extProcess is a process other than kbench that does the measured work:
+// the JVM of the write-path lab's Java strategies. The window then reads
+// its CPU time (/proc/PID/stat), its threads' scheduler statistics and the
+// I/O counters of its sending thread (/proc/PID/task/TID/io), and captures
+// none of the Go runtime's profiles, which would show only kbench relaying
+// events.
+type extProcess struct {
+	pid, tid int
+	name     string // "the JVM", for texts
+}
+
+func (w *window) readIO() (sysstat.IO, error) {
+	if w.ext != nil {
+		return sysstat.ReadThreadIO(w.ext.pid, w.ext.tid)
+	}
+	return sysstat.ReadIO()
+}
+
+func (w *window) cpuTime() (time.Duration, error) {
+	if w.ext != nil {
+		return sysstat.ProcessCPUTime(w.ext.pid)
+	}
+	return sysstat.CPUTime()
+}
+
+func (w *window) threadDemand() (map[int]sysstat.Demand, error) {
+	if w.ext != nil {
+		return sysstat.ThreadDemandOf(w.ext.pid)
+	}
+	return sysstat.ThreadDemand()
 }
 
 func (w *window) wants(kind string) bool { return w.dir != "" && slices.Contains(w.kinds, kind) }
 
 // open starts the measured window: profiles first, counters last, so the
 // counters see as little of the profilers' start-up as possible.
-func openWindow(dir string, kinds []string, broker *childBroker) (*window, error) {
-	w := &window{dir: dir, kinds: kinds, broker: broker}
+func openWindow(dir string, kinds []string, broker *childBroker, ext *extProcess) (*window, error) {
+	w := &window{dir: dir, kinds: kinds, broker: broker, ext: ext}
+	w.brokerCPU = w.wants("cpu")
+	if ext != nil {
+		w.kinds = nil // the Go runtime's profiles: kbench's, not the JVM's
+	}
 	if w.wants("allocs") {
 		// The allocs profile is cumulative since the process started; keep
 		// a base so the stored profile holds only the window's allocations.
@@ -99,16 +141,16 @@ func openWindow(dir string, kinds []string, broker *childBroker) (*window, error
 	}
 	// The broker's CPU profile comes with the client's: --profile none
 	// means no profiling anywhere.
-	if broker != nil && w.wants("cpu") {
+	if broker != nil && w.brokerCPU {
 		if err := broker.startCPUProfile(filepath.Join(dir, "broker-cpu.pb.gz")); err != nil {
 			w.notes = append(w.notes, "broker CPU profile not captured: "+err.Error())
 		}
 	}
 	w.gc0 = sysstat.ReadGC()
-	w.io0, w.ioErr = sysstat.ReadIO()
-	w.cpuStart, _ = sysstat.CPUTime()
-	w.demand0, w.demandErr = sysstat.ThreadDemand()
-	w.sampler = sysstat.StartCPUSampler(cpuSampleInterval)
+	w.io0, w.ioErr = w.readIO()
+	w.cpuStart, _ = w.cpuTime()
+	w.demand0, w.demandErr = w.threadDemand()
+	w.sampler = sysstat.StartCPUSamplerOf(cpuSampleInterval, w.cpuTime)
 	w.start = time.Now()
 	return w, nil
 }
@@ -122,12 +164,12 @@ func (w *window) stop() {
 	end := w.end
 	w.endAt.Store(&end)
 	w.cpu = w.sampler.Stop()
-	w.cpuEnd, _ = sysstat.CPUTime()
+	w.cpuEnd, _ = w.cpuTime()
 	if w.demandErr == nil {
-		w.demand1, w.demandErr = sysstat.ThreadDemand()
+		w.demand1, w.demandErr = w.threadDemand()
 	}
 	if w.ioErr == nil {
-		w.io1, w.ioErr = sysstat.ReadIO()
+		w.io1, w.ioErr = w.readIO()
 	}
 	w.gc1 = sysstat.ReadGC()
 	if w.cpuFile != nil {
@@ -139,7 +181,7 @@ func (w *window) stop() {
 		}
 		w.cpuFile = nil
 	}
-	if w.broker != nil && w.wants("cpu") {
+	if w.broker != nil && w.brokerCPU {
 		if err := w.broker.stopCPUProfile(); err != nil {
 			w.notes = append(w.notes, "broker CPU profile not captured: "+err.Error())
 		} else {
@@ -273,9 +315,9 @@ func (w *window) processMetrics(bytesMoved int64) []rundoc.Metric {
 	cpuUsed := (w.cpuEnd - w.cpuStart).Seconds()
 	ms := []rundoc.Metric{
 		{Name: "process-cpu-avg", Value: w.cpu.AvgPercent, Unit: "%", Better: rundoc.LowerIsBetter,
-			Help: "process CPU time over the window's wall time, in % of one core"},
+			Help: "process CPU time over the window's wall time, in % of one core" + w.procNote()},
 		{Name: "process-cpu-seconds", Value: cpuUsed, Unit: "s", Better: rundoc.LowerIsBetter,
-			Help: "user + system CPU time of the whole process over the window"},
+			Help: "user + system CPU time of the whole process over the window" + w.procNote()},
 	}
 	if w.cpu.Samples > 0 {
 		// A window shorter than one sample has no p99 or maximum to show;
@@ -294,17 +336,23 @@ func (w *window) processMetrics(bytesMoved int64) []rundoc.Metric {
 			Help: "client CPU seconds per GiB of payload (2^30 = 1,073,741,824 bytes, as Kafka's MB is 2^20)"})
 	}
 	if n := w.measuredRecords(); n > 0 && cpuUsed > 0 {
+		src := "user + system CPU time of the whole process over the measured window, getrusage"
+		if w.ext != nil {
+			src = "user + system CPU time of the measured process over the window" + w.procNote()
+		}
 		ms = append(ms, rundoc.Metric{Name: "cpu-seconds-per-million-records", Value: cpuUsed / float64(n) * 1e6, Unit: "s", Better: rundoc.LowerIsBetter,
-			Help: fmt.Sprintf("process-cpu-seconds (user + system CPU time of the whole process over the measured window, getrusage) / %d records measured × 1,000,000: what the instrument and its client cost per million records", n)})
+			Help: fmt.Sprintf("process-cpu-seconds (%s) / %d records measured × 1,000,000: what the instrument and its client cost per million records", src, n)})
 	}
-	gc := w.gc1.Sub(w.gc0)
-	ms = append(ms,
-		rundoc.Metric{Name: "gc-count", Value: float64(gc.Cycles), Unit: "cycles", Better: rundoc.LowerIsBetter, Help: "completed GC cycles in the window"},
-		rundoc.Metric{Name: "gc-pause-total", Value: gc.PauseTotal.Seconds() * 1000, Unit: "ms", Better: rundoc.LowerIsBetter, Help: "stop-the-world GC pause time in the window"},
-		rundoc.Metric{Name: "heap-peak", Value: float64(w.cpu.HeapPeak.AllocBytes) / (1 << 20), Unit: "MiB", Better: rundoc.LowerIsBetter,
-			Help: fmt.Sprintf("largest Go heap held by objects, live or dead but not yet swept by the GC (runtime/metrics %s, as MemStats.HeapAlloc), sampled every %v: not the live heap, and a lower bound of the true peak",
-				sysstat.HeapPeakMetric, cpuSampleInterval)},
-	)
+	if w.ext == nil { // the Go runtime's own figures; the JVM's are not read
+		gc := w.gc1.Sub(w.gc0)
+		ms = append(ms,
+			rundoc.Metric{Name: "gc-count", Value: float64(gc.Cycles), Unit: "cycles", Better: rundoc.LowerIsBetter, Help: "completed GC cycles in the window"},
+			rundoc.Metric{Name: "gc-pause-total", Value: gc.PauseTotal.Seconds() * 1000, Unit: "ms", Better: rundoc.LowerIsBetter, Help: "stop-the-world GC pause time in the window"},
+			rundoc.Metric{Name: "heap-peak", Value: float64(w.cpu.HeapPeak.AllocBytes) / (1 << 20), Unit: "MiB", Better: rundoc.LowerIsBetter,
+				Help: fmt.Sprintf("largest Go heap held by objects, live or dead but not yet swept by the GC (runtime/metrics %s, as MemStats.HeapAlloc), sampled every %v: not the live heap, and a lower bound of the true peak",
+					sysstat.HeapPeakMetric, cpuSampleInterval)},
+		)
+	}
 	if w.ioErr != nil {
 		if errors.Is(w.ioErr, sysstat.ErrUnsupported) {
 			w.notes = append(w.notes, "syscall counters unavailable: "+w.ioErr.Error())
@@ -312,11 +360,15 @@ func (w *window) processMetrics(bytesMoved int64) []rundoc.Metric {
 		return ms
 	}
 	io := w.io1.Sub(w.io0)
+	who, file := "the process", "/proc/self/io"
+	if w.ext != nil {
+		who, file = w.ext.name+"'s sending thread", fmt.Sprintf("/proc/%d/task/%d/io", w.ext.pid, w.ext.tid)
+	}
 	ms = append(ms,
-		rundoc.Metric{Name: "syscw", Value: float64(io.Syscw), Unit: "syscalls", Better: rundoc.LowerIsBetter, Help: "write-type syscalls of the process through the VFS write path (write, writev, pwrite; not send or sendmsg, which Go's TCP writes do not use), /proc/self/io"},
-		rundoc.Metric{Name: "syscr", Value: float64(io.Syscr), Unit: "syscalls", Better: rundoc.LowerIsBetter, Help: "read-type syscalls of the process, /proc/self/io"},
-		rundoc.Metric{Name: "wchar", Value: float64(io.Wchar), Unit: "bytes", Help: "bytes passed to write-type syscalls, /proc/self/io"},
-		rundoc.Metric{Name: "rchar", Value: float64(io.Rchar), Unit: "bytes", Help: "bytes returned by read-type syscalls, /proc/self/io"},
+		rundoc.Metric{Name: "syscw", Value: float64(io.Syscw), Unit: "syscalls", Better: rundoc.LowerIsBetter, Help: "write-type syscalls of " + who + " through the VFS write path (write, writev, pwrite; not send or sendmsg, which Go's and the JDK's TCP writes do not use), " + file},
+		rundoc.Metric{Name: "syscr", Value: float64(io.Syscr), Unit: "syscalls", Better: rundoc.LowerIsBetter, Help: "read-type syscalls of " + who + ", " + file},
+		rundoc.Metric{Name: "wchar", Value: float64(io.Wchar), Unit: "bytes", Help: "bytes passed to write-type syscalls, " + file},
+		rundoc.Metric{Name: "rchar", Value: float64(io.Rchar), Unit: "bytes", Help: "bytes returned by read-type syscalls, " + file},
 	)
 	if io.Syscw > 0 {
 		ms = append(ms, rundoc.Metric{Name: "bytes-per-write-syscall", Value: float64(io.Wchar) / float64(io.Syscw), Unit: "bytes", Better: rundoc.HigherIsBetter,
@@ -340,6 +392,14 @@ func (w *window) measuredRecords() int64 {
 		return 0
 	}
 	return *w.records
+}
+
+// procNote says which process the CPU figures are of when it is not kbench.
+func (w *window) procNote() string {
+	if w.ext == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%s, pid %d, /proc/%d/stat in 10 ms steps)", w.ext.name, w.ext.pid, w.ext.pid)
 }
 
 // close stops profilers left running by a failed run, so the process never

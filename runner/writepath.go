@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -181,7 +183,15 @@ func (r *run) writepath(ctx context.Context) error {
 	if r.spec.Duration > 0 {
 		*notes = append(*notes, fmt.Sprintf("the measured phase ran for %v s, not a fixed number of requests: CPU profiles of runs that did different amounts of work compare only per request", r.spec.Duration))
 	}
-	*notes = append(*notes, "write-syscalls-per-request is the process's write-type syscalls in the window (/proc/self/io syscw) over the requests answered; it includes the process's few other writes (output lines, the Go runtime's wake-ups)")
+	jc, _ := client.(*javaClient)
+	if jc == nil {
+		*notes = append(*notes, "write-syscalls-per-request is the process's write-type syscalls in the window (/proc/self/io syscw) over the requests answered; it includes the process's few other writes (output lines, the Go runtime's wake-ups)")
+	} else {
+		*notes = append(*notes, fmt.Sprintf("write-syscalls-per-request is the write-type syscalls of the JVM's sending thread in the window (/proc/%d/task/%d/io syscw, the thread the Java program named through /proc/thread-self) over the requests answered: that thread makes no other write, while the JVM's other threads (the Flight Recorder's, the program's events to kbench) are not counted; CPU figures are the whole JVM's", jc.pid, jc.tid))
+		if other := goProfileKinds(r.spec.Profiles); len(other) > 0 {
+			*notes = append(*notes, fmt.Sprintf("--profile %s: profiles of the Go runtime, which would show kbench relaying the JVM's events, not the JVM: not captured (--profile cpu records the JVM with Java Flight Recorder)", strings.Join(other, ",")))
+		}
+	}
 	if shape.rate > 0 {
 		*notes = append(*notes, fmt.Sprintf("throttled to %v requests/s", shape.rate))
 	}
@@ -210,6 +220,20 @@ func (r *run) writepath(ctx context.Context) error {
 		}
 		r.res.Measurement.WarmupRecords = w * int64(shape.records)
 	}
+	recordJFR := jc != nil && r.opts.OutDir != "" && slices.Contains(r.spec.Profiles, string(rundoc.KindCPU))
+	if jc != nil {
+		if recordJFR {
+			if err := jc.initJFR(ctx); err != nil {
+				return fmt.Errorf("java flight recorder: %w", err)
+			}
+			// The recording starts just before the window's counters and
+			// stops just after them.
+			if err := jc.startJFR(ctx); err != nil {
+				return fmt.Errorf("java flight recorder: %w", err)
+			}
+		}
+		r.ext = &extProcess{pid: jc.pid, tid: jc.tid, name: "the JVM"}
+	}
 	if err := r.openWindow(); err != nil {
 		return err
 	}
@@ -231,6 +255,9 @@ func (r *run) writepath(ctx context.Context) error {
 	stopSeries()
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
+	if recordJFR && phaseErr == nil {
+		r.windowJFR(ctx, jc)
+	}
 	closeClient()
 
 	r.writepathResults(shape, client)
@@ -277,6 +304,9 @@ func (r *run) writepathClient(ctx context.Context, shape *wpShape) (wpClient, er
 	})
 	if err != nil {
 		return nil, err
+	}
+	if rundoc.IsJavaStrategy(r.spec.Strategy) {
+		return r.startJavaClient(ctx, leader, req, shape)
 	}
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, r.st.setupTimeout)
@@ -329,7 +359,12 @@ func (r *run) partitionLeader(ctx context.Context) (string, error) {
 // series has its own step: recordSeries).
 func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
 	last := time.Now()
-	io0, ioErr := sysstat.ReadIO()
+	readIO := sysstat.ReadIO
+	if r.ext != nil {
+		ext := *r.ext
+		readIO = func() (sysstat.IO, error) { return sysstat.ReadThreadIO(ext.pid, ext.tid) }
+	}
+	io0, ioErr := readIO()
 	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
 		st := shape.stats
 		st.mu.Lock()
@@ -338,7 +373,7 @@ func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
 		n := c.records
 		syscalls := -1.0
 		if ioErr == nil {
-			if io1, err := sysstat.ReadIO(); err == nil {
+			if io1, err := readIO(); err == nil {
 				if n > 0 {
 					syscalls = float64(io1.Sub(io0).Syscw) / float64(n)
 				}
@@ -426,9 +461,17 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 	add("requests-per-sec", float64(requests)/secs, "requests/s", rundoc.HigherIsBetter, "answered requests / window seconds")
 	add("records-per-sec", float64(records)/secs, "records/s", rundoc.HigherIsBetter, "records of the answered requests / window seconds")
 	add("mb-per-sec", float64(bytes)/secs/(1<<20), "MB/s", rundoc.HigherIsBetter, "record payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
-	if raw, ok := client.(*rawClient); ok {
-		add("buffers-per-request", float64(raw.req.NumBuffers()), "buffers", "", "request header + record-batch header + one per record")
-		add("bytes-per-request", float64(raw.req.Len()), "bytes", "", "Produce request size on the wire, size prefix included")
+	if req := encodedRequest(client); req != nil {
+		add("buffers-per-request", float64(req.NumBuffers()), "buffers", "", "request header + record-batch header + one per record")
+		add("bytes-per-request", float64(req.Len()), "bytes", "", "Produce request size on the wire, size prefix included")
+	}
+	jc, _ := client.(*javaClient)
+	if jc != nil && jc.sent > 0 {
+		add("channel-writes-per-request", float64(jc.calls)/float64(jc.sent), "calls", rundoc.LowerIsBetter,
+			"SocketChannel.write calls of the Java program per request, counted by the program: more than 1 for java-gather when the JDK split the request (IOV_MAX buffers per call, or a partial write)")
+		if s := jc.splits(); s != "" {
+			m.Notes = append(m.Notes, s)
+		}
 	}
 	if h.count() > 0 {
 		lat := fmt.Sprintf("write start → response, all %d requests, HdrHistogram µs, 3 significant digits", h.count())
@@ -438,24 +481,31 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 	if r.win.ioErr == nil && requests > 0 {
 		io := r.win.io1.Sub(r.win.io0)
 		syscalls = float64(io.Syscw) / float64(requests)
-		add("write-syscalls-per-request", syscalls, "syscalls", rundoc.LowerIsBetter,
-			"write-type syscalls of the process in the window (/proc/self/io syscw) / requests: 1 for one writev or write per request")
+		help := "write-type syscalls of the process in the window (/proc/self/io syscw) / requests: 1 for one writev or write per request"
+		if jc != nil {
+			help = fmt.Sprintf("write-type syscalls of the JVM's sending thread in the window (/proc/%d/task/%d/io syscw) / requests: 1 for one writev or write per request", jc.pid, jc.tid)
+		}
+		add("write-syscalls-per-request", syscalls, "syscalls", rundoc.LowerIsBetter, help)
 		if io.Syscw > 0 {
 			perSyscall = float64(io.Wchar) / float64(io.Syscw)
 		}
 	}
 	if bytes > 0 {
 		cpu := (r.win.cpuEnd - r.win.cpuStart).Seconds()
+		who := "client process"
+		if jc != nil {
+			who = "the JVM's"
+		}
 		add("cpu-seconds-per-mb", cpu/(float64(bytes)/(1<<20)), "s/MB", rundoc.LowerIsBetter,
-			"client process CPU time per MB of record payload (MB = 1,048,576 bytes)")
+			who+" CPU time per MB of record payload (MB = 1,048,576 bytes)")
 	}
 	r.res.Metrics = append(r.res.Metrics, r.win.processMetrics(bytes)...)
 	r.harnessCheck("")
 
 	if requests > 0 {
 		shapeText := fmt.Sprintf("%d records/request", shape.records)
-		if raw, ok := client.(*rawClient); ok {
-			shapeText = fmt.Sprintf("%d buffers/request", raw.req.NumBuffers())
+		if req := encodedRequest(client); req != nil {
+			shapeText = fmt.Sprintf("%d buffers/request", req.NumBuffers())
 		}
 		r.rep.kafka(writepathSummary(writepathTotals{
 			Requests: requests, RequestsPerSec: float64(requests) / secs, RecordsPerS: float64(records) / secs,
@@ -464,6 +514,44 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 			SyscallsPerRequest: syscalls, BytesPerSyscall: perSyscall, Strategy: r.spec.Strategy, Shape: shapeText,
 		}))
 	}
+}
+
+// encodedRequest is the request a strategy sends of kbench's own
+// encoding; nil for kafka-go's.
+func encodedRequest(c wpClient) *wire.Request {
+	switch c := c.(type) {
+	case *rawClient:
+		return c.req
+	case *javaClient:
+		return c.req
+	}
+	return nil
+}
+
+// goProfileKinds are the kinds of --profile other than cpu: Go runtime
+// profiles a Java strategy does not capture.
+func goProfileKinds(kinds []string) []string {
+	var out []string
+	for _, k := range kinds {
+		if k != string(rundoc.KindCPU) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// windowJFR stops the JVM's recording of the window and stores it as the
+// client's wall profile.
+func (r *run) windowJFR(ctx context.Context, jc *javaClient) {
+	const file = "client-wall.pb.gz"
+	sum, err := jc.stopJFR(ctx, filepath.Join(r.opts.OutDir, file))
+	if err != nil {
+		r.win.notes = append(r.win.notes, "the JVM's Flight Recorder profile not captured: "+err.Error())
+		return
+	}
+	r.win.profiles = append(r.win.profiles, rundoc.ProfileFile{Role: rundoc.RoleClient, Kind: rundoc.KindWall, File: file})
+	r.win.notes = append(r.win.notes, fmt.Sprintf("client wall profile: the JVM's Java Flight Recorder recording of the window (settings \"profile\" without its socket and file I/O events, which instrument the very writes measured), %d jdk.ExecutionSample events (threads running Java code) and %d jdk.NativeMethodSample events (threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time",
+		sum.Execution, sum.Native))
 }
 
 // errNoResponse is a request that stayed unanswered too long.

@@ -271,7 +271,7 @@ var writepathMetrics = []string{"requests-sent", "requests-per-sec", "records-pe
 // TestWritepathRunAgainstSink runs each strategy against the sink child
 // process, as `kbench run writepath --sink` does, and reads result.json.
 func TestWritepathRunAgainstSink(t *testing.T) {
-	for _, strategy := range rundoc.WritepathStrategies() {
+	for _, strategy := range rundoc.GoWritepathStrategies() {
 		t.Run(strategy, func(t *testing.T) {
 			opts, out := sinkOptions(t)
 			const requests = 1500
@@ -428,7 +428,7 @@ func hasExactFrame(p *profile.Profile, name string) bool {
 func TestWritepathBrokerReadsBack(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	const requests, warmup, perRequest, size = 40, 5, 8, 100
-	for _, strategy := range rundoc.WritepathStrategies() {
+	for _, strategy := range rundoc.GoWritepathStrategies() {
 		t.Run(strategy, func(t *testing.T) {
 			topic := "wp-" + strategy
 			opts, out := testOptions(t)

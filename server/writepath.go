@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/jdk"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
@@ -61,12 +62,30 @@ func intOr(p *int, def int) int {
 // wpGroup is the repetition group of one strategy's runs in a batch.
 func wpGroup(batch, strategy string) string { return wpGroupPrefix + batch + "-" + strategy }
 
+// findJDK says whether the Java strategies can run here: nil when java,
+// javac and jfr are on PATH, else jdk.Find's error saying what to
+// install. Tests replace it.
+var findJDK = func() error {
+	_, err := jdk.Find("")
+	return err
+}
+
+// presetStrategies are the strategies the preset runs: the Go ones, and
+// the Java ones when this machine has a JDK (noJava says why not).
+func presetStrategies() (strategies []string, noJava error) {
+	strategies = rundoc.GoWritepathStrategies()
+	if noJava = findJDK(); noJava == nil {
+		strategies = append(strategies, rundoc.JavaWritepathStrategies()...)
+	}
+	return strategies, noJava
+}
+
 // presetOrder is the order of the preset's fields on its form.
 var presetOrder = []string{ui.WPFieldRecords, ui.WPFieldRecordSize, ui.WPFieldRequests, ui.WPFieldInFlight, ui.WPFieldRepetitions, ui.WPFieldSink}
 
 // presetSpecs validates a preset into its repetitions and one spec per
 // strategy, reporting every bad field (a runner.FieldErrors).
-func (s *Server) presetSpecs(p writepathPreset) (int, []rundoc.Spec, error) {
+func (s *Server) presetSpecs(p writepathPreset, strategies []string) (int, []rundoc.Spec, error) {
 	var errs rundoc.FieldErrors
 	reps := intOr(p.Repetitions, wpDefaultRepetitions)
 	if reps < 1 || reps > wpMaxRepetitions {
@@ -81,7 +100,6 @@ func (s *Server) presetSpecs(p writepathPreset) (int, []rundoc.Spec, error) {
 		errs.Add("requests", "must be at least 1, got %d", *p.Requests)
 	}
 	num := func(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
-	strategies := rundoc.WritepathStrategies()
 	specs := make([]rundoc.Spec, len(strategies))
 	for i, strategy := range strategies {
 		params := map[string]json.RawMessage{
@@ -108,11 +126,11 @@ func (s *Server) presetSpecs(p writepathPreset) (int, []rundoc.Spec, error) {
 // createWritepathPreset validates the preset and stores and queues its
 // runs; it returns the batch id and the runs in creation order.
 func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (string, []*store.Run, error) {
-	reps, specs, err := s.presetSpecs(p)
+	strategies, _ := presetStrategies()
+	reps, specs, err := s.presetSpecs(p, strategies)
 	if err != nil {
 		return "", nil, err
 	}
-	strategies := rundoc.WritepathStrategies()
 	batch := randomID(6)
 	sides := make([]abSide, len(strategies))
 	for i, strategy := range strategies {
@@ -153,6 +171,7 @@ func (s *Server) apiWritepathPreset(c *gin.Context) {
 // writepathPage is /writepath: what the lab measures and the preset's form.
 func (s *Server) writepathPage(c *gin.Context) {
 	v := ui.NewWritepathForm(url.Values{}, nil)
+	v.SetStrategies(presetStrategies())
 	v.Page = s.page(c, v.Page.Title)
 	s.render(c, http.StatusOK, "writepath", v)
 }
@@ -176,7 +195,7 @@ func (s *Server) writepathForm(c *gin.Context) {
 	if len(errs) == 0 {
 		batch, _, err = s.createWritepathPreset(c.Request.Context(), p)
 	} else {
-		_, _, err = s.presetSpecs(p)
+		_, _, err = s.presetSpecs(p, rundoc.GoWritepathStrategies())
 	}
 	if err := errs.Append(err); err != nil {
 		s.fail(c, err)
@@ -185,6 +204,7 @@ func (s *Server) writepathForm(c *gin.Context) {
 	if len(errs) > 0 {
 		errs.SortBy(presetOrder)
 		v := ui.NewWritepathForm(form, formErrors(errs))
+		v.SetStrategies(presetStrategies())
 		v.Page = s.page(c, v.Page.Title)
 		s.render(c, http.StatusBadRequest, "writepath", v)
 		return
@@ -217,8 +237,10 @@ func (s *Server) writepathRuns(ctx context.Context, batch string) ([]rundoc.Run,
 
 // writepathResult is /writepath/<batch>: the runs' status while any is
 // unfinished, then the comparison by strategy with gather as baseline,
-// the ratios to gather, the write-path panels and the link to the
-// differential flame graph per-buffer vs gather.
+// the ratios to gather, the write-path panels (from the client CPU
+// profiles, and the JVM's wall profiles for the Java strategies) and the
+// differential flame graphs per-buffer vs gather and, with Java runs,
+// java-per-buffer vs java-gather.
 func (s *Server) writepathResult(c *gin.Context) {
 	ctx := c.Request.Context()
 	batch := c.Param("batch")
@@ -237,7 +259,7 @@ func (s *Server) writepathResult(c *gin.Context) {
 		}
 		for i := range runs {
 			r := &runs[i]
-			id := ui.ClientCPUProfile(r)
+			id := ui.WritepathProfile(r)
 			if _, done := panels[r.Label]; done || id == 0 {
 				continue
 			}

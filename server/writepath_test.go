@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/jdk"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 )
@@ -110,7 +112,18 @@ type presetResponse struct {
 	CompareURL string   `json:"compare_url"`
 }
 
+// withoutJDK makes the preset find no JDK for the test's duration.
+func withoutJDK(t *testing.T) error {
+	t.Helper()
+	orig := findJDK
+	err := fmt.Errorf("jdk: java, javac, jfr not found in PATH: %s", jdk.Install)
+	findJDK = func() error { return err }
+	t.Cleanup(func() { findJDK = orig })
+	return err
+}
+
 func TestWritepathPreset(t *testing.T) {
+	withoutJDK(t)
 	ts := newTestServer(t, nil)
 	rec := ts.do(t, "POST", "/api/presets/writepath", `{"records-per-request":16,"record-size":256,"requests":300,"repetitions":2,"sink":true,"in-flight":5}`)
 	if rec.Code != http.StatusCreated {
@@ -120,7 +133,7 @@ func TestWritepathPreset(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
 		t.Fatal(err)
 	}
-	strategies := rundoc.WritepathStrategies()
+	strategies := rundoc.GoWritepathStrategies()
 	if len(resp.Runs) != 2*len(strategies) {
 		t.Fatalf("%d runs, want %d", len(resp.Runs), 2*len(strategies))
 	}
@@ -239,11 +252,15 @@ func TestWritepathPresetBadInput(t *testing.T) {
 }
 
 func TestWritepathPageAndForm(t *testing.T) {
+	withoutJDK(t)
 	ts := newTestServer(t, nil)
 	page := ts.do(t, "GET", "/writepath", "")
 	body := page.Body.String()
 	if page.Code != 200 {
 		t.Fatalf("GET /writepath = %d", page.Code)
+	}
+	if !strings.Contains(body, `id="wp-no-java"`) || !strings.Contains(body, "openjdk-17-jdk-headless") {
+		t.Error("/writepath does not say the Java strategies are left out for want of a JDK")
 	}
 	for _, want := range []string{"writev", "64 ms to 2 ms", "GatheringByteChannel", `name="_csrf"`, "Write-path comparison",
 		`href="/writepath" aria-current="page"`, `name="records-per-request"`, `name="sink"`} {
@@ -262,7 +279,7 @@ func TestWritepathPageAndForm(t *testing.T) {
 	}
 	batch := strings.TrimPrefix(loc, "/writepath/")
 	runs, _, err := ts.st.ListRuns(t.Context(), store.RunFilter{Workload: string(rundoc.Writepath), Limit: 50})
-	if err != nil || len(runs) != len(rundoc.WritepathStrategies()) {
+	if err != nil || len(runs) != len(rundoc.GoWritepathStrategies()) {
 		t.Fatalf("%d runs (%v)", len(runs), err)
 	}
 	for _, r := range runs {
@@ -274,5 +291,67 @@ func TestWritepathPageAndForm(t *testing.T) {
 	// Posting without the CSRF token is refused.
 	if rec := ts.do(t, "POST", "/writepath", "requests=300", "Content-Type", "application/x-www-form-urlencoded"); rec.Code != http.StatusForbidden {
 		t.Errorf("no CSRF: %d", rec.Code)
+	}
+}
+
+// TestWritepathPresetJava: with a JDK the preset adds the Java strategies;
+// their runs hold the JVM's wall profile, and the result page has their
+// rows, their write-path panels and the Java differential flame graph.
+func TestWritepathPresetJava(t *testing.T) {
+	if err := findJDK(); err != nil {
+		if os.Getenv("KBENCH_REQUIRE_JDK") == "1" {
+			t.Fatal(err)
+		}
+		t.Skipf("no JDK (set KBENCH_REQUIRE_JDK=1 to fail instead): %v", err)
+	}
+	ts := newTestServer(t, nil)
+	page := ts.do(t, "GET", "/writepath", "")
+	if strings.Contains(page.Body.String(), `id="wp-no-java"`) {
+		t.Error("/writepath says the Java strategies are left out, with a JDK here")
+	}
+	rec := ts.do(t, "POST", "/api/presets/writepath", `{"requests":300,"repetitions":1}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("preset = %d %s", rec.Code, rec.Body)
+	}
+	var resp presetResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, r := range resp.Runs {
+		labels = append(labels, r.Label)
+	}
+	if strings.Join(labels, ",") != strings.Join(rundoc.WritepathStrategies(), ",") {
+		t.Fatalf("runs %v, want %v", labels, rundoc.WritepathStrategies())
+	}
+	for _, r := range resp.Runs {
+		done := ts.waitFinal(t, r.ID)
+		if !rundoc.IsJavaStrategy(r.Label) {
+			continue
+		}
+		if done.Status != rundoc.StatusSucceeded {
+			t.Fatalf("%s: %s %s", r.Label, done.Status, done.Error)
+		}
+		wall := false
+		for _, p := range done.Profiles {
+			wall = wall || (p.Role == "client" && p.Kind == rundoc.KindWall)
+		}
+		if !wall {
+			t.Errorf("%s: no client wall profile in %+v", r.Label, done.Profiles)
+		}
+	}
+	body := ts.do(t, "GET", resp.CompareURL, "").Body.String()
+	for _, want := range []string{`data-strategy="java-gather"`, `id="wp-java-diff-link"`, `id="wp-java-diff"`,
+		`class="wp-panel" data-strategy="java-gather"`, `class="wp-panel" data-strategy="java-per-buffer"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("result page lacks %s", want)
+		}
+	}
+	link := regexp.MustCompile(`id="wp-java-diff-link" href="([^"]+)"`).FindStringSubmatch(body)
+	if link == nil {
+		t.Fatal("no Java diff link")
+	}
+	if d := ts.do(t, "GET", strings.ReplaceAll(link[1], "&amp;", "&"), ""); d.Code != 200 {
+		t.Errorf("Java diff page %s = %d", link[1], d.Code)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/internal/median"
@@ -93,6 +94,25 @@ type WritepathView struct {
 	NoDiff  string
 	// Diff is the same differential flame graph, drawn on the page.
 	Diff *FlameGraph
+	// HasJava: the batch has Java strategies' runs; JavaDiffURL and
+	// JavaDiff compare java-per-buffer's wall profile with java-gather's,
+	// NoJavaDiff says why there is none.
+	HasJava     bool
+	JavaDiffURL string
+	JavaDiff    *FlameGraph
+	NoJavaDiff  string
+	// NoJava, on the form, says why the preset leaves the Java strategies
+	// out (no JDK here); "" when it runs them.
+	NoJava string
+}
+
+// SetStrategies sets the strategies the preset runs and, when the Java
+// ones are left out, why (noJava, jdk.Find's error).
+func (v *WritepathView) SetStrategies(strategies []string, noJava error) {
+	v.Strategies = strategies
+	if noJava != nil {
+		v.NoJava = "The Java strategies (" + strings.Join(rundoc.JavaWritepathStrategies(), ", ") + ") are left out: this server found no JDK (" + noJava.Error() + ")."
+	}
 }
 
 // NewWritepathForm builds the lab's page with its form; values are what
@@ -144,6 +164,21 @@ func AllFinal(runs []rundoc.Run) bool {
 
 // ClientCPUProfile is the id of a run's client CPU profile, 0 without one.
 func ClientCPUProfile(r *rundoc.Run) uint { return clientCPU(r) }
+
+// WritepathProfile is the profile of a write-path run's client that the
+// lab shows: its CPU profile, or for a Java strategy the JVM's wall
+// profile (Flight Recorder's samples of the window); 0 without either.
+func WritepathProfile(r *rundoc.Run) uint {
+	if id := clientCPU(r); id != 0 {
+		return id
+	}
+	for _, p := range r.Profiles {
+		if p.Role == rundoc.RoleClient && p.Kind == rundoc.KindWall {
+			return p.ID
+		}
+	}
+	return 0
+}
 
 // NewWritepathResult builds a batch's page. table is nil while runs are
 // unfinished; panels maps strategies to their write-path reports.
@@ -217,7 +252,7 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 		}
 		var pid uint
 		for _, r := range byLabel[label] {
-			if pid = clientCPU(r); pid != 0 {
+			if pid = WritepathProfile(r); pid != 0 {
 				break
 			}
 		}
@@ -231,7 +266,7 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 	first := func(label string) uint {
 		for _, r := range byLabel[label] {
 			if r.Status == rundoc.StatusSucceeded {
-				if id := clientCPU(r); id != 0 {
+				if id := WritepathProfile(r); id != 0 {
 					return id
 				}
 			}
@@ -245,6 +280,15 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 			Label: "Differential flame graph: per-buffer's client CPU against gather's"}
 	} else {
 		v.NoDiff = "No differential flame graph: gather and per-buffer each need a succeeded run with a client CPU profile."
+	}
+	v.HasJava = len(byLabel[rundoc.StrategyJavaGather])+len(byLabel[rundoc.StrategyJavaPerBuffer]) > 0
+	if b, t := first(rundoc.StrategyJavaGather), first(rundoc.StrategyJavaPerBuffer); b != 0 && t != 0 {
+		v.JavaDiffURL = CompareProfilesURL(b, t, "total", "")
+		v.JavaDiff = &FlameGraph{ID: "wp-java-diff", DataURL: DiffDataURL(b, t, "total", ""), Mode: "diff",
+			FocusParam: "jfocus", SearchParam: "jsearch",
+			Label: "Differential flame graph: java-per-buffer's JVM wall profile against java-gather's"}
+	} else if v.HasJava {
+		v.NoJavaDiff = "No Java differential flame graph: java-gather and java-per-buffer each need a succeeded run with the JVM's wall profile (recorded with --profile cpu)."
 	}
 	return v
 }

@@ -143,3 +143,48 @@ func TestWritepathPanelCopy(t *testing.T) {
 		t.Errorf("the per-buffer panel does not say its 18 writes per request:\n%s", section)
 	}
 }
+
+// TestWritepathResultJava: Java runs' wall profiles give their panels and
+// the Java differential flame graph (java-per-buffer against java-gather);
+// a batch without Java runs has no Java section.
+func TestWritepathResultJava(t *testing.T) {
+	java := func(id uint, label string) rundoc.Run {
+		r := wpRun(id, label, rundoc.StatusSucceeded, 50000, 1)
+		r.Profiles = []rundoc.Profile{{ID: id * 10, RunID: id, Role: "client", Kind: rundoc.KindWall}}
+		return r
+	}
+	runs := []rundoc.Run{wpRun(1, "gather", rundoc.StatusSucceeded, 100000, 1), wpRun(2, "per-buffer", rundoc.StatusSucceeded, 10000, 18),
+		java(3, rundoc.StrategyJavaGather), java(4, rundoc.StrategyJavaPerBuffer)}
+	if got := WritepathProfile(&runs[2]); got != 30 {
+		t.Errorf("WritepathProfile of a Java run = %d, want its wall profile 30", got)
+	}
+	table, err := compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wp := &WritePaths{Unit: "count", Total: 10, Rows: []WritePathRow{{Direction: "write", Path: "gather", Value: 4, Samples: 4}}}
+	v := NewWritepathResult("0123456789ab", runs, table, map[string]*WritePaths{rundoc.StrategyJavaGather: wp})
+	if !v.HasJava || v.JavaDiffURL != "/compare/profiles?base=30&normalize=total&target=40" || v.JavaDiff == nil || v.JavaDiff.DataURL != "/api/diff?base=30&format=compact&normalize=total&target=40" {
+		t.Errorf("Java diff: has %v url %q graph %+v", v.HasJava, v.JavaDiffURL, v.JavaDiff)
+	}
+	if len(v.Panels) != 1 || v.Panels[0].ProfileURL != "/profiles/30" {
+		t.Errorf("panels %+v", v.Panels)
+	}
+	html, err := newTestUI(t).RenderBytes("writepath", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="wp-java-diff-link"`, `id="wp-java-diff"`, `id="wp-diff"`, "not CPU time"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	v = NewWritepathResult("0123456789ab", runs[:2], table, nil)
+	if v.HasJava || v.JavaDiff != nil {
+		t.Error("a batch without Java runs has a Java section")
+	}
+	v = NewWritepathResult("0123456789ab", runs[:3], table, nil)
+	if !v.HasJava || v.JavaDiff != nil || v.NoJavaDiff == "" {
+		t.Errorf("java-gather alone: diff %+v, why %q", v.JavaDiff, v.NoJavaDiff)
+	}
+}

@@ -17,7 +17,12 @@
 #   IN_FLIGHT       --in-flight (default 5, Kafka's max.in.flight default)
 #   PROFILE         --profile (default none: figures without profiler cost)
 #   TARGETS         "sink broker" (default) or one of them
-#   STRATEGIES      default: all five
+#   STRATEGIES      default: the five Go strategies, and with java, javac and
+#                   jfr on PATH the three Java ones and java-gather+jfr
+#                   (java-gather recording the JVM with Flight Recorder,
+#                   --profile cpu: the recording's overhead against
+#                   java-gather in the same round)
+#   JAVA_HOME_DIR   --java-home for the Java strategies (default: PATH)
 #   OUT             output directory (default bench/out/writepath-<UTC time>)
 #   KBENCH_BIN      measure this prebuilt kbench binary instead of building
 set -euo pipefail
@@ -33,7 +38,12 @@ WARMUP_PERCENT=${WARMUP_PERCENT:-10}
 IN_FLIGHT=${IN_FLIGHT:-5}
 PROFILE=${PROFILE:-none}
 TARGETS=${TARGETS:-sink broker}
-STRATEGIES=${STRATEGIES:-gather per-buffer copy kafka-go kafka-go-conn}
+if [ -z "${STRATEGIES:-}" ]; then
+  STRATEGIES="gather per-buffer copy kafka-go kafka-go-conn"
+  if command -v java >/dev/null && command -v javac >/dev/null && command -v jfr >/dev/null; then
+    STRATEGIES="$STRATEGIES java-gather java-per-buffer java-copy java-gather+jfr"
+  fi
+fi
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$ROOT/bench/out/writepath-$STAMP}
 
@@ -74,6 +84,7 @@ mkdir -p "$OUT/runs"
   fi
   echo "rounds $ROUNDS, shapes $SHAPES, targets $TARGETS, in flight $IN_FLIGHT, warm-up $WARMUP_PERCENT%, profile $PROFILE"
   echo "go: $(go version)"
+  if command -v java >/dev/null; then echo "java: $(java -version 2>&1 | head -1)"; fi
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') × $(nproc)"
 } >"$OUT/setup.txt"
 cat "$OUT/setup.txt" >&2
@@ -89,9 +100,14 @@ for round in $(seq 1 "$ROUNDS"); do
     read -r records size requests target strategy <<<"${CASES[$i]}"
     n=$(( n + 1 ))
     dir="$OUT/runs/r$round-$target-${records}x$size-$strategy"
-    args=(run writepath --strategy "$strategy" --records-per-request "$records" --record-size "$size"
+    # java-gather+jfr is java-gather with the JVM's flight recording of
+    # the window (--profile cpu); the others take PROFILE.
+    profile=$PROFILE run_strategy=$strategy
+    if [ "$strategy" = java-gather+jfr ]; then profile=cpu run_strategy=java-gather; fi
+    args=(run writepath --strategy "$run_strategy" --records-per-request "$records" --record-size "$size"
       --requests "$requests" --warmup-requests $(( requests * WARMUP_PERCENT / 100 ))
-      --in-flight "$IN_FLIGHT" --profile "$PROFILE" --topic "wp-$strategy" --out "$dir")
+      --in-flight "$IN_FLIGHT" --profile "$profile" --topic "wp-$run_strategy" --out "$dir")
+    if [ -n "${JAVA_HOME_DIR:-}" ]; then args+=(--java-home "$JAVA_HOME_DIR"); fi
     if [ "$target" = sink ]; then args+=(--sink); fi
     log "[$n/$total] round $round: $target ${records}x$size $strategy"
     if ! "$KBENCH" "${args[@]}" >"$WORK/stdout" 2>"$WORK/stderr"; then

@@ -26,7 +26,18 @@ const procSelfIO = "/proc/self/io"
 // (open and close are not counted), so a delta between two ReadIO calls
 // includes Syscr+1 and a small Rchar from the first of them. It never adds to
 // Syscw or Wchar.
-func ReadIO() (IO, error) {
+func ReadIO() (IO, error) { return readIOFile(procSelfIO) }
+
+// ReadThreadIO returns the I/O counters of one thread of another process,
+// /proc/PID/task/TID/io: the kernel keeps them per thread, so they count
+// that thread's system calls alone (the write-path lab's Java strategies
+// read the JVM's sending thread this way, apart from the threads of the
+// Flight Recorder and of kbench's own pipes).
+func ReadThreadIO(pid, tid int) (IO, error) {
+	return readIOFile(fmt.Sprintf("/proc/%d/task/%d/io", pid, tid))
+}
+
+func readIOFile(procSelfIO string) (IO, error) {
 	f, err := os.Open(procSelfIO)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {

@@ -14,3 +14,8 @@ import (
 func ReadIO() (IO, error) {
 	return IO{}, fmt.Errorf("%w: /proc/self/io is Linux-only (GOOS=%s)", ErrUnsupported, runtime.GOOS)
 }
+
+// ReadThreadIO is Linux-only; elsewhere the error wraps [ErrUnsupported].
+func ReadThreadIO(pid, tid int) (IO, error) {
+	return IO{}, fmt.Errorf("%w: /proc/PID/task/TID/io is Linux-only (GOOS=%s)", ErrUnsupported, runtime.GOOS)
+}

@@ -52,6 +52,7 @@ type CPUSummary struct {
 // [StartCPUSampler] and [CPUSampler.Stop]. Its methods are safe for
 // concurrent use.
 type CPUSampler struct {
+	cpuTime   func() (time.Duration, error)
 	interval  time.Duration
 	startWall time.Time
 	startCPU  time.Duration
@@ -88,17 +89,25 @@ type CPUSampler struct {
 // interval must be positive, or StartCPUSampler panics. Call Stop at
 // least once: until then a goroutine and a ticker are running.
 func StartCPUSampler(interval time.Duration) *CPUSampler {
+	return StartCPUSamplerOf(interval, CPUTime)
+}
+
+// StartCPUSamplerOf is StartCPUSampler reading the CPU time with cpuTime,
+// such as [ProcessCPUTime] of another process. The heap peak is still this
+// process's.
+func StartCPUSamplerOf(interval time.Duration, cpuTime func() (time.Duration, error)) *CPUSampler {
 	if interval <= 0 {
 		panic("sysstat: StartCPUSampler: interval must be positive")
 	}
 	s := &CPUSampler{
+		cpuTime:  cpuTime,
 		interval: interval,
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
 	s.heap.Observe()
 	s.startWall = time.Now()
-	s.startCPU, s.startErr = CPUTime()
+	s.startCPU, s.startErr = s.cpuTime()
 	go s.run()
 	return s
 }
@@ -119,7 +128,7 @@ func (s *CPUSampler) run() {
 			continue
 		}
 		now := time.Now()
-		cpu, err := CPUTime()
+		cpu, err := s.cpuTime()
 		if err != nil {
 			s.tickErr = err
 			continue
@@ -143,7 +152,7 @@ func (s *CPUSampler) Stop() CPUSummary {
 		close(s.stop)
 		<-s.done
 		endWall := time.Now()
-		endCPU, endErr := CPUTime()
+		endCPU, endErr := s.cpuTime()
 		s.heap.Observe()
 
 		var sum CPUSummary

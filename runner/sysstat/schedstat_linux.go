@@ -19,10 +19,17 @@ import (
 //
 // On kernels without scheduler statistics the error wraps
 // [ErrUnsupported].
-func ThreadDemand() (map[int]Demand, error) {
-	files, err := filepath.Glob("/proc/self/task/*/schedstat")
+func ThreadDemand() (map[int]Demand, error) { return threadDemand("/proc/self") }
+
+// ThreadDemandOf is ThreadDemand of another process.
+func ThreadDemandOf(pid int) (map[int]Demand, error) {
+	return threadDemand(fmt.Sprintf("/proc/%d", pid))
+}
+
+func threadDemand(proc string) (map[int]Demand, error) {
+	files, err := filepath.Glob(proc + "/task/*/schedstat")
 	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("%w: no /proc/self/task/*/schedstat", ErrUnsupported)
+		return nil, fmt.Errorf("%w: no %s/task/*/schedstat", ErrUnsupported, proc)
 	}
 	out := make(map[int]Demand, len(files))
 	for _, f := range files {

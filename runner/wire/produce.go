@@ -50,6 +50,11 @@ const (
 	corrIDOff      = 8  // of the correlation id in buffer 0
 )
 
+// CorrelationIDOffset is where SetCorrelationID writes the id in the first
+// buffer (after the size prefix, API key and version), for a sender that
+// changes it itself (the write-path lab's Java program).
+const CorrelationIDOffset = corrIDOff
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Produce describes one Produce request: Values become the records of one

@@ -39,7 +39,7 @@ type key struct{ shape, target, strategy string }
 
 var dirRe = regexp.MustCompile(`^r(\d+)-(sink|broker)-(\d+x\d+)-(.+)$`)
 
-var strategyOrder = []string{"gather", "per-buffer", "copy", "kafka-go", "kafka-go-conn"}
+var strategyOrder = []string{"gather", "per-buffer", "copy", "kafka-go", "kafka-go-conn", "java-gather", "java-per-buffer", "java-copy", "java-gather+jfr"}
 
 func main() {
 	if len(os.Args) != 2 {
@@ -91,7 +91,7 @@ func main() {
 	})
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "shape\ttarget\tstrategy\truns\treq/s\twrite syscalls/req\tbytes/write\tMB/s\tp50 ms\tp99 ms\tCPU s/MB\tvs gather\t")
+	fmt.Fprintln(tw, "shape\ttarget\tstrategy\truns\treq/s\twrite syscalls/req\tbytes/write\tMB/s\tp50 ms\tp99 ms\tCPU s/MB\tCPU µs/req\tvs gather\t")
 	for _, k := range keys {
 		rs := runs[k]
 		medOf := func(name string) float64 { return metricMedian(rs, name) }
@@ -103,14 +103,67 @@ func main() {
 		if failed[k] > 0 {
 			n += fmt.Sprintf(" (+%d failed)", failed[k])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.2f\t%.0f\t%.1f\t%.3f\t%.3f\t%.4f\t%s\t\n", k.shape, k.target, k.strategy, n,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.2f\t%.0f\t%.1f\t%.3f\t%.3f\t%.4f\t%.1f\t%s\t\n", k.shape, k.target, k.strategy, n,
 			medOf("requests-per-sec"), medOf("write-syscalls-per-request"), medOf("bytes-per-write-syscall"), medOf("mb-per-sec"),
-			medOf("request-latency-p50"), medOf("request-latency-p99"), medOf("cpu-seconds-per-mb"), vs)
+			medOf("request-latency-p50"), medOf("request-latency-p99"), medOf("cpu-seconds-per-mb"), cpuPerRequest(rs), vs)
 	}
 	tw.Flush()
 
-	fmt.Println()
-	fmt.Println("gather / per-buffer requests/s: ratio of the medians (median of the per-round ratios)")
+	pairs := []struct{ a, b, what string }{
+		{"gather", "per-buffer", "gather / per-buffer requests/s"},
+		{"java-gather", "java-per-buffer", "java-gather / java-per-buffer requests/s"},
+		{"java-gather", "gather", "java-gather / gather (Go) requests/s"},
+		{"java-gather+jfr", "java-gather", "java-gather with / without the JVM's flight recording, requests/s (JFR overhead; goal ≥ 0.95)"},
+	}
+	for _, pr := range pairs {
+		printRatios(keys, runs, pr.a, pr.b, pr.what, "requests-per-sec", nil)
+	}
+	printRatios(keys, runs, "java-per-buffer", "java-gather", "java-per-buffer / java-gather CPU per request", "", cpuPerRequestOf)
+	printRatios(keys, runs, "java-gather", "gather", "java-gather / gather (Go) CPU per request", "", cpuPerRequestOf)
+}
+
+// cpuPerRequestOf is one run's process CPU per answered request, in µs:
+// the client's (for a Java strategy the JVM's) CPU over the window.
+func cpuPerRequestOf(r run) (float64, bool) {
+	cpu, ok1 := r.metrics["process-cpu-seconds"]
+	n, ok2 := r.metrics["requests-sent"]
+	if !ok1 || !ok2 || n <= 0 {
+		return 0, false
+	}
+	return cpu / n * 1e6, true
+}
+
+// cpuPerRequest is the median of cpuPerRequestOf over rs.
+func cpuPerRequest(rs []run) float64 {
+	var xs []float64
+	for _, r := range rs {
+		if v, ok := cpuPerRequestOf(r); ok {
+			xs = append(xs, v)
+		}
+	}
+	return med(xs)
+}
+
+// printRatios prints, per shape and target with both strategies, the ratio
+// a/b of the medians of a figure (a metric, or value of each run) and, in
+// parentheses, the median of the per-round ratios.
+func printRatios(keys []key, runs map[key][]run, a, b, what, metric string, value func(run) (float64, bool)) {
+	if value == nil {
+		value = func(r run) (float64, bool) {
+			v, ok := r.metrics[metric]
+			return v, ok
+		}
+	}
+	medOf := func(rs []run) float64 {
+		var xs []float64
+		for _, r := range rs {
+			if v, ok := value(r); ok {
+				xs = append(xs, v)
+			}
+		}
+		return med(xs)
+	}
+	printed := false
 	seen := map[[2]string]bool{}
 	for _, k := range keys {
 		pair := [2]string{k.shape, k.target}
@@ -118,19 +171,26 @@ func main() {
 			continue
 		}
 		seen[pair] = true
-		g, p := runs[key{k.shape, k.target, "gather"}], runs[key{k.shape, k.target, "per-buffer"}]
-		if len(g) == 0 || len(p) == 0 {
+		ra, rb := runs[key{k.shape, k.target, a}], runs[key{k.shape, k.target, b}]
+		if len(ra) == 0 || len(rb) == 0 || medOf(rb) == 0 {
 			continue
 		}
 		var ratios []float64
-		for _, a := range g {
-			for _, b := range p {
-				if a.round == b.round && b.metrics["requests-per-sec"] > 0 {
-					ratios = append(ratios, a.metrics["requests-per-sec"]/b.metrics["requests-per-sec"])
+		for _, x := range ra {
+			for _, y := range rb {
+				vx, ok1 := value(x)
+				vy, ok2 := value(y)
+				if x.round == y.round && ok1 && ok2 && vy > 0 {
+					ratios = append(ratios, vx/vy)
 				}
 			}
 		}
-		fmt.Printf("  %-9s %-7s %.2f (%.2f)\n", k.shape, k.target, metricMedian(g, "requests-per-sec")/metricMedian(p, "requests-per-sec"), med(ratios))
+		if !printed {
+			fmt.Println()
+			fmt.Println(what + ": ratio of the medians (median of the per-round ratios)")
+			printed = true
+		}
+		fmt.Printf("  %-9s %-7s %.2f (%.2f)\n", k.shape, k.target, medOf(ra)/medOf(rb), med(ratios))
 	}
 }
 
