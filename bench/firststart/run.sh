@@ -45,6 +45,14 @@ SERVER_PGID=""
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "FAILED: $*"; exit 1; }
 now() { date +%s.%N; }
+# cpu FILE CMD...: runs CMD, appending its user+sys CPU seconds (children
+# included) to FILE; CPU is steadier than wall time on a shared machine.
+cpu() {
+  local f=$1; shift
+  local TIMEFORMAT='%U %S'
+  { time "$@" 2>&3 ; } 3>&2 2>> "$f.raw"
+  awk '{printf "%.2f\n", $1 + $2}' "$f.raw" > "$f"
+}
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}'; }
 
 stop_server() {
@@ -73,6 +81,7 @@ FLAGS=${FLAGS# }
 PROXY=$(go env GOPROXY)
 log "go $(go env GOVERSION), GOPROXY=$PROXY, GOFLAGS='$FLAGS', $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+echo "$REVS" > "$OUT/revs.txt" # the order summarize prints them in
 # Resolve every revision once, in the work tree's repository.
 declare -A COMMIT
 for r in $REVS; do COMMIT[$r]=$(git rev-parse --verify "$r^{commit}"); done
@@ -93,7 +102,7 @@ measure() {
 
   # --- download ---
   local t0; t0=$(now)
-  (cd "$t/src" && "${env[@]}" go list -deps -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}' . \
+  (cd "$t/src" && cpu "$res/download.cpu" "${env[@]}" go list -deps -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}' . \
     | sort -u > "$res/build-modules.txt") 2> "$res/download.log" || die "download: $(tail -5 "$res/download.log")"
   local dl; dl=$(since "$t0")
   (cd "$t/gopath/pkg/mod/cache/download" && find . -name '*.zip' -printf '%s %P\n' | sort -n) > "$res/zips.txt"
@@ -110,7 +119,7 @@ measure() {
 
   # --- compile ---
   t0=$(now)
-  (cd "$t/src" && "${env[@]}" GOPROXY=off GOFLAGS="$FLAGS -mod=readonly" \
+  (cd "$t/src" && cpu "$res/compile.cpu" "${env[@]}" GOPROXY=off GOFLAGS="$FLAGS -mod=readonly" \
     go build -debug-actiongraph="$res/actiongraph.json" -o "$t/kbench" .) > "$res/compile.log" 2>&1 \
     || die "compile: $(tail -5 "$res/compile.log")"
   cc=$(since "$t0")

@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +35,11 @@ func main() {
 	if len(runs) == 0 {
 		fmt.Fprintln(os.Stderr, "summarize: no runs in", os.Args[1])
 		os.Exit(1)
+	}
+	// Revisions in the order run.sh was given them (the first is the base).
+	if b, err := os.ReadFile(filepath.Join(os.Args[1], "revs.txt")); err == nil {
+		order := strings.Fields(string(b))
+		sort.SliceStable(runs, func(i, j int) bool { return slices.Index(order, runs[i].rev) < slices.Index(order, runs[j].rev) })
 	}
 	report(os.Stdout, runs)
 }
@@ -55,6 +61,9 @@ type run struct {
 	pkgModule   map[string]string  // package → module path ("std" for the standard library)
 	linkS       float64            // the link action's wall seconds
 	modCompile  map[string]float64 // module → summed action wall seconds
+	modCPU      map[string]float64 // module → summed action CPU seconds (user+sys, children included)
+	downloadCPU float64            // CPU seconds of the download phase's process tree (NaN if not measured)
+	compileCPU  float64
 }
 
 func (r run) zipBytes() int64 {
@@ -127,11 +136,25 @@ func loadRun(d string) (run, error) {
 			r.provides[f[0]+"@"+f[1]] = true
 		}
 	}
+	r.downloadCPU, r.compileCPU = readCPU(filepath.Join(d, "download.cpu")), readCPU(filepath.Join(d, "compile.cpu"))
 	ag := filepath.Join(d, "actiongraph.json")
 	if _, err := os.Stat(ag); err != nil {
 		return r, nil // compile skipped
 	}
 	return r, loadActions(ag, &r)
+}
+
+// readCPU reads the CPU seconds run.sh wrote; NaN when the file is missing.
+func readCPU(path string) float64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }
 
 func readTSV(path string) ([][]string, error) {
@@ -203,6 +226,8 @@ type action struct {
 	Mode      string
 	Package   string
 	Cmd       []string
+	CmdUser   int64 // nanoseconds
+	CmdSys    int64
 	TimeStart time.Time
 	TimeDone  time.Time
 }
@@ -216,7 +241,7 @@ func loadActions(path string, r *run) error {
 	if err := json.Unmarshal(b, &acts); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	r.pkgs, r.pkgCgo, r.pkgModule, r.modCompile = map[string]float64{}, map[string]bool{}, map[string]string{}, map[string]float64{}
+	r.pkgs, r.pkgCgo, r.pkgModule, r.modCompile, r.modCPU = map[string]float64{}, map[string]bool{}, map[string]string{}, map[string]float64{}, map[string]float64{}
 	mods := make([]string, 0, len(r.provides))
 	for m := range r.provides {
 		mods = append(mods, strings.SplitN(m, "@", 2)[0])
@@ -239,6 +264,7 @@ func loadActions(path string, r *run) error {
 			m := moduleOf(a.Package, mods)
 			r.pkgModule[a.Package] = m
 			r.modCompile[m] += s
+			r.modCPU[m] += float64(a.CmdUser+a.CmdSys) / 1e9
 		case "link":
 			r.linkS += s
 		}
@@ -297,13 +323,15 @@ func report(w io.Writer, runs []run) {
 	total := func(r run) float64 { return r.downloadS + r.compileS + r.pageS }
 
 	fmt.Fprintf(w, "First start, medians of each revision's runs (seconds; zips in MiB)\n\n")
-	fmt.Fprintf(w, "| revision | runs | download s | zips MiB (count) | go.mod files | compile s | start → /healthz s | start → / s | total s | load1 at start |\n")
+	fmt.Fprintf(w, "| revision | runs | download s (CPU s) | zips MiB (count) | go.mod files | compile s (CPU s) | start → /healthz s | start → / s | total s | load1 at start |\n")
 	fmt.Fprintf(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, rev := range revs {
 		rs := byRev[rev]
-		fmt.Fprintf(w, "| %s (%.7s) | %d | %.1f | %.1f (%d) | %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n", rev, rs[0].commit, len(rs),
-			col(rs, func(r run) float64 { return r.downloadS }), col(rs, func(r run) float64 { return float64(r.zipBytes()) / mib }), len(rs[0].zips),
-			rs[0].modFiles, col(rs, func(r run) float64 { return r.compileS }), col(rs, func(r run) float64 { return r.healthzS }),
+		fmt.Fprintf(w, "| %s (%.7s) | %d | %.1f (%.1f) | %.1f (%d) | %d | %.1f (%.1f) | %.1f | %.1f | %.1f | %.1f |\n", rev, rs[0].commit, len(rs),
+			col(rs, func(r run) float64 { return r.downloadS }), col(rs, func(r run) float64 { return r.downloadCPU }),
+			col(rs, func(r run) float64 { return float64(r.zipBytes()) / mib }), len(rs[0].zips),
+			rs[0].modFiles, col(rs, func(r run) float64 { return r.compileS }), col(rs, func(r run) float64 { return r.compileCPU }),
+			col(rs, func(r run) float64 { return r.healthzS }),
 			col(rs, func(r run) float64 { return r.pageS }), col(rs, total), col(rs, func(r run) float64 { return r.load1 }))
 	}
 	if len(revs) > 1 {
@@ -339,31 +367,34 @@ func report(w io.Writer, runs []run) {
 			fmt.Fprintf(w, "| %d others | %.2f | |\n", len(keys)-15, float64(rest)/mib)
 		}
 
-		fmt.Fprintf(w, "\n## %s: compile time by module (median of summed action wall seconds; 2 actions run at once)\n\n", rev)
-		mods := map[string][]float64{}
+		fmt.Fprintf(w, "\n## %s: compile time by module (medians of the summed actions: wall seconds, and CPU seconds of their commands; 2 actions run at once)\n\n", rev)
+		mods, cpus := map[string][]float64{}, map[string][]float64{}
 		for _, r := range rs {
 			for m, s := range r.modCompile {
 				mods[m] = append(mods[m], s)
+				cpus[m] = append(cpus[m], r.modCPU[m])
 			}
 		}
-		mm := map[string]float64{}
+		mm, mc := map[string]float64{}, map[string]float64{}
 		for m, xs := range mods {
-			mm[m] = median(xs)
+			mm[m], mc[m] = median(xs), median(cpus[m])
 		}
-		fmt.Fprintf(w, "| module | seconds |\n| --- | --- |\n")
-		var restS float64
-		mkeys := sortedKeys(mm, func(a, b string) bool { return mm[a] > mm[b] })
+		fmt.Fprintf(w, "| module | wall s | CPU s |\n| --- | --- | --- |\n")
+		var restS, restC, allS, allC float64
+		mkeys := sortedKeys(mc, func(a, b string) bool { return mc[a] > mc[b] })
 		for i, m := range mkeys {
-			if i >= 15 {
-				restS += mm[m]
+			allS, allC = allS+mm[m], allC+mc[m]
+			if i >= 20 {
+				restS, restC = restS+mm[m], restC+mc[m]
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %.1f |\n", m, mm[m])
+			fmt.Fprintf(w, "| %s | %.1f | %.1f |\n", m, mm[m], mc[m])
 		}
-		if restS > 0 {
-			fmt.Fprintf(w, "| %d others | %.1f |\n", len(mkeys)-15, restS)
+		if len(mkeys) > 20 {
+			fmt.Fprintf(w, "| %d others | %.1f | %.1f |\n", len(mkeys)-20, restS, restC)
 		}
-		fmt.Fprintf(w, "| (link) | %.1f |\n", col(rs, func(r run) float64 { return r.linkS }))
+		fmt.Fprintf(w, "| all packages | %.1f | %.1f |\n", allS, allC)
+		fmt.Fprintf(w, "| (link, wall) | %.1f | |\n", col(rs, func(r run) float64 { return r.linkS }))
 
 		fmt.Fprintf(w, "\n## %s: slowest packages to compile (median wall seconds)\n\n", rev)
 		pk := map[string][]float64{}
