@@ -60,6 +60,8 @@ type run struct {
 	pkgCgo      map[string]bool    // packages whose action ran cgo
 	pkgModule   map[string]string  // package → module path ("std" for the standard library)
 	linkS       float64            // the link action's wall seconds
+	linkCPU     float64
+	pkgCPU      map[string]float64 // package → CPU seconds of its actions' commands
 	modCompile  map[string]float64 // module → summed action wall seconds
 	modCPU      map[string]float64 // module → summed action CPU seconds (user+sys, children included)
 	downloadCPU float64            // CPU seconds of the download phase's process tree (NaN if not measured)
@@ -241,7 +243,7 @@ func loadActions(path string, r *run) error {
 	if err := json.Unmarshal(b, &acts); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	r.pkgs, r.pkgCgo, r.pkgModule, r.modCompile, r.modCPU = map[string]float64{}, map[string]bool{}, map[string]string{}, map[string]float64{}, map[string]float64{}
+	r.pkgs, r.pkgCPU, r.pkgCgo, r.pkgModule, r.modCompile, r.modCPU = map[string]float64{}, map[string]float64{}, map[string]bool{}, map[string]string{}, map[string]float64{}, map[string]float64{}
 	mods := make([]string, 0, len(r.provides))
 	for m := range r.provides {
 		mods = append(mods, strings.SplitN(m, "@", 2)[0])
@@ -253,20 +255,23 @@ func loadActions(path string, r *run) error {
 			continue
 		}
 		s := a.TimeDone.Sub(a.TimeStart).Seconds()
-		switch a.Mode {
-		case "build":
+		cpu := float64(a.CmdUser+a.CmdSys) / 1e9
+		switch {
+		case a.Mode == "link":
+			r.linkS += s
+			r.linkCPU += cpu
+		case a.Package != "" && (a.Mode == "build" || strings.HasPrefix(a.Mode, "cgo")):
+			// A cgo package is several actions (cgo run, one C compile per
+			// file, then the Go build): all count for it.
 			r.pkgs[a.Package] += s
-			for _, c := range a.Cmd {
-				if strings.Contains(c, "/cgo ") {
-					r.pkgCgo[a.Package] = true
-				}
+			r.pkgCPU[a.Package] += cpu
+			if strings.HasPrefix(a.Mode, "cgo") {
+				r.pkgCgo[a.Package] = true
 			}
 			m := moduleOf(a.Package, mods)
 			r.pkgModule[a.Package] = m
 			r.modCompile[m] += s
-			r.modCPU[m] += float64(a.CmdUser+a.CmdSys) / 1e9
-		case "link":
-			r.linkS += s
+			r.modCPU[m] += cpu
 		}
 	}
 	return nil
@@ -394,21 +399,22 @@ func report(w io.Writer, runs []run) {
 			fmt.Fprintf(w, "| %d others | %.1f | %.1f |\n", len(mkeys)-20, restS, restC)
 		}
 		fmt.Fprintf(w, "| all packages | %.1f | %.1f |\n", allS, allC)
-		fmt.Fprintf(w, "| (link, wall) | %.1f | |\n", col(rs, func(r run) float64 { return r.linkS }))
+		fmt.Fprintf(w, "| (link) | %.1f | %.1f |\n", col(rs, func(r run) float64 { return r.linkS }), col(rs, func(r run) float64 { return r.linkCPU }))
 
-		fmt.Fprintf(w, "\n## %s: slowest packages to compile (median wall seconds)\n\n", rev)
-		pk := map[string][]float64{}
+		fmt.Fprintf(w, "\n## %s: costliest packages to compile (medians: CPU seconds of their commands, and wall seconds)\n\n", rev)
+		pk, pc := map[string][]float64{}, map[string][]float64{}
 		for _, r := range rs {
 			for p, s := range r.pkgs {
 				pk[p] = append(pk[p], s)
+				pc[p] = append(pc[p], r.pkgCPU[p])
 			}
 		}
-		pm := map[string]float64{}
+		pm, pcm := map[string]float64{}, map[string]float64{}
 		for p, xs := range pk {
-			pm[p] = median(xs)
+			pm[p], pcm[p] = median(xs), median(pc[p])
 		}
-		fmt.Fprintf(w, "| package | seconds | cgo |\n| --- | --- | --- |\n")
-		for i, p := range sortedKeys(pm, func(a, b string) bool { return pm[a] > pm[b] }) {
+		fmt.Fprintf(w, "| package | CPU s | wall s | cgo |\n| --- | --- | --- | --- |\n")
+		for i, p := range sortedKeys(pcm, func(a, b string) bool { return pcm[a] > pcm[b] }) {
 			if i >= 12 {
 				break
 			}
@@ -416,7 +422,7 @@ func report(w io.Writer, runs []run) {
 			if rs[0].pkgCgo[p] {
 				cgo = "cgo"
 			}
-			fmt.Fprintf(w, "| %s | %.1f | %s |\n", p, pm[p], cgo)
+			fmt.Fprintf(w, "| %s | %.1f | %.1f | %s |\n", p, pcm[p], pm[p], cgo)
 		}
 	}
 }
