@@ -8,7 +8,7 @@
 // holding the quantile's rank, the mean weights each bucket's median value,
 // and the max is the highest value equivalent to the largest recorded one.
 // kbench carries its own because the module's download (a 14 MiB zip) was
-// the third-largest part of a fresh `go run . serve`, for some 150 lines
+// the third-largest part of a fresh `go run . serve`, for some 200 lines
 // (bench/README.md, "First start"). Not safe for concurrent use.
 package hdr
 
