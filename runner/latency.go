@@ -4,9 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kbench/kbench/internal/hdr"
 	"github.com/kbench/kbench/rundoc"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Latency histograms hold every record's latency in microseconds, from 1 µs
@@ -19,14 +18,14 @@ const (
 )
 
 type latencyHist struct {
-	h *hdrhistogram.Histogram
+	h *hdr.Histogram
 	// clamped counts values outside the histogram's range, which are
 	// recorded at the nearest bound; a non-zero count is reported as a note.
 	clamped int64
 }
 
 func newLatencyHist() *latencyHist {
-	return &latencyHist{h: hdrhistogram.New(latencyMinMicros, latencyMaxMicros, latencySigFigs)}
+	return &latencyHist{h: hdr.New(latencyMinMicros, latencyMaxMicros, latencySigFigs)}
 }
 
 func (l *latencyHist) record(d time.Duration) {
