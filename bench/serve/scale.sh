@@ -74,6 +74,7 @@ if [[ " $BACKENDS " == *" postgres "* ]] && [ -z "$PGBASE" ]; then
   PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
   [ -x "$PGBIN/initdb" ] || die "no PostgreSQL (apt-get install postgresql), and KBENCH_TEST_POSTGRES is unset"
   PGDIR=$TMP/pg
+  chmod 755 "$TMP" # mktemp's 700 would keep the postgres user out
   mkdir -p "$PGDIR" && chown postgres "$PGDIR" && chmod 700 "$PGDIR"
   PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   runuser -u postgres -- "$PGBIN/initdb" -D "$PGDIR" -A trust -U kbench > "$TMP/initdb.log"

@@ -151,8 +151,12 @@ func run(dsn string, runs, distinct, n, warm int, label, jsonOut string, seedOnl
 		}
 		return page.Runs[0].ID + 1, page.Next != nil
 	}
-	deepAll, cursors := deep("", 49_950)
-	deepTrunk, _ := deep("&label=trunk", 9_950)
+	// Page 1,000 of 100,000 runs, and of a trunk list of 30,000 (page
+	// 200); the same share of a smaller history.
+	off := min(49_950, int(h.Runs)/2/50*50)
+	trunkOff := min(9_950, int(h.Runs)/10/50*50)
+	deepAll, cursors := deep("", off)
+	deepTrunk, _ := deep("&label=trunk", trunkOff)
 	if !cursors {
 		logf("GET /api/runs gives no cursor (next): the cursor pages are left out")
 	}
@@ -169,14 +173,14 @@ func run(dsn string, runs, distinct, n, warm int, label, jsonOut string, seedOnl
 	}
 	pages := []page{
 		{"runs page 1", "/", true, false, 50},
-		{"runs page 1000 (offset)", "/?page=1000", true, false, 50},
-		{"runs page 1000 (cursor)", fmt.Sprintf("/?before=%d", deepAll), true, true, 50},
+		{fmt.Sprintf("runs page %d (offset)", off/50+1), fmt.Sprintf("/?page=%d", off/50+1), true, false, 50},
+		{fmt.Sprintf("runs page %d (cursor)", off/50+1), fmt.Sprintf("/?before=%d", deepAll), true, true, 50},
 		{"runs label=trunk", "/?label=trunk", true, false, 50},
 		{"runs status=failed page 100", "/?status=failed&page=100", true, false, 50},
 		{"api runs", "/api/runs", false, false, 50},
-		{"api runs offset=49950", "/api/runs?offset=49950", false, false, 50},
-		{"api runs cursor (offset 49950)", fmt.Sprintf("/api/runs?before=%d", deepAll), false, true, 50},
-		{"api runs label=trunk offset=9950", "/api/runs?label=trunk&offset=9950", false, false, 50},
+		{fmt.Sprintf("api runs offset=%d", off), fmt.Sprintf("/api/runs?offset=%d", off), false, false, 50},
+		{fmt.Sprintf("api runs cursor (offset %d)", off), fmt.Sprintf("/api/runs?before=%d", deepAll), false, true, 50},
+		{fmt.Sprintf("api runs label=trunk offset=%d", trunkOff), fmt.Sprintf("/api/runs?label=trunk&offset=%d", trunkOff), false, false, 50},
 		{"api runs label=trunk cursor", fmt.Sprintf("/api/runs?label=trunk&before=%d", deepTrunk), false, true, 50},
 		{"api runs consumer succeeded", "/api/runs?workload=consumer&status=succeeded", false, false, 50},
 		{"compare 50×60", "/compare?runs=" + cmp, true, false, 100},
