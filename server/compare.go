@@ -118,18 +118,11 @@ func parseCompareQuery(q url.Values) (ui.CompareQuery, error) {
 	return ui.CompareQuery{Runs: ids, By: by, At: at, HideUnchanged: hide}, nil
 }
 
-// loadRuns reads runs with their metrics, series and profiles, in order.
-// An unknown run is ErrNotFound naming it.
+// loadRuns reads runs with their metrics, series and profiles, in order,
+// in one batch of queries whatever their number (store.GetRuns). An
+// unknown run is ErrNotFound naming it.
 func (s *Server) loadRuns(ctx context.Context, ids []uint) ([]rundoc.Run, error) {
-	runs := make([]rundoc.Run, 0, len(ids))
-	for _, id := range ids {
-		r, err := s.store.GetRun(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, *r)
-	}
-	return runs, nil
+	return s.store.GetRuns(ctx, ids)
 }
 
 // comparison builds the table of q from the stored runs.

@@ -239,8 +239,11 @@ func TestIndexes(t *testing.T) {
 				name string
 				stmt *gorm.Statement
 			}{
-				{"page", listQuery(dry, tc.f, 50, 9950).Find(&[]Run{}).Statement},
+				{"page", listQuery(dry, paged(tc.f, 9950, 0, 0)).Find(&[]Run{}).Statement},
+				{"page before", listQuery(dry, paged(tc.f, 0, 5000, 0)).Find(&[]Run{}).Statement},
+				{"page after", listQuery(dry, paged(tc.f, 0, 0, 5000)).Find(&[]Run{}).Statement},
 				{"count", tc.f.apply(dry.Model(&Run{})).Count(new(int64)).Statement},
+				{"position", tc.f.apply(dry.Model(&Run{})).Where("id > ?", 5000).Count(new(int64)).Statement},
 			} {
 				got := queryPlan(t, s, q.stmt.SQL.String(), q.stmt.Vars...)
 				if !strings.Contains(got, "USING COVERING INDEX "+tc.index) || strings.Contains(got, "TEMP B-TREE") {
@@ -249,6 +252,12 @@ func TestIndexes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// paged is f's page of 50 at offset, or by a cursor.
+func paged(f RunFilter, offset int, before, after uint) RunFilter {
+	f.Limit, f.Offset, f.Before, f.After = 50, offset, before, after
+	return f
 }
 
 func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
@@ -479,6 +488,16 @@ func testListRuns(t *testing.T) {
 		{"filtered page 2", RunFilter{Label: "trunk", Limit: 3, Offset: 3}, is(15, 12, 9), 8},
 		{"negative offset", RunFilter{Limit: 2, Offset: -3}, is(24, 23), 24},
 		{"negative limit", RunFilter{Limit: -1, Status: string(rundoc.StatusFailed)}, is(21, 17, 13, 9, 5, 1), 6},
+		{"before", RunFilter{Limit: 5, Before: id[20]}, is(19, 18, 17, 16, 15), 24},
+		{"before, offset ignored", RunFilter{Limit: 5, Before: id[20], Offset: 7}, is(19, 18, 17, 16, 15), 24},
+		{"before the oldest", RunFilter{Limit: 5, Before: id[1]}, is(), 24},
+		{"before near the end", RunFilter{Limit: 5, Before: id[3]}, is(2, 1), 24},
+		{"after", RunFilter{Limit: 5, After: id[10]}, is(15, 14, 13, 12, 11), 24},
+		{"after near the top", RunFilter{Limit: 5, After: id[22]}, is(24, 23), 24},
+		{"after the newest", RunFilter{Limit: 5, After: id[24]}, is(), 24},
+		{"filtered before", RunFilter{Label: "trunk", Limit: 3, Before: id[15]}, is(12, 9, 6), 8},
+		{"filtered after", RunFilter{Label: "trunk", Limit: 2, After: id[6]}, is(12, 9), 8},
+		{"before wins over after", RunFilter{Limit: 2, Before: id[10], After: id[3]}, is(9, 8), 24},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runs, total, err := s.ListRuns(context.Background(), tc.f)
@@ -492,6 +511,167 @@ func testListRuns(t *testing.T) {
 				t.Errorf("total: got %d, want %d", total, tc.wantTotal)
 			}
 		})
+	}
+}
+
+func TestListRunsPage(t *testing.T) { eachBackend(t, testListRunsPage) }
+
+// testListRunsPage checks where ListRunsPage says a page lies: the runs
+// newer than it (its offset) and whether any is older, by offset and by
+// cursor, filtered or not, and for pages past either end.
+func testListRunsPage(t *testing.T) {
+	s := newStore(t)
+	id := seedList(t, s)
+	for _, tc := range []struct {
+		name  string
+		f     RunFilter
+		newer int64
+		older bool
+		n     int
+	}{
+		{"first", RunFilter{Limit: 5}, 0, true, 5},
+		{"offset", RunFilter{Limit: 5, Offset: 5}, 5, true, 5},
+		{"last by offset", RunFilter{Limit: 5, Offset: 20}, 20, false, 4},
+		{"past the end by offset", RunFilter{Limit: 5, Offset: 30}, 24, false, 0},
+		{"before", RunFilter{Limit: 5, Before: id[20]}, 5, true, 5},
+		{"before, last page", RunFilter{Limit: 5, Before: id[5]}, 20, false, 4},
+		{"before the oldest", RunFilter{Limit: 5, Before: id[1]}, 24, false, 0},
+		{"after", RunFilter{Limit: 5, After: id[10]}, 9, true, 5},
+		{"after, first page", RunFilter{Limit: 5, After: id[20]}, 0, true, 4},
+		{"after the newest", RunFilter{Limit: 5, After: id[24]}, 0, true, 0},
+		{"filtered before", RunFilter{Label: "trunk", Limit: 3, Before: id[15]}, 4, true, 3},
+		{"filtered, last", RunFilter{Label: "trunk", Limit: 3, Before: id[9]}, 6, false, 2},
+		{"nothing matches", RunFilter{Label: "nope", Before: id[9]}, 0, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := s.ListRunsPage(context.Background(), tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Runs) != tc.n || p.Newer != tc.newer || p.Older != tc.older {
+				t.Errorf("got %d runs, %d newer, older %v; want %d, %d, %v", len(p.Runs), p.Newer, p.Older, tc.n, tc.newer, tc.older)
+			}
+		})
+	}
+}
+
+func TestListRunsCursorWalk(t *testing.T) { eachBackend(t, testListRunsCursorWalk) }
+
+// testListRunsCursorWalk walks the whole list page by page by cursor,
+// older and then newer, while runs are added between pages: each walk
+// returns every run stored when it began exactly once, newest first,
+// and the runs added meanwhile appear only on the way back up.
+func testListRunsCursorWalk(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	var want []uint
+	for i := 0; i < 47; i++ {
+		r := &Run{Label: []string{"a", "b", "c"}[i%3]}
+		create(t, s, r)
+		want = append([]uint{r.ID}, want...)
+	}
+	for _, tc := range []struct {
+		label string
+		want  []uint
+	}{{"", want}, {"b", nil}} {
+		if tc.label != "" {
+			runs, _, err := s.ListRuns(ctx, RunFilter{Label: tc.label, Limit: MaxLimit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want = runIDs(runs)
+		}
+		// Down, by before.
+		var got []uint
+		f := RunFilter{Label: tc.label, Limit: 5}
+		for pages := 0; ; pages++ {
+			if pages > 20 {
+				t.Fatalf("label %q: no end after %d pages", tc.label, pages)
+			}
+			p, err := s.ListRunsPage(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Newer than the page: the runs walked, and those added.
+			if p.Newer != int64(len(got)+pages) {
+				t.Errorf("label %q, page %d: %d newer, want %d", tc.label, pages, p.Newer, len(got)+pages)
+			}
+			got = append(got, runIDs(p.Runs)...)
+			// A run added meanwhile is newer than every page still to come.
+			create(t, s, &Run{Label: tc.label})
+			if !p.Older {
+				break
+			}
+			f.Before = p.Runs[len(p.Runs)-1].ID
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("label %q, walking older: got %v, want %v", tc.label, got, tc.want)
+		}
+		// Up again from the oldest, by after: the same runs, then the new.
+		oldest := tc.want[len(tc.want)-1]
+		up := []uint{oldest}
+		f = RunFilter{Label: tc.label, Limit: 5, After: oldest}
+		for pages := 0; ; pages++ {
+			if pages > 40 {
+				t.Fatalf("label %q: no top after %d pages", tc.label, pages)
+			}
+			p, err := s.ListRunsPage(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Runs) == 0 {
+				break
+			}
+			up = append(runIDs(p.Runs), up...)
+			f.After = p.Runs[0].ID
+		}
+		if len(up) < len(tc.want) || !slices.Equal(up[len(up)-len(tc.want):], tc.want) {
+			t.Errorf("label %q, walking newer: got %v, want it to end with %v", tc.label, up, tc.want)
+		}
+		all, _, err := s.ListRuns(ctx, RunFilter{Label: tc.label, Limit: MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(up, runIDs(all)) {
+			t.Errorf("label %q, walking newer: got %v, want every run now stored %v", tc.label, up, runIDs(all))
+		}
+	}
+}
+
+func TestGetRuns(t *testing.T) { eachBackend(t, testGetRuns) }
+
+// testGetRuns: GetRuns gives each run exactly as GetRun does (metrics,
+// series and profiles in their order), in the order asked, and names an
+// unknown run.
+func testGetRuns(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	full := func(label string, n int) *Run {
+		r := &Run{Label: label, Status: rundoc.StatusSucceeded, Output: "out " + label,
+			Profiles: []Profile{{Role: "client", Kind: "cpu", Data: []byte("p" + label)}}}
+		for i := 0; i < n; i++ {
+			r.Metrics = append(r.Metrics, Metric{Name: fmt.Sprintf("m%d", n-i), Value: float64(i), Unit: "ms", Better: rundoc.LowerIsBetter})
+			r.Series = append(r.Series, SeriesPoint{Seq: n - i, T: float64(i), Records: int64(i)})
+		}
+		return r
+	}
+	a, b, c := full("a", 3), &Run{Label: "bare"}, full("c", 5)
+	create(t, s, a, b, c)
+	ids := []uint{c.ID, a.ID, b.ID}
+	got, err := s.GetRuns(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %d runs, want 3", len(got))
+	}
+	for i, id := range ids {
+		if want := get(t, s, id); !reflect.DeepEqual(got[i], *want) {
+			t.Errorf("run %d: GetRuns gave\n%+v\nGetRun gives\n%+v", id, got[i], *want)
+		}
+	}
+	if _, err := s.GetRuns(ctx, []uint{a.ID, 9999}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "9999") {
+		t.Errorf("unknown run: got %v, want ErrNotFound naming 9999", err)
 	}
 }
 

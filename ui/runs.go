@@ -45,6 +45,13 @@ type RunsQuery struct {
 	IDs     string
 	Page    int
 	PerPage int
+	// Before and After are a cursor (query parameters before and after,
+	// run ids): the page of runs older than run Before, or the one of runs
+	// newer than run After. The pagination links use them (SetPlace), so
+	// that a page deep in a long history costs what the first does and
+	// does not shift as runs are added. Page is 1 with a cursor.
+	Before uint
+	After  uint
 }
 
 // IDList returns the run ids of f.IDs.
@@ -89,6 +96,14 @@ func ParseRunsQuery(q url.Values) RunsQuery {
 	}
 	f.Page, _ = strconv.Atoi(q.Get("page"))
 	f.PerPage, _ = strconv.Atoi(q.Get("per_page"))
+	for _, c := range []struct {
+		name string
+		dst  *uint
+	}{{"before", &f.Before}, {"after", &f.After}} {
+		if n, err := strconv.ParseUint(q.Get(c.name), 10, 32); err == nil {
+			*c.dst = uint(n)
+		}
+	}
 	return f.normalized()
 }
 
@@ -100,10 +115,21 @@ func (f RunsQuery) normalized() RunsQuery {
 		f.PerPage = DefaultPerPage
 	}
 	f.PerPage = min(f.PerPage, MaxPerPage)
+	if f.Before > 0 {
+		f.After = 0
+	}
+	if f.Cursor() {
+		f.Page = 1
+	}
 	return f
 }
 
-// Offset is the number of runs before the page, for the store's query.
+// Cursor reports whether the page is chosen by a cursor (Before, After)
+// rather than by its number.
+func (f RunsQuery) Cursor() bool { return f.Before > 0 || f.After > 0 }
+
+// Offset is the number of runs before the page, for the store's query
+// (0 with a cursor).
 func (f RunsQuery) Offset() int {
 	f = f.normalized()
 	return (f.Page - 1) * f.PerPage
@@ -129,6 +155,11 @@ func (f RunsQuery) URL() string {
 	}
 	if f.Page > 1 {
 		q.Set("page", strconv.Itoa(f.Page))
+	}
+	if f.Before > 0 {
+		q.Set("before", strconv.FormatUint(uint64(f.Before), 10))
+	} else if f.After > 0 {
+		q.Set("after", strconv.FormatUint(uint64(f.After), 10))
 	}
 	if f.PerPage != DefaultPerPage && f.PerPage > 0 {
 		q.Set("per_page", strconv.Itoa(f.PerPage))
@@ -292,6 +323,46 @@ func NewRunsView(runs []rundoc.Run, total int64, f RunsQuery, labels []string) R
 		v.NextURL = n.URL()
 	}
 	return v
+}
+
+// SetPlace puts the page where the store found it: newer runs of the
+// filter come before it and, if older, some come after it. The page
+// number counts from that, and the previous and next links become
+// cursors next to the page's runs (the first page keeps its plain
+// address), so following them costs the same at any depth and skips or
+// repeats no run when runs are added meanwhile.
+func (v *RunsView) SetPlace(newer int64, older bool) {
+	f := v.Query
+	per := int64(f.PerPage)
+	v.PageNum = int(newer/per) + 1
+	v.PageCount = max(v.PageCount, v.PageNum, int((newer+int64(len(v.Rows))+per-1)/per))
+	v.PageText = "page " + strconv.Itoa(v.PageNum) + " of " + strconv.Itoa(v.PageCount)
+	first := f
+	first.Page, first.Before, first.After = 1, 0, 0
+	v.PrevURL, v.NextURL = "", ""
+	if len(v.Rows) == 0 {
+		if newer > 0 {
+			v.PrevURL = first.URL()
+		}
+		return
+	}
+	lo, hi := v.Rows[0].ID, v.Rows[0].ID
+	for _, r := range v.Rows {
+		lo, hi = min(lo, r.ID), max(hi, r.ID)
+	}
+	switch {
+	case newer > per:
+		p := first
+		p.After = hi
+		v.PrevURL = p.URL()
+	case newer > 0:
+		v.PrevURL = first.URL()
+	}
+	if older {
+		n := first
+		n.Before = lo
+		v.NextURL = n.URL()
+	}
 }
 
 func newRunRow(r *rundoc.Run) RunRow {

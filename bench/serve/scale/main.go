@@ -1,0 +1,311 @@
+// Command scale measures kbench's pages over a large history: it seeds a
+// database (SQLite file or PostgreSQL URL) with 100,000 stored runs, then
+// serves the runs list, GET /api/runs, a comparison of 50 runs × 60
+// metrics and a report of 20 runs through server.New, in process, and
+// prints the server time of each (the handler chain from gin to the last
+// byte written into an httptest recorder: no network, no client), median
+// and 90th percentile over many requests after a warm-up:
+//
+//	go run ./bench/serve/scale -dsn "$(mktemp -d)/kbench.db"
+//	go run ./bench/serve/scale -dsn postgres://kbench@127.0.0.1:5432/scale?sslmode=disable
+//
+// bench/serve/scale.sh runs it on both backends, against a revision too.
+// Pages the server caches until the store's next write (the runs list,
+// /compare, /r/:slug) are measured twice: "built", with a write to the
+// store (one that changes nothing) before each request so that the page
+// is queried and rendered again, and "cached".
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kbench/kbench/server"
+	"github.com/kbench/kbench/store"
+)
+
+func main() {
+	dsn := flag.String("dsn", "", "database: an SQLite file path or a postgres:// URL (required)")
+	runs := flag.Int("runs", 100_000, "runs to seed (an existing history is reused)")
+	distinct := flag.Int("distinct", 5_000, "runs generated one by one; the rest are bulk copies of them")
+	n := flag.Int("n", 60, "measured requests per URL")
+	warm := flag.Int("warmup", 5, "unmeasured requests per URL first")
+	label := flag.String("label", "", "name of this measurement in the output (e.g. a revision)")
+	jsonOut := flag.String("json", "", "also write one JSON line per URL to this file")
+	seedOnly := flag.Bool("seed-only", false, "seed and stop")
+	quiet := flag.Bool("quiet", false, "no progress on stderr")
+	flag.StringVar(&profileName, "cpuprofile-page", "", "write a CPU profile of the built requests of the page so named (e.g. \"compare 50×60\") to -cpuprofile")
+	flag.StringVar(&profileOut, "cpuprofile", "scale-cpu.prof", "where -cpuprofile-page writes")
+	flag.Parse()
+	if *dsn == "" || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(*dsn, *runs, *distinct, *n, *warm, *label, *jsonOut, *seedOnly, logger(*quiet)); err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+}
+
+// profileName and profileOut: which page to profile, and where.
+var profileName, profileOut string
+
+// result is one URL's figures.
+type result struct {
+	Label    string  `json:"label"`
+	Backend  string  `json:"backend"`
+	Name     string  `json:"name"`
+	URL      string  `json:"url"`
+	Mode     string  `json:"mode"` // built or cached
+	N        int     `json:"n"`
+	MedianMs float64 `json:"median_ms"`
+	P90Ms    float64 `json:"p90_ms"`
+	MaxMs    float64 `json:"max_ms"`
+	// CPUMs is the median CPU time (user + system) the process spent
+	// during a request: on a machine shared with other work, wall time
+	// includes waiting for a core, CPU time does not.
+	CPUMs    float64 `json:"cpu_ms"`
+	Bytes    int     `json:"bytes"`
+	TargetMs float64 `json:"target_ms"`
+}
+
+func run(dsn string, runs, distinct, n, warm int, label, jsonOut string, seedOnly bool, logf func(string, ...any)) error {
+	ctx := context.Background()
+	backend := "sqlite"
+	if store.IsPostgresURL(dsn) {
+		backend = "postgres"
+	}
+	t0 := time.Now()
+	st, err := store.Open(dsn)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	logf("opened %s in %.1fs (migrations included)", backend, time.Since(t0).Seconds())
+	h, err := seed(ctx, st, dsn, runs, distinct, logf)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	hj, _ := json.Marshal(h)
+	logf("history: %s", hj)
+	if seedOnly {
+		return nil
+	}
+	ids, added, err := comparisonSet(ctx, st, dsn, 50, 60)
+	if err != nil {
+		return fmt.Errorf("comparison set: %w", err)
+	}
+	if added > 0 {
+		logf("gave the 50 compared runs %d more metrics (60 each)", added)
+	}
+	dir, err := os.MkdirTemp("", "kbench-scale")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	srv, err := server.New(server.Config{DataDir: filepath.Join(dir, "data"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st)
+	if err != nil {
+		return err
+	}
+	h2 := &harness{srv: srv, st: st}
+
+	// A report of 20 of the compared runs, made as a user makes one.
+	var runList []string
+	for _, id := range ids[:20] {
+		runList = append(runList, strconv.FormatUint(uint64(id), 10))
+	}
+	body, code := h2.do(http.MethodPost, "/api/reports", `{"title":"scale bench","runs":[`+strings.Join(runList, ",")+`]}`)
+	if code != http.StatusCreated {
+		return fmt.Errorf("POST /api/reports: %d %s", code, body)
+	}
+	var rep struct{ Slug string }
+	if err := json.Unmarshal(body, &rep); err != nil {
+		return err
+	}
+
+	// Cursors for the deep pages: the ids of the runs at offset 49,950
+	// (page 1,000 of 50), as the list numbers them.
+	deep := func(filter string, offset int) (uint, bool) {
+		b, code := h2.do(http.MethodGet, fmt.Sprintf("/api/runs?limit=1&offset=%d%s", offset, filter), "")
+		var page struct {
+			Runs []struct{ ID uint }
+			Next *string `json:"next"`
+		}
+		if code != http.StatusOK || json.Unmarshal(b, &page) != nil || len(page.Runs) == 0 {
+			return 0, false
+		}
+		return page.Runs[0].ID + 1, page.Next != nil
+	}
+	// Page 1,000 of 100,000 runs, and of a trunk list of 30,000 (page
+	// 200); the same share of a smaller history.
+	off := min(49_950, int(h.Runs)/2/50*50)
+	trunkOff := min(9_950, int(h.Runs)/10/50*50)
+	deepAll, cursors := deep("", off)
+	deepTrunk, _ := deep("&label=trunk", trunkOff)
+	if !cursors {
+		logf("GET /api/runs gives no cursor (next): the cursor pages are left out")
+	}
+	all := make([]string, len(ids))
+	for i, id := range ids {
+		all[i] = strconv.FormatUint(uint64(id), 10)
+	}
+	cmp := strings.Join(all, ",")
+	type page struct {
+		name, url string
+		cached    bool // the server caches it
+		cursor    bool // needs cursors
+		target    float64
+	}
+	pages := []page{
+		{"runs page 1", "/", true, false, 50},
+		{fmt.Sprintf("runs page %d (offset)", off/50+1), fmt.Sprintf("/?page=%d", off/50+1), true, false, 50},
+		{fmt.Sprintf("runs page %d (cursor)", off/50+1), fmt.Sprintf("/?before=%d", deepAll), true, true, 50},
+		{"runs label=trunk", "/?label=trunk", true, false, 50},
+		{"runs status=failed page 100", "/?status=failed&page=100", true, false, 50},
+		{"api runs", "/api/runs", false, false, 50},
+		{fmt.Sprintf("api runs offset=%d", off), fmt.Sprintf("/api/runs?offset=%d", off), false, false, 50},
+		{fmt.Sprintf("api runs cursor (offset %d)", off), fmt.Sprintf("/api/runs?before=%d", deepAll), false, true, 50},
+		{fmt.Sprintf("api runs label=trunk offset=%d", trunkOff), fmt.Sprintf("/api/runs?label=trunk&offset=%d", trunkOff), false, false, 50},
+		{"api runs label=trunk cursor", fmt.Sprintf("/api/runs?label=trunk&before=%d", deepTrunk), false, true, 50},
+		{"api runs consumer succeeded", "/api/runs?workload=consumer&status=succeeded", false, false, 50},
+		{"compare 50×60", "/compare?runs=" + cmp, true, false, 100},
+		{"api compare 50×60", "/api/compare?runs=" + cmp, false, false, 100},
+		{"report 20 runs", "/r/" + rep.Slug, true, false, 100},
+	}
+	var out []result
+	for _, p := range pages {
+		if p.cursor && !cursors {
+			continue
+		}
+		modes := []string{"built"}
+		if p.cached {
+			modes = append(modes, "cached")
+		}
+		for _, mode := range modes {
+			var stop func()
+			if p.name == profileName && mode == "built" {
+				f, err := os.Create(profileOut)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				stop = func() { pprof.StopCPUProfile(); f.Close() }
+			}
+			r, err := h2.measure(ctx, p.url, mode == "built", n, warm)
+			if stop != nil {
+				stop()
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", p.name, err)
+			}
+			r.Label, r.Backend, r.Name, r.Mode, r.TargetMs = label, backend, p.name, mode, p.target
+			out = append(out, r)
+			logf("%-34s %-6s median %7.2f ms  p90 %7.2f ms  (%d B)", p.name, mode, r.MedianMs, r.P90Ms, r.Bytes)
+		}
+	}
+	fmt.Printf("kbench pages at scale: %s, %d runs%s; server time in ms over %d requests per URL after %d warm-up\n",
+		backend, h.Runs, map[bool]string{true: ", " + label, false: ""}[label != ""], n, warm)
+	fmt.Printf("%-34s %-6s %9s %9s %9s %9s %7s %s\n", "page", "mode", "median", "p90", "max", "cpu", "target", "KB")
+	for _, r := range out {
+		fmt.Printf("%-34s %-6s %9.2f %9.2f %9.2f %9.2f %7.0f %.1f\n", r.Name, r.Mode, r.MedianMs, r.P90Ms, r.MaxMs, r.CPUMs, r.TargetMs, float64(r.Bytes)/1024)
+	}
+	if jsonOut != "" {
+		f, err := os.OpenFile(jsonOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		enc := json.NewEncoder(f)
+		for _, r := range out {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type harness struct {
+	srv *server.Server
+	st  *store.Store
+}
+
+func (h *harness) do(method, target, body string) ([]byte, int) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rd)
+	req.RemoteAddr = "127.0.0.1:40000"
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	h.srv.ServeHTTP(w, req)
+	return w.Body.Bytes(), w.Code
+}
+
+// measure requests target warm times, then n times, timing each from the
+// call of ServeHTTP to its return. built makes the store change
+// generation before each request (a write that changes nothing: canceling
+// a run that does not exist), so that no cached page is served.
+func (h *harness) measure(ctx context.Context, target string, built bool, n, warm int) (result, error) {
+	if _, err := url.Parse(target); err != nil {
+		return result{}, err
+	}
+	var ms, cpu []float64
+	size := 0
+	for i := 0; i < warm+n; i++ {
+		if built {
+			_ = h.st.CancelQueued(ctx, 0, "") // ErrNotFound; the generation moves all the same
+		}
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		req.RemoteAddr = "127.0.0.1:40000"
+		w := httptest.NewRecorder()
+		c0 := cpuTime()
+		start := time.Now()
+		h.srv.ServeHTTP(w, req)
+		d := time.Since(start)
+		c := cpuTime() - c0
+		if w.Code != http.StatusOK {
+			return result{}, fmt.Errorf("GET %s: %d %.300s", target, w.Code, w.Body.String())
+		}
+		size = w.Body.Len()
+		if i >= warm {
+			ms = append(ms, float64(d.Microseconds())/1000)
+			cpu = append(cpu, float64(c.Microseconds())/1000)
+		}
+	}
+	slices.Sort(ms)
+	slices.Sort(cpu)
+	return result{URL: target, N: n, MedianMs: ms[len(ms)/2], P90Ms: ms[len(ms)*9/10], MaxMs: ms[len(ms)-1],
+		CPUMs: cpu[len(cpu)/2], Bytes: size}, nil
+}
+
+// cpuTime is the CPU time this process has used. The requests are served
+// one at a time, so its growth over one is that request's cost (with the
+// GC work it causes, and on PostgreSQL without the database server's).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
