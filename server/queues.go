@@ -159,10 +159,11 @@ func (s *Server) unnamedCluster(name, queue string) string {
 	return fmt.Sprintf("the workers of queue %s: %s", queueOrDefault(queue), clusters.UnknownMessage(name, names))
 }
 
-// queueClusters are the clusters the live workers of queue name, sorted,
-// and whether any worker of it is live. The lookup has its own short
-// deadline: it runs inside request validation, which has no context.
-func (s *Server) queueClusters(queue string) (names []string, live bool) {
+// queueWorkers are the live workers of queue, and whether any is live
+// (never on SQLite, where the server is the only worker). The lookup has
+// its own short deadline: it runs inside request validation, which has no
+// context. queueClusters and queueTools read what those workers offer.
+func (s *Server) queueWorkers(queue string) ([]store.Worker, bool) {
 	if !s.store.Postgres() {
 		return nil, false
 	}
@@ -174,11 +175,20 @@ func (s *Server) queueClusters(queue string) (names []string, live bool) {
 		return nil, false
 	}
 	queue = queueOrDefault(queue)
+	var of []store.Worker
 	for _, w := range workers {
-		if w.Queue != queue {
-			continue
+		if w.Queue == queue {
+			of = append(of, w)
 		}
-		live = true
+	}
+	return of, len(of) > 0
+}
+
+// queueClusters are the clusters the live workers of queue name, sorted,
+// and whether any worker of it is live.
+func (s *Server) queueClusters(queue string) (names []string, live bool) {
+	workers, live := s.queueWorkers(queue)
+	for _, w := range workers {
 		for _, n := range strings.Split(w.Clusters, ",") {
 			if n != "" && !slices.Contains(names, n) {
 				names = append(names, n)

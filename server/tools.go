@@ -7,16 +7,13 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/kbench/kbench/jobs"
 	"github.com/kbench/kbench/kafkatools"
-	"github.com/kbench/kbench/lifecycle"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
@@ -118,27 +115,13 @@ func (s *Server) toolKind(name, queue string) (kind kafkatools.Kind, unknown str
 }
 
 // queueTools are the tools the live workers of queue offer, by name, and
-// whether any worker of it is live. Like queueClusters it reads with a
-// short deadline of its own.
+// whether any worker of it is live (queueWorkers).
 func (s *Server) queueTools(queue string) (map[string]kafkatools.Kind, bool) {
-	if !s.store.Postgres() {
-		return nil, false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	workers, err := s.store.LiveWorkers(ctx, lifecycle.WorkerLostAfter)
-	if err != nil {
-		s.log.Warn("live workers", "err", err)
-		return nil, false
-	}
-	queue = queueOrDefault(queue)
-	offered, live := map[string]kafkatools.Kind{}, false
+	workers, live := s.queueWorkers(queue)
+	offered := map[string]kafkatools.Kind{}
 	for _, w := range workers {
-		if w.Queue == queue {
-			live = true
-			for n, k := range kafkatools.ParseOffered(w.Tools) {
-				offered[n] = k
-			}
+		for n, k := range kafkatools.ParseOffered(w.Tools) {
+			offered[n] = k
 		}
 	}
 	return offered, live

@@ -635,10 +635,16 @@ func (v *NewRunFormView) AddQueueField(values url.Values, queues []string, errs 
 	f := FormField{Name: FieldQueue, Label: "Queue", Kind: "text", Value: value, MaxLength: 128, Autocomplete: "off",
 		Suggestions: queues, ListID: fieldID(FieldQueue) + "-list",
 		Help: "the workers that run it: local is this server's own; live workers' queues: " + strings.Join(queues, ", ")}
-	// NewRunForm put an error about the field, which it did not know, at
-	// the end of the summary; wire puts it beside the field.
+	v.insertRunField(f, FieldLabel, errs)
+}
+
+// insertRunField wires f (value and error) and puts it in the Run section
+// right after the field named after. NewRunForm put an error about the
+// field, which it did not know, at the end of the summary; wire puts it
+// beside the field instead.
+func (v *NewRunFormView) insertRunField(f FormField, after string, errs map[string]string) {
 	for i, e := range v.Errors {
-		if e.Field == FieldQueue {
+		if e.Field == f.Name {
 			v.Errors = append(v.Errors[:i], v.Errors[i+1:]...)
 			break
 		}
@@ -651,7 +657,7 @@ func (v *NewRunFormView) AddQueueField(values url.Values, queues []string, errs 
 		}
 		at := len(sec.Fields)
 		for j, ff := range sec.Fields {
-			if ff.Name == FieldLabel {
+			if ff.Name == after {
 				at = j + 1
 			}
 		}

@@ -58,25 +58,5 @@ func (v *NewRunFormView) AddToolField(values url.Values, tools []ToolChoice, err
 		Help: "run Kafka's own tool instead of kbench's client: one this server or a queue's workers offer (--tool NAME=PATH). " +
 			"Its arguments are filled from this form's fields (topic, counts, sizes, throughput, properties) and its bootstrap server is the target, " +
 			"a Kafka cluster; fields its tool does not take are left out. Choose the tool's workload above"}
-	for i, e := range v.Errors {
-		if e.Field == FieldTool {
-			v.Errors = append(v.Errors[:i], v.Errors[i+1:]...)
-			break
-		}
-	}
-	v.wire(&f, errs)
-	for i := range v.Sections {
-		sec := &v.Sections[i]
-		if sec.ID != "run" {
-			continue
-		}
-		at := len(sec.Fields)
-		for j, ff := range sec.Fields {
-			if ff.Name == FieldWorkload {
-				at = j + 1
-			}
-		}
-		sec.Fields = append(sec.Fields[:at], append([]FormField{f}, sec.Fields[at:]...)...)
-		return
-	}
+	v.insertRunField(f, FieldWorkload, errs)
 }
