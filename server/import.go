@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"mime/multipart"
 	"net/http"
 	"strings"
@@ -249,14 +248,6 @@ func pastedOutput(form *multipart.Form) string {
 	return ""
 }
 
-// toolCommand is the name users know a Kafka tool by.
-func toolCommand(tool string) string {
-	if tool == kafkafmt.ToolConsumer {
-		return "kafka-consumer-perf-test"
-	}
-	return "kafka-producer-perf-test"
-}
-
 // importedOutcome makes o the result of the parsed output and returns
 // the run's workload: the tool's (producer or consumer, so the runs list
 // and comparisons put it next to kbench's own runs; the run's Source says
@@ -266,34 +257,15 @@ func toolCommand(tool string) string {
 // the figures came from.
 func importedOutcome(o *store.Outcome, out *importedOutput) rundoc.Workload {
 	imp := out.imp
-	cmd := toolCommand(imp.Tool)
+	cmd := kafkafmt.Command(imp.Tool)
 	o.Output = out.text
 	notes := []string{"imported from Kafka's " + cmd + " output"}
 	notes = append(notes, imp.Notes...)
-	values := map[string]float64{}
-	for _, m := range imp.Metrics {
-		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-			// SQLite and JSON hold no NaN or infinity.
-			notes = append(notes, fmt.Sprintf("%s was %v in the output: left out", m.Name, m.Value))
-			continue
-		}
-		values[m.Name] = m.Value
-		o.Metrics = append(o.Metrics, rundoc.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: rundoc.Better(m.Better)})
-	}
-	for _, iv := range imp.Intervals {
-		o.Series = append(o.Series, rundoc.SeriesPoint{T: iv.T, Records: iv.Records, RecordsPerSec: iv.RecordsPerSec,
-			MBPerSec: iv.MBPerSec, LatencyAvgMs: iv.LatencyAvgMs, LatencyMaxMs: iv.LatencyMaxMs})
-	}
-	records, rate := values["records-sent"], values["record-send-rate"]
-	if imp.Tool == kafkafmt.ToolConsumer {
-		records, rate = values["records-consumed-total"], values["records-consumed-rate"]
-	}
-	window := 0.0
-	if rate > 0 {
-		window = records / rate
-	}
-	o.Measurement = &rundoc.Measurement{Source: rundoc.SourceImported, Tool: cmd, MeasuredRecords: int64(records),
-		WindowSeconds: window, Lines: imp.Lines, Notes: notes}
+	f := imp.Figures()
+	notes = append(notes, f.Notes...)
+	o.Metrics, o.Series = append(o.Metrics, f.Metrics...), append(o.Series, f.Series...)
+	o.Measurement = &rundoc.Measurement{Source: rundoc.SourceImported, Tool: cmd, MeasuredRecords: f.MeasuredRecords,
+		WindowSeconds: f.WindowSeconds, Lines: imp.Lines, Notes: notes}
 	o.Environment = &rundoc.Environment{Source: rundoc.SourceImported, Tool: cmd,
 		Broker: "imported: " + cmd + " does not print its environment"}
 	return rundoc.Workload(imp.Tool)

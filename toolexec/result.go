@@ -3,7 +3,6 @@ package toolexec
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,15 +27,6 @@ type ResultOptions struct {
 	Profiles []rundoc.ProfileFile
 	// Notes are added to the measurement's notes.
 	Notes []string
-}
-
-// ToolCommand is the name users know a Kafka tool of kafkafmt.ParseOutput
-// by ("kafka-producer-perf-test").
-func ToolCommand(tool string) string {
-	if tool == kafkafmt.ToolConsumer {
-		return "kafka-consumer-perf-test"
-	}
-	return "kafka-producer-perf-test"
 }
 
 // GuessWorkload is the workload a command's name says its output is:
@@ -101,7 +91,7 @@ func ToResult(e *Execution, o ResultOptions) *rundoc.Result {
 		}
 		m.Tool = filepath.Base(e.Argv[0])
 		if want != "" {
-			m.Tool = ToolCommand(string(want))
+			m.Tool = kafkafmt.Command(string(want))
 		}
 	}
 	if e.StdoutCut > 0 {
@@ -125,29 +115,12 @@ func ToResult(e *Execution, o ResultOptions) *rundoc.Result {
 // import of the same output would store them.
 func addImported(r *rundoc.Result, imp *kafkafmt.Imported) {
 	m := &r.Measurement
-	m.Tool, m.Lines = ToolCommand(imp.Tool), imp.Lines
-	values := map[string]float64{}
-	for _, x := range imp.Metrics {
-		if math.IsNaN(x.Value) || math.IsInf(x.Value, 0) {
-			// JSON holds no NaN or infinity.
-			imp.Notes = append(imp.Notes, fmt.Sprintf("%s was %v in the output: left out", x.Name, x.Value))
-			continue
-		}
-		values[x.Name] = x.Value
-		r.Metrics = append(r.Metrics, rundoc.Metric{Name: x.Name, Value: x.Value, Unit: x.Unit, Better: rundoc.Better(x.Better)})
-	}
-	for _, iv := range imp.Intervals {
-		r.Series = append(r.Series, rundoc.SeriesPoint{T: iv.T, Records: iv.Records, RecordsPerSec: iv.RecordsPerSec,
-			MBPerSec: iv.MBPerSec, LatencyAvgMs: iv.LatencyAvgMs, LatencyMaxMs: iv.LatencyMaxMs})
-	}
-	records, rate := values["records-sent"], values["record-send-rate"]
-	if imp.Tool == kafkafmt.ToolConsumer {
-		records, rate = values["records-consumed-total"], values["records-consumed-rate"]
-	}
-	m.MeasuredRecords = int64(records)
-	if rate > 0 {
-		m.WindowSeconds = records / rate
-	}
+	m.Tool, m.Lines = kafkafmt.Command(imp.Tool), imp.Lines
+	f := imp.Figures()
+	imp.Notes = append(imp.Notes, f.Notes...)
+	r.Metrics = append(r.Metrics, f.Metrics...)
+	r.Series = append(r.Series, f.Series...)
+	m.MeasuredRecords, m.WindowSeconds = f.MeasuredRecords, f.WindowSeconds
 }
 
 // cpuMetrics are the tree's CPU figures, under the names of kbench's own
