@@ -46,7 +46,9 @@ func TestE2ERemoteCancelAndLostWorker(t *testing.T) {
 		waitRun(t, srv, id, "running", func(r e2eWorkerRun) bool { return r.Status == "running" })
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 			if p, ok := e2eChild(worker.cmd.Process.Pid, "run"); ok {
-				time.Sleep(time.Second) // past the broker's start: some records measured
+				// Some records measured: the first interval point of the
+				// run's live events (a fixed sleep was too short under load).
+				waitEvent(t, srv, id, "interval")
 				return p
 			}
 			if time.Now().After(deadline) {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -352,4 +354,29 @@ func TestE2ERemoteRunLive(t *testing.T) {
 	if list := srv.get(t, "/"); !strings.Contains(list, row("succeeded")) {
 		t.Errorf("the server's runs list does not show run %d succeeded", id)
 	}
+}
+
+// waitEvent reads run id's live events from the server until one named
+// name arrives (within two minutes).
+func waitEvent(t *testing.T, s *e2eServer, id uint, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/api/runs/%d/events", s.URL, id), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("run %d: events: %v", id, err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		if sc.Text() == "event: "+name {
+			return
+		}
+	}
+	t.Fatalf("run %d: no %q event before the stream ended (%v)", id, name, sc.Err())
 }

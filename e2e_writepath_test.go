@@ -52,7 +52,7 @@ func TestE2EWritepathLab(t *testing.T) {
 	// Eight strategies, three of them JVMs that start and compile first:
 	// longer than one step's wait on a busy machine.
 	comparison := `document.readyState === 'complete' && !!document.getElementById('comparison') && !!document.getElementById('wp-ratios')`
-	for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline) && b.ctx.Err() == nil; time.Sleep(time.Second) {
 		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](comparison))
 		cancel()
