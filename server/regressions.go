@@ -49,9 +49,11 @@ func parseRegressionsQuery(q url.Values) (ui.RegressionsQuery, error) {
 // store: per set of detection parameters, each series' worsening change
 // points, kept while the series' signature (store.SeriesInfo: its
 // succeeded runs' count and ids) is unchanged, and the whole list while
-// the store's generation is. A write thus costs one ListSeries and the
-// detection of the series it touched, not of every series: the runs list
-// (which badges runs from it) stays fast while runs finish.
+// the store's series generation (store.SeriesGeneration) is. A write
+// that may change series thus costs one ListSeries and the detection of
+// the series it touched, not of every series, and any other write costs
+// nothing: the runs list (which badges runs from it) stays fast while
+// runs start and finish.
 type regressionCache struct {
 	mu   sync.Mutex
 	sets map[changepoint.Options]*regressionSet
@@ -99,7 +101,11 @@ func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) (
 	// otherwise each repeat it.
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	gen := s.store.Generation()
+	// Regressions are derived from the series alone: writes that change
+	// none (a run started, canceled or failed, profiles, reports) keep
+	// them, so the runs list built again after such a write reads no
+	// series at all.
+	gen := s.store.SeriesGeneration()
 	set := c.sets[opts]
 	if set != nil && set.valid && set.gen == gen {
 		return set.all, nil
@@ -148,7 +154,7 @@ func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) (
 	set.all = all
 	// As the page cache: a list read across a write is not kept as the
 	// list of either generation.
-	set.gen, set.valid = gen, s.store.Generation() == gen
+	set.gen, set.valid = gen, s.store.SeriesGeneration() == gen
 	return all, nil
 }
 

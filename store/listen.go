@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,12 @@ import (
 // the write in its Generation. That is how a server's page cache sees
 // the results a kbench worker on another machine stored.
 const changesChannel = "kbench_changes"
+
+// outsideSeriesSuffix follows the origin in a changesChannel payload when
+// the write cannot have changed a series' succeeded runs, so the other
+// stores leave their SeriesGeneration alone. Origins are hex, so the
+// suffix never ends one.
+const outsideSeriesSuffix = " outside-series"
 
 // listenRetry is how long the listener waits before connecting again
 // after losing its connection.
@@ -103,6 +110,7 @@ func (l *listener) loop(conn *pgx.Conn) {
 			}
 		}
 		// Whatever happened while it was away was missed.
+		l.s.seriesGen.Add(1)
 		l.s.gen.Add(1)
 		l.wakeAll()
 	}
@@ -118,7 +126,13 @@ func (l *listener) receive(conn *pgx.Conn) error {
 		}
 		switch n.Channel {
 		case changesChannel:
-			if n.Payload != l.origin {
+			origin, outside := strings.CutSuffix(n.Payload, outsideSeriesSuffix)
+			if origin != l.origin {
+				// A payload without the suffix (also an older kbench's,
+				// which sends its origin alone) may have changed series.
+				if !outside {
+					l.s.seriesGen.Add(1)
+				}
 				l.s.gen.Add(1)
 			}
 		case runEventsChannel:
@@ -187,13 +201,17 @@ func (s *Store) WatchRunEvents(id uint) (wake <-chan struct{}, stop func()) {
 // notifyChange tells the other stores on a PostgreSQL database that this
 // one committed a write (see changesChannel). A failure only delays what
 // other servers show until their next own write; it is logged.
-func (s *Store) notifyChange() {
+func (s *Store) notifyChange(series bool) {
 	if s.listen == nil {
 		return
 	}
+	payload := s.listen.origin
+	if !series {
+		payload += outsideSeriesSuffix
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := s.sqlDB.ExecContext(ctx, "SELECT pg_notify($1, $2)", changesChannel, s.listen.origin); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := s.sqlDB.ExecContext(ctx, "SELECT pg_notify($1, $2)", changesChannel, payload); err != nil && !errors.Is(err, context.Canceled) {
 		slog.Warn("store: tell other processes of a write", "err", redactErr(err, s.pgConfig.Password))
 	}
 }

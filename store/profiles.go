@@ -60,7 +60,7 @@ func listProfiles(db *gorm.DB, runID uint) ([]Profile, error) {
 // AddProfiles attaches profiles to an existing run, all or none, and
 // returns them with their IDs, sizes and checksums but without data.
 func (s *Store) AddProfiles(ctx context.Context, runID uint, ps []Profile) ([]rundoc.Profile, error) {
-	defer s.wrote()
+	defer s.wroteOutsideSeries() // series read runs and metrics alone
 	if err := checkProfiles(ps); err != nil {
 		return nil, fmt.Errorf("store: run %d: add profiles: %w", runID, err)
 	}

@@ -69,7 +69,7 @@ func NewSlug() string {
 // once; there must be at least one, or a sweep (doc.Sweep), which must
 // exist (ErrNotFound otherwise).
 func (s *Store) CreateReport(ctx context.Context, doc *rundoc.Report) error {
-	defer s.wrote()
+	defer s.wroteOutsideSeries()
 	if doc == nil || doc.ID != 0 {
 		return errors.New("store: create report: not a new report")
 	}

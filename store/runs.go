@@ -71,7 +71,8 @@ func (s *Store) AppendRuns(ctx context.Context, runs []*Run) error {
 // set, runs in the same transaction after the runs are inserted (their
 // IDs known): what it writes is stored with them or not at all.
 func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool, with func(tx *gorm.DB) error) error {
-	defer s.wrote()
+	// Runs stored queued or running join no series until FinishRun.
+	defer func() { s.wroteSeriesIf(slices.ContainsFunc(runs, mayJoinSeries)) }()
 	if len(runs) == 0 {
 		return nil
 	}
@@ -535,7 +536,7 @@ func (s *Store) StartRun(ctx context.Context, id uint, at time.Time) error {
 // recovery can tell whether the process running it is gone. nil records
 // no worker.
 func (s *Store) StartRunOn(ctx context.Context, id uint, at time.Time, w *Worker) error {
-	defer s.wrote()
+	defer s.wroteOutsideSeries() // queued to running
 	if at.IsZero() {
 		at = time.Now()
 	}
@@ -558,7 +559,7 @@ func (s *Store) StartRunOn(ctx context.Context, id uint, at time.Time, w *Worker
 // error. A run already running is stopped by the runner, which then
 // finishes it with FinishRun.
 func (s *Store) CancelQueued(ctx context.Context, id uint, reason string) error {
-	defer s.wrote()
+	defer s.wroteOutsideSeries() // queued to canceled
 	db := s.db.WithContext(ctx)
 	res := db.Model(&Run{}).
 		Where("id = ? AND status = ?", id, rundoc.StatusQueued).
@@ -577,7 +578,7 @@ func (s *Store) CancelQueued(ctx context.Context, id uint, reason string) error 
 // its error, and returns how many it ended. The server calls it at
 // start-up: a run still running then belonged to a process that is gone.
 func (s *Store) MarkInterrupted(ctx context.Context, reason string) (int64, error) {
-	defer s.wrote()
+	defer s.wroteOutsideSeries() // running to interrupted
 	res := s.db.WithContext(ctx).Model(&Run{}).
 		Where("status = ?", rundoc.StatusRunning).
 		Updates(map[string]any{
@@ -627,7 +628,9 @@ func (s *Store) QueuePosition(ctx context.Context, id uint) (int, error) {
 // key figures (RecordsPerSec, MBPerSec, P99Ms) are copied from the metrics
 // so lists need no join.
 func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
-	defer s.wrote()
+	// Only an open or interrupted run is finished: it joins its series
+	// if it succeeded, and left none otherwise.
+	defer s.wroteSeriesIf(o.Status == rundoc.StatusSucceeded)
 	if !o.Status.Final() {
 		return fmt.Errorf("store: finish run %d: status %q is not a final status", id, o.Status)
 	}
@@ -717,6 +720,12 @@ func (s *Store) DeleteRun(ctx context.Context, id uint) error {
 		return fmt.Errorf("store: delete run %d: %w", id, err)
 	}
 	return nil
+}
+
+// mayJoinSeries reports whether r, being stored, may be a succeeded run
+// of a series: anything but a run still to run.
+func mayJoinSeries(r *Run) bool {
+	return r.Status != rundoc.StatusQueued && r.Status != rundoc.StatusRunning
 }
 
 // pruneBatch is how many runs PruneRuns deletes per transaction, so that

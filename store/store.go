@@ -39,6 +39,9 @@ type Store struct {
 	// gen counts committed writes, so callers can cache what they derive
 	// from the store (rendered pages) until the next write.
 	gen atomic.Uint64
+	// seriesGen counts the writes that may change a series' succeeded
+	// runs (SeriesGeneration); every other write moves gen alone.
+	seriesGen atomic.Uint64
 	// clock is this process's clock (time.Now when nil; SetClock).
 	clock func() time.Time
 	// listen, on PostgreSQL only, hears of other processes' writes and
@@ -55,12 +58,41 @@ type Store struct {
 // after which the store cannot know what it missed.
 func (s *Store) Generation() uint64 { return s.gen.Load() }
 
-// wrote marks a write; deferred by every writing method, so a cache that
-// saw the old generation never keeps serving data from before the write.
-// On PostgreSQL it tells the other processes too.
+// SeriesGeneration changes after every write that may change which
+// succeeded runs a series holds (ListSeries: a run stored or finished as
+// succeeded, runs deleted), whoever made it, and after anything the store
+// cannot classify (another process's write of an older kbench, a lost
+// PostgreSQL connection); it is unchanged by the writes that cannot (a
+// run started, canceled or interrupted, profiles, reports). What is
+// derived from the series alone (the regressions behind the runs list's
+// badges) can thus be kept across most writes, where a page cache keyed
+// by Generation is not.
+func (s *Store) SeriesGeneration() uint64 { return s.seriesGen.Load() }
+
+// wrote marks a write that may change series (SeriesGeneration);
+// deferred by writing methods, so a cache that saw the old generation
+// never keeps serving data from before the write. On PostgreSQL it tells
+// the other processes too.
 func (s *Store) wrote() {
+	s.seriesGen.Add(1)
 	s.gen.Add(1)
-	s.notifyChange()
+	s.notifyChange(true)
+}
+
+// wroteOutsideSeries marks a write that cannot change which succeeded
+// runs any series holds: Generation moves, SeriesGeneration does not.
+func (s *Store) wroteOutsideSeries() {
+	s.gen.Add(1)
+	s.notifyChange(false)
+}
+
+// wroteSeriesIf is wrote when series is set, else wroteOutsideSeries.
+func (s *Store) wroteSeriesIf(series bool) {
+	if series {
+		s.wrote()
+		return
+	}
+	s.wroteOutsideSeries()
 }
 
 // sqliteDSN is the data source name of every connection to the SQLite

@@ -104,7 +104,7 @@ func (s *Store) AdvanceSweep(ctx context.Context, id, phase, maxRates string, ru
 	}
 	var err error
 	if len(runs) == 0 {
-		defer s.wrote()
+		defer s.wroteOutsideSeries()
 		err = s.db.WithContext(ctx).Transaction(advance)
 	} else {
 		err = s.createRuns(ctx, runs, true, advance)

@@ -165,7 +165,7 @@ func (s *Store) running(ctx context.Context, queue *string) ([]RunningRun, error
 // InterruptRun ends run id as interrupted with reason as its error, if it
 // is still running (ErrConflict otherwise): its process is gone.
 func (s *Store) InterruptRun(ctx context.Context, id uint, reason string) error {
-	defer s.wrote()
+	defer s.wroteOutsideSeries() // running to interrupted
 	db := s.db.WithContext(ctx)
 	res := db.Model(&Run{}).Where("id = ? AND status = ?", id, rundoc.StatusRunning).
 		Updates(map[string]any{"status": rundoc.StatusInterrupted, "error": reason, "finished_at": s.now()})
