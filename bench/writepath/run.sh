@@ -80,7 +80,7 @@ if [ -n "${KBENCH_BASE:-}" ]; then cp "$KBENCH_BASE" "$WORK/kbench-base"; fi
 jvm_threads() {
   local parent=$1 out=$2 jvm="" t now
   while kill -0 "$parent" 2>/dev/null; do
-    if [ -z "$jvm" ]; then jvm=$(pgrep -P "$parent" java | head -1 || true); fi
+    if [ -z "$jvm" ]; then jvm=$(pgrep -x -P "$parent" java | head -1 || true); fi
     if [ -n "$jvm" ] && [ -d "/proc/$jvm/task" ]; then
       now=$(date +%s%N)
       for t in /proc/"$jvm"/task/*; do
