@@ -213,6 +213,18 @@ func (r *run) writepath(ctx context.Context) error {
 		}
 		return ctx.Err()
 	}
+	recordJFR := jc != nil && r.opts.OutDir != "" && slices.Contains(r.spec.Profiles, string(rundoc.KindCPU))
+	if recordJFR {
+		// Flight Recorder starts before the warm-up: starting it
+		// retransforms JDK classes for its I/O events (SocketChannelImpl
+		// among them), and HotSpot then deoptimizes all compiled code
+		// (-Xlog:redefine+class+nmethod=debug says "Marked all nmethods
+		// for deopt"); the warm-up compiles it again, so the window does
+		// not run interpreted.
+		if err := jc.initJFR(ctx); err != nil {
+			return fmt.Errorf("java flight recorder: %w", err)
+		}
+	}
 	if w := r.spec.WarmupRequests; w > 0 {
 		r.rep.note("kbench: warming up with %d requests", w)
 		if err := runPhase("warmup", w, time.Time{}, false); err != nil {
@@ -220,12 +232,8 @@ func (r *run) writepath(ctx context.Context) error {
 		}
 		r.res.Measurement.WarmupRecords = w * int64(shape.records)
 	}
-	recordJFR := jc != nil && r.opts.OutDir != "" && slices.Contains(r.spec.Profiles, string(rundoc.KindCPU))
 	if jc != nil {
 		if recordJFR {
-			if err := jc.initJFR(ctx); err != nil {
-				return fmt.Errorf("java flight recorder: %w", err)
-			}
 			// The recording starts just before the window's counters and
 			// stops just after them.
 			if err := jc.startJFR(ctx); err != nil {
@@ -550,7 +558,7 @@ func (r *run) windowJFR(ctx context.Context, jc *javaClient) {
 		return
 	}
 	r.win.profiles = append(r.win.profiles, rundoc.ProfileFile{Role: rundoc.RoleClient, Kind: rundoc.KindWall, File: file})
-	r.win.notes = append(r.win.notes, fmt.Sprintf("client wall profile: the JVM's Java Flight Recorder recording of the window (settings \"profile\" without its socket and file I/O events, which instrument the very writes measured), %d jdk.ExecutionSample events (threads running Java code) and %d jdk.NativeMethodSample events (threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time",
+	r.win.notes = append(r.win.notes, fmt.Sprintf("client wall profile: the JVM's Java Flight Recorder recording of the window, holding only the two events kbench converts (no socket or file I/O events, which would instrument the very writes measured), %d jdk.ExecutionSample events (every 10 ms: threads running Java code) and %d jdk.NativeMethodSample events (every 20 ms; threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time",
 		sum.Execution, sum.Native))
 }
 

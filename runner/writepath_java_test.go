@@ -5,9 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +20,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/kbench/kbench/jdk"
+	"github.com/kbench/kbench/profiles/jfr"
 	"github.com/kbench/kbench/rundoc"
 )
 
@@ -218,6 +223,99 @@ func TestWritepathJavaJFRWindow(t *testing.T) {
 				t.Errorf("notes say nothing of the recording or of the Go profiles left out:\n%s", notes)
 			}
 		})
+	}
+}
+
+// TestWritepathJavaJFRRecordsOnlySamples: the window's recording holds the
+// two events kbench converts and nothing else but the chunk's metadata and
+// constant pools (where stack traces and thread names are), as `jfr
+// summary` counts them; its samples still convert into a profile whose
+// sending thread ("main") is inside writev0. With the JDK's "profile"
+// settings the recording also held thread park, allocation, GC and
+// periodic events that cost the JVM and that kbench never reads.
+func TestWritepathJavaJFRRecordsOnlySamples(t *testing.T) {
+	tools := testJDK(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSink(ln, io.Discard)
+	go s.serve()
+	t.Cleanup(s.close)
+	shape := testShape(16, 256, 5)
+	ctx := context.Background()
+	c, err := newJavaClient(ctx, tools, s.addr(), encodeShape(t, shape), rundoc.StrategyJavaGather, shape, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if err := c.initJFR(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.send(ctx, 200, time.Time{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.startJFR(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.send(ctx, 0, time.Now().Add(1500*time.Millisecond), true); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "window.jfr")
+	if _, err := c.command(ctx, "jfr-stop "+rec, 'J'); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := exec.Command(tools.JFR, "summary", rec).CombinedOutput()
+	if err != nil {
+		t.Fatalf("jfr summary: %v\n%s", err, out)
+	}
+	allowed := map[string]bool{"jdk.ExecutionSample": true, "jdk.NativeMethodSample": true, "jdk.Metadata": true, "jdk.CheckPoint": true}
+	counts := map[string]int64{}
+	line := regexp.MustCompile(`^\s*(jdk\.\w+)\s+(\d+)\s+\d+\s*$`)
+	for _, l := range strings.Split(string(out), "\n") {
+		if m := line.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.ParseInt(m[2], 10, 64)
+			counts[m[1]] = n
+		}
+	}
+	if len(counts) == 0 {
+		t.Fatalf("jfr summary lists no event types:\n%s", out)
+	}
+	for name, n := range counts {
+		if n > 0 && !allowed[name] {
+			t.Errorf("the recording holds %d %s events; kbench converts only jdk.ExecutionSample and jdk.NativeMethodSample", n, name)
+		}
+	}
+	if counts["jdk.ExecutionSample"]+counts["jdk.NativeMethodSample"] == 0 {
+		t.Fatalf("the recording holds no samples:\n%s", out)
+	}
+
+	p, sum, err := jfr.FromRecording(ctx, tools.JFR, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Execution != counts["jdk.ExecutionSample"] || sum.Native != counts["jdk.NativeMethodSample"] {
+		t.Errorf("converted %d execution and %d native samples, jfr summary counts %d and %d", sum.Execution, sum.Native, counts["jdk.ExecutionSample"], counts["jdk.NativeMethodSample"])
+	}
+	inWritev := false
+	for _, smp := range p.Sample {
+		if len(smp.Label[jfr.LabelThread]) == 0 || smp.Label[jfr.LabelThread][0] == "" {
+			t.Fatalf("a sample without its thread's name: %v", smp.Label)
+		}
+		if smp.Label[jfr.LabelThread][0] != "main" {
+			continue
+		}
+		for _, loc := range smp.Location {
+			for _, ln := range loc.Line {
+				if strings.HasSuffix(ln.Function.Name, ".writev0") {
+					inWritev = true
+				}
+			}
+		}
+	}
+	if counts["jdk.NativeMethodSample"] > 0 && !inWritev {
+		t.Errorf("no sample of the sending thread (main) inside writev0 among %d native samples", counts["jdk.NativeMethodSample"])
 	}
 }
 

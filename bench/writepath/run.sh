@@ -22,6 +22,11 @@
 #                   (java-gather recording the JVM with Flight Recorder,
 #                   --profile cpu: the recording's overhead against
 #                   java-gather in the same round)
+#                   java-gather+jfr-base: java-gather+jfr run by the
+#                   KBENCH_BASE binary (a build of an older revision), to
+#                   measure an older recording in the same rounds
+#   KBENCH_BASE     the binary of java-gather+jfr-base (default: none; with
+#                   it, the default strategies add java-gather+jfr-base)
 #   JAVA_HOME_DIR   --java-home for the Java strategies (default: PATH)
 #   OUT             output directory (default bench/out/writepath-<UTC time>)
 #   KBENCH_BIN      measure this prebuilt kbench binary instead of building
@@ -42,8 +47,13 @@ if [ -z "${STRATEGIES:-}" ]; then
   STRATEGIES="gather per-buffer copy kafka-go kafka-go-conn"
   if command -v java >/dev/null && command -v javac >/dev/null && command -v jfr >/dev/null; then
     STRATEGIES="$STRATEGIES java-gather java-per-buffer java-copy java-gather+jfr"
+    if [ -n "${KBENCH_BASE:-}" ]; then STRATEGIES="$STRATEGIES java-gather+jfr-base"; fi
   fi
 fi
+case " $STRATEGIES " in
+  *" java-gather+jfr-base "*)
+    if [ -z "${KBENCH_BASE:-}" ]; then echo "java-gather+jfr-base needs KBENCH_BASE" >&2; exit 2; fi ;;
+esac
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$ROOT/bench/out/writepath-$STAMP}
 
@@ -60,6 +70,26 @@ else
 fi
 go build -o "$WORK/summarize" ./bench/writepath/summarize
 KBENCH=$WORK/kbench
+if [ -n "${KBENCH_BASE:-}" ]; then cp "$KBENCH_BASE" "$WORK/kbench-base"; fi
+
+# jvm_threads follows the JVM that kbench (pid $1) starts and writes, about
+# every 100 ms until kbench exits, one line per JVM thread to $2: the time
+# in ns since the epoch, the thread's name and its CPU time in ns
+# (/proc/PID/task/TID/schedstat). The summary reads the CPU of Flight
+# Recorder's own threads ("JFR …") over the recording from it.
+jvm_threads() {
+  local parent=$1 out=$2 jvm="" t now
+  while kill -0 "$parent" 2>/dev/null; do
+    if [ -z "$jvm" ]; then jvm=$(pgrep -x -P "$parent" java | head -1 || true); fi
+    if [ -n "$jvm" ] && [ -d "/proc/$jvm/task" ]; then
+      now=$(date +%s%N)
+      for t in /proc/"$jvm"/task/*; do
+        { read -r name <"$t/comm" && read -r ns _ <"$t/schedstat" && printf '%s\t%s\t%s\n' "$now" "$name" "$ns"; } 2>/dev/null || true
+      done >>"$out"
+    fi
+    sleep 0.1
+  done
+}
 
 # Cases: shape (records × record size, measured requests), target, strategy.
 CASES=()
@@ -102,18 +132,28 @@ for round in $(seq 1 "$ROUNDS"); do
     dir="$OUT/runs/r$round-$target-${records}x$size-$strategy"
     # java-gather+jfr is java-gather with the JVM's flight recording of
     # the window (--profile cpu); the others take PROFILE.
-    profile=$PROFILE run_strategy=$strategy
-    if [ "$strategy" = java-gather+jfr ]; then profile=cpu run_strategy=java-gather; fi
+    profile=$PROFILE run_strategy=$strategy bin=$KBENCH
+    case $strategy in
+      java-gather+jfr) profile=cpu run_strategy=java-gather ;;
+      java-gather+jfr-base) profile=cpu run_strategy=java-gather bin=$WORK/kbench-base ;;
+    esac
     args=(run writepath --strategy "$run_strategy" --records-per-request "$records" --record-size "$size"
       --requests "$requests" --warmup-requests $(( requests * WARMUP_PERCENT / 100 ))
       --in-flight "$IN_FLIGHT" --profile "$profile" --topic "wp-$run_strategy" --out "$dir")
     if [ -n "${JAVA_HOME_DIR:-}" ]; then args+=(--java-home "$JAVA_HOME_DIR"); fi
     if [ "$target" = sink ]; then args+=(--sink); fi
     log "[$n/$total] round $round: $target ${records}x$size $strategy"
-    if ! "$KBENCH" "${args[@]}" >"$WORK/stdout" 2>"$WORK/stderr"; then
+    : >"$WORK/threads.tsv"
+    "$bin" "${args[@]}" >"$WORK/stdout" 2>"$WORK/stderr" &
+    pid=$!
+    watcher=""
+    case $run_strategy in java-*) jvm_threads "$pid" "$WORK/threads.tsv" & watcher=$! ;; esac
+    if ! wait "$pid"; then
       log "  failed: $(tail -1 "$WORK/stderr")"
     fi
+    if [ -n "$watcher" ]; then wait "$watcher" || true; fi
     mkdir -p "$dir"
+    cp "$WORK/threads.tsv" "$dir/jvm-threads.tsv"
     cp "$WORK/stdout" "$dir/stdout.txt"
     cp "$WORK/stderr" "$dir/stderr.txt"
   done

@@ -15,10 +15,12 @@
 //	send N DEADLINE_MS RATE   send N requests (0: until DEADLINE_MS from now),
 //	                          RATE requests/s at most (0: no limit); answer
 //	                          with a done event once every one is answered
-//	jfr-init                  start Flight Recorder itself (slow, once)
-//	jfr-start                 start a recording (settings "profile", with
-//	                          jdk.ExecutionSample and jdk.NativeMethodSample,
-//	                          without the socket and file I/O events)
+//	jfr-init                  start Flight Recorder itself (slow, once;
+//	                          kbench sends it before the warm-up)
+//	jfr-start                 start a recording of jdk.ExecutionSample
+//	                          (every 10 ms) and jdk.NativeMethodSample
+//	                          (every 20 ms), the periods of the JDK's
+//	                          "profile" settings, and no other event
 //	jfr-stop FILE             stop it and write it to FILE
 //	quit                      close the connection and exit
 //
@@ -60,7 +62,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
-import jdk.jfr.Configuration;
+import java.time.Duration;
+
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 
@@ -152,17 +155,7 @@ public final class WritePath {
                         event(new Event('J').utf("initialized"));
                         break;
                     case "jfr-start":
-                        recording = new Recording(Configuration.getConfiguration("profile"));
-                        recording.enable("jdk.ExecutionSample");
-                        recording.enable("jdk.NativeMethodSample");
-                        // Socket and file I/O events time every read and
-                        // write by instrumenting the very calls measured
-                        // here (SocketChannelImpl.write, …): off.
-                        recording.disable("jdk.SocketRead");
-                        recording.disable("jdk.SocketWrite");
-                        recording.disable("jdk.FileRead");
-                        recording.disable("jdk.FileWrite");
-                        recording.setToDisk(true);
+                        recording = samplingRecording();
                         recording.start();
                         event(new Event('J').utf("started"));
                         break;
@@ -179,7 +172,7 @@ public final class WritePath {
                     default:
                         fail("unknown command " + f[0]);
                 }
-            } catch (IOException | RuntimeException | java.text.ParseException e) {
+            } catch (IOException | RuntimeException e) {
                 fail(f[0] + ": " + e);
             }
             if (failure.get() != null) {
@@ -190,6 +183,26 @@ public final class WritePath {
         // Give the events thread the time to write the failure.
         Thread.sleep(1000);
         System.exit(1);
+    }
+
+    // samplingRecording is a recording of the two events kbench converts
+    // and nothing else. A Recording made without settings has every event
+    // off; the JDK's "profile" settings would also turn on dozens of others
+    // (thread park and monitor events timing each lock hand-off, allocation
+    // samples, periodic statistics, …) that cost the measured JVM and that
+    // kbench never reads. The chunk still holds its metadata and constant
+    // pools (jdk.Metadata, jdk.CheckPoint), where the samples' stack traces
+    // and thread names are. The periods are those of "profile". It goes to
+    // the disk repository, as every recording does by default: JFR's
+    // recorder thread writes the buffers as they fill, and stop() leaves the
+    // chunk there for dump() to copy.
+    private static Recording samplingRecording() {
+        Recording r = new Recording();
+        r.setName("kbench-window");
+        r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
+        r.enable("jdk.NativeMethodSample").withPeriod(Duration.ofMillis(20));
+        r.setToDisk(true);
+        return r;
     }
 
     // send writes n requests (n == 0: until the deadline), paced to rate

@@ -39,7 +39,7 @@ type key struct{ shape, target, strategy string }
 
 var dirRe = regexp.MustCompile(`^r(\d+)-(sink|broker)-(\d+x\d+)-(.+)$`)
 
-var strategyOrder = []string{"gather", "per-buffer", "copy", "kafka-go", "kafka-go-conn", "java-gather", "java-per-buffer", "java-copy", "java-gather+jfr"}
+var strategyOrder = []string{"gather", "per-buffer", "copy", "kafka-go", "kafka-go-conn", "java-gather", "java-per-buffer", "java-copy", "java-gather+jfr", "java-gather+jfr-base"}
 
 func main() {
 	if len(os.Args) != 2 {
@@ -72,6 +72,9 @@ func main() {
 		ms := map[string]float64{}
 		for _, x := range r.Metrics {
 			ms[x.Name] = x.Value
+		}
+		if share, ok := jfrThreadShare(filepath.Join(os.Args[1], e.Name(), "jvm-threads.tsv")); ok {
+			ms[jfrShareMetric] = share
 		}
 		runs[k] = append(runs[k], run{round: round, metrics: ms})
 	}
@@ -114,10 +117,14 @@ func main() {
 		{"java-gather", "java-per-buffer", "java-gather / java-per-buffer requests/s"},
 		{"java-gather", "gather", "java-gather / gather (Go) requests/s"},
 		{"java-gather+jfr", "java-gather", "java-gather with / without the JVM's flight recording, requests/s (JFR overhead; goal ≥ 0.95)"},
+		{"java-gather+jfr-base", "java-gather", "java-gather with the KBENCH_BASE binary's flight recording / without, requests/s"},
 	}
 	for _, pr := range pairs {
 		printRatios(keys, runs, pr.a, pr.b, pr.what, "requests-per-sec", nil)
 	}
+	printRatios(keys, runs, "java-gather+jfr", "java-gather", "java-gather with / without the JVM's flight recording, CPU per request", "", cpuPerRequestOf)
+	printRatios(keys, runs, "java-gather+jfr-base", "java-gather", "java-gather with the KBENCH_BASE binary's flight recording / without, CPU per request", "", cpuPerRequestOf)
+	printShares(keys, runs)
 	printRatios(keys, runs, "java-per-buffer", "java-gather", "java-per-buffer / java-gather CPU per request", "", cpuPerRequestOf)
 	printRatios(keys, runs, "java-gather", "gather", "java-gather / gather (Go) CPU per request", "", cpuPerRequestOf)
 }
@@ -218,4 +225,110 @@ func med(xs []float64) float64 {
 		return 0
 	}
 	return median.Of(xs)
+}
+
+// jfrShareMetric is the per-run figure jfrThreadShare adds to a run's
+// metrics (not one of kbench's).
+const jfrShareMetric = "bench-jfr-thread-cpu-share"
+
+// jfrThreadShare reads run.sh's jvm-threads.tsv (time ns, thread name,
+// thread CPU ns; one line per thread per snapshot) and returns the CPU of
+// Flight Recorder's threads (names starting "JFR ") as a share of the
+// whole JVM's, from the first snapshot in which JFR's sampler thread runs
+// (it starts with the recording) to each thread's last one. The span
+// includes the recording's stop and dump, so the share is an upper bound
+// of the window's. It leaves out what sampling costs the sampled threads
+// themselves (being suspended and walked).
+func jfrThreadShare(path string) (float64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	type snap map[string]float64 // thread name (with a counter for duplicates) → CPU ns
+	var times []string
+	snaps := map[string]snap{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 {
+			continue
+		}
+		ns, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			continue
+		}
+		sn, ok := snaps[f[0]]
+		if !ok {
+			sn = snap{}
+			snaps[f[0]] = sn
+			times = append(times, f[0])
+		}
+		name := f[1]
+		for i := 2; ; i++ {
+			if _, dup := sn[name]; !dup {
+				break
+			}
+			name = f[1] + "#" + strconv.Itoa(i)
+		}
+		sn[name] = ns
+	}
+	first := -1
+	for i, t := range times {
+		for name := range snaps[t] {
+			if strings.HasPrefix(name, "JFR Thread Sam") {
+				first = i
+				break
+			}
+		}
+		if first >= 0 {
+			break
+		}
+	}
+	if first < 0 || first == len(times)-1 {
+		return 0, false
+	}
+	// Each thread's CPU at its last sighting: the snapshot taken while
+	// the JVM exits can miss threads, and the counters only grow.
+	a, last := snaps[times[first]], snap{}
+	for _, t := range times[first:] {
+		for name, v := range snaps[t] {
+			last[name] = max(last[name], v)
+		}
+	}
+	var jfrNs, all float64
+	for name, v := range last {
+		d := v - a[name] // a thread started after the first snapshot counts from 0
+		all += d
+		if strings.HasPrefix(name, "JFR ") {
+			jfrNs += d
+		}
+	}
+	if all <= 0 {
+		return 0, false
+	}
+	return jfrNs / all, true
+}
+
+// printShares prints the median share of Flight Recorder's threads in the
+// JVM's CPU for the strategies that record.
+func printShares(keys []key, runs map[key][]run) {
+	printed := false
+	for _, k := range keys {
+		rs := runs[k]
+		var xs []float64
+		for _, r := range rs {
+			if v, ok := r.metrics[jfrShareMetric]; ok {
+				xs = append(xs, v)
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		if !printed {
+			fmt.Println()
+			fmt.Println("Flight Recorder's threads (\"JFR …\") in the JVM's CPU from the recording's start to the JVM's end, /proc/PID/task/*/schedstat: median (min–max)")
+			printed = true
+		}
+		sort.Float64s(xs)
+		fmt.Printf("  %-9s %-7s %-22s %.1f%% (%.1f–%.1f%%) of %d runs\n", k.shape, k.target, k.strategy, 100*med(xs), 100*xs[0], 100*xs[len(xs)-1], len(xs))
+	}
 }
