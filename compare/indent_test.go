@@ -37,10 +37,12 @@ func TestIndentJSON(t *testing.T) {
 	for _, c := range indentCases {
 		checkIndent(t, []byte(c))
 	}
-	// The JSON exports in testdata, compacted again.
-	files, err := filepath.Glob(filepath.Join("..", "server", "testdata", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no JSON exports to check (%v)", err)
+	// The golden JSON exports, compacted again.
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	more, err2 := filepath.Glob(filepath.Join("..", "server", "testdata", "*.json"))
+	files = append(files, more...)
+	if err != nil || err2 != nil || len(files) == 0 {
+		t.Fatalf("no JSON exports to check (%v, %v)", err, err2)
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
