@@ -511,9 +511,82 @@ func encodeJSON(doc any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // "n<4" stays readable; this is not HTML
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return indentJSON(make([]byte, 0, buf.Len()*2), buf.Bytes()), nil
+}
+
+// indentJSON appends src, compact JSON as encoding/json writes it, to dst
+// indented as json.Indent(dst, src, "", "  ") would: the same bytes, at a
+// fraction of the cost (json.Indent runs its validating scanner over
+// every byte, a third of GET /api/compare's time for 50 runs × 60
+// metrics). src must be valid and have no space outside strings but a
+// trailing newline, which is kept.
+func indentJSON(dst, src []byte) []byte {
+	depth := 0
+	open := false // after '{' or '[': a new line is owed unless it closes at once
+	inString, escaped := false, false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if inString {
+			// Copy up to the next quote or backslash at once.
+			j := i
+			for j < len(src) && src[j] != '"' && src[j] != '\\' && !escaped {
+				j++
+			}
+			if j > i {
+				dst = append(dst, src[i:j]...)
+				i = j - 1
+				continue
+			}
+			dst = append(dst, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if open && c != '}' && c != ']' {
+			open = false
+			depth++
+			dst = indentLine(dst, depth)
+		}
+		switch c {
+		case '"':
+			inString = true
+			dst = append(dst, c)
+		case '{', '[':
+			open = true
+			dst = append(dst, c)
+		case ',':
+			dst = indentLine(append(dst, c), depth)
+		case ':':
+			dst = append(dst, c, ' ')
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				depth--
+				dst = indentLine(dst, depth)
+			}
+			dst = append(dst, c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// indentLine starts a new line indented to depth.
+func indentLine(dst []byte, depth int) []byte {
+	dst = append(dst, '\n')
+	for range depth {
+		dst = append(dst, ' ', ' ')
+	}
+	return dst
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
 
 	"github.com/gin-gonic/gin"
 
@@ -125,9 +126,13 @@ func (s *Server) loadRuns(ctx context.Context, ids []uint) ([]rundoc.Run, error)
 	return s.store.GetRuns(ctx, ids)
 }
 
-// comparison builds the table of q from the stored runs.
-func (s *Server) comparison(ctx context.Context, q ui.CompareQuery) (*compare.Table, []rundoc.Run, error) {
-	runs, err := s.loadRuns(ctx, q.Runs)
+// comparison builds the table of q from the stored runs, reading the
+// parts of them the caller shows besides what compare.Build reads
+// (metrics, spec, environment, measurement): the page shows outputs (in
+// its Markdown), series (charts) and profiles (differential flame
+// graphs); GET /api/compare none of them.
+func (s *Server) comparison(ctx context.Context, q ui.CompareQuery, parts store.RunParts) (*compare.Table, []rundoc.Run, error) {
+	runs, err := s.store.GetRunsParts(ctx, q.Runs, parts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -153,7 +158,7 @@ func (s *Server) apiCompare(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	t, _, err := s.comparison(c.Request.Context(), q)
+	t, _, err := s.comparison(c.Request.Context(), q, store.RunParts{})
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -176,7 +181,7 @@ func (s *Server) comparePage(c *gin.Context) {
 	}
 	ctx := c.Request.Context()
 	s.cachedRender(c, "compare?"+q.Values().Encode(), func(csrf string) (string, any, error) {
-		t, runs, err := s.comparison(ctx, q)
+		t, runs, err := s.comparison(ctx, q, store.AllRunParts)
 		if err != nil {
 			return "", nil, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -82,7 +83,7 @@ func (s *Server) createReport(ctx context.Context, req reportRequest) (*rundoc.R
 	}
 	// The table must build (units agree) before the link is handed out.
 	if compared {
-		if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by, At: at}); err != nil {
+		if _, _, err := s.comparison(ctx, ui.CompareQuery{Runs: ids, By: by, At: at}, store.RunParts{}); err != nil {
 			return nil, err
 		}
 	}
@@ -183,7 +184,7 @@ func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*rundo
 	if len(rep.RunIDs) == 0 {
 		return rep, nil, nil, nil
 	}
-	t, runs, err := s.comparison(ctx, ui.CompareQuery{Runs: rep.RunIDs, By: rep.By, At: rep.At, HideUnchanged: hide})
+	t, runs, err := s.comparison(ctx, ui.CompareQuery{Runs: rep.RunIDs, By: rep.By, At: rep.At, HideUnchanged: hide}, store.AllRunParts)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -1386,3 +1386,60 @@ func testConcurrentWriters(t *testing.T) {
 		t.Errorf("succeeded runs: got %d, want %d", total, workers*each)
 	}
 }
+
+func TestGetRunsParts(t *testing.T) { eachBackend(t, testGetRunsParts) }
+
+// testGetRunsParts: GetRunsParts gives each run as GetRun does, its
+// metrics (with help texts, in order), spec, documents and every other
+// field compare reads alike, with only the parts left out empty.
+func testGetRunsParts(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	full := func(label string, n int) *Run {
+		r := &Run{Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, Source: rundoc.SourceLaunched,
+			Spec: `{"workload":"producer","params":{"acks":"all"}}`, Fingerprint: "fp" + label, GroupID: "g" + label, GroupIndex: 1,
+			Output: "out " + label, Environment: docText(t, rundoc.Environment{GoVersion: "go1.26.8"}),
+			Measurement: docText(t, rundoc.Measurement{MeasuredRecords: 7}),
+			Profiles:    []Profile{{Role: "client", Kind: "cpu", Data: []byte("p" + label)}}}
+		for i := 0; i < n; i++ {
+			r.Metrics = append(r.Metrics, Metric{Name: fmt.Sprintf("m%d", n-i), Value: float64(i) + 0.25, Unit: "ms",
+				Better: rundoc.LowerIsBetter, Help: "help <" + label + ">"})
+			r.Series = append(r.Series, SeriesPoint{Seq: n - i, T: float64(i), Records: int64(i), Bytes: int64(2 * i),
+				RecordsPerSec: 1.5, MBPerSec: 2.5, LatencyAvgMs: 3.5, LatencyMaxMs: 4.5, CPUPercent: 5.5})
+		}
+		return r
+	}
+	a, b, c := full("a", 3), &Run{Label: "bare"}, full("c", 60)
+	create(t, s, a, b, c)
+	ids := []uint{c.ID, a.ID, b.ID}
+	for _, parts := range []RunParts{{}, AllRunParts, {Output: true}, {Series: true}, {Profiles: true}} {
+		got, err := s.GetRunsParts(ctx, ids, parts)
+		if err != nil {
+			t.Fatalf("%+v: %v", parts, err)
+		}
+		if len(got) != len(ids) {
+			t.Fatalf("%+v: got %d runs, want %d", parts, len(got), len(ids))
+		}
+		for i, id := range ids {
+			want := *get(t, s, id)
+			if !parts.Output {
+				want.Output = ""
+			}
+			if !parts.Series {
+				want.Series = nil
+			}
+			if !parts.Profiles {
+				want.Profiles = nil
+			}
+			if !reflect.DeepEqual(got[i], want) {
+				t.Errorf("%+v: run %d: GetRunsParts gave\n%+v\nGetRun gives (less the parts left out)\n%+v", parts, id, got[i], want)
+			}
+			if len(got[i].Metrics) == 0 && id != b.ID {
+				t.Errorf("%+v: run %d: no metrics", parts, id)
+			}
+		}
+	}
+	if _, err := s.GetRunsParts(ctx, []uint{a.ID, 9999}, RunParts{}); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "9999") {
+		t.Errorf("unknown run: got %v, want ErrNotFound naming 9999", err)
+	}
+}

@@ -142,6 +142,10 @@ type CompareRow struct {
 	DirText   string // "higher is better", …
 	Notes     []string
 	Cells     []CompareCell
+	// CellsHTML is Cells rendered, each "\n      <td …>…</td>": a wide
+	// comparison has thousands of cells, and writing them here costs a
+	// tenth of evaluating ten template fields for each (cellsHTML).
+	CellsHTML template.HTML
 	// Headline: the row is tested; Class is "headline" or "descriptive".
 	Headline bool
 	Class    string
@@ -290,6 +294,7 @@ func NewComparisonTable(t *compare.Table, runs []rundoc.Run) ComparisonTable {
 			}
 			r.Cells = append(r.Cells, cell)
 		}
+		r.CellsHTML = cellsHTML(r.Cells)
 		s := &out.Sections[len(out.Sections)-1]
 		s.Rows = append(s.Rows, r)
 	}

@@ -27,6 +27,7 @@ REVS=${REVS:-.}             # revisions to measure; "." is the work tree
 BACKENDS=${BACKENDS:-sqlite postgres}
 OUT=${OUT:-bench/serve/out/scale-$(date -u +%Y%m%dT%H%M%SZ)}
 KEEP=${KEEP:-0}             # 1: keep the temporary directory (seeded databases)
+PAGES=${PAGES:-}            # a regular expression: measure only the pages it matches
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -116,7 +117,7 @@ for round in $(seq 1 "$ROUNDS"); do
         # map until vacuumed, as a store autovacuum has been through has.
         psql "$dsn" -qAt -c "VACUUM ANALYZE" > /dev/null
       fi
-      "${BINS[$i]}" -dsn "$dsn" -n "$N" -warmup "$WARMUP" -label "${NAMES[$i]}" -json "$OUT/results.jsonl" -quiet \
+      "${BINS[$i]}" -dsn "$dsn" -n "$N" -warmup "$WARMUP" -label "${NAMES[$i]}" -pages "$PAGES" -json "$OUT/results.jsonl" -quiet \
         | tee -a "$OUT/tables.txt"
       rm -f "$TMP/run.db" "$TMP/run.db-wal" "$TMP/run.db-shm"
     done

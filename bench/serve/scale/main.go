@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -51,6 +52,7 @@ func main() {
 	quiet := flag.Bool("quiet", false, "no progress on stderr")
 	flag.StringVar(&profileName, "cpuprofile-page", "", "write a CPU profile of the built requests of the page so named (e.g. \"compare 50×60\") to -cpuprofile")
 	flag.StringVar(&profileOut, "cpuprofile", "scale-cpu.prof", "where -cpuprofile-page writes")
+	flag.StringVar(&pagesRe, "pages", "", "measure only the pages whose name matches this regular expression (e.g. \"compare|report\")")
 	flag.Parse()
 	if *dsn == "" || flag.NArg() > 0 {
 		flag.Usage()
@@ -62,8 +64,9 @@ func main() {
 	}
 }
 
-// profileName and profileOut: which page to profile, and where.
-var profileName, profileOut string
+// profileName and profileOut: which page to profile, and where; pagesRe
+// selects the pages measured ("" is all).
+var profileName, profileOut, pagesRe string
 
 // result is one URL's figures.
 type result struct {
@@ -187,9 +190,13 @@ func run(dsn string, runs, distinct, n, warm int, label, jsonOut string, seedOnl
 		{"api compare 50×60", "/api/compare?runs=" + cmp, false, false, 100},
 		{"report 20 runs", "/r/" + rep.Slug, true, false, 100},
 	}
+	only, err := regexp.Compile(pagesRe)
+	if err != nil {
+		return fmt.Errorf("-pages: %w", err)
+	}
 	var out []result
 	for _, p := range pages {
-		if p.cursor && !cursors {
+		if p.cursor && !cursors || !only.MatchString(p.name) {
 			continue
 		}
 		modes := []string{"built"}
