@@ -193,6 +193,18 @@ var upgradeAdditions = []struct {
 	check func(run map[string]any) error
 	why   string
 }{
+	{"next", func(list map[string]any) error {
+		if list["next"] != nil {
+			return fmt.Errorf("next %v, want null: every run fits on the one page", list["next"])
+		}
+		return nil
+	}, "issue 17: the runs list's cursor links"},
+	{"prev", func(list map[string]any) error {
+		if list["prev"] != nil {
+			return fmt.Errorf("prev %v, want null on the first page", list["prev"])
+		}
+		return nil
+	}, "issue 17: the runs list's cursor links"},
 	{"meta", func(run map[string]any) error {
 		if m, ok := run["meta"].(map[string]any); !ok || len(m) != 0 {
 			return fmt.Errorf("meta %v, want {} for a run from before metadata", run["meta"])

@@ -793,7 +793,9 @@ func (s *Store) DeleteRun(ctx context.Context, id uint) error {
 // mayJoinSeries reports whether r, being stored, may be a succeeded run
 // of a series: anything but a run still to run.
 func mayJoinSeries(r *Run) bool {
-	return r.Status != rundoc.StatusQueued && r.Status != rundoc.StatusRunning
+	// A nil run is refused before anything is written (prepareRun); it
+	// must not crash the deferred count of that write.
+	return r != nil && r.Status != rundoc.StatusQueued && r.Status != rundoc.StatusRunning
 }
 
 // pruneBatch is how many runs PruneRuns deletes per transaction, so that

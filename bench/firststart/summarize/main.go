@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	kmedian "github.com/kbench/kbench/internal/median"
 )
 
 func main() {
@@ -297,14 +299,7 @@ func median(xs []float64) float64 {
 			s = append(s, x)
 		}
 	}
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return kmedian.Of(s)
 }
 
 const mib = 1 << 20
