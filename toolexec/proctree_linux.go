@@ -1,13 +1,14 @@
 package toolexec
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/kbench/kbench/runner/sysstat"
 )
 
 // procStat is what the tree sampler reads of one process from
@@ -27,19 +28,16 @@ type procKey struct {
 	start uint64
 }
 
-// readProcStat reads /proc/PID/stat. The command name (field 2) may hold
-// spaces and parentheses, so the fields are counted from its last ')'.
+// readProcStat reads /proc/PID/stat.
 func readProcStat(pid int) (procStat, error) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return procStat{}, err
 	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return procStat{}, fmt.Errorf("toolexec: /proc/%d/stat: no command name", pid)
+	f, err := sysstat.StatFields(data) // field n is f[n-3]
+	if err != nil {
+		return procStat{}, fmt.Errorf("toolexec: /proc/%d/stat: %w", pid, err)
 	}
-	f := bytes.Fields(data[i+1:])
-	// f[0] is field 3 (state): field n is f[n-3].
 	if len(f) < 20 {
 		return procStat{}, fmt.Errorf("toolexec: /proc/%d/stat: %d fields", pid, len(f)+2)
 	}

@@ -25,15 +25,12 @@ func ProcessCPUTime(pid int) (time.Duration, error) {
 }
 
 // ParseProcStatCPU reads utime + stime (fields 14 and 15) of a
-// /proc/PID/stat line. The command name (field 2) is in parentheses and
-// may hold spaces and parentheses itself, so fields are counted from the
-// last ')'.
+// /proc/PID/stat line.
 func ParseProcStatCPU(data []byte) (time.Duration, error) {
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("sysstat: /proc/PID/stat without a command name")
+	f, err := StatFields(data)
+	if err != nil {
+		return 0, err
 	}
-	f := bytes.Fields(data[i+1:]) // f[0] is field 3, the state
 	if len(f) < 13 {
 		return 0, fmt.Errorf("sysstat: /proc/PID/stat has %d fields, want at least 15", len(f)+2)
 	}
@@ -46,4 +43,16 @@ func ParseProcStatCPU(data []byte) (time.Duration, error) {
 		ticks += n
 	}
 	return time.Duration(ticks) * time.Second / userHZ, nil
+}
+
+// StatFields splits a /proc/PID/stat line into its fields from field 3
+// (the state) on: field n (proc(5)'s numbering) is at index n-3. The
+// command name (field 2) is in parentheses and may hold spaces and
+// parentheses itself, so the fields are counted from the last ')'.
+func StatFields(data []byte) ([][]byte, error) {
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("sysstat: /proc/PID/stat without a command name")
+	}
+	return bytes.Fields(data[i+1:]), nil
 }
