@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -208,11 +209,35 @@ func TestExecJVM(t *testing.T) {
 	srv := startE2EServer(t)
 	bin := e2eKbench(t)
 	dir := t.TempDir()
-	src := `public class Spin {
-	public static void main(String[] args) {
-		long end = System.nanoTime() + 1_000_000_000L, x = 1;
-		while (System.nanoTime() < end) x = x * 31 + 7;
+	// The JVM takes its execution samples by suspending the spinning
+	// thread, and gives a sample up when the thread does not answer within
+	// 2 ms: on a loaded machine a second of spinning can leave none. So
+	// Spin dumps its own recording every half second and spins on until
+	// the dump holds one, then says on stderr how many it saw.
+	src := `import java.nio.file.Files;
+import java.nio.file.Path;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+
+public class Spin {
+	public static void main(String[] args) throws Exception {
+		Path dump = Files.createTempFile("spin", ".jfr");
+		long deadline = System.nanoTime() + 120_000_000_000L, x = 1, seen = 0;
+		while (seen == 0 && System.nanoTime() < deadline) {
+			long end = System.nanoTime() + 500_000_000L;
+			while (System.nanoTime() < end) x = x * 31 + 7;
+			for (Recording r : FlightRecorder.getFlightRecorder().getRecordings()) {
+				r.dump(dump);
+				for (RecordedEvent e : RecordingFile.readAllEvents(dump)) {
+					if (e.getEventType().getName().equals("jdk.ExecutionSample")) seen++;
+				}
+			}
+		}
+		Files.delete(dump);
 		System.out.println(x);
+		System.err.println("spin: its recording held " + seen + " execution samples");
 	}
 }
 `
@@ -232,8 +257,25 @@ func TestExecJVM(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	var r execRun
 	srv.api(t, http.MethodGet, "/api"+strings.TrimPrefix(lines[len(lines)-1], srv.URL), nil, http.StatusOK, &r)
-	if r.Workload != "imported" || r.Status != "succeeded" || len(r.Profiles) != 1 || r.Profiles[0].Kind != "wall" || r.Profiles[0].Samples == 0 {
+	if r.Workload != "imported" || r.Status != "succeeded" || len(r.Profiles) != 1 || r.Profiles[0].Kind != "wall" {
 		t.Fatalf("run %+v\nstderr %s", r, stderr.String())
+	}
+	// The stored profile holds at least the samples Spin saw in its
+	// recording before it stopped (the JVM went on sampling after).
+	m := regexp.MustCompile(`its recording held (\d+) execution samples`).FindStringSubmatch(stderr.String())
+	if m == nil || m[1] == "0" {
+		t.Fatalf("Spin saw no execution sample in its own recording (stderr %s)", stderr.String())
+	}
+	seen, _ := strconv.Atoi(m[1])
+	notes := fmt.Sprint(r.Measurement["notes"])
+	n := regexp.MustCompile(`JFR: 1 JVM recording\(s\), (\d+) execution`).FindStringSubmatch(notes)
+	if n == nil || r.Profiles[0].Samples == 0 {
+		t.Fatalf("notes %s, profile %+v", notes, r.Profiles[0])
+	}
+	got, _ := strconv.Atoi(n[1])
+	t.Logf("Spin saw %d execution samples; the stored profile converted %d", seen, got)
+	if got < seen {
+		t.Errorf("the stored profile converted %d execution samples; the recording held %d before the JVM exited", got, seen)
 	}
 	// The JVM kept the options it had: ours were appended.
 	if !strings.Contains(stderr.String(), "Picked up JAVA_TOOL_OPTIONS: -Xss1m -XX:StartFlightRecording=") {
