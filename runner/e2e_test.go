@@ -60,8 +60,8 @@ func TestE2EKafkaMode(t *testing.T) {
 // records after 50 ms, so it never fills first and every batch waits the
 // whole linger; records join it uniformly over that wait, so their
 // latency is spread evenly over 0–50 ms plus the round trip: p50 near
-// 25 ms, p99 near 50 ms. The bounds are generous (a slow machine adds to
-// both a little), and every record is received once.
+// 25 ms, p99 near 50 ms, and never below (a slow machine adds to both),
+// and every record is received once.
 func TestE2ERateLinger(t *testing.T) {
 	b := startBroker(t, embedded.Options{})
 	opts, out := testOptions(t)
@@ -76,12 +76,16 @@ func TestE2ERateLinger(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, v)
 		}
 	}
+	// Lower bounds only: linger.ms puts a floor under the latency that no
+	// machine lowers, while a loaded machine raises both figures by as
+	// much as it likes (that is not the behaviour under test).
 	p50, p99 := metric(t, res, "e2e-latency-p50"), metric(t, res, "e2e-latency-p99")
-	if p50 < 15 || p50 > 40 {
-		t.Errorf("e2e-latency-p50 = %v ms, want 15–40 (half of linger.ms=50)", p50)
+	t.Logf("e2e-latency-p50 %.1f ms, p99 %.1f ms (linger.ms=50)", p50, p99)
+	if p50 < 15 {
+		t.Errorf("e2e-latency-p50 = %v ms, want at least 15 (records wait half of linger.ms=50 on average)", p50)
 	}
-	if p99 < 35 || p99 > 80 {
-		t.Errorf("e2e-latency-p99 = %v ms, want 35–80 (linger.ms=50)", p99)
+	if p99 < 35 || p99 < p50 {
+		t.Errorf("e2e-latency-p99 = %v ms (p50 %v), want at least 35 (the first record of a batch waits all of linger.ms=50)", p99, p50)
 	}
 	if in := metric(t, res, "e2e-latency-intended-p50"); in < p50 {
 		t.Errorf("e2e-latency-intended-p50 %v < e2e-latency-p50 %v: a record cannot be sent before it is due", in, p50)

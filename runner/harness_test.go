@@ -67,26 +67,54 @@ func TestHarnessBehindSchedule(t *testing.T) {
 			t.Fatal(err)
 		}
 		note := harnessNote(res)
-		t.Logf("intended p99 %.1f ms, service p99 %.1f ms, request latency %.1f ms, buffer wait %.3f; %s", metric(t, res, "record-latency-intended-p99"),
-			metric(t, res, "record-latency-p99"), metric(t, res, "request-latency-avg"), metric(t, res, "bufferpool-wait-ratio"), note)
-		if metric(t, res, "harness-limited") != 1 || !strings.Contains(note, "behind its schedule") || !strings.Contains(note, "10×") {
-			t.Errorf("a throttled run far behind its schedule is not flagged: note %q", note)
+		intended, service := metric(t, res, "record-latency-intended-p99"), metric(t, res, "record-latency-p99")
+		request, blocked := metric(t, res, "request-latency-avg"), metric(t, res, "bufferpool-wait-ratio")
+		t.Logf("intended p99 %.1f ms, service p99 %.1f ms, request latency %.1f ms, buffer wait %.3f; %s", intended, service, request, blocked, note)
+		// Six seconds asking 10⁸ records/s: the schedule is missed by
+		// seconds whatever the machine, and the intended-time latency
+		// says so.
+		if intended < 1000 {
+			t.Errorf("record-latency-intended-p99 = %.1f ms for a run seconds behind its schedule", intended)
+		}
+		if metric(t, res, "harness-limited") != 1 {
+			t.Fatalf("a throttled run far behind its schedule is not flagged: note %q", note)
+		}
+		// On a quiet machine the reason is the schedule. A loaded one
+		// raises the service latency too (and flags the CPU the run could
+		// not get): then the figures alone decide whether the schedule
+		// rule holds, and the note must agree with them.
+		rule := behindSchedule(intended, service, request, blocked)
+		if got := strings.Contains(note, "behind its schedule") && strings.Contains(note, "10×"); got != (rule != "") {
+			t.Errorf("the note names the schedule: %v; the rule on the run's figures: %q; note %q", got, rule, note)
 		}
 	})
 	t.Run("on-time", func(t *testing.T) {
 		b := startBroker(t, embedded.Options{})
 		opts, _ := testOptions(t)
 		// linger.ms 100: the service latency is ~100 ms, so only a
-		// schedule missed by seconds would be flagged.
+		// schedule missed by seconds would be flagged; 200 records/s ask
+		// little of the producing goroutine.
 		res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "on-time",
-			"--duration", "1.5", "--throughput", "1000", "--record-size", "200", "--profile", "none", "--producer-props", "linger.ms=100"), opts)
+			"--duration", "1.5", "--throughput", "200", "--record-size", "200", "--profile", "none", "--producer-props", "linger.ms=100"), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("on time: saturation %.1f%%, intended p99 %.1f ms, service p99 %.1f ms", metric(t, res, "harness-cpu-saturation"),
+		busy := metric(t, res, "harness-cpu-saturation")
+		t.Logf("on time: saturation %.1f%%, intended p99 %.1f ms, service p99 %.1f ms", busy,
 			metric(t, res, "record-latency-intended-p99"), metric(t, res, "record-latency-p99"))
-		if metric(t, res, "harness-limited") != 0 || harnessNote(res) != "" || len(res.Measurement.HarnessLimits) != 0 {
-			t.Errorf("a throttled run that kept up is flagged: saturation %.1f%%, note %q", metric(t, res, "harness-cpu-saturation"), harnessNote(res))
+		note := harnessNote(res)
+		if strings.Contains(note, "behind its schedule") {
+			t.Errorf("a throttled run whose latency is linger.ms is flagged as behind its schedule: %q", note)
+		}
+		// Saturation counts the time the threads waited for a CPU: on a
+		// machine busy with other work the run really was limited by the
+		// CPU it could get, and the flag for it is right.
+		if busy >= 100*harnessCPUShare {
+			t.Logf("the machine left this run too little CPU to be on time (saturation %.1f%%): %q", busy, note)
+			return
+		}
+		if metric(t, res, "harness-limited") != 0 || note != "" || len(res.Measurement.HarnessLimits) != 0 {
+			t.Errorf("a throttled run that kept up is flagged: saturation %.1f%%, note %q", busy, note)
 		}
 	})
 }
