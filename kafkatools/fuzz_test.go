@@ -16,24 +16,23 @@ import (
 // FuzzWriteConfig: whatever a property's key and value hold (a password
 // may hold any character), the file WriteConfig writes reads back as a
 // Java properties file to exactly what was written. The reader is
-// rundoc's, which knows fewer escapes than Java's (no \r, \f, \uXXXX)
-// and trims a value's trailing blanks: values it cannot tell apart are
-// skipped.
+// rundoc's, which reads Java's escapes but drops a value's unescaped
+// trailing blanks (as Kafka trims values): values ending in a space,
+// which WriteConfig leaves unescaped, are skipped.
 func FuzzWriteConfig(f *testing.F) {
 	f.Add("sasl.jaas.config", `m required password="p\a=ss";`)
 	f.Add("k", " lead\ttab\nline")
 	f.Add("a=b:c", "#!x")
 	f.Add("ssl.key.password", `\`)
 	f.Fuzz(func(t *testing.T, key, value string) {
-		if !utf8.ValidString(key + value) {
+		if !utf8.ValidString(key) || !utf8.ValidString(value) {
 			if _, err := WriteConfig(t.TempDir(), map[string]string{key: value}); err == nil {
 				t.Errorf("%q=%q: not UTF-8, and written", key, value)
 			}
 			return
 		}
-		odd := func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r >= 0x7f }
-		if key == "" || strings.IndexFunc(key+value, odd) >= 0 || strings.TrimRight(value, " \t") != value || strings.TrimRight(key, " \t") != key {
-			t.Skip() // \uXXXX, \r, \f and trailing blanks: Java reads them (TestWriteConfigJava), rundoc does not
+		if key == "" || strings.HasSuffix(value, " ") && value != " " {
+			t.Skip() // Java keeps them (TestWriteConfigJava); rundoc, as Kafka, drops them
 		}
 		dir := t.TempDir()
 		path, err := WriteConfig(dir, map[string]string{key: value})
