@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/kbench/kbench/jdk"
@@ -175,7 +176,12 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "kbench exec: %v\n", err)
 				return 1
 			}
-			env = withJFR(env, recDir)
+			settings := filepath.Join(dir, "kbench.jfc")
+			if err := os.WriteFile(settings, []byte(jfr.Settings()), 0o600); err != nil {
+				fmt.Fprintf(stderr, "kbench exec: %v\n", err)
+				return 1
+			}
+			env = withJFR(env, recDir, settings)
 		}
 	}
 
@@ -194,7 +200,7 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var pfs []rundoc.ProfileFile
 	if recDir != "" {
-		pf, note, err := jfrProfile(context.WithoutCancel(ctx), jfrTool, recDir, dir)
+		pf, note, err := jfrProfile(context.WithoutCancel(ctx), jfrTool, recDir, dir, e.CPU.Wall)
 		if err != nil {
 			fmt.Fprintf(stderr, "kbench exec: JFR: %v\n", err)
 			notes = append(notes, "JFR: "+toolexec.RedactText(err.Error(), secrets))
@@ -253,12 +259,13 @@ func firstLine(s string) string {
 }
 
 // withJFR returns env with JAVA_TOOL_OPTIONS asking every JVM to record
-// with JFR's profile settings into dir (one file per JVM; dumped when it
-// exits), after the options already there, and JFR's start-up lines, which
-// it prints on stdout, silenced so the tool's output parses.
-func withJFR(env []string, dir string) []string {
+// into dir (one file per JVM; dumped when it exits) with the settings
+// file at settings (jfr.Settings: thread samples alone), after the
+// options already there, and JFR's start-up lines, which it prints on
+// stdout, silenced so the tool's output parses.
+func withJFR(env []string, dir, settings string) []string {
 	const name = "JAVA_TOOL_OPTIONS"
-	opts := "-XX:StartFlightRecording=filename=" + dir + string(filepath.Separator) + ",settings=profile -Xlog:jfr+startup=error"
+	opts := "-XX:StartFlightRecording=filename=" + dir + string(filepath.Separator) + ",settings=" + settings + " -Xlog:jfr+startup=error"
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, name+"="); ok {
@@ -274,8 +281,9 @@ func withJFR(env []string, dir string) []string {
 
 // jfrProfile converts the recordings in recDir (one per JVM the command
 // started) into one pprof profile of kind wall, written to outDir as
-// client-wall.pb.gz, and says what it holds.
-func jfrProfile(ctx context.Context, jfrTool, recDir, outDir string) (rundoc.ProfileFile, string, error) {
+// client-wall.pb.gz, and says what it holds and how many samples a
+// thread could have given over wall, the command's run time.
+func jfrProfile(ctx context.Context, jfrTool, recDir, outDir string, wall time.Duration) (rundoc.ProfileFile, string, error) {
 	recs, err := filepath.Glob(filepath.Join(recDir, "*.jfr"))
 	if err != nil {
 		return rundoc.ProfileFile{}, "", err
@@ -304,8 +312,12 @@ func jfrProfile(ctx context.Context, jfrTool, recDir, outDir string) (rundoc.Pro
 	if err := writeProfile(p, filepath.Join(outDir, pf.File)); err != nil {
 		return rundoc.ProfileFile{}, "", err
 	}
-	note := fmt.Sprintf("JFR: %d JVM recording(s), %d execution and %d native method samples (profile of kind wall: threads by state, not CPU)",
-		len(recs), sum.Execution, sum.Native)
+	// The JVM gives a sample up when the thread does not stop for it in
+	// time: on a loaded machine far fewer samples than the periods allow
+	// are taken, and the note must let a reader see that.
+	note := fmt.Sprintf("JFR: %d JVM recording(s) over %.1f s, %d execution and %d native method samples: at most one per thread every %d ms running Java code (about %d in that time) and every %d ms in a native method; "+
+		"the JVM skips a sample when the thread does not stop for it in time, so a loaded machine leaves fewer (profile of kind wall: threads by state, not CPU; only these two events were recorded)",
+		len(recs), wall.Seconds(), sum.Execution, sum.Native, jfr.ExecutionPeriod.Milliseconds(), int64(wall/jfr.ExecutionPeriod), jfr.NativePeriod.Milliseconds())
 	return pf, note, nil
 }
 

@@ -34,7 +34,8 @@ func findJDK(t *testing.T) jdk.JDK {
 }
 
 // recordings are the two recordings of testdata/WriteLoop.java the tests
-// make, once per test binary: 1.5 s of each mode, both JVMs at once.
+// make, once per test binary: 1.5 s of each mode, both JVMs at once,
+// with kbench's settings (jfr.Settings).
 var recordings struct {
 	once  sync.Once
 	files map[string]string // mode → .jfr
@@ -57,6 +58,11 @@ func record(t *testing.T, j jdk.JDK) map[string]string {
 			recordings.err = &cmdErr{"javac", err, out}
 			return
 		}
+		settings := filepath.Join(dir, "kbench.jfc")
+		if err := os.WriteFile(settings, []byte(jfr.Settings()), 0o644); err != nil {
+			recordings.err = err
+			return
+		}
 		modes := []string{"gather", "per-buffer"}
 		files := map[string]string{}
 		errs := make([]error, len(modes))
@@ -67,7 +73,7 @@ func record(t *testing.T, j jdk.JDK) map[string]string {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				cmd := exec.CommandContext(ctx, j.Java, "-XX:StartFlightRecording=filename="+file+",settings=profile",
+				cmd := exec.CommandContext(ctx, j.Java, "-XX:StartFlightRecording=filename="+file+",settings="+settings,
 					"-cp", dir, "WriteLoop", mode, "1500")
 				if out, err := cmd.CombinedOutput(); err != nil {
 					errs[i] = &cmdErr{"java WriteLoop " + mode, err, out}
@@ -212,6 +218,24 @@ func TestFromRecording(t *testing.T) {
 				t.Errorf("write-path panel: the largest write row is %+v; want path %s (rows %+v)", top, wantPath[mode], rep.Rows)
 			}
 		})
+	}
+}
+
+// TestSettings: a recording made with jfr.Settings holds the two sample
+// events and none of the others JFR can record (its own metadata and
+// constant pools aside).
+func TestSettings(t *testing.T) {
+	j := findJDK(t)
+	for mode, file := range record(t, j) {
+		counts := summaryCounts(t, j, file)
+		if counts[jfr.NativeMethodSample] == 0 {
+			t.Errorf("%s: no %s events in the recording (%v)", mode, jfr.NativeMethodSample, counts)
+		}
+		for name, n := range counts {
+			if n > 0 && name != jfr.ExecutionSample && name != jfr.NativeMethodSample && name != "jdk.Metadata" && name != "jdk.CheckPoint" {
+				t.Errorf("%s: the recording holds %d %s events", mode, n, name)
+			}
+		}
 	}
 }
 
