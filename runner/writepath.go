@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kbench/kbench/profiles/jfr"
 	"github.com/kbench/kbench/rundoc"
 
 	"github.com/segmentio/kafka-go"
@@ -558,8 +559,14 @@ func (r *run) windowJFR(ctx context.Context, jc *javaClient) {
 		return
 	}
 	r.win.profiles = append(r.win.profiles, rundoc.ProfileFile{Role: rundoc.RoleClient, Kind: rundoc.KindWall, File: file})
-	r.win.notes = append(r.win.notes, fmt.Sprintf("client wall profile: the JVM's Java Flight Recorder recording of the window, holding only the two events kbench converts (no socket or file I/O events, which would instrument the very writes measured), %d jdk.ExecutionSample events (every 10 ms: threads running Java code) and %d jdk.NativeMethodSample events (every 20 ms; threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time",
-		sum.Execution, sum.Native))
+	// The JVM skips a sample when the thread does not stop for it in
+	// time, so the note sets the counts against the most the periods
+	// allow: a loaded machine shows as far fewer.
+	window := r.win.end.Sub(r.win.start)
+	r.win.notes = append(r.win.notes, fmt.Sprintf("client wall profile: the JVM's Java Flight Recorder recording of the window (%.1f s), holding only the two events kbench converts (no socket or file I/O events, which would instrument the very writes measured), "+
+		"%d jdk.ExecutionSample events (at most one per thread every %d ms running Java code, about %d per thread over the window) and %d jdk.NativeMethodSample events (every %d ms; threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time; "+
+		"the JVM skips a sample when the thread does not stop for it in time, so a loaded machine leaves fewer",
+		window.Seconds(), sum.Execution, jfr.ExecutionPeriod.Milliseconds(), int64(window/jfr.ExecutionPeriod), sum.Native, jfr.NativePeriod.Milliseconds()))
 }
 
 // errNoResponse is a request that stayed unanswered too long.

@@ -376,3 +376,15 @@ func TestCompileJavaConcurrently(t *testing.T) {
 		t.Error("the cached class was rewritten")
 	}
 }
+
+// TestWritepathJavaPeriods: the lab's Java program samples with the
+// periods the notes state (jfr.ExecutionPeriod and jfr.NativePeriod, the
+// periods kbench exec records with too).
+func TestWritepathJavaPeriods(t *testing.T) {
+	for event, period := range map[string]time.Duration{jfr.ExecutionSample: jfr.ExecutionPeriod, jfr.NativeMethodSample: jfr.NativePeriod} {
+		want := fmt.Sprintf("r.enable(%q).withPeriod(Duration.ofMillis(%d));", event, period.Milliseconds())
+		if !bytes.Contains(javaSource, []byte(want)) {
+			t.Errorf("runner/java/WritePath.java does not hold %s", want)
+		}
+	}
+}
