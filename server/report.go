@@ -159,7 +159,7 @@ func (s *Server) report(c *gin.Context) {
 	}
 	hide := c.Query("hide_unchanged") == "1"
 	s.cachedRender(c, fmt.Sprintf("report/%s?%t@%s", slug, hide, c.Request.Host), func(csrf string) (string, any, error) {
-		rep, t, runs, err := s.loadReport(ctx, slug, hide)
+		rep, t, runs, err := s.loadReport(ctx, slug, hide, store.AllRunParts)
 		if err != nil {
 			return "", nil, err
 		}
@@ -175,8 +175,9 @@ func (s *Server) report(c *gin.Context) {
 }
 
 // loadReport reads a report and computes its table from its runs (nil
-// when it compares none: it shows a sweep only).
-func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*rundoc.Report, *compare.Table, []rundoc.Run, error) {
+// when it compares none: it shows a sweep only), reading the parts of
+// the runs the caller shows (reportExportParts).
+func (s *Server) loadReport(ctx context.Context, slug string, hide bool, parts store.RunParts) (*rundoc.Report, *compare.Table, []rundoc.Run, error) {
 	rep, err := s.store.GetReport(ctx, slug)
 	if err != nil {
 		return nil, nil, nil, err
@@ -184,7 +185,7 @@ func (s *Server) loadReport(ctx context.Context, slug string, hide bool) (*rundo
 	if len(rep.RunIDs) == 0 {
 		return rep, nil, nil, nil
 	}
-	t, runs, err := s.comparison(ctx, ui.CompareQuery{Runs: rep.RunIDs, By: rep.By, At: rep.At, HideUnchanged: hide}, store.AllRunParts)
+	t, runs, err := s.comparison(ctx, ui.CompareQuery{Runs: rep.RunIDs, By: rep.By, At: rep.At, HideUnchanged: hide}, parts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -208,8 +209,13 @@ func baseURL(c *gin.Context) string {
 	return scheme + "://" + c.Request.Host
 }
 
+// reportExportParts are the parts of the runs each export shows beside
+// the table: the Markdown quotes the runs' Kafka output; the CSV and
+// JSON hold the table alone, so they read no output, series or profiles.
+var reportExportParts = map[string]store.RunParts{".md": {Output: true}, ".csv": {}, ".json": {}}
+
 func (s *Server) reportExport(c *gin.Context, slug, ext string) {
-	rep, t, _, err := s.loadReport(c.Request.Context(), slug, false)
+	rep, t, _, err := s.loadReport(c.Request.Context(), slug, false, reportExportParts[ext])
 	if err != nil {
 		s.fail(c, err)
 		return

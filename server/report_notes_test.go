@@ -41,3 +41,16 @@ func TestReportNotesMarkdown(t *testing.T) {
 		t.Errorf("the Markdown export does not keep the notes as written:\n%s", md)
 	}
 }
+
+// TestReportExportParts: every export names the run parts it reads; one
+// without an entry would read none and lose what it quotes.
+func TestReportExportParts(t *testing.T) {
+	for ext := range reportExports {
+		if _, ok := reportExportParts[ext]; !ok {
+			t.Errorf("export %s reads no declared run parts", ext)
+		}
+	}
+	if !reportExportParts[".md"].Output {
+		t.Error("the Markdown export quotes the runs' output but does not read it")
+	}
+}
