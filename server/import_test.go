@@ -84,7 +84,7 @@ func (ts *testServer) countRuns(t *testing.T) int64 {
 }
 
 // TestImportKafkaOutputs imports every sample output: each becomes one
-// succeeded, imported producer or consumer run whose metrics carry
+// succeeded, imported producer, consumer or e2e run whose metrics carry
 // kbench's names, and imported runs compare with each other.
 func TestImportKafkaOutputs(t *testing.T) {
 	ts := newTestServer(t, nil)
