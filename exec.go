@@ -24,12 +24,12 @@ import (
 const execUsage = `usage: kbench exec --label L [--meta KEY=VALUE]... [--profile FILE] [--jfr[=false]] [--java-home DIR]
        [--server URL] [--token T] -- CMD ARGS...
 
-Runs CMD (Kafka's kafka-producer-perf-test.sh or kafka-consumer-perf-test.sh,
-java, anything), passing its output through as it comes, samples the CPU
-of its whole process tree every 100 ms (average, p99, max in % of one
-core, stored as process-cpu-avg, -p99, -max and process-cpu-seconds),
-reads its output with kbench import's parser into a producer or consumer
-run, and stores the run through a running kbench server, as kbench import
+Runs CMD (Kafka's kafka-producer-perf-test.sh, kafka-consumer-perf-test.sh
+or kafka-e2e-latency.sh, java, anything), passing its output through as it
+comes, samples the CPU of its whole process tree every 100 ms (average,
+p99, max in % of one core, stored as process-cpu-avg, -p99, -max and
+process-cpu-seconds), reads its output with kbench import's parser into a
+producer, consumer or e2e run, and stores the run through a running kbench server, as kbench import
 does. Prints the run's URL.
 
 A JVM is recorded with Java Flight Recorder and the recording becomes the

@@ -167,6 +167,37 @@ func TestExecCommand(t *testing.T) {
 		t.Error("the failed run lost its CPU figures")
 	}
 
+	// Kafka's EndToEndLatency: an e2e run with the tool's figures and
+	// the tree's CPU.
+	e2eStandIn, err := filepath.Abs("toolexec/testdata/kafka-e2e-latency.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = kbench([]string{"BURN_MS=300"}, "exec", "--server", srv.URL, "--label", "java-e2e", "--jfr=false", "--",
+		e2eStandIn, "127.0.0.1:9092", "lat", "2500", "1", "100")
+	if code != 0 || !strings.Contains(stdout, "Percentiles: 50th = 1, 99th = 24, 99.9th = 26") {
+		t.Fatalf("exec e2e: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	r = get(stdout)
+	if r.Workload != "e2e" || r.Source != "imported" || r.Status != "succeeded" || !r.Complete {
+		t.Fatalf("e2e run %+v", r)
+	}
+	for name, want := range map[string]float64{"e2e-latency-avg": 1.5614, "e2e-latency-p99": 24, "e2e-latency-p999": 26} {
+		if v, ok := r.metric(name); !ok || v != want {
+			t.Errorf("e2e %s = %v (present %v), want %v", name, v, ok, want)
+		}
+	}
+	if v, ok := r.metric("process-cpu-seconds"); !ok || v <= 0 {
+		t.Errorf("e2e process-cpu-seconds = %v (present %v)", v, ok)
+	}
+	// Failing at its first poll: failed, e2e still, the output kept.
+	code, stdout, _ = kbench([]string{"FAIL_HALF=1"}, "exec", "--server", srv.URL, "--label", "java-e2e", "--jfr=false", "--",
+		e2eStandIn, "127.0.0.1:9092", "lat", "2500", "1", "100")
+	if r := get(stdout); code != 1 || r.Status != "failed" || r.Workload != "e2e" || r.ExitCode == nil || *r.ExitCode != 1 ||
+		!strings.Contains(r.Error, "poll() timed out") || r.Output != "0\t23.456789\n" {
+		t.Errorf("failed e2e: exit %d, run %+v", code, r)
+	}
+
 	// Not found.
 	code, stdout, _ = kbench(nil, "exec", "--server", srv.URL, "--label", "x", "--", "kbench-no-such-tool")
 	if r := get(stdout); code != 1 || r.Status != "failed" || r.ExitCode == nil || *r.ExitCode != 127 || !strings.Contains(r.Error, "kbench-no-such-tool") {

@@ -23,10 +23,10 @@ const importUsage = `usage: kbench import --label L [--server URL] [--token T] [
        kbench import [--label L] [--server URL] [--token T] [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] DIR
        kbench import --csv FILE --series NAME --workload producer|consumer|writepath [--server URL] [--token T]
 
-Sends the text output of Kafka's kafka-producer-perf-test or
-kafka-consumer-perf-test (FILE, or - for stdin) to a running kbench server,
-which stores it as an imported producer or consumer run with kbench's
-metric names, so it compares side by side with kbench's own runs. Profiles
+Sends the text output of Kafka's kafka-producer-perf-test,
+kafka-consumer-perf-test or kafka-e2e-latency (EndToEndLatency) (FILE, or -
+for stdin) to a running kbench server, which stores it as an imported
+producer, consumer or e2e run with kbench's metric names, so it compares side by side with kbench's own runs. Profiles
 (pprof or folded stacks) given with --profile are attached to the same run.
 Nothing is stored unless the output and every profile are accepted.
 --meta tags the run (commit=…, branch=…, version=… or any key), --time says

@@ -87,6 +87,16 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("imported consumer run = %+v", cons)
 	}
 
+	// Kafka's EndToEndLatency output is told apart by itself: an e2e run.
+	code, stdout, stderr = kbench("import", "--server", srv.URL, "--label", "java-e2e", samples+"e2e_latency.txt")
+	if code != 0 {
+		t.Fatalf("import e2e: exit %d, %s", code, stderr)
+	}
+	if e2e := get(strings.TrimSpace(stdout)); e2e.Workload != "e2e" || e2e.Source != "imported" ||
+		metric(e2e, "e2e-latency-p99") != 24 || metric(e2e, "e2e-latency-avg") != 1.5614 {
+		t.Errorf("imported e2e run = %+v", e2e)
+	}
+
 	// A parse error names the line; nothing is stored.
 	bad := filepath.Join(dir, "bad.txt")
 	os.WriteFile(bad, []byte("SLF4J: noise\n\nnot kafka output\n"), 0o644)
@@ -96,8 +106,8 @@ func TestImportCommand(t *testing.T) {
 	}
 	var list struct{ Total int }
 	srv.api(t, http.MethodGet, "/api/runs", nil, http.StatusOK, &list)
-	if list.Total != 2 {
-		t.Errorf("%d runs stored, want 2", list.Total)
+	if list.Total != 3 {
+		t.Errorf("%d runs stored, want 3", list.Total)
 	}
 
 	// Usage errors exit 2; an unreachable server exits 1.

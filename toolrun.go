@@ -102,11 +102,31 @@ func executeTool(ctx context.Context, spec rundoc.Spec, cmd rundoc.RunCommand, e
 	res := toolexec.ToResult(ex, toolexec.ResultOptions{Workload: spec.Workload, Meta: cmd.Meta,
 		Notes: []string{fmt.Sprintf("a queued run of tool %s (Kafka's %s, --tool on the worker), its arguments filled from the run's fields", tool.Name, tool.Kind.Script())}})
 	res.Spec = spec
+	if tool.Kind == kafkatools.E2ELatency {
+		e2eMeasured(res, spec)
+	}
 	res.Environment.Broker = "the run's target: " + strings.Join(spec.Targets(), ",")
 	if spec.Cluster != "" {
 		res.Environment.Broker = "the named cluster " + spec.Cluster
 	}
 	return res, nil
+}
+
+// e2eMeasured adds to an EndToEndLatency run what its command line says
+// and its output does not: the acks, and, once it printed its summary
+// and exited 0, the record count (it prints the summary only after
+// every one of its num_messages round trips was checked, so its
+// percentiles are over that many).
+func e2eMeasured(res *rundoc.Result, spec rundoc.Spec) {
+	m := &res.Measurement
+	acks, err := kafkatools.E2EAcks(spec.Props)
+	if err != nil {
+		return // Args refused it: the tool never ran
+	}
+	m.Notes = append(m.Notes, fmt.Sprintf("the tool was given acks=%s, %d records of %d bytes", acks, spec.NumRecords, spec.RecordSize))
+	if res.Complete && res.Workload == rundoc.E2E && m.MeasuredRecords == 0 {
+		m.MeasuredRecords, m.LatencySamples = spec.NumRecords, spec.NumRecords
+	}
 }
 
 // toolEnv is this process's environment without what is for kbench only:

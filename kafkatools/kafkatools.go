@@ -13,8 +13,8 @@
 // The kind of a tool says which of Kafka's tools it is, and so which
 // template and which workload: it is given as NAME=KIND:PATH, or read from
 // the basename of PATH (kafka-producer-perf-test, with or without .sh,
-// is a producer-perf-test). Kafka's EndToEndLatency is not a kind: its
-// output is not one Kafka's output parser reads.
+// is a producer-perf-test; kafka-e2e-latency an e2e-latency, Kafka's
+// EndToEndLatency, whose runs are e2e runs).
 //
 // The set of tools travels from the process that has the flag (serve or
 // worker) to a run's child in the child's environment (EnvVar), never
@@ -45,10 +45,11 @@ type Kind string
 const (
 	ProducerPerfTest Kind = "producer-perf-test" // kafka-producer-perf-test(.sh), ProducerPerformance
 	ConsumerPerfTest Kind = "consumer-perf-test" // kafka-consumer-perf-test(.sh), ConsumerPerformance
+	E2ELatency       Kind = "e2e-latency"        // kafka-e2e-latency(.sh), EndToEndLatency
 )
 
 // Kinds lists the kinds, in the order help and messages give them.
-func Kinds() []Kind { return []Kind{ProducerPerfTest, ConsumerPerfTest} }
+func Kinds() []Kind { return []Kind{ProducerPerfTest, ConsumerPerfTest, E2ELatency} }
 
 // Workload is the workload a kind's runs are: what its output is.
 func (k Kind) Workload() rundoc.Workload {
@@ -57,6 +58,8 @@ func (k Kind) Workload() rundoc.Workload {
 		return rundoc.Producer
 	case ConsumerPerfTest:
 		return rundoc.Consumer
+	case E2ELatency:
+		return rundoc.E2E
 	}
 	return ""
 }
@@ -86,6 +89,9 @@ func (k Kind) Params() []string {
 	case ConsumerPerfTest:
 		return []string{"topic", "messages", "timeout", "fetch-size", "group", "from-latest", "show-detailed-stats",
 			"reporting-interval", "consumer-props", "print-metrics"}
+	case E2ELatency:
+		// acks is a producer property; the others go to its file.
+		return []string{"topic", "num-records", "record-size", "producer-props"}
 	}
 	return nil
 }
@@ -112,8 +118,8 @@ func kindOf(s string) (Kind, bool) {
 }
 
 // KindFromPath tells the kind from a program's basename: it ends with
-// producer-perf-test or consumer-perf-test, once .sh, .bat or .cmd is
-// taken off.
+// producer-perf-test, consumer-perf-test or e2e-latency, once .sh, .bat
+// or .cmd is taken off.
 func KindFromPath(path string) (Kind, bool) {
 	base := filepath.Base(path)
 	for _, ext := range []string{".sh", ".bat", ".cmd"} {
@@ -353,6 +359,12 @@ func CheckSpec(k Kind, toolName string, given []string, errs *rundoc.FieldErrors
 // it wrote none). Only known fields of the spec go in; its bootstrap
 // servers are its target (the BootstrapServer field, else the
 // bootstrap.servers property).
+//
+// EndToEndLatency takes positional arguments, broker_list topic
+// num_messages producer_acks message_size_bytes [properties_file]: every
+// version from 0.9 to 4.x reads them (4.2 also takes named ones, and
+// prints a deprecation warning for these, which the import keeps as a
+// note), so one template serves all.
 func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 	servers := spec.BootstrapServer
 	if servers == "" {
@@ -401,6 +413,19 @@ func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 		if configFile != "" {
 			args = append(args, "--consumer.config", configFile)
 		}
+	case E2ELatency:
+		if spec.NumRecords < 1 {
+			return nil, errors.New("kafkatools: an end-to-end latency test needs --num-records (it has no --duration)")
+		}
+		acks, err := E2EAcks(spec.Props)
+		if err != nil {
+			return nil, err
+		}
+		args = []string{servers, spec.Topic, num(spec.NumRecords), acks, strconv.Itoa(spec.RecordSize)}
+		if configFile != "" {
+			args = append(args, configFile)
+		}
+		return args, nil
 	default:
 		return nil, fmt.Errorf("kafkatools: no template for kind %q", k)
 	}
@@ -412,8 +437,10 @@ func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 
 // ConfigProps are the properties kind k's tool reads from its properties
 // file: the secret ones (rundoc.SplitSecrets) for the producer, which
-// takes the others on its command line; every one for the consumer,
-// which has no such option. kbench's sasl.username and sasl.password
+// takes the others on its command line; every one for the consumer and
+// EndToEndLatency, which have no such option (EndToEndLatency gives its
+// file to its producer, consumer and admin client alike; acks is its
+// argument, so it is left out). kbench's sasl.username and sasl.password
 // become the sasl.jaas.config Kafka's Java client reads. bootstrap.servers
 // is left out: the command line has the target.
 func ConfigProps(k Kind, props map[string]string) map[string]string {
@@ -424,7 +451,25 @@ func ConfigProps(k Kind, props map[string]string) map[string]string {
 	for key, v := range public {
 		secret[key] = v
 	}
+	if k == E2ELatency {
+		delete(secret, "acks")
+	}
 	return secret
+}
+
+// E2EAcks is the producer_acks argument of EndToEndLatency for a run's
+// properties: their acks, all when they give none (kbench's e2e default
+// and Kafka's producer's). The tool takes 1 or all only ("Latency testing
+// requires synchronous acknowledgement"), so any other value is an error.
+func E2EAcks(props map[string]string) (string, error) {
+	acks, ok := props["acks"]
+	if !ok {
+		return "all", nil
+	}
+	if acks != "1" && acks != "all" {
+		return "", fmt.Errorf("kafkatools: acks=%s: Kafka's EndToEndLatency takes acks 1 or all", acks)
+	}
+	return acks, nil
 }
 
 // toolProps splits props into what may appear on a command line and

@@ -25,24 +25,25 @@ func TestParse(t *testing.T) {
 	prod := program(t, dir, "kafka-producer-perf-test.sh", 0o755)
 	cons := program(t, dir, "kafka-consumer-perf-test", 0o755)
 	wrapper := program(t, dir, "run-java-thing", 0o755)
+	e2e := program(t, dir, "kafka-e2e-latency.sh", 0o755)
 	plain := program(t, dir, "copy-kafka-producer-perf-test.sh", 0o644)
 
-	s, err := Parse([]string{"p=" + prod, " c = " + cons, "w=consumer-perf-test:" + wrapper})
+	s, err := Parse([]string{"p=" + prod, " c = " + cons, "w=consumer-perf-test:" + wrapper, "e=" + e2e, "l=e2e-latency:" + wrapper})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Names(); !slices.Equal(got, []string{"c", "p", "w"}) {
+	if got := s.Names(); !slices.Equal(got, []string{"c", "e", "l", "p", "w"}) {
 		t.Errorf("names %v", got)
 	}
-	for name, want := range map[string]Kind{"p": ProducerPerfTest, "c": ConsumerPerfTest, "w": ConsumerPerfTest} {
+	for name, want := range map[string]Kind{"p": ProducerPerfTest, "c": ConsumerPerfTest, "w": ConsumerPerfTest, "e": E2ELatency, "l": E2ELatency} {
 		if tool, ok := s.Get(name); !ok || tool.Kind != want || !filepath.IsAbs(tool.Path) {
 			t.Errorf("%s: %+v, want kind %s with an absolute path", name, tool, want)
 		}
 	}
-	if got := s.Offered(); got != "c:consumer-perf-test,p:producer-perf-test,w:consumer-perf-test" {
+	if got := s.Offered(); got != "c:consumer-perf-test,e:e2e-latency,l:e2e-latency,p:producer-perf-test,w:consumer-perf-test" {
 		t.Errorf("offered %q", got)
 	}
-	if got := ParseOffered(s.Offered()); len(got) != 3 || got["w"] != ConsumerPerfTest {
+	if got := ParseOffered(s.Offered()); len(got) != 5 || got["w"] != ConsumerPerfTest || got["l"] != E2ELatency {
 		t.Errorf("offered read back as %v", got)
 	}
 	back, err := FromEnv(func(k string) string {
@@ -127,6 +128,39 @@ func TestArgs(t *testing.T) {
 		t.Errorf("consumer's file: %q", conf)
 	}
 
+	e := rundoc.DefaultSpec(rundoc.E2E)
+	e.Tool, e.Topic, e.NumRecords, e.RecordSize = "e", "lat", 20000, 512
+	e.BootstrapServer = "k1:9092"
+	e.Props = map[string]string{"acks": "1", "client.id": "lat-bench", "security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN",
+		"sasl.username": "bob", "sasl.password": "pw-e2e"}
+	args, err = Args(E2ELatency, e, "/run/8/"+ConfigFileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"k1:9092", "lat", "20000", "1", "512", "/run/8/" + ConfigFileName}
+	if !slices.Equal(args, want) {
+		t.Errorf("e2e args\n got %q\nwant %q", args, want)
+	}
+	// Its one file serves its producer, consumer and admin client: every
+	// property but acks (its argument) and the target's servers.
+	conf = ConfigProps(E2ELatency, e.Props)
+	if len(conf) != 4 || conf["client.id"] != "lat-bench" || conf["security.protocol"] != "SASL_SSL" || conf["sasl.mechanism"] != "PLAIN" ||
+		!strings.Contains(conf["sasl.jaas.config"], `PlainLoginModule required username="bob" password="pw-e2e";`) {
+		t.Errorf("e2e's file: %q", conf)
+	}
+	// Without acks: all, as kbench's e2e runs; without a file: five
+	// arguments.
+	e.Props = nil
+	if args, err := Args(E2ELatency, e, ""); err != nil || !slices.Equal(args, []string{"k1:9092", "lat", "20000", "all", "512"}) {
+		t.Errorf("e2e args without properties: %q %v", args, err)
+	}
+	for _, acks := range []string{"0", "-1", "2"} {
+		e.Props = map[string]string{"acks": acks}
+		if _, err := Args(E2ELatency, e, ""); err == nil || !strings.Contains(err.Error(), "acks 1 or all") {
+			t.Errorf("acks=%s: %v, want refused", acks, err)
+		}
+	}
+
 	noTarget := rundoc.DefaultSpec(rundoc.Producer)
 	if _, err := Args(ProducerPerfTest, noTarget, ""); err == nil {
 		t.Errorf("a run without a target got arguments")
@@ -165,5 +199,30 @@ func TestCheckSpec(t *testing.T) {
 	CheckSpec(ProducerPerfTest, "p", []string{"topic", "mode", "props", "bootstrap-server", "num-records", "key-size"}, &errs)
 	if len(errs) != 2 || errs[0].Field != "key-size" || errs[1].Field != "mode" || !strings.Contains(errs[0].Msg, "kafka-producer-perf-test.sh") {
 		t.Errorf("errors %v", errs)
+	}
+	errs = nil
+	CheckSpec(E2ELatency, "e", []string{"topic", "num-records", "record-size", "producer-props", "throughput", "mode", "print-metrics"}, &errs)
+	if len(errs) != 3 || errs[0].Field != "mode" || errs[1].Field != "print-metrics" || errs[2].Field != "throughput" ||
+		!strings.Contains(errs[0].Msg, "kafka-e2e-latency.sh") {
+		t.Errorf("e2e errors %v", errs)
+	}
+}
+
+func TestKinds(t *testing.T) {
+	for _, tc := range []struct {
+		kind     Kind
+		workload rundoc.Workload
+		script   string
+	}{
+		{ProducerPerfTest, rundoc.Producer, "kafka-producer-perf-test.sh"},
+		{ConsumerPerfTest, rundoc.Consumer, "kafka-consumer-perf-test.sh"},
+		{E2ELatency, rundoc.E2E, "kafka-e2e-latency.sh"},
+	} {
+		if tc.kind.Workload() != tc.workload || KindOfWorkload(tc.workload) != tc.kind || tc.kind.Script() != tc.script {
+			t.Errorf("%s: workload %s, script %s; KindOfWorkload(%s) = %s", tc.kind, tc.kind.Workload(), tc.kind.Script(), tc.workload, KindOfWorkload(tc.workload))
+		}
+		if k, ok := KindFromPath("/opt/kafka/bin/" + tc.script); !ok || k != tc.kind {
+			t.Errorf("KindFromPath(%s) = %s %v", tc.script, k, ok)
+		}
 	}
 }

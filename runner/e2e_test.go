@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/runner/kafkafmt"
 )
 
 // TestE2EKafkaMode: Kafka's mode prints the tool's lines (topic
@@ -43,6 +45,23 @@ func TestE2EKafkaMode(t *testing.T) {
 	}
 	if res.Environment.Config.Mode != "kafka" {
 		t.Errorf("config mode %q, want kafka", res.Environment.Config.Mode)
+	}
+	// The output imports as the tool's would: an e2e run whose average
+	// is kbench's own (exact nanoseconds printed to 0.0001 ms against the
+	// histogram's 3 significant digits).
+	imp, err := kafkafmt.ParseOutput(strings.NewReader(out.String()))
+	if err != nil {
+		t.Fatalf("importing kbench's own output: %v", err)
+	}
+	got := map[string]float64{}
+	for _, m := range imp.Metrics {
+		got[m.Name] = m.Value
+	}
+	if avg := metric(t, res, "e2e-latency-avg"); imp.Tool != kafkafmt.ToolE2E || math.Abs(got["e2e-latency-avg"]-avg) > 0.01*avg+0.0001 {
+		t.Errorf("imported %s %v, kbench's own e2e-latency-avg %v", imp.Tool, got, avg)
+	}
+	if !(got["e2e-latency-p50"] <= got["e2e-latency-p99"] && got["e2e-latency-p99"] <= got["e2e-latency-p999"]) {
+		t.Errorf("imported percentiles not ordered: %v", got)
 	}
 
 	opts, out = testOptions(t)

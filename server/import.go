@@ -21,9 +21,9 @@ import (
 )
 
 // importRun creates an imported run from a multipart request: the text
-// output of kafka-producer-perf-test or kafka-consumer-perf-test (field
-// "output", a file or pasted text) and/or uploaded profiles (field
-// "profile"). Everything is checked before anything is stored, and the run
+// output of kafka-producer-perf-test, kafka-consumer-perf-test or
+// kafka-e2e-latency (field "output", a file or pasted text) and/or
+// uploaded profiles (field "profile"). Everything is checked before anything is stored, and the run
 // with its metrics, series and profiles is stored in one CreateRuns call:
 // nothing is ever half imported. Shared by the API and the import page.
 func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
@@ -59,7 +59,7 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	}
 	files := c.Request.MultipartForm.File["profile"]
 	if out == nil && len(files) == 0 {
-		return nil, badInput("profile", "no file given: attach the output of kafka-producer-perf-test or kafka-consumer-perf-test (\"output\"), a pprof profile or folded stacks (\"profile\")")
+		return nil, badInput("profile", "no file given: attach the output of kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency (\"output\"), a pprof profile or folded stacks (\"profile\")")
 	}
 	var ups []uploaded
 	if len(files) > 0 {
@@ -249,7 +249,7 @@ func pastedOutput(form *multipart.Form) string {
 }
 
 // importedOutcome makes o the result of the parsed output and returns
-// the run's workload: the tool's (producer or consumer, so the runs list
+// the run's workload: the tool's (producer, consumer or e2e, so the runs list
 // and comparisons put it next to kbench's own runs; the run's Source says
 // it was imported). o gets the metrics under kbench's names, the
 // intervals as the series, the text itself as the output, and the same

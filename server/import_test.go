@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner/kafkafmt"
 )
 
 // importDir holds real-looking outputs of Kafka's perf tools in every
@@ -83,7 +84,7 @@ func (ts *testServer) countRuns(t *testing.T) int64 {
 }
 
 // TestImportKafkaOutputs imports every sample output: each becomes one
-// succeeded, imported producer or consumer run whose metrics carry
+// succeeded, imported producer, consumer or e2e run whose metrics carry
 // kbench's names, and imported runs compare with each other.
 func TestImportKafkaOutputs(t *testing.T) {
 	ts := newTestServer(t, nil)
@@ -96,9 +97,13 @@ func TestImportKafkaOutputs(t *testing.T) {
 		name := filepath.Base(f)
 		text := readImportFile(t, name)
 		tool := rundoc.Producer
-		if strings.HasPrefix(name, "consumer") {
+		switch {
+		case strings.HasPrefix(name, "consumer"):
 			tool = rundoc.Consumer
+		case strings.HasPrefix(name, "e2e"):
+			tool = rundoc.E2E
 		}
+		command := kafkafmt.Command(string(tool))
 		r := decodeRun(t, ts.importOutput(t, name, text, nil, map[string]string{"label": "java " + name}))
 		ids[name] = r.ID
 		if r.Workload != tool || r.Source != "imported" || r.Status != "succeeded" || !r.Complete || r.Label != "java "+name {
@@ -124,14 +129,14 @@ func TestImportKafkaOutputs(t *testing.T) {
 			Notes  []string
 		}
 		json.Unmarshal(full.Measurement, &meas)
-		if meas.Source != "imported" || len(meas.Notes) == 0 || meas.Notes[0] != "imported from Kafka's kafka-"+string(tool)+"-perf-test output" {
+		if meas.Source != "imported" || len(meas.Notes) == 0 || meas.Notes[0] != "imported from Kafka's "+command+" output" {
 			t.Errorf("%s: measurement %s", name, full.Measurement)
 		}
 		// The stored measurement is a rundoc.Measurement, as a launched
 		// run's: where it came from, which tool, how many lines were read.
 		var doc rundoc.Measurement
 		if err := json.Unmarshal(full.Measurement, &doc); err != nil || doc.Source != rundoc.SourceImported ||
-			doc.Tool != "kafka-"+string(tool)+"-perf-test" || doc.Lines <= 0 || doc.Lines > strings.Count(string(text), "\n")+1 {
+			doc.Tool != command || doc.Lines <= 0 || doc.Lines > strings.Count(string(text), "\n")+1 {
 			t.Errorf("%s: measurement as rundoc.Measurement = %+v (%v), from %s", name, doc, err, full.Measurement)
 		}
 		stored, err := ts.st.GetRun(t.Context(), r.ID)
@@ -153,6 +158,9 @@ func TestImportKafkaOutputs(t *testing.T) {
 			want, noRate = []string{"records-consumed-total", "bytes-consumed-total"}, true
 		case tool == rundoc.Consumer:
 			want = []string{"records-consumed-total", "records-consumed-rate", "mb-per-sec", "bytes-consumed-total"}
+		case tool == rundoc.E2E:
+			// EndToEndLatency prints latencies only: no count, no rate.
+			want, noRate = []string{"e2e-latency-avg", "e2e-latency-p50", "e2e-latency-p99", "e2e-latency-p999"}, true
 		}
 		for _, m := range want {
 			if _, ok := metricOf(full, m); !ok {
@@ -192,6 +200,29 @@ func TestImportKafkaOutputs(t *testing.T) {
 		t.Errorf("consumer records-consumed-total = %+v", m)
 	}
 
+	// EndToEndLatency's figures under the names, units and directions of
+	// kbench's own e2e runs, with what the tool measured in the notes.
+	rec = ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", ids["e2e_latency.txt"]), "")
+	var e2e apiRun
+	json.Unmarshal(rec.Body.Bytes(), &e2e)
+	for name, want := range map[string]apiMetric{
+		"e2e-latency-avg":  {Value: 1.5614, Unit: "ms", Better: "lower"},
+		"e2e-latency-p50":  {Value: 1, Unit: "ms", Better: "lower"},
+		"e2e-latency-p99":  {Value: 24, Unit: "ms", Better: "lower"},
+		"e2e-latency-p999": {Value: 26, Unit: "ms", Better: "lower"},
+	} {
+		m, _ := metricOf(e2e, name)
+		if m.Value != want.Value || m.Unit != want.Unit || m.Better != want.Better {
+			t.Errorf("e2e %s = %+v, want %+v", name, m, want)
+		}
+	}
+	if len(e2e.Metrics) != 4 || len(e2e.Series) != 0 {
+		t.Errorf("e2e: metrics %+v, series %+v: want the four figures the output holds and no series", e2e.Metrics, e2e.Series)
+	}
+	if !strings.Contains(string(e2e.Measurement), "one record in flight") || !strings.Contains(string(e2e.Measurement), "acks given to the tool") {
+		t.Errorf("e2e: measurement notes do not say what the tool measured: %s", e2e.Measurement)
+	}
+
 	// Periodic lines become the series.
 	rec = ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", ids["producer_intervals.txt"]), "")
 	var iv apiRun
@@ -207,7 +238,8 @@ func TestImportKafkaOutputs(t *testing.T) {
 	}
 
 	// Imported runs sit side by side in a comparison.
-	for _, pair := range [][2]string{{"producer_summary.txt", "producer_intervals.txt"}, {"consumer_summary.txt", "consumer_detailed.txt"}} {
+	for _, pair := range [][2]string{{"producer_summary.txt", "producer_intervals.txt"}, {"consumer_summary.txt", "consumer_detailed.txt"},
+		{"e2e_latency.txt", "e2e_latency_summary.txt"}} {
 		rec := ts.do(t, "GET", fmt.Sprintf("/api/compare?runs=%d,%d", ids[pair[0]], ids[pair[1]]), "")
 		if rec.Code != http.StatusOK {
 			t.Fatalf("compare %v: %d %s", pair, rec.Code, rec.Body)
@@ -220,8 +252,11 @@ func TestImportKafkaOutputs(t *testing.T) {
 		}
 		json.Unmarshal(rec.Body.Bytes(), &doc)
 		metric := "record-send-rate"
-		if strings.HasPrefix(pair[0], "consumer") {
+		switch {
+		case strings.HasPrefix(pair[0], "consumer"):
 			metric = "records-consumed-rate"
+		case strings.HasPrefix(pair[0], "e2e"):
+			metric = "e2e-latency-p99"
 		}
 		found := false
 		for _, row := range doc.Rows {

@@ -124,9 +124,9 @@ func isToolResult(res *rundoc.Result) bool {
 // the tool's output alone would be.
 func (s *Server) importToolResult(c *gin.Context, res *rundoc.Result, label string, tags importTagging) (*rundoc.Run, error) {
 	switch res.Workload {
-	case rundoc.Producer, rundoc.Consumer, rundoc.Imported:
+	case rundoc.Producer, rundoc.Consumer, rundoc.E2E, rundoc.Imported:
 	default:
-		return nil, badInput("result", "workload %q: a Kafka tool's run is producer, consumer or imported", res.Workload)
+		return nil, badInput("result", "workload %q: a Kafka tool's run is producer, consumer, e2e or imported", res.Workload)
 	}
 	if err := rundoc.ValidateMeta(res.Meta); err != nil {
 		return nil, badInput("result", "meta: %v", strings.TrimPrefix(err.Error(), "--meta: "))

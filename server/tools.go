@@ -63,7 +63,10 @@ func toolWorkloads() string {
 	for _, k := range kafkatools.Kinds() {
 		ws = append(ws, string(k.Workload()))
 	}
-	return strings.Join(ws, " or ")
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " or " + ws[len(ws)-1]
 }
 
 // checkToolRun adds the errors of a tool run's params and target: only

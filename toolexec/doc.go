@@ -37,7 +37,8 @@
 //
 // [ToResult] turns an [Execution] into a *rundoc.Result: the stdout is
 // read by runner/kafkafmt.ParseOutput, which says whether it is
-// kafka-producer-perf-test or kafka-consumer-perf-test output and gives
+// kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency
+// (EndToEndLatency) output and gives
 // Kafka's figures under kbench's metric names; the tree's CPU is added as
 // process-cpu-avg, process-cpu-p99, process-cpu-max (%, lower is better)
 // and process-cpu-seconds (s), the names kbench's own runs use for the

@@ -16,8 +16,8 @@ import (
 type ResultOptions struct {
 	// Workload is the workload the output should be (a tool run's
 	// template knows it); "" guesses from the command's name
-	// (…consumer-perf-test… is consumer, …producer-perf-test… producer),
-	// else the output decides, and output that is no Kafka tool's makes
+	// (…consumer-perf-test… is consumer, …producer-perf-test… producer,
+	// …e2e-latency… or …EndToEndLatency e2e), else the output decides, and output that is no Kafka tool's makes
 	// the run rundoc.Imported (profiles and CPU only). The parsed
 	// output's own tool wins over either.
 	Workload rundoc.Workload
@@ -30,7 +30,11 @@ type ResultOptions struct {
 }
 
 // GuessWorkload is the workload a command's name says its output is:
-// producer or consumer for Kafka's perf-test scripts, "" otherwise.
+// producer or consumer for Kafka's perf-test scripts, e2e for its
+// EndToEndLatency (kafka-e2e-latency.sh, or the class
+// org.apache.kafka.tools.EndToEndLatency, kafka.tools.EndToEndLatency
+// before 3.x, as an argument of java or kafka-run-class.sh), ""
+// otherwise.
 func GuessWorkload(argv []string) rundoc.Workload {
 	for _, a := range argv {
 		switch b := strings.ToLower(filepath.Base(a)); {
@@ -38,6 +42,8 @@ func GuessWorkload(argv []string) rundoc.Workload {
 			return rundoc.Consumer
 		case strings.Contains(b, "producer-perf-test"), strings.Contains(b, "producerperformance"):
 			return rundoc.Producer
+		case strings.Contains(b, "e2e-latency"), strings.Contains(b, "endtoendlatency"):
+			return rundoc.E2E
 		}
 	}
 	return ""
@@ -82,9 +88,9 @@ func ToResult(e *Execution, o ResultOptions) *rundoc.Result {
 		case e.Stdout == "":
 			m.Notes = append(m.Notes, "the command printed nothing on stdout")
 		case want == "":
-			m.Notes = append(m.Notes, "the output is no Kafka perf-test output ("+msg+"): the run holds CPU and profiles only")
+			m.Notes = append(m.Notes, "the output is no Kafka tool's output ("+msg+"): the run holds CPU and profiles only")
 		default:
-			m.Notes = append(m.Notes, "the output did not parse as Kafka "+string(want)+" perf-test output: "+msg)
+			m.Notes = append(m.Notes, "the output did not parse as "+kafkafmt.Command(string(want))+" output: "+msg)
 		}
 		if want != "" {
 			failure = append(failure, "no Kafka figures: "+msg)

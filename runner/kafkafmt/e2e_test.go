@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,5 +142,68 @@ func TestE2ESmallRuns(t *testing.T) {
 	}
 	if got, want := E2ETopicCreation("t1", 1, 1), "Topic \"t1\" does not exist. Will create topic with 1 partition(s) and replication factor = 1\n"; got != want {
 		t.Errorf("E2ETopicCreation = %q, want %q", got, want)
+	}
+}
+
+// TestParseOutputJavaE2E imports what Java printed (the golden files
+// above) and checks the figures against the round trips themselves,
+// computed here: the average to the 4 decimals printed, the percentiles
+// as whole ms of the sorted truncated round trips (an int, as Java's).
+func TestParseOutputJavaE2E(t *testing.T) {
+	for _, tt := range []struct {
+		golden, nanos string
+		progress      int
+	}{
+		{"run.golden", "run.nanos", 4},
+		{"every.golden", "every.nanos", 1208},
+	} {
+		t.Run(tt.golden, func(t *testing.T) {
+			nanos := readNanos(t, tt.nanos)
+			data, err := os.ReadFile(filepath.Join("testdata", "e2e", tt.golden))
+			if err != nil {
+				t.Fatal(err)
+			}
+			im, err := ParseOutput(strings.NewReader(string(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if im.Tool != ToolE2E {
+				t.Errorf("Tool = %q, want %q", im.Tool, ToolE2E)
+			}
+			sum := 0.0
+			ms := make([]int64, len(nanos))
+			for i, e := range nanos {
+				sum += float64(e)
+				ms[i] = e / 1_000_000
+			}
+			slices.Sort(ms)
+			// Java casts each percentile to int: every.nanos has round
+			// trips of days, which wrap, and are imported as printed.
+			at := func(q float64) float64 { return float64(int32(ms[int(float64(len(ms))*q)])) }
+			avg := sum / float64(len(nanos)) / 1e6
+			want := map[string]float64{"e2e-latency-p50": at(0.5), "e2e-latency-p99": at(0.99), "e2e-latency-p999": at(0.999)}
+			got := map[string]float64{}
+			for _, m := range im.Metrics {
+				got[m.Name] = m.Value
+				if m.Unit != "ms" || m.Better != "lower" {
+					t.Errorf("%s: unit %q, better %q, want ms, lower", m.Name, m.Unit, m.Better)
+				}
+			}
+			if len(got) != 4 {
+				t.Errorf("metrics %v, want the average and three percentiles", got)
+			}
+			if g := got["e2e-latency-avg"]; math.Abs(g-avg) > 0.00005*math.Max(1, avg/1e4) {
+				t.Errorf("e2e-latency-avg = %v, want %.4f", g, avg)
+			}
+			for name, w := range want {
+				if got[name] != w {
+					t.Errorf("%s = %v, want %v", name, got[name], w)
+				}
+			}
+			note := strconv.Itoa(tt.progress) + " progress lines"
+			if !slices.ContainsFunc(im.Notes, func(n string) bool { return strings.Contains(n, note) }) {
+				t.Errorf("no note with %q: %q", note, im.Notes)
+			}
+		})
 	}
 }

@@ -8,10 +8,14 @@ import (
 )
 
 // Command is the name users know a tool by: kafka-producer-perf-test for
-// ToolProducer, kafka-consumer-perf-test for ToolConsumer.
+// ToolProducer, kafka-consumer-perf-test for ToolConsumer,
+// kafka-e2e-latency for ToolE2E.
 func Command(tool string) string {
-	if tool == ToolConsumer {
+	switch tool {
+	case ToolConsumer:
 		return "kafka-consumer-perf-test"
+	case ToolE2E:
+		return "kafka-e2e-latency"
 	}
 	return "kafka-producer-perf-test"
 }
@@ -26,7 +30,8 @@ type Figures struct {
 	// Series are the intervals, each point at the end of its window.
 	Series []rundoc.SeriesPoint
 	// MeasuredRecords and WindowSeconds are what the summary measured:
-	// records sent or consumed, and records ÷ rate (0 without a rate).
+	// records sent or consumed, and records ÷ rate (0 without a rate;
+	// both 0 for ToolE2E, whose output holds neither).
 	MeasuredRecords int64
 	WindowSeconds   float64
 	// Notes say what was left out.
@@ -49,8 +54,11 @@ func (imp *Imported) Figures() Figures {
 		f.Series = append(f.Series, rundoc.SeriesPoint{T: iv.T, Records: iv.Records, RecordsPerSec: iv.RecordsPerSec,
 			MBPerSec: iv.MBPerSec, LatencyAvgMs: iv.LatencyAvgMs, LatencyMaxMs: iv.LatencyMaxMs})
 	}
-	records, rate := values["records-sent"], values["record-send-rate"]
-	if imp.Tool == ToolConsumer {
+	var records, rate float64
+	switch imp.Tool {
+	case ToolProducer:
+		records, rate = values["records-sent"], values["record-send-rate"]
+	case ToolConsumer:
 		records, rate = values["records-consumed-total"], values["records-consumed-rate"]
 	}
 	f.MeasuredRecords = int64(records)

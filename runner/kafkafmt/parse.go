@@ -31,12 +31,14 @@ var ErrImportTooLarge = errors.New("kafka tool output larger than 64 MiB")
 const (
 	ToolProducer = "producer" // kafka-producer-perf-test (ProducerPerformance)
 	ToolConsumer = "consumer" // kafka-consumer-perf-test (ConsumerPerformance)
+	ToolE2E      = "e2e"      // kafka-e2e-latency (EndToEndLatency)
 )
 
 // Imported is what [ParseOutput] reads from the output of one run of
-// kafka-producer-perf-test or kafka-consumer-perf-test.
+// kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency.
 type Imported struct {
-	// Tool is ToolProducer or ToolConsumer.
+	// Tool is ToolProducer, ToolConsumer or ToolE2E: the name of the
+	// workload of kbench's that measures the same (rundoc.Workload).
 	Tool string `json:"tool"`
 	// Metrics are the run's figures under kbench's metric names and units
 	// (the ones runner gives its own runs), then the --print-metrics
@@ -147,7 +149,17 @@ func parseErr(n int, s, format string, args ...any) *ParseError {
 // --date-format without ", ". "WARNING: …" lines (the --timeout warning
 // among them) become notes.
 //
-// Both: an optional --print-metrics block (an empty line, the header
+// EndToEndLatency (kafka-e2e-latency.sh, and kafka.tools.EndToEndLatency
+// of kafka-run-class.sh before 3.x): optional progress lines "i<TAB>ms"
+// (every 1000th record's round trip, ms as Java's Double.toString prints
+// it; spaces for the tab are accepted), then "Avg latency: A ms" (%.4f)
+// and "Percentiles: 50th = P, 99th = Q, 99.9th = R" (whole ms); the
+// topic creation line and Kafka 4.2's "WARNING: Positional argument
+// usage is deprecated …" become notes. Its figures are those of kbench's
+// e2e runs: e2e-latency-avg, -p50, -p99 and -p999 (ms, lower); the tool
+// prints no count, maximum or times, so there are none of those.
+//
+// Both perf tools: an optional --print-metrics block (an empty line, the header
 // "Metric Name" padded plus "   Value", and "group:name:{tags} : value"
 // lines). Each value becomes a metric named "<group>:<name>", followed by
 // its tags in braces, "{node-id=node-1}" or "{topic=t, partition=0}",
@@ -263,6 +275,7 @@ type importParser struct {
 
 	prod importProducerState
 	cons importConsumerState
+	e2e  importE2EState
 	mets importMetricsState
 }
 
@@ -355,6 +368,11 @@ func (p *importParser) line(n int, raw string) error {
 			return err
 		}
 		return p.producerLine(n, s)
+	}
+	if ok, err := p.e2eLine(n, s); ok {
+		return err
+	}
+	switch {
 	case p.tool == ToolConsumer || (strings.Contains(s, ",") && s[0] >= '0' && s[0] <= '9'):
 		if err := p.setTool(n, s, ToolConsumer); err != nil {
 			return err
@@ -362,7 +380,8 @@ func (p *importParser) line(n int, raw string) error {
 		return p.consumerRow(n, s)
 	}
 	return parseErr(n, s, `unrecognized line: expected a kafka-producer-perf-test line ("N records sent, …"), `+
-		`a kafka-consumer-perf-test header or row, a --print-metrics line or a log line`)
+		`a kafka-consumer-perf-test header or row, a kafka-e2e-latency line ("i<TAB>ms", "Avg latency: … ms", "Percentiles: …"), `+
+		`a --print-metrics line or a log line`)
 }
 
 // setTool records which tool printed the output, and refuses lines of the
@@ -373,7 +392,7 @@ func (p *importParser) setTool(n int, s, tool string) error {
 		return nil
 	}
 	if p.tool != tool {
-		return parseErr(n, s, "a kafka-%s-perf-test line in kafka-%s-perf-test output (recognised on line %d)", tool, p.tool, p.toolLine)
+		return parseErr(n, s, "a %s line in %s output (recognised on line %d)", Command(tool), Command(p.tool), p.toolLine)
 	}
 	return nil
 }
@@ -407,12 +426,14 @@ func (p *importParser) finish(lines int) (*Imported, error) {
 		err = p.finishProducer(out)
 	case ToolConsumer:
 		err = p.finishConsumer(out)
+	case ToolE2E:
+		err = p.finishE2E(out)
 	default:
 		switch {
 		case len(p.mets.lines) > 0 || p.mets.header != 0:
 			err = &ParseError{Msg: "only a --print-metrics block: the tool's summary line is missing"}
 		default:
-			err = &ParseError{Msg: "no kafka-producer-perf-test or kafka-consumer-perf-test output found"}
+			err = &ParseError{Msg: "no kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency output found"}
 		}
 	}
 	if err != nil {

@@ -266,7 +266,61 @@ func impFixtures() []impFixture {
 		{"consumer_old_summary.txt", "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec\n" + impOldColumns(row, 6)},
 		{"consumer_0.8.txt", "start.time, end.time, fetch.size, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec\n" + v08row},
 		{"consumer_decimal_comma.txt", impDecimalCommas(ConsumerHeader(false) + row + impConsumerMetrics())},
+		{"e2e_latency.txt", impSLF4J + E2ETopicCreation("lat", 1, 1) + impE2EText(impE2ENanos)},
+		{"e2e_latency_positional_4.2.txt", impE2EPositionalWarning + impE2EText(impE2ENanos)},
+		{"e2e_latency_scala.txt", impE2EScala(impE2EText(impE2ENanos))},
+		{"e2e_latency_copied.txt", impE2ECopied(impE2EText(impE2ENanos))},
+		// Only the average's %.4f follows the locale; Double.toString of
+		// the progress lines does not.
+		{"e2e_latency_decimal_comma.txt", regexp.MustCompile(`(Avg latency: \d+)\.`).ReplaceAllString(impE2EText(impE2ENanos), "$1,")},
+		{"e2e_latency_summary.txt", E2ESummary(impE2ENanos[:999])},
 	}
+}
+
+// impE2ENanos are the round trips, in nanoseconds, of an EndToEndLatency
+// run of 3500 records: about 1.2 ms with a slow record every 80 (and
+// a slower first), so the three percentiles differ.
+var impE2ENanos = func() []int64 {
+	out := make([]int64, 3500)
+	for i := range out {
+		out[i] = 1_150_000 + int64(i%97)*1_321
+		if i%80 == 0 {
+			out[i] = 23_456_789 + int64(i)*1_000
+		}
+	}
+	out[0] = 187_654_321
+	return out
+}()
+
+// impE2EText renders an EndToEndLatency run of these round trips.
+func impE2EText(nanos []int64) string {
+	var b strings.Builder
+	for i, e := range nanos {
+		if i%E2EProgressEvery == 0 {
+			b.WriteString(E2EProgress(int64(i), e))
+		}
+	}
+	b.WriteString(E2ESummary(nanos))
+	return b.String()
+}
+
+// impE2EPositionalWarning is what Kafka 4.2's tool prints on stdout when
+// given the positional arguments of older versions.
+const impE2EPositionalWarning = "WARNING: Positional argument usage is deprecated and will be removed in Apache Kafka 5.0. " +
+	"Please use named arguments instead: --bootstrap-server, --topic, --num-records, --producer-acks, --record-size, --command-config\n"
+
+// impE2EScala is the output of the Scala tool (kafka.tools.EndToEndLatency
+// before 3.x): println of a format ending in \n leaves a blank line after
+// the average.
+func impE2EScala(text string) string {
+	return strings.Replace(text, " ms\nPercentiles", " ms\n\nPercentiles", 1)
+}
+
+// impE2ECopied is the output as copied from a terminal on Windows: tabs
+// turned into spaces, CRLF line ends.
+func impE2ECopied(text string) string {
+	text = strings.ReplaceAll(text, "\t", "    ")
+	return strings.ReplaceAll(text, "\n", "\r\n")
 }
 
 // TestImportFixturesCurrent checks testdata/import/ holds what

@@ -26,6 +26,13 @@ func FuzzParseOutput(f *testing.F) {
 		"\nMetric Name   Value\na:b:{k=v, c=d} : 1.0E-5\n",
 		"\xff\xfe1\x002\x00",
 		"[2025-01-01 12:00:00,123] WARN x (a.B)\n\tat a.B.c(B.java:1)\n",
+		// EndToEndLatency: progress, summary, NaN average of a run of
+		// no records, Java's int-wrapped percentiles, the topic lines.
+		"0\t9.99E-4\n1000\t1.2E7\nAvg latency: 1,5000 ms\nPercentiles: 50th = 1, 99th = 2, 99.9th = 3\n",
+		"Avg latency: NaN ms\n",
+		"Avg latency: 1.0 ms\nPercentiles: 50th = -1, 99th = 2147483647, 99.9th = 3\n",
+		E2ETopicCreation("t", 1, 1) + "Creation of topic t failed\n",
+		"0    0.0\r\nAvg latency: 0.0000 ms\r\n\r\nPercentiles: 50th = 0, 99th = 0, 99.9th = 0\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -48,7 +55,7 @@ func FuzzParseOutput(f *testing.F) {
 			}
 			return
 		}
-		if im.Tool != ToolProducer && im.Tool != ToolConsumer {
+		if im.Tool != ToolProducer && im.Tool != ToolConsumer && im.Tool != ToolE2E {
 			t.Fatalf("tool %q", im.Tool)
 		}
 		if im.Lines != lines {
@@ -70,6 +77,17 @@ func FuzzParseOutput(f *testing.F) {
 		for _, n := range im.Notes {
 			if !utf8.ValidString(n) {
 				t.Fatalf("note %q", n)
+			}
+		}
+		if im.Tool == ToolE2E {
+			// Its percentiles are whole ms at least 0; it has no series.
+			for _, m := range im.Metrics {
+				if m.Name != "e2e-latency-avg" && !strings.Contains(m.Name, ":") && (m.Value < 0 || m.Value != math.Trunc(m.Value)) {
+					t.Fatalf("%s = %v", m.Name, m.Value)
+				}
+			}
+			if len(im.Intervals) != 0 {
+				t.Fatalf("%d intervals of EndToEndLatency output", len(im.Intervals))
 			}
 		}
 		if _, err := json.Marshal(im.Intervals); err != nil {

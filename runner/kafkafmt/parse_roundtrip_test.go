@@ -221,3 +221,48 @@ func TestParseOutputRoundTripMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestParseOutputRoundTripE2E renders random EndToEndLatency runs with
+// E2EProgress and E2ESummary and imports them back: the figures are the
+// round trips' own, computed here.
+func TestParseOutputRoundTripE2E(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 2))
+	for iter := range 300 {
+		nanos := make([]int64, 1+rng.IntN(5000))
+		scale := int64(1) << rng.IntN(36) // up to about 69 s
+		for i := range nanos {
+			nanos[i] = 1 + rng.Int64N(scale)
+		}
+		var b strings.Builder
+		if rng.IntN(2) == 0 {
+			b.WriteString(E2ETopicCreation(fmt.Sprintf("t%d", iter), 1, 1))
+		}
+		for i, e := range nanos {
+			if i%E2EProgressEvery == 0 {
+				b.WriteString(E2EProgress(int64(i), e))
+			}
+		}
+		b.WriteString(E2ESummary(nanos))
+		im, err := ParseOutput(strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatalf("iteration %d: %v\n%s", iter, err, b.String())
+		}
+		sum := 0.0
+		ms := make([]int64, len(nanos))
+		for i, e := range nanos {
+			sum += float64(e)
+			ms[i] = e / 1e6
+		}
+		slices.Sort(ms)
+		at := func(q float64) float64 { return float64(ms[int(float64(len(ms))*q)]) }
+		m := impMetricMap(im)
+		if im.Tool != ToolE2E || len(m) != 4 || !impWithin(m["e2e-latency-avg"], sum/float64(len(nanos))/1e6, 4) ||
+			m["e2e-latency-p50"] != at(0.5) || m["e2e-latency-p99"] != at(0.99) || m["e2e-latency-p999"] != at(0.999) {
+			t.Fatalf("iteration %d: %s %v\nfrom %s", iter, im.Tool, m, b.String())
+		}
+		want := fmt.Sprintf("%d progress lines", (len(nanos)+E2EProgressEvery-1)/E2EProgressEvery)
+		if !slices.ContainsFunc(im.Notes, func(n string) bool { return strings.Contains(n, want) }) {
+			t.Fatalf("iteration %d: no note %q in %q", iter, want, im.Notes)
+		}
+	}
+}

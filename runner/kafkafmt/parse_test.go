@@ -108,6 +108,26 @@ func impMerge(ms ...map[string]impWant) map[string]impWant {
 // impWantInterval is an expected interval; T within 1e-6 s.
 type impWantInterval = ImportedInterval
 
+// The figures of the EndToEndLatency fixtures of impE2ENanos, as printed,
+// and of its first 999 records (e2e_latency_summary.txt).
+var (
+	impWantE2E = map[string]impWant{
+		"e2e-latency-avg":  {1.5614, "ms", "lower"},
+		"e2e-latency-p50":  {1, "ms", "lower"},
+		"e2e-latency-p99":  {24, "ms", "lower"},
+		"e2e-latency-p999": {26, "ms", "lower"},
+	}
+	impWantE2E999 = map[string]impWant{
+		"e2e-latency-avg":  {1.6722, "ms", "lower"},
+		"e2e-latency-p50":  {1, "ms", "lower"},
+		"e2e-latency-p99":  {23, "ms", "lower"},
+		"e2e-latency-p999": {187, "ms", "lower"},
+	}
+	// impWantE2ENotes are in the notes of every EndToEndLatency import.
+	impWantE2ENotes = []string{"round trip of each record, one at a time", "one record in flight",
+		"acks given to the tool", "whole milliseconds as the tool prints them"}
+)
+
 // Intervals of impWindows: T is the end of each window, as in kbench's
 // own series, since the start of the first: it adds up records ÷ printed
 // records/sec, the first window's included.
@@ -203,6 +223,16 @@ func TestParseOutputFixtures(t *testing.T) {
 				"mb-per-sec":             impWantConsumerSummary["mb-per-sec"],
 			},
 			notes: []string{"no rebalance or fetch figures"}},
+		{file: "e2e_latency.txt", tool: ToolE2E, lines: 12, metrics: impWantE2E,
+			notes: append([]string{"skipped 5 log lines", `line 6: Topic "lat" does not exist. Will create topic with 1 partition(s) and replication factor = 1`,
+				"4 progress lines (the round trips of records 0 to 3000, every 1000th) ran from 1.1896300000000002 to 187.654321 ms",
+				"at least 3001 records were sent"}, impWantE2ENotes...)},
+		{file: "e2e_latency_positional_4.2.txt", tool: ToolE2E, lines: 7, metrics: impWantE2E,
+			notes: append([]string{"WARNING: Positional argument usage is deprecated"}, impWantE2ENotes...)},
+		{file: "e2e_latency_scala.txt", tool: ToolE2E, lines: 7, metrics: impWantE2E, notes: impWantE2ENotes},
+		{file: "e2e_latency_copied.txt", tool: ToolE2E, lines: 6, metrics: impWantE2E, notes: []string{"4 progress lines"}},
+		{file: "e2e_latency_decimal_comma.txt", tool: ToolE2E, lines: 6, metrics: impWantE2E},
+		{file: "e2e_latency_summary.txt", tool: ToolE2E, lines: 2, metrics: impWantE2E999, notes: []string{"no progress lines"}},
 		{file: "consumer_0.8.txt", tool: ToolConsumer, lines: 2,
 			metrics: map[string]impWant{
 				"records-consumed-total": impWantConsumerSummary["records-consumed-total"],
@@ -532,13 +562,14 @@ func TestParseOutputErrors(t *testing.T) {
 	dheader := strings.TrimSuffix(ConsumerHeader(true), "\n")
 	row := strings.TrimSuffix(ConsumerSummaryRow(impConsumer.Row(impUTC)), "\n")
 	rows := impDetailedRows(0)
+	e2eText := impE2EText(impE2ENanos)
 	tests := []struct {
 		name string
 		in   string
 		line int
 		msg  string // substring of Error()
 	}{
-		{"empty", "", 0, "no kafka-producer-perf-test or kafka-consumer-perf-test output"},
+		{"empty", "", 0, "no kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency output"},
 		{"blank and logs only", "\n\n[2025-01-01 12:00:00,123] WARN x (a.B)\n", 0, "no kafka-producer"},
 		{"garbage line", window + "\nhello world\n" + summary, 2, "unrecognized line"},
 		{"garbage after summary", summary + "\n\nDone.\n", 3, "unrecognized line"},
@@ -582,6 +613,26 @@ func TestParseOutputErrors(t *testing.T) {
 		{"metrics only", "\nMetric Name   Value\na:b:{} : 1\n", 0, "summary line is missing"},
 		{"in steady state twice", "In steady state.\nIn steady state.\n" + summary, 2, "second \"In steady state.\""},
 		{"line too long", summary + "\n" + strings.Repeat("x", MaxImportLineBytes+1) + "\n", 2, "line longer than 1 MiB"},
+		{"e2e progress only", e2eText[:strings.Index(e2eText, "Avg")], 4, `no "Avg latency: … ms" and "Percentiles: …" summary after this line`},
+		{"e2e average only", e2eText[:strings.Index(e2eText, "Percentiles")], 5, `no "Percentiles: 50th = …, 99th = …, 99.9th = …" line after the average`},
+		{"e2e percentiles cut short", strings.TrimSuffix(e2eText, ", 99.9th = 26\n") + ", 99.9", 6, `line ends early (cut short?): expected ", 99.9th = "`},
+		{"e2e percentile out of range", strings.Replace(e2eText, "99.9th = 26", "99.9th = 99999999999999999999", 1), 6, "the 99.9th percentile, at column 44: 99999999999999999999 is out of range"},
+		{"e2e percentile not an integer", strings.Replace(e2eText, "99th = 24", "99th = 24.5", 1), 6, `expected ", 99.9th = " at column 33, found ".5, 99.9th = 26"`},
+		{"e2e percentile not a number", strings.Replace(e2eText, "50th = 1,", "50th = x,", 1), 6, `expected an integer, the 50th percentile, at column 21, found "x, 99th = …"`},
+		{"e2e negative percentile", strings.Replace(e2eText, "99.9th = 26", "99.9th = -2147483622", 1), 6, "the 99.9th percentile is -2147483622 ms: negative"},
+		{"e2e average not a number", strings.Replace(e2eText, "1.5614 ms", "1.56.14 ms", 1), 5, `expected a number, the average latency, at column 14, found "1.56.14"`},
+		{"e2e average without unit", strings.Replace(e2eText, "1.5614 ms", "1.5614", 1), 5, `line ends early (cut short?): expected " ms"`},
+		{"e2e average trailing text", strings.Replace(e2eText, "1.5614 ms", "1.5614 ms (avg)", 1), 5, `unexpected text after "ms"`},
+		{"e2e percentiles first", "Percentiles: 50th = 1, 99th = 24, 99.9th = 26\n", 1, `without the "Avg latency: … ms" line`},
+		{"e2e two runs", e2eText + e2eText, 7, "progress line after the summary (\"Avg latency\" on line 5): several runs in one file?"},
+		{"e2e two summaries", e2eText + e2eText[strings.Index(e2eText, "Avg"):], 7, `second "Avg latency" line (first on line 5)`},
+		{"e2e progress goes back", "0\t1.5\n1000\t1.5\n1000\t1.5\n", 3, "record 1000 after record 1000 (line 2)"},
+		{"e2e topic line late", e2eText[:strings.Index(e2eText, "Avg")] + E2ETopicCreation("t", 1, 1), 5, "topic creation line comes before any result line"},
+		{"e2e line in producer output", summary + "\n" + e2eText, 2, "a kafka-e2e-latency line in kafka-producer-perf-test output (recognised on line 1)"},
+		{"producer line in e2e output", e2eText + summary, 7, "a kafka-producer-perf-test line in kafka-e2e-latency output (recognised on line 1)"},
+		{"e2e line in consumer output", header + "\n" + row + "\n" + "Avg latency: 1.0 ms", 3, "a kafka-e2e-latency line in kafka-consumer-perf-test output"},
+		{"e2e progress value not Java's", "0\t1.5x\n" + e2eText[strings.Index(e2eText, "Avg"):], 1, "unrecognized line"},
+		{"e2e failed topic creation", "Creation of topic lat failed\n", 1, `no "Avg latency: … ms" and "Percentiles: …" summary after this line`},
 		{"stack frame without exception", "\tat org.apache.kafka.Foo.bar(Foo.java:12)\n" + summary, 1, "unrecognized line"},
 	}
 	for _, tt := range tests {
