@@ -51,7 +51,7 @@ func (s *Server) checkTool(req *createRequest, errs *rundoc.FieldErrors) kafkato
 	case req.Workload == "":
 		req.Workload = want
 	case req.Workload != want:
-		errs.Add("workload", "tool %s is Kafka's %s, a %s workload, got %q", req.Tool, kind.Script(), want, req.Workload)
+		errs.Add("workload", "tool %s is Kafka's %s, for %s runs, got %q", req.Tool, kind.Script(), want, req.Workload)
 		return ""
 	}
 	return kind

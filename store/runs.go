@@ -30,7 +30,7 @@ var listColumns = []string{
 var (
 	recordsPerSecMetrics = []string{"record-send-rate", "records-consumed-rate", "records-per-sec"}
 	mbPerSecMetrics      = []string{"mb-per-sec"}
-	p99Metrics           = []string{"record-latency-p99", "latency-p99"}
+	p99Metrics           = []string{"record-latency-p99", "latency-p99", "e2e-latency-p99"}
 )
 
 // Page sizes of ListRuns.
