@@ -63,6 +63,9 @@ type regressionCache struct {
 	sets map[changepoint.Options]*regressionSet
 	// warm is the warm-up at start (warmRegressions).
 	warm background
+	// lists counts the reads of every series (ListSeries), what an
+	// update series by series avoids (tests check it is not taken).
+	lists int
 }
 
 // warmRegressions computes the default regressions list in the
@@ -140,6 +143,7 @@ func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) (
 	if known {
 		list, err = s.store.SeriesInfos(ctx, changed)
 	} else {
+		c.lists++
 		list, err = s.store.ListSeries(ctx)
 	}
 	if err != nil {
