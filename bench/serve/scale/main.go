@@ -355,7 +355,7 @@ func (h *harness) measure(ctx context.Context, target string, before func() erro
 				return result{}, err
 			}
 		}
-	req := httptest.NewRequest(http.MethodGet, target, nil)
+		req := httptest.NewRequest(http.MethodGet, target, nil)
 		req.RemoteAddr = "127.0.0.1:40000"
 		w := httptest.NewRecorder()
 		c0 := cpuTime()
