@@ -69,7 +69,9 @@ func (s *Store) Generation() uint64 { return s.gen.Load() }
 // run started, canceled or interrupted, profiles, reports). What is
 // derived from the series alone (the regressions behind the runs list's
 // badges) can thus be kept across most writes, where a page cache keyed
-// by Generation is not.
+// by Generation is not; SeriesChangedSince says which series the moves
+// since a generation may have changed, so it is brought up to date
+// series by series.
 func (s *Store) SeriesGeneration() uint64 { return s.seriesGen.Load() }
 
 // wrote marks a write that may change the series of keys
