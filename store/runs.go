@@ -874,7 +874,6 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 					return nil
 				}
 			}
-			keys = keys[:0]
 			if err := tx.Model(&Run{}).Where("id IN ? AND series > ''", batch).Distinct().Pluck("series", &keys).Error; err != nil {
 				return err
 			}
@@ -886,7 +885,7 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 		if len(batch) == 0 {
 			return pruned, nil
 		}
-		s.wrote(slices.Clone(keys), true)
+		s.wrote(keys, true)
 		pruned = append(pruned, batch...)
 	}
 }
