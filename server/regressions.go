@@ -50,15 +50,22 @@ func parseRegressionsQuery(q url.Values) (ui.RegressionsQuery, error) {
 // points, kept while the series' signature (store.SeriesInfo: its
 // succeeded runs' count and ids) is unchanged, and the whole list while
 // the store's series generation (store.SeriesGeneration) is. A write
-// that may change series thus costs one ListSeries and the detection of
-// the series it touched, not of every series, and any other write costs
-// nothing: the runs list (which badges runs from it) stays fast while
-// runs start and finish.
+// that may change series costs the SeriesInfos of the series it touched
+// (store.SeriesChangedSince) and their detection, not a ListSeries over
+// every run (100 ms and more over 100,000 runs) nor the detection of
+// every series; only when the store cannot say which series changed
+// (another process's write without them, a lost PostgreSQL connection,
+// a cache thousands of writes behind) does it read them all. Any other
+// write costs nothing: the runs list (which badges runs from it) stays
+// fast while runs start and finish.
 type regressionCache struct {
 	mu   sync.Mutex
 	sets map[changepoint.Options]*regressionSet
 	// warm is the warm-up at start (warmRegressions).
 	warm background
+	// lists counts the reads of every series (ListSeries), what an
+	// update series by series avoids (tests check it is not taken).
+	lists int
 }
 
 // warmRegressions computes the default regressions list in the
@@ -76,6 +83,11 @@ func (s *Server) warmRegressions(ctx context.Context) {
 // maxRegressionSets bounds the parameter sets kept (each person trying
 // parameters on the page adds one).
 const maxRegressionSets = 8
+
+// maxChangedSeries is the most changed series read one key at a time
+// (store.SeriesInfos) rather than by listing them all: beyond it the
+// keys' reads cost about what the whole list does.
+const maxChangedSeries = 2000
 
 type regressionSet struct {
 	gen   uint64
@@ -117,7 +129,23 @@ func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) (
 		set = &regressionSet{bySeries: map[string]seriesRegressions{}}
 		c.sets[opts] = set
 	}
-	list, err := s.store.ListSeries(ctx)
+	// changed is the keys of the series that may have changed since the
+	// set's generation, when the store knows them; list their signatures
+	// now (those of the changed keys that still have succeeded runs).
+	var changed []string
+	known := false
+	if set.valid {
+		changed, known = s.store.SeriesChangedSince(set.gen)
+		known = known && len(changed) <= maxChangedSeries
+	}
+	var list []store.SeriesInfo
+	var err error
+	if known {
+		list, err = s.store.SeriesInfos(ctx, changed)
+	} else {
+		c.lists++
+		list, err = s.store.ListSeries(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +169,22 @@ func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) (
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	bySeries := make(map[string]seriesRegressions, len(list))
-	var all []ui.Regression
+	// Only now, all read, is the set changed: an error above leaves it
+	// as it was, still right for its generation.
+	bySeries := set.bySeries
+	if known {
+		// The changed series without succeeded runs are gone.
+		for _, k := range changed {
+			delete(bySeries, k)
+		}
+	} else {
+		bySeries = make(map[string]seriesRegressions, len(list))
+	}
 	for _, sr := range next {
 		bySeries[sr.sig.Key] = sr
+	}
+	var all []ui.Regression
+	for _, sr := range bySeries {
 		all = append(all, sr.regs...)
 	}
 	slices.SortFunc(all, func(a, b ui.Regression) int {
@@ -152,9 +192,11 @@ func (s *Server) allRegressions(ctx context.Context, opts changepoint.Options) (
 	})
 	set.bySeries = bySeries
 	set.all = all
-	// As the page cache: a list read across a write is not kept as the
-	// list of either generation.
-	set.gen, set.valid = gen, s.store.SeriesGeneration() == gen
+	// What was read after gen was read holds every write up to it; a
+	// write during the reads moved the generation past gen, and
+	// SeriesChangedSince(gen) names its series next time (or says it
+	// cannot), so they are read again then.
+	set.gen, set.valid = gen, true
 	return all, nil
 }
 

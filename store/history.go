@@ -382,36 +382,5 @@ type SeriesInfo struct {
 // several KiB, and reading each one's status from the table took 60 ms
 // for 20,000 runs against 10 ms from an index.
 func (s *Store) ListSeries(ctx context.Context) ([]SeriesInfo, error) {
-	// SQLite gives the bare column (workload) from the row MAX(id)
-	// picked: the last run stored.
-	query := `SELECT series, COUNT(*), MAX(id), SUM(id), workload
-		FROM runs INDEXED BY idx_runs_series_status
-		WHERE series > '' AND status = ?
-		GROUP BY series ORDER BY series`
-	if s.pg {
-		// PostgreSQL has no bare columns: the last run's workload is
-		// read by its id (the primary key), once a series. SUM of a
-		// bigint is numeric there.
-		query = `SELECT g.series, g.n, g.max_id, g.sum_id, (SELECT r.workload FROM runs r WHERE r.id = g.max_id)
-		FROM (SELECT series, COUNT(*) AS n, MAX(id) AS max_id, SUM(id)::bigint AS sum_id
-			FROM runs WHERE series > '' AND status = $1 GROUP BY series) g
-		ORDER BY g.series`
-	}
-	rs, err := s.sqlDB.QueryContext(ctx, query, rundoc.StatusSucceeded)
-	if err != nil {
-		return nil, fmt.Errorf("store: list series: %w", err)
-	}
-	defer rs.Close()
-	out := []SeriesInfo{}
-	for rs.Next() {
-		var si SeriesInfo
-		if err := rs.Scan(&si.Key, &si.Runs, &si.MaxID, &si.SumID, &si.Workload); err != nil {
-			return nil, fmt.Errorf("store: list series: %w", err)
-		}
-		out = append(out, si)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, fmt.Errorf("store: list series: %w", err)
-	}
-	return out, nil
+	return s.listSeries(ctx, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,6 +28,18 @@ const changesChannel = "kbench_changes"
 // stores leave their SeriesGeneration alone. Origins are hex, so the
 // suffix never ends one.
 const outsideSeriesSuffix = " outside-series"
+
+// seriesKeysMark follows the origin in a changesChannel payload of a
+// write that may have changed series, before the keys of those series
+// (a JSON array of strings), so the other stores' caches read those
+// series alone (SeriesChangedSince). A payload of the origin alone, as
+// an older kbench sends and as one whose keys would not fit sends, says
+// any series may have changed.
+const seriesKeysMark = " series-keys "
+
+// maxNotifyPayload is PostgreSQL's limit on a notification's payload:
+// shorter than 8000 bytes.
+const maxNotifyPayload = 7999
 
 // listenRetry is how long the listener waits before connecting again
 // after losing its connection.
@@ -110,7 +123,7 @@ func (l *listener) loop(conn *pgx.Conn) {
 			}
 		}
 		// Whatever happened while it was away was missed.
-		l.s.seriesGen.Add(1)
+		l.s.moveSeries(nil, false)
 		l.s.gen.Add(1)
 		l.wakeAll()
 	}
@@ -127,11 +140,13 @@ func (l *listener) receive(conn *pgx.Conn) error {
 		switch n.Channel {
 		case changesChannel:
 			origin, outside := strings.CutSuffix(n.Payload, outsideSeriesSuffix)
+			origin, keys, known := seriesKeys(origin)
 			if origin != l.origin {
 				// A payload without the suffix (also an older kbench's,
-				// which sends its origin alone) may have changed series.
+				// which sends its origin alone) may have changed series,
+				// those it names or, naming none, any.
 				if !outside {
-					l.s.seriesGen.Add(1)
+					l.s.moveSeries(keys, known)
 				}
 				l.s.gen.Add(1)
 			}
@@ -198,16 +213,41 @@ func (s *Store) WatchRunEvents(id uint) (wake <-chan struct{}, stop func()) {
 	}
 }
 
+// seriesKeys splits a changesChannel payload without its outside-series
+// suffix into its origin and the series keys it names; known is false
+// when it names none (an older kbench's, one whose keys did not fit, one
+// garbled).
+func seriesKeys(payload string) (origin string, keys []string, known bool) {
+	origin, list, ok := strings.Cut(payload, seriesKeysMark)
+	if !ok || json.Unmarshal([]byte(list), &keys) != nil {
+		return origin, nil, false
+	}
+	return origin, keys, true
+}
+
+// orEmpty is keys, or an empty list for nil (JSON [] rather than null).
+func orEmpty(keys []string) []string {
+	if keys == nil {
+		return []string{}
+	}
+	return keys
+}
+
 // notifyChange tells the other stores on a PostgreSQL database that this
 // one committed a write (see changesChannel). A failure only delays what
 // other servers show until their next own write; it is logged.
-func (s *Store) notifyChange(series bool) {
+func (s *Store) notifyChange(series bool, keys []string, known bool) {
 	if s.listen == nil {
 		return
 	}
 	payload := s.listen.origin
-	if !series {
+	switch {
+	case !series:
 		payload += outsideSeriesSuffix
+	case known:
+		if b, err := json.Marshal(orEmpty(keys)); err == nil && len(payload)+len(seriesKeysMark)+len(b) <= maxNotifyPayload {
+			payload += seriesKeysMark + string(b)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -73,7 +73,7 @@ func (s *Store) AppendRuns(ctx context.Context, runs []*Run) error {
 // IDs known): what it writes is stored with them or not at all.
 func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool, with func(tx *gorm.DB) error) error {
 	// Runs stored queued or running join no series until FinishRun.
-	defer func() { s.wroteSeriesIf(slices.ContainsFunc(runs, mayJoinSeries)) }()
+	defer func() { s.wroteSeriesIf(slices.ContainsFunc(runs, mayJoinSeries), joinedSeries(runs), true) }()
 	if len(runs) == 0 {
 		return nil
 	}
@@ -697,8 +697,11 @@ func (s *Store) QueuePosition(ctx context.Context, id uint) (int, error) {
 // so lists need no join.
 func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 	// Only an open or interrupted run is finished: it joins its series
-	// if it succeeded, and left none otherwise.
-	defer s.wroteSeriesIf(o.Status == rundoc.StatusSucceeded)
+	// if it succeeded, and left none otherwise. Its series is the first
+	// thing the transaction reads, so a write that may have stored
+	// anything knows it; one that failed before stored nothing.
+	var series string
+	defer func() { s.wroteSeriesIf(o.Status == rundoc.StatusSucceeded, nonEmpty(series), true) }()
 	if !o.Status.Final() {
 		return fmt.Errorf("store: finish run %d: status %q is not a final status", id, o.Status)
 	}
@@ -718,6 +721,13 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 	}
 	rps, mbps, p99 := keyFigures(e.metrics)
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if o.Status == rundoc.StatusSucceeded {
+			var r Run
+			if err := tx.Select("series").Where("id = ?", id).Take(&r).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+				return err
+			}
+			series = r.SeriesKey
+		}
 		updates := map[string]any{
 			"status":          o.Status,
 			"error":           o.Error,
@@ -762,16 +772,19 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 // are recomputed from their runs, so deleting one would silently change
 // or break a shared link. The run's files are the caller's to remove.
 func (s *Store) DeleteRun(ctx context.Context, id uint) error {
-	defer s.wrote()
+	// The run's series is read (and locked) before anything is deleted.
+	var series string
+	defer func() { s.wrote(nonEmpty(series), true) }()
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var r Run
 		// On PostgreSQL, lock the run: a report being created on it (which
 		// holds it FOR SHARE) is either committed before the check of
 		// reports below, or sees the run gone. SQLite's transaction holds
 		// the write lock throughout.
-		if err := lockFor(tx, "UPDATE").Select("id", "status").Where("id = ?", id).Take(&r).Error; err != nil {
+		if err := lockFor(tx, "UPDATE").Select("id", "status", "series").Where("id = ?", id).Take(&r).Error; err != nil {
 			return notFound(err)
 		}
+		series = r.SeriesKey
 		if !r.Final() {
 			return fmt.Errorf("run %d is %s; cancel it first: %w", id, r.Status, ErrConflict)
 		}
@@ -788,6 +801,30 @@ func (s *Store) DeleteRun(ctx context.Context, id uint) error {
 		return fmt.Errorf("store: delete run %d: %w", id, err)
 	}
 	return nil
+}
+
+// joinedSeries is the series of the runs being stored that may join
+// one (mayJoinSeries), each once.
+func joinedSeries(runs []*Run) []string {
+	var keys []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if mayJoinSeries(r) {
+			if k := seriesOf(r); k != "" && !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// nonEmpty is key as a list of series keys: none for "".
+func nonEmpty(key string) []string {
+	if key == "" {
+		return nil
+	}
+	return []string{key}
 }
 
 // mayJoinSeries reports whether r, being stored, may be a succeeded run
@@ -814,6 +851,8 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 	final := []rundoc.Status{rundoc.StatusSucceeded, rundoc.StatusFailed, rundoc.StatusCanceled, rundoc.StatusInterrupted}
 	for {
 		var batch []uint
+		// keys are the series of the batch, which its deletion changes.
+		var keys []string
 		err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			err := notReported(tx, lockFor(tx, "UPDATE").Model(&Run{}).
 				Where("status IN ? AND COALESCE(finished_at, created_at) < ?", final, s.stored(cutoff))).
@@ -835,6 +874,9 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 					return nil
 				}
 			}
+			if err := tx.Model(&Run{}).Where("id IN ? AND series > ''", batch).Distinct().Pluck("series", &keys).Error; err != nil {
+				return err
+			}
 			return deleteRuns(tx, batch)
 		})
 		if err != nil {
@@ -843,7 +885,7 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]uint, error)
 		if len(batch) == 0 {
 			return pruned, nil
 		}
-		s.wrote()
+		s.wrote(keys, true)
 		pruned = append(pruned, batch...)
 	}
 }

@@ -40,8 +40,11 @@ type Store struct {
 	// from the store (rendered pages) until the next write.
 	gen atomic.Uint64
 	// seriesGen counts the writes that may change a series' succeeded
-	// runs (SeriesGeneration); every other write moves gen alone.
+	// runs (SeriesGeneration); every other write moves gen alone. It
+	// moves under seriesLog's lock, which records the keys of the series
+	// each move may have changed (SeriesChangedSince).
 	seriesGen atomic.Uint64
+	seriesLog seriesLog
 	// clock is this process's clock (time.Now when nil; SetClock).
 	clock func() time.Time
 	// listen, on PostgreSQL only, hears of other processes' writes and
@@ -66,30 +69,33 @@ func (s *Store) Generation() uint64 { return s.gen.Load() }
 // run started, canceled or interrupted, profiles, reports). What is
 // derived from the series alone (the regressions behind the runs list's
 // badges) can thus be kept across most writes, where a page cache keyed
-// by Generation is not.
+// by Generation is not; SeriesChangedSince says which series the moves
+// since a generation may have changed, so it is brought up to date
+// series by series.
 func (s *Store) SeriesGeneration() uint64 { return s.seriesGen.Load() }
 
-// wrote marks a write that may change series (SeriesGeneration);
-// deferred by writing methods, so a cache that saw the old generation
-// never keeps serving data from before the write. On PostgreSQL it tells
-// the other processes too.
-func (s *Store) wrote() {
-	s.seriesGen.Add(1)
+// wrote marks a write that may change the series of keys
+// (SeriesGeneration, SeriesChangedSince; known false: it cannot say
+// which); deferred by writing methods, so a cache that saw the old
+// generation never keeps serving data from before the write. On
+// PostgreSQL it tells the other processes too.
+func (s *Store) wrote(keys []string, known bool) {
+	s.moveSeries(keys, known)
 	s.gen.Add(1)
-	s.notifyChange(true)
+	s.notifyChange(true, keys, known)
 }
 
 // wroteOutsideSeries marks a write that cannot change which succeeded
 // runs any series holds: Generation moves, SeriesGeneration does not.
 func (s *Store) wroteOutsideSeries() {
 	s.gen.Add(1)
-	s.notifyChange(false)
+	s.notifyChange(false, nil, false)
 }
 
 // wroteSeriesIf is wrote when series is set, else wroteOutsideSeries.
-func (s *Store) wroteSeriesIf(series bool) {
+func (s *Store) wroteSeriesIf(series bool, keys []string, known bool) {
 	if series {
-		s.wrote()
+		s.wrote(keys, known)
 		return
 	}
 	s.wroteOutsideSeries()

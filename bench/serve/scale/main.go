@@ -13,7 +13,11 @@
 // Pages the server caches until the store's next write (the runs list,
 // /compare, /r/:slug) are measured twice: "built", with a write to the
 // store (one that changes nothing) before each request so that the page
-// is queried and rendered again, and "cached".
+// is queried and rendered again, and "cached". The first runs page is
+// also measured built after a write that changes a series, before each
+// request: "after success" (a succeeded run stored into an existing
+// series) and "after delete" (a succeeded run deleted), whose badges'
+// regressions are brought up to date then.
 package main
 
 import (
@@ -215,7 +219,11 @@ func run(dsn string, runs, distinct, n, warm int, label, jsonOut string, seedOnl
 				}
 				stop = func() { pprof.StopCPUProfile(); f.Close() }
 			}
-			r, err := h2.measure(ctx, p.url, mode == "built", n, warm)
+			var before func() error
+			if mode == "built" {
+				before = h2.noChange
+			}
+			r, err := h2.measure(ctx, p.url, before, n, warm)
 			if stop != nil {
 				stop()
 			}
@@ -224,14 +232,33 @@ func run(dsn string, runs, distinct, n, warm int, label, jsonOut string, seedOnl
 			}
 			r.Label, r.Backend, r.Name, r.Mode, r.TargetMs = label, backend, p.name, mode, p.target
 			out = append(out, r)
-			logf("%-34s %-6s median %7.2f ms  p90 %7.2f ms  (%d B)", p.name, mode, r.MedianMs, r.P90Ms, r.Bytes)
+			logf("%-34s %-13s median %7.2f ms  p90 %7.2f ms  (%d B)", p.name, mode, r.MedianMs, r.P90Ms, r.Bytes)
 		}
+	}
+	// Last, as they change the history: the first runs page after writes
+	// that change a series.
+	for _, mode := range []string{"after success", "after delete"} {
+		name := "runs page 1"
+		if !only.MatchString(name + " " + mode) {
+			continue
+		}
+		before, err := h2.seriesWrite(ctx, mode, n+warm)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", name, mode, err)
+		}
+		r, err := h2.measure(ctx, "/", before, n, warm)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", name, mode, err)
+		}
+		r.Label, r.Backend, r.Name, r.Mode, r.TargetMs = label, backend, name, mode, 50
+		out = append(out, r)
+		logf("%-34s %-13s median %7.2f ms  p90 %7.2f ms  (%d B)", name, mode, r.MedianMs, r.P90Ms, r.Bytes)
 	}
 	fmt.Printf("kbench pages at scale: %s, %d runs%s; server time in ms over %d requests per URL after %d warm-up\n",
 		backend, h.Runs, map[bool]string{true: ", " + label, false: ""}[label != ""], n, warm)
-	fmt.Printf("%-34s %-6s %9s %9s %9s %9s %7s %s\n", "page", "mode", "median", "p90", "max", "cpu", "target", "KB")
+	fmt.Printf("%-34s %-13s %9s %9s %9s %9s %7s %s\n", "page", "mode", "median", "p90", "max", "cpu", "target", "KB")
 	for _, r := range out {
-		fmt.Printf("%-34s %-6s %9.2f %9.2f %9.2f %9.2f %7.0f %.1f\n", r.Name, r.Mode, r.MedianMs, r.P90Ms, r.MaxMs, r.CPUMs, r.TargetMs, float64(r.Bytes)/1024)
+		fmt.Printf("%-34s %-13s %9.2f %9.2f %9.2f %9.2f %7.0f %.1f\n", r.Name, r.Mode, r.MedianMs, r.P90Ms, r.MaxMs, r.CPUMs, r.TargetMs, float64(r.Bytes)/1024)
 	}
 	if jsonOut != "" {
 		f, err := os.OpenFile(jsonOut, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -269,19 +296,64 @@ func (h *harness) do(method, target, body string) ([]byte, int) {
 	return w.Body.Bytes(), w.Code
 }
 
+// noChange is a write that changes nothing, canceling a run that does
+// not exist: the store's generation moves all the same (ErrNotFound), so
+// no cached page is served.
+func (h *harness) noChange() error {
+	_ = h.st.CancelQueued(context.Background(), 0, "")
+	return nil
+}
+
+// seriesWrite returns a write that changes a series, for each of count
+// requests: for "after success", a succeeded consumer run with the
+// metrics of the newest one stored into its series; for "after delete",
+// the deletion of one of the succeeded consumer runs (which no report
+// uses: the report is of producer runs), newest first.
+func (h *harness) seriesWrite(ctx context.Context, mode string, count int) (func() error, error) {
+	runs, _, err := h.st.ListRuns(ctx, store.RunFilter{Workload: "consumer", Status: "succeeded", Limit: min(count, store.MaxLimit)})
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) < count {
+		return nil, fmt.Errorf("%d succeeded consumer runs, want %d", len(runs), count)
+	}
+	if mode == "after delete" {
+		next := 0
+		return func() error {
+			id := runs[next].ID
+			next++
+			return h.st.DeleteRun(ctx, id)
+		}, nil
+	}
+	base, err := h.st.GetRun(ctx, runs[0].ID)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		r := &store.Run{Label: base.Label, Workload: base.Workload, Status: base.Status, Source: base.Source,
+			Fingerprint: base.Fingerprint, SeriesKey: base.SeriesKey, Complete: true}
+		for _, m := range base.Metrics {
+			r.Metrics = append(r.Metrics, store.Metric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better})
+		}
+		return h.st.CreateRuns(ctx, []*store.Run{r})
+	}, nil
+}
+
 // measure requests target warm times, then n times, timing each from the
-// call of ServeHTTP to its return. built makes the store change
-// generation before each request (a write that changes nothing: canceling
-// a run that does not exist), so that no cached page is served.
-func (h *harness) measure(ctx context.Context, target string, built bool, n, warm int) (result, error) {
+// call of ServeHTTP to its return. before, when set, is called before
+// each request, untimed: a write to the store, so that the page is built
+// again.
+func (h *harness) measure(ctx context.Context, target string, before func() error, n, warm int) (result, error) {
 	if _, err := url.Parse(target); err != nil {
 		return result{}, err
 	}
 	var ms, cpu []float64
 	size := 0
 	for i := 0; i < warm+n; i++ {
-		if built {
-			_ = h.st.CancelQueued(ctx, 0, "") // ErrNotFound; the generation moves all the same
+		if before != nil {
+			if err := before(); err != nil {
+				return result{}, err
+			}
 		}
 		req := httptest.NewRequest(http.MethodGet, target, nil)
 		req.RemoteAddr = "127.0.0.1:40000"
