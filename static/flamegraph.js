@@ -530,6 +530,7 @@
     this.dpr = 1;
     this.rows = 1;
     this.pending = 0;
+    this.dirty = false; // a redraw is asked for (schedule)
     this.legendKey = '';
     // viewSrc (data-view-src) is the format=pruned API: the graph then
     // holds only the frames wide enough to draw for the current zoom
@@ -618,7 +619,7 @@
     this.canvas.addEventListener('click', function (ev) { g.onClick(ev); });
     this.canvas.addEventListener('focus', function () { active = g; });
     if (window.ResizeObserver) {
-      new ResizeObserver(function () { g.schedule(); }).observe(el);
+      new ResizeObserver(function () { g.schedule(true); }).observe(el);
     }
   };
 
@@ -1070,13 +1071,20 @@
     return true;
   };
 
-  Graph.prototype.schedule = function () {
+  // schedule redraws in the next animation frame. With resized set (the
+  // ResizeObserver, the window's resize) it redraws only when the canvas's
+  // size did change: the observer's first call, right after the first
+  // draw, would otherwise paint the same graph again.
+  Graph.prototype.schedule = function (resized) {
     var g = this;
+    if (!resized) { this.dirty = true; }
     if (this.pending || !this.t) { return; }
     this.pending = window.requestAnimationFrame(function () {
       g.pending = 0;
-      g.resize();
-      g.draw();
+      if (g.resize() || g.dirty) {
+        g.dirty = false;
+        g.draw();
+      }
       g.ensureView();
     });
   };
@@ -1476,7 +1484,7 @@
     mount();
     document.addEventListener('keydown', onKey);
     document.addEventListener('click', onSearchLink);
-    window.addEventListener('resize', function () { graphs.forEach(function (g) { g.schedule(); }); });
+    window.addEventListener('resize', function () { graphs.forEach(function (g) { g.schedule(true); }); });
     // A GET form whose select should apply at once (the sample picker).
     document.querySelectorAll('select[data-autosubmit]').forEach(function (sel) {
       sel.addEventListener('change', function () {
