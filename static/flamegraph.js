@@ -531,6 +531,7 @@
     this.rows = 1;
     this.pending = 0;
     this.dirty = false; // a redraw is asked for (schedule)
+    this.draws = 0;     // canvas paints, for tests
     this.legendKey = '';
     // viewSrc (data-view-src) is the format=pruned API: the graph then
     // holds only the frames wide enough to draw for the current zoom
@@ -1106,6 +1107,7 @@
     if (this.visibleRows(this.width) !== this.rows) { this.resize(); }
     var t = this.t, ctx = this.ctx, W = this.width;
     if (W <= 0) { return; }
+    this.draws++;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.clearRect(0, 0, W, this.height);
     ctx.font = FONT;
@@ -1427,7 +1429,9 @@
           nodes: g.t ? g.t.n : 0, match: g.match.textContent,
           // pruned: the frames held are a view's, cut by the server;
           // fetches: how many zooms fetched a subtree.
-          pruned: !!(g.t && g.t.runN && g.t.runs > 0), fetches: g.fetches
+          pruned: !!(g.t && g.t.runN && g.t.runs > 0), fetches: g.fetches,
+          // draws: how often the canvas was painted.
+          draws: g.draws
         };
       },
       // frameBox gives a drawn frame's box in CSS pixels relative to the
