@@ -3,15 +3,11 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -222,39 +218,8 @@ func TestPprofUIMounted(t *testing.T) {
 	if csp := top.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "'unsafe-inline'") {
 		t.Errorf("pprof pages need inline scripts; CSP = %q", csp)
 	}
-	if csp := top.Header().Get("Content-Security-Policy"); strings.Contains(csp, "'sha256-") {
-		t.Errorf("a hash source switches 'unsafe-inline' off for pprof's pages; CSP = %q", csp)
-	}
 	if csp := ts.do(t, "GET", "/", "").Header().Get("Content-Security-Policy"); strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("kbench's own pages must keep the strict CSP; got %q", csp)
-	}
-	// The profile page carries its scripts and styles: the policy allows
-	// each by its hash, and only those.
-	page := ts.do(t, "GET", fmt.Sprintf("/profiles/%d", base), "")
-	csp := page.Header().Get("Content-Security-Policy")
-	if page.Code != 200 || strings.Contains(csp, "unsafe-inline") {
-		t.Fatalf("profile page: %d, CSP %q", page.Code, csp)
-	}
-	directive := func(name string) []string {
-		for _, d := range strings.Split(csp, ";") {
-			if f := strings.Fields(d); len(f) > 0 && f[0] == name {
-				return f[1:]
-			}
-		}
-		return nil
-	}
-	for tag, dir := range map[string]string{"script": "script-src", "style": "style-src"} {
-		n := 0
-		for _, m := range regexp.MustCompile(`(?s)<`+tag+`>(.*?)</`+tag+`>`).FindAllStringSubmatch(page.Body.String(), -1) {
-			n++
-			sum := sha256.Sum256([]byte(m[1]))
-			if src := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !slices.Contains(directive(dir), src) {
-				t.Errorf("inline %s %.40q… not allowed by %s %q", tag, m[1], dir, directive(dir))
-			}
-		}
-		if n != 2 || len(directive(dir)) != 3 {
-			t.Errorf("%d inline %s elements, %s %q: want 2, each allowed by its hash", n, tag, dir, directive(dir))
-		}
 	}
 }
 

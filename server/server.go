@@ -127,7 +127,6 @@ type Server struct {
 	engine          *gin.Engine
 	log             *slog.Logger
 	static          http.Handler
-	csp             string // the Content-Security-Policy of kbench's own pages (policy)
 
 	// allowTargets are the compiled --allow-target patterns.
 	allowTargets []targetPattern
@@ -183,7 +182,6 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pages: newLRU[string, cachedPage](maxCachedPages), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
-	s.csp = policy(u)
 	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
 		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools, Logger: cfg.Logger})
 	s.allowHosts = allowHosts

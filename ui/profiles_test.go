@@ -1,21 +1,14 @@
 package ui
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
-	"io/fs"
 	"math"
 	"net/url"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/static"
-	"github.com/kbench/kbench/templates"
 )
 
 func fixtureMeta() (base, target ProfileMeta) {
@@ -386,51 +379,21 @@ func TestProfilePagesCSPAndNoExternalURLs(t *testing.T) {
 		"profile zero":     render(t, u, "profile", ProfileView{}),
 		"compare zero":     render(t, u, "compare_profiles", CompareProfilesView{}),
 	}
-	scriptSrcs, styleSrcs := u.CSPSources()
 	inlineScript := regexp.MustCompile(`<script(\s[^>]*)?>`)
 	handler := regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
 	for name, got := range pages {
 		tags := inlineScript.FindAllString(got, -1)
-		if strings.HasPrefix(name, "profile") {
-			// The profile page carries its scripts and styles, each
-			// allowed by its hash (ui.Inlined), in this order.
-			scripts := inlineElements(got, "script")
-			if len(tags) != 2 || len(scripts) != 2 || scripts[0] != string(goldenStatic["format.js"].Data) || scripts[1] != string(goldenStatic["flamegraph.js"].Data) {
-				t.Errorf("%s: scripts %q %q, want format.js and flamegraph.js inline only, in this order", name, tags, scripts)
-			}
-			for _, text := range scripts {
-				if !slices.Contains(scriptSrcs, cspHash(text)) {
-					t.Errorf("%s: script %q not allowed by script-src %q", name, text, scriptSrcs)
-				}
-			}
-			styles := inlineElements(got, "style")
-			if len(styles) != 2 || styles[0] != string(goldenStatic["app.css"].Data) || styles[1] != string(goldenStatic["flamegraph.css"].Data) {
-				t.Errorf("%s: styles %q, want app.css and flamegraph.css inline", name, styles)
-			}
-			for _, text := range styles {
-				if !slices.Contains(styleSrcs, cspHash(text)) {
-					t.Errorf("%s: style %q not allowed by style-src %q", name, text, styleSrcs)
-				}
-			}
-			if strings.Contains(got, `<link rel="stylesheet"`) || strings.Contains(got, ` src="/static/`) {
-				t.Errorf("%s: links a stylesheet or script instead of carrying it", name)
-			}
-		} else {
-			if len(tags) != 2 || !strings.Contains(tags[0], ` src="/static/format.js?v=`) || !strings.Contains(tags[1], ` src="/static/flamegraph.js?v=`) {
-				t.Errorf("%s: scripts %q, want format.js and flamegraph.js only, in this order", name, tags)
-			}
-			if !strings.Contains(got, `<link rel="stylesheet" href="/static/flamegraph.css?v=`) {
-				t.Errorf("%s: no flamegraph.css", name)
-			}
-			if strings.Contains(got, "<style") {
-				t.Errorf("%s: inline style", name)
-			}
+		if len(tags) != 2 || !strings.Contains(tags[0], ` src="/static/format.js?v=`) || !strings.Contains(tags[1], ` src="/static/flamegraph.js?v=`) {
+			t.Errorf("%s: scripts %q, want format.js and flamegraph.js only, in this order", name, tags)
+		}
+		if !strings.Contains(got, `<link rel="stylesheet" href="/static/flamegraph.css?v=`) {
+			t.Errorf("%s: no flamegraph.css", name)
 		}
 		if m := handler.FindString(got); m != "" {
 			t.Errorf("%s: inline event handler %q", name, m)
 		}
-		if strings.Contains(got, "javascript:") || strings.Contains(got, " style=") {
-			t.Errorf("%s: javascript: URL or style attribute", name)
+		if strings.Contains(got, "javascript:") || strings.Contains(got, " style=") || strings.Contains(got, "<style") {
+			t.Errorf("%s: javascript: URL or inline style", name)
 		}
 		if m := externalURL.FindString(got); m != "" {
 			t.Errorf("%s: references %s", name, m)
@@ -550,65 +513,5 @@ func TestIDsSayWhatTheyName(t *testing.T) {
 	}
 	if page := render(t, u, "compare", cv); !strings.Contains(page, `<a href="/runs/2">run #2</a>`) {
 		t.Errorf("comparison columns do not say their ids are runs")
-	}
-}
-
-// inlineElements is the text of every <tag> element without attributes
-// (an inline script or style, not a JSON script element), in order.
-func inlineElements(page, tag string) []string {
-	var out []string
-	for _, m := range regexp.MustCompile(`(?s)<`+tag+`>(.*?)</`+tag+`>`).FindAllStringSubmatch(page, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
-
-// cspHash is the CSP source allowing an inline element's exact text.
-func cspHash(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-}
-
-// TestInlinedFiles checks the embeddable files: the real ones can be
-// inlined and are hashed, one that would close its own element cannot.
-func TestInlinedFiles(t *testing.T) {
-	u, err := New(templates.FS, static.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, style := u.CSPSources()
-	if len(script) != 2 || len(style) != 2 {
-		t.Fatalf("CSP sources %q %q, want two scripts and two styles", script, style)
-	}
-	for _, name := range Inlined {
-		data, err := fs.ReadFile(static.FS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := style
-		if strings.HasSuffix(name, ".js") {
-			want = script
-		}
-		if !slices.Contains(want, cspHash(string(data))) {
-			t.Errorf("%s: hash not among %q", name, want)
-		}
-	}
-	for _, bad := range []string{"x = '</SCRIPT>';", "<!-- x"} {
-		broken := fstest.MapFS{}
-		for k, v := range goldenStatic {
-			broken[k] = v
-		}
-		broken["format.js"] = &fstest.MapFile{Data: []byte(bad)}
-		if _, err := New(templates.FS, broken); err == nil || !strings.Contains(err.Error(), "cannot be inlined") {
-			t.Errorf("format.js %q: New error %v, want cannot be inlined", bad, err)
-		}
-	}
-	broken := fstest.MapFS{}
-	for k, v := range goldenStatic {
-		broken[k] = v
-	}
-	broken["app.css"] = &fstest.MapFile{Data: []byte("a{}</style><script>")}
-	if _, err := New(templates.FS, broken); err == nil {
-		t.Error("app.css closing its style element: New succeeded")
 	}
 }

@@ -7,7 +7,6 @@ package ui
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -41,25 +40,12 @@ const StaticPrefix = "/static/"
 type UI struct {
 	pages  map[string]*template.Template
 	assets map[string]string // file name → URL with a content hash
-	// inline holds the files a page may embed (the "inline" template
-	// function), and scriptHashes and styleHashes their CSP sources.
-	inline                    map[string]string
-	scriptHashes, styleHashes []string
 }
-
-// Inlined are the static files a page may embed in itself instead of
-// linking them: what the profile page needs before its first frame, so
-// the flame graph is drawn without waiting for four more responses (even
-// from the HTTP cache, each is a round trip through the browser's network
-// process before the parser may go on). The Content-Security-Policy
-// allows exactly these bytes by their SHA-256 (CSPSources), never inline
-// code in general.
-var Inlined = []string{"app.css", "flamegraph.css", "format.js", "flamegraph.js"}
 
 // New parses every template of templatesFS and indexes staticFS, failing
 // on the first error so a broken template stops start-up, not a request.
 func New(templatesFS, staticFS fs.FS) (*UI, error) {
-	u := &UI{pages: map[string]*template.Template{}, assets: map[string]string{}, inline: map[string]string{}}
+	u := &UI{pages: map[string]*template.Template{}, assets: map[string]string{}}
 	err := fs.WalkDir(staticFS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -70,11 +56,6 @@ func New(templatesFS, staticFS fs.FS) (*UI, error) {
 		}
 		sum := sha256.Sum256(data)
 		u.assets[p] = StaticPrefix + p + "?v=" + hex.EncodeToString(sum[:6])
-		if slices.Contains(Inlined, p) {
-			if err := u.addInline(p, data); err != nil {
-				return err
-			}
-		}
 		return nil
 	})
 	if err != nil {
@@ -126,35 +107,6 @@ func New(templatesFS, staticFS fs.FS) (*UI, error) {
 		}
 	}
 	return u, nil
-}
-
-// addInline makes a static file embeddable and records its CSP hash. A
-// file that would end its own element early is refused: its bytes are
-// written into the page unescaped (the hash covers them exactly).
-func (u *UI) addInline(name string, data []byte) error {
-	text := string(data)
-	end := "</script"
-	if path.Ext(name) == ".css" {
-		end = "</style"
-	}
-	if strings.Contains(strings.ToLower(text), end) || strings.Contains(text, "<!--") {
-		return fmt.Errorf("%s: cannot be inlined: it holds %q or \"<!--\"", name, end)
-	}
-	sum := sha256.Sum256(data)
-	src := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-	u.inline[name] = text
-	if path.Ext(name) == ".css" {
-		u.styleHashes = append(u.styleHashes, src)
-	} else {
-		u.scriptHashes = append(u.scriptHashes, src)
-	}
-	return nil
-}
-
-// CSPSources are the hash sources the Content-Security-Policy's
-// script-src and style-src must list for the inlined files (Inlined).
-func (u *UI) CSPSources() (script, style []string) {
-	return slices.Clone(u.scriptHashes), slices.Clone(u.styleHashes)
 }
 
 // Pages lists the names Render accepts.
@@ -232,20 +184,6 @@ func (u *UI) funcs(page string) template.FuncMap {
 				return "", fmt.Errorf("no static file %q", name)
 			}
 			return url, nil
-		},
-		// inline is the text of a file of Inlined, to write between
-		// <script> and </script> (a .js) or <style> and </style> (a .css)
-		// with nothing around it, so its CSP hash matches.
-		"inline": func(name string) (any, error) {
-			text, ok := u.inline[name]
-			switch {
-			case !ok:
-				return nil, fmt.Errorf("static file %q is not inlined", name)
-			case path.Ext(name) == ".css":
-				return template.CSS(text), nil
-			default:
-				return template.JS(text), nil
-			}
 		},
 		// page is the name of the page being rendered.
 		"page": func() string { return page },
