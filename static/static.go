@@ -1,8 +1,7 @@
 // Package static holds kbench's CSS and JavaScript, embedded into the
 // binary and served under /static/. Nothing is loaded from elsewhere: the
 // pages work offline and under a strict Content-Security-Policy
-// (script-src 'self', no inline handlers; the few files a page embeds,
-// ui.Inlined, are allowed by their hashes, never inline code in general).
+// (script-src 'self', no inline scripts or handlers).
 package static
 
 import "embed"
