@@ -68,6 +68,13 @@ func TestE2EFlameGraphFitsItsRows(t *testing.T) {
 
 	b.do(t, "open the profile page", chromedp.Navigate(fmt.Sprintf("%s/profiles/%d?sample=samples", srv.URL, id)))
 	b.waitFor(t, "the flame graph's first paint", `document.querySelector("#flamegraph[data-rendered=true]") !== null`)
+	// The graph is painted once: nothing repaints it in the frames after
+	// (the ResizeObserver's first call reports the size already drawn).
+	e2eEval[bool](t, b, "let three frames pass", `window.__frames = 0; (function next() { if (++window.__frames < 4) { requestAnimationFrame(next); } })(); true`)
+	b.poll(t, "three frames after the first paint", `window.__frames >= 4`)
+	if n := e2eEval[int](t, b, "count the paints", `document.getElementById("flamegraph").flameGraph.state().draws`); n != 1 {
+		t.Errorf("the canvas was painted %d times by the first frames after the page loaded, want once", n)
+	}
 	rows := e2eEval[e2eRows](t, b, "read the canvas", e2eRowsJS)
 	// root, main.main, the strip and main.wide, main.work: 4 rows, where
 	// the deepest stack has 43 frames under the root.
@@ -102,6 +109,8 @@ func TestE2EFlameGraphFitsItsRows(t *testing.T) {
 	if hidden || !strings.Contains(text, "300 frames too narrow to draw") {
 		t.Errorf("tooltip over the strip: hidden %v, text %q; want it to name the 300 narrow frames", hidden, text)
 	}
+	// A hover still repaints (the frame under the pointer is outlined).
+	b.poll(t, "the hover's repaint", `document.getElementById("flamegraph").flameGraph.state().draws > 1`)
 	b.screenshot(t, "flamegraph-fit")
 	b.do(t, "leave the canvas", chromedp.MouseEvent(chromedp.MouseMoved, strip["x"], strip["top"]-30))
 	if hidden, text := tooltip(); !hidden {

@@ -530,6 +530,8 @@
     this.dpr = 1;
     this.rows = 1;
     this.pending = 0;
+    this.dirty = false; // a redraw is asked for (schedule)
+    this.draws = 0;     // canvas paints, for tests
     this.legendKey = '';
     // viewSrc (data-view-src) is the format=pruned API: the graph then
     // holds only the frames wide enough to draw for the current zoom
@@ -618,7 +620,7 @@
     this.canvas.addEventListener('click', function (ev) { g.onClick(ev); });
     this.canvas.addEventListener('focus', function () { active = g; });
     if (window.ResizeObserver) {
-      new ResizeObserver(function () { g.schedule(); }).observe(el);
+      new ResizeObserver(function () { g.schedule(true); }).observe(el);
     }
   };
 
@@ -1070,13 +1072,20 @@
     return true;
   };
 
-  Graph.prototype.schedule = function () {
+  // schedule redraws in the next animation frame. With resized set (the
+  // ResizeObserver, the window's resize) it redraws only when the canvas's
+  // size did change: the observer's first call, right after the first
+  // draw, would otherwise paint the same graph again.
+  Graph.prototype.schedule = function (resized) {
     var g = this;
+    if (!resized) { this.dirty = true; }
     if (this.pending || !this.t) { return; }
     this.pending = window.requestAnimationFrame(function () {
       g.pending = 0;
-      g.resize();
-      g.draw();
+      if (g.resize() || g.dirty) {
+        g.dirty = false;
+        g.draw();
+      }
       g.ensureView();
     });
   };
@@ -1098,6 +1107,7 @@
     if (this.visibleRows(this.width) !== this.rows) { this.resize(); }
     var t = this.t, ctx = this.ctx, W = this.width;
     if (W <= 0) { return; }
+    this.draws++;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.clearRect(0, 0, W, this.height);
     ctx.font = FONT;
@@ -1419,7 +1429,9 @@
           nodes: g.t ? g.t.n : 0, match: g.match.textContent,
           // pruned: the frames held are a view's, cut by the server;
           // fetches: how many zooms fetched a subtree.
-          pruned: !!(g.t && g.t.runN && g.t.runs > 0), fetches: g.fetches
+          pruned: !!(g.t && g.t.runN && g.t.runs > 0), fetches: g.fetches,
+          // draws: how often the canvas was painted.
+          draws: g.draws
         };
       },
       // frameBox gives a drawn frame's box in CSS pixels relative to the
@@ -1476,7 +1488,7 @@
     mount();
     document.addEventListener('keydown', onKey);
     document.addEventListener('click', onSearchLink);
-    window.addEventListener('resize', function () { graphs.forEach(function (g) { g.schedule(); }); });
+    window.addEventListener('resize', function () { graphs.forEach(function (g) { g.schedule(true); }); });
     // A GET form whose select should apply at once (the sample picker).
     document.querySelectorAll('select[data-autosubmit]').forEach(function (sel) {
       sel.addEventListener('change', function () {
