@@ -219,6 +219,14 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	res := toolexec.ToResult(e, toolexec.ResultOptions{Profiles: pfs, Notes: notes})
+	if res.Workload == rundoc.E2E {
+		// EndToEndLatency prints no count: its command line has it.
+		if c, ok := toolexec.E2EArgs(argv); ok {
+			c.Apply(res)
+		} else {
+			res.Measurement.Notes = append(res.Measurement.Notes, "the record count is not known: EndToEndLatency prints none, and its command line gives no positional num_messages")
+		}
+	}
 	if err := rundoc.WriteResult(dir, res); err != nil {
 		fmt.Fprintf(stderr, "kbench exec: %v\n", err)
 		return 1

@@ -190,6 +190,11 @@ func TestExecCommand(t *testing.T) {
 	if v, ok := r.metric("process-cpu-seconds"); !ok || v <= 0 {
 		t.Errorf("e2e process-cpu-seconds = %v (present %v)", v, ok)
 	}
+	// The count comes from the command line, which the output lacks.
+	if m := r.Measurement; m["measured_records"] != 2500.0 || m["latency_samples"] != 2500.0 ||
+		!strings.Contains(fmt.Sprint(m["notes"]), "the tool was given acks=1, 2500 records of 100 bytes") {
+		t.Errorf("e2e measurement %v", m)
+	}
 	// Failing at its first poll: failed, e2e still, the output kept.
 	code, stdout, _ = kbench([]string{"FAIL_HALF=1"}, "exec", "--server", srv.URL, "--label", "java-e2e", "--jfr=false", "--",
 		e2eStandIn, "127.0.0.1:9092", "lat", "2500", "1", "100")

@@ -112,21 +112,15 @@ func executeTool(ctx context.Context, spec rundoc.Spec, cmd rundoc.RunCommand, e
 	return res, nil
 }
 
-// e2eMeasured adds to an EndToEndLatency run what its command line says
-// and its output does not: the acks, and, once it printed its summary
-// and exited 0, the record count (it prints the summary only after
-// every one of its num_messages round trips was checked, so its
-// percentiles are over that many).
+// e2eMeasured adds to an EndToEndLatency run what the spec gave its
+// command line (toolexec.E2ECommand): its kind is known here even when
+// its path's name does not say it.
 func e2eMeasured(res *rundoc.Result, spec rundoc.Spec) {
-	m := &res.Measurement
 	acks, err := kafkatools.E2EAcks(spec.Props)
 	if err != nil {
 		return // Args refused it: the tool never ran
 	}
-	m.Notes = append(m.Notes, fmt.Sprintf("the tool was given acks=%s, %d records of %d bytes", acks, spec.NumRecords, spec.RecordSize))
-	if res.Complete && res.Workload == rundoc.E2E && m.MeasuredRecords == 0 {
-		m.MeasuredRecords, m.LatencySamples = spec.NumRecords, spec.NumRecords
-	}
+	toolexec.E2ECommand{Records: spec.NumRecords, RecordSize: int64(spec.RecordSize), Acks: acks}.Apply(res)
 }
 
 // toolEnv is this process's environment without what is for kbench only:

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/kbench/kbench/rundoc"
@@ -159,4 +160,49 @@ func environment(tool string) rundoc.Environment {
 	return rundoc.Environment{Source: rundoc.SourceImported, Tool: tool, OS: runtime.GOOS, Arch: runtime.GOARCH,
 		Cores: runtime.NumCPU(), Host: host,
 		Broker: "run by kbench exec: the command's own (" + tool + " does not print its environment)"}
+}
+
+// E2ECommand is what EndToEndLatency's command line says and its output
+// does not: how many round trips it was asked for, of what size, with
+// which acks.
+type E2ECommand struct {
+	Records, RecordSize int64
+	Acks                string
+}
+
+// E2EArgs reads EndToEndLatency's positional arguments (broker_list
+// topic num_messages producer_acks message_size_bytes
+// [properties_file], what every Kafka version since 0.9 takes) after the
+// word of argv naming the tool (its script, or its class as an argument
+// of java or kafka-run-class.sh). ok is false when argv names no such
+// tool or does not give them so (named arguments, too few, not numbers).
+func E2EArgs(argv []string) (c E2ECommand, ok bool) {
+	for i, a := range argv {
+		if b := strings.ToLower(filepath.Base(a)); !strings.Contains(b, "e2e-latency") && !strings.Contains(b, "endtoendlatency") {
+			continue
+		}
+		args := argv[i+1:]
+		if len(args) < 5 || strings.HasPrefix(args[0], "-") {
+			return E2ECommand{}, false
+		}
+		n, err1 := strconv.ParseInt(args[2], 10, 32)
+		size, err2 := strconv.ParseInt(args[4], 10, 32)
+		if err1 != nil || err2 != nil || n <= 0 || size < 0 || (args[3] != "1" && args[3] != "all") {
+			return E2ECommand{}, false
+		}
+		return E2ECommand{Records: n, RecordSize: size, Acks: args[3]}, true
+	}
+	return E2ECommand{}, false
+}
+
+// Apply adds c to an EndToEndLatency run: a note of what the tool was
+// given and, once it printed its summary and exited 0, the record count
+// (it prints the summary only after every one of its round trips was
+// checked, so its percentiles are over that many).
+func (c E2ECommand) Apply(res *rundoc.Result) {
+	m := &res.Measurement
+	m.Notes = append(m.Notes, fmt.Sprintf("the tool was given acks=%s, %d records of %d bytes", c.Acks, c.Records, c.RecordSize))
+	if res.Complete && res.Workload == rundoc.E2E && m.MeasuredRecords == 0 {
+		m.MeasuredRecords, m.LatencySamples = c.Records, c.Records
+	}
 }
