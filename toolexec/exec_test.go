@@ -63,11 +63,19 @@ func (g *groupSampler) read(pgid int) {
 	defer g.mu.Unlock()
 	begin := time.Now()
 	defer func() { g.maxLag = max(g.maxLag, time.Since(begin)) }()
-	procs, _ := scanProcs()
+	// A child reaped between the reading of its parent (cutime without
+	// it) and its own /proc entry (gone) is missing from a scan: the
+	// group's total, which never falls, seems to, and the next scan
+	// would count that child's whole life in one window. Scanning again
+	// sees it in its parent's cutime.
 	var v uint64
-	for _, st := range procs {
-		if st.pgrp == pgid {
-			v += st.self + st.children
+	for try := 0; try < 5 && (try == 0 || v < g.prev); try++ {
+		procs, _ := scanProcs()
+		v = 0
+		for _, st := range procs {
+			if st.pgrp == pgid {
+				v += st.self + st.children
+			}
 		}
 	}
 	now := time.Now()
