@@ -29,8 +29,8 @@ or kafka-e2e-latency.sh, java, anything), passing its output through as it
 comes, samples the CPU of its whole process tree every 100 ms (average,
 p99, max in % of one core, stored as process-cpu-avg, -p99, -max and
 process-cpu-seconds), reads its output with kbench import's parser into a
-producer, consumer or e2e run, and stores the run through a running kbench server, as kbench import
-does. Prints the run's URL.
+producer, consumer or e2e run, and stores the run through a running
+kbench server, as kbench import does. Prints the run's URL.
 
 A JVM is recorded with Java Flight Recorder and the recording becomes the
 run's profile of kind wall (thread samples by state: Java code running and
@@ -39,8 +39,9 @@ JFR is on when --jfr is given, or by default when CMD is java (a path
 ending in /java) or a Kafka script (kafka-*.sh) and --profile is not
 given; --jfr=false turns it off. It goes through JAVA_TOOL_OPTIONS
 (-XX:StartFlightRecording appended to any value CMD's environment has),
-so every JVM the command starts is recorded; the JDK's jfr tool converts
-the recordings. Without a JDK, --jfr is refused and the automatic JFR is
+so every JVM the command starts is recorded, with kbench's settings: the
+execution samples (every 10 ms) and native method samples (every 20 ms)
+alone; the JDK's jfr tool converts the recordings. Without a JDK, --jfr is refused and the automatic JFR is
 left out with a warning saying what to install.
 
 --profile FILE attaches a CPU profile the command writes, as
