@@ -287,7 +287,8 @@ func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
 // clientSettings validates the spec's Kafka properties and maps them onto
 // kafka-go. An unknown property is an error that lists the supported ones:
 // silently ignoring a property would make a benchmark measure something
-// other than what its user asked for.
+// other than what its user asked for. A Kafka tool's spec (Spec.Tool)
+// is the exception: its properties go to Java's client, not kafka-go.
 func clientSettings(s *rundoc.Spec) (settings, error) {
 	st := settings{
 		acks:           kafka.RequireAll,
@@ -331,7 +332,10 @@ func clientSettings(s *rundoc.Spec) (settings, error) {
 			h, ok = own[k]
 		}
 		if !ok {
-			if secKeys[k] {
+			// A Kafka tool's run hands its properties to the Java client,
+			// which reads many kbench's client does not (client.rack,
+			// partitioner.class, …) and warns of unknown ones itself.
+			if secKeys[k] || s.Tool != "" {
 				continue
 			}
 			return st, rundoc.NewFieldError(rundoc.PropsFlag(s.Workload), "unsupported property %q; kbench supports: %s",

@@ -172,7 +172,7 @@ func (s *Server) prepareConfigs(req *createRequest) ([]rundoc.Spec, error) {
 		if c.Workload != nil && *c.Workload != req.Workload {
 			errs.Add(p+"workload", "is %q but the submission's is %q: the configurations of one comparison share its workload", *c.Workload, req.Workload)
 		}
-		spec, target, opts, err := s.prepareConfig(req.Workload, c.Params, c.Target, req.Queue)
+		spec, target, opts, err := s.prepareConfig(req.Workload, c.Params, c.Target, req.Queue, "")
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -89,7 +90,11 @@ func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 	if !workloadOK {
 		return rundoc.Spec{}, errs
 	}
-	spec, target, opts, err := s.prepareConfig(req.Workload, req.Params, req.Target, req.Queue)
+	tool := ""
+	if kind != "" {
+		tool = req.Tool
+	}
+	spec, target, opts, err := s.prepareConfig(req.Workload, req.Params, req.Target, req.Queue, tool)
 	if err != nil {
 		return spec, err
 	}
@@ -136,7 +141,10 @@ func checkCounts(req *createRequest, errs *rundoc.FieldErrors) {
 // "bootstrap-server", also when the address came from the params), opts
 // those of the workload options, sorted as the option table lists them;
 // err is an error that is not the input's.
-func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest, queue string) (spec rundoc.Spec, target, opts rundoc.FieldErrors, err error) {
+//
+// tool is the request's tool, "" for kbench's own client: the spec is
+// validated as a run of it, whose properties go to Java's client.
+func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *targetRequest, queue, tool string) (spec rundoc.Spec, target, opts rundoc.FieldErrors, err error) {
 	params := make(map[string]json.RawMessage, len(reqParams))
 	for k, v := range reqParams {
 		if k == "cluster" {
@@ -154,6 +162,9 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 			continue
 		}
 		params[k] = v
+	}
+	if tool != "" {
+		params["tool"] = json.RawMessage(strconv.Quote(tool))
 	}
 	spec, err = rundoc.SpecFromParams(rundoc.Workload(workload), params, runner.Validate)
 	if err := opts.Append(err); err != nil {
@@ -228,6 +239,12 @@ func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.Field
 		return err
 	}
 	for _, fe := range again {
+		if slices.ContainsFunc(*opts, func(o *rundoc.FieldError) bool { return *o == *fe }) {
+			// The first validation's, without the target's fields: not
+			// about them (an unsupported property's message lists
+			// supported ones, target properties among them).
+			continue
+		}
 		field := ""
 		if strings.HasSuffix(fe.Field, "-props") {
 			// Point at the target field the user filled in.

@@ -189,7 +189,7 @@ func (s *Server) prepareSweep(req *sweepRequest) ([]sweepConfig, []rundoc.Spec, 
 			}
 			params[k] = json.RawMessage(strconv.Quote(v))
 		}
-		spec, target, opts, err := s.prepareConfig(string(workload), params, c.Target, c.Queue)
+		spec, target, opts, err := s.prepareConfig(string(workload), params, c.Target, c.Queue, "")
 		if err != nil {
 			return nil, nil, nil, 0, err
 		}

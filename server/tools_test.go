@@ -160,3 +160,53 @@ func TestToolOnWorkerQueues(t *testing.T) {
 		t.Error("the form offers a stopped worker's tool")
 	}
 }
+
+// TestToolRunJavaProperties: a tool run hands its properties to Java's
+// client, which knows many kbench's client does not: they reach the
+// tool as given, where kbench's own client refuses them naming the field.
+func TestToolRunJavaProperties(t *testing.T) {
+	dir := t.TempDir()
+	argsFile := filepath.Join(dir, "args")
+	path := filepath.Join(dir, "kafka-producer-perf-test.sh")
+	text := "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" + argsFile + "'\n" +
+		"echo \"500000 records sent, 19534.302235 records/sec (9.54 MB/sec), 2.06 ms avg latency, 598.00 ms max latency, 2 ms 50th, 6 ms 95th, 14 ms 99th, 561 ms 99.9th.\"\n"
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := kafkatools.Parse([]string{"jp=" + path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTestServer(t, func(c *Config) { c.Tools, c.AllowTargets = tools, []string{"127.0.0.1:9092"} })
+	const props = `["client.rack=rack-a","partitioner.class=org.example.Sticky","linger.ms=7"]`
+	rec := ts.do(t, "POST", "/api/runs", `{"tool":"jp","target":{"bootstrap_server":"127.0.0.1:9092"},"params":{"topic":"t","producer-props":`+props+`}}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("a tool run with Java's properties: %d %s", rec.Code, rec.Body)
+	}
+	var created struct{ ID uint }
+	json.Unmarshal(rec.Body.Bytes(), &created)
+	if r := ts.waitFinal(t, created.ID); r.Status != rundoc.StatusSucceeded {
+		t.Fatalf("the tool's run: %s %s", r.Status, r.Error)
+	}
+	args, err := os.ReadFile(argsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"client.rack=rack-a", "partitioner.class=org.example.Sticky", "linger.ms=7"} {
+		if !strings.Contains(string(args), want+"\n") {
+			t.Errorf("the tool was not given %s: %q", want, args)
+		}
+	}
+	// kbench's own client: refused, naming the property and the field.
+	rec = ts.do(t, "POST", "/api/runs", `{"workload":"producer","target":{"bootstrap_server":"127.0.0.1:9092"},"params":{"topic":"t","producer-props":`+props+`}}`)
+	var got struct{ Field, Error string }
+	json.Unmarshal(rec.Body.Bytes(), &got)
+	if rec.Code != http.StatusBadRequest || got.Field != "producer-props" || !strings.Contains(got.Error, `unsupported property "client.rack"`) {
+		t.Errorf("kbench's client with Java's properties: %d %s", rec.Code, rec.Body)
+	}
+	// A bad value of a property both clients know is still a 400.
+	rec = ts.do(t, "POST", "/api/runs", `{"tool":"jp","target":{"bootstrap_server":"127.0.0.1:9092"},"params":{"topic":"t","producer-props":["linger.ms=soon"]}}`)
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "linger.ms") {
+		t.Errorf("a tool run with linger.ms=soon: %d %s", rec.Code, rec.Body)
+	}
+}
