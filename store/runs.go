@@ -474,16 +474,22 @@ type RunPage struct {
 // many runs it selects in all. The runs carry no Environment, Measurement
 // or Output and no metrics, series or profiles: GetRun has those.
 func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]rundoc.Run, int64, error) {
-	db := s.db.WithContext(ctx)
+	runs, total, err := listRuns(s.db.WithContext(ctx), f)
+	if err != nil {
+		return nil, 0, err
+	}
+	return runDocs(runs), total, nil
+}
+
+// listRuns reads the page of rows f selects and how many it selects in
+// all: what ListRuns and ListRunsPage share.
+func listRuns(db *gorm.DB, f RunFilter) ([]Run, int64, error) {
 	total, err := countRuns(db, f)
 	if err != nil {
 		return nil, 0, err
 	}
 	runs, err := listPage(db, f, total)
-	if err != nil {
-		return nil, 0, err
-	}
-	return runDocs(runs), total, nil
+	return runs, total, err
 }
 
 // ListRunsPage is ListRuns with where the page lies: how many selected
@@ -492,11 +498,7 @@ func (s *Store) ListRuns(ctx context.Context, f RunFilter) ([]rundoc.Run, int64,
 // more table rows than the page's.
 func (s *Store) ListRunsPage(ctx context.Context, f RunFilter) (RunPage, error) {
 	db := s.db.WithContext(ctx)
-	total, err := countRuns(db, f)
-	if err != nil {
-		return RunPage{}, err
-	}
-	runs, err := listPage(db, f, total)
+	runs, total, err := listRuns(db, f)
 	if err != nil {
 		return RunPage{}, err
 	}
@@ -721,12 +723,16 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 	}
 	rps, mbps, p99 := keyFigures(e.metrics)
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if o.Status == rundoc.StatusSucceeded {
-			var r Run
-			if err := tx.Select("series").Where("id = ?", id).Take(&r).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		// One read of what the update needs from the row: the series a
+		// success joins, the metadata new tags merge into.
+		var stored Run
+		if o.Status == rundoc.StatusSucceeded || len(o.Meta) > 0 {
+			if err := tx.Select("series", "meta").Where("id = ?", id).Take(&stored).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
 				return err
 			}
-			series = r.SeriesKey
+		}
+		if o.Status == rundoc.StatusSucceeded {
+			series = stored.SeriesKey
 		}
 		updates := map[string]any{
 			"status":          o.Status,
@@ -741,10 +747,6 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 			"finished_at":     s.stored(finished),
 		}
 		if len(o.Meta) > 0 {
-			var stored Run
-			if err := tx.Select("meta").Take(&stored, id).Error; err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
-				return err
-			}
 			updates["meta"] = mergeMeta(stored.Meta, o.Meta)
 		}
 		open := []rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning}
