@@ -162,8 +162,6 @@ func AllFinal(runs []rundoc.Run) bool {
 	return true
 }
 
-// ClientCPUProfile is the id of a run's client CPU profile, 0 without one.
-func ClientCPUProfile(r *rundoc.Run) uint { return clientCPU(r) }
 
 // WritepathProfile is the profile of a write-path run's client that the
 // lab shows: its CPU profile, or for a Java strategy the JVM's wall
