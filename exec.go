@@ -321,12 +321,7 @@ func jfrProfile(ctx context.Context, jfrTool, recDir, outDir string, wall time.D
 	if err := writeProfile(p, filepath.Join(outDir, pf.File)); err != nil {
 		return rundoc.ProfileFile{}, "", err
 	}
-	// The JVM gives a sample up when the thread does not stop for it in
-	// time: on a loaded machine far fewer samples than the periods allow
-	// are taken, and the note must let a reader see that.
-	note := fmt.Sprintf("JFR: %d JVM recording(s) over %.1f s, %d execution and %d native method samples: at most one per thread every %d ms running Java code (about %d in that time) and every %d ms in a native method; "+
-		"the JVM skips a sample when the thread does not stop for it in time, so a loaded machine leaves fewer (profile of kind wall: threads by state, not CPU; only these two events were recorded)",
-		len(recs), wall.Seconds(), sum.Execution, sum.Native, jfr.ExecutionPeriod.Milliseconds(), int64(wall/jfr.ExecutionPeriod), jfr.NativePeriod.Milliseconds())
+	note := fmt.Sprintf("JFR: %d JVM recording(s), only the two events kbench converts: %s (profile of kind wall)", len(recs), sum.SamplesNote(wall))
 	return pf, note, nil
 }
 

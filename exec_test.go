@@ -304,7 +304,7 @@ public class Spin {
 	}
 	seen, _ := strconv.Atoi(m[1])
 	notes := fmt.Sprint(r.Measurement["notes"])
-	n := regexp.MustCompile(`JFR: 1 JVM recording\(s\) over [0-9.]+ s, (\d+) execution`).FindStringSubmatch(notes)
+	n := regexp.MustCompile(`JFR: 1 JVM recording\(s\), only the two events kbench converts: (\d+) jdk.ExecutionSample events`).FindStringSubmatch(notes)
 	if n == nil || r.Profiles[0].Samples == 0 {
 		t.Fatalf("notes %s, profile %+v", notes, r.Profiles[0])
 	}

@@ -12,13 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kbench/kbench/profiles/jfr"
 	"github.com/kbench/kbench/rundoc"
 
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/runner/kafkafmt"
-	"github.com/kbench/kbench/runner/sysstat"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -368,11 +366,9 @@ func (r *run) partitionLeader(ctx context.Context) (string, error) {
 // series has its own step: recordSeries).
 func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
 	last := time.Now()
-	readIO := sysstat.ReadIO
-	if r.ext != nil {
-		ext := *r.ext
-		readIO = func() (sysstat.IO, error) { return sysstat.ReadThreadIO(ext.pid, ext.tid) }
-	}
+	// The open window knows whose I/O the run measures (the JVM's sending
+	// thread, or this process).
+	readIO := r.win.readIO
 	io0, ioErr := readIO()
 	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
 		st := shape.stats
@@ -559,14 +555,8 @@ func (r *run) windowJFR(ctx context.Context, jc *javaClient) {
 		return
 	}
 	r.win.profiles = append(r.win.profiles, rundoc.ProfileFile{Role: rundoc.RoleClient, Kind: rundoc.KindWall, File: file})
-	// The JVM skips a sample when the thread does not stop for it in
-	// time, so the note sets the counts against the most the periods
-	// allow: a loaded machine shows as far fewer.
-	window := r.win.end.Sub(r.win.start)
-	r.win.notes = append(r.win.notes, fmt.Sprintf("client wall profile: the JVM's Java Flight Recorder recording of the window (%.1f s), holding only the two events kbench converts (no socket or file I/O events, which would instrument the very writes measured), "+
-		"%d jdk.ExecutionSample events (at most one per thread every %d ms running Java code, about %d per thread over the window) and %d jdk.NativeMethodSample events (every %d ms; threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time; "+
-		"the JVM skips a sample when the thread does not stop for it in time, so a loaded machine leaves fewer",
-		window.Seconds(), sum.Execution, jfr.ExecutionPeriod.Milliseconds(), int64(window/jfr.ExecutionPeriod), sum.Native, jfr.NativePeriod.Milliseconds()))
+	r.win.notes = append(r.win.notes, "client wall profile: the JVM's Java Flight Recorder recording of the window, holding only the two events kbench converts (no socket or file I/O events, which would instrument the very writes measured): "+
+		sum.SamplesNote(r.win.end.Sub(r.win.start)))
 }
 
 // errNoResponse is a request that stayed unanswered too long.

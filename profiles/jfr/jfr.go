@@ -85,11 +85,6 @@ type Summary struct {
 // Samples is the number of samples in the profile: Execution + Native.
 func (s Summary) Samples() int64 { return s.Execution + s.Native }
 
-// Counts returns the number of events per JFR event type, as
-// `jfr summary` prints them.
-func (s Summary) Counts() map[string]int64 {
-	return map[string]int64{ExecutionSample: s.Execution, NativeMethodSample: s.Native}
-}
 
 // The JSON of one event, as jfr print --json writes it; only the fields
 // kbench uses (encoding/json skips the others).

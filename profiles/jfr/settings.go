@@ -33,3 +33,13 @@ func Settings() string {
 </configuration>
 `, ExecutionSample, ExecutionPeriod.Milliseconds(), NativeMethodSample, NativePeriod.Milliseconds())
 }
+
+// SamplesNote says what a recording of Settings' events over window
+// holds: its sample counts set against the most the periods allow, since
+// the JVM skips a sample when the thread does not stop for it in time
+// and a loaded machine leaves far fewer.
+func (s Summary) SamplesNote(window time.Duration) string {
+	return fmt.Sprintf("%d jdk.ExecutionSample events (at most one per thread every %d ms running Java code, about %d per thread over %.1f s) and %d jdk.NativeMethodSample events (every %d ms; threads inside a native method such as writev0 or write0, running or blocked there), merged: thread samples by state, not CPU time; "+
+		"the JVM skips a sample when the thread does not stop for it in time, so a loaded machine leaves fewer",
+		s.Execution, ExecutionPeriod.Milliseconds(), int64(window/ExecutionPeriod), window.Seconds(), s.Native, NativePeriod.Milliseconds())
+}
