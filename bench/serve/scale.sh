@@ -126,7 +126,7 @@ done
 
 # --- medians over the rounds ---
 jq -rs --argjson revs "$(printf '%s\n' "${NAMES[@]}" | jq -R . | jq -s .)" '
-  def median: sort | if length == 0 then null else .[(length / 2 | floor)] end;
+  def median: sort | if length == 0 then null elif length % 2 == 1 then .[(length / 2 | floor)] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
   group_by([.backend, .name, .mode])
   | map({backend: .[0].backend, name: .[0].name, mode: .[0].mode, target: .[0].target_ms,
          by: (group_by(.label) | map({key: .[0].label, value: (map(.median_ms) | median)}) | from_entries),

@@ -26,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -37,9 +38,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/kbench/kbench/internal/median"
+	"github.com/kbench/kbench/runner/sysstat"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/store"
 )
@@ -374,17 +376,20 @@ func (h *harness) measure(ctx context.Context, target string, before func() erro
 	}
 	slices.Sort(ms)
 	slices.Sort(cpu)
-	return result{URL: target, N: n, MedianMs: ms[len(ms)/2], P90Ms: ms[len(ms)*9/10], MaxMs: ms[len(ms)-1],
-		CPUMs: cpu[len(cpu)/2], Bytes: size}, nil
+	// p90 by nearest rank: the smallest value at least 90% of the
+	// requests did not exceed.
+	return result{URL: target, N: n, MedianMs: median.Sorted(ms), P90Ms: ms[(len(ms)*9+9)/10-1], MaxMs: ms[len(ms)-1],
+		CPUMs: median.Sorted(cpu), Bytes: size}, nil
 }
 
 // cpuTime is the CPU time this process has used. The requests are served
 // one at a time, so its growth over one is that request's cost (with the
 // GC work it causes, and on PostgreSQL without the database server's).
+// A reading that fails ends the benchmark rather than count as 0 ms.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+	t, err := sysstat.CPUTime()
+	if err != nil {
+		log.Fatalf("scale: %v", err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return t
 }
