@@ -162,7 +162,6 @@ func AllFinal(runs []rundoc.Run) bool {
 	return true
 }
 
-
 // WritepathProfile is the profile of a write-path run's client that the
 // lab shows: its CPU profile, or for a Java strategy the JVM's wall
 // profile (Flight Recorder's samples of the window); 0 without either.

@@ -85,7 +85,6 @@ type Summary struct {
 // Samples is the number of samples in the profile: Execution + Native.
 func (s Summary) Samples() int64 { return s.Execution + s.Native }
 
-
 // The JSON of one event, as jfr print --json writes it; only the fields
 // kbench uses (encoding/json skips the others).
 type event struct {
