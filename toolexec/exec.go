@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kbench/kbench/internal/tailbuf"
 )
 
 // Defaults of [Command].
@@ -155,38 +157,18 @@ func summarizeCPU(samples []float64, cpu, wall, interval time.Duration) CPU {
 	return c
 }
 
-// tailKeeper keeps the last n bytes written to it.
-type tailKeeper struct {
-	mu      sync.Mutex
-	buf     []byte
-	n       int
-	dropped int64
-}
-
-func (t *tailKeeper) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.n; over > 0 {
-		t.dropped += int64(over)
-		t.buf = append([]byte(nil), t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-// text returns what is kept; fromLine drops a partial first line when
-// something was dropped before it.
-func (t *tailKeeper) text(fromLine bool) (string, int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b, dropped := t.buf, t.dropped
+// tailText returns what t kept and how many bytes came before it;
+// fromLine also drops a partial first line when something was dropped
+// before it.
+func tailText(t *tailbuf.Buffer, fromLine bool) (string, int64) {
+	text, dropped := t.String(), t.Dropped()
 	if fromLine && dropped > 0 {
-		if i := strings.IndexByte(string(b), '\n'); i >= 0 {
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
 			dropped += int64(i + 1)
-			b = b[i+1:]
+			text = text[i+1:]
 		}
 	}
-	return string(b), dropped
+	return text, dropped
 }
 
 // lineRedactor passes what is written to w a line at a time with the

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/kbench/kbench/internal/childproc"
+	"github.com/kbench/kbench/internal/tailbuf"
 )
 
 // Run runs c until it exits or ctx ends (see the package doc) and says
@@ -33,8 +34,8 @@ func Run(ctx context.Context, c Command) (*Execution, error) {
 	}
 	repl := replacer(c.Secrets)
 	e := &Execution{Argv: RedactArgs(c.Argv, c.Secrets)}
-	out := &tailKeeper{n: c.MaxOutput}
-	errTail := &tailKeeper{n: c.StderrTail}
+	out := tailbuf.New(c.MaxOutput)
+	errTail := tailbuf.New(c.StderrTail)
 	echoOut := &lineRedactor{w: c.Stdout, r: repl}
 	echoErr := &lineRedactor{w: c.Stderr, r: repl}
 
@@ -172,9 +173,9 @@ loop:
 		cpu += ticksToDuration(outsideTicks)
 		e.CPU = summarizeCPU(samples, cpu, wall, c.Interval)
 	}
-	e.Stdout, e.StdoutCut = out.text(true)
+	e.Stdout, e.StdoutCut = tailText(out, true)
 	e.Stdout = repl.Replace(e.Stdout)
-	tail, _ := errTail.text(false)
+	tail, _ := tailText(errTail, false)
 	e.StderrTail = repl.Replace(tail)
 	return e, nil
 }

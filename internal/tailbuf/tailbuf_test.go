@@ -52,3 +52,20 @@ func TestConcurrentWrites(t *testing.T) {
 		t.Errorf("tail %q, want 64 x", got)
 	}
 }
+
+// TestDropped: however the writes come, String is the last n bytes and
+// Dropped the count before them.
+func TestDropped(t *testing.T) {
+	b := New(10)
+	var all strings.Builder
+	for i := 0; i < 1000; i++ {
+		line := strings.Repeat(string(rune('a'+i%26)), i%7) + "\n"
+		b.Write([]byte(line))
+		all.WriteString(line)
+		whole := all.String()
+		want := whole[max(len(whole)-10, 0):]
+		if got, d := b.String(), b.Dropped(); got != want || d != int64(len(whole)-len(want)) {
+			t.Fatalf("after %d writes: %q dropped %d, want %q dropped %d", i+1, got, d, want, len(whole)-len(want))
+		}
+	}
+}
