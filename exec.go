@@ -241,19 +241,13 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fields = append(fields, [2]string{"meta", m})
 	}
 	client := apiClient{base: base, token: *token}
-	body, contentType, err := resultBody(dir, fields)
+	url, err := client.storeResult(ctx, dir, fields)
 	if err == nil {
-		var data []byte
-		if data, err = client.post(context.WithoutCancel(ctx), "/api/import", body, contentType); err == nil {
-			var url string
-			if url, err = client.runURL(data); err == nil {
-				fmt.Fprintln(stdout, url)
-				if !res.Complete {
-					return 1
-				}
-				return 0
-			}
+		fmt.Fprintln(stdout, url)
+		if !res.Complete {
+			return 1
 		}
+		return 0
 	}
 	keep = true
 	fmt.Fprintf(stderr, "kbench exec: the run was not stored: %v\n", err)

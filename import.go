@@ -174,6 +174,23 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
+// storeResult sends the result directory dir (its result.json and the
+// profiles it names) to /api/import with fields and returns the new
+// run's URL: how kbench run --server and kbench exec store what they
+// ran. It runs to its end even when ctx is cancelled (an interrupted run
+// is stored as such).
+func (c apiClient) storeResult(ctx context.Context, dir string, fields [][2]string) (string, error) {
+	body, contentType, err := resultBody(dir, fields)
+	if err != nil {
+		return "", err
+	}
+	data, err := c.post(context.WithoutCancel(ctx), "/api/import", body, contentType)
+	if err != nil {
+		return "", err
+	}
+	return c.runURL(data)
+}
+
 // runURL reads the run an import created from the server's answer.
 func (c apiClient) runURL(data []byte) (string, error) {
 	var run struct {

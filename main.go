@@ -17,12 +17,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/kbench/kbench/rundoc"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/kbench/kbench/rundoc"
 
 	"github.com/kbench/kbench/internal/childproc"
 	"github.com/kbench/kbench/runner"
@@ -220,20 +221,14 @@ func storeRun(ctx context.Context, cmd rundoc.RunCommand, opts runner.Options, r
 		token = envOr("token", "")
 	}
 	client := apiClient{base: strings.TrimRight(cmd.Server, "/"), token: token}
-	body, contentType, err := resultBody(opts.OutDir, nil)
+	url, err := client.storeResult(ctx, opts.OutDir, nil)
 	if err == nil {
-		var data []byte
-		if data, err = client.post(context.WithoutCancel(ctx), "/api/import", body, contentType); err == nil {
-			var url string
-			if url, err = client.runURL(data); err == nil {
-				if opts.JSONProgress {
-					fmt.Fprintf(stderr, "kbench: stored as %s\n", url)
-				} else {
-					fmt.Fprintln(stdout, url)
-				}
-				return true
-			}
+		if opts.JSONProgress {
+			fmt.Fprintf(stderr, "kbench: stored as %s\n", url)
+		} else {
+			fmt.Fprintln(stdout, url)
 		}
+		return true
 	}
 	fmt.Fprintf(stderr, "%s: the run was not stored: %v\n", prefix, err)
 	if cmd.Out != "" {
