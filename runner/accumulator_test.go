@@ -102,6 +102,13 @@ func TestAccumulatorQueueingLatency(t *testing.T) {
 				// so a slow machine widens it, while records queued in
 				// buffer.memory (the behaviour ruled out) would wait far
 				// longer than any one request.
+				// A client starved of CPU holds records without any
+				// round trip growing: the run says so, and then its
+				// latency says nothing of the accumulator.
+				if busy := metric(t, res, "harness-cpu-saturation"); busy >= 100*harnessCPUShare {
+					t.Logf("the machine left this run too little CPU (saturation %.1f%%): its latency is not the accumulator's", busy)
+					continue
+				}
 				if bound := linger + 2*rtt + 100; p50 > bound {
 					t.Errorf("throttled p50 = %.2f ms with buffer.memory %s, want it at linger.ms scale (≤ %.0f ms: linger.ms, twice the longest round trip, 100 ms)", p50, mem, bound)
 				}
