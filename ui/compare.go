@@ -118,7 +118,26 @@ type CompareColumn struct {
 	// MoreRepetitions is how many more runs this column and the baseline
 	// each need to decide the column's headline changes; 0 when decided.
 	MoreRepetitions int
+	// RunsSummary stands for Runs in the header of a column of more than
+	// maxListedRuns runs: "20 runs, #5 … #24", linking to RunsListURL
+	// (the runs list narrowed to them), so that a header never grows
+	// with its runs (issue 23: 20 + 20 run ids made a table 2,523 px
+	// wide); "" when the runs are listed.
+	RunsSummary string
+	RunsListURL string
+	// HL: the column has tested changes, and a Hodges-Lehmann column
+	// beside it headed HLHeading.
+	HL        bool
+	HLHeading string
+	// Reordering links (the comparison page only; "" on a report and
+	// where the move is impossible): the same comparison with this
+	// column first (the baseline), or swapped with its left or right
+	// neighbour.
+	BaselineURL, LeftURL, RightURL string
 }
+
+// maxListedRuns is the most runs a column header lists one by one.
+const maxListedRuns = 3
 
 // RunLink links to a run: "#12 trunk".
 type RunLink struct {
@@ -166,6 +185,10 @@ type CompareCell struct {
 	// More is how many more runs per side the change needs; 0 when
 	// decided.
 	More int
+	// HasHL: the column has a Hodges-Lehmann column, where HL goes
+	// ("−4.1% [−5.0%, −3.2%] adj. p=0.002"; "" for a change not tested).
+	HasHL bool
+	HL    string
 }
 
 // Change classes: green for better, red for worse; a change from single
@@ -243,17 +266,30 @@ func NewComparisonTable(t *compare.Table, runs []rundoc.Run) ComparisonTable {
 		}
 		out.Undecided = append(out.Undecided, u.Metric+" in "+u.Column+": "+u.Cell.State+", "+more+" more per side")
 	}
-	for _, c := range t.Columns {
-		col := CompareColumn{Name: c.Name, Baseline: c.Baseline, MoreRepetitions: c.MoreRepetitions}
+	out.ColSpan = 1
+	for i, c := range t.Columns {
+		col := CompareColumn{Name: c.Name, Baseline: c.Baseline, MoreRepetitions: c.MoreRepetitions, HL: t.HasHL(i)}
 		for _, id := range c.Runs {
 			col.Runs = append(col.Runs, link(id))
 		}
 		for _, id := range c.WarmupsExcluded {
 			col.Excluded = append(col.Excluded, link(id))
 		}
+		if n := len(c.Runs); n > maxListedRuns {
+			ids := make([]string, n)
+			for j, id := range c.Runs {
+				ids[j] = uintStr(id)
+			}
+			col.RunsSummary = strconv.Itoa(n) + " runs, #" + ids[0] + " … #" + ids[n-1]
+			col.RunsListURL = RunsQuery{IDs: strings.Join(ids, ",")}.URL()
+		}
+		if col.HL {
+			col.HLHeading = t.HLHeading("")
+			out.ColSpan++
+		}
 		out.Columns = append(out.Columns, col)
+		out.ColSpan++
 	}
-	out.ColSpan = len(out.Columns) + 1
 	out.ComparabilityRule = compare.ComparabilityRule
 	for _, d := range t.Comparability {
 		vs := make([]string, len(d.Values))
@@ -291,6 +327,7 @@ func NewComparisonTable(t *compare.Table, runs []rundoc.Run) ComparisonTable {
 				cell.Change = t.ChangeText(c)
 				cell.Class = changeClass(c)
 				cell.State, cell.More = c.State, c.More
+				cell.HasHL, cell.HL = out.Columns[i].HL, t.HLText(c)
 			}
 			r.Cells = append(r.Cells, cell)
 		}
@@ -337,6 +374,70 @@ type CompareView struct {
 	// Histories link the history of each series the compared runs belong
 	// to, in the order the runs come.
 	Histories []HistoryLink
+	// Baselines are the choices of the baseline selector, one per
+	// column: the runs parameter that puts the column first. Empty when
+	// the columns cannot be reordered (one column, or before/after a
+	// change point, whose split is fixed).
+	Baselines []BaselineChoice
+	// ComparePath is where the baseline selector submits.
+	ComparePath string
+}
+
+// BaselineChoice is one option of the baseline selector: the comparison
+// with column Label first, as the runs parameter (Runs) and its URL.
+type BaselineChoice struct {
+	Label   string
+	Runs    string
+	URL     string
+	Current bool
+}
+
+// setColumnOrder fills in the baseline selector and the columns'
+// reordering links. Columns are formed from the runs in the order they
+// come (compare.Columns), so a new order of the columns is the runs of
+// each column, column after column, in that order: the links rewrite
+// the runs parameter and nothing else. A comparison by change splits
+// its runs at a fixed run and is not reordered.
+func (v *CompareView) setColumnOrder(runs []rundoc.Run, q CompareQuery) {
+	if q.By == compare.ByChange || len(v.Table.Columns) < 2 {
+		return
+	}
+	cols := compare.Columns(runs, q.By)
+	if len(cols) != len(v.Table.Columns) {
+		return // not the table's columns: offer nothing rather than wrong links
+	}
+	order := func(idx []int) CompareQuery {
+		q2 := q
+		q2.Runs = nil
+		for _, i := range idx {
+			for _, r := range cols[i].Runs {
+				q2.Runs = append(q2.Runs, r.ID)
+			}
+		}
+		return q2
+	}
+	n := len(cols)
+	moved := func(i, to int) []int {
+		idx := make([]int, 0, n)
+		for j := range n {
+			if j != i {
+				idx = append(idx, j)
+			}
+		}
+		return slices.Insert(idx, to, i)
+	}
+	for i := range n {
+		first := order(moved(i, 0))
+		v.Baselines = append(v.Baselines, BaselineChoice{Label: v.Table.Columns[i].Name, Runs: first.RunsParam(), URL: CompareURL(first), Current: i == 0})
+		c := &v.Table.Columns[i]
+		if i > 0 {
+			c.BaselineURL = CompareURL(first)
+			c.LeftURL = CompareURL(order(moved(i, i-1)))
+		}
+		if i < n-1 {
+			c.RightURL = CompareURL(order(moved(i, i+1)))
+		}
+	}
 }
 
 // HistoryLink links a series' history.
@@ -365,7 +466,7 @@ func historyLinks(runs []rundoc.Run) []HistoryLink {
 func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdown string) CompareView {
 	v := CompareView{Page: Page{Title: compareTitle}, Query: q, Table: NewComparisonTable(t, runs), Markdown: markdown,
 		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath, Progress: NewCompareProgress(runs),
-		Histories: historyLinks(runs)}
+		Histories: historyLinks(runs), ComparePath: ComparePath}
 	if v.Query.By == "" {
 		v.Query.By = DefaultCompareBy
 	}
@@ -378,6 +479,7 @@ func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdow
 		q2.By = o.value
 		v.ByOptions = append(v.ByOptions, ByOption{Value: o.value, Label: o.label, URL: CompareURL(q2), Current: o.value == v.Query.By})
 	}
+	v.setColumnOrder(runs, v.Query)
 	flip := q
 	flip.HideUnchanged = !q.HideUnchanged
 	v.ToggleURL = CompareURL(flip)
