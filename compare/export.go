@@ -39,6 +39,8 @@ const defaultTitle = "kbench comparison"
 //   - when the columns are not like for like, a table of the settings
 //     that differ ([Table.Comparability]), and a list of the runs'
 //     warnings ([Table.Warnings]);
+//   - when runs ran on the embedded broker, a quoted note saying so
+//     ([Table.EmbeddedText]);
 //   - one table: the first column is the metric, its unit and an arrow
 //     for its direction, then one column per run or group (the baseline
 //     first); section rows in bold; cells as [Row.ValueText], followed in
@@ -93,6 +95,11 @@ func markdownHead(b *strings.Builder, meta Meta) {
 func markdownTable(b *strings.Builder, t *Table) {
 	b.Grow(len(t.Rows)*len(t.Columns)*32 + outputsLen(t))
 	markdownComparability(b, t)
+	if e := t.EmbeddedText(); e != "" {
+		b.WriteString("> **Embedded broker.** ")
+		b.WriteString(escapeInline(e))
+		b.WriteString("\n\n")
+	}
 
 	// Header. A column with tested changes is followed by its
 	// Hodges-Lehmann column.
@@ -404,6 +411,11 @@ type (
 		ChangeMethod string `json:"change_method"`
 		HLMethod     string `json:"hl_method"`
 
+		// EmbeddedRuns and EmbeddedNote: Table.EmbeddedRuns and
+		// Table.EmbeddedText, absent when no run used the embedded broker.
+		EmbeddedRuns []uint `json:"embedded_broker_runs,omitempty"`
+		EmbeddedNote string `json:"embedded_broker_note,omitempty"`
+
 		// NotInterleaved is Table.NotInterleaved, absent when empty.
 		NotInterleaved []string `json:"not_interleaved,omitempty"`
 	}
@@ -510,6 +522,8 @@ func jsonTableDoc(t *Table, meta Meta) jsonTable {
 		MaxMore:         MaxMoreRepetitions,
 		ChangeMethod:    ChangeMethod,
 		HLMethod:        HLMethod,
+		EmbeddedRuns:    t.EmbeddedRuns,
+		EmbeddedNote:    t.EmbeddedText(),
 	}
 	if doc.Workloads == nil {
 		doc.Workloads = []string{}

@@ -101,6 +101,9 @@ type ComparisonTable struct {
 	Warnings      []string
 	// ComparabilityRule says what the check compares.
 	ComparabilityRule string
+	// EmbeddedNote says which runs ran on the embedded broker and what
+	// they cannot show (compare.Table.EmbeddedText); "" for none.
+	EmbeddedNote string
 }
 
 // Difference is one setting that differs between the columns.
@@ -291,6 +294,7 @@ func NewComparisonTable(t *compare.Table, runs []rundoc.Run) ComparisonTable {
 		out.ColSpan++
 	}
 	out.ComparabilityRule = compare.ComparabilityRule
+	out.EmbeddedNote = t.EmbeddedText()
 	for _, d := range t.Comparability {
 		vs := make([]string, len(d.Values))
 		for i, v := range d.Values {

@@ -255,3 +255,37 @@ func TestCompareColumnHeaders(t *testing.T) {
 		t.Errorf("header links %d runs one by one, want a summary", n)
 	}
 }
+
+// TestEmbeddedNoteRendered (issue 23, item 19): the comparison page of
+// runs on the embedded broker, and the page of such a run, say it is one
+// in-memory broker where acks and replication cannot show their cost;
+// pages of cluster runs do not.
+func TestEmbeddedNoteRendered(t *testing.T) {
+	u, err := New(templates.FS, goldenStatic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		kind string
+		want bool
+	}{{rundoc.TargetEmbedded, true}, {rundoc.TargetCluster, false}} {
+		runs := compareRuns()
+		for i := range runs {
+			runs[i].Environment = &rundoc.Environment{Broker: "b", Target: &rundoc.Target{Kind: tt.kind}}
+		}
+		tab, err := compare.Build(compare.Columns(runs, compare.ByRun), compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := u.RenderBytes("compare", NewCompareView(tab, runs, CompareQuery{Runs: []uint{1, 2, 3}, By: compare.ByRun}, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(out)
+		got := strings.Contains(page, `id="embedded-note"`) && strings.Contains(page, "All runs ran on the embedded broker.") &&
+			strings.Contains(page, "acks, replication and durability settings cannot show their cost")
+		if got != tt.want || (!tt.want && strings.Contains(page, "embedded-note")) {
+			t.Errorf("%s runs: compare page shows the embedded-broker note: %v, want %v", tt.kind, got, tt.want)
+		}
+	}
+}

@@ -94,8 +94,11 @@ type RunView struct {
 	OutputNotes []string
 	// Warnings say why some figures deserve less trust: a short window,
 	// percentiles on few samples (compare.RunWarnings).
-	Warnings    []string
-	KeyFigures  []DefItem
+	Warnings []string
+	// EmbeddedNote says the run ran on the embedded broker, and what it
+	// cannot measure there (rundoc.EmbeddedBrokerNote); "" otherwise.
+	EmbeddedNote string
+	KeyFigures   []DefItem
 	Metrics     []MetricRow
 	Charts      []template.HTML
 	Measurement []DefItem
@@ -301,6 +304,9 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 	if e := r.Environment; e != nil {
 		v.Environment = environmentItems(*e)
 		v.setConfig(*e)
+	}
+	if r.OnEmbeddedBroker() {
+		v.EmbeddedNote = rundoc.EmbeddedBrokerNote
 	}
 	v.Spec = prettyJSON(r.Spec)
 
