@@ -565,7 +565,7 @@ func NewReportView(rep *rundoc.Report, t *compare.Table, runs []rundoc.Run, mark
 		byID[r.ID] = r
 		v.Runs = append(v.Runs, runLink(r))
 	}
-	v.Charts = overlayCharts(runs)
+	v.Charts = overlayCharts(runs, reportConfigs(t, rep.By, byID))
 
 	// One differential flame graph per candidate column: its first
 	// measured run against the baseline column's.
@@ -619,9 +619,33 @@ func clientCPU(r *rundoc.Run) uint {
 	return 0
 }
 
+// reportConfigs names the configuration of each of a report's runs, by
+// run id: what its charts colour and label a line by. It is the run's
+// column (a label, a repetition group, before or after a change point),
+// except in a comparison by run, where every run is a column of its own
+// and the configuration is the run's label (its name when it has none):
+// three runs of trunk and three of branch are two configurations.
+func reportConfigs(t *compare.Table, by string, byID map[uint]*rundoc.Run) map[uint]string {
+	cfg := map[uint]string{}
+	for _, c := range t.Columns {
+		for _, ids := range [][]uint{c.Runs, c.WarmupsExcluded} {
+			for _, id := range ids {
+				cfg[id] = c.Name
+				if r := byID[id]; r != nil && (by == "" || by == compare.ByRun) && r.Label != "" {
+					cfg[id] = r.Label
+				}
+			}
+		}
+	}
+	return cfg
+}
+
 // overlayCharts draws the runs' interval series on shared axes:
-// throughput, and latency when any run recorded it.
-func overlayCharts(runs []rundoc.Run) []template.HTML {
+// throughput, and latency when any run recorded it. Lines are coloured
+// and listed in the legend by configuration (configs, by run id; a run
+// without one has a line and entry of its own); each keeps its run's
+// name as its tooltip.
+func overlayCharts(runs []rundoc.Run, configs map[uint]string) []template.HTML {
 	var rps, lat []ChartSeries
 	for i := range runs {
 		r := &runs[i]
@@ -636,9 +660,10 @@ func overlayCharts(runs []rundoc.Run) []template.HTML {
 			t[j], y[j], l[j] = p.T, p.RecordsPerSec, p.LatencyAvgMs
 			hasLatency = hasLatency || p.LatencyAvgMs > 0
 		}
-		rps = append(rps, ChartSeries{Name: name, X: t, Y: y})
+		group := configs[r.ID]
+		rps = append(rps, ChartSeries{Name: name, Group: group, X: t, Y: y})
 		if hasLatency {
-			lat = append(lat, ChartSeries{Name: name, X: t, Y: l})
+			lat = append(lat, ChartSeries{Name: name, Group: group, X: t, Y: l})
 		}
 	}
 	if len(rps) == 0 {

@@ -99,11 +99,11 @@ type RunView struct {
 	// cannot measure there (rundoc.EmbeddedBrokerNote); "" otherwise.
 	EmbeddedNote string
 	KeyFigures   []DefItem
-	Metrics     []MetricRow
-	Charts      []template.HTML
-	Measurement []DefItem
-	Notes       []string
-	Environment []DefItem
+	Metrics      []MetricRow
+	Charts       []template.HTML
+	Measurement  []DefItem
+	Notes        []string
+	Environment  []DefItem
 	// Config is the client configuration the run recorded, after
 	// defaults (environment.config), its mode first; ConfigRecorded is
 	// false when there is none (imported runs, older runs).
