@@ -38,7 +38,11 @@ func TestCompareBaselineSelector(t *testing.T) {
 	}
 	body := page(fmt.Sprintf("/compare?runs=%d,%d,%d", a, b, c))
 
-	form := body[strings.Index(body, `<form class="baseline-form"`):]
+	i := strings.Index(body, `<form class="baseline-form"`)
+	if i < 0 {
+		t.Fatal("the comparison page has no baseline selector")
+	}
+	form := body[i:]
 	form = form[:strings.Index(form, "</form>")]
 	if !strings.Contains(form, `method="get" action="/compare"`) || !strings.Contains(form, `<select id="baseline-select" name="runs">`) ||
 		!strings.Contains(form, `id="set-baseline"`) {
