@@ -219,9 +219,9 @@ func TestE2ENoSidewaysScroll(t *testing.T) {
 	}
 
 	srv := startE2EServer(t)
+	f := e2eSeedWidth(t, srv) // before the browser, whose context e2eTimeout bounds
 	b := startE2EBrowser(t)
 	b.do(t, "set the window to 1280 px", chromedp.EmulateViewport(1280, 900))
-	f := e2eSeedWidth(t, srv)
 
 	// The regressions list first: the runs list badges runs from it.
 	b.do(t, "open the regressions", chromedp.Navigate(srv.URL+"/regressions"))
