@@ -164,6 +164,12 @@ type Table struct {
 	// order; a note says which runs ran apart.
 	NotInterleaved []string
 
+	// EmbeddedRuns are the measured runs that ran on kbench's embedded
+	// broker, in column order; [Table.EmbeddedText] says what that means.
+	EmbeddedRuns []uint
+	// runsTotal is the number of measured runs.
+	runsTotal int
+
 	// outputs are the measured runs of each column, for the Markdown
 	// export's output blocks.
 	outputs [][]runOutput
@@ -491,6 +497,14 @@ func Build(cols []Column, opts Options) (*Table, error) {
 		t.Notes = append(t.Notes, n)
 	}
 	t.Warnings = tableWarnings(t.Columns, measured)
+	for _, runs := range measured {
+		t.runsTotal += len(runs)
+		for _, r := range runs {
+			if r.OnEmbeddedBroker() {
+				t.EmbeddedRuns = append(t.EmbeddedRuns, r.ID)
+			}
+		}
+	}
 	t.checkInterleaving(measured)
 	if len(skipped) > 0 {
 		t.Notes = append(t.Notes, "Values that are not finite numbers were left out: "+strings.Join(skipped, ", ")+".")
@@ -798,4 +812,19 @@ func pctLevel(v float64) string { return trimFloat(v*100) + "%" }
 func trimFloat(v float64) string {
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 10, 64), 64)
 	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// EmbeddedText is a short note for a table with runs on kbench's
+// embedded broker ([Table.EmbeddedRuns]): which runs, and that acks and
+// replication cannot show their cost there (rundoc.EmbeddedBrokerNote).
+// "" when no run used it.
+func (t *Table) EmbeddedText() string {
+	if len(t.EmbeddedRuns) == 0 {
+		return ""
+	}
+	who := "All runs ran on the embedded broker."
+	if len(t.EmbeddedRuns) < t.runsTotal {
+		who = plural(len(t.EmbeddedRuns), "Run ", "Runs ") + idList(t.EmbeddedRuns) + " ran on the embedded broker."
+	}
+	return who + " " + rundoc.EmbeddedBrokerNote
 }

@@ -225,8 +225,11 @@ func TestSignificance(t *testing.T) {
 		if c.Test != TestSignificant || c.P == nil || *c.P >= 0.05 || c.Verdict != VerdictWorse {
 			t.Fatalf("test %q p %v verdict %q; want significant, p < 0.05, worse", c.Test, deref(c.P), c.Verdict)
 		}
-		if got := tab.ChangeText(c); !strings.HasPrefix(got, "−20.0% [") || !strings.HasSuffix(got, "] ✗") {
-			t.Errorf("ChangeText = %q, want −20.0%% [interval] ✗", got)
+		if got := tab.ChangeText(c); got != "−20.0% ✗" {
+			t.Errorf("ChangeText = %q, want −20.0%% ✗", got)
+		}
+		if got := tab.HLText(c); !strings.HasPrefix(got, "−20.0% [") || !strings.Contains(got, "] adj. p") {
+			t.Errorf("HLText = %q, want −20.0%% [interval] adj. p=…", got)
 		}
 		if c.N != 8 || c.Lo == nil || c.Hi == nil || !(*c.Lo <= c.Value && c.Value <= *c.Hi) {
 			t.Errorf("n %d, interval %v–%v around %v; want 8 samples and an interval around the median", c.N, deref(c.Lo), deref(c.Hi), c.Value)
@@ -243,7 +246,7 @@ func TestSignificance(t *testing.T) {
 	})
 	t.Run("clearly different, no direction", func(t *testing.T) {
 		tab, c := groupTable(t, "", far, farDown)
-		if c.Test != TestSignificant || c.Verdict != VerdictNone || !strings.HasSuffix(tab.ChangeText(c), "] ≠") {
+		if c.Test != TestSignificant || c.Verdict != VerdictNone || !strings.HasSuffix(tab.ChangeText(c), "% ≠") {
 			t.Fatalf("test %q verdict %q change %q; want significant, no verdict, ≠", c.Test, c.Verdict, tab.ChangeText(c))
 		}
 	})
@@ -252,8 +255,11 @@ func TestSignificance(t *testing.T) {
 		if c.Test != TestNotSignificant || c.P == nil || *c.P < 0.05 || c.Verdict != VerdictSame {
 			t.Fatalf("test %q p %v verdict %q; want not significant, p ≥ 0.05, same", c.Test, deref(c.P), c.Verdict)
 		}
-		if got := tab.ChangeText(c); !strings.Contains(got, "~ adj. p=") {
-			t.Errorf("ChangeText = %q, want ~ with the adjusted p-value", got)
+		if got := tab.ChangeText(c); !strings.HasSuffix(got, "% ~") {
+			t.Errorf("ChangeText = %q, want ~", got)
+		}
+		if got := tab.HLText(c); !strings.Contains(got, "] adj. p=") {
+			t.Errorf("HLText = %q, want the interval with the adjusted p-value", got)
 		}
 		if c.State != StateUnchanged || c.PAdj == nil || *c.PAdj != *c.P {
 			t.Errorf("state %q, adjusted p %v (raw %v); want unchanged, adjusted = raw for the one tested change", c.State, deref(c.PAdj), *c.P)

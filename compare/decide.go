@@ -231,11 +231,12 @@ func (t *Table) testNotes() []string {
 		notes = append(notes, fmt.Sprintf("Headline changes with ≥ %d runs on each side are tested with the Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat); "+
 			"the p-values of the %d tested %s are adjusted together by Benjamini-Hochberg, which keeps the false discovery rate at q = %s: "+
 			"a change is better or worse only when its adjusted p ≤ %s, borderline when ≤ %s. "+
-			"Each tested change shows the Hodges-Lehmann estimate (the median of the ratios of every candidate run to every baseline run) "+
-			"with its distribution-free %s confidence interval from the Mann-Whitney U distribution (exact up to %d runs per side); the intervals are per change, not adjusted. "+
+			"The change column is, on every row, the ratio of the medians shown; the %s column beside it gives each tested change's Hodges-Lehmann estimate "+
+			"(the median of the ratios of every candidate run to every baseline run) with its distribution-free %s confidence interval from the Mann-Whitney U distribution "+
+			"(exact up to %d runs per side) and its adjusted p-value; the intervals are per change, not adjusted. "+
 			"Not significant: inconclusive when the interval reaches beyond ±%s%%, else unchanged (~).",
 			t.TestMinN, t.Tested, plural(t.Tested, "change", "changes"), a, a, trimFloat(2*t.Alpha),
-			pctLevel(1-t.Alpha), exactUMaxN, trimFloat(t.MinChange)))
+			HLColumnLabel, pctLevel(1-t.Alpha), exactUMaxN, trimFloat(t.MinChange)))
 	}
 	und := t.Undecided()
 	if len(und) == 0 || t.MoreRepetitions == 0 {

@@ -36,20 +36,24 @@
 //
 //	both sides ≥ 4 runs (at α = 0.05)   Mann-Whitney U test (benchmath), p-values adjusted
 //	                                    across the table's tested changes (Benjamini-Hochberg, q = α):
-//	                                    adjusted p ≤ α: better / worse   "+3.4% [+1.1%, +5.9%] ✓"  ("≠" without direction)
-//	                                    α < adjusted p ≤ 2α: borderline  "+4.0% [−0.3%, +8.1%] borderline adj. p=0.071"
-//	                                    interval beyond ±5%: inconclusive "+1.2% [−9.8%, +12.1%] inconclusive adj. p=0.820"
-//	                                    else no change beyond ±5%         "+0.8% [−1.2%, +2.9%] ~ adj. p=0.382"
+//	                                    adjusted p ≤ α: better / worse   "+3.4% ✓"  ("≠" without direction)
+//	                                    α < adjusted p ≤ 2α: borderline  "+4.0% borderline"
+//	                                    interval beyond ±5%: inconclusive "+1.2% inconclusive"
+//	                                    else no change beyond ±5%         "+0.8% ~"
 //	both sides ≥ 2 runs, a side < 4     too few samples: no verdict, p kept  "+3.4% n<4"
 //	one run against several             too few samples: no verdict, no p    "+3.4% n<4"
 //	one run on each side                not tested: verdict by direction     "+3.4% ✓?"  "−3.4% ✗?"  "0.0% ="
 //
-// A tested change shows the Hodges-Lehmann estimate of the ratio of the
+// The change shown on every row, tested or not, is the ratio of the
+// values shown (the columns' medians): one estimator a reader can check.
+// A tested change also gets, in a column of its own ([Table.HLText]),
+// the Hodges-Lehmann estimate of the ratio of the
 // candidate's runs to the baseline's (the median of all pairwise ratios,
 // i.e. of the differences of log values) with its distribution-free 1−α
 // confidence interval, the range of shifts the same Mann-Whitney test
 // does not reject (exact U distribution up to 50 runs per side, normal
-// approximation above). Borderline, inconclusive and too-few changes are
+// approximation above), and its adjusted p-value: "+3.4% [+1.1%, +5.9%]
+// adj. p=0.002". Borderline, inconclusive and too-few changes are
 // undecided: the cell, its column ([ColumnInfo.MoreRepetitions]) and the
 // table ([Table.MoreRepetitions], [Table.Suggestion]) say how many more
 // runs per side would help, by a rule stated in the table's notes.
@@ -70,9 +74,12 @@
 // ("1,234,567", "4.12", "94.10"; whole values without decimals, as their
 // source gave them), intervals as "±2.3%", changes as "+3.4%" / "−12.0%",
 // intervals of changes as "[+1.1%, +5.9%]", adjusted p-values as
-// "adj. p=0.382". Markdown cells read "value ±interval (change [interval]
-// mark)", e.g. "1,809,000 ±3.5% (+20.0% [+16.5%, +23.6%] ✓)", with the
-// tested metrics' names in bold. CSV and JSON carry raw numbers.
+// "adj. p=0.382". Markdown cells read "value ±interval (change mark)",
+// e.g. "1,809,000 ±3.5% (+20.0% ✓)", a column with tested changes is
+// followed by its Hodges-Lehmann column ("+20.0% [+16.5%, +23.6%] adj.
+// p=0.002"), and the tested metrics' names are in bold. CSV and JSON
+// carry raw numbers: median_change_pct and hl_change_pct, hl_ci_low,
+// hl_ci_high.
 //
 // # Comparability and warnings
 //

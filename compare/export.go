@@ -21,6 +21,13 @@ type Meta struct {
 	Created time.Time
 }
 
+// ChangeMethod and HLMethod say, in the JSON export, what a cell's
+// median_change_pct and hl_change_pct are.
+const (
+	ChangeMethod = "ratio of medians: the column's value (one run's figure, or the median of its runs) over the baseline's, minus 1, in percent; every row"
+	HLMethod     = "Hodges-Lehmann: the median of the ratios of every candidate run to every baseline run, minus 1, in percent, with its distribution-free interval from the Mann-Whitney U distribution; tested changes only"
+)
+
 // defaultTitle titles a Markdown export without one.
 const defaultTitle = "kbench comparison"
 
@@ -32,12 +39,17 @@ const defaultTitle = "kbench comparison"
 //   - when the columns are not like for like, a table of the settings
 //     that differ ([Table.Comparability]), and a list of the runs'
 //     warnings ([Table.Warnings]);
+//   - when runs ran on the embedded broker, a quoted note saying so
+//     ([Table.EmbeddedText]);
 //   - one table: the first column is the metric, its unit and an arrow
 //     for its direction, then one column per run or group (the baseline
 //     first); section rows in bold; cells as [Row.ValueText], followed in
 //     non-baseline columns by the change in parentheses as
-//     [Table.ChangeText], e.g. "1,300,000 (+5.3% ✓)", and by "(n=7)" when
-//     a metric is missing from some of a column's runs;
+//     [Table.ChangeText], e.g. "1,300,000 (+5.3% ✓)" (on every row the
+//     ratio of the values shown), and by "(n=7)" when a metric is missing
+//     from some of a column's runs; a column with tested changes is
+//     followed by its Hodges-Lehmann column ([Table.HLHeading],
+//     [Table.HLText]): "branch: Hodges-Lehmann Δ, 95% CI";
 //   - headline (tested) metrics in bold; descriptive ones plain;
 //   - when headline changes are undecided, [Table.Suggestion] in bold;
 //   - the legend ([Table.Legend]) and the table's notes;
@@ -83,10 +95,20 @@ func markdownHead(b *strings.Builder, meta Meta) {
 func markdownTable(b *strings.Builder, t *Table) {
 	b.Grow(len(t.Rows)*len(t.Columns)*32 + outputsLen(t))
 	markdownComparability(b, t)
+	if e := t.EmbeddedText(); e != "" {
+		b.WriteString("> **Embedded broker.** ")
+		b.WriteString(escapeInline(e))
+		b.WriteString("\n\n")
+	}
 
-	// Header.
+	// Header. A column with tested changes is followed by its
+	// Hodges-Lehmann column.
+	hl := make([]bool, len(t.Columns))
+	for i := range hl {
+		hl[i] = t.HasHL(i)
+	}
 	b.WriteString("| Metric |")
-	for _, c := range t.Columns {
+	for i, c := range t.Columns {
 		b.WriteString(" ")
 		b.WriteString(escapeInline(c.Name))
 		if c.Baseline {
@@ -96,10 +118,16 @@ func markdownTable(b *strings.Builder, t *Table) {
 			b.WriteString(" · " + strconv.Itoa(n) + " runs")
 		}
 		b.WriteString(" |")
+		if hl[i] {
+			b.WriteString(" " + escapeInline(t.HLHeading(c.Name)) + " |")
+		}
 	}
 	b.WriteString("\n| :--- |")
-	for range t.Columns {
+	for i := range t.Columns {
 		b.WriteString(" ---: |")
+		if hl[i] {
+			b.WriteString(" ---: |")
+		}
 	}
 	b.WriteString("\n")
 
@@ -110,8 +138,11 @@ func markdownTable(b *strings.Builder, t *Table) {
 			b.WriteString("| **")
 			b.WriteString(section)
 			b.WriteString("** |")
-			for range t.Columns {
+			for i := range t.Columns {
 				b.WriteString("  |")
+				if hl[i] {
+					b.WriteString("  |")
+				}
 			}
 			b.WriteString("\n")
 		}
@@ -145,6 +176,12 @@ func markdownTable(b *strings.Builder, t *Table) {
 				b.WriteString(")")
 			}
 			b.WriteString(" |")
+			if hl[i] {
+				if h := t.HLText(c); h != "" {
+					b.WriteString(" " + h)
+				}
+				b.WriteString(" |")
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -255,24 +292,26 @@ func longestRun(s string, c byte) int {
 }
 
 // csvHeader are the columns of [CSV].
-var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "value", "lo", "hi", "delta_pct", "p_value", "verdict", "test",
-	"headline", "p_adjusted", "change_estimate_pct", "change_ci_low", "change_ci_high", "state", "more_repetitions", "fdr_q"}
+var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "value", "lo", "hi", "median_change_pct", "p_value", "verdict", "test",
+	"headline", "p_adjusted", "hl_change_pct", "hl_ci_low", "hl_ci_high", "state", "more_repetitions", "fdr_q"}
 
 // CSV renders t as one record per metric × column with raw numbers
 // (the fewest digits that read back exactly, "." as the decimal point,
 // no exponent, no separators):
 //
-//	section, metric, unit, better, column, n, value, lo, hi, delta_pct, p_value, verdict, test,
-//	headline, p_adjusted, change_estimate_pct, change_ci_low, change_ci_high, state, more_repetitions, fdr_q
+//	section, metric, unit, better, column, n, value, lo, hi, median_change_pct, p_value, verdict, test,
+//	headline, p_adjusted, hl_change_pct, hl_ci_low, hl_ci_high, state, more_repetitions, fdr_q
 //
 // value is the run's value or the median, empty when n is 0; lo and hi
-// are the median's interval, empty without one; delta_pct, p_value,
-// verdict and test are empty for the baseline and when not computed.
-// test is one of the Test constants ("significant", "not significant",
-// "too few samples", "single runs", "descriptive"). headline is true for
-// a tested row, false for a descriptive one; p_adjusted (Benjamini-
-// Hochberg), change_estimate_pct (Hodges-Lehmann) and its interval
-// change_ci_low … change_ci_high are filled in for tested changes; state
+// are the median's interval, empty without one; median_change_pct (the
+// change column of every row: the column's value over the baseline's,
+// in percent), p_value, verdict and test are empty for the baseline and
+// when not computed. test is one of the Test constants ("significant",
+// "not significant", "too few samples", "single runs", "descriptive").
+// headline is true for a tested row, false for a descriptive one;
+// p_adjusted (Benjamini-Hochberg), hl_change_pct (the Hodges-Lehmann
+// estimate of the change, percent) and its interval hl_ci_low …
+// hl_ci_high are filled in for tested changes; state
 // is one of the State constants; more_repetitions the runs per side the
 // change needs (MaxMoreRepetitions+1: more than that); fdr_q, the same on every record, the false discovery
 // rate the adjustment keeps. After the metrics come the records of
@@ -359,13 +398,23 @@ type (
 		Legend               string           `json:"legend"`
 		// Added by issue 11: how the table tests its changes.
 		FDRQ            float64  `json:"fdr_q"`
-		ChangeCILevel   float64  `json:"change_ci_level"`
+		ChangeCILevel   float64  `json:"hl_ci_level"`
 		MinChangePct    float64  `json:"min_change_pct"`
 		Workloads       []string `json:"workloads"`
 		HeadlineMetrics []string `json:"headline_metrics"`
 		TestedChanges   int      `json:"tested_changes"`
 		MoreRepetitions int      `json:"more_repetitions"`
 		MaxMore         int      `json:"max_more_repetitions"`
+
+		// ChangeMethod and HLMethod say what a cell's change and hl
+		// figures are.
+		ChangeMethod string `json:"change_method"`
+		HLMethod     string `json:"hl_method"`
+
+		// EmbeddedRuns and EmbeddedNote: Table.EmbeddedRuns and
+		// Table.EmbeddedText, absent when no run used the embedded broker.
+		EmbeddedRuns []uint `json:"embedded_broker_runs,omitempty"`
+		EmbeddedNote string `json:"embedded_broker_note,omitempty"`
 
 		// NotInterleaved is Table.NotInterleaved, absent when empty.
 		NotInterleaved []string `json:"not_interleaved,omitempty"`
@@ -395,7 +444,7 @@ type (
 		Values   []float64 `json:"values,omitempty"`
 		Lo       *float64  `json:"lo"`
 		Hi       *float64  `json:"hi"`
-		DeltaPct *float64  `json:"delta_pct"`
+		DeltaPct *float64  `json:"median_change_pct"`
 		P        *float64  `json:"p_value"`
 		Test     string    `json:"test"`
 		Verdict  string    `json:"verdict"`
@@ -404,11 +453,13 @@ type (
 		Notes    []string  `json:"notes,omitempty"`
 		// Added by issue 11, for tested changes.
 		PAdj      *float64 `json:"p_adjusted"`
-		ChangeEst *float64 `json:"change_estimate_pct"`
-		ChangeLo  *float64 `json:"change_ci_low"`
-		ChangeHi  *float64 `json:"change_ci_high"`
-		State     string   `json:"state"`
-		More      int      `json:"more_repetitions"`
+		ChangeEst *float64 `json:"hl_change_pct"`
+		ChangeLo  *float64 `json:"hl_ci_low"`
+		ChangeHi  *float64 `json:"hl_ci_high"`
+		// HL is the Hodges-Lehmann column's text ([Table.HLText]).
+		HL    string `json:"hl"`
+		State string `json:"state"`
+		More  int    `json:"more_repetitions"`
 	}
 )
 
@@ -420,15 +471,18 @@ type (
 // better, help, notes, cells, headline), hidden_metrics, comparability,
 // comparability_unknown_runs, warnings, table_notes, legend, and how
 // changes are tested: fdr_q (the Benjamini-Hochberg level, = alpha),
-// change_ci_level (1 − alpha), min_change_pct, workloads, headline_metrics (the tested rows), tested_changes (how
+// hl_ci_level (1 − alpha, of the hl intervals), change_method and hl_method (what a
+// cell's change and hl figures are), min_change_pct, workloads, headline_metrics (the tested rows), tested_changes (how
 // many changes the adjustment covers), more_repetitions (per side, 0
 // when every headline change is decided) and max_more_repetitions. A
 // cell has column, n, value (null when missing), values (the samples,
-// ascending), lo, hi, delta_pct (change of the medians, percent) and
+// ascending), lo, hi, median_change_pct (the change of every row: the
+// column's value over the baseline's, in percent; see change_method) and
 // p_value (the raw Mann-Whitney p; null when not computed), test,
-// verdict, its text and change as Markdown shows them, notes, and for
-// tested changes p_adjusted, change_estimate_pct (Hodges-Lehmann),
-// change_ci_low and change_ci_high (its interval, percent), state and
+// verdict, its text and change (median_change_pct with the verdict) as
+// Markdown shows them, notes, and for tested changes p_adjusted,
+// hl_change_pct (the Hodges-Lehmann estimate, see hl_method), hl_ci_low
+// and hl_ci_high (its interval, percent), hl (their text), state and
 // more_repetitions (runs per side the change needs; max_more_repetitions
 // + 1 means more than the cap, which the table's figure never exceeds).
 // comparability lists the settings that differ between the columns as
@@ -466,6 +520,10 @@ func jsonTableDoc(t *Table, meta Meta) jsonTable {
 		TestedChanges:   t.Tested,
 		MoreRepetitions: t.MoreRepetitions,
 		MaxMore:         MaxMoreRepetitions,
+		ChangeMethod:    ChangeMethod,
+		HLMethod:        HLMethod,
+		EmbeddedRuns:    t.EmbeddedRuns,
+		EmbeddedNote:    t.EmbeddedText(),
 	}
 	if doc.Workloads == nil {
 		doc.Workloads = []string{}
@@ -490,7 +548,7 @@ func jsonTableDoc(t *Table, meta Meta) jsonTable {
 		for j, c := range row.Cells {
 			jc := jsonCell{Column: t.Columns[j].Name, N: c.N, Values: c.Values, Lo: c.Lo, Hi: c.Hi, DeltaPct: c.DeltaPct, P: c.P,
 				Test: c.Test, Verdict: c.Verdict, Text: row.ValueText(j), Change: t.ChangeText(c), Notes: c.Notes,
-				PAdj: c.PAdj, ChangeEst: c.ChangeEst, ChangeLo: c.ChangeLo, ChangeHi: c.ChangeHi, State: c.State, More: c.More}
+				PAdj: c.PAdj, ChangeEst: c.ChangeEst, ChangeLo: c.ChangeLo, ChangeHi: c.ChangeHi, HL: t.HLText(c), State: c.State, More: c.More}
 			if c.N > 0 {
 				v := c.Value
 				jc.Value = &v

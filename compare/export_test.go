@@ -112,8 +112,8 @@ func TestCSVShape(t *testing.T) {
 		t.Fatalf("%d records, want %d (header + metrics × columns)", len(recs), want)
 	}
 	// The columns before issue 11's come first, unchanged.
-	if got := strings.Join(recs[0], ","); got != "section,metric,unit,better,column,n,value,lo,hi,delta_pct,p_value,verdict,test,"+
-		"headline,p_adjusted,change_estimate_pct,change_ci_low,change_ci_high,state,more_repetitions,fdr_q" {
+	if got := strings.Join(recs[0], ","); got != "section,metric,unit,better,column,n,value,lo,hi,median_change_pct,p_value,verdict,test,"+
+		"headline,p_adjusted,hl_change_pct,hl_ci_low,hl_ci_high,state,more_repetitions,fdr_q" {
 		t.Errorf("header = %q", got)
 	}
 	if got := csvText("=SUM(A1)"); got != "'=SUM(A1)" {

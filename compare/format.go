@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/kbench/kbench/internal/numfmt"
 )
@@ -142,21 +143,24 @@ func rowDecimals(cells []Cell) int {
 }
 
 // ChangeText is a cell's change against the baseline in the notation of
-// [Table.Legend], "" for the baseline or a missing value. A tested
-// change shows its Hodges-Lehmann estimate and interval; the others the
-// change of the medians:
+// [Table.Legend], "" for the baseline or a missing value. Every row's
+// change is the same estimator, the ratio of the values shown (the medians
+// of the columns' runs, or the single runs' figures), so that a reader can
+// check it from the figures beside it; the mark after it is the verdict.
+// A tested change's Hodges-Lehmann estimate, its interval and adjusted
+// p-value are in a column of their own ([Table.HLText]):
 //
-//	"+3.4% [+1.1%, +5.9%] ✓"                 significant, better
-//	"−12.0% [−15.2%, −8.8%] ✗"               significant, worse
-//	"+5.1% [+2.0%, +8.3%] ≠"                 significant, metric without a direction
-//	"+0.8% [−1.2%, +2.9%] ~ adj. p=0.382"    no change beyond ±MinChange
-//	"+4.0% [−0.3%, +8.1%] borderline adj. p=0.071"
-//	"+1.2% [−9.8%, +12.1%] inconclusive adj. p=0.820"
-//	"+3.4% n<4"                              too few samples to test
-//	"+3.4% ✓?"                               single runs, better by direction only, untested
-//	"−3.4% ✗?"                               single runs, worse by direction only, untested
-//	"0.0% ="                                 single runs, identical values
-//	"+3.4%"                                  single runs without a direction, or a descriptive row
+//	"+3.4% ✓"              significant, better
+//	"−12.0% ✗"             significant, worse
+//	"+5.1% ≠"              significant, metric without a direction
+//	"+0.8% ~"              no change beyond ±MinChange
+//	"+4.0% borderline"     adjusted p ≤ 2α
+//	"+1.2% inconclusive"   the interval reaches beyond ±MinChange
+//	"+3.4% n<4"            too few samples to test
+//	"+3.4% ✓?"             single runs, better by direction only, untested
+//	"−3.4% ✗?"             single runs, worse by direction only, untested
+//	"0.0% ="               single runs, identical values
+//	"+3.4%"                single runs without a direction, or a descriptive row
 //
 // A baseline of 0 shows "from 0" instead of a percentage.
 func (t *Table) ChangeText(c Cell) string {
@@ -166,16 +170,6 @@ func (t *Table) ChangeText(c Cell) string {
 	delta := "from 0"
 	if c.DeltaPct != nil {
 		delta = FormatDelta(*c.DeltaPct)
-	}
-	if c.ChangeEst != nil {
-		delta = FormatDelta(*c.ChangeEst)
-		if c.ChangeLo != nil && c.ChangeHi != nil {
-			delta += " " + FormatChangeInterval(*c.ChangeLo, *c.ChangeHi)
-		}
-	}
-	adjP := ""
-	if c.PAdj != nil {
-		adjP = " adj. " + FormatP(*c.PAdj)
 	}
 	var mark string
 	switch c.Test {
@@ -190,12 +184,10 @@ func (t *Table) ChangeText(c Cell) string {
 		}
 	case TestNotSignificant:
 		switch c.State {
-		case StateBorderline:
-			mark = StateBorderline + adjP
-		case StateInconclusive:
-			mark = StateInconclusive + adjP
+		case StateBorderline, StateInconclusive:
+			mark = c.State
 		default:
-			mark = markSame + adjP
+			mark = markSame
 		}
 	case TestTooFew:
 		mark = "n<" + strconv.Itoa(t.TestMinN)
@@ -217,6 +209,55 @@ func (t *Table) ChangeText(c Cell) string {
 	return delta + " " + mark
 }
 
+// HLText is a tested change's Hodges-Lehmann estimate with its
+// interval and the adjusted p-value the verdict rests on, as the
+// Hodges-Lehmann column shows it: "−4.1% [−5.0%, −3.2%] adj. p=0.002";
+// only "adj. p=0.002" when the baseline's median is 0 (no estimate), and
+// "" for a change that was not tested (descriptive rows, too few runs,
+// single runs, the baseline).
+func (t *Table) HLText(c Cell) string {
+	var parts []string
+	if c.ChangeEst != nil {
+		est := FormatDelta(*c.ChangeEst)
+		if c.ChangeLo != nil && c.ChangeHi != nil {
+			est += " " + FormatChangeInterval(*c.ChangeLo, *c.ChangeHi)
+		}
+		parts = append(parts, est)
+	}
+	if c.PAdj != nil {
+		parts = append(parts, "adj. "+FormatP(*c.PAdj))
+	}
+	return strings.Join(parts, " ")
+}
+
+// HasHL reports whether column col has a tested change, and so a
+// Hodges-Lehmann column beside it in the table's views and exports.
+func (t *Table) HasHL(col int) bool {
+	if col <= 0 {
+		return false
+	}
+	for _, row := range t.Rows {
+		if col < len(row.Cells) && t.HLText(row.Cells[col]) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// HLHeading names the Hodges-Lehmann column of a column named name:
+// "branch: Hodges-Lehmann Δ, 95% CI"; without the name when it is "".
+func (t *Table) HLHeading(name string) string {
+	h := HLColumnLabel + ", " + pctLevel(1-t.Alpha) + " CI"
+	if name == "" {
+		return h
+	}
+	return name + ": " + h
+}
+
+// HLColumnLabel labels the column of the tested changes' Hodges-Lehmann
+// estimates in every view and export.
+const HLColumnLabel = "Hodges-Lehmann Δ"
+
 // FormatChangeInterval formats the interval of a change in percent:
 // "[+1.1%, +7.5%]".
 func FormatChangeInterval(lo, hi float64) string {
@@ -235,14 +276,16 @@ func (t *Table) Legend() string {
 		tested = "the table's " + strconv.Itoa(t.Tested) + " tested " + plural(t.Tested, "change", "changes")
 	}
 	return "↑ higher is better, ↓ lower is better · value: the run's figure, or the median of a column's runs with its " +
-		pctLevel(t.Confidence) + " confidence interval (±) · (change vs the baseline column) · " +
-		"tested rows (the workload's headline metrics; bold in Markdown): the change is the Hodges-Lehmann estimate with its " +
-		pctLevel(1-t.Alpha) + " distribution-free interval [low, high] (Mann-Whitney U) · " +
+		pctLevel(t.Confidence) + " confidence interval (±) · (change vs the baseline column): on every row the ratio of the values shown, " +
+		"the column's median over the baseline's, minus 1, in percent, followed by the verdict · " +
+		HLColumnLabel + " column, for tested rows (the workload's headline metrics; bold in Markdown): the Hodges-Lehmann estimate of the change " +
+		"(the median of the ratios of every candidate run to every baseline run) with its " +
+		pctLevel(1-t.Alpha) + " distribution-free interval [low, high] (Mann-Whitney U) and the adjusted p-value · " +
 		"✓ better, ✗ worse: significant (Mann-Whitney U, ≥ " + n + " runs per side, p adjusted by Benjamini-Hochberg over " +
 		tested + ": false discovery rate q = " + a + ", adjusted p ≤ " + a + ") · " +
-		"≠ significant change, metric without a direction · ~ no change beyond ±" + mc + ", with its adjusted p-value · " +
-		"borderline: adjusted p ≤ " + trimFloat(2*t.Alpha) + " · inconclusive: the interval holds 0 and changes beyond ±" + mc + ": run more repetitions · " +
+		"≠ significant change, metric without a direction · ~ no change beyond ±" + mc + " · " +
+		"borderline: adjusted p ≤ " + trimFloat(2*t.Alpha) + " · inconclusive: the Hodges-Lehmann interval holds 0 and changes beyond ±" + mc + ": run more repetitions · " +
 		"n<" + n + " too few runs to test, no verdict · " +
 		"✓? ✗? single runs: direction only, not tested · = same value · " +
-		"other rows are descriptive: the change of the medians, not tested · — not measured"
+		"other rows are descriptive: not tested · — not measured"
 }

@@ -179,7 +179,7 @@ func TestChangeInterval(t *testing.T) {
 			for _, f := range []struct {
 				key  string
 				want float64
-			}{{"change_estimate_pct", est}, {"change_ci_low", lo}, {"change_ci_high", hi}} {
+			}{{"hl_change_pct", est}, {"hl_ci_low", lo}, {"hl_ci_high", hi}} {
 				if got := num(t, cell, f.key); math.Abs(got-f.want) > 1e-9 {
 					t.Errorf("%s = %v, want %v (brute force)", f.key, got, f.want)
 				}
@@ -204,7 +204,7 @@ func TestChangeInterval(t *testing.T) {
 			}
 			// The descriptive row: change only, no interval, no verdict.
 			d := jsonCellOf(t, doc, "syscr", 1)
-			if d["change_ci_low"] != nil || d["verdict"] != "" || d["p_value"] != nil {
+			if d["hl_ci_low"] != nil || d["verdict"] != "" || d["p_value"] != nil {
 				t.Errorf("descriptive cell = %v, want no interval, verdict or p-value", d)
 			}
 			if !strings.Contains(doc["legend"].(string), "Benjamini") {

@@ -36,7 +36,99 @@ var upgradeFixes = []struct {
 }{
 	{"/api/diff?base=1&target=2&format=compact", "total 10ms / base total 10ms", "total 10 ms / base total 10 ms",
 		"issue 12: the diff's explanation writes durations with the one number formatter, as every page does (a space before the unit)"},
+	{"/compare?by=label&runs=3,4,5,6",
+		"        <span class=\"col-runs\"><a href=\"/runs/3\">run #3</a>, <a href=\"/runs/6\">run #6</a></span>\n",
+		"        <span class=\"col-runs\"><a href=\"/runs/3\">run #3</a>, <a href=\"/runs/6\">run #6</a></span>\n        <span class=\"col-order\"> <a class=\"col-move col-right\" href=\"/compare?by=label&amp;runs=4%2C5%2C3%2C6\" title=\"move this column right\" aria-label=\"Move none right\">▶</a>\n        </span>\n",
+		"issue 23: the comparison's columns can be moved and made the baseline from their headings"},
+	{"/compare?by=label&runs=3,4,5,6",
+		"        <span class=\"col-runs\"><a href=\"/runs/4\">run #4</a>, <a href=\"/runs/5\">run #5</a></span>\n",
+		"        <span class=\"col-runs\"><a href=\"/runs/4\">run #4</a>, <a href=\"/runs/5\">run #5</a></span>\n        <span class=\"col-order\"><a class=\"col-move col-left\" href=\"/compare?by=label&amp;runs=4%2C5%2C3%2C6\" title=\"move this column left\" aria-label=\"Move lz4 left\">◀</a> <a class=\"col-make-baseline\" href=\"/compare?by=label&amp;runs=4%2C5%2C3%2C6\" title=\"compare the other columns against this one\">make baseline</a>\n        </span>\n",
+		"issue 23: the comparison's columns can be moved and made the baseline from their headings"},
+	{"/compare?by=group&runs=1,2,3,4,5,6",
+		"        <span class=\"col-runs\"><a href=\"/runs/1\">run #1</a>, <a href=\"/runs/2\">run #2</a></span>\n",
+		"        <span class=\"col-runs\"><a href=\"/runs/1\">run #1</a>, <a href=\"/runs/2\">run #2</a></span>\n        <span class=\"col-order\"> <a class=\"col-move col-right\" href=\"/compare?by=group&amp;runs=3%2C6%2C1%2C2%2C4%2C5\" title=\"move this column right\" aria-label=\"Move trunk right\">▶</a>\n        </span>\n",
+		"issue 23: the comparison's columns can be moved and made the baseline from their headings"},
+	{"/compare?by=group&runs=1,2,3,4,5,6",
+		"        <span class=\"col-runs\"><a href=\"/runs/3\">run #3</a>, <a href=\"/runs/6\">run #6</a></span>\n",
+		"        <span class=\"col-runs\"><a href=\"/runs/3\">run #3</a>, <a href=\"/runs/6\">run #6</a></span>\n        <span class=\"col-order\"><a class=\"col-move col-left\" href=\"/compare?by=group&amp;runs=3%2C6%2C1%2C2%2C4%2C5\" title=\"move this column left\" aria-label=\"Move none left\">◀</a> <a class=\"col-make-baseline\" href=\"/compare?by=group&amp;runs=3%2C6%2C1%2C2%2C4%2C5\" title=\"compare the other columns against this one\">make baseline</a> <a class=\"col-move col-right\" href=\"/compare?by=group&amp;runs=1%2C2%2C4%2C5%2C3%2C6\" title=\"move this column right\" aria-label=\"Move none right\">▶</a>\n        </span>\n",
+		"issue 23: the comparison's columns can be moved and made the baseline from their headings"},
+	{"/compare?by=group&runs=1,2,3,4,5,6",
+		"        <span class=\"col-runs\"><a href=\"/runs/4\">run #4</a>, <a href=\"/runs/5\">run #5</a></span>\n",
+		"        <span class=\"col-runs\"><a href=\"/runs/4\">run #4</a>, <a href=\"/runs/5\">run #5</a></span>\n        <span class=\"col-order\"><a class=\"col-move col-left\" href=\"/compare?by=group&amp;runs=1%2C2%2C4%2C5%2C3%2C6\" title=\"move this column left\" aria-label=\"Move lz4 left\">◀</a> <a class=\"col-make-baseline\" href=\"/compare?by=group&amp;runs=4%2C5%2C1%2C2%2C3%2C6\" title=\"compare the other columns against this one\">make baseline</a>\n        </span>\n",
+		"issue 23: the comparison's columns can be moved and made the baseline from their headings"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.md",
+		"\n\n| Metric | #1 trunk · baseline | #2 trunk |\n",
+		"\n\n> **Embedded broker.** All runs ran on the embedded broker. The embedded broker is one in-memory broker (kfake) on the machine that runs kbench: no disk, no replicas, no network between brokers. acks, replication and durability settings cannot show their cost on it; measure those against a real cluster.\n\n| Metric | #1 trunk · baseline | #2 trunk |\n",
+		"issue 23: a comparison of runs on the embedded broker says it is one in-memory broker"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.md",
+		upgradeLegendOld,
+		upgradeLegendNew,
+		"issue 23: the change column is the ratio of the medians on every row; the Hodges-Lehmann estimate has a column of its own"},
+	{"/api/compare?by=label&runs=3,4,5,6",
+		upgradeLegendOld,
+		upgradeLegendNew,
+		"issue 23: the change column is the ratio of the medians on every row; the Hodges-Lehmann estimate has a column of its own"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.json",
+		upgradeLegendOld,
+		upgradeLegendNew,
+		"issue 23: the change column is the ratio of the medians on every row; the Hodges-Lehmann estimate has a column of its own"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.csv",
+		"delta_pct,p_value",
+		"median_change_pct,p_value",
+		"issue 23: the CSV says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.csv",
+		"change_estimate_pct,change_ci_low,change_ci_high",
+		"hl_change_pct,hl_ci_low,hl_ci_high",
+		"issue 23: the CSV says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/api/compare?by=label&runs=3,4,5,6",
+		"\"delta_pct\"",
+		"\"median_change_pct\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/api/compare?by=label&runs=3,4,5,6",
+		"\"change_estimate_pct\"",
+		"\"hl_change_pct\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/api/compare?by=label&runs=3,4,5,6",
+		"\"change_ci_low\"",
+		"\"hl_ci_low\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/api/compare?by=label&runs=3,4,5,6",
+		"\"change_ci_high\"",
+		"\"hl_ci_high\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/api/compare?by=label&runs=3,4,5,6",
+		"\"change_ci_level\"",
+		"\"hl_ci_level\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.json",
+		"\"delta_pct\"",
+		"\"median_change_pct\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.json",
+		"\"change_estimate_pct\"",
+		"\"hl_change_pct\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.json",
+		"\"change_ci_low\"",
+		"\"hl_ci_low\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.json",
+		"\"change_ci_high\"",
+		"\"hl_ci_high\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
+	{"/r/y645hihxqnu6znqrg6krsjhlei.json",
+		"\"change_ci_level\"",
+		"\"hl_ci_level\"",
+		"issue 23: the JSON says which change is which: median_change_pct (ratio of medians), hl_* (Hodges-Lehmann)"},
 }
+
+// The comparison legend the record holds, and today's (issue 23: the
+// change column is the ratio of the medians, the Hodges-Lehmann estimate
+// has a column of its own).
+const (
+	upgradeLegendOld = "↑ higher is better, ↓ lower is better · value: the run's figure, or the median of a column's runs with its 95% confidence interval (±) · (change vs the baseline column) · tested rows (the workload's headline metrics; bold in Markdown): the change is the Hodges-Lehmann estimate with its 95% distribution-free interval [low, high] (Mann-Whitney U) · ✓ better, ✗ worse: significant (Mann-Whitney U, ≥ 4 runs per side, p adjusted by Benjamini-Hochberg over the table's tested changes (none here): false discovery rate q = 0.05, adjusted p ≤ 0.05) · ≠ significant change, metric without a direction · ~ no change beyond ±5%, with its adjusted p-value · borderline: adjusted p ≤ 0.1 · inconclusive: the interval holds 0 and changes beyond ±5%: run more repetitions · n<4 too few runs to test, no verdict · ✓? ✗? single runs: direction only, not tested · = same value · other rows are descriptive: the change of the medians, not tested · — not measured"
+	upgradeLegendNew = "↑ higher is better, ↓ lower is better · value: the run's figure, or the median of a column's runs with its 95% confidence interval (±) · (change vs the baseline column): on every row the ratio of the values shown, the column's median over the baseline's, minus 1, in percent, followed by the verdict · Hodges-Lehmann Δ column, for tested rows (the workload's headline metrics; bold in Markdown): the Hodges-Lehmann estimate of the change (the median of the ratios of every candidate run to every baseline run) with its 95% distribution-free interval [low, high] (Mann-Whitney U) and the adjusted p-value · ✓ better, ✗ worse: significant (Mann-Whitney U, ≥ 4 runs per side, p adjusted by Benjamini-Hochberg over the table's tested changes (none here): false discovery rate q = 0.05, adjusted p ≤ 0.05) · ≠ significant change, metric without a direction · ~ no change beyond ±5% · borderline: adjusted p ≤ 0.1 · inconclusive: the Hodges-Lehmann interval holds 0 and changes beyond ±5%: run more repetitions · n<4 too few runs to test, no verdict · ✓? ✗? single runs: direction only, not tested · = same value · other rows are descriptive: not tested · — not measured"
+)
 
 // tableRE finds the tables of a page: what "shows the same" means for a
 // page whose scripts, styles and layout may change while its figures must
@@ -243,6 +335,36 @@ var upgradeAdditions = []struct {
 		}
 		return nil
 	}, "issue 14: the worker host that ran a run (migration 0007_workers)"},
+	{"hl", func(cell map[string]any) error {
+		if cell["hl_change_pct"] == nil && cell["p_adjusted"] == nil && cell["hl"] != "" {
+			return fmt.Errorf("hl %q for a change that was not tested, want none", cell["hl"])
+		}
+		return nil
+	}, "issue 23: the Hodges-Lehmann column's text of a comparison cell"},
+	{"change_method", func(doc map[string]any) error {
+		if s, _ := doc["change_method"].(string); !strings.HasPrefix(s, "ratio of medians") {
+			return fmt.Errorf("change_method %q, want the ratio of medians", doc["change_method"])
+		}
+		return nil
+	}, "issue 23: what a comparison cell's change is"},
+	{"hl_method", func(doc map[string]any) error {
+		if s, _ := doc["hl_method"].(string); !strings.HasPrefix(s, "Hodges-Lehmann") {
+			return fmt.Errorf("hl_method %q, want Hodges-Lehmann", doc["hl_method"])
+		}
+		return nil
+	}, "issue 23: what a comparison cell's hl figures are"},
+	{"embedded_broker_runs", func(doc map[string]any) error {
+		if runs, _ := doc["embedded_broker_runs"].([]any); len(runs) == 0 {
+			return fmt.Errorf("embedded_broker_runs %v, want the runs (all launched on the embedded broker)", doc["embedded_broker_runs"])
+		}
+		return nil
+	}, "issue 23: the runs of a comparison on the embedded broker"},
+	{"embedded_broker_note", func(doc map[string]any) error {
+		if s, _ := doc["embedded_broker_note"].(string); !strings.HasPrefix(s, "All runs ran on the embedded broker.") {
+			return fmt.Errorf("embedded_broker_note %q, want all runs on the embedded broker", doc["embedded_broker_note"])
+		}
+		return nil
+	}, "issue 23: a comparison of runs on the embedded broker says so"},
 }
 
 // withoutAdditions is the answer got without the upgradeAdditions the

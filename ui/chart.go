@@ -42,6 +42,11 @@ type ChartSeries struct {
 	// Links[i] ("" for none), with Tips[i] as its tooltip: a history's
 	// points lead to their runs.
 	Links, Tips []string
+	// Group, when set, is what the legend names the line by: lines of
+	// one Group share a colour and one legend entry (a report's runs of
+	// one configuration), and Name stays the line's tooltip. "" gives
+	// the line an entry of its own, named Name.
+	Group string
 }
 
 // ChartMark is a vertical line across the plot at X, with a short Label
@@ -82,6 +87,33 @@ const (
 
 type chartPoint struct{ x, y float64 }
 
+// Legend geometry: the first row's line is at legendRowY, each further
+// row legendRowHeight lower; an entry's width is estimated from its
+// characters (SVG text cannot be measured on the server).
+const (
+	legendRowY      = 36
+	legendRowHeight = 18
+	legendCharWidth = 7.5
+)
+
+// legendLayout places the legend's entries left to right from left,
+// starting a new row when an entry would pass right, and returns each
+// entry's position (its line's left end and height). An entry wider
+// than the whole row gets a row of its own.
+func legendLayout(names []string, left, right float64) []chartPoint {
+	pos := make([]chartPoint, len(names))
+	x, y := left, float64(legendRowY)
+	for i, name := range names {
+		wd := 28 + legendCharWidth*float64(len([]rune(name)))
+		if x > left && x+wd > right {
+			x, y = left, y+legendRowHeight
+		}
+		pos[i] = chartPoint{x, y}
+		x += wd + 20
+	}
+	return pos
+}
+
 // LineChart renders c as an inline SVG element (no external references,
 // no scripts, no style attributes: it is safe under a strict CSP). All
 // text is escaped. The output depends only on c.
@@ -99,9 +131,13 @@ func LineChart(c Chart) template.HTML {
 
 	type line struct {
 		name        string
+		style       int // index into seriesStyles: one per legend entry
 		pts         []chartPoint
 		links, tips []string // per point, when the series has links
 	}
+	// Legend entries, in first-seen order: a Group's lines share one.
+	var legend []string
+	entry := map[string]int{}
 	var lines []line
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
@@ -123,6 +159,17 @@ func LineChart(c Chart) template.HTML {
 		}
 		if len(l.pts) > 0 {
 			l.name = s.Name
+			key, label := "s\x00"+strconv.Itoa(len(lines)), s.Name
+			if s.Group != "" {
+				key, label = "g\x00"+s.Group, s.Group
+			}
+			i, ok := entry[key]
+			if !ok {
+				i = len(legend)
+				entry[key] = i
+				legend = append(legend, label)
+			}
+			l.style = i
 			lines = append(lines, l)
 		}
 	}
@@ -142,6 +189,19 @@ func LineChart(c Chart) template.HTML {
 	b.WriteString(`<text class="chart-title" x="` + itoa(chartMarginLeft) + `" y="20" font-size="15" font-weight="600" fill="#1b1f24">` + esc(c.Title) + `</text>`)
 
 	left, top := float64(chartMarginLeft), float64(chartMarginTop)
+	// The legend wraps onto as many rows as it needs within the chart's
+	// width; the plot starts below its last row.
+	// A name longer than a whole row is cut to fit, with an ellipsis.
+	maxChars := max(4, int((float64(w-chartMarginRight)-left-28)/legendCharWidth))
+	for i, name := range legend {
+		if r := []rune(name); len(r) > maxChars {
+			legend[i] = string(r[:maxChars-1]) + "…"
+		}
+	}
+	legendPos := legendLayout(legend, left, float64(w-chartMarginRight))
+	if n := len(legendPos); n > 0 {
+		top += legendPos[n-1].y - legendRowY
+	}
 	if len(c.Marks) > 0 {
 		top += chartMarkRow // the marks' labels go between the legend and the plot
 	}
@@ -221,21 +281,21 @@ func LineChart(c Chart) template.HTML {
 		b.WriteString(`<text class="chart-ylabel" x="14" y="` + cy + `" transform="rotate(-90 14 ` + cy + `)" text-anchor="middle" font-size="13" fill="#1b1f24">` + esc(yTitle) + `</text>`)
 	}
 
-	// Legend, one row under the title.
+	// Legend, under the title: one entry per series or group, in rows.
 	b.WriteString(`<g class="chart-legend" font-size="13" fill="#1b1f24">`)
-	lx := left
-	for i, l := range lines {
+	for i, name := range legend {
 		st := seriesStyles[i%len(seriesStyles)]
-		b.WriteString(`<line x1="` + ftoa(lx) + `" y1="36" x2="` + ftoa(lx+22) + `" y2="36" stroke="` + st.color + `" stroke-width="2.5"` + dashAttr(st.dash) + `/>`)
-		b.WriteString(`<text x="` + ftoa(lx+28) + `" y="40">` + esc(l.name) + `</text>`)
-		lx += 28 + 7.5*float64(len([]rune(l.name))) + 20
+		lx, ly := legendPos[i].x, legendPos[i].y
+		y := strconv.FormatFloat(ly, 'f', -1, 64) // rows are whole units
+		b.WriteString(`<line x1="` + ftoa(lx) + `" y1="` + y + `" x2="` + ftoa(lx+22) + `" y2="` + y + `" stroke="` + st.color + `" stroke-width="2.5"` + dashAttr(st.dash) + `/>`)
+		b.WriteString(`<text x="` + ftoa(lx+28) + `" y="` + strconv.FormatFloat(ly+4, 'f', -1, 64) + `">` + esc(name) + `</text>`)
 	}
 	b.WriteString(`</g>`)
 
 	// Series.
 	b.WriteString(`<g class="chart-series" fill="none" stroke-width="2" stroke-linejoin="round" stroke-linecap="round">`)
-	for i, l := range lines {
-		st := seriesStyles[i%len(seriesStyles)]
+	for _, l := range lines {
+		st := seriesStyles[l.style%len(seriesStyles)]
 		if len(l.pts) == 1 {
 			p := l.pts[0]
 			b.WriteString(`<circle cx="` + ftoa(px(p.x)) + `" cy="` + ftoa(py(p.y)) + `" r="3" fill="` + st.color + `" stroke="none"><title>` + esc(l.name) + `</title></circle>`)
@@ -253,11 +313,11 @@ func LineChart(c Chart) template.HTML {
 	b.WriteString(`</g>`)
 
 	// Linked points, over the lines so that every one can be clicked.
-	for i, l := range lines {
+	for _, l := range lines {
 		if l.links == nil {
 			continue
 		}
-		st := seriesStyles[i%len(seriesStyles)]
+		st := seriesStyles[l.style%len(seriesStyles)]
 		b.WriteString(`<g class="chart-points" fill="` + st.color + `">`)
 		for j, p := range l.pts {
 			dot := `<circle class="chart-point" cx="` + ftoa(px(p.x)) + `" cy="` + ftoa(py(p.y)) + `" r="3.5"><title>` + esc(l.tips[j]) + `</title></circle>`

@@ -101,6 +101,9 @@ type ComparisonTable struct {
 	Warnings      []string
 	// ComparabilityRule says what the check compares.
 	ComparabilityRule string
+	// EmbeddedNote says which runs ran on the embedded broker and what
+	// they cannot show (compare.Table.EmbeddedText); "" for none.
+	EmbeddedNote string
 }
 
 // Difference is one setting that differs between the columns.
@@ -118,7 +121,26 @@ type CompareColumn struct {
 	// MoreRepetitions is how many more runs this column and the baseline
 	// each need to decide the column's headline changes; 0 when decided.
 	MoreRepetitions int
+	// RunsSummary stands for Runs in the header of a column of more than
+	// maxListedRuns runs: "20 runs, #5 … #24", linking to RunsListURL
+	// (the runs list narrowed to them), so that a header never grows
+	// with its runs (issue 23: 20 + 20 run ids made a table 2,523 px
+	// wide); "" when the runs are listed.
+	RunsSummary string
+	RunsListURL string
+	// HL: the column has tested changes, and a Hodges-Lehmann column
+	// beside it headed HLHeading.
+	HL        bool
+	HLHeading string
+	// Reordering links (the comparison page only; "" on a report and
+	// where the move is impossible): the same comparison with this
+	// column first (the baseline), or swapped with its left or right
+	// neighbour.
+	BaselineURL, LeftURL, RightURL string
 }
+
+// maxListedRuns is the most runs a column header lists one by one.
+const maxListedRuns = 3
 
 // RunLink links to a run: "#12 trunk".
 type RunLink struct {
@@ -166,6 +188,10 @@ type CompareCell struct {
 	// More is how many more runs per side the change needs; 0 when
 	// decided.
 	More int
+	// HasHL: the column has a Hodges-Lehmann column, where HL goes
+	// ("−4.1% [−5.0%, −3.2%] adj. p=0.002"; "" for a change not tested).
+	HasHL bool
+	HL    string
 }
 
 // Change classes: green for better, red for worse; a change from single
@@ -243,18 +269,32 @@ func NewComparisonTable(t *compare.Table, runs []rundoc.Run) ComparisonTable {
 		}
 		out.Undecided = append(out.Undecided, u.Metric+" in "+u.Column+": "+u.Cell.State+", "+more+" more per side")
 	}
-	for _, c := range t.Columns {
-		col := CompareColumn{Name: c.Name, Baseline: c.Baseline, MoreRepetitions: c.MoreRepetitions}
+	out.ColSpan = 1
+	for i, c := range t.Columns {
+		col := CompareColumn{Name: c.Name, Baseline: c.Baseline, MoreRepetitions: c.MoreRepetitions, HL: t.HasHL(i)}
 		for _, id := range c.Runs {
 			col.Runs = append(col.Runs, link(id))
 		}
 		for _, id := range c.WarmupsExcluded {
 			col.Excluded = append(col.Excluded, link(id))
 		}
+		if n := len(c.Runs); n > maxListedRuns {
+			ids := make([]string, n)
+			for j, id := range c.Runs {
+				ids[j] = uintStr(id)
+			}
+			col.RunsSummary = strconv.Itoa(n) + " runs, #" + ids[0] + " … #" + ids[n-1]
+			col.RunsListURL = RunsQuery{IDs: strings.Join(ids, ",")}.URL()
+		}
+		if col.HL {
+			col.HLHeading = t.HLHeading("")
+			out.ColSpan++
+		}
 		out.Columns = append(out.Columns, col)
+		out.ColSpan++
 	}
-	out.ColSpan = len(out.Columns) + 1
 	out.ComparabilityRule = compare.ComparabilityRule
+	out.EmbeddedNote = t.EmbeddedText()
 	for _, d := range t.Comparability {
 		vs := make([]string, len(d.Values))
 		for i, v := range d.Values {
@@ -291,6 +331,7 @@ func NewComparisonTable(t *compare.Table, runs []rundoc.Run) ComparisonTable {
 				cell.Change = t.ChangeText(c)
 				cell.Class = changeClass(c)
 				cell.State, cell.More = c.State, c.More
+				cell.HasHL, cell.HL = out.Columns[i].HL, t.HLText(c)
 			}
 			r.Cells = append(r.Cells, cell)
 		}
@@ -337,6 +378,70 @@ type CompareView struct {
 	// Histories link the history of each series the compared runs belong
 	// to, in the order the runs come.
 	Histories []HistoryLink
+	// Baselines are the choices of the baseline selector, one per
+	// column: the runs parameter that puts the column first. Empty when
+	// the columns cannot be reordered (one column, or before/after a
+	// change point, whose split is fixed).
+	Baselines []BaselineChoice
+	// ComparePath is where the baseline selector submits.
+	ComparePath string
+}
+
+// BaselineChoice is one option of the baseline selector: the comparison
+// with column Label first, as the runs parameter (Runs) and its URL.
+type BaselineChoice struct {
+	Label   string
+	Runs    string
+	URL     string
+	Current bool
+}
+
+// setColumnOrder fills in the baseline selector and the columns'
+// reordering links. Columns are formed from the runs in the order they
+// come (compare.Columns), so a new order of the columns is the runs of
+// each column, column after column, in that order: the links rewrite
+// the runs parameter and nothing else. A comparison by change splits
+// its runs at a fixed run and is not reordered.
+func (v *CompareView) setColumnOrder(runs []rundoc.Run, q CompareQuery) {
+	if q.By == compare.ByChange || len(v.Table.Columns) < 2 {
+		return
+	}
+	cols := compare.Columns(runs, q.By)
+	if len(cols) != len(v.Table.Columns) {
+		return // not the table's columns: offer nothing rather than wrong links
+	}
+	order := func(idx []int) CompareQuery {
+		q2 := q
+		q2.Runs = nil
+		for _, i := range idx {
+			for _, r := range cols[i].Runs {
+				q2.Runs = append(q2.Runs, r.ID)
+			}
+		}
+		return q2
+	}
+	n := len(cols)
+	moved := func(i, to int) []int {
+		idx := make([]int, 0, n)
+		for j := range n {
+			if j != i {
+				idx = append(idx, j)
+			}
+		}
+		return slices.Insert(idx, to, i)
+	}
+	for i := range n {
+		first := order(moved(i, 0))
+		v.Baselines = append(v.Baselines, BaselineChoice{Label: v.Table.Columns[i].Name, Runs: first.RunsParam(), URL: CompareURL(first), Current: i == 0})
+		c := &v.Table.Columns[i]
+		if i > 0 {
+			c.BaselineURL = CompareURL(first)
+			c.LeftURL = CompareURL(order(moved(i, i-1)))
+		}
+		if i < n-1 {
+			c.RightURL = CompareURL(order(moved(i, i+1)))
+		}
+	}
 }
 
 // HistoryLink links a series' history.
@@ -365,7 +470,7 @@ func historyLinks(runs []rundoc.Run) []HistoryLink {
 func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdown string) CompareView {
 	v := CompareView{Page: Page{Title: compareTitle}, Query: q, Table: NewComparisonTable(t, runs), Markdown: markdown,
 		JSONURL: APIComparePath + "?" + q.Values().Encode(), SaveAction: CreateReportPath, Progress: NewCompareProgress(runs),
-		Histories: historyLinks(runs)}
+		Histories: historyLinks(runs), ComparePath: ComparePath}
 	if v.Query.By == "" {
 		v.Query.By = DefaultCompareBy
 	}
@@ -378,6 +483,7 @@ func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdow
 		q2.By = o.value
 		v.ByOptions = append(v.ByOptions, ByOption{Value: o.value, Label: o.label, URL: CompareURL(q2), Current: o.value == v.Query.By})
 	}
+	v.setColumnOrder(runs, v.Query)
 	flip := q
 	flip.HideUnchanged = !q.HideUnchanged
 	v.ToggleURL = CompareURL(flip)
@@ -459,7 +565,7 @@ func NewReportView(rep *rundoc.Report, t *compare.Table, runs []rundoc.Run, mark
 		byID[r.ID] = r
 		v.Runs = append(v.Runs, runLink(r))
 	}
-	v.Charts = overlayCharts(runs)
+	v.Charts = overlayCharts(runs, reportConfigs(t, rep.By, byID))
 
 	// One differential flame graph per candidate column: its first
 	// measured run against the baseline column's.
@@ -513,9 +619,33 @@ func clientCPU(r *rundoc.Run) uint {
 	return 0
 }
 
+// reportConfigs names the configuration of each of a report's runs, by
+// run id: what its charts colour and label a line by. It is the run's
+// column (a label, a repetition group, before or after a change point),
+// except in a comparison by run, where every run is a column of its own
+// and the configuration is the run's label (its name when it has none):
+// three runs of trunk and three of branch are two configurations.
+func reportConfigs(t *compare.Table, by string, byID map[uint]*rundoc.Run) map[uint]string {
+	cfg := map[uint]string{}
+	for _, c := range t.Columns {
+		for _, ids := range [][]uint{c.Runs, c.WarmupsExcluded} {
+			for _, id := range ids {
+				cfg[id] = c.Name
+				if r := byID[id]; r != nil && (by == "" || by == compare.ByRun) && r.Label != "" {
+					cfg[id] = r.Label
+				}
+			}
+		}
+	}
+	return cfg
+}
+
 // overlayCharts draws the runs' interval series on shared axes:
-// throughput, and latency when any run recorded it.
-func overlayCharts(runs []rundoc.Run) []template.HTML {
+// throughput, and latency when any run recorded it. Lines are coloured
+// and listed in the legend by configuration (configs, by run id; a run
+// without one has a line and entry of its own); each keeps its run's
+// name as its tooltip.
+func overlayCharts(runs []rundoc.Run, configs map[uint]string) []template.HTML {
 	var rps, lat []ChartSeries
 	for i := range runs {
 		r := &runs[i]
@@ -530,9 +660,10 @@ func overlayCharts(runs []rundoc.Run) []template.HTML {
 			t[j], y[j], l[j] = p.T, p.RecordsPerSec, p.LatencyAvgMs
 			hasLatency = hasLatency || p.LatencyAvgMs > 0
 		}
-		rps = append(rps, ChartSeries{Name: name, X: t, Y: y})
+		group := configs[r.ID]
+		rps = append(rps, ChartSeries{Name: name, Group: group, X: t, Y: y})
 		if hasLatency {
-			lat = append(lat, ChartSeries{Name: name, X: t, Y: l})
+			lat = append(lat, ChartSeries{Name: name, Group: group, X: t, Y: l})
 		}
 	}
 	if len(rps) == 0 {

@@ -26,6 +26,10 @@ var htmlEscaper = strings.NewReplacer(
 //	[ <span class="unit">Unit</span>][<br><span class="Class"[ data-state="State"]
 //	[ data-more-repetitions="More"]>Change</span>]</td>
 //
+// followed, when the column has a Hodges-Lehmann column (HasHL), by
+//
+//	<td class="num hl">[<span class="Class">HL</span>]</td>
+//
 // every text escaped. A table of 50 runs × 60 metrics has 3,000 cells;
 // through the template each cost about ten reflective field lookups,
 // which were most of the page's render time.
@@ -70,6 +74,17 @@ func cellsHTML(cells []CompareCell) template.HTML {
 			b.WriteString("</span>")
 		}
 		b.WriteString("</td>")
+		if c.HasHL {
+			b.WriteString("\n      <td class=\"num hl\">")
+			if c.HL != "" {
+				b.WriteString(`<span class="`)
+				htmlEscaper.WriteString(&b, c.Class)
+				b.WriteString(`">`)
+				htmlEscaper.WriteString(&b, c.HL)
+				b.WriteString("</span>")
+			}
+			b.WriteString("</td>")
+		}
 	}
 	return template.HTML(b.String()) // #nosec G203 -- every text above is escaped by htmlEscaper
 }

@@ -184,7 +184,9 @@ func TestCompareStatesRendered(t *testing.T) {
 	for _, want := range []string{
 		`id="suggest-repetitions"`, `data-more-repetitions="1"`, "Inconclusive: run 1 more repetition per side",
 		"record-send-rate in branch: borderline, about 1 more per side",
-		`class="delta delta-borderline" data-state="borderline" data-more-repetitions="1">&#43;2.7% [−0.5%, &#43;5.9%] borderline adj. p=0.065</span>`,
+		`class="delta delta-borderline" data-state="borderline" data-more-repetitions="1">&#43;2.7% borderline</span></td>
+      <td class="num hl"><span class="delta delta-borderline">&#43;2.7% [−0.5%, &#43;5.9%] adj. p=0.065</span></td>`,
+		`<th scope="col" class="num hl-col"`, "Hodges-Lehmann Δ, 95% CI",
 		`class="delta delta-better" data-state="significant">`,
 		`class="delta delta-descriptive">0.0%</span>`, // same medians: no mark
 		`<tr data-metric="record-send-rate" class="headline">`, `<tr data-metric="syscr" class="descriptive">`,
@@ -202,6 +204,88 @@ func TestCompareStatesRendered(t *testing.T) {
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("compare page lacks %q", want)
+		}
+	}
+}
+
+// TestCompareColumnHeaders (issue 23, items 5 and 9): a column of many
+// runs is summarised in its header (count, first and last id, a link to
+// the runs list narrowed to them) instead of listing every run, and the
+// baseline selector of a comparison by label moves a label's runs
+// first, whatever their order.
+func TestCompareColumnHeaders(t *testing.T) {
+	var runs []rundoc.Run
+	var ids []uint
+	for i := uint(1); i <= 40; i++ {
+		label := "trunk"
+		if i%2 == 0 {
+			label = "branch"
+		}
+		runs = append(runs, rundoc.Run{ID: i, Label: label, Workload: "producer", Status: rundoc.StatusSucceeded,
+			Metrics: []rundoc.Metric{{Name: "record-send-rate", Value: 1000 + float64(i%7), Unit: "records/s", Better: rundoc.HigherIsBetter}}})
+		ids = append(ids, i)
+	}
+	tab, err := compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewCompareView(tab, runs, CompareQuery{Runs: ids, By: compare.ByLabel}, "")
+	trunk := v.Table.Columns[0]
+	if trunk.RunsSummary != "20 runs, #1 … #39" || !strings.HasPrefix(trunk.RunsListURL, "/?ids=1%2C3%2C5%2C") {
+		t.Errorf("trunk header: summary %q, list %q", trunk.RunsSummary, trunk.RunsListURL)
+	}
+	if len(v.Baselines) != 2 || !v.Baselines[0].Current || v.Baselines[1].Label != "branch" ||
+		!strings.HasPrefix(v.Baselines[1].Runs, "2,4,6,") || !strings.HasSuffix(v.Baselines[1].Runs, ",40,1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39") {
+		t.Errorf("baseline choices %+v", v.Baselines)
+	}
+	u, err := New(templates.FS, goldenStatic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := u.RenderBytes("compare", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(out)
+	head := page[strings.Index(page, "<thead>"):strings.Index(page, "</thead>")]
+	if !strings.Contains(head, `<a class="col-runs-list" href="/?ids=1%2c3%2c5`) && !strings.Contains(head, `<a class="col-runs-list" href="/?ids=1%2C3%2C5`) {
+		t.Errorf("header lacks the link to the runs list:\n%s", head)
+	}
+	if n := strings.Count(head, `href="/runs/`); n != 0 {
+		t.Errorf("header links %d runs one by one, want a summary", n)
+	}
+}
+
+// TestEmbeddedNoteRendered (issue 23, item 19): the comparison page of
+// runs on the embedded broker, and the page of such a run, say it is one
+// in-memory broker where acks and replication cannot show their cost;
+// pages of cluster runs do not.
+func TestEmbeddedNoteRendered(t *testing.T) {
+	u, err := New(templates.FS, goldenStatic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		kind string
+		want bool
+	}{{rundoc.TargetEmbedded, true}, {rundoc.TargetCluster, false}} {
+		runs := compareRuns()
+		for i := range runs {
+			runs[i].Environment = &rundoc.Environment{Broker: "b", Target: &rundoc.Target{Kind: tt.kind}}
+		}
+		tab, err := compare.Build(compare.Columns(runs, compare.ByRun), compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := u.RenderBytes("compare", NewCompareView(tab, runs, CompareQuery{Runs: []uint{1, 2, 3}, By: compare.ByRun}, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(out)
+		got := strings.Contains(page, `id="embedded-note"`) && strings.Contains(page, "All runs ran on the embedded broker.") &&
+			strings.Contains(page, "acks, replication and durability settings cannot show their cost")
+		if got != tt.want || (!tt.want && strings.Contains(page, "embedded-note")) {
+			t.Errorf("%s runs: compare page shows the embedded-broker note: %v, want %v", tt.kind, got, tt.want)
 		}
 	}
 }

@@ -263,7 +263,7 @@ func NewRunFormClusters(values url.Values, errs map[string]string, clusters []Cl
 	target := choice(FieldTarget, targets, TargetEmbedded)
 	security := choice(FieldSecurityProtocol, SecurityProtocols, SecurityProtocols[0])
 	mechanism := choice(FieldSASLMechanism, SASLMechanisms, SASLMechanisms[0])
-	conn := FormSection{ID: "target", Legend: "Target", Fields: []FormField{
+	conn := FormSection{ID: "target", Legend: "Target", Help: rundoc.EmbeddedBrokerNote, Fields: []FormField{
 		{Name: FieldTarget, Label: "Broker", Kind: "radio", Value: target,
 			Options: choiceOptions(targets, map[string]string{
 				TargetEmbedded:  "embedded broker (kfake, in its own process)",

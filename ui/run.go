@@ -94,13 +94,16 @@ type RunView struct {
 	OutputNotes []string
 	// Warnings say why some figures deserve less trust: a short window,
 	// percentiles on few samples (compare.RunWarnings).
-	Warnings    []string
-	KeyFigures  []DefItem
-	Metrics     []MetricRow
-	Charts      []template.HTML
-	Measurement []DefItem
-	Notes       []string
-	Environment []DefItem
+	Warnings []string
+	// EmbeddedNote says the run ran on the embedded broker, and what it
+	// cannot measure there (rundoc.EmbeddedBrokerNote); "" otherwise.
+	EmbeddedNote string
+	KeyFigures   []DefItem
+	Metrics      []MetricRow
+	Charts       []template.HTML
+	Measurement  []DefItem
+	Notes        []string
+	Environment  []DefItem
 	// Config is the client configuration the run recorded, after
 	// defaults (environment.config), its mode first; ConfigRecorded is
 	// false when there is none (imported runs, older runs).
@@ -301,6 +304,9 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 	if e := r.Environment; e != nil {
 		v.Environment = environmentItems(*e)
 		v.setConfig(*e)
+	}
+	if r.OnEmbeddedBroker() {
+		v.EmbeddedNote = rundoc.EmbeddedBrokerNote
 	}
 	v.Spec = prettyJSON(r.Spec)
 

@@ -16,8 +16,8 @@ const oldJSON = `{
   "columns": [{"name": "a", "baseline": true, "runs": [1,3,5,7,9]}, {"name": "b", "baseline": false, "runs": [2,4,6,8,10]}],
   "rows": [
     {"section": "Throughput", "metric": "record-send-rate", "unit": "records/s", "better": "higher", "cells": [
-      {"column": "a", "n": 5, "value": 100, "values": [96, 98, 100, 102, 104], "lo": null, "hi": null, "delta_pct": null, "p_value": null, "test": "", "verdict": "", "text": "", "change": ""},
-      {"column": "b", "n": 5, "value": 101, "values": [97, 99, 101, 103, 105], "lo": null, "hi": null, "delta_pct": 1, "p_value": 0.69, "test": "not significant", "verdict": "same", "text": "", "change": ""}]},
+      {"column": "a", "n": 5, "value": 100, "values": [96, 98, 100, 102, 104], "lo": null, "hi": null, "median_change_pct": null, "p_value": null, "test": "", "verdict": "", "text": "", "change": ""},
+      {"column": "b", "n": 5, "value": 101, "values": [97, 99, 101, 103, 105], "lo": null, "hi": null, "median_change_pct": 1, "p_value": 0.69, "test": "not significant", "verdict": "same", "text": "", "change": ""}]},
     {"section": "Network and syscalls", "metric": "syscr", "unit": "syscalls", "better": "lower", "cells": [
       {"column": "a", "n": 5, "value": 1000, "values": [996, 998, 1000, 1001, 1003], "p_value": null, "test": "", "verdict": ""},
       {"column": "b", "n": 5, "value": 1008, "values": [1005, 1006, 1008, 1010, 1012], "p_value": 0.016, "test": "significant", "verdict": "worse"}]},
