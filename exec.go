@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,9 +54,14 @@ async-profiler's collapsed stacks (or pprof), read when CMD has ended:
 A command that fails (non-zero exit status, a signal, not found) is stored
 as a failed run with its exit status, the end of its stderr and what it
 printed. Secrets of the command line and environment (SASL passwords in
---producer-props or sasl.jaas.config, secret values of a --command-config
-file, environment variables named like passwords or tokens) are replaced
-with [redacted] in what is passed through, printed and stored.
+--producer-props or sasl.jaas.config, secret values of the file of
+--command-config, --producer.config or --consumer.config, given as
+--flag FILE or --flag=FILE, values named like passwords, tokens, secrets,
+credentials, API keys or basic.auth.user.info, such as *_PASSWD or
+API_KEY, and the passwords of URLs, user:pass@host or ?password=, as in
+DATABASE_URL) are replaced with [redacted] in what is passed through,
+printed and stored. The command does not inherit kbench's own secrets
+(KBENCH_TOKEN, KBENCH_DATABASE, KBENCH_NOTIFY_URL).
 
 Interrupting kbench exec (SIGINT, SIGTERM) stops the command (SIGINT to
 its process group, SIGKILL 10 s later) and stores nothing, as for kbench
@@ -147,6 +153,7 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	env := os.Environ()
 	secrets := toolexec.Secrets(argv, env)
+	env = childEnv(env)
 	dir, err := os.MkdirTemp("", "kbench-exec-")
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench exec: %v\n", err)
@@ -253,6 +260,27 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "kbench exec: the run was not stored: %v\n", err)
 	fmt.Fprintf(stderr, "kbench exec: its result stays in %s (send it later with: kbench import --server %s --label %s %s)\n", dir, base, *label, dir)
 	return 1
+}
+
+// kbenchSecretEnv are the variables of kbench's flags whose values are
+// secrets without being named so: a database URL with its password, a
+// webhook URL with its secret path.
+var kbenchSecretEnv = []string{envName("database"), envName("notify-url")}
+
+// childEnv is env without kbench's own secrets (KBENCH_TOKEN,
+// KBENCH_DATABASE, KBENCH_NOTIFY_URL, any KBENCH_* variable with a
+// secret name), which the command has no use for and could print or
+// pass on.
+func childEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "KBENCH_") && (rundoc.SecretName(k) || slices.Contains(kbenchSecretEnv, k)) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // firstLine is s up to its first line end.
