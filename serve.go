@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/dirlock"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/store"
 )
@@ -137,6 +138,13 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	if dsn == "" {
 		dsn = filepath.Join(cfg.DataDir, "kbench.db")
 	}
+	if !store.IsPostgresURL(dsn) {
+		release, ok := lockSQLiteStore(cfg.DataDir, dsn, stderr)
+		if !ok {
+			return 1
+		}
+		defer release()
+	}
 	// The store's errors show a URL with its password redacted.
 	st, err := store.Open(dsn)
 	if err != nil {
@@ -185,6 +193,50 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	defer cancel()
 	hs.Shutdown(shutCtx)
 	return 0
+}
+
+// lockSQLiteStore takes the lock of the data directory (dirlock, held
+// until release or the process's end) and, for an SQLite file outside it,
+// of the file (FILE.lock): two servers on one SQLite store would both run
+// its queued runs, and each would mark the other's running runs
+// interrupted when it starts. A PostgreSQL store is not locked: servers
+// and workers share it, each recovering only runs whose worker is gone.
+// It reports a held lock on stderr, naming the process that holds it.
+func lockSQLiteStore(dataDir, dbFile string, stderr io.Writer) (release func(), ok bool) {
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "kbench serve: --data %s: %v\n", dataDir, err)
+		return nil, false
+	}
+	paths := []string{dirlock.In(dataDir)}
+	if abs, err := filepath.Abs(dbFile); err == nil {
+		if dataAbs, err := filepath.Abs(dataDir); err == nil && filepath.Dir(abs) != dataAbs {
+			paths = append(paths, abs+".lock")
+		}
+	}
+	var locks []*dirlock.Lock
+	release = func() {
+		for _, l := range locks {
+			l.Release()
+		}
+	}
+	for i, p := range paths {
+		l, err := dirlock.Acquire(p, "kbench serve")
+		var held *dirlock.HeldError
+		switch {
+		case errors.As(err, &held) && i == 0:
+			fmt.Fprintf(stderr, "kbench serve: the data directory %s is in use by %s (lock file %s): two servers on one SQLite store would both run its queued runs; stop that one, or choose another --data\n", dataDir, held.Holder, p)
+		case errors.As(err, &held):
+			fmt.Fprintf(stderr, "kbench serve: the database %s is in use by %s (lock file %s): two servers on one SQLite store would both run its queued runs; stop that one, or choose another --database\n", dbFile, held.Holder, p)
+		case err != nil:
+			fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		}
+		if err != nil {
+			release()
+			return nil, false
+		}
+		locks = append(locks, l)
+	}
+	return release, true
 }
 
 // envName is the variable that sets a serve flag: KBENCH_ and the flag's
