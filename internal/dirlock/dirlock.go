@@ -97,7 +97,8 @@ func Acquire(path, command string) (*Lock, error) {
 	}
 	host, _ := os.Hostname()
 	text := fmt.Sprintf("pid=%d\nhost=%s\ncommand=%s\nstarted=%s\n", os.Getpid(), host, command, time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(text), 0)
 	}
 	if err != nil {
