@@ -31,7 +31,7 @@ func TestE2ELatencySweep(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("f-repetitions"), "1"))
 	b.do(t, "click Start sweep", chromedp.Click(chromedp.ID("sweep-submit")))
 	b.waitFor(t, "the sweep page", `/^\/sweeps\/[0-9a-f]{12}$/.test(location.pathname)`)
-	b.waitFor(t, "both phases ended", `document.readyState === 'complete' && document.getElementById('sweep-phase').dataset.phase === 'rates' && !document.querySelector('meta[http-equiv="refresh"]')`)
+	b.waitFor(t, "both phases ended", `document.readyState === 'complete' && document.getElementById('sweep-phase').dataset.phase === 'done' && !document.querySelector('meta[http-equiv="refresh"]')`)
 	b.screenshot(t, "sweep-result")
 
 	lines := e2eEval[[]int](t, b, "count each chart's lines", `Array.from(document.querySelectorAll('#sweep-charts svg.chart')).map(s => s.querySelectorAll('.chart-series polyline').length)`)

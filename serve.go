@@ -55,6 +55,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	private := fs.Bool("private", false, "require the token for reading too")
 	retain := fs.String("retain", "0", "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
 	notifyURL := fs.String("notify-url", "", "POST each new regression there as JSON, with a Slack-compatible text (a webhook URL)")
+	maxPerRequest := fs.Int("max-runs-per-request", server.DefaultMaxRunsPerRequest, "most runs one request may queue (repetitions, A/B, presets, a sweep's both phases); more is a 400")
+	maxQueued := fs.Int("max-queued-runs", server.DefaultMaxQueuedRuns, "most runs waiting in the queues; a request that would queue more is a 429")
 	ex := addExecFlags(fs, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
 	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
@@ -89,6 +91,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return 2
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max-runs-per-request", *maxPerRequest}, {"max-queued-runs", *maxQueued}} {
+		if f.v < 1 {
+			fmt.Fprintf(stderr, "kbench serve: %s: must be at least 1, got %d\n", from[f.name], f.v)
+			return 2
+		}
+	}
 	retainFor, err := parseRetain(*retain)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %s: %v\n", from["retain"], err)
@@ -105,7 +116,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	cfg := server.Config{DataDir: *data, Concurrency: *ex.concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet,
+		MaxRunsPerRequest: *maxPerRequest, MaxQueuedRuns: *maxQueued}
 	if *notifyURL != "" {
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
 	}
