@@ -307,3 +307,22 @@ func uintString(id uint) string {
 	b, _ := json.Marshal(id)
 	return string(b)
 }
+
+// TestSweepChartsInChartGrid: the sweep page draws its charts in the
+// grid every other page's charts are in (.charts, a figure.chart-box
+// each), so they scale as those do; alone in a full-width figure they
+// were drawn about twice as large (TestE2ELatencySweep measures it).
+func TestSweepChartsInChartGrid(t *testing.T) {
+	ts := newTestServer(t, noWorker)
+	id := ts.createSweep(t, `{"configs":[{"label":"a","params":`+tinySweepParams+`}],"rates_pct":[50],"repetitions":1}`)
+	body := ts.do(t, "GET", "/sweeps/"+id, "").Body.String()
+	start := strings.Index(body, `id="sweep-charts"`)
+	if start < 0 {
+		t.Fatal("no chart section")
+	}
+	section := body[start:]
+	section = section[:strings.Index(section, "</section>")]
+	if !strings.Contains(section, `<div class="charts">`) || strings.Count(section, `<figure class="chart-box"><svg class="chart"`) != 3 {
+		t.Errorf("the sweep's charts are not in the charts grid:\n%s", section)
+	}
+}
