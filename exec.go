@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,7 +152,7 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	env := os.Environ()
 	secrets := toolexec.Secrets(argv, env)
-	env = childEnv(env)
+	env = toolexec.ChildEnv(env)
 	dir, err := os.MkdirTemp("", "kbench-exec-")
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench exec: %v\n", err)
@@ -260,27 +259,6 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "kbench exec: the run was not stored: %v\n", err)
 	fmt.Fprintf(stderr, "kbench exec: its result stays in %s (send it later with: kbench import --server %s --label %s %s)\n", dir, base, *label, dir)
 	return 1
-}
-
-// kbenchSecretEnv are the variables of kbench's flags whose values are
-// secrets without being named so: a database URL with its password, a
-// webhook URL with its secret path.
-var kbenchSecretEnv = []string{envName("database"), envName("notify-url")}
-
-// childEnv is env without kbench's own secrets (KBENCH_TOKEN,
-// KBENCH_DATABASE, KBENCH_NOTIFY_URL, any KBENCH_* variable with a
-// secret name), which the command has no use for and could print or
-// pass on.
-func childEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "KBENCH_") && (rundoc.SecretName(k) || slices.Contains(kbenchSecretEnv, k)) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // firstLine is s up to its first line end.

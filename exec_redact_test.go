@@ -59,13 +59,3 @@ func TestExecRedactsConfigFileAndKbenchSecrets(t *testing.T) {
 		t.Errorf("stored command %q, output %q", res.Measurement.Command, res.Output)
 	}
 }
-
-// TestChildEnv: kbench's own secrets are dropped, the rest kept.
-func TestChildEnv(t *testing.T) {
-	got := childEnv([]string{"PATH=/bin", "KBENCH_TOKEN=t", "KBENCH_DATABASE=postgres://u:p@h/d", "KBENCH_NOTIFY_URL=https://h/s",
-		"KBENCH_SECRET_PROPS={}", "KBENCH_SERVER=http://h", "KAFKA_OPTS=-Xmx1g", "MY_TOKEN=x"})
-	want := []string{"PATH=/bin", "KBENCH_SERVER=http://h", "KAFKA_OPTS=-Xmx1g", "MY_TOKEN=x"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("childEnv = %q, want %q", got, want)
-	}
-}

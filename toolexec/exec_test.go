@@ -393,3 +393,13 @@ func TestSecretsHoles(t *testing.T) {
 		t.Errorf("RedactText: %q", got)
 	}
 }
+
+// TestChildEnv: kbench's own secrets are dropped, the rest kept.
+func TestChildEnv(t *testing.T) {
+	got := ChildEnv([]string{"PATH=/bin", "KBENCH_TOKEN=t", "KBENCH_DATABASE=postgres://u:p@h/d", "KBENCH_NOTIFY_URL=https://h/s",
+		"KBENCH_SECRET_PROPS={}", "KBENCH_SERVER=http://h", "KAFKA_OPTS=-Xmx1g", "MY_TOKEN=x"})
+	want := []string{"PATH=/bin", "KBENCH_SERVER=http://h", "KAFKA_OPTS=-Xmx1g", "MY_TOKEN=x"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ChildEnv = %q, want %q", got, want)
+	}
+}

@@ -99,6 +99,28 @@ func e2eConfigFile(argv []string) (string, bool) {
 	return "", false
 }
 
+// kbenchSecretVars are kbench's own variables whose values are secrets
+// without being named so: a database URL with its password, a webhook URL
+// with its secret path (KBENCH_TOKEN's name says it).
+var kbenchSecretVars = map[string]bool{"KBENCH_DATABASE": true, "KBENCH_NOTIFY_URL": true}
+
+// ChildEnv returns env without kbench's own secrets, for a command kbench
+// starts (kbench exec's, a tool run's Kafka script): KBENCH_TOKEN,
+// KBENCH_DATABASE, KBENCH_NOTIFY_URL and any KBENCH_* variable with a
+// secret name (rundoc.SecretName). The command has no use for them and
+// could print them or pass them on.
+func ChildEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "KBENCH_") && (rundoc.SecretName(k) || kbenchSecretVars[k]) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
 // tokenProp splits an argument KEY=VALUE (leading dashes and -D dropped).
 func tokenProp(t string) (key, value string, ok bool) {
 	k, v, ok := strings.Cut(t, "=")
