@@ -326,3 +326,34 @@ func TestSweepChartsInChartGrid(t *testing.T) {
 		t.Errorf("the sweep's charts are not in the charts grid:\n%s", section)
 	}
 }
+
+// TestSweepCancelNeedsToken: canceling is a change: without the token a
+// server that has one refuses it, and the form needs its CSRF token.
+func TestSweepCancelNeedsToken(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { noWorker(c); c.Token = "tok" })
+	rec := ts.do(t, "POST", "/api/presets/sweep", `{"configs":[{"label":"a","params":`+tinySweepParams+`}],"rates_pct":[50],"repetitions":1}`, "Authorization", "Bearer tok")
+	var resp struct{ Sweep string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); rec.Code != http.StatusCreated || err != nil {
+		t.Fatalf("create = %d %s", rec.Code, rec.Body)
+	}
+	if rec := ts.do(t, "POST", "/api/sweeps/"+resp.Sweep+"/cancel", ""); rec.Code != http.StatusUnauthorized {
+		t.Errorf("cancel without the token = %d, want 401", rec.Code)
+	}
+	if rec := ts.do(t, "POST", "/sweeps/"+resp.Sweep+"/cancel", "", "Authorization", "Bearer tok", "Content-Type", "application/x-www-form-urlencoded"); rec.Code != http.StatusForbidden {
+		t.Errorf("cancel form without its CSRF token = %d, want 403", rec.Code)
+	}
+	if res := ts.getSweepAs(t, resp.Sweep, "tok"); res.Phase != store.SweepMaxRate {
+		t.Errorf("phase %s after refused cancels, want max-rate", res.Phase)
+	}
+}
+
+// getSweepAs reads GET /api/sweeps/{id} with a token.
+func (ts *testServer) getSweepAs(t *testing.T, id, token string) sweepResult {
+	t.Helper()
+	rec := ts.do(t, "GET", "/api/sweeps/"+id, "", "Authorization", "Bearer "+token)
+	var res sweepResult
+	if err := json.Unmarshal(rec.Body.Bytes(), &res); rec.Code != 200 || err != nil {
+		t.Fatalf("GET sweep = %d %s", rec.Code, rec.Body)
+	}
+	return res
+}
