@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func TestE2ELatencySweep(t *testing.T) {
 		chromedp.SetValue(chromedp.ID("f-repetitions"), "1"))
 	b.do(t, "click Start sweep", chromedp.Click(chromedp.ID("sweep-submit")))
 	b.waitFor(t, "the sweep page", `/^\/sweeps\/[0-9a-f]{12}$/.test(location.pathname)`)
-	b.waitFor(t, "both phases ended", `document.readyState === 'complete' && document.getElementById('sweep-phase').dataset.phase === 'rates' && !document.querySelector('meta[http-equiv="refresh"]')`)
+	b.waitFor(t, "both phases ended", `document.readyState === 'complete' && document.getElementById('sweep-phase').dataset.phase === 'done' && !document.querySelector('meta[http-equiv="refresh"]')`)
 	b.screenshot(t, "sweep-result")
 
 	lines := e2eEval[[]int](t, b, "count each chart's lines", `Array.from(document.querySelectorAll('#sweep-charts svg.chart')).map(s => s.querySelectorAll('.chart-series polyline').length)`)
@@ -56,6 +57,11 @@ func TestE2ELatencySweep(t *testing.T) {
 			t.Errorf("point links to %q, want a run", h)
 		}
 	}
+	// The sweep's chart text renders at the size of every other chart's
+	// (issue 23 item 17: it was about twice as large): measured as the
+	// title's font size times the SVG's scale on screen, here and on the
+	// run page the point opens.
+	sweepPx := e2eEval[float64](t, b, "measure the sweep chart's title", chartTitlePx(`#sweep-charts svg.chart`))
 	// Clicking lands on whichever point is drawn on top where the first
 	// one is (points of two labels can overlap): any of the chart's runs.
 	b.do(t, "follow a point", chromedp.Click(chromedp.CSS(`#sweep-charts svg.chart .chart-points a circle`)))
@@ -64,5 +70,19 @@ func TestE2ELatencySweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitFor(t, "a point's run page", string(linked)+`.includes(location.pathname)`)
+	b.waitFor(t, "the run's interval charts", `!!document.querySelector('section[aria-labelledby="charts-heading"] svg.chart')`)
+	runPx := e2eEval[float64](t, b, "measure the run chart's title", chartTitlePx(`section[aria-labelledby="charts-heading"] svg.chart`))
+	t.Logf("chart titles render at %.2f px on the sweep page, %.2f px on a run page", sweepPx, runPx)
+	if math.Abs(sweepPx-runPx) > 0.5 || runPx <= 0 {
+		t.Errorf("the sweep's chart titles render at %.2f px, a run's at %.2f px: want the same size", sweepPx, runPx)
+	}
 	b.checkConsole(t)
+}
+
+// chartTitlePx is a script giving the on-screen font size, in CSS pixels,
+// of the title of the first chart sel matches: its font-size attribute
+// (SVG units) times the SVG's scale.
+func chartTitlePx(sel string) string {
+	return `(() => { const svg = document.querySelector(` + "`" + sel + "`" + `); const t = svg.querySelector('.chart-title');
+		return parseFloat(t.getAttribute('font-size')) * svg.getScreenCTM().a; })()`
 }

@@ -53,9 +53,14 @@ async-profiler's collapsed stacks (or pprof), read when CMD has ended:
 A command that fails (non-zero exit status, a signal, not found) is stored
 as a failed run with its exit status, the end of its stderr and what it
 printed. Secrets of the command line and environment (SASL passwords in
---producer-props or sasl.jaas.config, secret values of a --command-config
-file, environment variables named like passwords or tokens) are replaced
-with [redacted] in what is passed through, printed and stored.
+--producer-props or sasl.jaas.config, secret values of the file of
+--command-config, --producer.config or --consumer.config, given as
+--flag FILE or --flag=FILE, values named like passwords, tokens, secrets,
+credentials, API keys or basic.auth.user.info, such as *_PASSWD or
+API_KEY, and the passwords of URLs, user:pass@host or ?password=, as in
+DATABASE_URL) are replaced with [redacted] in what is passed through,
+printed and stored. The command does not inherit kbench's own secrets
+(KBENCH_TOKEN, KBENCH_DATABASE, KBENCH_NOTIFY_URL).
 
 Interrupting kbench exec (SIGINT, SIGTERM) stops the command (SIGINT to
 its process group, SIGKILL 10 s later) and stores nothing, as for kbench
@@ -147,6 +152,7 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	env := os.Environ()
 	secrets := toolexec.Secrets(argv, env)
+	env = toolexec.ChildEnv(env)
 	dir, err := os.MkdirTemp("", "kbench-exec-")
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench exec: %v\n", err)

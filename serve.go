@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/dirlock"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/store"
 )
@@ -54,6 +55,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	private := fs.Bool("private", false, "require the token for reading too")
 	retain := fs.String("retain", "0", "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
 	notifyURL := fs.String("notify-url", "", "POST each new regression there as JSON, with a Slack-compatible text (a webhook URL)")
+	maxPerRequest := fs.Int("max-runs-per-request", server.DefaultMaxRunsPerRequest, "most runs one request may queue (repetitions, A/B, presets, a sweep's both phases); more is a 400")
+	maxQueued := fs.Int("max-queued-runs", server.DefaultMaxQueuedRuns, "most runs waiting in the queues; a request that would queue more is a 429")
 	ex := addExecFlags(fs, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
 	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
@@ -88,6 +91,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return 2
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max-runs-per-request", *maxPerRequest}, {"max-queued-runs", *maxQueued}} {
+		if f.v < 1 {
+			fmt.Fprintf(stderr, "kbench serve: %s: must be at least 1, got %d\n", from[f.name], f.v)
+			return 2
+		}
+	}
 	retainFor, err := parseRetain(*retain)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %s: %v\n", from["retain"], err)
@@ -104,7 +116,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	cfg := server.Config{DataDir: *data, Concurrency: *ex.concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet,
+		MaxRunsPerRequest: *maxPerRequest, MaxQueuedRuns: *maxQueued}
 	if *notifyURL != "" {
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
 	}
@@ -136,6 +149,13 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	dsn := set.Database
 	if dsn == "" {
 		dsn = filepath.Join(cfg.DataDir, "kbench.db")
+	}
+	if !store.IsPostgresURL(dsn) {
+		release, ok := lockSQLiteStore(cfg.DataDir, dsn, stderr)
+		if !ok {
+			return 1
+		}
+		defer release()
 	}
 	// The store's errors show a URL with its password redacted.
 	st, err := store.Open(dsn)
@@ -185,6 +205,50 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	defer cancel()
 	hs.Shutdown(shutCtx)
 	return 0
+}
+
+// lockSQLiteStore takes the lock of the data directory (dirlock, held
+// until release or the process's end) and, for an SQLite file outside it,
+// of the file (FILE.lock): two servers on one SQLite store would both run
+// its queued runs, and each would mark the other's running runs
+// interrupted when it starts. A PostgreSQL store is not locked: servers
+// and workers share it, each recovering only runs whose worker is gone.
+// It reports a held lock on stderr, naming the process that holds it.
+func lockSQLiteStore(dataDir, dbFile string, stderr io.Writer) (release func(), ok bool) {
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "kbench serve: --data %s: %v\n", dataDir, err)
+		return nil, false
+	}
+	paths := []string{dirlock.In(dataDir)}
+	if abs, err := filepath.Abs(dbFile); err == nil {
+		if dataAbs, err := filepath.Abs(dataDir); err == nil && filepath.Dir(abs) != dataAbs {
+			paths = append(paths, abs+".lock")
+		}
+	}
+	var locks []*dirlock.Lock
+	release = func() {
+		for _, l := range locks {
+			l.Release()
+		}
+	}
+	for i, p := range paths {
+		l, err := dirlock.Acquire(p, "kbench serve")
+		var held *dirlock.HeldError
+		switch {
+		case errors.As(err, &held) && i == 0:
+			fmt.Fprintf(stderr, "kbench serve: the data directory %s is in use by %s (lock file %s): two servers on one SQLite store would both run its queued runs; stop that one, or choose another --data\n", dataDir, held.Holder, p)
+		case errors.As(err, &held):
+			fmt.Fprintf(stderr, "kbench serve: the database %s is in use by %s (lock file %s): two servers on one SQLite store would both run its queued runs; stop that one, or choose another --database\n", dbFile, held.Holder, p)
+		case err != nil:
+			fmt.Fprintf(stderr, "kbench serve: %v\n", err)
+		}
+		if err != nil {
+			release()
+			return nil, false
+		}
+		locks = append(locks, l)
+	}
+	return release, true
 }
 
 // envName is the variable that sets a serve flag: KBENCH_ and the flag's

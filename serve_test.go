@@ -21,7 +21,8 @@ import (
 func TestServeEnvironment(t *testing.T) {
 	// What `kbench serve` runs with when nothing is set.
 	defaults := serveSettings{Listen: "127.0.0.1:8080", Config: server.Config{
-		DataDir: "./kbench-data", Concurrency: 1, Loopback: true, RunTimeout: 2 * time.Hour}}
+		DataDir: "./kbench-data", Concurrency: 1, Loopback: true, RunTimeout: 2 * time.Hour,
+		MaxRunsPerRequest: server.DefaultMaxRunsPerRequest, MaxQueuedRuns: server.DefaultMaxQueuedRuns}}
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -64,6 +65,10 @@ func TestServeEnvironment(t *testing.T) {
 			want: func(s *serveSettings) {
 				s.Config.NotifyURL, s.Config.PublicURL = "https://hooks.example/T0/B0/x", "http://127.0.0.1:8080"
 			}},
+		{name: "KBENCH_MAX_RUNS_PER_REQUEST", env: map[string]string{"KBENCH_MAX_RUNS_PER_REQUEST": "50"},
+			want: func(s *serveSettings) { s.Config.MaxRunsPerRequest = 50 }},
+		{name: "--max-queued-runs", env: map[string]string{"KBENCH_MAX_QUEUED_RUNS": "10"}, args: []string{"--max-queued-runs", "20"},
+			want: func(s *serveSettings) { s.Config.MaxQueuedRuns = 20 }},
 		{name: "empty variables count as unset", env: map[string]string{"KBENCH_LISTEN": "", "KBENCH_DATA": "", "KBENCH_CONCURRENCY": "",
 			"KBENCH_PRIVATE": "", "KBENCH_RUN_TIMEOUT": "", "KBENCH_RETAIN": "", "KBENCH_ALLOW_TARGET": "", "KBENCH_ALLOW_HOST": "", "KBENCH_NOTIFY_URL": "", "KBENCH_DATABASE": ""},
 			want: func(*serveSettings) {}},
@@ -104,6 +109,8 @@ func TestServeEnvironment(t *testing.T) {
 		{name: "KBENCH_RUN_TIMEOUT without a unit", env: map[string]string{"KBENCH_RUN_TIMEOUT": "2"}, wantErr: []string{`KBENCH_RUN_TIMEOUT: "2"`}},
 		{name: "KBENCH_RUN_TIMEOUT 0", env: map[string]string{"KBENCH_RUN_TIMEOUT": "0s"}, wantErr: []string{"KBENCH_RUN_TIMEOUT", "positive"}},
 		{name: "--run-timeout negative", args: []string{"--run-timeout", "-5m"}, wantErr: []string{"--run-timeout", "positive"}},
+		{name: "KBENCH_MAX_QUEUED_RUNS 0", env: map[string]string{"KBENCH_MAX_QUEUED_RUNS": "0"}, wantErr: []string{"KBENCH_MAX_QUEUED_RUNS", "at least 1"}},
+		{name: "--max-runs-per-request negative", args: []string{"--max-runs-per-request", "-1"}, wantErr: []string{"--max-runs-per-request", "at least 1"}},
 		{name: "KBENCH_RETAIN", env: map[string]string{"KBENCH_RETAIN": "30d"}, wantErr: []string{"KBENCH_RETAIN", "30d"}},
 		{name: "KBENCH_LISTEN without a port", env: map[string]string{"KBENCH_LISTEN": "nonsense"}, wantErr: []string{"KBENCH_LISTEN", "host:port"}},
 		{name: "KBENCH_LISTEN off loopback without a token", env: map[string]string{"KBENCH_LISTEN": "0.0.0.0:8080"}, wantErr: []string{"KBENCH_LISTEN", "--token"}},

@@ -125,10 +125,11 @@ func e2eMeasured(res *rundoc.Result, spec rundoc.Spec) {
 
 // toolEnv is this process's environment without what is for kbench only:
 // the run's secret properties (the tool reads them from its properties
-// file) and the machine's tools.
+// file), the machine's tools and kbench's own secrets
+// (toolexec.ChildEnv: the server's token, database URL, webhook).
 func toolEnv() []string {
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range toolexec.ChildEnv(os.Environ()) {
 		if !strings.HasPrefix(kv, rundoc.SecretPropsEnv+"=") && !strings.HasPrefix(kv, kafkatools.EnvVar+"=") {
 			env = append(env, kv)
 		}

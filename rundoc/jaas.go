@@ -282,7 +282,7 @@ func redactJAAS(s string) string {
 	last := 0
 	for _, e := range entries {
 		for _, o := range e.Options {
-			if !isSecretName(o.Name) {
+			if !SecretName(o.Name) {
 				continue
 			}
 			sb.WriteString(s[last:o.Start])

@@ -21,7 +21,7 @@ func skeleton(s string, entries []JAASEntry) string {
 	last := 0
 	for _, e := range entries {
 		for _, o := range e.Options {
-			if isSecretName(o.Name) {
+			if SecretName(o.Name) {
 				sb.WriteString(s[last:o.Start])
 				sb.WriteByte(0)
 				last = o.End
@@ -102,7 +102,7 @@ func FuzzParseJAAS(f *testing.F) {
 			for j := range a.Options {
 				oa, ob := a.Options[j], b.Options[j]
 				want := oa.Value
-				if isSecretName(oa.Name) {
+				if SecretName(oa.Name) {
 					want = Redacted
 				}
 				if oa.Name != ob.Name || ob.Value != want {

@@ -20,31 +20,12 @@ const SecretPropsEnv = "KBENCH_SECRET_PROPS"
 // credentials among other options.
 const propSASLJAASConfig = "sasl.jaas.config"
 
-// secretKeys are secret properties whose names do not give them away.
-var secretKeys = map[string]bool{
-	"ssl.keystore.key": true, // inline private key
-	"ssl.key.pem":      true, // inline private key (librdkafka style)
-}
-
-// isSecretName reports whether a property or JAAS option name holds a
-// secret: it contains "password", "secret", "token", "credential" or
-// "private" in any case.
-func isSecretName(name string) bool {
-	l := strings.ToLower(name)
-	for _, w := range []string{"password", "secret", "token", "credential", "private"} {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // RedactProps returns a copy of props that is safe to print, log or
-// store. Secret values (sasl.password, ssl.key.password,
-// ssl.keystore.password, ssl.truststore.password, ssl.keystore.key,
-// ssl.key.pem and any property whose name contains password, secret,
-// token, credential or private) become "[redacted]"; empty values stay
-// empty. In sasl.jaas.config (and any key ending in it, such as
+// store. Values of properties whose names are secret (SecretName:
+// sasl.password, ssl.key.password, ssl.keystore.key, basic.auth.user.info
+// and so on) become "[redacted]"; empty values stay empty; in other
+// values, the secrets of URLs (RedactURLs: a userinfo password, a
+// ?password= parameter) are replaced. In sasl.jaas.config (and any key ending in it, such as
 // listener-prefixed ones) only secret option values are replaced, e.g.
 // password="[redacted]", keeping the rest readable; JAAS text that does
 // not parse is redacted whole.
@@ -59,10 +40,10 @@ func RedactProps(props map[string]string) map[string]string {
 			out[k] = v
 		case strings.HasSuffix(lk, propSASLJAASConfig):
 			out[k] = redactJAAS(v)
-		case secretKeys[lk] || isSecretName(lk):
+		case SecretName(k):
 			out[k] = Redacted
 		default:
-			out[k] = v
+			out[k] = RedactURLs(v)
 		}
 	}
 	return out

@@ -197,6 +197,11 @@ func (s *Server) createAB(ctx context.Context, req *createRequest) (*abResult, e
 	if err != nil {
 		return nil, err
 	}
+	n := len(specs) * (req.Repetitions + req.WarmupRuns)
+	if err := s.admitRuns(ctx, "repetitions", n, fmt.Sprintf("%d configurations × (%d repetitions + %d warm-up runs) make %d runs",
+		len(specs), req.Repetitions, req.WarmupRuns, n)); err != nil {
+		return nil, err
+	}
 	res := &abResult{batch: randomID(8)}
 	sides := make([]abSide, len(specs))
 	for i, spec := range specs {

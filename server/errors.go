@@ -46,6 +46,7 @@ func classify(err error) (status int, field, msg string) {
 	var fe *rundoc.FieldError
 	var mbe *http.MaxBytesError
 	var le *limitError
+	var qf *queueFullError
 	switch {
 	case errors.As(err, &ie):
 		return http.StatusBadRequest, ie.Field, ie.Error()
@@ -53,6 +54,8 @@ func classify(err error) (status int, field, msg string) {
 		return http.StatusRequestEntityTooLarge, le.field, le.Error()
 	case errors.As(err, &fe):
 		return http.StatusBadRequest, fe.Field, fe.Field + ": " + fe.Msg
+	case errors.As(err, &qf):
+		return http.StatusTooManyRequests, "", qf.Error()
 	case errors.As(err, &mbe), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "", "request body too large"
 	case errors.Is(err, store.ErrNotFound):

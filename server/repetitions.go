@@ -271,6 +271,9 @@ func (s *Server) addRepetitions(ctx context.Context, q ui.CompareQuery, n int) (
 	if len(refused) > 0 {
 		return nil, "", "", &rerunError{refused}
 	}
+	if err := s.admitRuns(ctx, "n", n*len(sides), fmt.Sprintf("%d more runs of each of %d columns make %d runs", n, len(sides), n*len(sides))); err != nil {
+		return nil, "", "", err
+	}
 	batch := randomID(8)
 	added, err := s.queueInterleaved(ctx, batch, sides, 0, n)
 	if err != nil {

@@ -72,6 +72,9 @@ func storedSweep(t *testing.T, ts *testServer, id string, finished bool) []*stor
 	if err := ts.st.AdvanceSweep(ctx, id, store.SweepRates, string(maxes), rates, rateLinks); err != nil {
 		t.Fatal(err)
 	}
+	if err := ts.st.EndSweep(ctx, id, store.SweepDone, store.SweepRates); err != nil {
+		t.Fatal(err)
+	}
 	return append(runs, rates...)
 }
 

@@ -31,6 +31,7 @@ func (s *Server) routes() {
 	r.GET("/sweeps", s.sweepsPage)
 	r.POST("/sweeps", s.sweepForm)
 	r.GET("/sweeps/:id", s.sweepPage)
+	r.POST("/sweeps/:id/cancel", s.cancelSweepForm)
 
 	// JSON API.
 	api := r.Group("/api")
@@ -56,6 +57,7 @@ func (s *Server) routes() {
 	api.POST("/presets/writepath", s.apiWritepathPreset)
 	api.POST("/presets/sweep", s.apiCreateSweep)
 	api.GET("/sweeps/:id", s.apiGetSweep)
+	api.POST("/sweeps/:id/cancel", s.apiCancelSweep)
 
 	// Profiles: flame graphs, comparisons, the full pprof UI.
 	r.GET("/profiles/:id", s.profilePage)

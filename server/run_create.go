@@ -312,6 +312,9 @@ func (s *Server) createRuns(ctx context.Context, req createRequest, spec rundoc.
 		return nil, err
 	}
 	total := req.WarmupRuns + req.Repetitions
+	if err := s.admitRuns(ctx, "repetitions", total, fmt.Sprintf("%d repetitions + %d warm-up runs make %d runs", req.Repetitions, req.WarmupRuns, total)); err != nil {
+		return nil, err
+	}
 	group := ""
 	if total > 1 {
 		group = randomID(8)

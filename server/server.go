@@ -78,6 +78,13 @@ type Config struct {
 	// --local-worker=false): runs wait in their queues for kbench worker
 	// processes on a shared PostgreSQL store.
 	NoLocalWorker bool
+	// MaxRunsPerRequest bounds the runs one request may queue
+	// (repetitions, A/B, presets, sweeps with both their phases): more
+	// is a 400 naming the field (default DefaultMaxRunsPerRequest).
+	MaxRunsPerRequest int
+	// MaxQueuedRuns bounds the runs waiting in the queues: a request
+	// that would pass it is a 429 (default DefaultMaxQueuedRuns).
+	MaxQueuedRuns int
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
 	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
@@ -149,6 +156,12 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.MaxRunsPerRequest <= 0 {
+		cfg.MaxRunsPerRequest = DefaultMaxRunsPerRequest
+	}
+	if cfg.MaxQueuedRuns <= 0 {
+		cfg.MaxQueuedRuns = DefaultMaxQueuedRuns
 	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = 64 << 20

@@ -62,14 +62,19 @@ var sweepKinds = map[rundoc.Workload]sweepKind{
 		fixed:   map[string]string{"mode": rundoc.ModeRate}},
 }
 
-// Sweep limits.
+// Sweep limits. A sweep's runs, both phases, count against
+// Config.MaxRunsPerRequest.
 const (
 	sweepDefaultReps = 3
 	sweepMaxReps     = 10
 	sweepMaxRates    = 20
+	sweepMinPct      = 0.1
 	sweepMaxPct      = 1000
-	sweepMaxRuns     = store.MaxLimit
 	sweepPollEvery   = 500 * time.Millisecond
+	// sweepMinRate is the lowest target rate (records/s) a second-phase
+	// run is queued at: a lower percentage of a configuration's maximum
+	// is left out, with a note saying so.
+	sweepMinRate = 1.0
 )
 
 var sweepIDRE = regexp.MustCompile(`^[0-9a-f]{12}$`)
@@ -132,8 +137,8 @@ func (s *Server) prepareSweep(req *sweepRequest) ([]sweepConfig, []rundoc.Spec, 
 	seen := map[float64]bool{}
 	for i, r := range rates {
 		switch {
-		case !(r > 0 && r <= sweepMaxPct):
-			errs.Add("rates_pct", "rates_pct[%d] must be above 0 and at most %d (percent of the maximum rate), got %v", i, sweepMaxPct, r)
+		case !(r >= sweepMinPct && r <= sweepMaxPct):
+			errs.Add("rates_pct", "rates_pct[%d] must be at least %v and at most %d (percent of the maximum rate; a target must give at least %v record/s), got %v", i, sweepMinPct, sweepMaxPct, sweepMinRate, r)
 		case seen[r]:
 			errs.Add("rates_pct", "rates_pct[%d]: %v%% is given twice", i, r)
 		}
@@ -146,8 +151,8 @@ func (s *Server) prepareSweep(req *sweepRequest) ([]sweepConfig, []rundoc.Spec, 
 	case n > maxConfigs:
 		errs.Add("configs", "at most %d configurations, got %d", maxConfigs, n)
 	}
-	if total := n * reps * (1 + len(rates)); !errs.Has("repetitions") && n <= maxConfigs && total > sweepMaxRuns {
-		errs.Add("repetitions", "%d configurations × %d repetitions × (1 maximum + %d rates) make %d runs; a sweep holds at most %d", n, reps, len(rates), total, sweepMaxRuns)
+	if total := n * reps * (1 + len(rates)); !errs.Has("repetitions") && n <= maxConfigs && total > s.cfg.MaxRunsPerRequest {
+		_ = errs.Append(asFieldError(s.tooManyForRequest("repetitions", fmt.Sprintf("%d configurations × %d repetitions × (1 maximum + %d rates) make %d runs, both phases", n, reps, len(rates), total))))
 	}
 	if n > maxConfigs {
 		return nil, nil, nil, 0, errs
@@ -271,6 +276,11 @@ func (s *Server) createSweep(ctx context.Context, req *sweepRequest) (string, er
 		}
 	}
 	runs, order := interleavedRuns("sw-"+id+"-max", sides, 0, reps)
+	// The second phase, admitted with the request, is queued when the
+	// first ends whatever the queues hold then.
+	if err := s.admitQueued(ctx, len(runs)); err != nil {
+		return "", err
+	}
 	links := make([]store.SweepRun, len(runs))
 	for k := range runs {
 		links[k] = store.SweepRun{Config: order[k], Phase: 1, TargetRate: -1}
@@ -320,7 +330,10 @@ func (s *Server) startSweeper(ctx context.Context) {
 }
 
 // advanceSweeps queues the second phase of every sweep whose phase-1 runs
-// have all ended.
+// have all ended, and ends every sweep whose phase-2 runs have: done, or
+// failed when its runs were deleted (a sweep whose phase-1 runs were all
+// deleted fails too). A canceled sweep is in neither phase, so nothing
+// is ever queued for it.
 func (s *Server) advanceSweeps(ctx context.Context) error {
 	sweeps, err := s.store.ListSweeps(ctx, store.SweepMaxRate, 0)
 	if err != nil {
@@ -330,6 +343,47 @@ func (s *Server) advanceSweeps(ctx context.Context) error {
 		if err := s.advanceSweep(ctx, &sweeps[i]); err != nil {
 			return err
 		}
+	}
+	if sweeps, err = s.store.ListSweeps(ctx, store.SweepRates, 0); err != nil {
+		return err
+	}
+	for i := range sweeps {
+		if err := s.finishSweep(ctx, sweeps[i].ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finishSweep ends sweep id, in SweepRates, once every run of its second
+// phase has ended (done), or when none is left (failed: they were
+// deleted).
+func (s *Server) finishSweep(ctx context.Context, id string) error {
+	_, links, err := s.store.GetSweep(ctx, id)
+	if err != nil {
+		return err
+	}
+	var ids []uint
+	for _, l := range links {
+		if l.Phase == 2 {
+			ids = append(ids, l.RunID)
+		}
+	}
+	runs, err := s.store.SweepRunsMetrics(ctx, ids, nil)
+	if err != nil {
+		return err
+	}
+	end := store.SweepFailed
+	if len(runs) > 0 {
+		end = store.SweepDone
+	}
+	for _, r := range runs {
+		if !r.Final() {
+			return nil // not yet
+		}
+	}
+	if err := s.store.EndSweep(ctx, id, end, store.SweepRates); err != nil && !errors.Is(err, store.ErrConflict) {
+		return err // a conflict: canceled, or another server ended it
 	}
 	return nil
 }
@@ -368,6 +422,13 @@ func (s *Server) advanceSweep(ctx context.Context, sw *store.Sweep) error {
 	if err != nil {
 		return err
 	}
+	if len(runs) == 0 {
+		// Every phase-1 run was deleted: nothing to measure, ever.
+		if err := s.store.EndSweep(ctx, sw.ID, store.SweepFailed, store.SweepMaxRate); err != nil && !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+		return nil
+	}
 	values := make([][]float64, len(configs))
 	for _, r := range runs {
 		if !r.Final() {
@@ -403,9 +464,11 @@ func (s *Server) advanceSweep(ctx context.Context, sw *store.Sweep) error {
 			maxes[c].Note = "stored configuration no longer accepted: " + err.Error()
 			continue
 		}
+		var low []string
 		for _, pct := range rates {
 			target := max * pct / 100
-			if target < rundoc.MinRate {
+			if target < sweepMinRate {
+				low = append(low, fmt.Sprintf("%v%% (%s records/s)", pct, ui.FormatNumber(target)))
 				continue
 			}
 			spec, err := throttled(kind, base, target)
@@ -419,6 +482,12 @@ func (s *Server) advanceSweep(ctx context.Context, sw *store.Sweep) error {
 			}
 			side.queue = cfg.Queue
 			sides, sideRate, sideCfg = append(sides, side), append(sideRate, pct), append(sideCfg, c)
+		}
+		switch {
+		case len(low) == len(rates):
+			maxes[c].Note = fmt.Sprintf("every target rate is below %v record/s of its maximum: no runs at target rates", sweepMinRate)
+		case len(low) > 0 && maxes[c].Note == "":
+			maxes[c].Note = fmt.Sprintf("left out, below %v record/s: %s", sweepMinRate, strings.Join(low, ", "))
 		}
 	}
 	var newRuns []*store.Run
@@ -453,9 +522,12 @@ func (s *Server) advanceSweep(ctx context.Context, sw *store.Sweep) error {
 
 // sweepResult is a sweep as GET /api/sweeps/{id} answers it.
 type sweepResult struct {
-	Sweep       string          `json:"sweep"`
-	URL         string          `json:"url"`
-	Phase       string          `json:"phase"`
+	Sweep string `json:"sweep"`
+	URL   string `json:"url"`
+	Phase string `json:"phase"`
+	// Note says why a sweep ended as it did when that is not plain: it
+	// was canceled, its runs were deleted, or it has no points.
+	Note        string          `json:"note,omitempty"`
 	CreatedAt   time.Time       `json:"created_at"`
 	RatesPct    []float64       `json:"rates_pct"`
 	Repetitions int             `json:"repetitions"`
@@ -546,6 +618,12 @@ func (s *Server) loadSweep(ctx context.Context, id string) (*sweepResult, error)
 	}
 	res.stored = byID
 	res.Phases = []sweepPhaseV{{Phase: 1, Name: store.SweepMaxRate}, {Phase: 2, Name: store.SweepRates}}
+	deleted := 0
+	for _, l := range links {
+		if _, ok := byID[l.RunID]; !ok {
+			deleted++
+		}
+	}
 	for _, l := range links {
 		r, ok := byID[l.RunID]
 		if !ok || l.Config < 0 || l.Config >= len(configs) {
@@ -577,7 +655,52 @@ func (s *Server) loadSweep(ctx context.Context, id string) (*sweepResult, error)
 				URL: v.URL, Throughput: tp, P50: p50, P99: p99, P999: p999})
 		}
 	}
+	res.Note = sweepNote(res, maxes, len(links), deleted)
 	return res, nil
+}
+
+// sweepNote says why a sweep ended as it did, "" when it has not ended
+// or ended with points and nothing to explain.
+func sweepNote(res *sweepResult, maxes []sweepMax, links, deleted int) string {
+	switch res.Phase {
+	case store.SweepCanceled:
+		return "canceled: its queued runs were canceled and its running runs stopped; no further phase is queued"
+	case store.SweepFailed:
+		return fmt.Sprintf("failed: its runs were deleted (%d of %d) before it ended, so nothing was left to measure", deleted, links)
+	case store.SweepDone:
+	default:
+		return ""
+	}
+	if len(res.Points) > 0 {
+		return ""
+	}
+	var why []string
+	for _, m := range maxes {
+		if m.Note != "" && m.Config >= 0 && m.Config < len(res.Configs) {
+			why = append(why, res.Configs[m.Config].Label+": "+m.Note)
+		}
+	}
+	phase2, succeeded := 0, 0
+	for _, r := range res.Runs {
+		if r.Phase == 2 {
+			phase2++
+			if r.Status == rundoc.StatusSucceeded {
+				succeeded++
+			}
+		}
+	}
+	switch {
+	case phase2 > 0 && succeeded == 0:
+		why = append(why, fmt.Sprintf("none of its %d runs at the target rates succeeded", phase2))
+	case phase2 > 0:
+		why = append(why, "its succeeded runs at the target rates lack a throughput or latency percentile")
+	case deleted > 0:
+		why = append(why, fmt.Sprintf("%d of its runs were deleted", deleted))
+	}
+	if len(why) == 0 {
+		why = append(why, "no run at a target rate was queued")
+	}
+	return "no points: " + strings.Join(why, "; ")
 }
 
 // apiCreateSweep answers POST /api/presets/sweep with 201 {"sweep", "url"}.
@@ -710,7 +833,10 @@ func (s *Server) sweepPage(c *gin.Context) {
 // sweepView is the result page's view of res.
 func sweepView(res *sweepResult) ui.SweepView {
 	v := ui.SweepView{Page: ui.Page{Title: "Sweep " + res.Sweep}, Result: true, ID: res.Sweep, Phase: res.Phase,
-		APIURL: "/api/sweeps/" + res.Sweep}
+		APIURL: "/api/sweeps/" + res.Sweep, Note: res.Note}
+	if !store.SweepEnded(res.Phase) {
+		v.CancelURL = ui.SweepURL(res.Sweep) + "/cancel"
+	}
 	var labels []string
 	for _, c := range res.Configs {
 		labels = append(labels, c.Label)
@@ -744,7 +870,7 @@ func sweepView(res *sweepResult) ui.SweepView {
 			v.Done++
 		}
 	}
-	v.Refresh = res.Phase == store.SweepMaxRate || v.Done < v.Total
+	v.Refresh = !store.SweepEnded(res.Phase) || v.Done < v.Total
 	v.Charts = ui.SweepCharts(labels, res.Points)
 	return v
 }

@@ -49,7 +49,7 @@ func TestSweepE2EBadInput(t *testing.T) {
 func TestSweepE2E(t *testing.T) {
 	ts := newTestServer(t, nil)
 	id := ts.createSweep(t, `{"configs":[{"label":"e2e","params":`+tinyE2ESweepParams+`}],"rates_pct":[30,60],"repetitions":1}`)
-	res := ts.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepRates && allFinal(r, 2) })
+	res := ts.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepDone && allFinal(r, 2) })
 	if len(res.Configs) != 1 {
 		t.Fatalf("%d configurations", len(res.Configs))
 	}

@@ -32,6 +32,7 @@ func TestSweepAPIBadInput(t *testing.T) {
 		{"bad queue name", `{"configs":[{"label":"a","params":{},"queue":"Lab A"}]}`, "configs[0].queue"},
 		{"no rates", `{"configs":[{"label":"a","params":{}}],"rates_pct":[]}`, "rates_pct"},
 		{"rate zero", `{"configs":[{"label":"a","params":{}}],"rates_pct":[50,0]}`, "rates_pct"},
+		{"rate too small to run", `{"configs":[{"label":"a","params":{}}],"rates_pct":[1e-300]}`, "rates_pct"},
 		{"rate twice", `{"configs":[{"label":"a","params":{}}],"rates_pct":[50,50]}`, "rates_pct"},
 		{"rate not a number", `{"configs":[{"label":"a","params":{}}],"rates_pct":["x"]}`, "rates_pct"},
 		{"repetitions", `{"configs":[{"label":"a","params":{}}],"repetitions":0}`, "repetitions"},
@@ -143,7 +144,7 @@ func TestSweepPhases(t *testing.T) {
 		}
 	}
 
-	res := ts.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepRates && allFinal(r, 2) })
+	res := ts.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepDone && allFinal(r, 2) })
 	maxOf := map[int]float64{}
 	for _, c := range res.Configs {
 		if c.MaxRate == nil || c.MaxRate.RecordsPerSec <= 0 || c.MaxRate.Runs != 1 {
@@ -228,7 +229,7 @@ func TestSweepContinuesAfterRestart(t *testing.T) {
 	a.Server.runs.Close()
 
 	b := newTestServerOn(t, a.dsn, nil)
-	res = b.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepRates && allFinal(r, 2) })
+	res = b.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepDone && allFinal(r, 2) })
 	if len(res.Points) != 1 || res.Runs[1].Status != rundoc.StatusSucceeded {
 		t.Fatalf("after restart: %d points, runs %+v", len(res.Points), res.Runs)
 	}
@@ -253,5 +254,5 @@ func TestSweepForm(t *testing.T) {
 		t.Errorf("new sweep's page = %d, want it reloading itself", page.Code)
 	}
 	id := strings.TrimPrefix(ok.Header().Get("Location"), "/sweeps/")
-	ts.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepRates && allFinal(r, 2) })
+	ts.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepDone && allFinal(r, 2) })
 }

@@ -138,6 +138,10 @@ func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (
 			return "", nil, err
 		}
 	}
+	n := len(sides) * reps
+	if err := s.admitRuns(ctx, "repetitions", n, strconv.Itoa(len(sides))+" strategies × "+strconv.Itoa(reps)+" repetitions make "+strconv.Itoa(n)+" runs"); err != nil {
+		return "", nil, err
+	}
 	runs, err := s.queueInterleaved(ctx, wpGroupPrefix+batch, sides, 0, reps)
 	if err != nil {
 		return "", nil, err

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kbench/kbench/rundoc"
@@ -12,12 +13,24 @@ import (
 // Sweep phases. A sweep is created in SweepMaxRate (its unthrottled runs
 // measure each configuration's maximum rate) and moves once, in the
 // transaction that stores its second phase's runs, to SweepRates; to
-// SweepDone instead when no configuration has a maximum to sweep.
+// SweepDone instead when no configuration has a maximum to sweep. A
+// sweep in SweepRates moves to SweepDone once every run of its second
+// phase has ended. SweepCanceled (the user canceled it) and SweepFailed
+// (its runs were deleted before it ended) end it from either of the
+// first two. SweepDone, SweepCanceled and SweepFailed are ends: no phase
+// follows them (SweepEnded).
 const (
-	SweepMaxRate = "max-rate"
-	SweepRates   = "rates"
-	SweepDone    = "done"
+	SweepMaxRate  = "max-rate"
+	SweepRates    = "rates"
+	SweepDone     = "done"
+	SweepCanceled = "canceled"
+	SweepFailed   = "failed"
 )
+
+// SweepEnded reports whether phase is an end: done, canceled or failed.
+func SweepEnded(phase string) bool {
+	return phase == SweepDone || phase == SweepCanceled || phase == SweepFailed
+}
 
 // Sweep is a latency-vs-throughput sweep (schema 0009_sweeps). The store
 // keeps its documents as the server wrote them (JSON text): Configs (each
@@ -113,6 +126,44 @@ func (s *Store) AdvanceSweep(ctx context.Context, id, phase, maxRates string, ru
 		return fmt.Errorf("store: advance sweep %s: %w", id, err)
 	}
 	return nil
+}
+
+// EndSweep moves sweep id to an end (SweepDone, SweepCanceled or
+// SweepFailed) if it is in one of the phases from, in one conditional
+// UPDATE: of a cancel and an advance racing, exactly one moves it. It
+// wraps ErrNotFound for no such sweep and ErrConflict, naming the phase
+// it is in, when it is in none of from.
+func (s *Store) EndSweep(ctx context.Context, id, to string, from ...string) error {
+	if !SweepEnded(to) || len(from) == 0 {
+		return fmt.Errorf("store: end sweep %s: %q from %q is no end", id, to, from)
+	}
+	db := s.db.WithContext(ctx)
+	res := db.Model(&Sweep{}).Where("id = ? AND phase IN ?", id, from).Update("phase", to)
+	if res.Error != nil {
+		return fmt.Errorf("store: end sweep %s: %w", id, res.Error)
+	}
+	if res.RowsAffected == 1 {
+		s.wroteOutsideSeries()
+		return nil
+	}
+	var sw Sweep
+	if err := db.Select("phase").Where("id = ?", id).Take(&sw).Error; err != nil {
+		return fmt.Errorf("store: end sweep %s: %w", id, notFound(err))
+	}
+	if SweepEnded(sw.Phase) {
+		return fmt.Errorf("sweep %s has ended (%s): %w", id, sw.Phase, ErrConflict)
+	}
+	return fmt.Errorf("sweep %s is %s, not %s: %w", id, sw.Phase, strings.Join(from, " or "), ErrConflict)
+}
+
+// CountQueued returns the number of runs waiting in the queues (status
+// queued), every queue's.
+func (s *Store) CountQueued(ctx context.Context) (int64, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&Run{}).Where("status = ?", rundoc.StatusQueued).Count(&n).Error; err != nil {
+		return 0, fmt.Errorf("store: count queued runs: %w", err)
+	}
+	return n, nil
 }
 
 // GetSweep returns sweep id and its runs' links, by run id.

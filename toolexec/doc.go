@@ -53,8 +53,9 @@
 //
 // Secrets: SASL passwords and other secret values may appear in the
 // arguments (--producer-props sasl.jaas.config=…, -Dx.password=…) or the
-// environment. [Secrets] collects them (values of secret-named keys as
-// rundoc.RedactProps judges them, JAAS password options, environment
-// variables with secret names) and every text this package returns or
-// passes through has them replaced with rundoc.Redacted.
+// environment. [Secrets] collects them (values of keys, flags and
+// environment variables whose names rundoc.SecretName calls secret, JAAS
+// password options, URL passwords, the secrets of the properties files a
+// Kafka tool is given) and every text this package returns or passes
+// through has them, and any URL password, replaced with rundoc.Redacted.
 package toolexec

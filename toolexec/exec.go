@@ -176,7 +176,7 @@ func tailText(t *tailbuf.Buffer, fromLine bool) (string, int64) {
 type lineRedactor struct {
 	mu      sync.Mutex
 	w       io.Writer
-	r       *strings.Replacer
+	r       *redactor
 	partial []byte
 }
 

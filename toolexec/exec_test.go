@@ -322,3 +322,84 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestSecretsHoles: what kbench exec's redaction missed. The files of
+// --producer.config=FILE, --consumer.config=FILE and --command-config=FILE
+// (the = form) and of EndToEndLatency's positional properties_file are
+// read; names like *_PASSWD, API_KEY and basic.auth.user.info are secret
+// in arguments, environment and files; URL passwords go everywhere.
+func TestSecretsHoles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	prod := write("producer.properties", "sasl.password=prod-file-pw\nbasic.auth.user.info=sr:bai-file-pw\n")
+	cons := write("consumer.properties", "ssl.key.password=cons-file-pw\nschema.registry.url=https://sr:url-file-pw@registry:8081\n")
+	cmdc := write("command.properties", "sasl.jaas.config=x.PlainLoginModule required username=\"alice\" password=\"cmd-file-pw\";\n")
+	e2e := write("e2e.properties", "ssl.keystore.password=e2e-file-pw\n")
+	for _, c := range []struct {
+		name   string
+		argv   []string
+		env    []string
+		secret []string
+		kept   []string
+	}{
+		{"--producer.config=FILE", []string{"kafka-producer-perf-test.sh", "--topic", "t", "--producer.config=" + prod}, nil,
+			[]string{"prod-file-pw", "sr:bai-file-pw"}, []string{"--producer.config=" + prod}},
+		{"--consumer.config=FILE", []string{"kafka-consumer-perf-test.sh", "--consumer.config=" + cons}, nil,
+			[]string{"cons-file-pw", "url-file-pw"}, []string{"--consumer.config=" + cons}},
+		{"--command-config=FILE (Kafka 4.2)", []string{"kafka-producer-perf-test.sh", "--command-config=" + cmdc, "--command-property", "acks=all"}, nil,
+			[]string{"cmd-file-pw"}, []string{"acks=all"}},
+		{"e2e properties_file", []string{"kafka-e2e-latency.sh", "b:9092", "t", "100", "1", "10", e2e}, nil,
+			[]string{"e2e-file-pw"}, []string{e2e}},
+		{"arguments", []string{"tool", "--producer-props", "basic.auth.user.info=u:bai-arg-pw", "api_key=key-arg-1", "--passwd=pwd-arg-1",
+			"--url", "https://u:url-arg-pw@h:8081/x", "--api-key", "key-arg-2"}, nil,
+			[]string{"u:bai-arg-pw", "key-arg-1", "pwd-arg-1", "url-arg-pw", "key-arg-2"}, []string{"--url", "https://u:[redacted]@h:8081/x"}},
+		{"environment", []string{"tool"}, []string{"MYSQL_PASSWD=env-passwd-1", "API_KEY=env-apikey-1", "DB_PWD=env-pwd-1", "PWD=/home/who",
+			"DATABASE_URL=postgres://kbench:env-dburl-pw@db/kbench", "KAFKA_OPTS=-Dbasic.auth.user.info=u:env-bai-pw", "KBENCH_TOKEN=env-token-1"},
+			[]string{"env-passwd-1", "env-apikey-1", "env-pwd-1", "env-dburl-pw", "u:env-bai-pw", "env-token-1"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := Secrets(c.argv, c.env)
+			for _, want := range c.secret {
+				if !slices.Contains(s, want) {
+					t.Errorf("secrets %q lack %q", s, want)
+				}
+			}
+			if slices.Contains(s, "/home/who") {
+				t.Errorf("PWD, the working directory, is no secret: %q", s)
+			}
+			red := strings.Join(RedactArgs(c.argv, s), " ")
+			text := RedactText(strings.Join(append(append([]string{}, c.argv...), c.env...), "\n")+"\n"+strings.Join(c.secret, " "), s)
+			for _, secret := range c.secret {
+				if strings.Contains(red, secret) || strings.Contains(text, secret) {
+					t.Errorf("%q kept in %q or %q", secret, red, text)
+				}
+			}
+			for _, k := range c.kept {
+				if !strings.Contains(red, k) {
+					t.Errorf("redacted command %q lacks %q", red, k)
+				}
+			}
+		})
+	}
+	// A URL password too short to be replaced wherever it appears (under
+	// four characters) still goes from URLs.
+	if got := RedactText("connecting to postgres://u:pw@db/kbench", nil); got != "connecting to postgres://u:[redacted]@db/kbench" {
+		t.Errorf("RedactText: %q", got)
+	}
+}
+
+// TestChildEnv: kbench's own secrets are dropped, the rest kept.
+func TestChildEnv(t *testing.T) {
+	got := ChildEnv([]string{"PATH=/bin", "KBENCH_TOKEN=t", "KBENCH_DATABASE=postgres://u:p@h/d", "KBENCH_NOTIFY_URL=https://h/s",
+		"KBENCH_SECRET_PROPS={}", "KBENCH_SERVER=http://h", "KAFKA_OPTS=-Xmx1g", "MY_TOKEN=x"})
+	want := []string{"PATH=/bin", "KBENCH_SERVER=http://h", "KAFKA_OPTS=-Xmx1g", "MY_TOKEN=x"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ChildEnv = %q, want %q", got, want)
+	}
+}

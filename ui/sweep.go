@@ -98,8 +98,14 @@ type SweepView struct {
 	Errors      []FormError
 	Sweeps      []SweepListRow
 	// Result.
-	ID          string
-	Phase       string
+	ID    string
+	Phase string
+	// Note says why the sweep ended as it did (canceled, its runs
+	// deleted, no points), "" when there is nothing to say.
+	Note string
+	// CancelURL is where the Cancel button posts, "" once the sweep has
+	// ended.
+	CancelURL   string
 	Refresh     bool
 	Done, Total int
 	APIURL      string
