@@ -141,6 +141,10 @@ func (s *Server) diff(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	if c.Query("format") == "match" {
+		s.diffMatch(c, cmp)
+		return
+	}
 	tree, err := profiles.Diff(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale)
 	if err != nil {
 		s.fail(c, badInput("base", "%v", err))
@@ -162,10 +166,36 @@ func (s *Server) diff(c *gin.Context) {
 	case "compact":
 		body["compact"] = tree.Compact()
 	default:
-		s.fail(c, badInput("format", "must be tree or compact"))
+		s.fail(c, badInput("format", "must be tree, compact or match"))
 		return
 	}
 	c.JSON(http.StatusOK, body)
+}
+
+// diffMatch answers GET /api/diff?format=match&search=: the names of the
+// differential graph's frames (those of either profile) that the search
+// matches, for the page to highlight without running the expression.
+func (s *Server) diffMatch(c *gin.Context, cmp *comparison) {
+	re, err := compileSearch(c.Query("search"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if re == nil {
+		s.fail(c, badInput("search", "required with format=match"))
+		return
+	}
+	names := cmp.base.flat(cmp.sb).MatchNames(re)
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		seen[n] = true
+	}
+	for _, n := range cmp.target.flat(cmp.st).MatchNames(re) {
+		if !seen[n] {
+			names = append(names, n)
+		}
+	}
+	c.JSON(http.StatusOK, gin.H{"matched_names": names})
 }
 
 // compareProfilesPage is /compare/profiles: both flame graphs, the
