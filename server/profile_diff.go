@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/profiles"
@@ -44,6 +46,16 @@ func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, nor
 	}
 	if cmp.st, err = profiles.PickSample(target.prof, sample); err != nil {
 		return nil, badInput("sample", "target: %v", err)
+	}
+	// The difference of two sample types ("7.7 MiB / 390 ms", a CPU
+	// profile against a heap profile) means nothing; nor does that of
+	// each profile's own default (a heap profile's inuse_space against an
+	// allocs profile's alloc_space). The report, A/B and write-path pages
+	// draw their diffs from /api/diff, so they are refused here too.
+	if b, t := base.prof.SampleType[cmp.sb], target.prof.SampleType[cmp.st]; b.Type != t.Type || b.Unit != t.Unit {
+		return nil, badInput("target", "cannot compare %s (%s) of the %s profile #%d with %s (%s) of the %s profile #%d: different sample types; "+
+			"compare profiles of one kind (CPU with CPU, heap with heap), or pick a sample type both have with sample=",
+			b.Type, b.Unit, base.meta.Kind, base.meta.ID, t.Type, t.Unit, target.meta.Kind, target.meta.ID)
 	}
 	bw, bErr := s.runWork(ctx, base.meta.RunID)
 	tw, tErr := s.runWork(ctx, target.meta.RunID)
@@ -222,6 +234,24 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 	title := v.Page.Title
 	v.Page = s.page(c, title)
 	s.render(c, http.StatusOK, "compare_profiles", v)
+}
+
+// sameSampleTypes refuses to diff, as pprof's diff UI does (every sample
+// type at once), two profiles whose lists of sample types differ (a CPU
+// profile's samples and nanoseconds against a heap profile's objects and
+// bytes), with a 400 naming target; compare checks the one sample type it
+// diffs.
+func sameSampleTypes(base, target *loadedProfile) error {
+	if err := comparableKinds(base.meta, target.meta); err != nil {
+		return err
+	}
+	bl, tl := sampleNames(base.prof), sampleNames(target.prof)
+	if !slices.Equal(bl, tl) {
+		return badInput("target", "cannot compare the %s profile #%d (sample types %s) with the %s profile #%d (sample types %s): "+
+			"different sample types; compare profiles of one kind (CPU with CPU, heap with heap)",
+			base.meta.Kind, base.meta.ID, strings.Join(bl, ", "), target.meta.Kind, target.meta.ID, strings.Join(tl, ", "))
+	}
+	return nil
 }
 
 // comparableKinds refuses to diff a wall profile (thread samples by

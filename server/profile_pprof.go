@@ -62,7 +62,7 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		if err := comparableKinds(base.meta, target.meta); err != nil {
+		if err := sameSampleTypes(base, target); err != nil {
 			return nil, err
 		}
 		bp, err := base.fresh()
