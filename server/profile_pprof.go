@@ -11,6 +11,9 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/pprof/profile"
 	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
 )
 
 // pprofUI serves the full pprof web UI of one stored profile under
@@ -27,8 +30,8 @@ func (s *Server) pprofUI(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if lp.meta.Uploaded && readsServerFiles(c.Request.URL.Path) {
-		s.fail(c, badInput("path", "the source and disassembly views are off for uploaded profiles: they would read files the profile names from this server's disk"))
+	if view, ok := readsServerFiles(c.Request.URL.Path); ok {
+		s.pprofLocalPage(c, view, lp.meta, nil, prefix+"/")
 		return
 	}
 	s.servePprof(c, prefix, "profile/"+strconv.Itoa(int(id)), func() (*profile.Profile, error) {
@@ -49,8 +52,18 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 		ids[i] = uint(id)
 	}
 	prefix := fmt.Sprintf("/diff/%d/%d/pprof", ids[0], ids[1])
-	if readsServerFiles(c.Request.URL.Path) {
-		s.fail(c, badInput("path", "the source and disassembly views are not offered for diffs"))
+	if view, ok := readsServerFiles(c.Request.URL.Path); ok {
+		base, err := s.loadProfile(c.Request.Context(), ids[0])
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		target, err := s.loadProfile(c.Request.Context(), ids[1])
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		s.pprofLocalPage(c, view, target.meta, &base.meta, prefix+"/")
 		return
 	}
 	s.servePprof(c, prefix, fmt.Sprintf("diff/%d/%d", ids[0], ids[1]), func() (*profile.Profile, error) {
@@ -83,10 +96,42 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 	})
 }
 
-// readsServerFiles: pprof's source and disassembly views open the files
-// and binaries a profile names.
-func readsServerFiles(path string) bool {
-	return strings.HasSuffix(path, "/source") || strings.HasSuffix(path, "/disasm")
+// readsServerFiles: pprof's source and disassembly views, which would
+// open the files and binaries a profile names (profiles.UI does not serve
+// them); view is "source" or "disasm".
+func readsServerFiles(path string) (view string, ok bool) {
+	for _, v := range profiles.PprofFileViews {
+		if strings.HasSuffix(path, v) {
+			return strings.TrimPrefix(v, "/"), true
+		}
+	}
+	return "", false
+}
+
+// pprofLocalPage answers pprof's source and disassembly views, for every
+// profile (a run's own as well as an upload) and every diff: a page saying
+// that they need the program's source and binary, which are where it ran,
+// with the commands that download the profile(s) and run pprof there.
+func (s *Server) pprofLocalPage(c *gin.Context, view string, target profileMeta, base *profileMeta, back string) {
+	origin := "http://" + c.Request.Host
+	if c.Request.TLS != nil {
+		origin = "https://" + c.Request.Host
+	}
+	dl := func(m profileMeta) ui.PprofProfile {
+		return ui.PprofProfile{URL: origin + ui.ProfileDownloadURL(m.ID), File: profileFileName(&store.Profile{RunID: m.RunID,
+			Role: rundoc.ProfileRole(m.Role), Kind: rundoc.ProfileKind(m.Kind)})}
+	}
+	var bp *ui.PprofProfile
+	if base != nil {
+		b := dl(*base)
+		if b.File == dl(target).File { // one run's two profiles of a kind
+			b.File = "base-" + b.File
+		}
+		bp = &b
+	}
+	v := ui.NewPprofLocalView(view, dl(target), bp, c.Query("f"), back)
+	v.Page = s.page(c, v.Page.Title)
+	s.render(c, http.StatusOK, "pprof_local", v)
 }
 
 func (s *Server) servePprof(c *gin.Context, prefix, key string, load func() (*profile.Profile, error)) {
