@@ -189,3 +189,35 @@ func TestFlameGraphSearchOnServer(t *testing.T) {
 		t.Errorf("profile page: %d, the inline view lacks the matched names", rec.Code)
 	}
 }
+
+// TestPprofPivotLinks: pprof's flame graph runs its p= parameter (pivots)
+// as a JavaScript regular expression; a link whose p could backtrack for
+// minutes (^(.+)+#$) is a 400 naming p, while the pivots pprof's own links
+// hold (anchored, quoted frame names joined by |) open as before.
+func TestPprofPivotLinks(t *testing.T) {
+	ts := newTestServer(t, nil)
+	id := ts.importRun(t, "gather", foldedGather)
+	other := ts.importRun(t, "single", foldedSingle)
+	for _, c := range []struct {
+		p    string
+		code int
+	}{
+		{`^main\.main$`, 200},
+		{`^net\.\(\*conn\)\.Write$|^main\.main$`, 200},
+		{`^(.+)+#$`, 400},
+		{`(a|a)*b`, 400},
+		{`.*.*.*.*.*x`, 400},
+		{`x(?=y)`, 400},
+		{strings.Repeat("a", maxSearchLen+1), 400},
+	} {
+		for _, base := range []string{fmt.Sprintf("/profiles/%d/pprof/flamegraph", id), fmt.Sprintf("/diff/%d/%d/pprof/flamegraph", id, other)} {
+			rec := ts.do(t, "GET", base+"?p="+url.QueryEscape(c.p), "")
+			if rec.Code != c.code {
+				t.Errorf("%s?p=%s: %d, want %d", base, c.p, rec.Code, c.code)
+			}
+			if c.code == 400 && !strings.Contains(rec.Body.String(), "p: ") {
+				t.Errorf("%s?p=%s: the refusal does not name p: %.300s", base, c.p, rec.Body)
+			}
+		}
+	}
+}

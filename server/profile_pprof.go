@@ -5,6 +5,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 
@@ -108,6 +109,43 @@ func readsServerFiles(path string) (view string, ok bool) {
 	return "", false
 }
 
+// checkPivot vets pprof's p= parameter (its flame graph's pivots), the
+// one expression from a URL that pprof's pages run in the browser, with
+// JavaScript's backtracking regexps: a shared link with p=^(.+)+#$ would
+// freeze the reader's tab. Only what pprof's own links hold is accepted:
+// literal frame names, anchored, joined by | (pprofQuoteMeta), with no
+// repetition at all, so no expression can backtrack. A pivot typed in
+// pprof's search box never reaches the server (pprof changes the URL in
+// the page), so this refuses only links.
+func checkPivot(p string) error {
+	if p == "" {
+		return nil
+	}
+	if len(p) > maxSearchLen {
+		return badInput("p", "must be at most %d bytes, not %d", maxSearchLen, len(p))
+	}
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err == nil && !hasRepeat(re) {
+		return nil
+	}
+	return badInput("p", "a pivot in a link must be frame names (^name$, joined by |) without repetition: "+
+		"pprof's page would run it as a JavaScript regular expression, which can take minutes on a crafted one")
+}
+
+// hasRepeat reports whether re holds a repetition (*, +, ?, {n,m}).
+func hasRepeat(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasRepeat(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // pprofLocalPage answers pprof's source and disassembly views, for every
 // profile (a run's own as well as an upload) and every diff: a page saying
 // that they need the program's source and binary, which are where it ran,
@@ -135,6 +173,10 @@ func (s *Server) pprofLocalPage(c *gin.Context, view string, target profileMeta,
 }
 
 func (s *Server) servePprof(c *gin.Context, prefix, key string, load func() (*profile.Profile, error)) {
+	if err := checkPivot(c.Query("p")); err != nil {
+		s.fail(c, err)
+		return
+	}
 	if c.Request.URL.Path == prefix {
 		// pprof's links are relative: they need the trailing slash.
 		c.Redirect(http.StatusMovedPermanently, prefix+"/")
