@@ -19,7 +19,7 @@ const e2eFG = `document.getElementById("flamegraph").flameGraph`
 // server searches every frame), a zoom into one of them fetches its
 // subtree and draws it, the zoom back out needs no request, a shared link
 // opens the zoomed view at once, and a search the server's regular
-// expressions cannot read falls back to the whole tree.
+// expressions cannot read is shown as the server's refusal.
 func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 	e2eSkip(t)
 	srv := startE2EServer(t)
@@ -104,13 +104,16 @@ func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 		t.Errorf("shared view: %+v, want it drawn from the page with the search", st)
 	}
 
-	// A look-ahead is JavaScript's, not Go's: the page falls back to the
-	// whole tree and counts the matches itself.
+	// A look-ahead is JavaScript's, not Go's: the page shows the server's
+	// refusal and runs nothing itself; the view stays the pruned one.
 	e2eEval[bool](t, b, "reset", `(`+e2eFG+`.reset(), true)`)
 	e2eEval[bool](t, b, "search with a look-ahead", `(`+e2eFG+`.search("main\\.d(?=39)"), true)`)
-	b.poll(t, "the whole tree", `!`+e2eFG+`.state().pruned && `+e2eFG+`.state().nodes > 12000`)
-	if f := matchPct("the look-ahead's share"); f < 0.298 || f > 0.3 {
-		t.Errorf("main\\.d(?=39) matches 300 of 100300 samples (0.299%%); the page says %v%%", f)
+	b.poll(t, "the refusal", `document.getElementById("flamegraph-match").textContent.startsWith("Search refused: ")`)
+	if m := e2eEval[string](t, b, "refusal", `document.getElementById("flamegraph-match").textContent`); !strings.Contains(m, "RE2") {
+		t.Errorf("the refusal %q does not say which syntax the search takes", m)
+	}
+	if st := e2eEval[state](t, b, "state", e2eFG+`.state()`); !st.Pruned {
+		t.Errorf("a refused search loaded the whole tree: %+v", st)
 	}
 	// The server's 400 for the look-ahead is the one console error.
 	b.checkConsole(t, regexp.MustCompile(`status of 400`))

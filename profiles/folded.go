@@ -26,9 +26,9 @@ import (
 
 // Limits that keep hostile folded input from exhausting memory.
 const (
-	MaxFoldedLineBytes = 1 << 20    // longest line, without its line break
-	MaxFoldedLines     = 10_000_000 // lines, counting blank and comment lines
-	MaxFoldedFrames    = 10_000     // frames in one stack
+	MaxFoldedLineBytes = 1 << 20       // longest line, without its line break
+	MaxFoldedLines     = 10_000_000    // lines, counting blank and comment lines
+	MaxFoldedFrames    = MaxStackDepth // frames in one stack, as for every upload
 )
 
 // DefaultFoldedPeriod is the sampling period assumed when ParseFolded is

@@ -84,7 +84,7 @@ const (
 	pbCostPerByte   = 3       // the stream held in memory, then re-encoded (a growing buffer)
 	pbCostValueType = 96
 	pbCostSample    = 224
-	pbCostLocRef    = 48 // per location id of a sample: the ids, then the pointers
+	pbCostLocRef    = 80 // per location id of a sample: the ids, then the pointers (48), and checkShape's map (32)
 	pbCostValue     = 32
 	pbCostLabel     = 560
 	pbCostMapping   = 400

@@ -53,11 +53,13 @@ import (
 // "/deleteconfig" (DELETE) write named view settings to one file shared by
 // every profile (pprof/settings.json under the user config directory).
 //
-// "/source" and "/disasm" read the files a profile names (source paths,
-// mapped binaries) from the server's file system, exactly like
-// `go tool pprof -http`: useful for profiles of runs made on this host, but
-// a crafted imported profile can name any readable file. Callers serving
-// untrusted profiles should not route those two paths.
+// "/source" and "/disasm" are not served (404): pprof's would read the
+// files a profile names (source paths, mapped binaries) from the server's
+// file system, and a profile, uploaded or not, can name any readable file.
+// The driver is also given an object tool and a symbolizer that open
+// nothing (pprofNoFiles), so no other view reads a file either. Callers
+// answer those two paths with a page of their own (the commands to run
+// pprof where the program's source and binary are).
 //
 // # Configuration directory
 //
@@ -272,6 +274,8 @@ func (u *UI) build(key string, load func() (*profile.Profile, error)) (e pprofUI
 		Flagset: flags,
 		Fetch:   pprofUIFetcher{p: p},
 		UI:      &pprofQuietUI{key: key, logf: u.logf},
+		Obj:     pprofNoFiles{},
+		Sym:     pprofNoFiles{},
 		HTTPServer: func(a *driver.HTTPServerArgs) error {
 			handlers = a.Handlers
 			return nil
@@ -286,8 +290,32 @@ func (u *UI) build(key string, load func() (*profile.Profile, error)) (e pprofUI
 	if len(handlers) == 0 {
 		return pprofUIEntry{}, fmt.Errorf("profiles: pprof ui %s: driver returned no handlers", key)
 	}
+	for _, reads := range PprofFileViews {
+		delete(handlers, reads)
+	}
 	return pprofUIEntry{h: pprofUIHandlers(handlers), cost: cost}, nil
 }
+
+// PprofFileViews are the paths of pprof's web UI that would read the
+// files a profile names: UI does not serve them.
+var PprofFileViews = []string{"/source", "/disasm"}
+
+// errNoFiles is pprofNoFiles' answer.
+var errNoFiles = errors.New("profiles: the server opens no file a profile names")
+
+// pprofNoFiles is the driver's object tool and symbolizer: it opens no
+// binary and symbolizes nothing, whatever a profile's mappings name.
+type pprofNoFiles struct{}
+
+func (pprofNoFiles) Open(string, uint64, uint64, uint64, string) (driver.ObjFile, error) {
+	return nil, errNoFiles
+}
+
+func (pprofNoFiles) Disasm(string, uint64, uint64, bool) ([]driver.Inst, error) {
+	return nil, errNoFiles
+}
+
+func (pprofNoFiles) Symbolize(string, driver.MappingSources, *profile.Profile) error { return nil }
 
 // pprofUIHandlers dispatches on the path left after the caller's
 // http.StripPrefix, the way the driver's own server does.

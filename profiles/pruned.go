@@ -344,6 +344,20 @@ func (f *Flat) Match(re *regexp.Regexp, path []string) MatchTotals {
 	return m
 }
 
+// MatchNames lists the distinct frame names re matches, in the order of
+// the flattened tree: what a page highlights. The page never runs the
+// expression itself (a JavaScript regexp can take exponential time); it
+// looks names up in this list.
+func (f *Flat) MatchNames(re *regexp.Regexp) []string {
+	out := []string{}
+	for _, n := range f.names {
+		if re.MatchString(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Total is the root's value: the profile's total for the sample type.
 func (f *Flat) Total() int64 {
 	if len(f.value) == 0 {

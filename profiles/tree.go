@@ -455,6 +455,10 @@ func (b *treeBuilder) build(ins ...input) {
 			}
 		}
 	}
+	// Frames shared by many samples are one node: reserve no more than
+	// an upload may have (MaxFlameNodes), or a profile of few call paths
+	// but many deep samples would reserve gigabytes.
+	frames = min(frames, MaxFlameNodes+1)
 	b.nodes = slices.Grow(b.nodes, frames)
 	if b.diff {
 		b.base = slices.Grow(b.base, frames)

@@ -3,6 +3,7 @@ package profiles
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -41,6 +42,35 @@ const (
 	MaxSampleTypes = 1 << 16
 )
 
+// Limits on what an uploaded profile draws, the same for every format
+// (pprof, folded stacks, legacy pprof, a JFR recording converted by the
+// client): they bound the memory of its flame graphs, which the load
+// limits above do not (a profile small to load can still describe
+// millions of call paths). TestDrawAtTheLimits measures what drawing an
+// upload at all three limits allocates: under MaxDrawBytes.
+const (
+	// MaxStackDepth is the deepest stack an upload may hold, in frames as
+	// the flame graph draws them (each inlined call a frame): deeper is
+	// a 400. Go's own profiles stop at 64 frames (pprof's maxStack),
+	// async-profiler at 2,048 by default, JFR at 64.
+	MaxStackDepth = 10_000
+	// MaxFlameNodes is the most frames an upload's flame graph may have
+	// (distinct call paths from the root, the root not counted), over all
+	// its samples and sample types: more is a 413. A 240 s CPU profile of
+	// a large Go program has about 425,000.
+	MaxFlameNodes = 1_000_000
+	// MaxFrameNames is the most distinct frame names (functions, or
+	// addresses where a frame has none) an upload may hold: more is a 413.
+	MaxFrameNames = 100_000
+	// MaxDrawBytes bounds what building, flattening and encoding the
+	// flame graph of an upload within the limits above allocates, in all.
+	MaxDrawBytes = 512 << 20
+)
+
+// ErrTooDeep is wrapped (with ErrUnusable) by LoadUpload's error for a
+// stack deeper than MaxStackDepth.
+var ErrTooDeep = errors.New("profiles: stack too deep")
+
 // ErrTooLarge is wrapped by LoadUpload's errors for a profile over one of
 // the limits above. The error says which.
 var ErrTooLarge = errors.New("profiles: profile too large")
@@ -53,9 +83,13 @@ var ErrUnusable = errors.New("profiles: unusable profile")
 // for tests that reach them without decompressing 256 MiB.
 type limits struct {
 	decompressed, load, legacyLoad int64
+	// depth, nodes and names are MaxStackDepth, MaxFlameNodes and
+	// MaxFrameNames; 0 stands for those.
+	depth, nodes, names int
 }
 
-var defaultLimits = limits{decompressed: MaxDecompressedBytes, load: MaxLoadBytes, legacyLoad: MaxLegacyLoadBytes}
+var defaultLimits = limits{decompressed: MaxDecompressedBytes, load: MaxLoadBytes, legacyLoad: MaxLegacyLoadBytes,
+	depth: MaxStackDepth, nodes: MaxFlameNodes, names: MaxFrameNames}
 
 // upload is one uploaded file being read.
 type upload struct {
@@ -123,7 +157,7 @@ func (u upload) load() (*profile.Profile, error) {
 	if ts.legacy() {
 		p, err := u.loadLegacy(ts.size)
 		if err == nil {
-			return p, checkUpload(p)
+			return p, u.check(p)
 		}
 		if !ts.foldedOK() {
 			if ts.text {
@@ -143,7 +177,7 @@ func (u upload) load() (*profile.Profile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w; %w", ErrNotProfile, err)
 		}
-		return p, checkUpload(p)
+		return p, u.check(p)
 	case ts.tooLarge != nil:
 		return nil, ts.tooLarge
 	case ts.text && ts.foldedErr != nil:
@@ -167,7 +201,106 @@ func (u upload) loadProto(pb *pbScan) (*profile.Profile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w; pprof: %w", ErrNotProfile, err)
 	}
-	return p, checkUpload(p)
+	return p, u.check(p)
+}
+
+// check applies checkUpload, then the limits on what the profile draws.
+func (u upload) check(p *profile.Profile) error {
+	if err := checkUpload(p); err != nil {
+		return err
+	}
+	return checkShape(p, u.lim)
+}
+
+// checkShape refuses a profile whose stacks are deeper than lim.depth, or
+// whose flame graph would have more than lim.nodes frames or lim.names
+// distinct names. It walks the call tree as BuildTree builds it (inlined
+// calls expanded), but keys frames by function and address rather than
+// by name, which builds no string: where two functions share a name it
+// counts more frames than BuildTree draws, never fewer. Its map holds at
+// most lim.nodes entries.
+func checkShape(p *profile.Profile, lim limits) error {
+	depth, nodes, names := cmp.Or(lim.depth, MaxStackDepth), cmp.Or(lim.nodes, MaxFlameNodes), cmp.Or(lim.names, MaxFrameNames)
+	// Names: one per function, one per location drawn by its address
+	// (no lines): what BuildTree's name table may hold, at most.
+	n := len(p.Function)
+	for _, l := range p.Location {
+		if l != nil && len(l.Line) == 0 {
+			n++
+		}
+	}
+	if n > names {
+		return fmt.Errorf("%w: %d distinct frame names (functions and addresses), more than the limit of %d", ErrTooLarge, n, names)
+	}
+	fns := make(map[*profile.Function]int32, len(p.Function))
+	addrs := make(map[uint64]int32)
+	frame := func(f *profile.Function, l *profile.Location) int32 {
+		if f != nil {
+			id, ok := fns[f]
+			if !ok {
+				id = int32(len(fns) + len(addrs))
+				fns[f] = id
+			}
+			return id
+		}
+		id, ok := addrs[l.Address]
+		if !ok {
+			id = int32(len(fns) + len(addrs))
+			addrs[l.Address] = id
+		}
+		return id
+	}
+	type edge struct {
+		parent uint32
+		frame  int32
+	}
+	kids := make(map[edge]uint32)
+	for _, x := range p.Sample {
+		if x == nil {
+			continue
+		}
+		d := 0
+		for _, l := range x.Location {
+			if l != nil {
+				d += max(len(l.Line), 1)
+			}
+		}
+		if d > depth {
+			return fmt.Errorf("%w: %w: a stack of %d frames, deeper than the limit of %d", ErrUnusable, ErrTooDeep, d, depth)
+		}
+		at := uint32(0)
+		step := func(f int32) error {
+			e := edge{at, f}
+			c, ok := kids[e]
+			if !ok {
+				if len(kids) >= nodes {
+					return fmt.Errorf("%w: its flame graph would have more than %d frames (distinct call paths; the limit)", ErrTooLarge, nodes)
+				}
+				c = uint32(len(kids) + 1)
+				kids[e] = c
+			}
+			at = c
+			return nil
+		}
+		// Root first: the last location, its outermost line (the last).
+		for i := len(x.Location) - 1; i >= 0; i-- {
+			l := x.Location[i]
+			if l == nil {
+				continue
+			}
+			if len(l.Line) == 0 {
+				if err := step(frame(nil, l)); err != nil {
+					return err
+				}
+			}
+			for j := len(l.Line) - 1; j >= 0; j-- {
+				if err := step(frame(l.Line[j].Function, l)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // loadLegacy parses a legacy format with pprof, from memory.
@@ -313,7 +446,7 @@ const (
 	foldedCostBase     = 2 << 20
 	foldedCostPerByte  = 5
 	foldedCostStack    = 400  // per distinct stack
-	foldedCostFrameRef = 16   // per frame of a distinct stack
+	foldedCostFrameRef = 48   // per frame of a distinct stack (16, and 32 for checkShape's map)
 	foldedCostFrame    = 1024 // per distinct frame
 
 	legacyCostBase    = 2 << 20

@@ -126,7 +126,7 @@ func TestUploadCostCovers(t *testing.T) {
 	}
 	{ // folded: every frame distinct
 		var b bytes.Buffer
-		for i := 0; i < n; i++ {
+		for i := 0; i < min(n, MaxFrameNames/3); i++ { // within the limit on names
 			fmt.Fprintf(&b, "a%d;b%d;c%d 1\n", i, i, i)
 		}
 		addText("folded, distinct frames", bytes.Clone(b.Bytes()))

@@ -47,6 +47,7 @@ func classify(err error) (status int, field, msg string) {
 	var mbe *http.MaxBytesError
 	var le *limitError
 	var qf *queueFullError
+	var ce *store.CorruptError
 	switch {
 	case errors.As(err, &ie):
 		return http.StatusBadRequest, ie.Field, ie.Error()
@@ -62,6 +63,10 @@ func classify(err error) (status int, field, msg string) {
 		return http.StatusNotFound, "", "not found"
 	case errors.Is(err, store.ErrConflict):
 		return http.StatusConflict, "", strings.TrimPrefix(err.Error(), "store: ")
+	case errors.As(err, &ce):
+		// The server's fault, not the request's, but users need to know
+		// why a profile no longer opens: it says nothing of the bytes.
+		return http.StatusInternalServerError, "", ce.Error()
 	}
 	return http.StatusInternalServerError, "", "internal error"
 }

@@ -130,3 +130,94 @@ func TestProfilePageInlinesFirstView(t *testing.T) {
 		t.Error("no data-view-src")
 	}
 }
+
+// TestFlameGraphSearchOnServer: every flame graph's search runs on the
+// server (the pages never run an expression from a link): format=match of
+// a profile and of a diff answer the frame names a search matches, with
+// Go's RE2, so the expression that freezes a JavaScript regexp
+// (^(.+)+#$, exponential backtracking) is answered like any other. An
+// expression RE2 cannot read, or a longer one than maxSearchLen, is a 400
+// naming search.
+func TestFlameGraphSearchOnServer(t *testing.T) {
+	ts := newTestServer(t, nil)
+	long := "github.com/segmentio/kafka-go/protocol.(*encoder).writeCompactArray"
+	base := ts.importRun(t, "base", "main.main;"+long+";main.handler# 5\nmain.main;"+long+" 3\n")
+	target := ts.importRun(t, "target", "main.main;main.other;main.tail# 2\nmain.main;"+long+" 3\n")
+	routes := map[string]string{
+		"profile": fmt.Sprintf("/api/profiles/%d/flamegraph?sample=samples&format=match", base),
+		"diff":    fmt.Sprintf("/api/diff?base=%d&target=%d&format=match", base, target),
+	}
+	want := map[string][]string{"profile": {"main.handler#"}, "diff": {"main.handler#", "main.tail#"}}
+	for route, u := range routes {
+		rec := ts.do(t, "GET", u+"&search="+url.QueryEscape(`^(.+)+#$`), "")
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d %s", route, rec.Code, rec.Body)
+		}
+		var a struct {
+			Names []string `json:"matched_names"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(a.Names, "|") != strings.Join(want[route], "|") {
+			t.Errorf("%s: ^(.+)+#$ matched %q, want %q", route, a.Names, want[route])
+		}
+		for _, c := range []struct{ name, search string }{
+			{"look-ahead", `main\.d(?=39)`},
+			{"back-reference", `(a)\1`},
+			{"unbalanced", `a(`},
+			{"too long", strings.Repeat("a", maxSearchLen+1)},
+			{"huge repeat", `(x{1000}){1000}`},
+		} {
+			rec := ts.do(t, "GET", u+"&search="+url.QueryEscape(c.search), "")
+			if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"search"`) {
+				t.Errorf("%s, %s: %d %.300s, want 400 naming search", route, c.name, rec.Code, rec.Body)
+			}
+		}
+		if rec := ts.do(t, "GET", u, ""); rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"search"`) {
+			t.Errorf("%s without search: %d %s", route, rec.Code, rec.Body)
+		}
+	}
+	// An expression of exactly maxSearchLen bytes is a search.
+	if rec := ts.do(t, "GET", routes["profile"]+"&search="+strings.Repeat("a", maxSearchLen), ""); rec.Code != 200 {
+		t.Errorf("a %d-byte search: %d %s", maxSearchLen, rec.Code, rec.Body)
+	}
+	// The profile page inlines the names its search matches, so the page
+	// highlights them without running the expression or asking again.
+	rec := ts.do(t, "GET", fmt.Sprintf("/profiles/%d?sample=samples&search=%s", base, url.QueryEscape(`^(.+)+#$`)), "")
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"matched_names":["main.handler#"]`) {
+		t.Errorf("profile page: %d, the inline view lacks the matched names", rec.Code)
+	}
+}
+
+// TestPprofPivotLinks: pprof's flame graph runs its p= parameter (pivots)
+// as a JavaScript regular expression; a link whose p could backtrack for
+// minutes (^(.+)+#$) is a 400 naming p, while the pivots pprof's own links
+// hold (anchored, quoted frame names joined by |) open as before.
+func TestPprofPivotLinks(t *testing.T) {
+	ts := newTestServer(t, nil)
+	id := ts.importRun(t, "gather", foldedGather)
+	other := ts.importRun(t, "single", foldedSingle)
+	for _, c := range []struct {
+		p    string
+		code int
+	}{
+		{`^main\.main$`, 200},
+		{`^net\.\(\*conn\)\.Write$|^main\.main$`, 200},
+		{`^(.+)+#$`, 400},
+		{`(a|a)*b`, 400},
+		{`.*.*.*.*.*x`, 400},
+		{`x(?=y)`, 400},
+		{strings.Repeat("a", maxSearchLen+1), 400},
+	} {
+		for _, base := range []string{fmt.Sprintf("/profiles/%d/pprof/flamegraph", id), fmt.Sprintf("/diff/%d/%d/pprof/flamegraph", id, other)} {
+			rec := ts.do(t, "GET", base+"?p="+url.QueryEscape(c.p), "")
+			if rec.Code != c.code {
+				t.Errorf("%s?p=%s: %d, want %d", base, c.p, rec.Code, c.code)
+			}
+			if c.code == 400 && !strings.Contains(rec.Body.String(), "p: ") {
+				t.Errorf("%s?p=%s: the refusal does not name p: %.300s", base, c.p, rec.Body)
+			}
+		}
+	}
+}

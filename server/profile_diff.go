@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/profiles"
@@ -44,6 +46,16 @@ func (s *Server) compare(ctx context.Context, baseID, targetID uint, sample, nor
 	}
 	if cmp.st, err = profiles.PickSample(target.prof, sample); err != nil {
 		return nil, badInput("sample", "target: %v", err)
+	}
+	// The difference of two sample types ("7.7 MiB / 390 ms", a CPU
+	// profile against a heap profile) means nothing; nor does that of
+	// each profile's own default (a heap profile's inuse_space against an
+	// allocs profile's alloc_space). The report, A/B and write-path pages
+	// draw their diffs from /api/diff, so they are refused here too.
+	if b, t := base.prof.SampleType[cmp.sb], target.prof.SampleType[cmp.st]; b.Type != t.Type || b.Unit != t.Unit {
+		return nil, badInput("target", "cannot compare %s (%s) of the %s profile #%d with %s (%s) of the %s profile #%d: different sample types; "+
+			"compare profiles of one kind (CPU with CPU, heap with heap), or pick a sample type both have with sample=",
+			b.Type, b.Unit, base.meta.Kind, base.meta.ID, t.Type, t.Unit, target.meta.Kind, target.meta.ID)
 	}
 	bw, bErr := s.runWork(ctx, base.meta.RunID)
 	tw, tErr := s.runWork(ctx, target.meta.RunID)
@@ -141,6 +153,10 @@ func (s *Server) diff(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	if c.Query("format") == "match" {
+		s.diffMatch(c, cmp)
+		return
+	}
 	tree, err := profiles.Diff(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale)
 	if err != nil {
 		s.fail(c, badInput("base", "%v", err))
@@ -162,10 +178,36 @@ func (s *Server) diff(c *gin.Context) {
 	case "compact":
 		body["compact"] = tree.Compact()
 	default:
-		s.fail(c, badInput("format", "must be tree or compact"))
+		s.fail(c, badInput("format", "must be tree, compact or match"))
 		return
 	}
 	c.JSON(http.StatusOK, body)
+}
+
+// diffMatch answers GET /api/diff?format=match&search=: the names of the
+// differential graph's frames (those of either profile) that the search
+// matches, for the page to highlight without running the expression.
+func (s *Server) diffMatch(c *gin.Context, cmp *comparison) {
+	re, err := compileSearch(c.Query("search"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if re == nil {
+		s.fail(c, badInput("search", "required with format=match"))
+		return
+	}
+	names := cmp.base.flat(cmp.sb).MatchNames(re)
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		seen[n] = true
+	}
+	for _, n := range cmp.target.flat(cmp.st).MatchNames(re) {
+		if !seen[n] {
+			names = append(names, n)
+		}
+	}
+	c.JSON(http.StatusOK, gin.H{"matched_names": names})
 }
 
 // compareProfilesPage is /compare/profiles: both flame graphs, the
@@ -192,6 +234,24 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 	title := v.Page.Title
 	v.Page = s.page(c, title)
 	s.render(c, http.StatusOK, "compare_profiles", v)
+}
+
+// sameSampleTypes refuses to diff, as pprof's diff UI does (every sample
+// type at once), two profiles whose lists of sample types differ (a CPU
+// profile's samples and nanoseconds against a heap profile's objects and
+// bytes), with a 400 naming target; compare checks the one sample type it
+// diffs.
+func sameSampleTypes(base, target *loadedProfile) error {
+	if err := comparableKinds(base.meta, target.meta); err != nil {
+		return err
+	}
+	bl, tl := sampleNames(base.prof), sampleNames(target.prof)
+	if !slices.Equal(bl, tl) {
+		return badInput("target", "cannot compare the %s profile #%d (sample types %s) with the %s profile #%d (sample types %s): "+
+			"different sample types; compare profiles of one kind (CPU with CPU, heap with heap)",
+			base.meta.Kind, base.meta.ID, strings.Join(bl, ", "), target.meta.Kind, target.meta.ID, strings.Join(tl, ", "))
+	}
+	return nil
 }
 
 // comparableKinds refuses to diff a wall profile (thread samples by

@@ -5,12 +5,16 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/pprof/profile"
 	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
 )
 
 // pprofUI serves the full pprof web UI of one stored profile under
@@ -27,8 +31,8 @@ func (s *Server) pprofUI(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if lp.meta.Uploaded && readsServerFiles(c.Request.URL.Path) {
-		s.fail(c, badInput("path", "the source and disassembly views are off for uploaded profiles: they would read files the profile names from this server's disk"))
+	if view, ok := readsServerFiles(c.Request.URL.Path); ok {
+		s.pprofLocalPage(c, view, lp.meta, nil, prefix+"/")
 		return
 	}
 	s.servePprof(c, prefix, "profile/"+strconv.Itoa(int(id)), func() (*profile.Profile, error) {
@@ -49,8 +53,18 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 		ids[i] = uint(id)
 	}
 	prefix := fmt.Sprintf("/diff/%d/%d/pprof", ids[0], ids[1])
-	if readsServerFiles(c.Request.URL.Path) {
-		s.fail(c, badInput("path", "the source and disassembly views are not offered for diffs"))
+	if view, ok := readsServerFiles(c.Request.URL.Path); ok {
+		base, err := s.loadProfile(c.Request.Context(), ids[0])
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		target, err := s.loadProfile(c.Request.Context(), ids[1])
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		s.pprofLocalPage(c, view, target.meta, &base.meta, prefix+"/")
 		return
 	}
 	s.servePprof(c, prefix, fmt.Sprintf("diff/%d/%d", ids[0], ids[1]), func() (*profile.Profile, error) {
@@ -62,7 +76,7 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		if err := comparableKinds(base.meta, target.meta); err != nil {
+		if err := sameSampleTypes(base, target); err != nil {
 			return nil, err
 		}
 		bp, err := base.fresh()
@@ -83,13 +97,86 @@ func (s *Server) pprofDiffUI(c *gin.Context) {
 	})
 }
 
-// readsServerFiles: pprof's source and disassembly views open the files
-// and binaries a profile names.
-func readsServerFiles(path string) bool {
-	return strings.HasSuffix(path, "/source") || strings.HasSuffix(path, "/disasm")
+// readsServerFiles: pprof's source and disassembly views, which would
+// open the files and binaries a profile names (profiles.UI does not serve
+// them); view is "source" or "disasm".
+func readsServerFiles(path string) (view string, ok bool) {
+	for _, v := range profiles.PprofFileViews {
+		if strings.HasSuffix(path, v) {
+			return strings.TrimPrefix(v, "/"), true
+		}
+	}
+	return "", false
+}
+
+// checkPivot vets pprof's p= parameter (its flame graph's pivots), the
+// one expression from a URL that pprof's pages run in the browser, with
+// JavaScript's backtracking regexps: a shared link with p=^(.+)+#$ would
+// freeze the reader's tab. Only what pprof's own links hold is accepted:
+// literal frame names, anchored, joined by | (pprofQuoteMeta), with no
+// repetition at all, so no expression can backtrack. A pivot typed in
+// pprof's search box never reaches the server (pprof changes the URL in
+// the page), so this refuses only links.
+func checkPivot(p string) error {
+	if p == "" {
+		return nil
+	}
+	if len(p) > maxSearchLen {
+		return badInput("p", "must be at most %d bytes, not %d", maxSearchLen, len(p))
+	}
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err == nil && !hasRepeat(re) {
+		return nil
+	}
+	return badInput("p", "a pivot in a link must be frame names (^name$, joined by |) without repetition: "+
+		"pprof's page would run it as a JavaScript regular expression, which can take minutes on a crafted one")
+}
+
+// hasRepeat reports whether re holds a repetition (*, +, ?, {n,m}).
+func hasRepeat(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if hasRepeat(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// pprofLocalPage answers pprof's source and disassembly views, for every
+// profile (a run's own as well as an upload) and every diff: a page saying
+// that they need the program's source and binary, which are where it ran,
+// with the commands that download the profile(s) and run pprof there.
+func (s *Server) pprofLocalPage(c *gin.Context, view string, target profileMeta, base *profileMeta, back string) {
+	origin := "http://" + c.Request.Host
+	if c.Request.TLS != nil {
+		origin = "https://" + c.Request.Host
+	}
+	dl := func(m profileMeta) ui.PprofProfile {
+		return ui.PprofProfile{URL: origin + ui.ProfileDownloadURL(m.ID), File: profileFileName(&store.Profile{RunID: m.RunID,
+			Role: rundoc.ProfileRole(m.Role), Kind: rundoc.ProfileKind(m.Kind)})}
+	}
+	var bp *ui.PprofProfile
+	if base != nil {
+		b := dl(*base)
+		if b.File == dl(target).File { // one run's two profiles of a kind
+			b.File = "base-" + b.File
+		}
+		bp = &b
+	}
+	v := ui.NewPprofLocalView(view, dl(target), bp, c.Query("f"), back)
+	v.Page = s.page(c, v.Page.Title)
+	s.render(c, http.StatusOK, "pprof_local", v)
 }
 
 func (s *Server) servePprof(c *gin.Context, prefix, key string, load func() (*profile.Profile, error)) {
+	if err := checkPivot(c.Query("p")); err != nil {
+		s.fail(c, err)
+		return
+	}
 	if c.Request.URL.Path == prefix {
 		// pprof's links are relative: they need the trailing slash.
 		c.Redirect(http.StatusMovedPermanently, prefix+"/")

@@ -80,15 +80,12 @@ func (s *Server) flameView(c *gin.Context, lp *loadedProfile, idx int, format st
 		}
 		width = n
 	}
-	var re *regexp.Regexp
-	if q := c.Query("search"); q != "" {
-		r, err := regexp.Compile(q)
-		if err != nil {
-			s.fail(c, badInput("search", "not a regular expression (Go RE2 syntax): %v", err))
-			return
-		}
-		re = r
-	} else if format == "match" {
+	re, err := compileSearch(c.Query("search"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if re == nil && format == "match" {
 		s.fail(c, badInput("search", "required with format=match"))
 		return
 	}
@@ -112,8 +109,31 @@ func flameViewAnswer(lp *loadedProfile, idx int, format string, focus []string, 
 	}
 	if re != nil {
 		resp["match"] = f.Match(re, focus)
+		resp["matched_names"] = f.MatchNames(re)
 	}
 	return resp
+}
+
+// maxSearchLen bounds a search's length in bytes: a flame graph's search
+// names a function or a few, and a longer expression is no search.
+const maxSearchLen = 1000
+
+// compileSearch reads a flame graph's search ("" for none: nil): Go's RE2
+// syntax, whose matching takes time linear in the names searched, so no
+// expression, shared in a link, can stall the server. The pages never run
+// the expression themselves; they ask for the names it matches.
+func compileSearch(q string) (*regexp.Regexp, error) {
+	if q == "" {
+		return nil, nil
+	}
+	if len(q) > maxSearchLen {
+		return nil, badInput("search", "must be at most %d bytes, not %d", maxSearchLen, len(q))
+	}
+	re, err := regexp.Compile(q)
+	if err != nil {
+		return nil, badInput("search", "not a regular expression in Go's RE2 syntax (no look-around or back-references): %v", err)
+	}
+	return re, nil
 }
 
 func (s *Server) writePaths(c *gin.Context) {
@@ -146,11 +166,9 @@ func (s *Server) profilePage(c *gin.Context) {
 	wp := uiWritePaths(lp.writePaths(idx))
 	v := ui.NewProfileView(s.uiMeta(c.Request.Context(), lp.meta), sampleNames(lp.prof), st.Type+"/"+st.Unit, c.Query("focus"), c.Query("search"), wp)
 	// The first view goes into the page: the graph draws without a
-	// request. A search the server cannot read is left to the page.
-	re, _ := regexp.Compile(c.Query("search"))
-	if c.Query("search") == "" {
-		re = nil
-	}
+	// request. A search the server cannot read is drawn without it; the
+	// page asks again and shows the server's error.
+	re, _ := compileSearch(c.Query("search"))
 	if body, err := json.Marshal(flameViewAnswer(lp, idx, "pruned", profiles.SplitFocus(c.Query("focus")), defaultPruneWidth, re)); err == nil {
 		v.FlameGraph.Initial = template.JS(body)
 	}

@@ -14,7 +14,8 @@
 //   data-focus         the zoomed frame: frame names from the root's child
 //                      down, joined with ";" (";" and "%" inside a name are
 //                      written %3B and %25)
-//   data-search        a regular expression to highlight
+//   data-search        a regular expression to highlight (Go's RE2
+//                      syntax): the server runs it, never this script
 //   data-unit          the values' unit when the JSON gives none
 //   data-focus-param,  the query parameters that keep focus and search in the
 //   data-search-param  page's URL (history.replaceState); default "focus" and
@@ -522,7 +523,11 @@
     // narrow frames (see hitAt), null none.
     this.hover = null;
     this.query = '';
-    this.re = null;
+    // found is the server's answer to the current search: the frame names
+    // it matches ({q, names: Set}), or its refusal ({q, error}). The page
+    // never runs an expression itself: a JavaScript regexp can take
+    // exponential time (^(.+)+#$), and searches come from shared links.
+    this.found = null;
     this.nameMatch = null;
     this.hits = [];
     this.narrow = [];
@@ -541,6 +546,7 @@
     this.views = [];
     this.viewSeq = 0;
     this.matchSeq = 0;
+    this.matchPending = '';
     this.serverMatch = null;
     this.fetches = 0;
     this.build();
@@ -677,7 +683,9 @@
       if (json.unit) { g.unit = String(json.unit); }
       g.t = t;
       g.keepView(t);
-      if (json.match && t.runN) { g.serverMatch = { q: el.getAttribute('data-search') || readParam(g.searchParam) || '', focus: t.cutPath, m: json.match }; }
+      var q0 = el.getAttribute('data-search') || readParam(g.searchParam) || '';
+      if (json.match && t.runN) { g.serverMatch = { q: q0, focus: t.cutPath, m: json.match }; }
+      if (q0 && Array.isArray(json.matched_names)) { g.found = { q: q0, names: new Set(json.matched_names) }; }
       g.start();
       var t4 = performance.now();
       var timing = {
@@ -818,25 +826,28 @@
     return parts.reverse().join(';');
   };
 
+  // compile marks the names of the frames the search matches, from the
+  // server's answer (asked for when missing: nothing is marked meanwhile).
   Graph.prototype.compile = function (q) {
     this.query = q;
-    this.re = null;
     this.nameMatch = null;
     this.reError = '';
     this.input.removeAttribute('aria-invalid');
     if (!q) { return; }
-    try {
-      this.re = new RegExp(q);
-    } catch (e) {
-      this.reError = String(e && e.message || 'syntax error').replace(/^Invalid regular expression:\s*/i, '');
+    var f = this.found;
+    if (!f || f.q !== q) {
+      this.fetchMatch(this.t ? this.pathOf(this.focus) : '');
+      return;
+    }
+    if (f.error) {
+      this.reError = f.error;
       this.input.setAttribute('aria-invalid', 'true');
       return;
     }
     if (!this.t) { return; }
-    var names = this.t.names, m = new Uint8Array(names.length), re = this.re;
+    var names = this.t.names, m = new Uint8Array(names.length);
     for (var i = 0; i < names.length; i++) {
-      re.lastIndex = 0;
-      if (re.test(names[i])) { m[i] = 1; }
+      if (f.names.has(names[i])) { m[i] = 1; }
     }
     if (this.t.runN) { m[this.t.runName] = 0; }
     this.nameMatch = m;
@@ -934,23 +945,43 @@
     return null;
   };
 
-  // fetchMatch asks the server what the search matches over every frame
-  // (format=match). A search the server's Go regular expressions cannot
-  // read (a look-ahead, say) falls back to the whole tree (data-src),
-  // searched here.
+  // matchURL is the server's search over this graph's frames
+  // (format=match): the names matched and, for the pruned-view API, the
+  // totals over every frame with path zoomed.
+  Graph.prototype.matchURL = function (q, path) {
+    var u;
+    if (this.viewSrc) {
+      u = new URL(this.viewURL('match', path, 0), window.location.href);
+    } else {
+      u = new URL(this.el.getAttribute('data-src'), window.location.href);
+      u.searchParams.set('format', 'match');
+    }
+    u.searchParams.set('search', q);
+    return u.pathname + u.search;
+  };
+
+  // fetchMatch asks the server what the current search matches (Go's
+  // RE2, linear in the names searched). An expression the server refuses
+  // (a look-ahead, a back-reference, one too long) is shown as its error.
   Graph.prototype.fetchMatch = function (path) {
-    var g = this, q = this.query, seq = ++this.matchSeq;
-    var u = this.viewURL('match', path, 0);
-    u += (u.indexOf('?') >= 0 ? '&' : '?') + 'search=' + encodeURIComponent(q);
-    fetchJSON(u).then(function (body) {
+    var g = this, q = this.query, key = q + '\n' + path;
+    if (!q || this.matchPending === key) { return; }
+    this.matchPending = key;
+    this.el.setAttribute('data-search-state', 'pending');
+    var seq = ++this.matchSeq;
+    fetchJSON(this.matchURL(q, path)).then(function (body) {
       if (seq !== g.matchSeq) { return; }
+      g.matchPending = '';
       var json = JSON.parse(body);
-      g.serverMatch = { q: q, focus: path, m: json.match };
-      g.updateMatch();
+      g.found = { q: q, names: new Set(Array.isArray(json.matched_names) ? json.matched_names.map(String) : []) };
+      if (json.match) { g.serverMatch = { q: q, focus: path, m: json.match }; }
+      g.searchAnswered(q);
     }).catch(function (err) {
       if (seq !== g.matchSeq) { return; }
-      if (err && err.field === 'search') {
-        g.loadWhole();
+      g.matchPending = '';
+      if (err && err.status === 400 && err.field === 'search') {
+        g.found = { q: q, error: String(err.message || 'refused').replace(/^search: /, '') };
+        g.searchAnswered(q);
         return;
       }
       g.match.classList.add('fg-error');
@@ -958,25 +989,16 @@
     });
   };
 
-  // loadWhole replaces the pruned views with the whole tree (data-src),
-  // keeping the zoom, and stops using the pruned API.
-  Graph.prototype.loadWhole = function () {
-    var g = this, src = this.el.getAttribute('data-src'), path = this.pathOf(this.focus);
-    if (!src || this.loadingWhole) { return; }
-    this.loadingWhole = true;
-    fetchJSON(src).then(function (body) {
-      var t = prepare(JSON.parse(body), g.mode === 'diff');
-      g.viewSrc = '';
-      g.views = [];
-      g.viewSeq++;
-      g.t = t;
-      g.compile(g.query);
-      g.el.setAttribute('data-nodes', String(t.n));
-      g.setFocus(g.resolve(path), true);
-    }).catch(function (err) {
-      g.match.classList.add('fg-error');
-      g.match.textContent = 'The search failed: ' + (err && err.message ? err.message : String(err));
-    });
+  // searchAnswered redraws with the server's answer for q, if q is still
+  // the search.
+  Graph.prototype.searchAnswered = function (q) {
+    if (q !== this.query) { return; }
+    this.compile(q);
+    if (this.t) {
+      this.draw();
+      this.updateMatch();
+    }
+    this.el.setAttribute('data-search-state', this.reError ? 'error' : 'ready');
   };
 
   Graph.prototype.updateMatch = function () {
@@ -986,11 +1008,11 @@
     out.removeAttribute('data-zoom-pct');
     if (this.reError) {
       out.classList.add('fg-error');
-      out.textContent = 'Invalid regular expression: ' + this.reError;
+      out.textContent = 'Search refused: ' + this.reError;
       return;
     }
     if (!this.nameMatch || !t) {
-      out.textContent = '';
+      out.textContent = this.query && t ? 'searching…' : '';
       return;
     }
     var r = this.matchTotals();

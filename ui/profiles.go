@@ -107,7 +107,7 @@ type FlameGraph struct {
 	// ViewURL, when set, is the format=pruned API the graph draws from
 	// (data-view-src): only the frames wide enough to draw at the current
 	// zoom, a subtree fetched on zoom, search totals from the server.
-	// DataURL stays the whole tree, for searches the server cannot run.
+	// DataURL stays the whole tree (the compact JSON).
 	ViewURL string
 	// Initial is the first view's format=pruned answer, inlined in the
 	// page as an inert JSON script element so the graph draws without a
