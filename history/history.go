@@ -257,10 +257,11 @@ func kbenchBuild(e *rundoc.Environment) string {
 	return e.KbenchVersion + " (build " + e.KbenchBuild + ")"
 }
 
-// targetOf is what the run talked to: the broker line, with the release
-// guess for a cluster.
+// targetOf is what the run talked to (rundoc.TargetIdentity: never the
+// port an embedded broker or sink picked, nor the order of a cluster's
+// bootstrap servers), with the release guess for a cluster.
 func targetOf(e *rundoc.Environment) string {
-	s := e.Broker
+	s := rundoc.TargetIdentity(e)
 	if e.Target != nil && e.Target.ReleaseGuess != "" {
 		s += " (" + e.Target.ReleaseGuess + ")"
 	}

@@ -177,7 +177,23 @@ func TestMarks(t *testing.T) {
 			[]string{"CPU AMD EPYC → Intel Xeon", "cores 8 → 16", "host bench1 → bench2"}},
 		{"target", env(nil), env(func(e *rundoc.Environment) {
 			e.Broker, e.Target = "kafka1:9092", &rundoc.Target{Kind: rundoc.TargetCluster, ReleaseGuess: "3.7"}
-		}), []string{"target embedded (kfake) → kafka1:9092 (3.7)"}},
+		}), []string{"target embedded (kfake) → cluster (kafka1:9092) (3.7)"}},
+		// What the target is, never the port an embedded broker or the
+		// sink picked, nor the order of a cluster's servers.
+		{"embedded broker on another port", env(func(e *rundoc.Environment) {
+			e.Broker = "embedded kfake (own process, log.segment.bytes=1048576) at 127.0.0.1:46855"
+		}), env(func(e *rundoc.Environment) {
+			e.Broker = "embedded kfake (own process, log.segment.bytes=1048576) at 127.0.0.1:36135"
+		}), nil},
+		{"sink on another port", env(func(e *rundoc.Environment) {
+			e.Broker = "kbench write-path sink (own process; answers Produce requests without storing them) at 127.0.0.1:40001"
+		}), env(func(e *rundoc.Environment) {
+			e.Broker = "kbench write-path sink (own process; answers Produce requests without storing them) at 127.0.0.1:40002"
+		}), nil},
+		{"cluster servers reordered", env(func(e *rundoc.Environment) { e.Broker = "kafka2:9092,kafka1:9092" }),
+			env(func(e *rundoc.Environment) { e.Broker = "kafka1:9092,kafka2:9092" }), nil},
+		{"another cluster", env(func(e *rundoc.Environment) { e.Broker = "kafka2:9092,kafka1:9092" }),
+			env(func(e *rundoc.Environment) { e.Broker = "kafka3:9092" }), []string{"target cluster (kafka1:9092,kafka2:9092) → cluster (kafka3:9092)"}},
 		{"field not recorded", env(nil), env(func(e *rundoc.Environment) { e.GoVersion, e.Config = "", nil }), nil},
 	}
 	for _, tt := range tests {
