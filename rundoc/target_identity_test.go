@@ -42,8 +42,8 @@ func TestTargetIdentity(t *testing.T) {
 		embedded("127.0.0.1:46855"): "embedded kfake (own process, log.segment.bytes=1048576)",
 		cluster("b:9092,a:9092"):    "cluster (a:9092,b:9092)",
 		{Broker: "imported: kafka-producer-perf-test does not print its environment"}: "imported: kafka-producer-perf-test does not print its environment",
-		{Broker: "the named cluster prod"}: "cluster prod",
-		nil:                                "",
+		{Broker: "the named cluster prod"}:                                            "cluster prod",
+		nil:                                                                           "",
 	} {
 		if got := TargetIdentity(env); got != want {
 			t.Errorf("TargetIdentity(%+v) = %q, want %q", env, got, want)
