@@ -113,8 +113,35 @@ func TestKAFKA14020Magnitude(t *testing.T) {
 	if h.Unit != "records/s" || h.Better != rundoc.HigherIsBetter || h.Metric != "rate" {
 		t.Errorf("metric %q unit %q better %q", h.Metric, h.Unit, h.Better)
 	}
-	if h.Options != (changepoint.Options{Window: 50, MaxPValue: 0.001}) {
-		t.Errorf("options %+v, want Otava's defaults", h.Options)
+	if h.Options != (changepoint.Options{Window: 50, MaxPValue: 0.001, MinSegment: 4}) {
+		t.Errorf("options %+v, want Otava's defaults and min_segment 4", h.Options)
+	}
+	if c := h.ChangePoints[0]; c.Tentative || c.RunsBefore != 20 || c.RunsAfter != 40 {
+		t.Errorf("change %+v, want a trusted one with 20 runs before and 40 after", c)
+	}
+}
+
+// TestTentative: the write-path preset's 4 repetitions of
+// request-latency-p99, split 1/2/1 by Otava with p = 0, are two tentative
+// change points with the default min_segment, and two trusted ones (Otava's
+// raw answer) with min_segment 1.
+func TestTentative(t *testing.T) {
+	runs := series([]float64{10.5, 185.5, 185.5, 186}, rundoc.LowerIsBetter)
+	h := Build(runs, "rate", changepoint.Options{})
+	if len(h.ChangePoints) != 2 {
+		t.Fatalf("change points %+v, want Otava's two", h.ChangePoints)
+	}
+	for _, c := range h.ChangePoints {
+		if !c.Tentative {
+			t.Errorf("change point at %d (%d before, %d after) is not tentative", c.Index, c.RunsBefore, c.RunsAfter)
+		}
+	}
+	if got, want := h.ChangePoints[0].TentativeReason(h.Options.MinSegment), "1 run before it and 2 after; a change point is trusted with at least 4 on each side (min_segment)"; got != want {
+		t.Errorf("reason %q, want %q", got, want)
+	}
+	raw := Build(runs, "rate", changepoint.Options{MinSegment: 1})
+	if len(raw.ChangePoints) != 2 || raw.ChangePoints[0].Tentative || raw.ChangePoints[1].Tentative {
+		t.Errorf("min_segment 1: %+v, want Otava's two change points, none tentative", raw.ChangePoints)
 	}
 }
 

@@ -41,7 +41,7 @@ func parseRegressionsQuery(q url.Values) (ui.RegressionsQuery, error) {
 		}
 		rq.Threshold = t
 	}
-	rq.Options = parseDetectOptions(q, &errs)
+	rq.Options = parseDetectOptions(q, &errs, minSegmentFloor)
 	return rq, errs.Err()
 }
 
@@ -221,7 +221,9 @@ func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opt
 	for _, m := range metrics {
 		h := history.Build(runs, m, opts)
 		for k, c := range h.ChangePoints {
-			if c.Direction != history.Worse {
+			// A tentative change point (a side shorter than min_segment)
+			// is shown on its history, never listed, badged or notified.
+			if c.Direction != history.Worse || c.Tentative {
 				continue
 			}
 			before := h.Points[c.Index-1].RunID
@@ -310,7 +312,8 @@ func newAPIRegression(r ui.Regression) apiRegression {
 }
 
 // apiRegressions answers GET /api/regressions?threshold=5 (percent; and
-// window, max_pvalue, min_magnitude as /api/history takes them).
+// window, max_pvalue, min_magnitude and min_segment as /api/history takes
+// them, min_segment at least 2).
 func (s *Server) apiRegressions(c *gin.Context) {
 	q, err := parseRegressionsQuery(c.Request.URL.Query())
 	if err != nil {

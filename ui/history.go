@@ -62,6 +62,9 @@ func setDetectOptions(v url.Values, o changepoint.Options) {
 	if o.MinMagnitude != 0 {
 		v.Set("min_magnitude", strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64))
 	}
+	if o.MinSegment != 0 {
+		v.Set("min_segment", strconv.Itoa(o.MinSegment))
+	}
 }
 
 // HistoryURL is the history page of q.
@@ -113,6 +116,9 @@ type DetectFields struct {
 	Window       string
 	MaxPValue    string
 	MinMagnitude string // a fraction, as Otava's min_magnitude
+	// MinSegment is the fewest runs each side of a change point must
+	// hold for it to count (smaller ones are tentative).
+	MinSegment string
 }
 
 // newDetectFields shows o, Otava's defaults filled in.
@@ -120,7 +126,7 @@ func newDetectFields(id string, o changepoint.Options) DetectFields {
 	o = o.WithDefaults()
 	return DetectFields{ID: id, Window: strconv.Itoa(o.Window),
 		MaxPValue:    strconv.FormatFloat(o.MaxPValue, 'g', -1, 64),
-		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64)}
+		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64), MinSegment: strconv.Itoa(o.MinSegment)}
 }
 
 // HistoryChange is one change point as the page's table shows it.
@@ -136,6 +142,10 @@ type HistoryChange struct {
 	Direction   string
 	PValue      string
 	CompareURL  string
+	// Tentative is set when a side holds fewer than min_segment runs;
+	// TentativeNote says so.
+	Tentative     bool
+	TentativeNote string
 }
 
 // HistoryMark is a run where what measured the metric changed.
@@ -203,12 +213,21 @@ func NewHistoryView(h history.History, series string, metrics []rundoc.Metric, q
 		if c.Direction != "" {
 			ch.Class = "delta-" + c.Direction
 		}
-		v.Changes = append(v.Changes, ch)
-		chart.Marks = append(chart.Marks, ChartMark{X: float64(c.Index) - 0.5, Href: ch.CompareURL,
+		mark := ChartMark{X: float64(c.Index) - 0.5, Href: ch.CompareURL,
 			Label: ch.Change + " " + shortCommit(c.CommitBefore) + ".." + shortCommit(c.CommitAfter),
 			Class: strings.TrimSpace("cp-mark cp-" + orNone(c.Direction)),
 			Title: "change point at #" + uintStr(c.RunID) + ", commits " + ch.CommitRange + ": " + ch.Change + " (" +
-				ch.Before + " → " + ch.After + "), p = " + ch.PValue + "; open the before/after comparison"})
+				ch.Before + " → " + ch.After + "), p = " + ch.PValue + "; open the before/after comparison"}
+		if c.Tentative {
+			ch.Tentative = true
+			ch.TentativeNote = "Tentative: " + c.TentativeReason(h.Options.MinSegment) +
+				". It is not listed on Regressions, badged, notified or decided on by kbench check until more runs confirm it."
+			mark.Label = "tentative " + ch.Change
+			mark.Class += " cp-tentative"
+			mark.Title = "tentative " + mark.Title + " (" + c.TentativeReason(h.Options.MinSegment) + ")"
+		}
+		v.Changes = append(v.Changes, ch)
+		chart.Marks = append(chart.Marks, mark)
 	}
 	for _, m := range h.Marks {
 		v.Marks = append(v.Marks, HistoryMark{Run: runLink(m.RunID), Changes: m.Changes})
