@@ -62,6 +62,12 @@ func parseHistoryQuery(q url.Values, minSegment int) (ui.HistoryQuery, error) {
 		errs.Add("metric", "is %d bytes, at most 100", len(hq.Metric))
 	}
 	hq.Options = parseDetectOptions(q, &errs, minSegment)
+	switch x := q.Get("x"); x {
+	case "", ui.XIndex, ui.XTime, ui.XCommit:
+		hq.X = x
+	default:
+		errs.Add("x", "%q: want index, time or commit", x)
+	}
 	return hq, errs.Err()
 }
 
@@ -223,7 +229,9 @@ type apiHistoryParams struct {
 // Otava reports. With min_segment=1 every change point is in
 // ChangePoints: Otava's raw answer.
 type apiHistory struct {
-	Series       string            `json:"series"`
+	Series string `json:"series"`
+	// Name is what the series is (ui.SeriesName); Series its key.
+	Name         string            `json:"name"`
 	Metric       string            `json:"metric"`
 	Unit         string            `json:"unit"`
 	Better       rundoc.Better     `json:"better"`
@@ -292,7 +300,12 @@ func (s *Server) apiHistory(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newAPIHistory(series, metrics, h, q))
+	a := newAPIHistory(series, metrics, h, q)
+	if a.Name, err = s.seriesName(c.Request.Context(), series); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, a)
 }
 
 // historyPage renders GET /history?… (the API's query), kept in the page
@@ -310,6 +323,9 @@ func (s *Server) historyPage(c *gin.Context) {
 			return "", nil, err
 		}
 		v := ui.NewHistoryView(h, series, metrics, q)
+		if v.Name, err = s.seriesName(ctx, series); err != nil {
+			return "", nil, err
+		}
 		v.Page.CSRF = csrf
 		return "history", v, nil
 	})

@@ -198,6 +198,7 @@ func TestZeroValueViews(t *testing.T) {
 			"sweeps":           SweepView{},
 			"history":          HistoryView{},
 			"regressions":      RegressionsView{},
+			"series":           SeriesView{},
 		}
 		for _, p := range u.Pages() {
 			v, ok := views[p]
