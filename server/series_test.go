@@ -82,6 +82,18 @@ func TestSeriesIndex(t *testing.T) {
 		t.Errorf("the index listed every series again after a write to one (%d → %d lists)", lists, ts.seriesIndex.lists)
 	}
 
+	// The regressions list names the series, keeping the key.
+	var regs struct {
+		Regressions []struct{ Series, Name string } `json:"regressions"`
+	}
+	decodeAnswer(t, ts.do(t, "GET", "/api/regressions", ""), &regs)
+	if len(regs.Regressions) == 0 || regs.Regressions[0].Name != "perf (producer) on trunk" || regs.Regressions[0].Series != "imported:producer:perf@trunk" {
+		t.Errorf("regressions %+v, want KAFKA-14020's named perf (producer) on trunk", regs.Regressions)
+	}
+	if !strings.Contains(ts.do(t, "GET", "/regressions", "").Body.String(), `<span class="series-name">perf (producer) on trunk</span>`) {
+		t.Error("the regressions page does not name the series")
+	}
+
 	// The history names the series too.
 	h := ts.do(t, "GET", fmt.Sprintf("/history?run=%d", ids[3]), "").Body.String()
 	if !strings.Contains(h, `<span class="series-name">perf (producer) on trunk</span>`) {
