@@ -56,6 +56,7 @@ func TargetIdentity(e *Environment) string {
 		if i := strings.LastIndex(broker, " at "); i >= 0 && !strings.ContainsAny(broker[i+4:], " ()") {
 			broker = broker[:i]
 		}
+		broker = strings.TrimSuffix(broker, " at") // an address left empty
 		if broker == "" {
 			return kind
 		}

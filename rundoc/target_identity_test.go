@@ -1,6 +1,9 @@
 package rundoc
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestTargetIdentity: a target is what it is, never the port an embedded
 // broker or sink picked, nor the order of bootstrap servers.
@@ -49,4 +52,31 @@ func TestTargetIdentity(t *testing.T) {
 			t.Errorf("TargetIdentity(%+v) = %q, want %q", env, got, want)
 		}
 	}
+}
+
+// FuzzTargetIdentity: a cluster's identity does not depend on the order
+// of its bootstrap servers, nor an embedded broker's on its address.
+func FuzzTargetIdentity(f *testing.F) {
+	f.Add("kafka-1:9092,kafka-2:9092", "127.0.0.1:46855")
+	f.Add(" a , b ,a", "[::1]:1")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, servers, addr string) {
+		list := SplitServers(servers)
+		rev := make([]string, len(list))
+		for i, s := range list {
+			rev[len(list)-1-i] = s
+		}
+		a := TargetIdentity(&Environment{Broker: servers, Target: &Target{Kind: TargetCluster}})
+		b := TargetIdentity(&Environment{Broker: strings.Join(rev, ","), Target: &Target{Kind: TargetCluster}})
+		if a != b {
+			t.Fatalf("%q: %q, reversed %q", servers, a, b)
+		}
+		if strings.ContainsAny(addr, " ()") {
+			return
+		}
+		e := TargetIdentity(&Environment{Broker: "embedded kfake (own process) at " + addr, Target: &Target{Kind: TargetEmbedded}})
+		if e != "embedded kfake (own process)" {
+			t.Fatalf("address %q: identity %q", addr, e)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
 )
 
 // storeValues stores one run per value of metric in series fp@trunk of
@@ -195,4 +197,39 @@ func decodeAnswer(t *testing.T, rec interface {
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FuzzParseHistoryQuery: any query either fails or gives a query whose
+// min_segment is at the floor asked for or above (or unset), whose x is
+// one of the axes, and which parses back to itself from its own URL.
+func FuzzParseHistoryQuery(f *testing.F) {
+	for _, s := range []string{"run=1", "series=a%40b&min_segment=1", "run=2&min_segment=0&x=time", "run=3&x=commit&window=30&max_pvalue=1e-9",
+		"fingerprint=f&branch=b&min_segment=99999999999999999999", "run=1&x=%00"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, raw string, api bool) {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		floor := minSegmentFloor
+		if api {
+			floor = minSegmentFloorRaw
+		}
+		q, err := parseHistoryQuery(v, floor)
+		if err != nil {
+			return
+		}
+		if q.Options.MinSegment != 0 && q.Options.MinSegment < floor {
+			t.Fatalf("%q: min_segment %d below %d accepted", raw, q.Options.MinSegment, floor)
+		}
+		if !slices.Contains([]string{"", ui.XIndex, ui.XTime, ui.XCommit}, q.X) {
+			t.Fatalf("%q: x %q accepted", raw, q.X)
+		}
+		again, err := parseHistoryQuery(q.Values(), floor)
+		if err != nil || again.Options != q.Options || (again.X != q.X && !(q.X == ui.XIndex && again.X == "")) {
+			t.Fatalf("%q: %+v does not round-trip through %q: %+v, %v", raw, q, q.Values().Encode(), again, err)
+		}
+	})
 }
