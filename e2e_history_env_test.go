@@ -52,5 +52,21 @@ func TestE2EHistoryNoEnvMark(t *testing.T) {
 		t.Errorf("What else changed lists %q, want nothing", s)
 	}
 	b.screenshot(t, "history-no-env-mark")
+
+	// The x-axis select redraws the history by time.
+	b.do(t, "choose the time axis", chromedp.SetValue(chromedp.ID("history-x"), "time"), chromedp.Click(chromedp.ID("history-apply")))
+	b.waitFor(t, "the history by time", `new URLSearchParams(location.search).get('x') === 'time' && document.readyState === 'complete' && !!document.querySelector('svg.chart')`)
+	if s := e2eEval[string](t, b, "read the x-axis title", `document.querySelector('svg.chart .chart-xlabel').textContent`); s != "time (UTC)" {
+		t.Errorf("x-axis title %q, want time (UTC)", s)
+	}
+
+	// The series index, from the navigation, lists the series by its label.
+	b.do(t, "open the series index", chromedp.Click(`.site-nav a[href="/series"]`))
+	b.waitFor(t, "the series index", `location.pathname === '/series' && document.readyState === 'complete'`)
+	row := e2eEval[[]string](t, b, "read the series row", `Array.from(document.querySelectorAll('table.series-index tbody tr')).map(tr => tr.querySelector('.series-name').textContent + '|' + tr.cells[2].textContent + '|' + tr.querySelectorAll('svg.sparkline').length)`)
+	if len(row) != 1 || row[0] != "same (producer)|3|1" {
+		t.Errorf("series index rows %q, want one: same (producer), 3 runs, a sparkline", row)
+	}
+	b.screenshot(t, "series")
 	b.checkConsole(t)
 }
