@@ -4,6 +4,9 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/kbench/kbench/changepoint"
+	"github.com/kbench/kbench/history"
 )
 
 // markBoxes reads the label boxes of a rendered chart's marks.
@@ -61,5 +64,36 @@ func TestChartMarkLabelsNeverOverlap(t *testing.T) {
 	// Labels far apart share the lane nearest the plot.
 	if boxes[4][1] != boxes[0][1] {
 		t.Errorf("a label far from the others is not in the first lane: %v vs %v", boxes[4], boxes[0])
+	}
+}
+
+// TestHistoryMarksNeverOverlap: on the history page, a change point and a
+// Δ env mark at the same run (kafka-go upgraded with the step) get label
+// boxes that do not overlap, on every x-axis.
+func TestHistoryMarksNeverOverlap(t *testing.T) {
+	runs := historyRuns()
+	for i := 8; i < len(runs); i++ {
+		runs[i].Environment.KafkaGoVersion = "v0.4.48"
+	}
+	for i := 9; i < len(runs); i++ {
+		runs[i].Environment.GoVersion = "go1.26.0"
+	}
+	h := history.Build(runs, "record-send-rate", changepoint.Options{})
+	if len(h.ChangePoints) != 1 || len(h.Marks) != 2 || h.Marks[0].Index != h.ChangePoints[0].Index {
+		t.Fatalf("change points %+v, marks %+v: want a change point and a mark at one run, and a mark at the next", h.ChangePoints, h.Marks)
+	}
+	for _, x := range HistoryXAxes {
+		v := NewHistoryView(h, "s", nil, HistoryQuery{Series: "s", X: x})
+		boxes := markBoxes(t, string(v.Chart))
+		if len(boxes) != 3 {
+			t.Fatalf("x=%s: %d label boxes, want 3", x, len(boxes))
+		}
+		for i, a := range boxes {
+			for _, b := range boxes[:i] {
+				if a[0] < b[0]+b[2] && b[0] < a[0]+a[2] && a[1] < b[1]+b[3] && b[1] < a[1]+a[3] {
+					t.Errorf("x=%s: label boxes overlap: %v and %v", x, a, b)
+				}
+			}
+		}
 	}
 }
