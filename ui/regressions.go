@@ -73,15 +73,15 @@ type RegressionsView struct {
 type RegressionRow struct {
 	Series, SeriesURL string
 	// Name is the series' name, "" when unknown (the key is shown).
-	Name string
-	Metric            string
-	CommitRange       string
-	Run               RunLink
-	Change            string
-	PValue            string
-	Time, TimeISO     string
-	Before, After     string
-	CompareURL        string
+	Name          string
+	Metric        string
+	CommitRange   string
+	Run           RunLink
+	Change        string
+	PValue        string
+	Time, TimeISO string
+	Before, After string
+	CompareURL    string
 }
 
 // NewRegressionsView is the page of regs (newest first) found with q.
