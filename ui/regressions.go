@@ -72,16 +72,17 @@ type RegressionsView struct {
 // RegressionRow is one regression as the table shows it.
 type RegressionRow struct {
 	Series, SeriesURL string
+	Metric            string
+	CommitRange       string
+	Run               RunLink
+	Change            string
+	PValue            string
+	Time, TimeISO     string
+	Before, After     string
+	CompareURL        string
+
 	// Name is the series' name, "" when unknown (the key is shown).
-	Name          string
-	Metric        string
-	CommitRange   string
-	Run           RunLink
-	Change        string
-	PValue        string
-	Time, TimeISO string
-	Before, After string
-	CompareURL    string
+	Name string
 }
 
 // NewRegressionsView is the page of regs (newest first) found with q.
