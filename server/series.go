@@ -174,7 +174,7 @@ func (s *Server) seriesIndexRow(ctx context.Context, si store.SeriesInfo, head s
 				cps = append(cps, c.Index-from)
 			}
 		}
-		row.Sparkline = ui.Sparkline(values, cps, m+" over the newest "+strconv.Itoa(len(values))+" runs")
+		row.Sparkline = ui.Sparkline(values, cps, sparklineTitle(m, len(values)))
 		if k := len(h.ChangePoints) - 1; k >= 0 {
 			c := h.ChangePoints[k]
 			row.Change = numfmt.SignedPercent(c.ChangePct) + " at #" + strconv.FormatUint(uint64(c.RunID), 10)
@@ -221,4 +221,13 @@ func (s *Server) seriesName(ctx context.Context, series string) (string, error) 
 		return "", nil
 	}
 	return ui.SeriesName(series, h.Label, string(h.Workload), h.Spec), nil
+}
+
+// sparklineTitle says what a sparkline draws: "record-send-rate over the
+// newest 60 runs".
+func sparklineTitle(metric string, n int) string {
+	if n == 1 {
+		return metric + " of the one run"
+	}
+	return metric + " over the newest " + strconv.Itoa(n) + " runs"
 }
