@@ -23,7 +23,7 @@ import (
 
 const checkUsage = `usage: kbench check [--server URL] [--token T] (--run ID... | --label L | --meta KEY=VALUE...)
        [--baseline FORM] [--threshold PCT] [--metric NAME]... [--window N] [--max-pvalue P]
-       [--min-magnitude F] [--wait DURATION] [--json]
+       [--min-magnitude F] [--min-segment N] [--wait DURATION] [--json]
 
 Decides whether candidate runs stored in a kbench server regressed, for CI.
 The candidates are the runs given with --run, or every run whose label is
@@ -33,7 +33,9 @@ Each candidate series (runs sharing a workload, target and branch) is
 compared, metric by metric, with its baseline. The default baseline is the
 series' runs before the candidates, back to the last change point of the
 metric's history (GET /api/history, with --window, --max-pvalue and
---min-magnitude as Otava's window_len, max_pvalue and min_magnitude).
+--min-magnitude as Otava's window_len, max_pvalue and min_magnitude, and
+--min-segment: change points with fewer runs on a side are tentative and
+cut no baseline).
 --baseline replaces it:
   runs=ID,ID,...  (or just ID,ID,...)  those runs
   label=L         the latest --window succeeded runs labelled L of the same workload
@@ -46,8 +48,12 @@ test), or --metric. With at least 4 values on each side a metric is tested
 as comparison tables test it (Mann-Whitney U, p-values adjusted by
 Benjamini-Hochberg across the metrics, alpha 0.05); otherwise by Otava's
 change-point test over the baseline with the candidates appended: a change
-point at the first candidate is significant. A significant change worse by
-the metric's direction and at least --threshold percent is a regression.
+point at the first candidate is significant when it has at least
+--min-segment (default 4) runs on each side; with fewer candidates it is
+tentative, and the metric undecided. --min-segment 1 decides on every
+change point Otava reports, a single candidate's included. A significant change
+worse by the metric's direction and at least --threshold percent is a
+regression.
 Fewer than 4 baseline values leave a metric undecided.
 
 Prints a Markdown table for a pull-request comment (--json: the same as
@@ -68,6 +74,7 @@ type checkParams struct {
 	window       int
 	maxPValue    float64
 	minMagnitude float64
+	minSegment   int
 }
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -90,6 +97,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.IntVar(&p.window, "window", changepoint.DefaultWindow, "Otava's window_len for the change-point test")
 	fs.Float64Var(&p.maxPValue, "max-pvalue", changepoint.DefaultMaxPValue, "Otava's max_pvalue: the change-point test's significance level")
 	fs.Float64Var(&p.minMagnitude, "min-magnitude", 0, "Otava's min_magnitude, a fraction (0.05 = 5%)")
+	fs.IntVar(&p.minSegment, "min-segment", changepoint.DefaultMinSegment, "the fewest runs each side of a change point must hold for it to count; 1 decides on every change point Otava reports, as with a single candidate")
 	wait := fs.Duration("wait", 0, "wait up to this long (e.g. 10m) for the candidates to finish")
 	asJSON := fs.Bool("json", false, "print JSON instead of Markdown")
 	if err := fs.Parse(args); err != nil {
@@ -126,7 +134,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return usageErr("--baseline: %v", err)
 	}
-	opts := check.Options{Threshold: p.threshold, ChangePoint: changepoint.Options{Window: p.window, MaxPValue: p.maxPValue, MinMagnitude: p.minMagnitude}}
+	opts := check.Options{Threshold: p.threshold, ChangePoint: changepoint.Options{Window: p.window, MaxPValue: p.maxPValue, MinMagnitude: p.minMagnitude, MinSegment: p.minSegment}}
 	if !(p.threshold > 0) {
 		return usageErr("--threshold %v: must be above 0 (percent)", p.threshold)
 	}
@@ -135,6 +143,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if !(p.maxPValue > 0) {
 		return usageErr("--max-pvalue %v: must be in (0, 1]", p.maxPValue)
+	}
+	if p.minSegment < 1 {
+		return usageErr("--min-segment %d: must be at least 1 run each side of a change point (1: decide on every change point Otava reports)", p.minSegment)
 	}
 	if err := opts.Validate(); err != nil {
 		return usageErr("%v", err)
@@ -154,7 +165,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail(err)
 	}
-	rep := checkReport{Threshold: p.threshold, Params: historyParams{p.window, p.maxPValue, p.minMagnitude}, Series: []seriesReport{}}
+	rep := checkReport{Threshold: p.threshold, Params: historyParams{p.window, p.maxPValue, p.minMagnitude, p.minSegment}, Series: []seriesReport{}}
 	for _, group := range groupBySeries(cands) {
 		sr, err := checkSeries(ctx, cl, group, bl, splitLists(metricFlag), p, opts)
 		if err != nil {
@@ -498,6 +509,7 @@ type (
 		Window       int     `json:"window"`
 		MaxPValue    float64 `json:"max_pvalue"`
 		MinMagnitude float64 `json:"min_magnitude"`
+		MinSegment   int     `json:"min_segment"`
 	}
 	seriesReport struct {
 		SeriesKey  string `json:"series_key"`
@@ -651,6 +663,7 @@ func historyQuery(p checkParams, metric string) url.Values {
 	q.Set("window", strconv.Itoa(p.window))
 	q.Set("max_pvalue", strconv.FormatFloat(p.maxPValue, 'g', -1, 64))
 	q.Set("min_magnitude", strconv.FormatFloat(p.minMagnitude, 'g', -1, 64))
+	q.Set("min_segment", strconv.Itoa(p.minSegment))
 	return q
 }
 
@@ -755,9 +768,9 @@ func checkMarkdown(rep checkReport, base string) string {
 	var b strings.Builder
 	headline := map[string]string{"regression": "❌ regression", "undecided": "⚠️ undecided", "ok": "✅ no regression"}[rep.Verdict]
 	fmt.Fprintf(&b, "### kbench check: %s\n\n", headline)
-	fmt.Fprintf(&b, "Threshold %s%%; change-point test: window %d, max p-value %s, min magnitude %s.\n",
+	fmt.Fprintf(&b, "Threshold %s%%; change-point test: window %d, max p-value %s, min magnitude %s, min segment %d.\n",
 		strconv.FormatFloat(rep.Threshold, 'g', -1, 64), rep.Params.Window,
-		strconv.FormatFloat(rep.Params.MaxPValue, 'g', -1, 64), strconv.FormatFloat(rep.Params.MinMagnitude, 'g', -1, 64))
+		strconv.FormatFloat(rep.Params.MaxPValue, 'g', -1, 64), strconv.FormatFloat(rep.Params.MinMagnitude, 'g', -1, 64), rep.Params.MinSegment)
 	for _, s := range rep.Series {
 		fmt.Fprintf(&b, "\n**%s** %s, series `%s`; baseline: %s.\n\n", s.Workload, mdRunLinks(s.Candidates, base), s.SeriesKey, baselineText(s.Baseline))
 		if len(s.Results) == 0 {

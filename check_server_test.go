@@ -44,7 +44,7 @@ func TestCheckAgainstServer(t *testing.T) {
 	runID := func(url string) string { return url[strings.LastIndex(url, "/")+1:] }
 
 	slower := history("k14020-slower", 105000)
-	code, stdout, stderr := kbenchCmd(t, nil, "check", "--server", srv.URL, "--run", runID(slower))
+	code, stdout, stderr := kbenchCmd(t, nil, "check", "--server", srv.URL, "--run", runID(slower), "--min-segment", "1")
 	if code != 1 || !strings.Contains(stdout, "record-send-rate") || !strings.Contains(stdout, "regression") {
 		t.Errorf("check of a run at 105k after 20 at 115k: exit %d, want 1\n%s%s", code, stdout, stderr)
 	}

@@ -261,7 +261,7 @@ func TestCheckKafka14020(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f, url := kafka14020(t)
 			cand := f.add(tc.rate, map[string]string{"commit": "abc123"})
-			code, out, _ := runCheck(t, "--server", url, "--run", strconv.Itoa(int(cand.ID)))
+			code, out, _ := runCheck(t, "--server", url, "--run", strconv.Itoa(int(cand.ID)), "--min-segment", "1")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d", code, tc.code)
 			}
@@ -278,7 +278,7 @@ func TestCheckKafka14020(t *testing.T) {
 			}
 
 			// --json: the same decision as data.
-			code, js, _ := runCheck(t, "--server", url, "--run", strconv.Itoa(int(cand.ID)), "--json")
+			code, js, _ := runCheck(t, "--server", url, "--run", strconv.Itoa(int(cand.ID)), "--json", "--min-segment", "1")
 			if code != tc.code {
 				t.Fatalf("--json: exit %d, want %d", code, tc.code)
 			}
@@ -344,7 +344,7 @@ func TestCheckBaselineSinceLastChangePoint(t *testing.T) {
 func TestCheckSelectsByMetaAndLabel(t *testing.T) {
 	f, url := kafka14020(t)
 	f.add(105000, map[string]string{"commit": "abc123"})
-	if code, out, _ := runCheck(t, "--server", url, "--meta", "commit=abc123"); code != 1 || !strings.Contains(out, "[#21]") {
+	if code, out, _ := runCheck(t, "--server", url, "--meta", "commit=abc123", "--min-segment", "1"); code != 1 || !strings.Contains(out, "[#21]") {
 		t.Errorf("--meta commit=abc123: exit %d, want 1 for run #21", code)
 	}
 	if code, _, errs := runCheck(t, "--server", url, "--meta", "commit=nothere"); code != 3 || !strings.Contains(errs, "no runs with commit=nothere") {
@@ -352,7 +352,7 @@ func TestCheckSelectsByMetaAndLabel(t *testing.T) {
 	}
 	f, url = kafka14020(t)
 	f.add(104000, map[string]string{"commit": "def456"}).Label = "pr-7"
-	if code, out, _ := runCheck(t, "--server", url, "--label", "pr-7"); code != 1 || !strings.Contains(out, "[#21]") {
+	if code, out, _ := runCheck(t, "--server", url, "--label", "pr-7", "--min-segment", "1"); code != 1 || !strings.Contains(out, "[#21]") {
 		t.Errorf("--label pr-7: exit %d, want 1 for run #21", code)
 	}
 }
@@ -393,7 +393,7 @@ func TestCheckExplicitBaselines(t *testing.T) {
 		{"report=slug1", 1, 6},
 		{"branch=trunk", 1, 20},
 	} {
-		code, out, _ := runCheck(t, "--server", url, "--run", id, "--baseline", tc.baseline, "--json")
+		code, out, _ := runCheck(t, "--server", url, "--run", id, "--baseline", tc.baseline, "--json", "--min-segment", "1")
 		var rep checkReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%s: %v", tc.baseline, err)
@@ -415,7 +415,7 @@ func TestCheckBranchBaseline(t *testing.T) {
 	if code, _, _ := runCheck(t, "--server", url, "--run", id); code != 3 {
 		t.Errorf("against its own empty history: exit %d, want 3", code)
 	}
-	code, out, _ := runCheck(t, "--server", url, "--run", id, "--baseline", "branch=trunk")
+	code, out, _ := runCheck(t, "--server", url, "--run", id, "--baseline", "branch=trunk", "--min-segment", "1")
 	if code != 1 || !strings.Contains(tableRow(t, out, "record-send-rate"), "(mean of 20)") {
 		t.Errorf("--baseline branch=trunk: exit %d, want 1 against 20 trunk runs", code)
 	}
@@ -476,7 +476,7 @@ func TestCheckCannotDecide(t *testing.T) {
 		if code, _, _ := runCheck(t, "--server", url, "--run", "21"); code != 3 {
 			t.Errorf("without the token: exit %d, want 3", code)
 		}
-		if code, _, _ := runCheck(t, "--server", url, "--run", "21", "--token", "s3cret"); code != 1 {
+		if code, _, _ := runCheck(t, "--server", url, "--run", "21", "--token", "s3cret", "--min-segment", "1"); code != 1 {
 			t.Errorf("with the token: exit %d, want 1", code)
 		}
 	})
@@ -490,7 +490,7 @@ func TestCheckWait(t *testing.T) {
 	if code, _, errs := runCheck(t, "--server", url, "--run", "21"); code != 3 || !strings.Contains(errs, "run #21 is running") {
 		t.Errorf("without --wait: exit %d, want 3 saying the run is running", code)
 	}
-	if code, _, _ := runCheck(t, "--server", url, "--run", "21", "--wait", "1m"); code != 1 {
+	if code, _, _ := runCheck(t, "--server", url, "--run", "21", "--wait", "1m", "--min-segment", "1"); code != 1 {
 		t.Errorf("--wait 1m: exit %d, want 1 once the run finished", code)
 	}
 	f.runs[20].pollsLeft = math.MaxInt

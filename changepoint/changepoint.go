@@ -37,6 +37,14 @@ const (
 	DefaultMaxPValue = 0.001
 )
 
+// DefaultMinSegment is the default of Options.MinSegment: a change point
+// is trusted when each side holds at least 4 runs, the fewest with which
+// a comparison's Mann-Whitney test can reach significance (compare's
+// TestMinN). Otava has no such parameter: on a series of 4 runs split 1/2/1
+// it reports both change points with p = 0 (a one-run segment has no
+// variance), which is no ground for a regression alarm.
+const DefaultMinSegment = 4
+
 // Options are Otava's analysis parameters. The zero value means Otava's
 // defaults: window 50, maximum p-value 0.001, minimum magnitude 0.
 type Options struct {
@@ -53,6 +61,13 @@ type Options struct {
 	// point is kept only if its Magnitude is above it. 0 keeps every
 	// significant change point.
 	MinMagnitude float64
+	// MinSegment is not Otava's: it is the fewest points each side of a
+	// change point must hold (the segments between reported change
+	// points, Sides) for the change point to be trusted; shorter ones are
+	// tentative. Detect ignores it and reports Otava's answer; callers
+	// tell the two apart with Sides (0 means DefaultMinSegment, 1 trusts
+	// every change point, as Otava does).
+	MinSegment int
 }
 
 // Validate reports parameters Detect cannot honour, naming Otava's
@@ -68,6 +83,9 @@ func (o Options) Validate() error {
 	if !(o.MinMagnitude >= 0) || math.IsInf(o.MinMagnitude, 0) {
 		errs = append(errs, fmt.Errorf("changepoint: min_magnitude %g: must be a finite fraction at least 0", o.MinMagnitude))
 	}
+	if o.MinSegment < 0 {
+		errs = append(errs, fmt.Errorf("changepoint: min_segment %d: must be at least 1 (0 for the default %d)", o.MinSegment, DefaultMinSegment))
+	}
 	return errors.Join(errs...)
 }
 
@@ -79,6 +97,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.MaxPValue == 0 {
 		o.MaxPValue = DefaultMaxPValue
+	}
+	if o.MinSegment == 0 {
+		o.MinSegment = DefaultMinSegment
 	}
 	return o
 }
@@ -92,7 +113,31 @@ func (o Options) WithoutDefaults() Options {
 	if o.MaxPValue == DefaultMaxPValue {
 		o.MaxPValue = 0
 	}
+	if o.MinSegment == DefaultMinSegment {
+		o.MinSegment = 0
+	}
 	return o
+}
+
+// Sides are the sizes of the segments either side of cps[i], change
+// points of a series of n points sorted by Index: from the previous one
+// (or the start) to it, and from it to the next (or the end).
+func Sides(cps []ChangePoint, n, i int) (before, after int) {
+	lo, hi := 0, n
+	if i > 0 {
+		lo = cps[i-1].Index
+	}
+	if i+1 < len(cps) {
+		hi = cps[i+1].Index
+	}
+	return cps[i].Index - lo, hi - cps[i].Index
+}
+
+// Tentative says whether change point cps[i] of a series of n points has
+// fewer than o.MinSegment points on a side (DefaultMinSegment for 0).
+func (o Options) Tentative(cps []ChangePoint, n, i int) bool {
+	before, after := Sides(cps, n, i)
+	return min(before, after) < o.WithDefaults().MinSegment
 }
 
 // normalized fills in the defaults and replaces what Validate rejects, so

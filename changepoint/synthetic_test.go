@@ -188,10 +188,10 @@ func TestEdgeCases(t *testing.T) {
 
 // TestOptions covers the defaults and what Validate rejects.
 func TestOptions(t *testing.T) {
-	if got := (Options{}).normalized(); got != (Options{Window: 50, MaxPValue: 0.001}) {
+	if got := (Options{}).normalized(); got != (Options{Window: 50, MaxPValue: 0.001, MinSegment: 4}) {
 		t.Errorf("defaults = %+v", got)
 	}
-	for _, o := range []Options{{Window: 1}, {Window: -3}, {MaxPValue: -0.1}, {MaxPValue: 1.5}, {MaxPValue: math.NaN()}, {MinMagnitude: -1}, {MinMagnitude: math.Inf(1)}} {
+	for _, o := range []Options{{Window: 1}, {Window: -3}, {MaxPValue: -0.1}, {MaxPValue: 1.5}, {MaxPValue: math.NaN()}, {MinMagnitude: -1}, {MinMagnitude: math.Inf(1)}, {MinSegment: -1}} {
 		if o.Validate() == nil {
 			t.Errorf("Validate(%+v) = nil, want an error", o)
 		}
@@ -210,10 +210,10 @@ func TestOptions(t *testing.T) {
 // inverse on what they produce.
 func TestDefaults(t *testing.T) {
 	for _, tc := range []struct{ in, with, without Options }{
-		{Options{}, Options{Window: 50, MaxPValue: 0.001}, Options{}},
-		{Options{Window: 50, MaxPValue: 0.001}, Options{Window: 50, MaxPValue: 0.001}, Options{}},
-		{Options{Window: 30, MinMagnitude: 0.05}, Options{Window: 30, MaxPValue: 0.001, MinMagnitude: 0.05}, Options{Window: 30, MinMagnitude: 0.05}},
-		{Options{MaxPValue: 0.01}, Options{Window: 50, MaxPValue: 0.01}, Options{MaxPValue: 0.01}},
+		{Options{}, Options{Window: 50, MaxPValue: 0.001, MinSegment: 4}, Options{}},
+		{Options{Window: 50, MaxPValue: 0.001}, Options{Window: 50, MaxPValue: 0.001, MinSegment: 4}, Options{}},
+		{Options{Window: 30, MinMagnitude: 0.05}, Options{Window: 30, MaxPValue: 0.001, MinMagnitude: 0.05, MinSegment: 4}, Options{Window: 30, MinMagnitude: 0.05}},
+		{Options{MaxPValue: 0.01, MinSegment: 1}, Options{Window: 50, MaxPValue: 0.01, MinSegment: 1}, Options{MaxPValue: 0.01, MinSegment: 1}},
 	} {
 		if got := tc.in.WithDefaults(); got != tc.with {
 			t.Errorf("%+v.WithDefaults() = %+v, want %+v", tc.in, got, tc.with)

@@ -94,8 +94,10 @@ type Options struct {
 	// DefaultThreshold). It is also the comparison's MinChange.
 	Threshold float64
 	// ChangePoint are the parameters of the change-point test (window,
-	// maximum p-value, minimum magnitude); zero values mean Otava's
-	// defaults.
+	// maximum p-value, minimum magnitude; zero values mean Otava's
+	// defaults) and min_segment: a change point at the first candidate
+	// with a side shorter than it is tentative, and leaves the metric
+	// undecided (1 decides on every change point Otava reports).
 	ChangePoint changepoint.Options
 }
 
@@ -239,14 +241,19 @@ func changePointResult(in Input, r Result, opts Options) Result {
 		values = append(values, p.Value)
 	}
 	cps := changepoint.Detect(values, opts.ChangePoint)
+	// Only trusted change points count: a baseline is not cut at a
+	// tentative one (a side shorter than min_segment), nor is one at the
+	// first candidate decided on.
 	start := 0
 	var at *changepoint.ChangePoint
+	tentative := false
 	for i, c := range cps {
-		if c.Index < n {
+		short := opts.ChangePoint.Tentative(cps, len(values), i)
+		if c.Index < n && !short {
 			start = c.Index
 		}
 		if c.Index == n {
-			at = &cps[i]
+			at, tentative = &cps[i], short
 		}
 	}
 	r.Method = MethodChangePoint
@@ -258,6 +265,13 @@ func changePointResult(in Input, r Result, opts Options) Result {
 		if start > 0 {
 			r.Reason += fmt.Sprintf("; baseline from the change point at its run #%d", in.Baseline[start].RunID)
 		}
+		return r
+	}
+	if tentative {
+		before, after := changepoint.Sides(cps, len(values), slices.IndexFunc(cps, func(c changepoint.ChangePoint) bool { return c.Index == n }))
+		r.Verdict = VerdictUndecided
+		r.Reason = fmt.Sprintf("a tentative change point at the first candidate: %d %s before it and %d after, fewer than min_segment %d on a side; run more candidates",
+			before, plural(before, "run", "runs"), after, opts.ChangePoint.WithDefaults().MinSegment)
 		return r
 	}
 	p := at.PValue

@@ -34,6 +34,10 @@ const rate = "record-send-rate"
 
 func TestDecide(t *testing.T) {
 	history := noisy(1, 1, 20, 115000, 0.02) // KAFKA-14020: ~115k before the commit
+	// raw decides on every change point Otava reports (min_segment 1), as
+	// check did before min_segment; the default leaves a change point with
+	// fewer than 4 candidates after it undecided.
+	raw := Options{ChangePoint: changepoint.Options{MinSegment: 1}}
 	in := func(metric string, better rundoc.Better, base, cand []Point) Input {
 		return Input{Metric: metric, Unit: "records/s", Better: better, Baseline: base, Candidates: cand}
 	}
@@ -50,25 +54,31 @@ func TestDecide(t *testing.T) {
 		baseN int
 	}{
 		{"single run at 105k after 20 at 115k: a regression", in(rate, rundoc.HigherIsBetter, history, []Point{{100, 105000}}),
-			Options{}, VerdictRegression, MethodChangePoint, -8.7, 0.001, 20},
+			raw, VerdictRegression, MethodChangePoint, -8.7, 0.001, 20},
 		{"single run at 115k: no change", in(rate, rundoc.HigherIsBetter, history, []Point{{100, 115000}}),
-			Options{}, VerdictNoChange, MethodChangePoint, 0, 0, 20},
+			raw, VerdictNoChange, MethodChangePoint, 0, 0, 20},
 		{"single run at 126k: an improvement", in(rate, rundoc.HigherIsBetter, history, []Point{{100, 126000}}),
-			Options{}, VerdictImprovement, MethodChangePoint, 9.6, 0.001, 20},
+			raw, VerdictImprovement, MethodChangePoint, 9.6, 0.001, 20},
 		{"−8.7% under a 10% threshold: within threshold", in(rate, rundoc.HigherIsBetter, history, []Point{{100, 105000}}),
-			Options{Threshold: 10}, VerdictWithinThreshold, MethodChangePoint, -8.7, 0.001, 20},
+			Options{Threshold: 10, ChangePoint: changepoint.Options{MinSegment: 1}}, VerdictWithinThreshold, MethodChangePoint, -8.7, 0.001, 20},
 		{"lower is better: a latency up 10% regresses",
 			Input{Metric: "record-latency-p99", Unit: "ms", Better: rundoc.LowerIsBetter, Baseline: noisy(2, 1, 20, 40, 0.02), Candidates: []Point{{100, 44}}},
-			Options{}, VerdictRegression, MethodChangePoint, 10, 0.001, 20},
+			raw, VerdictRegression, MethodChangePoint, 10, 0.001, 20},
 		{"the baseline's own change point starts the baseline",
 			in(rate, rundoc.HigherIsBetter, join(noisy(3, 1, 20, 100000, 0.02), noisy(4, 21, 20, 115000, 0.02)), []Point{{100, 105000}}),
-			Options{}, VerdictRegression, MethodChangePoint, -8.7, 0.001, 20},
+			raw, VerdictRegression, MethodChangePoint, -8.7, 0.001, 20},
+		{"single run at 105k, default min_segment: a tentative change, undecided", in(rate, rundoc.HigherIsBetter, history, []Point{{100, 105000}}),
+			Options{}, VerdictUndecided, MethodChangePoint, -8.7, 0, 20},
+		{"3 candidates at 105k with min_segment 3: a regression", in(rate, rundoc.HigherIsBetter, history, noisy(7, 100, 3, 105000, 0.01)),
+			Options{ChangePoint: changepoint.Options{MinSegment: 3}}, VerdictRegression, MethodChangePoint, -8.7, 0.001, 20},
+		{"3 candidates at 105k, default min_segment: undecided", in(rate, rundoc.HigherIsBetter, history, noisy(7, 100, 3, 105000, 0.01)),
+			Options{}, VerdictUndecided, MethodChangePoint, -8.7, 0, 20},
 		{"5 repetitions at 105k: Mann-Whitney finds the regression", in(rate, rundoc.HigherIsBetter, history, noisy(5, 100, 5, 105000, 0.02)),
 			Options{}, VerdictRegression, MethodMannWhitney, -8.7, 0.05, 20},
 		{"5 repetitions at 115k: Mann-Whitney, no change", in(rate, rundoc.HigherIsBetter, history, noisy(6, 100, 5, 115000, 0.02)),
 			Options{}, VerdictNoChange, MethodMannWhitney, 0, 0, 20},
 		{"3 candidates: too few for Mann-Whitney, the change-point test decides", in(rate, rundoc.HigherIsBetter, history, noisy(7, 100, 3, 105000, 0.01)),
-			Options{}, VerdictRegression, MethodChangePoint, -8.7, 0.001, 20},
+			raw, VerdictRegression, MethodChangePoint, -8.7, 0.001, 20},
 		{"3 baseline runs: undecided", in(rate, rundoc.HigherIsBetter, history[:3], []Point{{100, 105000}}),
 			Options{}, VerdictUndecided, "", -8.7, 0, 3},
 		{"no baseline: undecided", in(rate, rundoc.HigherIsBetter, nil, []Point{{100, 105000}}),
@@ -76,7 +86,7 @@ func TestDecide(t *testing.T) {
 		{"no candidate value: undecided", in(rate, rundoc.HigherIsBetter, history, nil),
 			Options{}, VerdictUndecided, "", math.NaN(), 0, 20},
 		{"no direction: never a regression", in("bytes", "", history, []Point{{100, 105000}}),
-			Options{}, VerdictNoChange, MethodChangePoint, -8.7, 0.001, 20},
+			raw, VerdictNoChange, MethodChangePoint, -8.7, 0.001, 20},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,7 +133,8 @@ func deref(p *float64) any {
 func TestDecideOtavaSingleRun(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		cand := []Point{{100, 115000 * (1 - 0.087)}}
-		rs, err := Decide([]Input{{Metric: rate, Better: rundoc.HigherIsBetter, Baseline: noisy(seed, 1, 20, 115000, 0.02), Candidates: cand}}, Options{})
+		rs, err := Decide([]Input{{Metric: rate, Better: rundoc.HigherIsBetter, Baseline: noisy(seed, 1, 20, 115000, 0.02), Candidates: cand}},
+			Options{ChangePoint: changepoint.Options{MinSegment: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,9 +37,9 @@ const loadAverageSetting = "load average (1 min) at start"
 // comparability check compares.
 const ComparabilityRule = "Settings compared across columns: the workload and its spec (except topic and group names, the bootstrap servers, " +
 	"the profiles captured and how results are printed), the kbench mode, the client configuration each run recorded after defaults, " +
-	"the target (embedded broker, sink or cluster, with its bootstrap servers), the broker's release guess and the API ranges kbench's clients use, " +
+	"the target (embedded broker or sink with its settings, or cluster by its bootstrap servers as a set), the broker's release guess and the API ranges kbench's clients use, " +
 	"the kbench, Go and kafka-go builds, OS, kernel, CPU model, cores and GOMAXPROCS; the 1-minute load average at start when the runs' values span ≥ 1.0. " +
-	"Not compared: times, host names, the embedded broker's address, and anything a run did not record."
+	"Not compared: times, host names, the address an embedded broker or sink listened on, the order of bootstrap servers, and anything a run did not record."
 
 // specIgnored are spec parameters that name things or choose what is
 // printed or captured: runs differing only in them measure the same work.
@@ -164,30 +164,11 @@ func (f *facts) get(name string) (string, bool) {
 	return "", false
 }
 
-// targetText is what a run talked to: its kind, and for a cluster the
-// bootstrap servers. Runs recorded before the target was get it from
-// their broker line.
+// targetText is what a run talked to (rundoc.TargetIdentity): the
+// embedded broker or sink with its settings, or a cluster by its name and
+// bootstrap servers as a set; never the port a child broker picked.
 func targetText(env rundoc.Environment) string {
-	kind := ""
-	if env.Target != nil {
-		kind = env.Target.Kind
-	}
-	if kind == "" {
-		switch {
-		case env.Broker == "":
-			return ""
-		case strings.HasPrefix(env.Broker, "embedded"):
-			kind = "embedded"
-		case strings.HasPrefix(env.Broker, "kbench write-path sink"):
-			kind = "sink"
-		default:
-			kind = "cluster"
-		}
-	}
-	if kind == "cluster" && env.Broker != "" {
-		return "cluster (" + env.Broker + ")"
-	}
-	return kind
+	return rundoc.TargetIdentity(&env)
 }
 
 // specParams are a stored spec's parameters that define the workload, as

@@ -200,7 +200,7 @@ func TestComparabilityGroups(t *testing.T) {
 	got := differences(exportDoc(t, tab))
 	want := map[string]string{
 		"compression.type":       "mixed: none, snappy|none",
-		"target":                 "embedded|cluster (kafka-1:9092,kafka-2:9092)",
+		"target":                 "embedded kfake|cluster (kafka-1:9092,kafka-2:9092)",
 		"broker release (guess)": "",
 	}
 	for k, v := range want {

@@ -57,6 +57,12 @@ type ChangePoint struct {
 	// Direction is Better or Worse by the metric's direction, "" when the
 	// metric has none.
 	Direction string
+	// RunsBefore and RunsAfter are the sizes of the segments either side
+	// (changepoint.Sides). Tentative is true when one of them holds fewer
+	// than the options' MinSegment runs: the change point is shown, but
+	// not listed as a regression, badged, notified or decided on.
+	RunsBefore, RunsAfter int
+	Tentative             bool
 	// CommitBefore is the commit of the last run before the change,
 	// CommitAfter that of the first run after it; UnknownCommit where a
 	// run has no commit tag.
@@ -123,12 +129,15 @@ func Build(runs []rundoc.Run, metric string, opts changepoint.Options) History {
 	for i, p := range h.Points {
 		values[i] = p.Value
 	}
-	for _, c := range changepoint.Detect(values, h.Options) {
+	cps := changepoint.Detect(values, h.Options)
+	for i, c := range cps {
 		before, after := h.Points[c.Index-1], h.Points[c.Index]
+		nb, na := changepoint.Sides(cps, len(values), i)
 		h.ChangePoints = append(h.ChangePoints, ChangePoint{
 			Index: c.Index, RunID: after.RunID, Before: c.Before, After: c.After,
 			ChangePct: c.ChangePercent(), PValue: c.PValue, Magnitude: c.Magnitude,
-			Direction:    direction(h.Better, c.Before, c.After),
+			Direction:  direction(h.Better, c.Before, c.After),
+			RunsBefore: nb, RunsAfter: na, Tentative: h.Options.Tentative(cps, len(values), i),
 			CommitBefore: Commit(before.Meta), CommitAfter: Commit(after.Meta),
 		})
 	}
@@ -149,6 +158,24 @@ func Build(runs []rundoc.Run, metric string, opts changepoint.Options) History {
 		}
 	}
 	return h
+}
+
+// TentativeReason says why c is tentative with minSegment, "" when it is
+// not: "1 run before it and 2 after; a change point is trusted with at
+// least 4 on each side (min_segment)".
+func (c ChangePoint) TentativeReason(minSegment int) string {
+	if !c.Tentative {
+		return ""
+	}
+	return fmt.Sprintf("%d %s before it and %d after; a change point is trusted with at least %d on each side (min_segment)",
+		c.RunsBefore, plural(c.RunsBefore, "run", "runs"), c.RunsAfter, minSegment)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Commit is the commit a run's metadata names, UnknownCommit for none.
@@ -257,10 +284,11 @@ func kbenchBuild(e *rundoc.Environment) string {
 	return e.KbenchVersion + " (build " + e.KbenchBuild + ")"
 }
 
-// targetOf is what the run talked to: the broker line, with the release
-// guess for a cluster.
+// targetOf is what the run talked to (rundoc.TargetIdentity: never the
+// port an embedded broker or sink picked, nor the order of a cluster's
+// bootstrap servers), with the release guess for a cluster.
 func targetOf(e *rundoc.Environment) string {
-	s := e.Broker
+	s := rundoc.TargetIdentity(e)
 	if e.Target != nil && e.Target.ReleaseGuess != "" {
 		s += " (" + e.Target.ReleaseGuess + ")"
 	}

@@ -113,8 +113,35 @@ func TestKAFKA14020Magnitude(t *testing.T) {
 	if h.Unit != "records/s" || h.Better != rundoc.HigherIsBetter || h.Metric != "rate" {
 		t.Errorf("metric %q unit %q better %q", h.Metric, h.Unit, h.Better)
 	}
-	if h.Options != (changepoint.Options{Window: 50, MaxPValue: 0.001}) {
-		t.Errorf("options %+v, want Otava's defaults", h.Options)
+	if h.Options != (changepoint.Options{Window: 50, MaxPValue: 0.001, MinSegment: 4}) {
+		t.Errorf("options %+v, want Otava's defaults and min_segment 4", h.Options)
+	}
+	if c := h.ChangePoints[0]; c.Tentative || c.RunsBefore != 20 || c.RunsAfter != 40 {
+		t.Errorf("change %+v, want a trusted one with 20 runs before and 40 after", c)
+	}
+}
+
+// TestTentative: the write-path preset's 4 repetitions of
+// request-latency-p99, split 1/2/1 by Otava with p = 0, are two tentative
+// change points with the default min_segment, and two trusted ones (Otava's
+// raw answer) with min_segment 1.
+func TestTentative(t *testing.T) {
+	runs := series([]float64{10.5, 185.5, 185.5, 186}, rundoc.LowerIsBetter)
+	h := Build(runs, "rate", changepoint.Options{})
+	if len(h.ChangePoints) != 2 {
+		t.Fatalf("change points %+v, want Otava's two", h.ChangePoints)
+	}
+	for _, c := range h.ChangePoints {
+		if !c.Tentative {
+			t.Errorf("change point at %d (%d before, %d after) is not tentative", c.Index, c.RunsBefore, c.RunsAfter)
+		}
+	}
+	if got, want := h.ChangePoints[0].TentativeReason(h.Options.MinSegment), "1 run before it and 2 after; a change point is trusted with at least 4 on each side (min_segment)"; got != want {
+		t.Errorf("reason %q, want %q", got, want)
+	}
+	raw := Build(runs, "rate", changepoint.Options{MinSegment: 1})
+	if len(raw.ChangePoints) != 2 || raw.ChangePoints[0].Tentative || raw.ChangePoints[1].Tentative {
+		t.Errorf("min_segment 1: %+v, want Otava's two change points, none tentative", raw.ChangePoints)
 	}
 }
 
@@ -177,7 +204,23 @@ func TestMarks(t *testing.T) {
 			[]string{"CPU AMD EPYC → Intel Xeon", "cores 8 → 16", "host bench1 → bench2"}},
 		{"target", env(nil), env(func(e *rundoc.Environment) {
 			e.Broker, e.Target = "kafka1:9092", &rundoc.Target{Kind: rundoc.TargetCluster, ReleaseGuess: "3.7"}
-		}), []string{"target embedded (kfake) → kafka1:9092 (3.7)"}},
+		}), []string{"target embedded (kfake) → cluster (kafka1:9092) (3.7)"}},
+		// What the target is, never the port an embedded broker or the
+		// sink picked, nor the order of a cluster's servers.
+		{"embedded broker on another port", env(func(e *rundoc.Environment) {
+			e.Broker = "embedded kfake (own process, log.segment.bytes=1048576) at 127.0.0.1:46855"
+		}), env(func(e *rundoc.Environment) {
+			e.Broker = "embedded kfake (own process, log.segment.bytes=1048576) at 127.0.0.1:36135"
+		}), nil},
+		{"sink on another port", env(func(e *rundoc.Environment) {
+			e.Broker = "kbench write-path sink (own process; answers Produce requests without storing them) at 127.0.0.1:40001"
+		}), env(func(e *rundoc.Environment) {
+			e.Broker = "kbench write-path sink (own process; answers Produce requests without storing them) at 127.0.0.1:40002"
+		}), nil},
+		{"cluster servers reordered", env(func(e *rundoc.Environment) { e.Broker = "kafka2:9092,kafka1:9092" }),
+			env(func(e *rundoc.Environment) { e.Broker = "kafka1:9092,kafka2:9092" }), nil},
+		{"another cluster", env(func(e *rundoc.Environment) { e.Broker = "kafka2:9092,kafka1:9092" }),
+			env(func(e *rundoc.Environment) { e.Broker = "kafka3:9092" }), []string{"target cluster (kafka1:9092,kafka2:9092) → cluster (kafka3:9092)"}},
 		{"field not recorded", env(nil), env(func(e *rundoc.Environment) { e.GoVersion, e.Config = "", nil }), nil},
 	}
 	for _, tt := range tests {

@@ -22,10 +22,13 @@ import (
 )
 
 // parseHistoryQuery reads a history's query: the series (run=ID, or
-// series=KEY, or fingerprint=…&branch=…), metric, and Otava's parameters
-// window, max_pvalue and min_magnitude (a fraction). Every bad field is
+// series=KEY, or fingerprint=…&branch=…), metric, Otava's parameters
+// window, max_pvalue and min_magnitude (a fraction), and min_segment.
+// minSegment is the smallest min_segment taken: 2 for the page, 1 for the
+// API, where min_segment=1 keeps Otava's raw answer (no change point
+// tentative) so that parity with Otava stays testable. Every bad field is
 // reported at once, named.
-func parseHistoryQuery(q url.Values) (ui.HistoryQuery, error) {
+func parseHistoryQuery(q url.Values, minSegment int) (ui.HistoryQuery, error) {
 	var errs rundoc.FieldErrors
 	var hq ui.HistoryQuery
 	given := 0
@@ -58,13 +61,28 @@ func parseHistoryQuery(q url.Values) (ui.HistoryQuery, error) {
 	if len(hq.Metric) > 100 {
 		errs.Add("metric", "is %d bytes, at most 100", len(hq.Metric))
 	}
-	hq.Options = parseDetectOptions(q, &errs)
+	hq.Options = parseDetectOptions(q, &errs, minSegment)
+	switch x := q.Get("x"); x {
+	case "", ui.XIndex, ui.XTime, ui.XCommit:
+		hq.X = x
+	default:
+		errs.Add("x", "%q: want index, time or commit", x)
+	}
 	return hq, errs.Err()
 }
 
+// Smallest min_segment values taken: a regressions list, a page or kbench
+// check trusts no change point with a side of one run; /api/history takes
+// 1 for Otava's raw answer.
+const (
+	minSegmentFloor    = 2
+	minSegmentFloorRaw = 1
+)
+
 // parseDetectOptions reads Otava's parameters window, max_pvalue and
-// min_magnitude (a fraction) from q, recording each bad one in errs.
-func parseDetectOptions(q url.Values, errs *rundoc.FieldErrors) changepoint.Options {
+// min_magnitude (a fraction) from q, and min_segment (at least
+// minSegment), recording each bad one in errs.
+func parseDetectOptions(q url.Values, errs *rundoc.FieldErrors, minSegment int) changepoint.Options {
 	var o changepoint.Options
 	// Each parameter is checked alone by the detector's own Validate, so
 	// that its message names the field it is about.
@@ -97,6 +115,13 @@ func parseDetectOptions(q url.Values, errs *rundoc.FieldErrors) changepoint.Opti
 			errs.Add("min_magnitude", "%q: want a fraction at least 0 (0.05 = 5%%; default 0)", v)
 		}
 		o.MinMagnitude = m
+	}
+	if v := q.Get("min_segment"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < minSegment {
+			errs.Add("min_segment", "%q: want a whole number of runs, at least %d: the fewest runs each side of a change point must hold for it to count (default %d)", v, minSegment, changepoint.DefaultMinSegment)
+		}
+		o.MinSegment = n
 	}
 	return o
 }
@@ -170,6 +195,13 @@ type apiChangePoint struct {
 	CommitBefore string   `json:"commit_before"`
 	CommitAfter  string   `json:"commit_after"`
 	CompareURL   string   `json:"compare_url"`
+	// RunsBefore and RunsAfter are the sizes of the segments either side;
+	// Tentative is true when one is below min_segment (TentativeReason
+	// says so in words).
+	RunsBefore      int    `json:"runs_before"`
+	RunsAfter       int    `json:"runs_after"`
+	Tentative       bool   `json:"tentative"`
+	TentativeReason string `json:"tentative_reason,omitempty"`
 }
 
 type apiSegment struct {
@@ -188,15 +220,24 @@ type apiHistoryParams struct {
 	Window       int     `json:"window"`
 	MaxPValue    float64 `json:"max_pvalue"`
 	MinMagnitude float64 `json:"min_magnitude"`
+	MinSegment   int     `json:"min_segment"`
 }
 
+// apiHistory is /api/history's answer. ChangePoints are those with at
+// least min_segment runs each side, which the regressions list, badges,
+// notifications and kbench check go by; TentativeChangePoints the others
+// Otava reports. With min_segment=1 every change point is in
+// ChangePoints: Otava's raw answer.
 type apiHistory struct {
-	Series       string            `json:"series"`
+	Series string `json:"series"`
+	// Name is what the series is (ui.SeriesName); Series its key.
+	Name         string            `json:"name"`
 	Metric       string            `json:"metric"`
 	Unit         string            `json:"unit"`
 	Better       rundoc.Better     `json:"better"`
 	Points       []apiHistoryPoint `json:"points"`
 	ChangePoints []apiChangePoint  `json:"change_points"`
+	Tentative    []apiChangePoint  `json:"tentative_change_points"`
 	Segments     []apiSegment      `json:"segments"`
 	Marks        []apiMark         `json:"marks"`
 	Params       apiHistoryParams  `json:"params"`
@@ -206,8 +247,9 @@ type apiHistory struct {
 
 func newAPIHistory(series string, metrics []rundoc.Metric, h history.History, q ui.HistoryQuery) apiHistory {
 	a := apiHistory{Series: series, Metric: h.Metric, Unit: h.Unit, Better: h.Better,
-		Points: []apiHistoryPoint{}, ChangePoints: []apiChangePoint{}, Segments: []apiSegment{}, Marks: []apiMark{}, Metrics: []string{},
-		Params:     apiHistoryParams{Window: h.Options.Window, MaxPValue: h.Options.MaxPValue, MinMagnitude: h.Options.MinMagnitude},
+		Points: []apiHistoryPoint{}, ChangePoints: []apiChangePoint{}, Tentative: []apiChangePoint{}, Segments: []apiSegment{}, Marks: []apiMark{}, Metrics: []string{},
+		Params: apiHistoryParams{Window: h.Options.Window, MaxPValue: h.Options.MaxPValue, MinMagnitude: h.Options.MinMagnitude,
+			MinSegment: h.Options.MinSegment},
 		HistoryURL: ui.HistoryURL(q)}
 	for _, p := range h.Points {
 		meta := p.Meta
@@ -219,12 +261,17 @@ func newAPIHistory(series string, metrics []rundoc.Metric, h history.History, q 
 	for k, c := range h.ChangePoints {
 		cp := apiChangePoint{Index: c.Index, RunID: c.RunID, Before: c.Before, After: c.After, ChangePct: c.ChangePct,
 			Direction: c.Direction, Magnitude: c.Magnitude, CommitBefore: c.CommitBefore, CommitAfter: c.CommitAfter,
-			CompareURL: ui.BeforeAfterURL(h, k)}
+			CompareURL: ui.BeforeAfterURL(h, k), RunsBefore: c.RunsBefore, RunsAfter: c.RunsAfter, Tentative: c.Tentative,
+			TentativeReason: c.TentativeReason(h.Options.MinSegment)}
 		if !math.IsNaN(c.PValue) && !math.IsInf(c.PValue, 0) {
 			p := c.PValue
 			cp.PValue = &p
 		}
-		a.ChangePoints = append(a.ChangePoints, cp)
+		if c.Tentative {
+			a.Tentative = append(a.Tentative, cp)
+		} else {
+			a.ChangePoints = append(a.ChangePoints, cp)
+		}
 	}
 	for _, sg := range h.Segments {
 		a.Segments = append(a.Segments, apiSegment{Start: sg.Start, End: sg.End, Median: sg.Median})
@@ -241,9 +288,9 @@ func newAPIHistory(series string, metrics []rundoc.Metric, h history.History, q 
 // apiHistory answers GET /api/history?run=ID&metric=NAME (or series=KEY,
 // or fingerprint=…&branch=…) with the points in time order, the change
 // points and the parameters used (window=50&max_pvalue=0.001&
-// min_magnitude=0 by default, as Otava's).
+// min_magnitude=0 by default, as Otava's; min_segment=4).
 func (s *Server) apiHistory(c *gin.Context) {
-	q, err := parseHistoryQuery(c.Request.URL.Query())
+	q, err := parseHistoryQuery(c.Request.URL.Query(), minSegmentFloorRaw)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -253,13 +300,18 @@ func (s *Server) apiHistory(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, newAPIHistory(series, metrics, h, q))
+	a := newAPIHistory(series, metrics, h, q)
+	if a.Name, err = s.seriesName(c.Request.Context(), series); err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, a)
 }
 
 // historyPage renders GET /history?… (the API's query), kept in the page
 // cache until the next write to the store.
 func (s *Server) historyPage(c *gin.Context) {
-	q, err := parseHistoryQuery(c.Request.URL.Query())
+	q, err := parseHistoryQuery(c.Request.URL.Query(), minSegmentFloor)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -271,6 +323,9 @@ func (s *Server) historyPage(c *gin.Context) {
 			return "", nil, err
 		}
 		v := ui.NewHistoryView(h, series, metrics, q)
+		if v.Name, err = s.seriesName(ctx, series); err != nil {
+			return "", nil, err
+		}
 		v.Page.CSRF = csrf
 		return "history", v, nil
 	})

@@ -41,7 +41,7 @@ func parseRegressionsQuery(q url.Values) (ui.RegressionsQuery, error) {
 		}
 		rq.Threshold = t
 	}
-	rq.Options = parseDetectOptions(q, &errs)
+	rq.Options = parseDetectOptions(q, &errs, minSegmentFloor)
 	return rq, errs.Err()
 }
 
@@ -221,7 +221,9 @@ func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opt
 	for _, m := range metrics {
 		h := history.Build(runs, m, opts)
 		for k, c := range h.ChangePoints {
-			if c.Direction != history.Worse {
+			// A tentative change point (a side shorter than min_segment)
+			// is shown on its history, never listed, badged or notified.
+			if c.Direction != history.Worse || c.Tentative {
 				continue
 			}
 			before := h.Points[c.Index-1].RunID
@@ -241,9 +243,20 @@ func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opt
 	if err != nil {
 		return nil, err
 	}
+	// The series' newest run names it, read only for series that
+	// regressed.
+	heads, err := s.store.SeriesHeads(ctx, []uint{si.MaxID})
+	if err != nil {
+		return nil, err
+	}
+	name := ""
+	if h, ok := heads[si.MaxID]; ok {
+		name = ui.SeriesName(si.Key, h.Label, string(h.Workload), h.Spec)
+	}
 	for i := range out {
 		out[i].CommitBefore = history.Commit(meta[befores[i]])
 		out[i].CommitAfter = history.Commit(meta[out[i].RunID])
+		out[i].Name = name
 	}
 	return out, nil
 }
@@ -280,7 +293,9 @@ func (s *Server) regressedRuns(ctx context.Context) (map[uint][]ui.Regression, e
 
 // apiRegression is one regression as the API names it.
 type apiRegression struct {
-	Series    string  `json:"series"`
+	Series string `json:"series"`
+	// Name is what the series is (ui.SeriesName); Series its key.
+	Name      string  `json:"name"`
 	Metric    string  `json:"metric"`
 	RunID     uint    `json:"run_id"`
 	Index     int     `json:"index"`
@@ -299,7 +314,7 @@ type apiRegression struct {
 }
 
 func newAPIRegression(r ui.Regression) apiRegression {
-	a := apiRegression{Series: r.Series, Metric: r.Metric, RunID: r.RunID, Index: r.Index, Before: r.Before, After: r.After,
+	a := apiRegression{Series: r.Series, Name: r.Name, Metric: r.Metric, RunID: r.RunID, Index: r.Index, Before: r.Before, After: r.After,
 		ChangePct: r.ChangePct, CompareURL: r.CompareURL, HistoryURL: r.HistoryURL, CommitBefore: r.CommitBefore,
 		CommitAfter: r.CommitAfter, Time: r.Time, Unit: r.Unit, Workload: r.Workload}
 	if !math.IsNaN(r.PValue) && !math.IsInf(r.PValue, 0) {
@@ -310,7 +325,8 @@ func newAPIRegression(r ui.Regression) apiRegression {
 }
 
 // apiRegressions answers GET /api/regressions?threshold=5 (percent; and
-// window, max_pvalue, min_magnitude as /api/history takes them).
+// window, max_pvalue, min_magnitude and min_segment as /api/history takes
+// them, min_segment at least 2).
 func (s *Server) apiRegressions(c *gin.Context) {
 	q, err := parseRegressionsQuery(c.Request.URL.Query())
 	if err != nil {

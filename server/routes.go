@@ -22,6 +22,7 @@ func (s *Server) routes() {
 	r.POST("/compare/repetitions", s.addRepetitionsForm)
 	r.GET("/r/:slug", s.report)
 	r.GET("/history", s.historyPage)
+	r.GET("/series", s.seriesPage)
 	r.GET("/regressions", s.regressionsPage)
 	r.GET("/login", s.loginPage)
 	r.POST("/login", s.login)

@@ -127,6 +127,8 @@ type Server struct {
 	// regressions caches the regressions list (regressions.go); notify
 	// posts new ones (notify.go).
 	regressions regressionCache
+	// seriesIndex is what /series shows of each series (series.go).
+	seriesIndex seriesIndexCache
 	notify      notifier
 	// csrfPlaceholder stands for the visitor's token in cached pages.
 	csrfPlaceholder []byte

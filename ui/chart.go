@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"cmp"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +26,13 @@ type Chart struct {
 	Empty string
 	// Marks are vertical lines across the plot at X values (a history's
 	// change points and environment changes), drawn over the series.
+	// Their labels are laid out in lanes above the plot, as many as it
+	// takes for no two labels to overlap.
 	Marks []ChartMark
+	// XTicks, when set, are the X axis' ticks and their labels (times,
+	// commits) instead of numbers at 1, 2 or 5 × 10ⁿ steps; those outside
+	// the data's range are left out.
+	XTicks []ChartTick
 	// LogY draws the Y axis on a log scale (latencies that span decades:
 	// a sweep's p50 to p99.9 from 10% to 110% load), with ticks at powers
 	// of ten, and 2 and 5 times them when the data spans few decades.
@@ -55,6 +63,12 @@ type ChartSeries struct {
 type ChartMark struct {
 	X                         float64
 	Label, Title, Href, Class string
+}
+
+// ChartTick is a labelled tick of an axis.
+type ChartTick struct {
+	X     float64
+	Label string
 }
 
 // Default chart size.
@@ -183,29 +197,46 @@ func LineChart(c Chart) template.HTML {
 	}
 
 	var b strings.Builder
-	b.WriteString(`<svg class="chart" viewBox="0 0 ` + itoa(w) + ` ` + itoa(h) + `" width="` + itoa(w) + `" height="` + itoa(h) + `" role="img" aria-label="` + esc(c.Title) + `">`)
-	b.WriteString(`<title>` + esc(c.Title) + `</title>`)
-	b.WriteString(`<rect class="chart-bg" x="0" y="0" width="` + itoa(w) + `" height="` + itoa(h) + `" fill="#ffffff"/>`)
-	b.WriteString(`<text class="chart-title" x="` + itoa(chartMarginLeft) + `" y="20" font-size="15" font-weight="600" fill="#1b1f24">` + esc(c.Title) + `</text>`)
-
 	left, top := float64(chartMarginLeft), float64(chartMarginTop)
+	right, bottom := float64(w-chartMarginRight), float64(h-chartMarginBottom)
 	// The legend wraps onto as many rows as it needs within the chart's
 	// width; the plot starts below its last row.
 	// A name longer than a whole row is cut to fit, with an ellipsis.
-	maxChars := max(4, int((float64(w-chartMarginRight)-left-28)/legendCharWidth))
+	maxChars := max(4, int((right-left-28)/legendCharWidth))
 	for i, name := range legend {
 		if r := []rune(name); len(r) > maxChars {
 			legend[i] = string(r[:maxChars-1]) + "…"
 		}
 	}
-	legendPos := legendLayout(legend, left, float64(w-chartMarginRight))
+	legendPos := legendLayout(legend, left, right)
 	if n := len(legendPos); n > 0 {
 		top += legendPos[n-1].y - legendRowY
 	}
-	if len(c.Marks) > 0 {
-		top += chartMarkRow // the marks' labels go between the legend and the plot
+	// The marks' labels go between the legend and the plot, in lanes;
+	// the plot's height leaves room for them.
+	xt := dataAxis(xmin, xmax)
+	if len(lines) == 0 {
+		xt = axis{lo: 0, hi: 1}
 	}
-	right, bottom := float64(w-chartMarginRight), float64(h-chartMarginBottom)
+	px := func(x float64) float64 { return left + (x-xt.lo)/(xt.hi-xt.lo)*(right-left) }
+	lanes := markLanes(c.Marks, xt, px)
+	nLanes := 0
+	for _, l := range lanes {
+		nLanes = max(nLanes, l+1)
+	}
+	if len(c.Marks) > 0 {
+		top += chartMarkRow * float64(max(nLanes, 1))
+	}
+	// Keep a usable plot however many legend rows and label lanes there are.
+	if extra := top + 60 - bottom; extra > 0 {
+		h += int(math.Ceil(extra))
+		bottom += math.Ceil(extra)
+	}
+
+	b.WriteString(`<svg class="chart" viewBox="0 0 ` + itoa(w) + ` ` + itoa(h) + `" width="` + itoa(w) + `" height="` + itoa(h) + `" role="img" aria-label="` + esc(c.Title) + `">`)
+	b.WriteString(`<title>` + esc(c.Title) + `</title>`)
+	b.WriteString(`<rect class="chart-bg" x="0" y="0" width="` + itoa(w) + `" height="` + itoa(h) + `" fill="#ffffff"/>`)
+	b.WriteString(`<text class="chart-title" x="` + itoa(chartMarginLeft) + `" y="20" font-size="15" font-weight="600" fill="#1b1f24">` + esc(c.Title) + `</text>`)
 
 	if len(lines) == 0 {
 		empty := c.Empty
@@ -219,8 +250,15 @@ func LineChart(c Chart) template.HTML {
 		return template.HTML(b.String())
 	}
 
-	xt := dataAxis(xmin, xmax)
-	px := func(x float64) float64 { return left + (x-xt.lo)/(xt.hi-xt.lo)*(right-left) }
+	if c.XTicks != nil {
+		xt.ticks, xt.labels = nil, nil
+		for _, t := range c.XTicks {
+			if finite(t.X) && t.X >= xt.lo && t.X <= xt.hi {
+				xt.ticks = append(xt.ticks, t.X)
+				xt.labels = append(xt.labels, t.Label)
+			}
+		}
+	}
 	var yt axis
 	var py func(float64) float64
 	if c.LogY {
@@ -333,16 +371,18 @@ func LineChart(c Chart) template.HTML {
 	// transparent box so that the label is easy to click.
 	if len(c.Marks) > 0 {
 		b.WriteString(`<g class="chart-marks" font-size="11">`)
-		for _, m := range c.Marks {
-			if !finite(m.X) || m.X < xt.lo || m.X > xt.hi {
+		for i, m := range c.Marks {
+			if lanes[i] < 0 {
 				continue
 			}
 			x := ftoa(px(m.X))
-			hit := 6.5*float64(len([]rune(m.Label))) + 8 // about the label's width at 11 px
+			lo, hi := markLabelBox(m, px)
+			// Lane 0 is nearest the plot; each further lane is a row up.
+			base := top - float64(lanes[i])*chartMarkRow
 			mark := `<g class="chart-mark ` + esc(m.Class) + `"><title>` + esc(m.Title) + `</title>` +
-				`<line x1="` + x + `" y1="` + ftoa(top-4) + `" x2="` + x + `" y2="` + ftoa(bottom) + `" stroke="currentColor" stroke-width="1.5" stroke-dasharray="5 3"/>` +
-				`<rect class="chart-mark-hit" x="` + ftoa(px(m.X)-hit/2) + `" y="` + ftoa(top-20) + `" width="` + ftoa(hit) + `" height="16" fill="transparent"/>` +
-				`<text x="` + x + `" y="` + ftoa(top-8) + `" text-anchor="middle" fill="currentColor">` + esc(m.Label) + `</text></g>`
+				`<line x1="` + x + `" y1="` + ftoa(base-4) + `" x2="` + x + `" y2="` + ftoa(bottom) + `" stroke="currentColor" stroke-width="1.5" stroke-dasharray="5 3"/>` +
+				`<rect class="chart-mark-hit" x="` + ftoa(lo) + `" y="` + ftoa(base-20) + `" width="` + ftoa(hi-lo) + `" height="16" fill="transparent"/>` +
+				`<text x="` + x + `" y="` + ftoa(base-8) + `" text-anchor="middle" fill="currentColor">` + esc(m.Label) + `</text></g>`
 			if m.Href != "" {
 				mark = `<a class="chart-mark-link" href="` + esc(m.Href) + `">` + mark + `</a>`
 			}
@@ -352,6 +392,45 @@ func LineChart(c Chart) template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// markLabelBox is the horizontal extent of m's label (about its width at
+// 11 px, with a little padding), centred on its line.
+func markLabelBox(m ChartMark, px func(float64) float64) (lo, hi float64) {
+	w := 6.5*float64(len([]rune(m.Label))) + 8
+	return px(m.X) - w/2, px(m.X) + w/2
+}
+
+// markLanes gives each mark the lane its label is drawn in (0 nearest the
+// plot), -1 for marks outside the X axis: greedily, in order of X, the
+// lowest lane whose labels end left of this one's start, so that labels
+// of close marks (a change point and an environment change at one run)
+// never overprint each other.
+func markLanes(marks []ChartMark, xt axis, px func(float64) float64) []int {
+	lanes := make([]int, len(marks))
+	order := make([]int, 0, len(marks))
+	for i, m := range marks {
+		if !finite(m.X) || m.X < xt.lo || m.X > xt.hi {
+			lanes[i] = -1
+			continue
+		}
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(marks[a].X, marks[b].X) })
+	const gap = 4
+	var ends []float64 // the right end of each lane's last label
+	for _, i := range order {
+		lo, hi := markLabelBox(marks[i], px)
+		lane := slices.IndexFunc(ends, func(end float64) bool { return end+gap <= lo })
+		if lane < 0 {
+			lane = len(ends)
+			ends = append(ends, hi)
+		} else {
+			ends[lane] = hi
+		}
+		lanes[i] = lane
+	}
+	return lanes
 }
 
 // at is s[i], or "" past its end.

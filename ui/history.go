@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kbench/kbench/changepoint"
 	"github.com/kbench/kbench/compare"
@@ -32,7 +33,20 @@ type HistoryQuery struct {
 	Series  string
 	Metric  string
 	Options changepoint.Options
+	// X is what the page's x-axis shows: XIndex ("" too), XTime or
+	// XCommit.
+	X string
 }
+
+// The history chart's x-axes (the x parameter).
+const (
+	XIndex  = "index"  // the runs in time order, 0, 1, 2, …
+	XTime   = "time"   // when each run ran
+	XCommit = "commit" // the runs in time order, labelled by commit
+)
+
+// HistoryXAxes are the values x takes, in the order the page offers them.
+var HistoryXAxes = []string{XIndex, XTime, XCommit}
 
 // Values encodes the query as the page's and the API's URL take it: run
 // (else series), metric when chosen, and the parameters when set.
@@ -47,6 +61,9 @@ func (q HistoryQuery) Values() url.Values {
 		v.Set("metric", q.Metric)
 	}
 	setDetectOptions(v, q.Options)
+	if q.X != "" && q.X != XIndex {
+		v.Set("x", q.X)
+	}
 	return v
 }
 
@@ -61,6 +78,9 @@ func setDetectOptions(v url.Values, o changepoint.Options) {
 	}
 	if o.MinMagnitude != 0 {
 		v.Set("min_magnitude", strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64))
+	}
+	if o.MinSegment != 0 {
+		v.Set("min_segment", strconv.Itoa(o.MinSegment))
 	}
 }
 
@@ -103,6 +123,11 @@ type HistoryView struct {
 	Metrics []HistoryMetric
 	Detect  DetectFields
 	JSONURL string
+	// XAxes are the x-axis select's options.
+	XAxes []HistoryMetric
+	// Name is what the series is (its label, or its workload and defining
+	// settings); Series stays its key, for URLs.
+	Name string
 }
 
 // DetectFields are the detection parameters' fields of a form (the
@@ -113,6 +138,9 @@ type DetectFields struct {
 	Window       string
 	MaxPValue    string
 	MinMagnitude string // a fraction, as Otava's min_magnitude
+	// MinSegment is the fewest runs each side of a change point must
+	// hold for it to count (smaller ones are tentative).
+	MinSegment string
 }
 
 // newDetectFields shows o, Otava's defaults filled in.
@@ -120,7 +148,7 @@ func newDetectFields(id string, o changepoint.Options) DetectFields {
 	o = o.WithDefaults()
 	return DetectFields{ID: id, Window: strconv.Itoa(o.Window),
 		MaxPValue:    strconv.FormatFloat(o.MaxPValue, 'g', -1, 64),
-		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64)}
+		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64), MinSegment: strconv.Itoa(o.MinSegment)}
 }
 
 // HistoryChange is one change point as the page's table shows it.
@@ -136,6 +164,10 @@ type HistoryChange struct {
 	Direction   string
 	PValue      string
 	CompareURL  string
+	// Tentative is set when a side holds fewer than min_segment runs;
+	// TentativeNote says so.
+	Tentative     bool
+	TentativeNote string
 }
 
 // HistoryMark is a run where what measured the metric changed.
@@ -175,9 +207,31 @@ func NewHistoryView(h history.History, series string, metrics []rundoc.Metric, q
 
 	chart := Chart{Title: h.Metric + " across runs", XLabel: "runs in time order (index)", YLabel: h.Metric, Unit: h.Unit,
 		Width: 960, Height: 360, Empty: "no succeeded run of this series has " + h.Metric}
+	xs, ticks, xlabel := historyX(h, q.X)
+	if xlabel != "" {
+		chart.XLabel, chart.XTicks = xlabel, ticks
+	}
+	// at is where the boundary before point i lies: half-way between it
+	// and the point before, the first and last points' own positions at
+	// the ends.
+	at := func(i int) float64 {
+		switch {
+		case len(xs) == 0:
+			return 0
+		case i <= 0:
+			return xs[0]
+		case i >= len(xs):
+			return xs[len(xs)-1]
+		}
+		return (xs[i-1] + xs[i]) / 2
+	}
+	for _, x := range HistoryXAxes {
+		label := map[string]string{XIndex: "Run index", XTime: "Time", XCommit: "Commit"}[x]
+		v.XAxes = append(v.XAxes, HistoryMetric{Name: x, Label: label, Selected: x == q.X || (q.X == "" && x == XIndex)})
+	}
 	points := ChartSeries{Name: h.Metric}
 	for i, p := range h.Points {
-		points.X = append(points.X, float64(i))
+		points.X = append(points.X, xs[i])
 		points.Y = append(points.Y, p.Value)
 		points.Links = append(points.Links, "/runs/"+uintStr(p.RunID))
 		tip := "#" + uintStr(p.RunID) + " " + FormatTime(p.Time) + ": " + numfmt.Value(p.Value, h.Unit)
@@ -190,7 +244,7 @@ func NewHistoryView(h history.History, series string, metrics []rundoc.Metric, q
 	for _, s := range h.Segments {
 		// A step: flat over the segment's runs, changing half-way between
 		// the last run of one segment and the first of the next.
-		medians.X = append(medians.X, max(float64(s.Start)-0.5, 0), min(float64(s.End)-0.5, float64(len(h.Points)-1)))
+		medians.X = append(medians.X, at(s.Start), at(s.End))
 		medians.Y = append(medians.Y, s.Median, s.Median)
 	}
 	chart.Series = []ChartSeries{points, medians}
@@ -203,20 +257,100 @@ func NewHistoryView(h history.History, series string, metrics []rundoc.Metric, q
 		if c.Direction != "" {
 			ch.Class = "delta-" + c.Direction
 		}
-		v.Changes = append(v.Changes, ch)
-		chart.Marks = append(chart.Marks, ChartMark{X: float64(c.Index) - 0.5, Href: ch.CompareURL,
+		mark := ChartMark{X: at(c.Index), Href: ch.CompareURL,
 			Label: ch.Change + " " + shortCommit(c.CommitBefore) + ".." + shortCommit(c.CommitAfter),
 			Class: strings.TrimSpace("cp-mark cp-" + orNone(c.Direction)),
 			Title: "change point at #" + uintStr(c.RunID) + ", commits " + ch.CommitRange + ": " + ch.Change + " (" +
-				ch.Before + " → " + ch.After + "), p = " + ch.PValue + "; open the before/after comparison"})
+				ch.Before + " → " + ch.After + "), p = " + ch.PValue + "; open the before/after comparison"}
+		if c.Tentative {
+			ch.Tentative = true
+			ch.TentativeNote = "Tentative: " + c.TentativeReason(h.Options.MinSegment) +
+				". It is not listed on Regressions, badged, notified or decided on by kbench check until more runs confirm it."
+			mark.Label = "tentative " + ch.Change
+			mark.Class += " cp-tentative"
+			mark.Title = "tentative " + mark.Title + " (" + c.TentativeReason(h.Options.MinSegment) + ")"
+		}
+		v.Changes = append(v.Changes, ch)
+		chart.Marks = append(chart.Marks, mark)
 	}
 	for _, m := range h.Marks {
 		v.Marks = append(v.Marks, HistoryMark{Run: runLink(m.RunID), Changes: m.Changes})
-		chart.Marks = append(chart.Marks, ChartMark{X: float64(m.Index) - 0.5, Label: "Δ env", Href: "/runs/" + uintStr(m.RunID),
+		chart.Marks = append(chart.Marks, ChartMark{X: at(m.Index), Label: "Δ env", Href: "/runs/" + uintStr(m.RunID),
 			Class: "env-mark", Title: "#" + uintStr(m.RunID) + ": " + strings.Join(m.Changes, "; ")})
 	}
 	v.Chart = LineChart(chart)
 	return v
+}
+
+// historyX places h's points on the x-axis x: their index (XIndex, ""),
+// their time in seconds after the first (XTime, with date ticks), or
+// their index labelled by commit (XCommit). The ticks and axis title are
+// nil and "" for the index axis, which the chart numbers itself.
+func historyX(h history.History, x string) (xs []float64, ticks []ChartTick, label string) {
+	n := len(h.Points)
+	for i, p := range h.Points {
+		if x == XTime {
+			xs = append(xs, p.Time.Sub(h.Points[0].Time).Seconds())
+		} else {
+			xs = append(xs, float64(i))
+		}
+	}
+	switch x {
+	case XTime:
+		if n == 0 {
+			return xs, nil, "time (UTC)"
+		}
+		return xs, timeTicks(h.Points[0].Time, h.Points[n-1].Time), "time (UTC)"
+	case XCommit:
+		// At most 8 commits named, evenly spaced: more would overprint.
+		step := max(1, (n+7)/8)
+		for i := 0; i < n; i += step {
+			ticks = append(ticks, ChartTick{X: float64(i), Label: shortCommit(history.Commit(h.Points[i].Meta))})
+		}
+		return xs, ticks, "commit (runs in time order)"
+	}
+	return xs, nil, ""
+}
+
+// timeTicks are ticks from first to last at the smallest of a few
+// calendar-like steps that gives at most 6, placed at multiples of the
+// step (midnight UTC for days), as seconds after first.
+func timeTicks(first, last time.Time) []ChartTick {
+	span := last.Sub(first)
+	steps := []time.Duration{time.Minute, 10 * time.Minute, time.Hour, 6 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour,
+		30 * 24 * time.Hour, 91 * 24 * time.Hour, 365 * 24 * time.Hour}
+	step := steps[len(steps)-1]
+	for _, s := range steps {
+		if span/s <= 5 {
+			step = s
+			break
+		}
+	}
+	layout := "2006-01-02"
+	if step < 24*time.Hour {
+		layout = "01-02 15:04"
+	}
+	var out []ChartTick
+	add := func(t time.Time) {
+		if !t.Before(first) && !t.After(last) {
+			out = append(out, ChartTick{X: t.Sub(first).Seconds(), Label: t.UTC().Format(layout)})
+		}
+	}
+	if months := int(step / (30 * 24 * time.Hour)); months > 0 {
+		// Months and years start on the 1st, whatever their length.
+		f := first.UTC()
+		for t := time.Date(f.Year(), f.Month(), 1, 0, 0, 0, 0, time.UTC); !t.After(last); t = t.AddDate(0, months, 0) {
+			add(t)
+		}
+	} else {
+		for t := first.UTC().Truncate(step); !t.After(last); t = t.Add(step) {
+			add(t)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, ChartTick{X: 0, Label: first.UTC().Format(layout)})
+	}
+	return out
 }
 
 func orNone(direction string) string {

@@ -39,6 +39,8 @@ func (q RegressionsQuery) Values() url.Values {
 // regressions list's row, in the units of the metric.
 type Regression struct {
 	Series, Workload, Metric, Unit string
+	// Name is what the series is (SeriesName); Series its key.
+	Name string
 	// RunID is the first run after the change, Index its position in the
 	// series' history (Otava's convention), Time when it ran.
 	RunID uint
@@ -78,6 +80,9 @@ type RegressionRow struct {
 	Time, TimeISO     string
 	Before, After     string
 	CompareURL        string
+
+	// Name is the series' name, "" when unknown (the key is shown).
+	Name string
 }
 
 // NewRegressionsView is the page of regs (newest first) found with q.
@@ -86,7 +91,7 @@ func NewRegressionsView(regs []Regression, q RegressionsQuery) RegressionsView {
 		Threshold: strconv.FormatFloat(q.Threshold, 'g', -1, 64), Detect: newDetectFields("regressions", q.Options),
 		JSONURL: APIRegressionsPath + "?" + q.Values().Encode()}
 	for _, r := range regs {
-		v.Rows = append(v.Rows, RegressionRow{Series: r.Series, SeriesURL: r.HistoryURL, Metric: r.Metric,
+		v.Rows = append(v.Rows, RegressionRow{Series: r.Series, Name: r.Name, SeriesURL: r.HistoryURL, Metric: r.Metric,
 			CommitRange: r.CommitRange(), Run: RunLink{ID: r.RunID, URL: runURL(r.RunID), Text: "#" + uintStr(r.RunID)},
 			Change: numfmt.SignedPercent(r.ChangePct), PValue: numfmt.PValue(r.PValue),
 			Time: FormatTime(r.Time), TimeISO: r.Time.UTC().Format(time.RFC3339),

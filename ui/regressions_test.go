@@ -14,7 +14,7 @@ import (
 func sampleRegressions() []Regression {
 	t0 := time.Date(2022, 6, 21, 10, 0, 0, 0, time.UTC)
 	return []Regression{
-		{Series: "imported:producer:perf@trunk", Workload: "producer", Metric: "record-send-rate", Unit: "records/s",
+		{Series: "imported:producer:perf@trunk", Name: "perf (producer) on trunk", Workload: "producer", Metric: "record-send-rate", Unit: "records/s",
 			RunID: 60, Index: 20, Time: t0.Add(48 * time.Hour), Before: 115000, After: 105000, ChangePct: -8.6957, PValue: 2e-6,
 			CommitBefore: "c19", CommitAfter: "c20", CompareURL: "/compare?at=60&by=change&runs=58%2C59%2C60%2C61",
 			HistoryURL: "/history?metric=record-send-rate&series=imported%3Aproducer%3Aperf%40trunk"},
@@ -37,7 +37,7 @@ func TestGoldenRegressions(t *testing.T) {
 	out := render(t, u, "regressions", NewRegressionsView(sampleRegressions(), q))
 	golden.Check(t, "regressions.html", out)
 	for _, want := range []string{
-		`<a href="/history?metric=record-send-rate&amp;series=imported%3Aproducer%3Aperf%40trunk"><code class="series">imported:producer:perf@trunk</code></a>`,
+		`<a href="/history?metric=record-send-rate&amp;series=imported%3Aproducer%3Aperf%40trunk"><span class="series-name">perf (producer) on trunk</span></a><br><code class="series">imported:producer:perf@trunk</code>`,
 		`<code>c19..c20</code>`, `-8.7%`, `&#43;25.0%`, `<a class="before-after" href="/compare?at=60&amp;by=change&amp;runs=58%2C59%2C60%2C61">`,
 		`name="threshold" value="5"`, `name="max_pvalue" value="0.01"`, `name="window" value="50"`,
 		`href="/api/regressions?max_pvalue=0.01&amp;threshold=5"`, `<a href="/regressions" aria-current="page">Regressions</a>`,

@@ -154,6 +154,7 @@ var nav = []navItem{
 	{URL: "/", Label: "Runs", Pages: []string{"runs", "run"}},
 	{URL: "/runs/new", Label: "New run", Pages: []string{"new_run"}},
 	{URL: "/import", Label: "Import", Pages: []string{"import"}},
+	{URL: SeriesPath, Label: "Series", Pages: []string{"series", "history"}},
 	{URL: RegressionsPath, Label: "Regressions", Pages: []string{"regressions"}},
 	{URL: WritepathPath, Label: "Write-path lab", Pages: []string{"writepath"}},
 	{URL: SweepsPath, Label: "Latency sweeps", Pages: []string{"sweeps"}},

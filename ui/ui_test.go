@@ -199,6 +199,7 @@ func TestZeroValueViews(t *testing.T) {
 			"history":          HistoryView{},
 			"regressions":      RegressionsView{},
 			"pprof_local":      PprofLocalView{},
+			"series":           SeriesView{},
 		}
 		for _, p := range u.Pages() {
 			v, ok := views[p]

@@ -291,14 +291,16 @@ func SignedPercent(p float64) string {
 
 // PValue formats a p-value: three decimals from 0.001 on ("0.042"),
 // below that two significant digits in powers of ten ("1.2e-9"), which a
-// change-point test gives and a bare "<0.001" would hide; "—" for what is
-// not a probability.
+// change-point test gives and a bare "<0.001" would hide; "< 1e-300" below
+// 1e-300, where doubles run out (a t-test of segments without variance
+// gives 0, which is no probability anyone observed); "—" for what is not a
+// probability.
 func PValue(p float64) string {
 	switch {
 	case !(p >= 0 && p <= 1):
 		return "—"
-	case p == 0:
-		return "0"
+	case p < 1e-300:
+		return "< 1e-300"
 	case p >= 0.0005:
 		return strconv.FormatFloat(p, 'f', 3, 64)
 	}
