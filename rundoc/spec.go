@@ -896,8 +896,10 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 			errs.Add(field, format, args...)
 		}
 	}
-	check(s.Topic == "", "topic", "must not be empty")
-	check(strings.ContainsAny(s.Topic, " /\\,"), "topic", "%q is not a valid topic name", s.Topic)
+	if err := CheckTopic(s.Topic); err != nil {
+		errs.Add("topic", "%v", err)
+	}
+	s.validatePropNames(errs)
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
@@ -921,6 +923,28 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 				continue
 			}
 			check(!o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
+		}
+	}
+}
+
+// validatePropNames adds the first property whose name or value is not
+// one a Java client reads (CheckPropKey, CheckPropValue) under the
+// workload's props flag: every spec, wherever it comes from, is checked
+// before its properties reach a tool's command line or a properties file.
+func (s *Spec) validatePropNames(errs *FieldErrors) {
+	keys := make([]string, 0, len(s.Props))
+	for k := range s.Props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		err := CheckPropKey(k)
+		if err == nil {
+			err = CheckPropValue(k, s.Props[k])
+		}
+		if err != nil {
+			errs.Add(PropsFlag(s.Workload), "%v", err)
+			return
 		}
 	}
 }
