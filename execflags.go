@@ -28,6 +28,8 @@ type execFlags struct {
 	allow       listFlag
 	clusters    listFlag
 	tools       listFlag
+	// classProps is --allow-tool-class-props.
+	classProps *bool
 	// toolSet is --tool's set, once check has read it.
 	toolSet *kafkatools.Set
 }
@@ -42,6 +44,7 @@ func addExecFlags(fs *flag.FlagSet, allowUsage string) *execFlags {
 	fs.Var(&e.allow, "allow-target", allowUsage)
 	fs.Var(&e.clusters, "cluster", clusterUsage)
 	fs.Var(&e.tools, "tool", toolUsage)
+	e.classProps = fs.Bool("allow-tool-class-props", false, "let Kafka tool runs (--tool) take the Java client's class-name and config-provider properties (*.class, *.classes, config.providers, metric.reporters, the serializers, …), which load classes or read files on this machine; refused without")
 	return e
 }
 

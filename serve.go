@@ -55,6 +55,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	retain := fs.String("retain", "0", "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
 	notifyURL := fs.String("notify-url", "", "POST each new regression there as JSON, with a Slack-compatible text (a webhook URL)")
 	ex := addExecFlags(fs, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
+	allowClientFiles := fs.Bool("allow-client-files", false, "without --token, accept requests whose Kafka properties name files (ssl.*.location): files on the machine that runs the client, read by the run, never by the server; refused without (name a cluster with --cluster instead)")
 	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -104,7 +105,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	cfg := server.Config{DataDir: *data, Concurrency: *ex.concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet}
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet,
+		AllowClientFiles: *allowClientFiles, AllowToolClassProps: *ex.classProps}
 	if *notifyURL != "" {
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
 	}
