@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -167,4 +168,20 @@ func FuzzCheckPropKey(f *testing.F) {
 			t.Fatalf("CheckPropValue(%q) accepted a control character", value)
 		}
 	})
+}
+
+// TestContractTouchesNoPath: validating a spec without the runner's
+// check (as a server importing a result does) looks at no path it
+// names, so its answer is the same for a file that exists and one that
+// does not; the runner's check (runner.Validate) looks for the payload
+// file of a run it will make.
+func TestContractTouchesNoPath(t *testing.T) {
+	var answers []string
+	for _, p := range []string{"/", "/does/not/exist"} {
+		_, err := SpecFromParams(Producer, map[string]json.RawMessage{"payload-file": json.RawMessage(`"` + p + `"`)})
+		answers = append(answers, fmt.Sprint(err))
+	}
+	if answers[0] != answers[1] || answers[0] != "<nil>" {
+		t.Errorf("answers by path: %q", answers)
+	}
 }

@@ -988,11 +988,6 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 	}
 	check(s.KeySize < 0 || s.KeySize > MaxKeySize, "key-size", "must be between 0 (null keys) and %d bytes, got %d", MaxKeySize, s.KeySize)
 	check(s.Headers < 0 || s.Headers > MaxHeaders, "headers", "must be between 0 and %d, got %d", MaxHeaders, s.Headers)
-	if s.PayloadFile != "" && s.Workload == Producer {
-		if _, err := os.Stat(s.PayloadFile); err != nil {
-			errs.Add("payload-file", "%v", err)
-		}
-	}
 }
 
 // countFlag is the flag of a workload's record count, as Kafka's tool

@@ -271,9 +271,18 @@ func supportedProps(workload rundoc.Workload) []string {
 // ParseArgs, SpecFromParams and ReadSpecFile given it refuse a property
 // the runner cannot honour where the spec is given (the command line, the
 // form, the API) rather than when its run starts.
+//
+// It also looks for a producer's --payload-file, which the contract
+// (rundoc) leaves alone so that whoever validates a spec it will not
+// run (a server importing a result) touches no path the spec names.
 func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
 	if s.Workload == rundoc.Writepath {
 		return // it takes no properties (the contract refuses them)
+	}
+	if s.PayloadFile != "" && s.Workload == rundoc.Producer {
+		if _, err := os.Stat(s.PayloadFile); err != nil {
+			errs.Add("payload-file", "%v", err)
+		}
 	}
 	if _, err := clientSettings(s); err != nil {
 		if err := errs.Append(err); err != nil {

@@ -137,3 +137,14 @@ func TestRunRefusesOversizedTLSFile(t *testing.T) {
 		t.Fatalf("Run = %v, want an error naming ssl.truststore.location and the 1 MiB limit", err)
 	}
 }
+
+// TestValidateLooksForThePayloadFile: the runner's check, which a run's
+// own process and the command line apply, refuses a payload file that
+// is not there (the contract, which a server applies, does not look).
+func TestValidateLooksForThePayloadFile(t *testing.T) {
+	_, err := rundoc.ParseArgs(rundoc.Producer, []string{"--payload-file", "/does/not/exist"}, Validate)
+	var fe *rundoc.FieldError
+	if !errors.As(err, &fe) || fe.Field != "payload-file" {
+		t.Errorf("ParseArgs with a missing payload file: %v, want an error for payload-file", err)
+	}
+}

@@ -72,6 +72,10 @@ func TestClientFilesNeverOpenedByTheServer(t *testing.T) {
 		{"run", "/api/runs", func(p string) string {
 			return `{"workload":"producer","target":` + target + `,"params":{"producer-props":` + props(p) + `}}`
 		}, "producer-props"},
+		{"run, the protocol in the properties", "/api/runs", func(p string) string {
+			return `{"workload":"producer","target":{"bootstrap_server":"127.0.0.1:9093"},"params":{"producer-props":` +
+				strings.Replace(props(p), "{", `{"security.protocol":"SSL",`, 1) + `}}`
+		}, "producer-props"},
 		{"repetitions of a consumer", "/api/runs", func(p string) string {
 			return `{"workload":"consumer","repetitions":3,"target":` + target + `,"params":{"consumer-props":` + props(p) + `}}`
 		}, "consumer-props"},
