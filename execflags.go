@@ -52,7 +52,7 @@ func addExecFlags(fs *flag.FlagSet, allowUsage string) *execFlags {
 func (e *execFlags) envChecks() map[string]func([]string) error {
 	return map[string]func([]string) error{
 		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
-		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.Validate); return err },
+		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.ValidateWithFiles); return err },
 		"tool":         func(t []string) error { _, err := kafkatools.Parse(t); return err },
 	}
 }
@@ -73,7 +73,7 @@ func (e *execFlags) check(cmd string, from map[string]string, stderr io.Writer) 
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return nil, false
 	}
-	named, err := clusters.Parse(e.clusters, runner.Validate)
+	named, err := clusters.Parse(e.clusters, runner.ValidateWithFiles)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
 			fmt.Fprintf(stderr, "%s: %s %s\n", cmd, from["cluster"], line)

@@ -293,6 +293,27 @@ func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
 	}
 }
 
+// ValidateWithFiles is Validate, then reads the TLS files the
+// properties name as a run would (kafkasec.Config.Load): the check of
+// properties an operator gives on this machine, such as a named
+// cluster's file (serve's and worker's --cluster), whose faults are
+// best told at start. A request's properties get Validate only: their
+// files are the client's machine's, read by the run.
+func ValidateWithFiles(s *rundoc.Spec, errs *rundoc.FieldErrors) {
+	field := rundoc.PropsFlag(s.Workload)
+	Validate(s, errs)
+	if s.Workload == rundoc.Writepath || errs.Has(field) {
+		return
+	}
+	st, err := clientSettings(s)
+	if err != nil {
+		return
+	}
+	if _, err := st.sec.Load(); err != nil {
+		errs.Add(field, "%v", err)
+	}
+}
+
 // clientSettings validates the spec's Kafka properties and maps them onto
 // kafka-go. An unknown property is an error that lists the supported ones:
 // silently ignoring a property would make a benchmark measure something
