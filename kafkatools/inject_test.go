@@ -49,6 +49,11 @@ func TestArgsRefuseInjectedOptions(t *testing.T) {
 		{"topic with a line break", "t\n1", nil},
 		{"topic with markup", "<b>t</b>", nil},
 	}
+	group := base
+	group.Workload, group.Group = rundoc.Consumer, "--consumer.config=/etc/kbench/prod.properties"
+	if args, err := Args(ConsumerPerfTest, group, ""); err == nil {
+		t.Errorf("a group that reads as an option: Args took it: %q", args)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := base

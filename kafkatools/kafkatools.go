@@ -445,7 +445,8 @@ func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 
 // checkArgs refuses a spec whose fields would not stay one argument of
 // the template each: a topic that is not Kafka's, a server list holding
-// anything but host:port text, a property name or value that is not a
+// anything but host:port text, a group that reads as an option, a
+// property name or value that is not a
 // Java property's (rundoc.CheckPropKey, CheckPropValue), or one that
 // names a configuration file.
 func checkArgs(spec rundoc.Spec, servers string) error {
@@ -454,6 +455,9 @@ func checkArgs(spec rundoc.Spec, servers string) error {
 	}
 	if strings.HasPrefix(servers, "-") || strings.ContainsFunc(servers, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '=' }) {
 		return errors.New("kafkatools: the bootstrap servers are not a host:port list")
+	}
+	if strings.HasPrefix(spec.Group, "-") || strings.ContainsFunc(spec.Group, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return errors.New("kafkatools: group: not a consumer group's name (one line, not starting with '-')")
 	}
 	for _, key := range sortedKeys(spec.Props) {
 		if err := rundoc.CheckPropKey(key); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -119,6 +120,12 @@ func TestValidateChecksTopicAndProps(t *testing.T) {
 		{[]string{"--topic", "<script>"}, "topic"},
 		{[]string{"--producer-props", "--producer.config=/etc/kbench/prod.properties"}, "producer-props"},
 		{[]string{"--producer-props", "client id=x"}, "producer-props"},
+	}
+	for _, g := range []string{"--consumer.config=/etc/kbench/prod.properties", "g\n1"} {
+		_, err := SpecFromParams(Consumer, map[string]json.RawMessage{"group": json.RawMessage(strconv.Quote(g))})
+		if err == nil || !strings.Contains(err.Error(), "--group: must be one line") {
+			t.Errorf("group %q: %v", g, err)
+		}
 	}
 	for _, tt := range tests {
 		_, err := ParseArgs(Producer, tt.args)

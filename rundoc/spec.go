@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Producer and consumer modes.
@@ -981,6 +982,8 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		check(s.FetchSize < 1, "fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
 		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
 		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
+		check(strings.HasPrefix(s.Group, "-") || strings.ContainsFunc(s.Group, unicode.IsControl) || len(s.Group) > MaxPropKeyLen,
+			"group", "must be one line of at most %d characters, not starting with '-' (Kafka's tool would read it as an option)", MaxPropKeyLen)
 	}
 	if e := s.PayloadEntropy; e != nil {
 		check(*e < 0 || *e > 1, "payload-entropy", "must be between 0 and 1, got %v", *e)
