@@ -28,6 +28,8 @@ type execFlags struct {
 	allow       listFlag
 	clusters    listFlag
 	tools       listFlag
+	// classProps is --allow-tool-class-props.
+	classProps *bool
 	// toolSet is --tool's set, once check has read it.
 	toolSet *kafkatools.Set
 }
@@ -42,6 +44,7 @@ func addExecFlags(fs *flag.FlagSet, allowUsage string) *execFlags {
 	fs.Var(&e.allow, "allow-target", allowUsage)
 	fs.Var(&e.clusters, "cluster", clusterUsage)
 	fs.Var(&e.tools, "tool", toolUsage)
+	e.classProps = fs.Bool("allow-tool-class-props", false, "let Kafka tool runs (--tool) take the Java client's class-name and config-provider properties (*.class, *.classes, config.providers, metric.reporters, the serializers, …), which load classes or read files on this machine; refused without")
 	return e
 }
 
@@ -49,7 +52,7 @@ func addExecFlags(fs *flag.FlagSet, allowUsage string) *execFlags {
 func (e *execFlags) envChecks() map[string]func([]string) error {
 	return map[string]func([]string) error{
 		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
-		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.Validate); return err },
+		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.ValidateWithFiles); return err },
 		"tool":         func(t []string) error { _, err := kafkatools.Parse(t); return err },
 	}
 }
@@ -70,7 +73,7 @@ func (e *execFlags) check(cmd string, from map[string]string, stderr io.Writer) 
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return nil, false
 	}
-	named, err := clusters.Parse(e.clusters, runner.Validate)
+	named, err := clusters.Parse(e.clusters, runner.ValidateWithFiles)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
 			fmt.Fprintf(stderr, "%s: %s %s\n", cmd, from["cluster"], line)

@@ -32,6 +32,9 @@ func TestServeClusters(t *testing.T) {
 	badMech := write("badmech.properties", "bootstrap.servers=kafka-1:9093\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=GSSAPI\n"+jaas)
 	badJAAS := write("badjaas.properties", "bootstrap.servers=kafka-1:9093\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"+
 		`sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="bench" password="`+password+"\n")
+	// An operator's file is read on this machine, so its TLS files are
+	// read at start too (runner.ValidateWithFiles), as a run would.
+	tlsDevice := write("tlsdevice.properties", "bootstrap.servers=kafka-1:9093\nsecurity.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=/dev/zero\n")
 
 	var served []serveSettings
 	serveWith = func(_ context.Context, s serveSettings, _, _ io.Writer) int {
@@ -58,6 +61,7 @@ func TestServeClusters(t *testing.T) {
 		{name: "unreadable", args: []string{"--cluster", "lab=" + filepath.Join(dir, "absent")}, wantErr: []string{"--cluster lab=" + filepath.Join(dir, "absent"), "cannot read it"}},
 		{name: "a property that is no connection's", args: []string{"--cluster", "lab=" + tuning}, wantErr: []string{"lab=" + tuning, "acks"}},
 		{name: "unknown property", args: []string{"--cluster", "lab=" + unknown}, wantErr: []string{"lab=" + unknown, "ssl.made.up"}},
+		{name: "a TLS file that is a device", args: []string{"--cluster", "lab=" + tlsDevice}, wantErr: []string{"lab=" + tlsDevice, "ssl.truststore.location", "not a regular file"}},
 		{name: "invalid mechanism", args: []string{"--cluster", "lab=" + badMech}, wantErr: []string{"lab=" + badMech, "sasl.mechanism"}},
 		{name: "malformed JAAS", args: []string{"--cluster", "lab=" + badJAAS}, wantErr: []string{"lab=" + badJAAS, "JAAS"}},
 		{name: "no file", args: []string{"--cluster", "lab"}, wantErr: []string{"--cluster", "NAME=FILE"}},

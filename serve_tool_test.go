@@ -90,3 +90,46 @@ func TestServeAndWorkerTools(t *testing.T) {
 		}
 	}
 }
+
+// TestServeAndWorkerInputFlags: --allow-client-files (serve) and
+// --allow-tool-class-props (serve and worker), or their KBENCH_*
+// variables, reach the server's and the worker's settings; both are off
+// by default.
+func TestServeAndWorkerInputFlags(t *testing.T) {
+	var served []serveSettings
+	var worked []workerSettings
+	serveWith = func(_ context.Context, s serveSettings, _, _ io.Writer) int { served = append(served, s); return 0 }
+	workWith = func(_ context.Context, s workerSettings, _, _ io.Writer) int { worked = append(worked, s); return 0 }
+	t.Cleanup(func() { serveWith, workWith = serve, work })
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "KBENCH_") {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
+	}
+	ctx := context.Background()
+	data := t.TempDir()
+	if code := cmdServe(ctx, []string{"--data", data}, io.Discard, io.Discard); code != 0 || len(served) != 1 {
+		t.Fatalf("serve: %d", code)
+	}
+	if c := served[0].Config; c.AllowClientFiles || c.AllowToolClassProps {
+		t.Errorf("defaults: client files %v, class props %v; want both off", c.AllowClientFiles, c.AllowToolClassProps)
+	}
+	if code := cmdServe(ctx, []string{"--data", data, "--allow-client-files", "--allow-tool-class-props"}, io.Discard, io.Discard); code != 0 || len(served) != 2 {
+		t.Fatalf("serve with the flags: %d", code)
+	}
+	if c := served[1].Config; !c.AllowClientFiles || !c.AllowToolClassProps {
+		t.Errorf("flags: client files %v, class props %v", c.AllowClientFiles, c.AllowToolClassProps)
+	}
+	t.Setenv("KBENCH_ALLOW_CLIENT_FILES", "true")
+	if code := cmdServe(ctx, []string{"--data", data}, io.Discard, io.Discard); code != 0 || len(served) != 3 || !served[2].Config.AllowClientFiles {
+		t.Errorf("KBENCH_ALLOW_CLIENT_FILES=true: %d %+v", code, served)
+	}
+	db := "postgres://u@localhost/kbench"
+	if code := cmdWorker(ctx, []string{"--database", db, "--data", data, "--allow-tool-class-props"}, io.Discard, io.Discard); code != 0 || len(worked) != 1 || !worked[0].AllowToolClassProps {
+		t.Errorf("worker --allow-tool-class-props: %d %+v", code, worked)
+	}
+	if code := cmdWorker(ctx, []string{"--database", db, "--data", data}, io.Discard, io.Discard); code != 0 || len(worked) != 2 || worked[1].AllowToolClassProps {
+		t.Errorf("worker default: %d %+v", code, worked)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kbench/kbench/kafkatools"
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/toolexec"
 )
 
@@ -71,6 +72,14 @@ func executeTool(ctx context.Context, spec rundoc.Spec, cmd rundoc.RunCommand, e
 	}
 	if tool.Kind.Workload() != spec.Workload {
 		return nil, fmt.Errorf("tool %s is a %s, not a %s run", spec.Tool, tool.Kind, spec.Workload)
+	}
+	// Java's client reads the TLS files itself, without kbench's limits:
+	// read them first as kbench's client would (regular files of at
+	// most 1 MiB), so a file kbench refuses never reaches the tool.
+	var fileErrs rundoc.FieldErrors
+	runner.ValidateWithFiles(&spec, &fileErrs)
+	if err := fileErrs.Err(); err != nil {
+		return nil, fmt.Errorf("tool %s: %w", spec.Tool, err)
 	}
 	conf, err := kafkatools.WriteConfig(cmd.Out, kafkatools.ConfigProps(tool.Kind, spec.Props))
 	if err != nil {

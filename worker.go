@@ -34,6 +34,9 @@ type workerSettings struct {
 	// Tools are the Kafka tools this worker offers (--tool NAME=PATH),
 	// their programs on this machine only.
 	Tools *kafkatools.Set
+	// AllowToolClassProps is --allow-tool-class-props: tool runs may
+	// have class-name and config-provider properties.
+	AllowToolClassProps bool
 }
 
 // workWith is work; tests of the flags replace it to see what they
@@ -92,7 +95,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	return workWith(ctx, workerSettings{Database: *database, Queue: *queue, DataDir: *data, Concurrency: *ex.concurrency,
-		RunTimeout: *ex.runTimeout, AllowTargets: ex.allow, Clusters: named, Tools: ex.toolSet}, stdout, stderr)
+		RunTimeout: *ex.runTimeout, AllowTargets: ex.allow, Clusters: named, Tools: ex.toolSet, AllowToolClassProps: *ex.classProps}, stdout, stderr)
 }
 
 // work takes runs from the queue until ctx ends (SIGINT or SIGTERM):
@@ -126,7 +129,8 @@ func work(ctx context.Context, set workerSettings, stdout, stderr io.Writer) int
 	}
 	defer st.Close()
 	l := lifecycle.NewLocal(st, lifecycle.Options{Command: []string{exe}, DataDir: set.DataDir, Concurrency: set.Concurrency,
-		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: allowed, Clusters: set.Clusters, Tools: set.Tools, Logger: logger})
+		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: allowed, Clusters: set.Clusters, Tools: set.Tools,
+		AllowToolClassProps: set.AllowToolClassProps, Logger: logger})
 	if err := l.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
 		return 1

@@ -365,6 +365,11 @@ func CheckSpec(k Kind, toolName string, given []string, errs *rundoc.FieldErrors
 // version from 0.9 to 4.x reads them (4.2 also takes named ones, and
 // prints a deprecation warning for these, which the import keeps as a
 // note), so one template serves all.
+//
+// Every value that goes on the command line is checked first, whatever
+// validated the spec before: a topic, a server list or a property that
+// the tool's parser could read as an option or as two arguments is an
+// error, so no spec can add an option to the template's.
 func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 	servers := spec.BootstrapServer
 	if servers == "" {
@@ -372,6 +377,9 @@ func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 	}
 	if strings.TrimSpace(servers) == "" {
 		return nil, errors.New("kafkatools: the run has no bootstrap server: a Kafka tool needs a cluster to target")
+	}
+	if err := checkArgs(spec, servers); err != nil {
+		return nil, err
 	}
 	num := func(n int64) string { return strconv.FormatInt(n, 10) }
 	var args []string
@@ -433,6 +441,36 @@ func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 		args = append(args, "--print-metrics")
 	}
 	return args, nil
+}
+
+// checkArgs refuses a spec whose fields would not stay one argument of
+// the template each: a topic that is not Kafka's, a server list holding
+// anything but host:port text, a group that reads as an option, a
+// property name or value that is not a
+// Java property's (rundoc.CheckPropKey, CheckPropValue), or one that
+// names a configuration file.
+func checkArgs(spec rundoc.Spec, servers string) error {
+	if err := rundoc.CheckTopic(spec.Topic); err != nil {
+		return fmt.Errorf("kafkatools: topic: %w", err)
+	}
+	if strings.HasPrefix(servers, "-") || strings.ContainsFunc(servers, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '=' }) {
+		return errors.New("kafkatools: the bootstrap servers are not a host:port list")
+	}
+	if strings.HasPrefix(spec.Group, "-") || strings.ContainsFunc(spec.Group, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return errors.New("kafkatools: group: not a consumer group's name (one line, not starting with '-')")
+	}
+	for _, key := range sortedKeys(spec.Props) {
+		if err := rundoc.CheckPropKey(key); err != nil {
+			return fmt.Errorf("kafkatools: %w", err)
+		}
+		if err := rundoc.CheckPropValue(key, spec.Props[key]); err != nil {
+			return fmt.Errorf("kafkatools: %w", err)
+		}
+		if rundoc.ConfigFileProp(key) {
+			return fmt.Errorf("kafkatools: property %s names a configuration file, which a run never gives its tool", key)
+		}
+	}
+	return nil
 }
 
 // ConfigProps are the properties kind k's tool reads from its properties
@@ -502,6 +540,14 @@ func toolProps(props map[string]string) (public, secret map[string]string) {
 	}
 	if sec == nil {
 		sec = map[string]string{}
+	}
+	for key, v := range public {
+		if strings.ContainsAny(v, "\r\n") {
+			// Inline PEM spans lines: the file, which escapes them,
+			// carries it, so every argument stays one line.
+			sec[key] = v
+			delete(public, key)
+		}
 	}
 	return public, sec
 }

@@ -60,6 +60,11 @@ type Options struct {
 	// (kafkatools.EnvVar), never through the spec; a run naming a tool
 	// not offered here fails. nil offers none.
 	Tools *kafkatools.Set
+	// AllowToolClassProps lets a Kafka tool's run have the properties
+	// that make the Java client load classes or run a command
+	// (rundoc.ClassProp); without it such a run fails unstarted
+	// (serve's and worker's --allow-tool-class-props).
+	AllowToolClassProps bool
 	// Allow, when set, is asked about each run's stored spec before its
 	// process starts: a run it refuses fails with its error (kbench
 	// worker's --allow-target, which the server that queued the run

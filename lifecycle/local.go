@@ -615,6 +615,10 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 		case tool.Kind.Workload() != spec.Workload:
 			return failed("tool %s on %s is a %s, not a %s run", spec.Tool, q.opts.Host, tool.Kind, spec.Workload)
 		}
+		if k := rundoc.FirstClassProp(spec.Props); k != "" && !q.opts.AllowToolClassProps {
+			// The worker runs the tool, so its own flag decides.
+			return failed("refused by the worker on %s: property %s makes the Java client load a class or run a command; start kbench worker (or kbench serve, for its own queue) with --allow-tool-class-props to allow it", q.opts.Host, k)
+		}
 	}
 	if spec.Cluster != "" {
 		// Read now, so an edited file applies; its secrets go to the

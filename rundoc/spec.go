@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Producer and consumer modes.
@@ -896,8 +897,10 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 			errs.Add(field, format, args...)
 		}
 	}
-	check(s.Topic == "", "topic", "must not be empty")
-	check(strings.ContainsAny(s.Topic, " /\\,"), "topic", "%q is not a valid topic name", s.Topic)
+	if err := CheckTopic(s.Topic); err != nil {
+		errs.Add("topic", "%v", err)
+	}
+	s.validatePropNames(errs)
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
@@ -921,6 +924,28 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 				continue
 			}
 			check(!o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
+		}
+	}
+}
+
+// validatePropNames adds the first property whose name or value is not
+// one a Java client reads (CheckPropKey, CheckPropValue) under the
+// workload's props flag: every spec, wherever it comes from, is checked
+// before its properties reach a tool's command line or a properties file.
+func (s *Spec) validatePropNames(errs *FieldErrors) {
+	keys := make([]string, 0, len(s.Props))
+	for k := range s.Props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		err := CheckPropKey(k)
+		if err == nil {
+			err = CheckPropValue(k, s.Props[k])
+		}
+		if err != nil {
+			errs.Add(PropsFlag(s.Workload), "%v", err)
+			return
 		}
 	}
 }
@@ -957,6 +982,8 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		check(s.FetchSize < 1, "fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
 		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
 		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
+		check(strings.HasPrefix(s.Group, "-") || strings.ContainsFunc(s.Group, unicode.IsControl) || len(s.Group) > MaxPropKeyLen,
+			"group", "must be one line of at most %d characters, not starting with '-' (Kafka's tool would read it as an option)", MaxPropKeyLen)
 	}
 	if e := s.PayloadEntropy; e != nil {
 		check(*e < 0 || *e > 1, "payload-entropy", "must be between 0 and 1, got %v", *e)
@@ -964,11 +991,6 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 	}
 	check(s.KeySize < 0 || s.KeySize > MaxKeySize, "key-size", "must be between 0 (null keys) and %d bytes, got %d", MaxKeySize, s.KeySize)
 	check(s.Headers < 0 || s.Headers > MaxHeaders, "headers", "must be between 0 and %d, got %d", MaxHeaders, s.Headers)
-	if s.PayloadFile != "" && s.Workload == Producer {
-		if _, err := os.Stat(s.PayloadFile); err != nil {
-			errs.Add("payload-file", "%v", err)
-		}
-	}
 }
 
 // countFlag is the flag of a workload's record count, as Kafka's tool

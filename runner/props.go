@@ -271,9 +271,18 @@ func supportedProps(workload rundoc.Workload) []string {
 // ParseArgs, SpecFromParams and ReadSpecFile given it refuse a property
 // the runner cannot honour where the spec is given (the command line, the
 // form, the API) rather than when its run starts.
+//
+// It also looks for a producer's --payload-file, which the contract
+// (rundoc) leaves alone so that whoever validates a spec it will not
+// run (a server importing a result) touches no path the spec names.
 func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
 	if s.Workload == rundoc.Writepath {
 		return // it takes no properties (the contract refuses them)
+	}
+	if s.PayloadFile != "" && s.Workload == rundoc.Producer {
+		if _, err := os.Stat(s.PayloadFile); err != nil {
+			errs.Add("payload-file", "%v", err)
+		}
 	}
 	if _, err := clientSettings(s); err != nil {
 		if err := errs.Append(err); err != nil {
@@ -281,6 +290,27 @@ func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
 			// against the properties rather than drop it.
 			errs.Add(rundoc.PropsFlag(s.Workload), "%v", err)
 		}
+	}
+}
+
+// ValidateWithFiles is Validate, then reads the TLS files the
+// properties name as a run would (kafkasec.Config.Load): the check of
+// properties an operator gives on this machine, such as a named
+// cluster's file (serve's and worker's --cluster), whose faults are
+// best told at start. A request's properties get Validate only: their
+// files are the client's machine's, read by the run.
+func ValidateWithFiles(s *rundoc.Spec, errs *rundoc.FieldErrors) {
+	field := rundoc.PropsFlag(s.Workload)
+	Validate(s, errs)
+	if s.Workload == rundoc.Writepath || errs.Has(field) {
+		return
+	}
+	st, err := clientSettings(s)
+	if err != nil {
+		return
+	}
+	if _, err := st.sec.Load(); err != nil {
+		errs.Add(field, "%v", err)
 	}
 }
 

@@ -119,6 +119,11 @@ func (r *run) execute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The TLS files are read here, in the run's own process, once: the
+	// validation that accepted the spec (a server's too) opened none.
+	if st.sec, err = st.sec.Load(); err != nil {
+		return rundoc.NewFieldError(rundoc.PropsFlag(r.spec.Workload), "%v", err)
+	}
 	r.st = st
 	r.res.Environment.Config = r.resolvedConfig()
 	if r.opts.OutDir != "" {

@@ -1,12 +1,16 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner/kafkasec"
 )
 
 // TestValidateNamesTheProperties: with the runner's check (Validate),
@@ -107,5 +111,40 @@ func TestRequestTarget(t *testing.T) {
 		if got := requestTarget(&s); got != tc.want {
 			t.Errorf("%q: requestTarget = %d, want %d", tc.args, got, tc.want)
 		}
+	}
+}
+
+// TestRunRefusesOversizedTLSFile: a run's own process reads its TLS
+// files, each of at most kafkasec.MaxFileSize bytes; a larger one (here
+// a sparse file of 1 MiB and a byte) fails the run at once with an error
+// naming the property and the limit, before any broker is dialled (the
+// one named here does not exist).
+func TestRunRefusesOversizedTLSFile(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, kafkasec.MaxFileSize+1); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := rundoc.ParseArgs(rundoc.Producer, []string{"--bootstrap-server", "127.0.0.1:1", "--num-records", "10",
+		"--producer-props", "security.protocol=SSL", "ssl.truststore.type=PEM", "ssl.truststore.location=" + big}, Validate)
+	if err != nil {
+		t.Fatalf("validation read the file or refused its path: %v", err)
+	}
+	_, err = Run(context.Background(), spec, Options{})
+	if err == nil || !strings.Contains(err.Error(), "ssl.truststore.location") || !strings.Contains(err.Error(), "1 MiB") {
+		t.Fatalf("Run = %v, want an error naming ssl.truststore.location and the 1 MiB limit", err)
+	}
+}
+
+// TestValidateLooksForThePayloadFile: the runner's check, which a run's
+// own process and the command line apply, refuses a payload file that
+// is not there (the contract, which a server applies, does not look).
+func TestValidateLooksForThePayloadFile(t *testing.T) {
+	_, err := rundoc.ParseArgs(rundoc.Producer, []string{"--payload-file", "/does/not/exist"}, Validate)
+	var fe *rundoc.FieldError
+	if !errors.As(err, &fe) || fe.Field != "payload-file" {
+		t.Errorf("ParseArgs with a missing payload file: %v, want an error for payload-file", err)
 	}
 }

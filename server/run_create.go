@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,6 +178,7 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 			return spec, nil, nil, err
 		}
 	}
+	s.checkRequestProps(spec, tool, &opts)
 	if !target.Has("bootstrap-server") && !opts.Has("bootstrap-server") {
 		if err := s.checkTargets(spec.Targets()); err != nil {
 			var ie *inputError
@@ -188,6 +190,50 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 	}
 	opts.SortByOptions()
 	return spec, target, opts, nil
+}
+
+// checkRequestProps adds the error of the first Kafka property a
+// request may not give, under the workload's props field. The contract
+// (rundoc.Spec.Validate) has checked every name and value as text; here
+// is what a request, unlike a command line on one's own machine, may
+// not ask for:
+//   - bootstrap.servers: the target is the request's target, which
+//     --allow-target judges;
+//   - a whole configuration file (producer.config, …): properties no
+//     check has seen;
+//   - a file (ssl.*.location), on a server without --token unless
+//     --allow-client-files: it is a file on the machine that runs the
+//     client, read there by the run, never by the server; the message
+//     is the same whatever the path, which nothing here opens;
+//   - on a Kafka tool's run, the properties that make the Java client
+//     load classes or run a command, unless --allow-tool-class-props.
+func (s *Server) checkRequestProps(spec rundoc.Spec, tool string, opts *rundoc.FieldErrors) {
+	field := rundoc.PropsFlag(spec.Workload)
+	if opts.Has(field) {
+		return
+	}
+	keys := make([]string, 0, len(spec.Props))
+	for k := range spec.Props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch {
+		case strings.EqualFold(k, "bootstrap.servers"):
+			opts.Add(field, "%s is never taken from a request's properties: give the target (target.bootstrap_server, the bootstrap-server field, or a named cluster)", k)
+		case rundoc.ConfigFileProp(k):
+			opts.Add(field, "%s names a configuration file, which a request never gives: give each property, or name a cluster (target.cluster)", k)
+		case rundoc.FileProp(k) && s.cfg.Token == "" && !s.cfg.AllowClientFiles:
+			opts.Add(field, "%s names a file on the machine that runs the client: this server has no --token and takes none unless started with --allow-client-files; name a cluster whose file gives it (target.cluster, serve's --cluster)", k)
+		case rundoc.FileProp(k) && !filepath.IsAbs(spec.Props[k]):
+			opts.Add(field, "%s must be an absolute path, on the machine that runs the client", k)
+		case tool != "" && rundoc.ClassProp(k) && !s.cfg.AllowToolClassProps:
+			opts.Add(field, "%s makes the Java client load a class or run a command: a Kafka tool's run takes it only from a server started with --allow-tool-class-props", k)
+		default:
+			continue
+		}
+		return
+	}
 }
 
 // targetField is the target field a message about the client's security
@@ -237,6 +283,16 @@ func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.Field
 	var again rundoc.FieldErrors
 	if err := again.Append(spec.Validate(runner.Validate)); err != nil {
 		return err
+	}
+	// The first validation judged the security properties without the
+	// target's (ssl.* in the params of an SSL target were "set but
+	// PLAINTEXT"): this one's verdict on them replaces its.
+	first := *opts
+	*opts = nil
+	for _, fe := range first {
+		if !strings.HasSuffix(fe.Field, "-props") || !strings.HasPrefix(fe.Msg, "kafkasec: ") {
+			*opts = append(*opts, fe)
+		}
 	}
 	for _, fe := range again {
 		if slices.ContainsFunc(*opts, func(o *rundoc.FieldError) bool { return *o == *fe }) {

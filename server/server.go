@@ -65,6 +65,19 @@ type Config struct {
 	// Tools are the Kafka tools this server's own worker offers (--tool
 	// NAME=PATH): runs of queue local may name them (tools.go).
 	Tools *kafkatools.Set
+	// AllowClientFiles (--allow-client-files) lets a server without a
+	// Token take requests whose Kafka properties name files
+	// (ssl.*.location): files on the machine that runs the client, which
+	// the run's process reads and the server never opens. With a Token
+	// the users who hold it may give them anyway; named Clusters are the
+	// way to give files otherwise.
+	AllowClientFiles bool
+	// AllowToolClassProps (--allow-tool-class-props) lets a Kafka tool's
+	// run take the properties that make the Java client load classes or
+	// run a command (rundoc.ClassProp: *.class, *.classes,
+	// config.providers, …); without it they are refused, here and by the
+	// server's own worker.
+	AllowToolClassProps bool
 	// KbenchCommand starts kbench for a run; "run --spec … --out …
 	// --progress json" is appended. Default: this executable.
 	KbenchCommand []string
@@ -198,7 +211,8 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
 	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
-		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools, Logger: cfg.Logger})
+		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
+		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)

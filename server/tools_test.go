@@ -164,6 +164,8 @@ func TestToolOnWorkerQueues(t *testing.T) {
 // TestToolRunJavaProperties: a tool run hands its properties to Java's
 // client, which knows many kbench's client does not: they reach the
 // tool as given, where kbench's own client refuses them naming the field.
+// (partitioner.class, a class name, needs --allow-tool-class-props:
+// TestToolRunRefusesInjectedOptions has it refused without.)
 func TestToolRunJavaProperties(t *testing.T) {
 	dir := t.TempDir()
 	argsFile := filepath.Join(dir, "args")
@@ -177,7 +179,9 @@ func TestToolRunJavaProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, func(c *Config) { c.Tools, c.AllowTargets = tools, []string{"127.0.0.1:9092"} })
+	ts := newTestServer(t, func(c *Config) {
+		c.Tools, c.AllowTargets, c.AllowToolClassProps = tools, []string{"127.0.0.1:9092"}, true
+	})
 	const props = `["client.rack=rack-a","partitioner.class=org.example.Sticky","linger.ms=7"]`
 	rec := ts.do(t, "POST", "/api/runs", `{"tool":"jp","target":{"bootstrap_server":"127.0.0.1:9092"},"params":{"topic":"t","producer-props":`+props+`}}`)
 	if rec.Code != http.StatusCreated {

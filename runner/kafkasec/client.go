@@ -39,8 +39,8 @@ func joinMechanisms() string {
 	return strings.Join(s, ", ")
 }
 
-// Validate checks c the way Dialer and Transport would, including loading
-// the TLS files, without connecting.
+// Validate checks c the way Dialer and Transport would, including reading
+// the TLS files (as Load does), without connecting.
 func (c Config) Validate() error {
 	if err := c.checkProtocol(); err != nil {
 		return err
@@ -48,7 +48,7 @@ func (c Config) Validate() error {
 	if _, err := c.saslMechanism(); err != nil {
 		return err
 	}
-	_, err := c.tlsConfig(fieldNames)
+	_, err := c.tlsConfig(c.srcNames())
 	return err
 }
 
@@ -159,7 +159,7 @@ func (c Config) build() (*tls.Config, sasl.Mechanism, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	tc, err := c.tlsConfig(fieldNames)
+	tc, err := c.tlsConfig(c.srcNames())
 	if err != nil {
 		return nil, nil, err
 	}

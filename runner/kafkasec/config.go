@@ -132,6 +132,19 @@ type Config struct {
 	// host name are checked (librdkafka's
 	// enable.ssl.certificate.verification=false). For tests only.
 	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
+
+	// names says, when FromProperties built the Config, which property
+	// each TLS field came from, for messages; fromProps marks it.
+	names     sourceNames
+	fromProps bool
+	// untypedCA and untypedKeystore are the store type properties left
+	// unset beside a store location (Kafka would assume JKS): Load then
+	// accepts the file only if it is PEM, saying so.
+	untypedCA, untypedKeystore string
+	// caData, certData and keyData are the files' contents once Load has
+	// read them, so no dial reads a file again; keyData is a secret.
+	caData, certData, keyData string
+	loaded                    bool
 }
 
 func (c Config) protocol() Protocol {

@@ -1,13 +1,13 @@
 package kafkasec
 
 import (
-	"bytes"
 	"fmt"
-	"github.com/kbench/kbench/rundoc"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/kbench/kbench/rundoc"
 )
 
 // Property names read by FromProperties. Kafka's own names come first; the
@@ -84,10 +84,13 @@ var saslKeys = []string{PropSASLMechanism, PropSASLJAASConfig, PropSASLUsername,
 // where empty means "no host name verification" as in Kafka. env looks up environment variables (pass
 // os.Getenv; nil means none): KBENCH_SASL_USERNAME and KBENCH_SASL_PASSWORD
 // supply the SASL credentials when neither sasl.jaas.config nor
-// sasl.username / sasl.password does. TLS files are read, so a missing or
-// malformed file is reported here, naming its property.
+// sasl.username / sasl.password does. No file is opened: a TLS file's
+// path is checked as text only (CheckPath), inline PEM is checked here,
+// and the files are read by Config.Load, in the process that runs the
+// client, which reports a missing, oversized or malformed file.
 //
-// Errors name the property at fault and never contain a secret.
+// Errors name the property at fault and never contain a secret, nor
+// anything about a file but what its property's text says.
 func FromProperties(props map[string]string, env func(string) string) (Config, error) {
 	get := func(k string) string { return strings.TrimSpace(props[k]) }
 	var c Config
@@ -114,8 +117,12 @@ func FromProperties(props map[string]string, env func(string) string) (Config, e
 		if err != nil {
 			return Config{}, err
 		}
-		if _, err := c.tlsConfig(names); err != nil {
-			return Config{}, err
+		c.names, c.fromProps = names, true
+		if c.CAFile == "" && c.CertFile == "" && c.KeyFile == "" {
+			// All inline: nothing to read, so check it all now.
+			if _, err := c.tlsConfig(names); err != nil {
+				return Config{}, err
+			}
 		}
 	} else if k := firstSet(get, sslMaterialKeys); k != "" {
 		return Config{}, fmt.Errorf("kafkasec: %s is set but %s=%s does not use TLS (use SSL or SASL_SSL)", k, PropSecurityProtocol, c.Protocol)
@@ -261,10 +268,11 @@ func readTLS(c *Config, props map[string]string, get func(string) string) (sourc
 	switch ca {
 	case PropTruststoreLocation, PropCALocation:
 		c.CAFile, n.caFile = get(ca), ca
+		if err := CheckPath(ca, c.CAFile); err != nil {
+			return n, err
+		}
 		if ca == PropTruststoreLocation && get(PropTruststoreType) == "" {
-			if err := requirePEMWithoutType(ca, PropTruststoreType, c.CAFile); err != nil {
-				return n, err
-			}
+			c.untypedCA = PropTruststoreType
 		}
 	case PropTruststoreCertificates, PropCAPEM:
 		c.CAPEM, n.caPEM = get(ca), ca
@@ -276,10 +284,11 @@ func readTLS(c *Config, props map[string]string, get func(string) string) (sourc
 			return n, fmt.Errorf("kafkasec: set either %s or %s, not both", PropKeystoreLocation, other)
 		}
 		loc := get(PropKeystoreLocation)
+		if err := CheckPath(PropKeystoreLocation, loc); err != nil {
+			return n, err
+		}
 		if get(PropKeystoreType) == "" {
-			if err := requirePEMWithoutType(PropKeystoreLocation, PropKeystoreType, loc); err != nil {
-				return n, err
-			}
+			c.untypedKeystore = PropKeystoreType
 		}
 		c.CertFile, c.KeyFile = loc, loc
 		n.certFile, n.keyFile = PropKeystoreLocation, PropKeystoreLocation
@@ -291,6 +300,13 @@ func readTLS(c *Config, props map[string]string, get func(string) string) (sourc
 		key, err := one(get, PropKeystoreKey, PropKeyLocation, PropKeyPEM)
 		if err != nil {
 			return n, err
+		}
+		for _, p := range []string{cert, key} {
+			if p == PropCertificateLocation || p == PropKeyLocation {
+				if err := CheckPath(p, get(p)); err != nil {
+					return n, err
+				}
+			}
 		}
 		switch cert {
 		case PropCertificateLocation:
@@ -367,15 +383,19 @@ func one(get func(string) string, keys ...string) (string, error) {
 	return set[0], fmt.Errorf("kafkasec: %s are alternatives; set only one", strings.Join(set, " and "))
 }
 
-// requirePEMWithoutType handles a store location without a store type:
-// Kafka would assume JKS; kbench accepts the file if it is PEM.
-func requirePEMWithoutType(prop, typeProp, path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("kafkasec: %s: %w", prop, err)
-	}
-	if !bytes.Contains(data, []byte("-----BEGIN ")) {
-		return fmt.Errorf("kafkasec: %s is not PEM and %s is unset (Kafka's default type is JKS, which kbench cannot read); convert it to PEM and set %s=PEM (%s)", prop, typeProp, typeProp, convertHint)
+// MaxPathLen is the longest file path a TLS property may give (Linux's
+// PATH_MAX).
+const MaxPathLen = 4096
+
+// CheckPath checks the text of the file path prop gives, without
+// looking at any file: one line of UTF-8 text, without control
+// characters, of at most MaxPathLen bytes. Its message never quotes the
+// path.
+func CheckPath(prop, path string) error {
+	bad := len(path) > MaxPathLen || !utf8.ValidString(path) ||
+		strings.ContainsFunc(path, func(r rune) bool { return r < 0x20 || r == 0x7f })
+	if bad {
+		return fmt.Errorf("kafkasec: %s must be a file path: one line of text of at most %d bytes, without control characters", prop, MaxPathLen)
 	}
 	return nil
 }

@@ -85,7 +85,7 @@ func TestConfigValidation(t *testing.T) {
 		{Config{Protocol: SASLSSL, Mechanism: ScramSHA256, Username: "u", Password: pw}, "not valid SASLprep"},
 		{Config{Mechanism: Plain, Username: "u", Password: pw}, "does not use SASL"},
 		{Config{Protocol: SASLPlaintext, Mechanism: Plain, Username: "u", Password: "p", CAFile: "/x"}, "CAFile is set but security.protocol=SASL_PLAINTEXT does not use TLS"},
-		{Config{Protocol: SSL, CAFile: "/nonexistent/ca.pem"}, "CAFile: open /nonexistent/ca.pem"},
+		{Config{Protocol: SSL, CAFile: "/nonexistent/ca.pem"}, "CAFile: cannot open the file: no such file or directory"},
 		{Config{Protocol: SSL, CAPEM: "junk"}, "CAPEM: no PEM data found"},
 		{Config{Protocol: SSL, KeyPEM: "k"}, "KeyPEM is set but no client certificate is; set CertFile too"},
 	}

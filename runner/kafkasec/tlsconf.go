@@ -8,9 +8,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
+	"syscall"
 )
 
 // sourceNames says how to call each Config field in error messages: by its
@@ -27,8 +30,9 @@ var fieldNames = sourceNames{
 }
 
 // TLSConfig returns the client TLS configuration for c, or nil when the
-// protocol does not use TLS. It loads the CA and client key pair, so it
-// reports unreadable or malformed PEM here rather than at dial time.
+// protocol does not use TLS. It loads the CA and client key pair (see
+// Load for the files), so it reports unreadable or malformed PEM here
+// rather than at dial time.
 //
 // TLS 1.2 is the minimum (Kafka's default ssl.enabled.protocols is
 // TLSv1.2,TLSv1.3). When ServerName is empty, the Dialer and Transport of
@@ -37,7 +41,71 @@ func (c Config) TLSConfig() (*tls.Config, error) {
 	if err := c.checkProtocol(); err != nil {
 		return nil, err
 	}
-	return c.tlsConfig(fieldNames)
+	return c.tlsConfig(c.srcNames())
+}
+
+// srcNames are the names of c's TLS fields in messages: the properties
+// they came from when FromProperties built c, else the Go fields'.
+func (c Config) srcNames() sourceNames {
+	if c.fromProps {
+		return c.names
+	}
+	return fieldNames
+}
+
+// MaxFileSize is the largest TLS file (CA bundle, certificate chain,
+// key) a client reads: 1 MiB, some hundred times the size of a usual CA
+// bundle, so a path naming /dev/zero or a huge file fails at once
+// instead of filling the memory.
+const MaxFileSize = 1 << 20
+
+// Load reads the TLS files c names, each a regular file of at most
+// MaxFileSize, and returns c holding their contents, checked as a dial
+// would check them: a run reads its files once, when it starts, and
+// says there what is wrong with them. FromProperties never reads a file,
+// so that validating properties (as a server does for a request) opens
+// nothing; Load is for the process that runs the client. A Config that
+// names no file is returned as it is.
+func (c Config) Load() (Config, error) {
+	if c.loaded || !c.protocol().UsesTLS() {
+		return c, nil
+	}
+	n := c.srcNames()
+	if c.CAFile != "" {
+		data, err := readPEMFile(n.caFile, c.CAFile, c.untypedCA)
+		if err != nil {
+			return Config{}, err
+		}
+		c.caData = string(data)
+	}
+	if c.CertFile != "" {
+		data, err := readPEMFile(n.certFile, c.CertFile, c.untypedKeystore)
+		if err != nil {
+			return Config{}, err
+		}
+		c.certData = string(data)
+	}
+	if c.KeyFile != "" && c.KeyFile != c.CertFile {
+		data, err := readPEMFile(n.keyFile, c.KeyFile, "")
+		if err != nil {
+			return Config{}, err
+		}
+		c.keyData = string(data)
+	}
+	c.loaded = true
+	if _, err := c.tlsConfig(n); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// file is the content of the TLS file at path, for the field called
+// name: what Load read, else the file itself.
+func (c Config) file(name, path, loaded, typeProp string) ([]byte, error) {
+	if c.loaded {
+		return []byte(loaded), nil
+	}
+	return readPEMFile(name, path, typeProp)
 }
 
 func (c Config) tlsConfig(n sourceNames) (*tls.Config, error) {
@@ -64,7 +132,7 @@ func (c Config) tlsConfig(n sourceNames) (*tls.Config, error) {
 	}
 	switch {
 	case c.CAFile != "":
-		data, err := readPEMFile(n.caFile, c.CAFile)
+		data, err := c.file(n.caFile, c.CAFile, c.caData, c.untypedCA)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +194,7 @@ func (c Config) keyPair(n sourceNames) (*tls.Certificate, error) {
 	certName, keyName := n.certFile, n.keyFile
 	switch {
 	case c.CertFile != "":
-		data, err := readPEMFile(n.certFile, c.CertFile)
+		data, err := c.file(n.certFile, c.CertFile, c.certData, c.untypedKeystore)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +206,7 @@ func (c Config) keyPair(n sourceNames) (*tls.Certificate, error) {
 	case c.KeyFile != "" && c.KeyFile == c.CertFile:
 		keyPEM = certPEM
 	case c.KeyFile != "":
-		data, err := readPEMFile(n.keyFile, c.KeyFile)
+		data, err := c.file(n.keyFile, c.KeyFile, c.keyData, "")
 		if err != nil {
 			return nil, err
 		}
@@ -236,15 +304,52 @@ func certPool(name string, data []byte) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-func readPEMFile(name, path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+// readPEMFile reads the TLS file at path for the property (or field)
+// name: a regular file of at most MaxFileSize bytes. It opens without
+// blocking, so a FIFO is refused rather than waited on. typeProp, when
+// set, is the store type property left unset beside the location: the
+// file must then be PEM. Messages name the property, never the path,
+// which its user knows.
+func readPEMFile(name, path, typeProp string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("kafkasec: %s: %w", name, err)
+		return nil, fmt.Errorf("kafkasec: %s: cannot open the file: %w", name, pathless(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("kafkasec: %s: cannot read the file: %w", name, pathless(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("kafkasec: %s: not a regular file: give a PEM file", name)
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, fmt.Errorf("kafkasec: %s: the file has %d bytes, more than the %d (1 MiB) kbench reads for a PEM file", name, fi.Size(), MaxFileSize)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("kafkasec: %s: cannot read the file: %w", name, pathless(err))
+	}
+	if len(data) > MaxFileSize {
+		// It grew while read.
+		return nil, fmt.Errorf("kafkasec: %s: the file has more than the %d bytes (1 MiB) kbench reads for a PEM file", name, MaxFileSize)
+	}
+	if typeProp != "" && !bytes.Contains(data, []byte("-----BEGIN ")) {
+		return nil, fmt.Errorf("kafkasec: %s is not PEM and %s is unset (Kafka's default type is JKS, which kbench cannot read); convert it to PEM and set %s=PEM (%s)", name, typeProp, typeProp, convertHint)
 	}
 	if kind := binaryStoreKind(data); kind != "" {
-		return nil, fmt.Errorf("kafkasec: %s: %q looks like a %s, not PEM; convert it to PEM (%s)", name, path, kind, convertHint)
+		return nil, fmt.Errorf("kafkasec: %s: the file looks like a %s, not PEM; convert it to PEM (%s)", name, kind, convertHint)
 	}
 	return data, nil
+}
+
+// pathless is err without the path an *fs.PathError carries.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 const convertHint = "for a JKS or PKCS12 store: keytool -importkeystore -srckeystore store.jks -destkeystore store.p12 -deststoretype PKCS12, then openssl pkcs12 -in store.p12 -nodes -out store.pem"
