@@ -22,6 +22,7 @@ const importUsage = `usage: kbench import --label L [--server URL] [--token T] [
        [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] FILE
        kbench import [--label L] [--server URL] [--token T] [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] DIR
        kbench import --csv FILE --series NAME --workload producer|consumer|writepath [--server URL] [--token T]
+       kbench import --table FILE --workload producer|consumer|e2e|writepath [--meta KEY=VALUE]... [--time RFC3339]
 
 Sends the text output of Kafka's kafka-producer-perf-test,
 kafka-consumer-perf-test or kafka-e2e-latency (EndToEndLatency) (FILE, or -
@@ -45,6 +46,14 @@ of the same workload, target and branch (unless --series).
 and spreadsheets hold them: a header "time,commit,<metric>…" (metric
 columns named as kbench's metrics of --workload, other columns become
 tags), one run per row, all stored or none.
+
+--table FILE imports a wide table of results as JIRA issues and pull
+requests paste them (Markdown, JIRA markup, CSV or tab-separated; - for
+stdin): a line per metric, a column per run. Each column becomes an
+imported run of --workload labelled by its header; metrics are named as
+kbench's or as Kafka's Java clients report them (io-wait-ratio,
+time-between-poll-avg), others are kept without a direction. Prints the
+runs' URLs and their comparison's.
 
 The import goes through the server's API (POST /api/import, POST
 /api/import/csv) rather than into its SQLite file: writing the database
@@ -78,7 +87,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	runTime := fs.String("time", "", "when the run happened, RFC 3339 (e.g. 2022-06-21T10:00:00Z); default: now, or a result's start")
 	series := fs.String("series", "", "the series the run joins (default: its tool, label and branch; a result's workload, target and branch)")
 	csvFile := fs.String("csv", "", "a CSV of past results to back-fill --series with, one run per row")
-	workload := fs.String("workload", "", "with --csv: the workload whose metrics the CSV's columns name (producer, consumer or writepath)")
+	workload := fs.String("workload", "", "with --csv or --table: the workload whose metrics the CSV's columns or the table's lines name")
+	tableFile := fs.String("table", "", "a table of results (a line per metric, a column per run) to import as one run per column")
 	// Flags may come before or after FILE.
 	var files []string
 	for {
@@ -107,8 +117,11 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *csvFile != "" {
 		return importCSV(ctx, client, *csvFile, *series, *workload, files, fs, stdout, stderr, usageErr)
 	}
+	if *tableFile != "" {
+		return importTable(ctx, client, *tableFile, *workload, files, fs, stdout, stderr, usageErr)
+	}
 	if *workload != "" {
-		return usageErr("--workload: only with --csv")
+		return usageErr("--workload: only with --csv or --table")
 	}
 	switch {
 	case len(files) == 0:

@@ -274,6 +274,10 @@ func importedOutcome(o *store.Outcome, out *importedOutput) rundoc.Workload {
 // importProfiles handles POST /api/import with profiles: a new imported
 // run holding them.
 func (s *Server) importProfiles(c *gin.Context) {
+	if err := c.Request.ParseMultipartForm(8 << 20); err == nil && hasTable(c.Request.MultipartForm) {
+		s.importTableAPI(c)
+		return
+	}
 	run, err := s.importRun(c)
 	if err != nil {
 		var pe *kafkafmt.ParseError
@@ -303,6 +307,10 @@ func (s *Server) importForm(c *gin.Context) {
 		return
 	}
 	if !s.checkCSRF(c) {
+		return
+	}
+	if hasTable(c.Request.MultipartForm) {
+		s.importTableForm(c)
 		return
 	}
 	run, err := s.importRun(c)
