@@ -9,6 +9,8 @@ type ImportView struct {
 	// after an error.
 	Label  string
 	Output string
+	// Command is the tool's command line, kept too.
+	Command string
 	// Time, Meta (one key=value a line) and Series are kept too: when the
 	// run happened, its tags and the series it joins.
 	Time, Meta, Series string
