@@ -146,6 +146,7 @@ func TestImportTableErrors(t *testing.T) {
 		{"short line", "| Metric | a | b |\n| select-rate | 1 |\n", nil, "table", 2, 0, "2 cells, the header has 3"},
 		{"decimal comma", "metric\ta\nio-ratio\t0,5\n", nil, "table", 2, 10, "a decimal comma? write 0.5"},
 		{"two tables", good + "\ntext\n\n" + good, nil, "table", 7, 0, "a second table"},
+		{"line break in a header", "metric,\"a\nb\",c\nselect-rate,1,2\n", nil, "table", 1, 8, "holds a control character"},
 		{"empty column", "| Metric | a | b |\n| select-rate | 1 | NaN |\n", nil, "table", 1, 16, `column "b" has no value`},
 	}
 	before := ts.countRuns(t)

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/kbench/kbench/rundoc"
@@ -286,7 +287,9 @@ func csvTableLines(text string) ([]tline, error) {
 		l := tline{}
 		for i, f := range rec {
 			line, col := cr.FieldPos(i)
-			l.line = line
+			if i == 0 {
+				l.line = line
+			}
 			lead := len(f) - len(strings.TrimLeft(f, " \t"))
 			l.cells = append(l.cells, tcell{text: strings.TrimSpace(f), column: col + lead})
 		}
@@ -350,6 +353,8 @@ func tableFromLines(lines []tline, known []rundoc.Metric) (*resultsTable, error)
 			return nil, bad("column %d has no header: each run is labelled by its column's header", i+2)
 		case len(label) > maxLabel:
 			return nil, bad("the header %.40q… is over %d characters", label, maxLabel)
+		case strings.ContainsFunc(label, unicode.IsControl):
+			return nil, bad("the header %q holds a control character (a line break in a quoted cell?)", label)
 		}
 		if j, dup := seen[strings.ToLower(label)]; dup {
 			return nil, bad("column %d's header %q repeats column %d's: give each run its own label", i+2, label, j)
@@ -378,6 +383,9 @@ func tableFromLines(lines []tline, known []rundoc.Metric) (*resultsTable, error)
 				continue
 			}
 			return nil, &tableError{line: l.line, column: l.cells[0].column, msg: "a line with values and no metric name"}
+		}
+		if strings.ContainsFunc(name, unicode.IsControl) {
+			return nil, &tableError{line: l.line, column: l.cells[0].column, msg: fmt.Sprintf("the metric name %q holds a control character (a line break in a quoted cell?)", name)}
 		}
 		if len(name) > 200 {
 			return nil, &tableError{line: l.line, column: l.cells[0].column, msg: fmt.Sprintf("the metric name %.40q… is over 200 characters", name)}
