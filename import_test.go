@@ -303,3 +303,35 @@ func TestImportTableCommand(t *testing.T) {
 		t.Errorf("%d requests sent by refused commands", requests)
 	}
 }
+
+// TestImportCommandLineFlag: --command reaches the API's command field
+// as typed; with a result directory it is a usage error.
+func TestImportCommandLineFlag(t *testing.T) {
+	var got map[string][]string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ParseMultipartForm(1<<20) != nil {
+			http.Error(w, "unexpected request", http.StatusTeapot)
+			return
+		}
+		got = r.MultipartForm.Value
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		w.Write([]byte(`{"id":9,"url":"/runs/9","workload":"producer"}`))
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "out.txt")
+	os.WriteFile(file, []byte("1 records sent\n"), 0o644)
+	command := `bin/kafka-producer-perf-test.sh --topic t --num-records 1 --record-size 100 --throughput -1 --producer-props acks=all`
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"import", "--server", ts.URL, "--label", "java", "--command", command, file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if c := got["command"]; len(c) != 1 || c[0] != command {
+		t.Errorf("the server got command %q, want %q", c, command)
+	}
+	os.WriteFile(filepath.Join(dir, "result.json"), []byte(`{"workload":"producer"}`), 0o644)
+	if code := realMain([]string{"import", "--server", ts.URL, "--command", command, dir}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--command") {
+		t.Errorf("--command with a result directory: exit %d, %s", code, stderr.String())
+	}
+}
