@@ -19,9 +19,10 @@ import (
 )
 
 const importUsage = `usage: kbench import --label L [--server URL] [--token T] [--profile P]... [--role client|broker]
-       [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] FILE
+       [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] [--command "LINE"] FILE
        kbench import [--label L] [--server URL] [--token T] [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] DIR
        kbench import --csv FILE --series NAME --workload producer|consumer|writepath [--server URL] [--token T]
+       kbench import --table FILE --workload producer|consumer|e2e|writepath [--meta KEY=VALUE]... [--time RFC3339]
 
 Sends the text output of Kafka's kafka-producer-perf-test,
 kafka-consumer-perf-test or kafka-e2e-latency (EndToEndLatency) (FILE, or -
@@ -32,7 +33,10 @@ Nothing is stored unless the output and every profile are accepted.
 --meta tags the run (commit=…, branch=…, version=… or any key), --time says
 when it ran (e.g. 2022-06-21T10:00:00Z; default: now), so that old results
 back-fill a history in their real order. Imports of one tool form a series
-by label and branch, or by --series.
+by label and branch, or by --series. --command gives the command line that
+printed the output (quoted, as typed in the shell; its secrets are
+replaced): comparisons then know the run's record size, record count and
+acks, which the output does not print.
 
 DIR is a directory "kbench run --out DIR" wrote, on this machine or any
 other (a CI runner, a kbench built against a kafka-go branch): its
@@ -45,6 +49,14 @@ of the same workload, target and branch (unless --series).
 and spreadsheets hold them: a header "time,commit,<metric>…" (metric
 columns named as kbench's metrics of --workload, other columns become
 tags), one run per row, all stored or none.
+
+--table FILE imports a wide table of results as JIRA issues and pull
+requests paste them (Markdown, JIRA markup, CSV or tab-separated; - for
+stdin): a line per metric, a column per run. Each column becomes an
+imported run of --workload labelled by its header; metrics are named as
+kbench's or as Kafka's Java clients report them (io-wait-ratio,
+time-between-poll-avg), others are kept without a direction. Prints the
+runs' URLs and their comparison's.
 
 The import goes through the server's API (POST /api/import, POST
 /api/import/csv) rather than into its SQLite file: writing the database
@@ -77,8 +89,10 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Var(&metaFlag, "meta", "tag the run with KEY=VALUE: commit, branch, version or any key (repeatable)")
 	runTime := fs.String("time", "", "when the run happened, RFC 3339 (e.g. 2022-06-21T10:00:00Z); default: now, or a result's start")
 	series := fs.String("series", "", "the series the run joins (default: its tool, label and branch; a result's workload, target and branch)")
+	command := fs.String("command", "", "the command line that printed the output, as typed in the shell (comparisons read its record size, count and acks)")
 	csvFile := fs.String("csv", "", "a CSV of past results to back-fill --series with, one run per row")
-	workload := fs.String("workload", "", "with --csv: the workload whose metrics the CSV's columns name (producer, consumer or writepath)")
+	workload := fs.String("workload", "", "with --csv or --table: the workload whose metrics the CSV's columns or the table's lines name")
+	tableFile := fs.String("table", "", "a table of results (a line per metric, a column per run) to import as one run per column")
 	// Flags may come before or after FILE.
 	var files []string
 	for {
@@ -107,8 +121,11 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if *csvFile != "" {
 		return importCSV(ctx, client, *csvFile, *series, *workload, files, fs, stdout, stderr, usageErr)
 	}
+	if *tableFile != "" {
+		return importTable(ctx, client, *tableFile, *workload, files, fs, stdout, stderr, usageErr)
+	}
 	if *workload != "" {
-		return usageErr("--workload: only with --csv")
+		return usageErr("--workload: only with --csv or --table")
 	}
 	switch {
 	case len(files) == 0:
@@ -142,6 +159,8 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return usageErr("--profile: a result directory's profiles are the ones its result.json names")
 		case *role != "":
 			return usageErr("--role: a result directory's result.json says each profile's role")
+		case *command != "":
+			return usageErr("--command: a result directory's result.json says what ran")
 		}
 		body, contentType, err = resultBody(files[0], fields)
 	} else {
@@ -154,7 +173,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if *role == "" {
 			*role = "client"
 		}
-		body, contentType, err = importBody(files[0], append(fields, [2]string{"role", *role}), profilesFlag)
+		body, contentType, err = importBody(files[0], append(fields, [2]string{"role", *role}, [2]string{"command", *command}), profilesFlag)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench import: %v\n", err)

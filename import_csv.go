@@ -80,3 +80,95 @@ func importCSV(ctx context.Context, client apiClient, file, series, workload str
 	fmt.Fprintf(stderr, "kbench import: %d runs stored in series %s\n", len(resp.Runs), series)
 	return 0
 }
+
+// importTable is `kbench import --table FILE --workload W`: a POST of the
+// "table" field to /api/import. It prints the URL of every run stored, in
+// column order, then their comparison's.
+func importTable(ctx context.Context, client apiClient, file, workload string, args []string, fs *flag.FlagSet,
+	stdout, stderr io.Writer, usageErr func(string, ...any) int) int {
+	var fields [][2]string
+	var bad string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "table", "workload", "server", "token":
+		case "meta", "time":
+			// Tags and time apply to every run; read below.
+		default:
+			if bad == "" {
+				bad = "--" + f.Name
+			}
+		}
+	})
+	switch {
+	case bad != "":
+		return usageErr("%s: not with --table (each column's header labels its run, and each run joins its label's series)", bad)
+	case len(args) > 0:
+		return usageErr("--table names the file; unexpected argument %q", args[0])
+	case !rundoc.Workload(workload).Runnable():
+		return usageErr("--workload: needed with --table: producer, consumer, e2e or writepath (its metrics name the lines), got %q", workload)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "time":
+			fields = append(fields, [2]string{"time", f.Value.String()})
+		case "meta":
+			for _, m := range *f.Value.(*listFlag) {
+				fields = append(fields, [2]string{"meta", m})
+			}
+		}
+	})
+	var data []byte
+	var err error
+	name := filepath.Base(file)
+	if file == "-" {
+		data, err = io.ReadAll(os.Stdin)
+		name = "stdin.txt"
+	} else {
+		data, err = os.ReadFile(file)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 2
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	mw.WriteField("workload", workload)
+	for _, f := range fields {
+		mw.WriteField(f[0], f[1])
+	}
+	w, err := mw.CreateFormFile("table", name)
+	if err == nil {
+		_, err = w.Write(data)
+	}
+	if err == nil {
+		err = mw.Close()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 2
+	}
+	answer, err := client.post(ctx, "/api/import", buf.Bytes(), mw.FormDataContentType())
+	if err != nil {
+		reportPostError(stderr, "kbench import", file, err)
+		return 1
+	}
+	var resp struct {
+		Runs []struct {
+			URL   string `json:"url"`
+			Label string `json:"label"`
+		} `json:"runs"`
+		CompareURL string `json:"compare_url"`
+	}
+	if err := json.Unmarshal(answer, &resp); err != nil || len(resp.Runs) == 0 {
+		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: %.200s\n", answer)
+		return 1
+	}
+	for _, r := range resp.Runs {
+		fmt.Fprintln(stdout, client.base+r.URL)
+	}
+	if resp.CompareURL != "" {
+		fmt.Fprintln(stdout, client.base+resp.CompareURL)
+	}
+	fmt.Fprintf(stderr, "kbench import: %d runs stored, one per column of %s\n", len(resp.Runs), name)
+	return 0
+}

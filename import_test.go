@@ -230,3 +230,108 @@ func TestImportCommandMetaTime(t *testing.T) {
 		t.Errorf("%d requests sent for bad flags", requests)
 	}
 }
+
+// TestImportTableCommand: `kbench import --table FILE --workload W` sends
+// the file as the API's "table" field with the workload, meta and time,
+// and prints every run's URL and their comparison's; a refused cell is
+// reported FILE:LINE:COLUMN (exit 1); flags that do not fit a table are
+// usage errors (exit 2) and nothing is sent.
+func TestImportTableCommand(t *testing.T) {
+	var got map[string][]string
+	var gotTable string
+	requests := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		if r.URL.Path != "/api/import" || r.ParseMultipartForm(1<<20) != nil {
+			http.Error(w, "unexpected request", http.StatusTeapot)
+			return
+		}
+		got = r.MultipartForm.Value
+		if f, _, err := r.FormFile("table"); err == nil {
+			var b bytes.Buffer
+			b.ReadFrom(f)
+			gotTable = b.String()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(gotTable, "slow") {
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":"table: line 2, column 20: io-ratio, y: \"slow\" is not a number","field":"table","line":2,"column":20}`))
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+		w.Write([]byte(`{"runs":[{"id":3,"url":"/runs/3","label":"CLASSIC"},{"id":4,"url":"/runs/4","label":"CONSUMER"}],"compare_url":"/compare?runs=3,4"}`))
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "kafka-19296.md")
+	table := "| Metric | CLASSIC | CONSUMER |\n|---|--:|--:|\n| io-wait-ratio | 0.902 | 0.957 |\n"
+	os.WriteFile(file, []byte(table), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := realMain([]string{"import", "--server", ts.URL, "--table", file, "--workload", "consumer", "--meta", "branch=trunk", "--time", "2025-08-07T10:00:00Z"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	want := map[string][]string{"workload": {"consumer"}, "meta": {"branch=trunk"}, "time": {"2025-08-07T10:00:00Z"}}
+	if !reflect.DeepEqual(got, want) || gotTable != table {
+		t.Errorf("the server got %v and table %q, want %v and the file", got, gotTable, want)
+	}
+	if out := stdout.String(); out != ts.URL+"/runs/3\n"+ts.URL+"/runs/4\n"+ts.URL+"/compare?runs=3,4\n" {
+		t.Errorf("stdout %q", out)
+	}
+
+	bad := filepath.Join(dir, "bad.md")
+	os.WriteFile(bad, []byte("| Metric | x | y |\n| io-ratio | 0.1 | slow |\n"), 0o644)
+	stdout.Reset()
+	stderr.Reset()
+	if code := realMain([]string{"import", "--server", ts.URL, "--table", bad, "--workload", "consumer"}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), bad+":2:20: ") {
+		t.Errorf("refused table: exit %d, stderr %s", code, stderr.String())
+	}
+
+	requests = 0
+	for _, args := range [][]string{
+		{"--table", file},
+		{"--table", file, "--workload", "consumer", "--label", "x"},
+		{"--table", file, "--workload", "consumer", "--series", "s"},
+		{"--table", file, "--workload", "consumer", "other.md"},
+	} {
+		stderr.Reset()
+		if code := realMain(append([]string{"import", "--server", ts.URL}, args...), &stdout, &stderr); code != 2 {
+			t.Errorf("import %v: exit %d, want 2 (%s)", args, code, stderr.String())
+		}
+	}
+	if requests != 0 {
+		t.Errorf("%d requests sent by refused commands", requests)
+	}
+}
+
+// TestImportCommandLineFlag: --command reaches the API's command field
+// as typed; with a result directory it is a usage error.
+func TestImportCommandLineFlag(t *testing.T) {
+	var got map[string][]string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ParseMultipartForm(1<<20) != nil {
+			http.Error(w, "unexpected request", http.StatusTeapot)
+			return
+		}
+		got = r.MultipartForm.Value
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		w.Write([]byte(`{"id":9,"url":"/runs/9","workload":"producer"}`))
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "out.txt")
+	os.WriteFile(file, []byte("1 records sent\n"), 0o644)
+	command := `bin/kafka-producer-perf-test.sh --topic t --num-records 1 --record-size 100 --throughput -1 --producer-props acks=all`
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"import", "--server", ts.URL, "--label", "java", "--command", command, file}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if c := got["command"]; len(c) != 1 || c[0] != command {
+		t.Errorf("the server got command %q, want %q", c, command)
+	}
+	os.WriteFile(filepath.Join(dir, "result.json"), []byte(`{"workload":"producer"}`), 0o644)
+	if code := realMain([]string{"import", "--server", ts.URL, "--command", command, dir}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--command") {
+		t.Errorf("--command with a result directory: exit %d, %s", code, stderr.String())
+	}
+}

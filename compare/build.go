@@ -496,6 +496,7 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	if n := comparabilityNote(t.ComparabilityUnknown); n != "" {
 		t.Notes = append(t.Notes, n)
 	}
+	t.Notes = append(t.Notes, unknownSettingsNotes(measured)...)
 	t.Warnings = tableWarnings(t.Columns, measured)
 	for _, runs := range measured {
 		t.runsTotal += len(runs)

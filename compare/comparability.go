@@ -35,11 +35,12 @@ const loadAverageSetting = "load average (1 min) at start"
 
 // ComparabilityRule says, for the table's notes and the docs, what the
 // comparability check compares.
-const ComparabilityRule = "Settings compared across columns: the workload and its spec (except topic and group names, the bootstrap servers, " +
+const ComparabilityRule = "Settings compared across columns: the client (kbench, or the Java tool an import or kbench exec ran, with what its command line says), the workload and its spec (except topic and group names, the bootstrap servers, " +
 	"the profiles captured and how results are printed), the kbench mode, the client configuration each run recorded after defaults, " +
 	"the target (embedded broker or sink with its settings, or cluster by its bootstrap servers as a set), the broker's release guess and the API ranges kbench's clients use, " +
 	"the kbench, Go and kafka-go builds, OS, kernel, CPU model, cores and GOMAXPROCS; the 1-minute load average at start when the runs' values span ≥ 1.0. " +
-	"Not compared: times, host names, the address an embedded broker or sink listened on, the order of bootstrap servers, and anything a run did not record."
+	"The client, record size, record count and acks are listed as unknown where a run does not say them and another does. " +
+	"Not compared: times, host names, the address an embedded broker or sink listened on, the order of bootstrap servers, and anything else a run did not record."
 
 // specIgnored are spec parameters that name things or choose what is
 // printed or captured: runs differing only in them measure the same work.
@@ -102,6 +103,14 @@ func runFacts(r rundoc.Run) facts {
 		env = *r.Environment
 	}
 	imported := env.Source == rundoc.SourceImported || !r.MeasuredByKbench()
+	f.add(clientSetting, clientText(r, env, imported))
+	if imported {
+		// What the tool's command line says (kbench exec, tool runs, an
+		// import's command field), under kbench's names.
+		for _, s := range rundoc.ToolCommandSettings(runCommand(r)) {
+			f.add(s.Name, s.Value)
+		}
+	}
 	if !imported && env.Config != nil {
 		f.config = true
 		f.add("mode", env.Config.Mode)
@@ -153,6 +162,128 @@ func runFacts(r rundoc.Run) facts {
 		f.load1 = &v
 	}
 	return f
+}
+
+// clientSetting names the client that made the load: kbench's, or a
+// Java tool of Kafka's.
+const clientSetting = "client"
+
+// keySettings are the settings that decide what a figure means (who
+// sent, how many records of what size, waiting for which acks): one a
+// run does not know is listed as unknown beside the others' values, and
+// said in a note, where other unknown settings are only not compared.
+var keySettings = []struct{ name, text string }{
+	{clientSetting, "client"}, {"record-size", "record size"}, {"num-records", "record count"}, {"acks", "acks"},
+}
+
+func isKeySetting(name string) bool {
+	for _, k := range keySettings {
+		if k.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// clientText is the client that made a run's load: kbench's own, or the
+// Kafka tool whose output was imported or that kbench exec or a tool run
+// ran (Java); "" when the run does not say (a CSV row, a table column).
+func clientText(r rundoc.Run, env rundoc.Environment, imported bool) string {
+	if !imported {
+		return "kbench"
+	}
+	tool := env.Tool
+	if r.Measurement != nil && tool == "" {
+		tool = r.Measurement.Tool
+	}
+	if t := rundoc.ToolCommandTool(runCommand(r)); t != "" {
+		tool = t
+	}
+	switch tool {
+	case "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-e2e-latency":
+		return "Java " + tool
+	}
+	return ""
+}
+
+// runCommand is the command line a run recorded, nil when none.
+func runCommand(r rundoc.Run) []string {
+	if r.Measurement == nil {
+		return nil
+	}
+	return r.Measurement.Command
+}
+
+// unknownReason says why a run does not know a key setting.
+func unknownReason(r rundoc.Run, name string) string {
+	var env rundoc.Environment
+	if r.Environment != nil {
+		env = *r.Environment
+	}
+	switch {
+	case env.Source != rundoc.SourceImported && r.MeasuredByKbench():
+		return "not recorded by the run"
+	case env.Tool == "csv":
+		return "imported from a CSV row, which does not say"
+	case env.Tool == "table":
+		return "imported from a table, which does not say"
+	case len(runCommand(r)) == 0:
+		return "imported without a command line"
+	case name == "acks":
+		return "not on its command line, and the Java producer's default depends on its version (all since Kafka 3.0, 1 before)"
+	}
+	return "not on its command line"
+}
+
+// unknownSettingsNotes say, run by run, which key settings a run does
+// not know that another compared run does, and why: "Run 12's record
+// size is unknown (imported without a command line)."
+func unknownSettingsNotes(measured [][]rundoc.Run) []string {
+	var all []rundoc.Run
+	var fs []facts
+	known := map[string]bool{}
+	for _, runs := range measured {
+		for _, r := range runs {
+			f := runFacts(r)
+			all, fs = append(all, r), append(fs, f)
+			for _, x := range f.list {
+				known[x.name] = true
+			}
+		}
+	}
+	var notes []string
+	for i, r := range all {
+		var missing []string
+		reason := ""
+		for _, k := range keySettings {
+			if _, ok := fs[i].get(k.name); ok || !known[k.name] {
+				continue
+			}
+			missing = append(missing, k.text)
+			if reason == "" {
+				reason = unknownReason(r, k.name)
+			} else if k.name == "acks" && len(missing) == 1 {
+				reason = unknownReason(r, k.name)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		verb := "is"
+		if len(missing) > 1 {
+			verb = "are"
+		}
+		notes = append(notes, fmt.Sprintf("Run #%d's %s %s unknown (%s).", r.ID, joinAnd(missing), verb, reason))
+	}
+	return notes
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(v []string) string {
+	if len(v) < 2 {
+		return strings.Join(v, "")
+	}
+	return strings.Join(v[:len(v)-1], ", ") + " and " + v[len(v)-1]
 }
 
 func (f *facts) get(name string) (string, bool) {
@@ -221,10 +352,13 @@ func comparability(measured [][]rundoc.Run) (diffs []Difference, unknown []uint)
 	var order []string
 	cells := map[string][]cell{}
 	var loads [][]float64
+	var runFactsList [][]facts // per column, per run
 	for ci, runs := range measured {
 		loads = append(loads, nil)
+		runFactsList = append(runFactsList, nil)
 		for _, r := range runs {
 			f := runFacts(r)
+			runFactsList[ci] = append(runFactsList[ci], f)
 			if !f.config {
 				unknown = append(unknown, r.ID)
 			}
@@ -248,6 +382,25 @@ func comparability(measured [][]rundoc.Run) (diffs []Difference, unknown []uint)
 		d := Difference{Setting: name, Values: make([]string, len(measured))}
 		listed, seen := false, ""
 		for ci, c := range cells[name] {
+			if isKeySetting(name) {
+				// A key setting some run does not know is listed: the
+				// columns may differ in it.
+				lacking := 0
+				for _, f := range runFactsList[ci] {
+					if _, ok := f.get(name); !ok {
+						lacking++
+					}
+				}
+				switch {
+				case lacking == len(runFactsList[ci]):
+					listed = true
+					continue
+				case lacking > 0:
+					d.Values[ci] = "mixed: " + strings.Join(append(append([]string(nil), c.values...), "unknown"), ", ")
+					listed = true
+					continue
+				}
+			}
 			switch len(c.values) {
 			case 0:
 				continue

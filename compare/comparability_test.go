@@ -117,6 +117,8 @@ func TestComparability(t *testing.T) {
 	doc := exportDoc(t, tab)
 	got := differences(doc)
 	want := map[string][]string{
+		"client":                        {"kbench", "kbench", "Java kafka-producer-perf-test"},
+		"acks":                          {"all", "all", "<null>"},
 		"compression.type":              {"none", "snappy", "<null>"},
 		"record-size":                   {"512", "256", "<null>"},
 		"load average (1 min) at start": {"0.20", "1.50", "<null>"},
@@ -129,8 +131,8 @@ func TestComparability(t *testing.T) {
 			t.Errorf("%s: values %v, want %v", k, got[k], v)
 		}
 	}
-	if doc.Comparability[0].Setting != "compression.type" {
-		t.Errorf("first difference %q, want the client settings first", doc.Comparability[0].Setting)
+	if doc.Comparability[0].Setting != "client" || doc.Comparability[1].Setting != "acks" {
+		t.Errorf("first differences %q, %q, want the client, then its settings", doc.Comparability[0].Setting, doc.Comparability[1].Setting)
 	}
 	if fmt.Sprint(doc.Unknown) != "[3]" {
 		t.Errorf("comparability_unknown_runs = %v, want [3] (the imported run)", doc.Unknown)
@@ -353,5 +355,71 @@ func TestComparabilitySpec(t *testing.T) {
 	got = differences(exportDoc(t, tab))
 	if _, dup := got["fetch-size"]; dup || strings.Join(got["max.partition.fetch.bytes"], "|") != "1048576|65536" {
 		t.Errorf("with configurations: %v, want max.partition.fetch.bytes and no fetch-size", got)
+	}
+}
+
+// TestComparabilityJavaImport: a Java kafka-producer-perf-test import
+// compared with a kbench run is not like for like: the client differs,
+// and so do the record size and acks its command line gives; an import
+// without a command line has them listed as unknown, with a note saying
+// so.
+func TestComparabilityJavaImport(t *testing.T) {
+	kb := run(1, "kbench", producerMetrics(1, 0)...)
+	kb.SetDocuments(envJSON(0.2, "cluster", "acks", "all", "compression.type", "none"), measurementJSON(12.5, 500_000, 125))
+	kb.Spec = specJSON(`"topic":"a","record-size":512,"num-records":500000,"throughput":-1`)
+
+	java := func(id uint, command string) rundoc.Run {
+		r := run(id, fmt.Sprintf("java %d", id), producerMetrics(0.9, int(id))...)
+		r.Source = rundoc.SourceImported
+		cmd := ""
+		if command != "" {
+			cmd = `,"command":` + command
+		}
+		r.SetDocuments(`{"source":"imported","tool":"kafka-producer-perf-test","broker":"imported: kafka-producer-perf-test does not print its environment"}`,
+			`{"source":"imported","tool":"kafka-producer-perf-test","measured_records":500000,"window_seconds":5.5`+cmd+`}`)
+		r.Spec = `{"workload":"imported","tool":"producer","files":["out.txt"]}`
+		return r
+	}
+	withCommand := java(11, `["bin/kafka-producer-perf-test.sh","--topic","t","--num-records","500000","--record-size","1024","--throughput","-1",`+
+		`"--producer-props","bootstrap.servers=b:9092","acks=-1","linger.ms=5","--print-metrics"]`)
+	withoutCommand := java(12, "")
+
+	tab, err := Build(Columns([]rundoc.Run{kb, withCommand}, ByRun), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := differences(exportDoc(t, tab))
+	if v := strings.Join(got["client"], "|"); v != "kbench|Java kafka-producer-perf-test" {
+		t.Errorf("client %q, want kbench|Java kafka-producer-perf-test (all: %v)", v, got)
+	}
+	if v := strings.Join(got["record-size"], "|"); v != "512|1024" {
+		t.Errorf("record-size %q, want 512|1024", v)
+	}
+	for _, same := range []string{"num-records", "acks", "throughput", "bootstrap.servers"} {
+		if v, ok := got[same]; ok {
+			t.Errorf("%s listed as %v: the runs agree (or it is no setting)", same, v)
+		}
+	}
+	if notes := strings.Join(tab.Notes, "\n"); strings.Contains(notes, "unknown (") {
+		t.Errorf("a note says a setting is unknown though the command line gives them:\n%s", notes)
+	}
+
+	tab, err = Build(Columns([]rundoc.Run{kb, withoutCommand}, ByRun), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = differences(exportDoc(t, tab))
+	for name, want := range map[string]string{"client": "kbench|Java kafka-producer-perf-test", "record-size": "512|<null>",
+		"num-records": "500000|<null>", "acks": "all|<null>"} {
+		if v := strings.Join(got[name], "|"); v != want {
+			t.Errorf("%s %q, want %q", name, v, want)
+		}
+	}
+	want := "Run #12's record size, record count and acks are unknown (imported without a command line)."
+	if notes := strings.Join(tab.Notes, "\n"); !strings.Contains(notes, want) {
+		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
+	if md := Markdown(tab, Meta{}); !strings.Contains(md, "| record-size | 512 | unknown |") || !strings.Contains(md, want) {
+		t.Errorf("Markdown lacks the unknown record size or its note:\n%s", md)
 	}
 }

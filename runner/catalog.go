@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner/kafkafmt"
 )
 
 // catalogEntry is one metric a workload can report: its name, unit and
@@ -123,6 +124,27 @@ func Metrics(workload rundoc.Workload) []rundoc.Metric {
 	out := make([]rundoc.Metric, len(entries))
 	for i, e := range entries {
 		out[i] = rundoc.Metric{Name: e.name, Unit: e.unit, Better: e.better}
+	}
+	return out
+}
+
+// ImportMetrics lists the metrics an import of figures measured
+// elsewhere (a CSV of past results, a pasted table) may name for
+// workload: kbench's own (Metrics), then the metrics Kafka's Java client
+// doing the same work reports, under their own names ("io-wait-ratio",
+// "record-queue-time-avg"), with the unit, direction and meaning of
+// kafkafmt's catalog. A name both have is kbench's.
+func ImportMetrics(workload rundoc.Workload) []rundoc.Metric {
+	out := Metrics(workload)
+	seen := map[string]bool{}
+	for _, m := range out {
+		seen[m.Name] = true
+	}
+	for _, j := range kafkafmt.JavaMetricsOf(workload) {
+		if !seen[j.Name] {
+			out = append(out, rundoc.Metric{Name: j.Name, Unit: j.Unit, Better: j.Better,
+				Help: "Kafka's Java client metric: " + j.Help})
+		}
 	}
 	return out
 }

@@ -307,10 +307,17 @@ func numericTagColumns(cols []csvColumn, header []string, pos [][2]int, rows [][
 	return nil
 }
 
+// metricNames lists ms for a message: the first 40 (kbench's own come
+// first), then how many more (the Java client's catalog is long).
 func metricNames(ms []rundoc.Metric) string {
-	names := make([]string, len(ms))
+	const most = 40
+	names := make([]string, 0, min(len(ms), most))
 	for i, m := range ms {
-		names[i] = m.Name
+		if i == most {
+			names = append(names, fmt.Sprintf("and %d more (Kafka's Java client metrics, see the README)", len(ms)-most))
+			break
+		}
+		names = append(names, m.Name)
 	}
 	return strings.Join(names, ", ")
 }

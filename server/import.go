@@ -17,13 +17,15 @@ import (
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner/kafkafmt"
 	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/toolexec"
 	"github.com/kbench/kbench/ui"
 )
 
 // importRun creates an imported run from a multipart request: the text
 // output of kafka-producer-perf-test, kafka-consumer-perf-test or
-// kafka-e2e-latency (field "output", a file or pasted text) and/or
-// uploaded profiles (field "profile"). Everything is checked before anything is stored, and the run
+// kafka-e2e-latency (field "output", a file or pasted text, with the
+// command line that printed it in "command" if known) and/or uploaded
+// profiles (field "profile"). Everything is checked before anything is stored, and the run
 // with its metrics, series and profiles is stored in one CreateRuns call:
 // nothing is ever half imported. Shared by the API and the import page.
 func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
@@ -57,6 +59,10 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	command, err := readCommand(c.Request.MultipartForm, out)
+	if err != nil {
+		return nil, err
+	}
 	files := c.Request.MultipartForm.File["profile"]
 	if out == nil && len(files) == 0 {
 		return nil, badInput("profile", "no file given: attach the output of kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency (\"output\"), a pprof profile or folded stacks (\"profile\")")
@@ -86,6 +92,12 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 		// printed, with why it gave no figures.
 		outcome.Output = out.text
 		outcome.Measurement = &rundoc.Measurement{Source: rundoc.SourceImported, Notes: []string{"the output gave no figures: " + out.parseErr.Error()}}
+	}
+	if command != nil {
+		if outcome.Measurement == nil {
+			outcome.Measurement = &rundoc.Measurement{Source: rundoc.SourceImported}
+		}
+		outcome.Measurement.Command = command
 	}
 	ending.apply(&outcome)
 	specJSON, err := json.Marshal(spec)
@@ -234,6 +246,45 @@ func readOutput(form *multipart.Form, partial bool) (*importedOutput, error) {
 	return &out, nil
 }
 
+// maxImportCommand bounds the "command" field.
+const maxImportCommand = 8 << 10
+
+// readCommand reads the "command" field: the command line that printed
+// the imported output, as typed in a shell, so that comparisons know the
+// run's record size, count and acks (the output does not print them). It
+// is split as a shell would, its secrets replaced, and must run the tool
+// whose output it comes with. Nil when not given.
+func readCommand(form *multipart.Form, out *importedOutput) ([]string, error) {
+	var got []string
+	for _, v := range form.Value["command"] {
+		if v = strings.TrimSpace(v); v != "" {
+			got = append(got, v)
+		}
+	}
+	switch {
+	case len(got) == 0:
+		return nil, nil
+	case len(got) > 1:
+		return nil, badInput("command", "give one, not %d", len(got))
+	case len(got[0]) > maxImportCommand:
+		return nil, badInput("command", "is %d bytes, at most %d", len(got[0]), maxImportCommand)
+	case out == nil || out.imp == nil:
+		return nil, badInput("command", "only with the output of the Kafka tool it ran")
+	}
+	argv, err := rundoc.SplitCommandLine(got[0])
+	if err != nil {
+		return nil, badInput("command", "%v", err)
+	}
+	tool := rundoc.ToolCommandTool(argv)
+	if want := kafkafmt.Command(out.imp.Tool); tool != want {
+		if tool == "" {
+			return nil, badInput("command", "names none of Kafka's perf tools: want the %s command line that printed the output", want)
+		}
+		return nil, badInput("command", "runs %s, but the output is %s's", tool, want)
+	}
+	return toolexec.RedactArgs(argv, nil), nil
+}
+
 // pastedOutput is the pasted text of the "output" field, kept when the
 // import page is shown again; an uploaded file cannot be kept.
 func pastedOutput(form *multipart.Form) string {
@@ -274,6 +325,10 @@ func importedOutcome(o *store.Outcome, out *importedOutput) rundoc.Workload {
 // importProfiles handles POST /api/import with profiles: a new imported
 // run holding them.
 func (s *Server) importProfiles(c *gin.Context) {
+	if err := c.Request.ParseMultipartForm(8 << 20); err == nil && hasTable(c.Request.MultipartForm) {
+		s.importTableAPI(c)
+		return
+	}
 	run, err := s.importRun(c)
 	if err != nil {
 		var pe *kafkafmt.ParseError
@@ -305,6 +360,10 @@ func (s *Server) importForm(c *gin.Context) {
 	if !s.checkCSRF(c) {
 		return
 	}
+	if hasTable(c.Request.MultipartForm) {
+		s.importTableForm(c)
+		return
+	}
 	run, err := s.importRun(c)
 	if err != nil {
 		status, field, msg := classify(err)
@@ -312,7 +371,7 @@ func (s *Server) importForm(c *gin.Context) {
 			s.fail(c, err)
 			return
 		}
-		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Error: msg, ErrorField: field,
+		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Command: c.PostForm("command"), Error: msg, ErrorField: field,
 			Time: c.PostForm("time"), Meta: strings.Join(c.PostFormArray("meta"), "\n"), Series: c.PostForm("series")}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)

@@ -9,9 +9,14 @@ type ImportView struct {
 	// after an error.
 	Label  string
 	Output string
+	// Command is the tool's command line, kept too.
+	Command string
 	// Time, Meta (one key=value a line) and Series are kept too: when the
 	// run happened, its tags and the series it joins.
 	Time, Meta, Series string
+	// Table (pasted) and TableWorkload are the table form's, kept when
+	// it is shown again after an error.
+	Table, TableWorkload string
 	// Error is the reason the last upload was refused.
 	Error string
 	// ErrorField is the form field Error is about ("label", "output",
@@ -32,4 +37,10 @@ func (v ImportView) Invalid(field string) bool {
 		return v.ErrorField == "output" && v.Output == ""
 	}
 	return v.ErrorField != "" && v.ErrorField == field
+}
+
+// TableWorkloads are the workloads a table's runs may be, as the table
+// form offers them.
+func (ImportView) TableWorkloads() []string {
+	return []string{"producer", "consumer", "e2e", "writepath"}
 }

@@ -161,12 +161,15 @@ func parseErr(n int, s, format string, args ...any) *ParseError {
 //
 // Both perf tools: an optional --print-metrics block (an empty line, the header
 // "Metric Name" padded plus "   Value", and "group:name:{tags} : value"
-// lines). Each value becomes a metric named "<group>:<name>", followed by
+// lines). The block may come alone, without the summary, as people paste
+// it: the run is then the producer's or consumer's after its groups, with
+// those values only. Each value becomes a metric named "<group>:<name>", followed by
 // its tags in braces, "{node-id=node-1}" or "{topic=t, partition=0}",
 // when it has tags other than client-id; client-id is left out unless two
 // lines differ only by it. Well-known Kafka client metrics get their unit
-// and direction (e.g. "producer-metrics:record-send-rate" is records/s,
-// higher is better); others have an empty unit and direction. Values
+// and direction from the catalog of the Java clients' metrics
+// ([LookupJavaMetric]; e.g. "producer-metrics:record-send-rate" is
+// records/s, higher is better); others have an empty unit and direction. Values
 // printed %.3f or as integers are numbers, "NaN", "Infinity" and
 // "-Infinity" are kept as NaN and ±Inf (the only non-finite values an
 // Imported holds; encoding/json refuses them, so a store must map them),
@@ -430,8 +433,15 @@ func (p *importParser) finish(lines int) (*Imported, error) {
 		err = p.finishE2E(out)
 	default:
 		switch {
-		case len(p.mets.lines) > 0 || p.mets.header != 0:
-			err = &ParseError{Msg: "only a --print-metrics block: the tool's summary line is missing"}
+		case len(p.mets.lines) > 0:
+			// A --print-metrics block alone, as people paste it: its
+			// client's metrics are the run's figures.
+			out.Tool, err = p.metricsTool()
+			if err == nil {
+				out.Notes = append(out.Notes, fmt.Sprintf("no %s summary line: only the --print-metrics values were imported", Command(out.Tool)))
+			}
+		case p.mets.header != 0:
+			err = &ParseError{Msg: "only an empty --print-metrics block: no summary line and no metric"}
 		default:
 			err = &ParseError{Msg: "no kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency output found"}
 		}
@@ -451,6 +461,34 @@ func (p *importParser) finish(lines int) (*Imported, error) {
 		out.Notes = append(out.Notes, fmt.Sprintf("skipped %d lines of Java exceptions from line %d: some records may have failed", p.exceptionLines, p.firstException))
 	}
 	return out, nil
+}
+
+// metricsTool is the tool whose --print-metrics block the input holds
+// when it has no summary: the producer's for producer-* groups, the
+// consumer's for consumer-* groups.
+func (p *importParser) metricsTool() (string, error) {
+	var tool string
+	var line int
+	for _, ml := range p.mets.lines {
+		t := ""
+		switch {
+		case strings.HasPrefix(ml.group, "producer"):
+			t = ToolProducer
+		case strings.HasPrefix(ml.group, "consumer"):
+			t = ToolConsumer
+		default:
+			continue
+		}
+		if tool != "" && t != tool {
+			return "", parseErr(ml.line, ml.merged, "a %s metric in a block of %s metrics (line %d) and no summary line: import one client's block at a time",
+				t, tool, line)
+		}
+		tool, line = t, ml.line
+	}
+	if tool == "" {
+		return "", &ParseError{Msg: "a --print-metrics block of neither producer nor consumer metrics (no producer-* or consumer-* group), and no summary line"}
+	}
+	return tool, nil
 }
 
 // add appends a kbench metric, or notes that the output had no finite

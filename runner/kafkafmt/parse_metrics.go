@@ -242,69 +242,16 @@ func importMetricNumber(v string) (float64, bool) {
 	return 0, false
 }
 
-// importMetricUnit gives the unit and direction of Kafka client metrics
-// whose meaning is clear, with the unit names runner uses; others get "".
+// importMetricUnit gives the unit and direction of a Kafka client
+// metric from the catalog of the Java clients' metrics (javametrics.go);
+// others, and metrics of groups other than the producer's and
+// consumer's, get "".
 func importMetricUnit(group, name string) (unit, better string) {
 	if !strings.HasPrefix(group, "producer") && !strings.HasPrefix(group, "consumer") {
 		return "", ""
 	}
-	if u, ok := importMetricUnits[name]; ok {
-		return u[0], u[1]
+	if m, ok := LookupJavaMetric(name); ok {
+		return m.Unit, string(m.Better)
 	}
 	return "", ""
-}
-
-var importMetricUnits = map[string][2]string{
-	"record-send-rate":          {"records/s", importHigher},
-	"record-send-total":         {"records", ""},
-	"record-error-rate":         {"records/s", importLower},
-	"record-error-total":        {"records", importLower},
-	"record-retry-rate":         {"records/s", importLower},
-	"record-retry-total":        {"records", importLower},
-	"records-consumed-rate":     {"records/s", importHigher},
-	"records-consumed-total":    {"records", ""},
-	"records-per-request-avg":   {"records", ""},
-	"records-lag-max":           {"records", importLower},
-	"bytes-consumed-rate":       {"bytes/s", importHigher},
-	"bytes-consumed-total":      {"bytes", ""},
-	"byte-rate":                 {"bytes/s", importHigher},
-	"byte-total":                {"bytes", ""},
-	"outgoing-byte-rate":        {"bytes/s", ""},
-	"outgoing-byte-total":       {"bytes", ""},
-	"incoming-byte-rate":        {"bytes/s", ""},
-	"incoming-byte-total":       {"bytes", ""},
-	"batch-size-avg":            {"bytes", ""},
-	"batch-size-max":            {"bytes", ""},
-	"record-size-avg":           {"bytes", ""},
-	"record-size-max":           {"bytes", ""},
-	"request-size-avg":          {"bytes", ""},
-	"request-size-max":          {"bytes", ""},
-	"fetch-size-avg":            {"bytes", ""},
-	"fetch-size-max":            {"bytes", ""},
-	"buffer-available-bytes":    {"bytes", ""},
-	"buffer-total-bytes":        {"bytes", ""},
-	"request-rate":              {"requests/s", ""},
-	"request-total":             {"requests", ""},
-	"response-rate":             {"responses/s", ""},
-	"response-total":            {"responses", ""},
-	"fetch-rate":                {"fetches/s", ""},
-	"fetch-total":               {"fetches", ""},
-	"request-latency-avg":       {"ms", importLower},
-	"request-latency-max":       {"ms", importLower},
-	"fetch-latency-avg":         {"ms", importLower},
-	"fetch-latency-max":         {"ms", importLower},
-	"record-queue-time-avg":     {"ms", importLower},
-	"record-queue-time-max":     {"ms", importLower},
-	"produce-throttle-time-avg": {"ms", importLower},
-	"produce-throttle-time-max": {"ms", importLower},
-	"fetch-throttle-time-avg":   {"ms", importLower},
-	"fetch-throttle-time-max":   {"ms", importLower},
-	"commit-latency-avg":        {"ms", importLower},
-	"commit-latency-max":        {"ms", importLower},
-	"rebalance-latency-avg":     {"ms", importLower},
-	"rebalance-latency-max":     {"ms", importLower},
-	"join-time-avg":             {"ms", importLower},
-	"join-time-max":             {"ms", importLower},
-	"sync-time-avg":             {"ms", importLower},
-	"sync-time-max":             {"ms", importLower},
 }

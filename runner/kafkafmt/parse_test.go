@@ -68,30 +68,30 @@ var (
 		"app-info:start-time-ms":                               {1735732800011, "", ""},
 		"kafka-metrics-count:count":                            {112, "", ""},
 		"producer-metrics:batch-size-avg":                      {16201.37, "bytes", ""},
-		"producer-metrics:compression-rate-avg":                {math.NaN(), "", ""},
+		"producer-metrics:compression-rate-avg":                {math.NaN(), "ratio", "lower"},
 		"producer-metrics:record-error-rate":                   {0, "records/s", "lower"},
 		"producer-metrics:record-send-rate":                    {19872.346, "records/s", "higher"},
 		"producer-metrics:record-send-total":                   {500000, "records", ""},
 		"producer-metrics:request-latency-avg":                 {2.251, "ms", "lower"},
 		"producer-metrics:request-latency-max":                 {533, "ms", "lower"},
-		"producer-metrics:txn-commit-time-ns-total":            {0, "", ""},
+		"producer-metrics:txn-commit-time-ns-total":            {0, "ns", "lower"},
 		"producer-node-metrics:request-rate{node-id=node--1}":  {0.033, "requests/s", ""},
 		"producer-node-metrics:request-rate{node-id=node-1}":   {120.45, "requests/s", ""},
 		"producer-topic-metrics:byte-total{topic=bench}":       {256000000, "bytes", ""},
 		"producer-topic-metrics:record-send-rate{topic=bench}": {19872.346, "records/s", "higher"},
 	}
 	impWantConsumerMetrics = map[string]impWant{
-		"consumer-coordinator-metrics:last-rebalance-seconds-ago":              {31, "", ""},
+		"consumer-coordinator-metrics:last-rebalance-seconds-ago":              {31, "s", ""},
 		"consumer-coordinator-metrics:rebalance-latency-avg":                   {3012, "ms", "lower"},
 		"consumer-fetch-manager-metrics:bytes-consumed-rate{topic=bench}":      {3157960.12, "bytes/s", "higher"},
 		"consumer-fetch-manager-metrics:bytes-consumed-rate":                   {3157960.12, "bytes/s", "higher"},
 		"consumer-fetch-manager-metrics:fetch-latency-avg":                     {12.5, "ms", "lower"},
 		"consumer-fetch-manager-metrics:records-consumed-total":                {1000000, "records", ""},
 		"consumer-fetch-manager-metrics:records-lag-max":                       {math.Inf(-1), "records", "lower"},
-		"consumer-fetch-manager-metrics:records-lag{topic=bench, partition=0}": {0, "", ""},
-		"consumer-fetch-manager-metrics:records-lag{topic=bench, partition=1}": {12, "", ""},
-		"consumer-metrics:connection-count":                                    {2, "", ""},
-		"consumer-metrics:last-poll-seconds-ago":                               {1, "", ""},
+		"consumer-fetch-manager-metrics:records-lag{topic=bench, partition=0}": {0, "records", "lower"},
+		"consumer-fetch-manager-metrics:records-lag{topic=bench, partition=1}": {12, "records", "lower"},
+		"consumer-metrics:connection-count":                                    {2, "connections", ""},
+		"consumer-metrics:last-poll-seconds-ago":                               {1, "s", ""},
 	}
 )
 
@@ -364,11 +364,14 @@ func TestParseOutputGoldenFiles(t *testing.T) {
 	}
 	impCheck(t, im, ToolConsumer, 8, impWantConsumerDetailed, impWantRows, []string{"timeout (10000 ms)"})
 
-	// A --print-metrics block alone is not a run.
-	_, err = ParseOutput(strings.NewReader(read("metrics.golden")))
-	var pe *ParseError
-	if !errors.As(err, &pe) || pe.Line != 0 || !strings.Contains(pe.Msg, "summary line is missing") {
-		t.Errorf("metrics.golden alone: %v", err)
+	// A --print-metrics block alone is the producer's run, with those
+	// values only.
+	im, err = ParseOutput(strings.NewReader(read("metrics.golden")))
+	if err != nil {
+		t.Fatalf("metrics.golden alone: %v", err)
+	}
+	if im.Tool != ToolProducer || len(im.Metrics) != 16 || !strings.Contains(strings.Join(im.Notes, "\n"), "no kafka-producer-perf-test summary line") {
+		t.Errorf("metrics.golden alone: tool %q, %d metrics, notes %q; want the producer's 16 metrics and a note", im.Tool, len(im.Metrics), im.Notes)
 	}
 	// With a summary it is.
 	im, err = ParseOutput(strings.NewReader(ProducerSummary(impTotal.Totals(2, 6, 14, 561)) + read("metrics.golden")))
@@ -610,7 +613,9 @@ func TestParseOutputErrors(t *testing.T) {
 		{"two metrics blocks", summary + "\n" + impProducerMetrics() + "\nMetric Name   Value", 21, "second --print-metrics block"},
 		{"duplicate metric", summary + "\na:b:{} : 1\na:b:{} : 2", 3, "metric printed twice (first on line 2)"},
 		{"metrics header after metric lines", summary + "\na:b:{} : 1\nMetric Name   Value", 3, "header after metric lines"},
-		{"metrics only", "\nMetric Name   Value\na:b:{} : 1\n", 0, "summary line is missing"},
+		{"metrics only, no client's", "\nMetric Name   Value\na:b:{} : 1\n", 0, "neither producer nor consumer metrics"},
+		{"metrics only, both clients'", "producer-metrics:a:{} : 1\nconsumer-metrics:a:{} : 1\n", 2, "a consumer metric in a block of producer metrics (line 1)"},
+		{"empty metrics block only", "\nMetric Name   Value\n", 0, "only an empty --print-metrics block"},
 		{"in steady state twice", "In steady state.\nIn steady state.\n" + summary, 2, "second \"In steady state.\""},
 		{"line too long", summary + "\n" + strings.Repeat("x", MaxImportLineBytes+1) + "\n", 2, "line longer than 1 MiB"},
 		{"e2e progress only", e2eText[:strings.Index(e2eText, "Avg")], 4, `no "Avg latency: … ms" and "Percentiles: …" summary after this line`},

@@ -1,0 +1,194 @@
+// Importing a wide table of results (rows = metrics, columns = runs):
+// POST /api/import and the import page with the field "table".
+
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
+)
+
+// tableTool is the Tool of a table import's spec and documents.
+const tableTool = "table"
+
+// hasTable reports whether an import is a table: a "table" file or
+// pasted text.
+func hasTable(form *multipart.Form) bool {
+	if form == nil {
+		return false
+	}
+	if len(form.File["table"]) > 0 {
+		return true
+	}
+	for _, v := range form.Value["table"] {
+		if strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// readTable returns the "table" field's name and text: one file or
+// pasted text, not both.
+func readTable(form *multipart.Form) (name, text string, err error) {
+	fhs := form.File["table"]
+	var pasted []string
+	for _, v := range form.Value["table"] {
+		if strings.TrimSpace(v) != "" {
+			pasted = append(pasted, v)
+		}
+	}
+	switch {
+	case len(fhs)+len(pasted) > 1:
+		return "", "", badInput("table", "give one table (a file or pasted text), not %d", len(fhs)+len(pasted))
+	case len(pasted) == 1:
+		return "pasted table", pasted[0], nil
+	}
+	fh := fhs[0]
+	if fh.Size > maxTableBytes {
+		return "", "", &limitError{field: "table", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, maxTableBytes)}
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return "", "", fmt.Errorf("server: open table: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxTableBytes+1))
+	if err != nil {
+		return "", "", fmt.Errorf("server: read table: %w", err)
+	}
+	return fh.Filename, string(data), nil
+}
+
+// importTableRuns stores a table as one imported run of "workload" per
+// column, labelled by the column's header, with the column's figures
+// under kbench's metric names, the Java client's, or the table's own
+// (see parseResultsTable). "time" and "meta" apply to every run. Each run
+// joins the series of its workload and label. All runs are stored in one
+// CreateRuns, or none.
+func (s *Server) importTableRuns(c *gin.Context) ([]*store.Run, error) {
+	form := c.Request.MultipartForm
+	var errs rundoc.FieldErrors
+	workload := rundoc.Workload(strings.TrimSpace(c.PostForm("workload")))
+	if !workload.Runnable() {
+		errs.Add("workload", "must be producer, consumer, writepath or e2e (the workload whose metrics the table's rows name), got %q", workload)
+	}
+	if strings.TrimSpace(c.PostForm("label")) != "" {
+		errs.Add("label", "not with a table: each column's header labels its run")
+	}
+	if strings.TrimSpace(c.PostForm("series")) != "" {
+		errs.Add("series", "not with a table: its columns are different runs, each joins the series of its label")
+	}
+	for _, f := range []string{"output", "profile", "result", "file"} {
+		if len(form.File[f]) > 0 || strings.TrimSpace(strings.Join(form.Value[f], "")) != "" {
+			errs.Add(f, "not with a table: import it on its own")
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	tags, err := importTags(form)
+	if err != nil {
+		return nil, err
+	}
+	name, text, err := readTable(form)
+	if err != nil {
+		return nil, err
+	}
+	t, err := parseResultsTable(strings.NewReader(text), runner.ImportMetrics(workload))
+	if err != nil {
+		return nil, err
+	}
+	spec, err := json.Marshal(rundoc.ImportSpec{Workload: rundoc.Imported, Files: []string{name}, Tool: tableTool})
+	if err != nil {
+		return nil, fmt.Errorf("server: encode import spec: %w", err)
+	}
+	runs := make([]*store.Run, len(t.runs))
+	for i, tr := range t.runs {
+		notes := []string{fmt.Sprintf("imported from column %d (%q) of a %s table of %d metrics × %d runs (%s)",
+			i+2, tr.label, t.format, t.rows, len(t.runs), name)}
+		notes = append(append(notes, t.notes...), tr.notes...)
+		o := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Metrics: tr.metrics,
+			Measurement: &rundoc.Measurement{Source: rundoc.SourceImported, Tool: tableTool, Notes: notes},
+			Environment: &rundoc.Environment{Source: rundoc.SourceImported, Tool: tableTool, Broker: "imported: a table does not say"}}
+		r := &store.Run{Label: tr.label, Workload: workload, Source: rundoc.SourceImported, Spec: string(spec),
+			Meta: tags.meta, RunAt: tags.at}
+		if err := r.Record(o); err != nil {
+			return nil, err
+		}
+		runs[i] = r
+	}
+	if err := s.store.CreateRuns(c.Request.Context(), runs); err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+// importTableAPI answers POST /api/import with a table: 201 with the
+// runs, in column order, and the comparison of them; a bad cell is a 400
+// naming its line and column.
+func (s *Server) importTableAPI(c *gin.Context) {
+	runs, err := s.importTableRuns(c)
+	if err != nil {
+		var te *tableError
+		if errors.As(err, &te) {
+			c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": te.Error(), "field": "table", "line": te.line, "column": te.column})
+			return
+		}
+		s.fail(c, err)
+		return
+	}
+	out := make([]apiRun, len(runs))
+	for i, r := range runs {
+		d := r.Doc()
+		out[i] = toAPIRun(&d, false)
+	}
+	c.JSON(http.StatusCreated, gin.H{"runs": out, "compare_url": tableCompareURL(runs)})
+}
+
+// tableCompareURL compares a table's runs, one column each.
+func tableCompareURL(runs []*store.Run) string {
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = strconv.FormatUint(uint64(r.ID), 10)
+	}
+	return "/compare?runs=" + strings.Join(ids, ",")
+}
+
+// importTableForm handles the import page's table form: the runs'
+// comparison on success, the page again with the message and the pasted
+// table otherwise.
+func (s *Server) importTableForm(c *gin.Context) {
+	runs, err := s.importTableRuns(c)
+	if err != nil {
+		status, field, msg := classify(err)
+		if status != http.StatusBadRequest {
+			s.fail(c, err)
+			return
+		}
+		table := ""
+		for _, v := range c.Request.MultipartForm.Value["table"] {
+			if strings.TrimSpace(v) != "" && len(v) <= 1<<20 {
+				table = v
+			}
+		}
+		v := ui.ImportView{Error: msg, ErrorField: field, Table: table, TableWorkload: c.PostForm("workload"),
+			Time: c.PostForm("time"), Meta: strings.Join(c.PostFormArray("meta"), "\n")}
+		v.Page = s.page(c, "Import")
+		s.render(c, status, "import", v)
+		return
+	}
+	c.Redirect(http.StatusSeeOther, tableCompareURL(runs))
+}

@@ -1,0 +1,380 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
+	"github.com/kbench/kbench/runner/kafkafmt"
+)
+
+// postTable posts a table file to /api/import with the given fields.
+func (ts *testServer) postTable(t *testing.T, name, table string, fields map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	w, _ := mw.CreateFormFile("table", name)
+	w.Write([]byte(table))
+	mw.Close()
+	return ts.do(t, "POST", "/api/import", body.String(), "Content-Type", mw.FormDataContentType())
+}
+
+type tableAnswer struct {
+	Runs       []apiRun `json:"runs"`
+	CompareURL string   `json:"compare_url"`
+	Error      string   `json:"error"`
+	Field      string   `json:"field"`
+	Line       int      `json:"line"`
+	Column     int      `json:"column"`
+}
+
+func decodeTable(t *testing.T, rec *httptest.ResponseRecorder) tableAnswer {
+	t.Helper()
+	var a tableAnswer
+	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+		t.Fatalf("%d %s: %v", rec.Code, rec.Body, err)
+	}
+	return a
+}
+
+// TestImportTableKAFKA19296: KAFKA-19296's consumer table (45 lines of
+// Java consumer metrics and a CPU line, CLASSIC and CONSUMER columns, in
+// Markdown between two lines of text) becomes two consumer runs labelled
+// CLASSIC and CONSUMER, each with all 45 metrics in the catalog's units.
+func TestImportTableKAFKA19296(t *testing.T) {
+	ts := newTestServer(t, nil)
+	table, err := os.ReadFile("testdata/kafka19296_consumer.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := ts.postTable(t, "kafka19296_consumer.md", string(table), map[string]string{"workload": "consumer", "meta": "branch=trunk"})
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	a := decodeTable(t, rec)
+	if len(a.Runs) != 2 || a.Runs[0].Label != "CLASSIC" || a.Runs[1].Label != "CONSUMER" {
+		t.Fatalf("runs %+v, want CLASSIC and CONSUMER", a.Runs)
+	}
+	if a.CompareURL != fmt.Sprintf("/compare?runs=%d,%d", a.Runs[0].ID, a.Runs[1].ID) {
+		t.Errorf("compare_url %q", a.CompareURL)
+	}
+	known := map[string]rundoc.Metric{}
+	for _, m := range runner.ImportMetrics(rundoc.Consumer) {
+		known[m.Name] = m
+	}
+	for i, r := range a.Runs {
+		full := ts.getRun(t, r.ID)
+		if full.Workload != rundoc.Consumer || full.Source != "imported" || full.Status != "succeeded" || full.Meta["branch"] != "trunk" {
+			t.Errorf("run %d: %+v", i, full)
+		}
+		if len(full.Metrics) != 45 {
+			t.Errorf("%s: %d metrics, want all 45", r.Label, len(full.Metrics))
+		}
+		for _, m := range full.Metrics {
+			want, ok := known[m.Name]
+			if m.Name == "process-cpu-avg" {
+				want, ok = rundoc.Metric{Unit: "%", Better: rundoc.LowerIsBetter}, true
+			}
+			if !ok {
+				t.Errorf("%s: %s is no known metric", r.Label, m.Name)
+				continue
+			}
+			if m.Unit != want.Unit || m.Better != want.Better {
+				t.Errorf("%s: %s unit %q better %q, want %q %q", r.Label, m.Name, m.Unit, m.Better, want.Unit, want.Better)
+			}
+		}
+		if i != 0 {
+			continue
+		}
+		for name, want := range map[string][2]any{
+			"io-wait-ratio":         {0.902, "ratio"},
+			"io-wait-time-ns-avg":   {457884.009, "ns"},
+			"time-between-poll-avg": {6.21, "ms"},
+			"select-rate":           {1972.553, "/s"},
+			"bytes-consumed-rate":   {158204310.114, "bytes/s"},
+			"poll-idle-ratio-avg":   {0.947, "ratio"},
+			"process-cpu-avg":       {77.34, "%"},
+		} {
+			m, ok := metricOf(full, name)
+			if !ok || math.Abs(m.Value-want[0].(float64)) > 1e-9 || m.Unit != want[1] {
+				t.Errorf("CLASSIC %s = %+v, want %v %s", name, m, want[0], want[1])
+			}
+		}
+		var meas struct{ Notes []string }
+		json.Unmarshal(full.Measurement, &meas)
+		notes := strings.Join(meas.Notes, "\n")
+		for _, w := range []string{`column 2 ("CLASSIC") of a Markdown table of 45 metrics × 2 runs`, `"Average CPU load" is stored as process-cpu-avg`,
+			"2 lines of text around the table were skipped"} {
+			if !strings.Contains(notes, w) {
+				t.Errorf("notes lack %q:\n%s", w, notes)
+			}
+		}
+	}
+}
+
+// TestImportTableErrors: refusals are 400s on the field at fault, a bad
+// cell naming its line and column, and nothing is stored.
+func TestImportTableErrors(t *testing.T) {
+	ts := newTestServer(t, nil)
+	good := "| Metric | a | b |\n|---|---|---|\n| io-wait-ratio | 0.5 | 0.4 |\n"
+	tests := []struct {
+		name, table string
+		fields      map[string]string
+		field       string
+		line, col   int
+		msg         string
+	}{
+		{"no workload", good, map[string]string{}, "workload", 0, 0, "must be producer, consumer"},
+		{"label", good, map[string]string{"workload": "consumer", "label": "x"}, "label", 0, 0, "each column's header labels its run"},
+		{"series", good, map[string]string{"workload": "consumer", "series": "s"}, "series", 0, 0, "not with a table"},
+		{"bad cell", "| Metric | a | b |\n|---|---|---|\n| io-wait-ratio | 0.5 | fast |\n", nil, "table", 3, 25, `io-wait-ratio, b: "fast" is not a number`},
+		{"unit that does not fit", "metric,a,b\nfetch-latency-avg,12 ms,3 MiB\n", nil, "table", 2, 25, "the unit MiB does not fit this metric, which is in ms"},
+		{"repeated header", "metric\ta\ta\nselect-rate\t1\t2\n", nil, "table", 1, 10, `column 3's header "a" repeats column 2's`},
+		{"short line", "| Metric | a | b |\n| select-rate | 1 |\n", nil, "table", 2, 0, "2 cells, the header has 3"},
+		{"decimal comma", "metric\ta\nio-ratio\t0,5\n", nil, "table", 2, 10, "a decimal comma? write 0.5"},
+		{"two tables", good + "\ntext\n\n" + good, nil, "table", 7, 0, "a second table"},
+		{"line break in a header", "metric,\"a\nb\",c\nselect-rate,1,2\n", nil, "table", 1, 8, "holds a control character"},
+		{"empty column", "| Metric | a | b |\n| select-rate | 1 | NaN |\n", nil, "table", 1, 16, `column "b" has no value`},
+	}
+	before := ts.countRuns(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fields := tt.fields
+			if fields == nil {
+				fields = map[string]string{"workload": "consumer"}
+			}
+			rec := ts.postTable(t, "t.md", tt.table, fields)
+			a := decodeTable(t, rec)
+			if rec.Code != 400 || a.Field != tt.field || a.Line != tt.line || a.Column != tt.col || !strings.Contains(a.Error, tt.msg) {
+				t.Errorf("%d %+v, want 400 on %s at %d:%d saying %q", rec.Code, a, tt.field, tt.line, tt.col, tt.msg)
+			}
+		})
+	}
+	if n := ts.countRuns(t); n != before {
+		t.Errorf("%d runs stored by refused tables", n-before)
+	}
+}
+
+// TestParseResultsTable: the formats people paste, and what cells may
+// hold.
+func TestParseResultsTable(t *testing.T) {
+	known := runner.ImportMetrics(rundoc.Producer)
+	type want struct {
+		run           int
+		metric        string
+		value         float64
+		unit, better  string
+		missingInRuns bool
+	}
+	tests := []struct {
+		name, format, table string
+		labels              []string
+		want                []want
+		notes               []string // of the table or a run
+	}{
+		{name: "Markdown without outer pipes", format: tableMarkdown,
+			table:  "Metric | trunk | branch\n--- | ---: | ---:\nrecord-send-rate | 1,234,567.5 | 1 234 000\nrequest-latency-avg | **12.5 ms** | `0.011 s`\n",
+			labels: []string{"trunk", "branch"},
+			want: []want{{0, "record-send-rate", 1234567.5, "records/s", "higher", false}, {1, "record-send-rate", 1234000, "records/s", "higher", false},
+				{0, "request-latency-avg", 12.5, "ms", "lower", false}, {1, "request-latency-avg", 11, "ms", "lower", false}}},
+		{name: "JIRA markup", format: tableJIRA,
+			table:  "||Metric||acks=1||acks=all||\n|io-wait-ratio|41.2%|0.377|\n|record-queue-time-avg|3|NaN|\n",
+			labels: []string{"acks=1", "acks=all"},
+			want:   []want{{0, "io-wait-ratio", 0.412, "ratio", "", false}, {1, "io-wait-ratio", 0.377, "ratio", "", false}, {0, "record-queue-time-avg", 3, "ms", "lower", false}},
+			notes:  nil},
+		{name: "CSV with quoted thousands", format: tableCSV,
+			table:  "metric,A,B\nbatch-size-avg,\"16,384\",1.5 KiB\nmy-own-figure,7 ms,\n",
+			labels: []string{"A", "B"},
+			want:   []want{{0, "batch-size-avg", 16384, "bytes", "", false}, {1, "batch-size-avg", 1536, "bytes", "", false}, {0, "my-own-figure", 7, "ms", "", false}},
+			notes:  []string{"1 metrics are neither kbench's nor in the catalog", "no value in the table for: my-own-figure"}},
+		{name: "tab-separated from a spreadsheet", format: tableTSV,
+			table:  "Metric\tCLASSIC\tCONSUMER\t\nproducer-metrics:compression-rate-avg\t0.5\t0.25\t\nMax CPU\t190%\t120 %\t\n",
+			labels: []string{"CLASSIC", "CONSUMER"},
+			want: []want{{0, "producer-metrics:compression-rate-avg", 0.5, "ratio", "lower", false}, {1, "process-cpu-max", 120, "%", "lower", false},
+				{0, "process-cpu-max", 190, "%", "lower", false}},
+			notes: []string{`"Max CPU" is stored as process-cpu-max`}},
+		{name: "NaN left out with a note", format: tableMarkdown,
+			table:  "| Metric | a | b |\n|---|---|---|\n| record-queue-time-avg | NaN | 2 |\n| record-send-rate | 10 | 20 |\n",
+			labels: []string{"a", "b"},
+			want:   []want{{0, "record-queue-time-avg", 0, "", "", true}, {1, "record-queue-time-avg", 2, "ms", "lower", false}},
+			notes:  []string{"left out, not a finite number (NaN or Infinity in the table): record-queue-time-avg (line 3)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab, err := parseResultsTable(strings.NewReader(tt.table), known)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tab.format != tt.format {
+				t.Errorf("format %s, want %s", tab.format, tt.format)
+			}
+			var labels []string
+			for _, r := range tab.runs {
+				labels = append(labels, r.label)
+			}
+			if strings.Join(labels, "|") != strings.Join(tt.labels, "|") {
+				t.Errorf("labels %q, want %q", labels, tt.labels)
+			}
+			for _, w := range tt.want {
+				var got *rundoc.Metric
+				for i, m := range tab.runs[w.run].metrics {
+					if m.Name == w.metric {
+						got = &tab.runs[w.run].metrics[i]
+					}
+				}
+				switch {
+				case w.missingInRuns && got != nil:
+					t.Errorf("run %d: %s = %v, want it left out", w.run, w.metric, got.Value)
+				case w.missingInRuns:
+				case got == nil:
+					t.Errorf("run %d: no %s", w.run, w.metric)
+				case math.Abs(got.Value-w.value) > 1e-9 || got.Unit != w.unit || string(got.Better) != w.better:
+					t.Errorf("run %d: %s = %v %q %q, want %v %q %q", w.run, w.metric, got.Value, got.Unit, got.Better, w.value, w.unit, w.better)
+				}
+			}
+			notes := strings.Join(tab.notes, "\n")
+			for _, r := range tab.runs {
+				notes += "\n" + strings.Join(r.notes, "\n")
+			}
+			for _, n := range tt.notes {
+				if !strings.Contains(notes, n) {
+					t.Errorf("notes lack %q:\n%s", n, notes)
+				}
+			}
+		})
+	}
+}
+
+// TestImportTablePage: the import page's table form stores the columns
+// and opens their comparison; a bad table is shown again with the error.
+func TestImportTablePage(t *testing.T) {
+	ts := newTestServer(t, nil)
+	get := ts.do(t, "GET", "/import", "")
+	if get.Code != 200 || !strings.Contains(get.Body.String(), `name="table"`) {
+		t.Fatalf("import page: %d, want a table field", get.Code)
+	}
+	var token string
+	for _, c := range get.Result().Cookies() {
+		if c.Name == csrfCookie {
+			token = c.Value
+		}
+	}
+	post := func(fields map[string]string) *httptest.ResponseRecorder {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField(csrfField, token)
+		for k, v := range fields {
+			mw.WriteField(k, v)
+		}
+		mw.Close()
+		return ts.do(t, "POST", "/import", body.String(), "Content-Type", mw.FormDataContentType(), "Cookie", csrfCookie+"="+token)
+	}
+	bad := post(map[string]string{"workload": "consumer", "table": "| Metric | x | y |\n| io-ratio | 0.1 | slow |\n"})
+	if b := bad.Body.String(); bad.Code != 400 || !strings.Contains(b, "line 2, column 20") || !strings.Contains(b, "| io-ratio | 0.1 | slow |\n</textarea>") ||
+		!strings.Contains(b, `<option value="consumer" selected>`) {
+		t.Errorf("bad table: %d %s", bad.Code, b)
+	}
+	ok := post(map[string]string{"workload": "consumer", "table": "| Metric | x | y |\n| io-ratio | 0.1 | 0.2 |\n"})
+	if ok.Code != http.StatusSeeOther || !strings.HasPrefix(ok.Header().Get("Location"), "/compare?runs=") {
+		t.Fatalf("import: %d %s %s", ok.Code, ok.Header().Get("Location"), ok.Body)
+	}
+	page := ts.do(t, "GET", ok.Header().Get("Location"), "")
+	if b := page.Body.String(); page.Code != 200 || !strings.Contains(b, "io-ratio") {
+		t.Errorf("comparison of the table's runs: %d", page.Code)
+	}
+}
+
+// TestImportCSVJavaMetrics: a CSV whose columns are the Java consumer's
+// metrics keeps every one, under its own name with the catalog's unit
+// (on main, io-wait-ratio and the others were refused as misspelt).
+func TestImportCSVJavaMetrics(t *testing.T) {
+	ts := newTestServer(t, nil)
+	var names []string
+	for _, m := range kafkafmt.JavaMetricsOf(rundoc.Consumer) {
+		names = append(names, m.Name)
+	}
+	var b strings.Builder
+	b.WriteString("time,commit," + strings.Join(names, ",") + "\n")
+	for i := 0; i < 2; i++ {
+		fmt.Fprintf(&b, "2025-08-0%dT10:00:00Z,c%d", i+1, i)
+		for j := range names {
+			fmt.Fprintf(&b, ",%d.5", j+i)
+		}
+		b.WriteString("\n")
+	}
+	rec := ts.postCSV(t, b.String(), map[string]string{"series": "java-consumer", "workload": "consumer"})
+	a := decodeCSV(t, rec)
+	if rec.Code != http.StatusCreated || len(a.Runs) != 2 {
+		t.Fatalf("%d %+v", rec.Code, a)
+	}
+	full := ts.getRun(t, a.Runs[0].ID)
+	if len(full.Metrics) != len(names) {
+		t.Errorf("%d metrics kept of %d", len(full.Metrics), len(names))
+	}
+	for _, name := range []string{"io-wait-ratio", "select-rate", "poll-idle-ratio-avg", "time-between-poll-max"} {
+		j, _ := kafkafmt.LookupJavaMetric(name)
+		if m, ok := metricOf(full, name); !ok || m.Unit != j.Unit {
+			t.Errorf("%s: %+v, want unit %q", name, m, j.Unit)
+		}
+	}
+}
+
+// FuzzParseResultsTable: whatever is pasted, the parser answers a table
+// whose runs are distinct, non-empty and finite, or an error that is a
+// 400 (or 413) on the table field, with a line when it names a cell.
+func FuzzParseResultsTable(f *testing.F) {
+	if data, err := os.ReadFile("testdata/kafka19296_consumer.md"); err == nil {
+		f.Add(string(data))
+	}
+	for _, s := range []string{
+		"||Metric||a||b||\n|io-wait-ratio|41.2%|0.3|\n",
+		"metric,a,b\nbatch-size-avg,\"16,384\",1.5 KiB\n",
+		"Metric\tx\ty\t\nMax CPU\t190%\t12 %\n",
+		"a | b\n--- | ---\nx | 1 ms\n",
+		"| m | a |\n| --- | --- |\n| `q` | **1 234 567.5** |\n| r | NaN |\n",
+		"| a \\| b | c |\n|x|-1e3|\n",
+		"metric;a\nx;1\n",
+	} {
+		f.Add(s)
+	}
+	known := runner.ImportMetrics(rundoc.Consumer)
+	f.Fuzz(func(t *testing.T, in string) {
+		tab, err := parseResultsTable(strings.NewReader(in), known)
+		if err != nil {
+			status, field, _ := classify(err)
+			if (status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge) || field != "table" {
+				t.Fatalf("error %v: status %d field %q", err, status, field)
+			}
+			var te *tableError
+			if errors.As(err, &te) && (te.line < 1 || te.column < 0) {
+				t.Fatalf("error %v names line %d column %d", err, te.line, te.column)
+			}
+			return
+		}
+		labels := map[string]bool{}
+		for _, r := range tab.runs {
+			if r.label == "" || labels[strings.ToLower(r.label)] || len(r.metrics) == 0 {
+				t.Fatalf("run %+v", r)
+			}
+			labels[strings.ToLower(r.label)] = true
+			for _, m := range r.metrics {
+				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) || m.Name == "" {
+					t.Fatalf("metric %+v", m)
+				}
+			}
+		}
+	})
+}
