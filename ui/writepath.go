@@ -41,6 +41,8 @@ func WritepathResultURL(batch string) string { return WritepathPath + "/" + batc
 type WPField struct {
 	Name, ID, Label, Value, Placeholder, Help, Error string
 	Min, Max                                         string
+	// Errors are every message of the field; Error is set when any.
+	Errors []string
 }
 
 // WPRunStatus is one run of a batch, for the progress list.
@@ -163,8 +165,11 @@ func NewWritepathForm(values url.Values, errs map[string]string) WritepathView {
 		f.ID = fieldID(f.Name)
 		f.Value = values.Get(f.Name)
 		if msg, ok := errs[f.Name]; ok {
-			f.Error = msg
-			v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: msg, Anchor: "#" + f.ID})
+			f.Errors = ErrorLines(msg)
+			f.Error = strings.Join(f.Errors, " ")
+			for _, m := range f.Errors {
+				v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: m, Anchor: "#" + f.ID})
+			}
 		}
 		v.Fields = append(v.Fields, f)
 	}
@@ -176,7 +181,9 @@ func NewWritepathForm(values url.Values, errs map[string]string) WritepathView {
 	}
 	sort.Strings(other)
 	for _, name := range other {
-		v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: errs[name]})
+		for _, m := range ErrorLines(errs[name]) {
+			v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: m})
+		}
 	}
 	return v
 }
