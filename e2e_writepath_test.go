@@ -88,11 +88,11 @@ func TestE2EWritepathLab(t *testing.T) {
 		}
 	}
 	href := e2eEval[string](t, b, "read the diff link", `document.getElementById('wp-diff-link').getAttribute('href')`)
-	if !strings.HasPrefix(href, "/compare/profiles?") || !strings.Contains(href, "normalize=total") {
+	if !strings.HasPrefix(href, "/compare/profiles?") || !strings.Contains(href, "normalize=work") {
 		t.Errorf("diff link %q", href)
 	}
 	b.waitFor(t, "the differential flame graph drawn on the page", `document.getElementById('wp-diff').getAttribute('data-state') === 'ready'`)
-	if src := e2eEval[string](t, b, "read the graph's source", `document.getElementById('wp-diff').getAttribute('data-src')`); !strings.HasPrefix(src, "/api/diff?") || !strings.Contains(src, "normalize=total") {
+	if src := e2eEval[string](t, b, "read the graph's source", `document.getElementById('wp-diff').getAttribute('data-src')`); !strings.HasPrefix(src, "/api/diff?") || !strings.Contains(src, "normalize=work") {
 		t.Errorf("inline diff reads %q", src)
 	}
 	if noJDK == nil {

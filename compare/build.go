@@ -159,6 +159,10 @@ type Table struct {
 	// ([ColumnInfo.MoreRepetitions]), at most MaxMoreRepetitions; 0 when
 	// every headline change is decided. See [Table.Undecided].
 	MoreRepetitions int
+	// Imported is true when a measured run was imported: kbench cannot
+	// run it again, so the table suggests importing more runs rather
+	// than running more repetitions.
+	Imported bool
 	// NotInterleaved names the columns whose repetitions were not queued
 	// interleaved with the baseline's (see interleave.go), in column
 	// order; a note says which runs ran apart.
@@ -383,6 +387,7 @@ func Build(cols []Column, opts Options) (*Table, error) {
 		outs := make([]runOutput, len(ms))
 		for j, r := range ms {
 			outs[j] = runOutput{ID: r.ID, Label: r.Label, Output: r.Output}
+			t.Imported = t.Imported || r.Source == rundoc.SourceImported
 		}
 		t.outputs = append(t.outputs, outs)
 	}

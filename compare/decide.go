@@ -242,9 +242,13 @@ func (t *Table) testNotes() []string {
 	if len(und) == 0 || t.MoreRepetitions == 0 {
 		return notes
 	}
+	more := plural(t.MoreRepetitions, "repetition", "repetitions")
+	if t.Imported {
+		more = plural(t.MoreRepetitions, "run", "runs")
+	}
 	notes = append(notes, fmt.Sprintf("%s %d headline %s undecided; %d more %s per side would help: %s.",
 		t.Suggestion()[:strings.Index(t.Suggestion(), ":")+1], len(und), plural(len(und), "change is", "changes are"),
-		t.MoreRepetitions, plural(t.MoreRepetitions, "repetition", "repetitions"), strings.Join(t.undecidedByColumn(und), "; ")))
+		t.MoreRepetitions, more, strings.Join(t.undecidedByColumn(und), "; ")))
 	notes = append(notes, fmt.Sprintf("How many more: assuming each change's estimate and the runs' spread stay as measured, an interval narrows and the test statistic grows as "+
 		"√(1/m + 1/n) shrinks (m and n runs per side). A change needs the fewest more runs per side that narrow an inconclusive interval to a half-width of "+
 		"max(|estimate|, %s%% − |estimate|) (then it excludes 0 or lies within ±%s%%), bring a borderline change's adjusted p to %s, "+
@@ -268,6 +272,11 @@ func (t *Table) Suggestion() string {
 		if u.Cell.State != StateTooFew {
 			head = "Inconclusive:"
 		}
+	}
+	if t.Imported {
+		// Imported runs cannot be run again: no offer to run them.
+		return fmt.Sprintf("%s %d more %s per side would decide %d headline %s; imported runs cannot be run again: import more results for them.",
+			head, t.MoreRepetitions, plural(t.MoreRepetitions, "run", "runs"), len(und), plural(len(und), "change", "changes"))
 	}
 	return fmt.Sprintf("%s run %d more %s per side (%d headline %s undecided).", head, t.MoreRepetitions,
 		plural(t.MoreRepetitions, "repetition", "repetitions"), len(und), plural(len(und), "change", "changes"))

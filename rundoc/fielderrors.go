@@ -8,9 +8,12 @@ import (
 )
 
 // FieldErrors is every invalid field of one input, so that a user fixes
-// them all in one go rather than one per attempt. It holds at most one
-// error per field (the first found), and unwraps to them:
-// errors.As(err, &fe) with fe a *FieldError finds the first.
+// them all in one go rather than one per attempt. It holds every error
+// found, several for one field when it breaks several rules (the same
+// message for the same field once), and unwraps to them:
+// errors.As(err, &fe) with fe a *FieldError finds the first. Rules that
+// follow from an earlier error (a value that did not parse is not judged
+// again) are the validators' to skip, with Has.
 type FieldErrors []*FieldError
 
 func (e FieldErrors) Error() string {
@@ -30,15 +33,30 @@ func (e FieldErrors) Unwrap() []error {
 	return out
 }
 
-// Add records an error for field unless it already has one.
+// Add records an error for field, unless field already has this very
+// message.
 func (e *FieldErrors) Add(field, format string, args ...any) {
 	e.add(&FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (e *FieldErrors) add(fe *FieldError) {
-	if !e.Has(fe.Field) {
-		*e = append(*e, fe)
+	for _, x := range *e {
+		if x.Field == fe.Field && x.Msg == fe.Msg {
+			return
+		}
 	}
+	*e = append(*e, fe)
+}
+
+// Messages returns field's messages in the order they were found.
+func (e FieldErrors) Messages(field string) []string {
+	var out []string
+	for _, fe := range e {
+		if fe.Field == field {
+			out = append(out, fe.Msg)
+		}
+	}
+	return out
 }
 
 // Append records the field errors err holds (a *FieldError or a

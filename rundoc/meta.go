@@ -55,10 +55,10 @@ func ValidateMeta(m map[string]string) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	// Every bad tag, so that one submission shows them all.
 	for _, k := range keys {
 		if err := checkMetaTag(k, m[k]); err != nil {
 			errs.Add("meta", "%s", err)
-			break
 		}
 	}
 	return errs.Err()
@@ -99,21 +99,29 @@ func checkText(v string) error {
 // cannot be guessed. No pairs give nil.
 func ParseMeta(pairs []string) (map[string]string, error) {
 	var m map[string]string
+	// Every bad pair is reported, and the tags that read are validated
+	// too: one submission shows every error.
+	var errs FieldErrors
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
-			return nil, NewFieldError("meta", "%q: want key=value", p)
+			errs.Add("meta", "%q: want key=value", p)
+			continue
 		}
 		if m == nil {
 			m = map[string]string{}
 		}
 		if _, dup := m[k]; dup {
-			return nil, NewFieldError("meta", "key %q given twice", k)
+			errs.Add("meta", "key %q given twice", k)
+			continue
 		}
 		m[k] = v
 	}
-	if err := ValidateMeta(m); err != nil {
+	if err := errs.Append(ValidateMeta(m)); err != nil {
 		return nil, err
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return m, nil
 }

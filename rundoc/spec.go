@@ -873,8 +873,8 @@ func trimFloat(f float64) string {
 
 // Check is validation of a spec beyond the contract's, made by whoever
 // runs it: runner.Validate adds the mapping of Kafka properties onto its
-// client. It adds its errors to errs, which already holds the contract's:
-// a field that has one keeps it.
+// client. It adds its errors to errs, which already holds the contract's;
+// those of a field whose value did not parse are dropped.
 type Check func(s *Spec, errs *FieldErrors)
 
 // Validate checks ranges and combinations, then runs checks, and reports
@@ -888,10 +888,25 @@ func (s *Spec) Validate(checks ...Check) error {
 	return errs.Err()
 }
 
-// validate adds the spec's field errors to errs. A field that already has
-// one (its value did not parse) is not judged again, and checks across
+// validate adds the spec's field errors to errs: every rule a field
+// breaks. A field that already has one (its value did not parse) is not
+// judged again, as what it holds is not what was given, and checks across
 // fields are made only when the fields they read are valid.
 func (s *Spec) validate(errs *FieldErrors, checks []Check) {
+	parsed := len(*errs)
+	unparsed := map[string]bool{}
+	for _, fe := range *errs {
+		unparsed[fe.Field] = true
+	}
+	defer func() {
+		kept := (*errs)[:parsed]
+		for _, fe := range (*errs)[parsed:] {
+			if !unparsed[fe.Field] {
+				kept = append(kept, fe)
+			}
+		}
+		*errs = kept
+	}()
 	check := func(bad bool, field, format string, args ...any) {
 		if bad {
 			errs.Add(field, format, args...)
@@ -916,14 +931,15 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	for _, c := range checks {
 		c(s, errs)
 	}
-	// Closed sets last, so that a specific message (--acks 0) wins.
+	// Closed sets last, so that a specific message (--acks 0) stands
+	// alone.
 	for _, o := range options() {
 		if len(o.choices) > 0 && o.appliesTo(s.Workload) {
 			v := o.get(s)
 			if v == "" && slices.Contains(o.unset, s.Workload) {
 				continue
 			}
-			check(!o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
+			check(!errs.Has(o.name) && !o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
 		}
 	}
 }

@@ -34,6 +34,12 @@ const (
 	writepathTimeout = 30 * time.Second
 )
 
+// CPUSampleInterval is how often a run's window samples the client's CPU
+// (measurement.cpu_sample_interval_ms): what process-cpu-p99 and
+// process-cpu-max rest on, so the write-path preset's default duration is
+// checked against it.
+const CPUSampleInterval = cpuSampleInterval
+
 func writepathAcks(s *rundoc.Spec) (int16, error) {
 	switch strings.ToLower(s.Acks) {
 	case "all", "-1":

@@ -81,18 +81,10 @@ var (
 // the form's fields: configuration A's to the form's own (its label, its
 // options), the target's (shared by all) to the target's fields, an added
 // configuration's to its label or its options box, the option named in
-// the message. Several errors of one field are joined.
+// the message. Several errors of one field are each kept, one a line.
 func abFormErrors(errs rundoc.FieldErrors, formIndex []int) map[string]string {
 	out := map[string]string{}
-	add := func(field, msg string) {
-		if prev, ok := out[field]; ok {
-			if !strings.Contains(prev, msg) {
-				out[field] = prev + "; " + msg
-			}
-			return
-		}
-		out[field] = msg
-	}
+	add := func(field, msg string) { out[field] = joinLines(out[field], msg) }
 	formOf := func(i int) int {
 		if i < len(formIndex) {
 			return formIndex[i]

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/kbench/kbench/rundoc"
@@ -100,16 +101,27 @@ func fieldMessages(err error) []fieldMessage {
 	return out
 }
 
-// formErrors maps each bad field of err to its message without the
-// field's name, which a form shows beside the field itself.
+// formErrors maps each bad field of err to its messages without the
+// field's name, which a form shows beside the field itself: one a line,
+// every rule the field breaks (ui.ErrorLines).
 func formErrors(err error) map[string]string {
 	out := map[string]string{}
 	for _, fm := range fieldMessages(err) {
-		if _, seen := out[fm.Field]; !seen {
-			out[fm.Field] = strings.TrimPrefix(fm.Error, fm.Field+": ")
-		}
+		out[fm.Field] = joinLines(out[fm.Field], strings.TrimPrefix(fm.Error, fm.Field+": "))
 	}
 	return out
+}
+
+// joinLines adds msg to a field's messages, one a line, once.
+func joinLines(prev, msg string) string {
+	msg = strings.ReplaceAll(msg, "\n", " ")
+	switch {
+	case prev == "":
+		return msg
+	case slices.Contains(strings.Split(prev, "\n"), msg):
+		return prev
+	}
+	return prev + "\n" + msg
 }
 
 // fail answers a request with err: JSON for the API, a page otherwise.

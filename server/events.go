@@ -54,6 +54,10 @@ func (s *Server) runEvents(c *gin.Context) {
 		return
 	}
 	status := map[string]any{"status": run.Status}
+	if run.StartedAt != nil {
+		// The run page counts its elapsed time from it.
+		status["started_at"] = run.StartedAt.UTC().Format(time.RFC3339Nano)
+	}
 	if run.Status == rundoc.StatusQueued {
 		status["position"], _ = s.store.QueuePosition(c.Request.Context(), id)
 	}

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -32,6 +33,14 @@ func presetFromForm(form url.Values) (writepathPreset, error) {
 			continue
 		}
 		*f.dst = &n
+	}
+	if v := strings.TrimSpace(form.Get(ui.WPFieldDuration)); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			errs.Add(ui.WPFieldDuration, "%q is not a number of seconds", v)
+		} else {
+			p.Duration = &f
+		}
 	}
 	sink := form.Get(ui.WPFieldSink) == "true"
 	p.Sink = &sink

@@ -35,12 +35,17 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	if hasResult(c.Request.MultipartForm) {
 		return s.importResult(c)
 	}
+	// The label's and the tags' errors are reported together.
+	var errs rundoc.FieldErrors
 	label := strings.TrimSpace(c.PostForm("label"))
 	if len(label) > maxLabel {
-		return nil, badInput("label", "must be at most %d characters", maxLabel)
+		errs.Add("label", "must be at most %d characters", maxLabel)
 	}
 	tags, err := importTags(c.Request.MultipartForm)
-	if err != nil {
+	if err := errs.Append(asFieldError(err)); err != nil {
+		return nil, err
+	}
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	role, err := uploadRole(c)
@@ -373,6 +378,10 @@ func (s *Server) importForm(c *gin.Context) {
 		}
 		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Command: c.PostForm("command"), Error: msg, ErrorField: field,
 			Time: c.PostForm("time"), Meta: strings.Join(c.PostFormArray("meta"), "\n"), Series: c.PostForm("series")}
+		for _, fm := range fieldMessages(err) {
+			v.Errors = append(v.Errors, fm.Error)
+			v.ErrorFields = append(v.ErrorFields, fm.Field)
+		}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)
 		return

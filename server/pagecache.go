@@ -46,8 +46,9 @@ func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string
 		return
 	}
 	// Reads during a write may see either side of it: only keep the page
-	// if no write finished while it was built.
-	if s.store.Generation() == gen {
+	// if no write finished while it was built. A page that shows the
+	// time (a live run's elapsed time) is never kept.
+	if v, ok := view.(interface{ Volatile() bool }); (!ok || !v.Volatile()) && s.store.Generation() == gen {
 		s.pages.Add(key, cachedPage{gen: gen, body: buf.Bytes()})
 	}
 	c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(buf.Bytes(), s.csrfPlaceholder, token))

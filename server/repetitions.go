@@ -52,7 +52,22 @@ type refusal struct {
 // rerunError refuses to add repetitions, naming every run that cannot be
 // run again. It is a conflict (409): the request is well formed, but the
 // runs' state does not allow it; fail adds the list as "not_rerunnable".
+// A request naming imported runs is bad input instead (400, field "runs"):
+// no state of the server would ever let them run.
 type rerunError struct{ refused []refusal }
+
+// reasonImported is why an imported run cannot be run again.
+const reasonImported = "imported: kbench has no configuration of it to run again"
+
+// imported reports whether any refused run is an imported one.
+func (e *rerunError) imported() bool {
+	for _, r := range e.refused {
+		if r.Reason == reasonImported {
+			return true
+		}
+	}
+	return false
+}
 
 // Error names the runs by reason, in the order they come.
 func (e *rerunError) Error() string {
@@ -74,7 +89,17 @@ func (e *rerunError) Error() string {
 	return "cannot add repetitions: " + strings.Join(parts, "; ")
 }
 
-func (e *rerunError) Is(target error) bool { return target == store.ErrConflict }
+func (e *rerunError) Is(target error) bool { return target == store.ErrConflict && !e.imported() }
+
+// As makes a refusal of imported runs an *inputError on field "runs", so
+// that classify answers it 400 naming the field.
+func (e *rerunError) As(target any) bool {
+	if ie, ok := target.(**inputError); ok && e.imported() {
+		*ie = &inputError{Field: "runs", Msg: e.Error()}
+		return true
+	}
+	return false
+}
 
 // notRerunnable is the list a rerunError names, for an API answer.
 func notRerunnable(err error) ([]refusal, bool) {
@@ -175,8 +200,8 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 	}
 	var bad []refusal
 	for _, r := range measured {
-		if r.Source == rundoc.SourceImported || r.Spec == "" {
-			bad = append(bad, refusal{r.ID, "imported: kbench has no configuration of it to run again"})
+		if isImported(&r) {
+			bad = append(bad, refusal{r.ID, reasonImported})
 		}
 	}
 	if len(bad) > 0 {
@@ -241,6 +266,10 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 	return abSide{label: first.Label, group: group, workload: file.Workload, specJSON: first.Spec, fingerprint: first.Fingerprint, secrets: secrets,
 		meta: repeatedMeta(&first), queue: first.Queue}, nil
 }
+
+// isImported reports whether r was imported: kbench has no spec of it to
+// run again.
+func isImported(r *rundoc.Run) bool { return r.Source == rundoc.SourceImported || r.Spec == "" }
 
 // redactedProps are the properties of spec whose secret the store does
 // not have, sorted.
@@ -366,6 +395,18 @@ func (s *Server) addRepetitionsView(q ui.CompareQuery, runs []rundoc.Run, sugges
 				link.Text += " " + r.Label
 			}
 			refused = append(refused, ui.RefusedRun{Link: link, Reason: b.Reason})
+		}
+	} else {
+		// By run nothing is offered, but the way to an offer (compare by
+		// label or group) leads nowhere for imported runs: say so instead.
+		for i := range runs {
+			if r := &runs[i]; isImported(r) {
+				link := ui.RunLink{ID: r.ID, URL: fmt.Sprintf("/runs/%d", r.ID), Text: fmt.Sprintf("#%d", r.ID)}
+				if r.Label != "" {
+					link.Text += " " + r.Label
+				}
+				refused = append(refused, ui.RefusedRun{Link: link, Reason: reasonImported})
+			}
 		}
 	}
 	v := ui.NewAddRepetitions(q, columns, refused, maxCompareRuns, maxRepetitions, suggested)

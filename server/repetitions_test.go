@@ -142,7 +142,8 @@ func TestAddRepetitions(t *testing.T) {
 }
 
 // TestAddRepetitionsRefused: runs that cannot be run again are named with
-// why (409), and nothing is queued; bad requests name their field (400).
+// why (409; 400 naming the field runs for imported runs, which never can
+// be), and nothing is queued; bad requests name their field (400).
 func TestAddRepetitionsRefused(t *testing.T) {
 	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
 	ctx := t.Context()
@@ -192,8 +193,14 @@ func TestAddRepetitionsRefused(t *testing.T) {
 					t.Errorf("error %q does not name run %d, or no reason", resp.Error, nr.Run)
 				}
 			}
-			if code != http.StatusConflict || !slices.Equal(named, tt.runs) || !strings.Contains(resp.Error, tt.says) {
-				t.Errorf("= %d named %v %q, want 409 naming %v and saying %q", code, named, resp.Error, tt.runs, tt.says)
+			// Imported runs can never be run again: bad input naming
+			// the field; the others may be again once the server allows.
+			want, field := http.StatusConflict, ""
+			if tt.says == "imported" {
+				want, field = http.StatusBadRequest, "runs"
+			}
+			if code != want || resp.Field != field || !slices.Equal(named, tt.runs) || !strings.Contains(resp.Error, tt.says) {
+				t.Errorf("= %d field %q named %v %q, want %d field %q naming %v and saying %q", code, resp.Field, named, resp.Error, want, field, tt.runs, tt.says)
 			}
 		})
 	}
@@ -274,6 +281,38 @@ func TestAddRepetitionsSecrets(t *testing.T) {
 	for _, p := range pw {
 		if strings.Contains(resp.Error, p) {
 			t.Error("the answer shows a password")
+		}
+	}
+}
+
+// TestImportedRunsOfferNoRepetitions: a comparison of imported runs, too
+// few to decide, neither suggests running more repetitions nor points to
+// a way of adding them: it says imported runs cannot be run again, by run
+// as by group.
+func TestImportedRunsOfferNoRepetitions(t *testing.T) {
+	ts := newTestServer(t, nil)
+	var runs []*store.Run
+	for i, rate := range []float64{1000, 1200} {
+		runs = append(runs, &store.Run{Label: fmt.Sprintf("side%d", i), Workload: "producer", Status: rundoc.StatusSucceeded,
+			Source: rundoc.SourceImported, Complete: true, GroupID: fmt.Sprintf("g%d", i), GroupIndex: 1,
+			Metrics: []store.Metric{{Name: "record-send-rate", Value: rate, Unit: "records/s", Better: "higher"}}})
+	}
+	if err := ts.st.CreateRuns(t.Context(), runs); err != nil {
+		t.Fatal(err)
+	}
+	ids := idsParam([]uint{runs[0].ID, runs[1].ID})
+	for _, by := range []string{"run", "group"} {
+		body := ts.do(t, "GET", "/compare?by="+by+"&runs="+ids, "").Body.String()
+		for _, bad := range []string{"more repetitions per side", `id="add-repetitions"`, `id="add-reps-by"`} {
+			if strings.Contains(body, bad) {
+				t.Errorf("by %s: the comparison of imported runs offers re-running them (%q)", by, bad)
+			}
+		}
+		for _, want := range []string{`id="suggest-repetitions"`, "3 more runs per side would decide", "imported runs cannot be run again: import more",
+			`id="not-rerunnable"`, "imported: kbench has no configuration"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("by %s: the comparison of imported runs lacks %q", by, want)
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/rundoc"
@@ -32,6 +33,10 @@ func (s *Server) runPage(c *gin.Context) {
 		if err != nil {
 			return "", nil, err
 		}
+		if v.Live {
+			phase, window := s.latestProgress(id)
+			v.SetLiveTiming(time.Now(), phase, window)
+		}
 		if run.Final() {
 			reports, err := s.store.ReportsUsingRun(ctx, id)
 			if err != nil {
@@ -47,6 +52,21 @@ func (s *Server) runPage(c *gin.Context) {
 		v.Page = ui.Page{Title: fmt.Sprintf("Run %d", id), CSRF: csrf}
 		return "run", v, nil
 	})
+}
+
+// latestProgress is the phase and measured seconds of run id's latest
+// progress event, from the live events a new subscriber catches up
+// with; "" when the run has reported none here.
+func (s *Server) latestProgress(id uint) (phase string, window float64) {
+	_, catchUp, cancel := s.runs.Subscribe(id)
+	cancel()
+	for _, ev := range catchUp {
+		if m, ok := ev.Data.(map[string]any); ok && ev.Name == "progress" {
+			phase, _ = m["phase"].(string)
+			window, _ = m["elapsed"].(float64)
+		}
+	}
+	return phase, window
 }
 
 func (s *Server) apiGetRun(c *gin.Context) {

@@ -1,10 +1,16 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/store"
 )
 
 var runRowRe = regexp.MustCompile(`<tr data-run-id="(\d+)" data-status="([a-z]+)"`)
@@ -41,5 +47,58 @@ func TestRunsListByIDs(t *testing.T) {
 	row := regexp.MustCompile(`(?s)<tr data-run-id="` + fmt.Sprint(ids[0]) + `".*?</tr>`)
 	if a, b := row.FindString(full), row.FindString(narrowed); a == "" || a != b {
 		t.Errorf("run %d's row differs:\nfull list %s\nby ids    %s", ids[0], a, b)
+	}
+}
+
+// TestRunsListWorkloadFilter: the workload filter offers every workload a
+// stored run may have (rundoc.AllWorkloads, e2e among them), and choosing
+// one lists only that workload's runs.
+func TestRunsListWorkloadFilter(t *testing.T) {
+	ts := newTestServer(t, nil)
+	finished := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	byWorkload := map[rundoc.Workload]uint{}
+	for _, w := range rundoc.AllWorkloads() {
+		r := &store.Run{Label: "w-" + string(w), Workload: w, Status: rundoc.StatusSucceeded, Complete: true, FinishedAt: &finished}
+		if err := ts.st.CreateRuns(context.Background(), []*store.Run{r}); err != nil {
+			t.Fatal(err)
+		}
+		byWorkload[w] = r.ID
+	}
+	rec := ts.do(t, "GET", "/", "")
+	if rec.Code != 200 {
+		t.Fatalf("GET / = %d", rec.Code)
+	}
+	sel := regexp.MustCompile(`(?s)<select id="filter-workload" name="workload">(.*?)</select>`).FindStringSubmatch(rec.Body.String())
+	if sel == nil {
+		t.Fatal("the runs list has no workload filter")
+	}
+	var offered []string
+	for _, m := range regexp.MustCompile(`<option value="([^"]*)"`).FindAllStringSubmatch(sel[1], -1) {
+		if m[1] != "" {
+			offered = append(offered, m[1])
+		}
+	}
+	var want []string
+	for _, w := range rundoc.AllWorkloads() {
+		want = append(want, string(w))
+	}
+	if !slices.Equal(offered, want) {
+		t.Errorf("workload filter offers %v, want every workload %v", offered, want)
+	}
+	for _, w := range rundoc.AllWorkloads() {
+		rec := ts.do(t, "GET", "/?workload="+string(w), "")
+		if rec.Code != 200 {
+			t.Fatalf("GET /?workload=%s = %d", w, rec.Code)
+		}
+		var ids []string
+		for _, m := range runRowRe.FindAllStringSubmatch(rec.Body.String(), -1) {
+			ids = append(ids, m[1])
+		}
+		if !slices.Equal(ids, []string{fmt.Sprint(byWorkload[w])}) {
+			t.Errorf("?workload=%s lists runs %v, want only run %d", w, ids, byWorkload[w])
+		}
+		if !strings.Contains(rec.Body.String(), `<option value="`+string(w)+`" selected>`) {
+			t.Errorf("?workload=%s: the filter does not show %s chosen", w, w)
+		}
 	}
 }

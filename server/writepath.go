@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -36,13 +37,17 @@ type writepathPreset struct {
 	Repetitions       *int  `json:"repetitions"`
 	Sink              *bool `json:"sink"`
 	InFlight          *int  `json:"in-flight"`
+	// Duration is the measured seconds of each run; without it and
+	// without Requests, ui.WPDefaultSeconds.
+	Duration *float64 `json:"duration"`
 }
 
-// Preset defaults and limits.
+// Preset defaults and limits. Runs measure for ui.WPDefaultSeconds unless
+// a number of requests is given: a fixed count finished in 0.4–1 s here,
+// a window too short to trust (compare.MinWindowSeconds).
 const (
 	wpDefaultRecords     = 16
 	wpDefaultRecordSize  = 256
-	wpDefaultRequests    = 20000
 	wpDefaultRepetitions = 3
 	wpDefaultInFlight    = 5
 	wpMaxRepetitions     = 10
@@ -81,7 +86,7 @@ func presetStrategies() (strategies []string, noJava error) {
 }
 
 // presetOrder is the order of the preset's fields on its form.
-var presetOrder = []string{ui.WPFieldRecords, ui.WPFieldRecordSize, ui.WPFieldRequests, ui.WPFieldInFlight, ui.WPFieldRepetitions, ui.WPFieldSink}
+var presetOrder = []string{ui.WPFieldRecords, ui.WPFieldRecordSize, ui.WPFieldDuration, ui.WPFieldRequests, ui.WPFieldInFlight, ui.WPFieldRepetitions, ui.WPFieldSink}
 
 // presetSpecs validates a preset into its repetitions and one spec per
 // strategy, reporting every bad field (a runner.FieldErrors).
@@ -106,9 +111,19 @@ func (s *Server) presetSpecs(p writepathPreset, strategies []string) (int, []run
 			"strategy":            json.RawMessage(strconv.Quote(strategy)),
 			"records-per-request": num(intOr(p.RecordsPerRequest, wpDefaultRecords)),
 			"record-size":         num(intOr(p.RecordSize, wpDefaultRecordSize)),
-			"requests":            num(intOr(p.Requests, wpDefaultRequests)),
 			"in-flight":           num(intOr(p.InFlight, wpDefaultInFlight)),
 			"sink":                json.RawMessage(strconv.FormatBool(sink)),
+		}
+		// A count or a duration; both given is refused by the
+		// workload's own check, naming duration.
+		if p.Requests != nil {
+			params["requests"] = num(*p.Requests)
+		}
+		switch {
+		case p.Duration != nil:
+			params["duration"] = json.RawMessage(strconv.FormatFloat(*p.Duration, 'g', -1, 64))
+		case p.Requests == nil:
+			params["duration"] = json.RawMessage(strconv.FormatFloat(ui.WPDefaultSeconds, 'g', -1, 64))
 		}
 		req := createRequest{Workload: string(rundoc.Writepath), Label: strategy, Repetitions: 1, Params: params}
 		spec, err := s.prepare(&req)
@@ -172,12 +187,46 @@ func (s *Server) apiWritepathPreset(c *gin.Context) {
 	c.JSON(http.StatusCreated, gin.H{"batch": batch, "runs": out, "compare_url": u})
 }
 
-// writepathPage is /writepath: what the lab measures and the preset's form.
+// wpPastBatches is how many earlier batches /writepath lists.
+const wpPastBatches = 20
+
+// writepathPage is /writepath: what the lab measures, the preset's form
+// and the earlier batches, newest first.
 func (s *Server) writepathPage(c *gin.Context) {
 	v := ui.NewWritepathForm(url.Values{}, nil)
+	if err := s.pastBatches(c.Request.Context(), &v); err != nil {
+		s.fail(c, err)
+		return
+	}
 	v.SetStrategies(presetStrategies())
 	v.Page = s.page(c, v.Page.Title)
 	s.render(c, http.StatusOK, "writepath", v)
+}
+
+// pastBatches lists the lab's newest batches on its page, each with the
+// parameters of its first run.
+func (s *Server) pastBatches(ctx context.Context, v *ui.WritepathView) error {
+	batches, more, err := s.store.WritepathBatches(ctx, wpPastBatches)
+	if err != nil || len(batches) == 0 {
+		return err
+	}
+	ids := make([]uint, len(batches))
+	for i, b := range batches {
+		ids[i] = b.FirstRun
+	}
+	firsts, _, err := s.store.ListRuns(ctx, store.RunFilter{IDs: ids, Limit: len(ids)})
+	if err != nil {
+		return err
+	}
+	byID := map[uint]*rundoc.Run{}
+	for i := range firsts {
+		byID[firsts[i].ID] = &firsts[i]
+	}
+	for _, b := range batches {
+		v.Past = append(v.Past, ui.NewWPBatchRow(b.Batch, b.Runs, b.Final, b.Succeeded, byID[b.FirstRun]))
+	}
+	v.PastMore = more
+	return nil
 }
 
 // writepathForm handles the "Write-path comparison" button: 303 to the
@@ -208,6 +257,10 @@ func (s *Server) writepathForm(c *gin.Context) {
 	if len(errs) > 0 {
 		errs.SortBy(presetOrder)
 		v := ui.NewWritepathForm(form, formErrors(errs))
+		if err := s.pastBatches(c.Request.Context(), &v); err != nil {
+			s.fail(c, err)
+			return
+		}
 		v.SetStrategies(presetStrategies())
 		v.Page = s.page(c, v.Page.Title)
 		s.render(c, http.StatusBadRequest, "writepath", v)
@@ -280,6 +333,11 @@ func (s *Server) writepathResult(c *gin.Context) {
 		}
 	}
 	v := ui.NewWritepathResult(batch, runs, table, panels)
+	if len(runs) > maxCompareRuns {
+		// A report compares at most maxCompareRuns runs.
+		v.SaveRuns = ""
+		v.NoSave = fmt.Sprintf("This comparison has %d runs; a report holds at most %d, so it cannot be saved as one. The page's link stays valid while its runs are kept.", len(runs), maxCompareRuns)
+	}
 	v.Page = s.page(c, v.Page.Title)
 	s.render(c, http.StatusOK, "writepath", v)
 }

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/compare"
 	"github.com/kbench/kbench/jdk"
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
 )
 
@@ -186,7 +188,7 @@ func TestWritepathPreset(t *testing.T) {
 		t.Error("finished batch still reloads itself")
 	}
 	for _, want := range []string{`id="comparison"`, `id="wp-ratios"`, `data-strategy="per-buffer"`, `data-metric="requests-per-sec"`,
-		`data-metric="write-syscalls-per-request"`, `id="wp-diff-link"`, "normalize=total", `class="wp-panel" data-strategy="gather"`} {
+		`data-metric="write-syscalls-per-request"`, `id="wp-diff-link"`, "normalize=work", `class="wp-panel" data-strategy="gather"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("result page lacks %s", want)
 		}
@@ -353,5 +355,158 @@ func TestWritepathPresetJava(t *testing.T) {
 	}
 	if d := ts.do(t, "GET", strings.ReplaceAll(link[1], "&amp;", "&"), ""); d.Code != 200 {
 		t.Errorf("Java diff page %s = %d", link[1], d.Code)
+	}
+}
+
+// TestWritepathPresetDefaultsRaiseNoWarning: the preset's defaults satisfy
+// every rule of compare.RunWarnings, derived from the rules' own
+// thresholds rather than from a timed run. A default run measures for
+// ui.WPDefaultSeconds, the least its window lasts: the window rule
+// (compare.MinWindowSeconds) holds; the CPU sampler takes one sample per
+// runner.CPUSampleInterval, so the CPU figures rest on at least
+// duration/interval samples; the latency percentiles rest on every
+// answered request, at least one per second per request in flight unless
+// the target is broken rather than slow (a loopback request takes tens
+// of microseconds).
+func TestWritepathPresetDefaultsRaiseNoWarning(t *testing.T) {
+	ts := newTestServer(t, nil)
+	defer func(f func() error) { findJDK = f }(findJDK)
+	findJDK = func() error { return nil } // every strategy, Java's too
+	strategies, _ := presetStrategies()
+	_, specs, err := ts.presetSpecs(writepathPreset{}, strategies)
+	if err != nil {
+		t.Fatalf("default preset: %v", err)
+	}
+	if len(specs) != len(rundoc.WritepathStrategies()) {
+		t.Fatalf("default preset makes %d specs, want one per strategy (%d)", len(specs), len(rundoc.WritepathStrategies()))
+	}
+	for _, spec := range specs {
+		if spec.Requests != 0 || spec.Duration <= 0 {
+			t.Fatalf("%s: default preset runs %d requests, %v s; want a duration", spec.Strategy, spec.Requests, spec.Duration)
+		}
+		window := spec.Duration
+		cpuSamples := int64(window / runner.CPUSampleInterval.Seconds())
+		latencySamples := int64(window) * int64(spec.InFlight)
+		m, _ := json.Marshal(map[string]any{"window_seconds": window, "cpu_samples": cpuSamples, "latency_samples": latencySamples,
+			"cpu_sample_interval_ms": runner.CPUSampleInterval.Milliseconds()})
+		run := rundoc.Run{ID: 1, Workload: rundoc.Writepath, Documents: rundoc.Documents{Measurement: string(m)},
+			Metrics: []rundoc.Metric{{Name: "request-latency-p99", Value: 1}, {Name: "process-cpu-p99", Value: 1}, {Name: "process-cpu-max", Value: 1}}}
+		if ws := compare.RunWarnings(run); len(ws) > 0 {
+			t.Errorf("%s: the preset's defaults (%v s, %d in flight) raise %d warnings: %q", spec.Strategy, spec.Duration, spec.InFlight, len(ws), ws[0].Text)
+		}
+	}
+	// The rule is the one the warnings apply: a window just under it is
+	// flagged (the test above would catch a default under the threshold).
+	short, _ := json.Marshal(map[string]any{"window_seconds": compare.MinWindowSeconds * 0.99})
+	if len(compare.RunWarnings(rundoc.Run{Documents: rundoc.Documents{Measurement: string(short)}})) == 0 {
+		t.Error("a window under compare.MinWindowSeconds raises no warning: the test checks nothing")
+	}
+}
+
+// seedWritepathBatch stores the finished runs of one preset batch: reps
+// runs of each strategy, as the preset groups and labels them.
+func seedWritepathBatch(t *testing.T, ts *testServer, batch string, strategies []string, reps int, params string) []uint {
+	t.Helper()
+	var runs []*store.Run
+	for rep := 1; rep <= reps; rep++ {
+		for i, s := range strategies {
+			runs = append(runs, &store.Run{Label: s, Workload: rundoc.Writepath, Status: rundoc.StatusSucceeded, Complete: true,
+				Spec:    `{"workload":"writepath","params":{"strategy":"` + s + `",` + params + `}}`,
+				GroupID: wpGroup(batch, s), GroupIndex: rep, ABBatch: wpGroupPrefix + batch,
+				Metrics: []store.Metric{
+					{Name: "requests-per-sec", Value: float64(100000 / (i + 1)), Unit: "requests/s", Better: "higher"},
+					{Name: "requests-sent", Value: 600000, Unit: "requests"},
+					{Name: "process-cpu-seconds", Value: float64(3 + i), Unit: "s", Better: "lower"},
+				}})
+		}
+	}
+	if err := ts.st.CreateRuns(t.Context(), runs); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]uint, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// TestWritepathPastBatches: /writepath lists the lab's earlier batches,
+// newest first, each linking to its page with its parameters and its
+// runs' state.
+func TestWritepathPastBatches(t *testing.T) {
+	withoutJDK(t)
+	ts := newTestServer(t, nil)
+	if body := ts.do(t, "GET", "/writepath", "").Body.String(); !strings.Contains(body, `id="wp-past-none"`) {
+		t.Error("/writepath without batches does not say there are none")
+	}
+	seedWritepathBatch(t, ts, "0000000000a1", []string{"gather", "per-buffer"}, 2, `"records-per-request":16,"record-size":256,"requests":20000,"in-flight":5,"sink":true`)
+	seedWritepathBatch(t, ts, "0000000000b2", []string{"gather", "per-buffer", "copy"}, 1, `"records-per-request":8,"record-size":512,"duration":6,"in-flight":5,"sink":true`)
+	// A run of the workload outside any batch is no batch.
+	if err := ts.st.CreateRuns(t.Context(), []*store.Run{{Label: "alone", Workload: rundoc.Writepath, Status: rundoc.StatusSucceeded}}); err != nil {
+		t.Fatal(err)
+	}
+	rec := ts.do(t, "GET", "/writepath", "")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /writepath = %d", rec.Code)
+	}
+	body := rec.Body.String()
+	var batches []string
+	for _, m := range regexp.MustCompile(`<tr data-batch="([0-9a-f]+)">`).FindAllStringSubmatch(body, -1) {
+		batches = append(batches, m[1])
+	}
+	if strings.Join(batches, ",") != "0000000000b2,0000000000a1" {
+		t.Fatalf("/writepath lists batches %v, want the newest first: 0000000000b2, 0000000000a1", batches)
+	}
+	for _, want := range []string{`<a href="/writepath/0000000000b2">0000000000b2</a>`, `<a href="/writepath/0000000000a1">0000000000a1</a>`,
+		"8 × 512 B records a request, 6 s a run, 5 in flight, sink", "16 × 256 B records a request, 20,000 requests a run",
+		"3 runs, all succeeded", "4 runs, all succeeded"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/writepath's list lacks %q", want)
+		}
+	}
+}
+
+// TestWritepathSaveAsReport: a finished batch's page offers "Save as
+// report"; the form it holds creates a report at a permanent link that
+// compares the batch's runs by strategy, gather first.
+func TestWritepathSaveAsReport(t *testing.T) {
+	ts := newTestServer(t, nil)
+	ids := seedWritepathBatch(t, ts, "0000000000c3", []string{"gather", "per-buffer"}, 2, `"records-per-request":16,"record-size":256,"duration":6,"in-flight":5,"sink":true`)
+	page := ts.do(t, "GET", "/writepath/0000000000c3", "")
+	body := page.Body.String()
+	if page.Code != http.StatusOK {
+		t.Fatalf("GET /writepath/0000000000c3 = %d", page.Code)
+	}
+	form := regexp.MustCompile(`(?s)<form method="post" action="(/reports)" id="save-report-form">(.*?)</form>`).FindStringSubmatch(body)
+	if form == nil {
+		t.Fatal("the batch's page offers no Save as report form")
+	}
+	fields := url.Values{}
+	for _, m := range regexp.MustCompile(`<input type="(?:hidden|text)"[^>]* name="([a-z_]+)" value="([^"]*)"`).FindAllStringSubmatch(form[2], -1) {
+		if m[1] != csrfField {
+			fields.Set(m[1], m[2])
+		}
+	}
+	// gather's runs first (the baseline), then per-buffer's.
+	wantRuns := fmt.Sprintf("%d,%d,%d,%d", ids[0], ids[2], ids[1], ids[3])
+	if fields.Get("runs") != wantRuns || fields.Get("by") != "label" || fields.Get("title") == "" {
+		t.Fatalf("save form fields %v, want runs %s by label and a title", fields, wantRuns)
+	}
+	rec := ts.formPost(t, form[1], fields)
+	loc := rec.Header().Get("Location")
+	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(loc, "/r/") {
+		t.Fatalf("save as report = %d %q %s", rec.Code, loc, rec.Body)
+	}
+	rep := ts.do(t, "GET", loc, "")
+	rb := rep.Body.String()
+	if rep.Code != http.StatusOK || !strings.Contains(rb, "Write-path comparison 0000000000c3") {
+		t.Fatalf("GET %s = %d, or lacks its title", loc, rep.Code)
+	}
+	names := regexp.MustCompile(`<span class="col-name">([^<]+)</span>`).FindAllStringSubmatch(rb, -1)
+	if len(names) != 2 || names[0][1] != "gather" || names[1][1] != "per-buffer" {
+		t.Errorf("report columns %v, want gather (baseline) and per-buffer", names)
+	}
+	if !strings.Contains(rb, "process-cpu-seconds") {
+		t.Error("the report lacks the runs' metrics")
 	}
 }

@@ -3,7 +3,13 @@
 // On every run page it wires the output's Copy button. On a live run
 // (#run[data-live="true"]) it follows the run over Server-Sent Events from
 // data-events-url:
-//   progress {phase, done, total, elapsed}  → progress bar, counts, elapsed, ETA
+//   progress {phase, done, total, elapsed}  → progress bar, counts, ETA
+// The elapsed time counts from the run's start (data-started-at, in ms
+// of the server's clock, data-server-now; the badge's turn to running
+// when the page was loaded while queued), every second. A run of
+// --duration (data-duration, seconds) shows the time left instead of an
+// ETA: what remains of its measured window while it measures (the
+// progress events' elapsed), the whole duration before.
 //   interval {t, records_per_sec, …}        → fresh live charts (below)
 //   status   {status, position}  → status badge, queue position
 //   output   {text}              → appended to the live output (the first
@@ -92,8 +98,38 @@
     var chartsURL = chartsEl ? chartsEl.getAttribute('data-charts-url') : '';
 
     var phase = { name: '', start: 0, startDone: 0 };
+    // The server's clock less the browser's: times from the server are
+    // compared with Date.now() + skew.
+    var skew = (Number(root.getAttribute('data-server-now')) || Date.now()) - Date.now();
+    var startedAt = Number(root.getAttribute('data-started-at')) || 0; // ms, server clock
+    var duration = Number(root.getAttribute('data-duration')) || 0; // s; 0: a run of a count
+    var measured = null; // {window: s, at: ms}: the latest measure-phase progress
+    var startedEl = el('run-started'), etaLabel = el('progress-eta-label');
 
     function set(node, text) { if (node) { node.textContent = text; } }
+
+    function serverNow() { return Date.now() + skew; }
+
+    // fmtTime shows a time as the server does: "2006-01-02 15:04:05" UTC.
+    function fmtTime(ms) { return new Date(ms).toISOString().slice(0, 19).replace('T', ' '); }
+
+    // tick updates the elapsed time and, for a run of --duration, the
+    // time left.
+    function tick() {
+      if (!startedAt) { return; }
+      set(elapsedEl, fmtDuration(Math.round((serverNow() - startedAt) / 1000)));
+      if (!duration) { return; }
+      set(etaLabel, 'left');
+      if (phase.name === 'finishing') {
+        set(etaEl, 'any moment');
+      } else if (measured) {
+        var left = duration - measured.window - (Date.now() - measured.at) / 1000;
+        set(etaEl, left > 0 ? fmtDuration(Math.round(left)) : 'any moment');
+      } else {
+        set(etaEl, fmtDuration(duration) + (phase.name === 'warmup' || phase.name === 'prefill' ? ' after the warm-up' : ' after start-up'));
+      }
+    }
+    window.setInterval(tick, 1000);
 
     // applyCharts moves the content of the fetched boxes into the page's
     // boxes of the same id, which stay in place.
@@ -142,6 +178,12 @@
         }
       }
       if (!phase.name) { set(phaseEl, d.status); }
+      if (d.status === 'running' && !startedAt) {
+        // Loaded while queued: it started now, or when the server says.
+        startedAt = d.started_at ? Date.parse(d.started_at) : serverNow();
+        set(startedEl, fmtTime(startedAt));
+        tick();
+      }
     }
 
     function onProgress(d) {
@@ -167,10 +209,17 @@
       if (d.phase !== 'finishing') {
         set(textEl, total > 0 ? fmtNumber(done) + ' of ' + fmtNumber(total) + ' records (' + Math.floor(pct) + '%)' : fmtNumber(done) + ' records');
       }
-      // The server's elapsed is the measured window's; other phases use
-      // this page's clock from the phase's first event.
-      var elapsed = d.phase === 'measure' && d.elapsed > 0 ? d.elapsed : now - phase.start;
-      set(elapsedEl, fmtDuration(elapsed));
+      if (d.phase === 'measure' && d.elapsed > 0) {
+        measured = { window: d.elapsed, at: Date.now() };
+      }
+      if (startedAt) {
+        tick();
+      } else {
+        // No start known: the measured window's time, or this page's
+        // clock from the phase's first event.
+        set(elapsedEl, fmtDuration(d.phase === 'measure' && d.elapsed > 0 ? d.elapsed : now - phase.start));
+      }
+      if (duration) { return; } // the time left, not an ETA: tick
       var rate = d.phase === 'measure' && d.elapsed > 0 ? done / d.elapsed : (done - phase.startDone) / (now - phase.start);
       if (total > 0 && done < total && rate > 0 && isFinite(rate)) {
         set(etaEl, fmtDuration((total - done) / rate));

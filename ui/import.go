@@ -1,5 +1,7 @@
 package ui
 
+import "slices"
+
 // ImportView is the page that creates an imported run from the text output
 // of Kafka's perf tools and/or uploaded profiles (pprof, gzipped or not, or
 // folded stacks).
@@ -23,6 +25,10 @@ type ImportView struct {
 	// "role", "profile"); its input is marked invalid. Empty, or a field
 	// without an input, marks none.
 	ErrorField string
+	// Errors are every message of the refusal, ErrorFields the fields
+	// they are about: several when the upload broke several rules.
+	Errors      []string
+	ErrorFields []string
 }
 
 // Invalid reports whether the input of field is the one to mark invalid.
@@ -30,13 +36,14 @@ type ImportView struct {
 // marked when the refused output was pasted (it is shown again), the file
 // input otherwise.
 func (v ImportView) Invalid(field string) bool {
+	bad := func(f string) bool { return f != "" && (v.ErrorField == f || slices.Contains(v.ErrorFields, f)) }
 	switch field {
 	case "output-text":
-		return v.ErrorField == "output" && v.Output != ""
+		return bad("output") && v.Output != ""
 	case "output":
-		return v.ErrorField == "output" && v.Output == ""
+		return bad("output") && v.Output == ""
 	}
-	return v.ErrorField != "" && v.ErrorField == field
+	return bad(field)
 }
 
 // TableWorkloads are the workloads a table's runs may be, as the table

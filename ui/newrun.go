@@ -37,6 +37,25 @@ type FormSection struct {
 	Fields []FormField
 }
 
+// A form's errors come as a map from each field to its messages, one a
+// line: a field that breaks several rules has several, and every one is
+// shown (ErrorLines splits them).
+
+// ErrorLines are the messages of one field of a form's errors: one a
+// line, "is not valid" for an empty one.
+func ErrorLines(msg string) []string {
+	var out []string
+	for _, m := range strings.Split(msg, "\n") {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"is not valid"}
+	}
+	return out
+}
+
 // FormError is one line of the error summary.
 type FormError struct {
 	Field   string
@@ -57,7 +76,10 @@ type FormField struct {
 	Placeholder string
 	Help        string
 	HelpID      string
+	// Error is set when the field has errors, Errors holds them all:
+	// each rule the value breaks.
 	Error       string
+	Errors      []string
 	ErrorID     string
 	DescribedBy string // ids for aria-describedby
 	Options     []Option
@@ -309,9 +331,9 @@ func NewRunFormClusters(values url.Values, errs map[string]string, clusters []Cl
 			known[f.Name] = true
 			n := len(v.Errors)
 			v.wire(f, errs)
-			if len(v.Errors) > n {
+			for i := n; i < len(v.Errors); i++ {
 				// The summary says whose field it is.
-				v.Errors[n].Label = "Configuration " + v.Configs[ci].Letter + ": " + strings.ToLower(f.Label)
+				v.Errors[i].Label = "Configuration " + v.Configs[ci].Letter + ": " + strings.ToLower(f.Label)
 			}
 		}
 	}
@@ -325,11 +347,9 @@ func NewRunFormClusters(values url.Values, errs map[string]string, clusters []Cl
 	}
 	sort.Strings(other)
 	for _, name := range other {
-		msg := errs[name]
-		if msg == "" {
-			msg = "is not valid"
+		for _, msg := range ErrorLines(errs[name]) {
+			v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: msg})
 		}
-		v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: msg})
 	}
 	return v
 }
@@ -349,13 +369,13 @@ func (v *NewRunFormView) wire(f *FormField, errs map[string]string) {
 		describedBy = append(describedBy, f.HelpID)
 	}
 	if msg, ok := errs[f.Name]; ok {
-		if msg == "" {
-			msg = "is not valid"
-		}
-		f.Error = msg
+		f.Errors = ErrorLines(msg)
+		f.Error = strings.Join(f.Errors, " ")
 		f.ErrorID = f.ID + "-error"
 		describedBy = append([]string{f.ErrorID}, describedBy...)
-		v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: msg, Anchor: "#" + f.ID})
+		for _, m := range f.Errors {
+			v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: m, Anchor: "#" + f.ID})
+		}
 	}
 	f.DescribedBy = strings.Join(describedBy, " ")
 }

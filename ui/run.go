@@ -57,10 +57,20 @@ type RunView struct {
 	// the page then shows progress, live charts, live output and a Cancel
 	// form, and run.js subscribes to EventsURL. NewRunView sets it to
 	// !run.Final(); the server may override it.
-	Live      bool
-	Final     bool
-	EventsURL string
-	CancelURL string
+	Live  bool
+	Final bool
+	// The live progress line: Elapsed since the run started, and
+	// LeftLabel Left, the time left ("left", for a run of --duration:
+	// what remains of its measured window) or the ETA of a run of a
+	// count (from its progress). The server renders them (SetLiveTiming)
+	// and run.js keeps them current from StartedAtMs (0 while queued),
+	// ServerNowMs (the page's clock, against the browser's) and
+	// RunSeconds (the run's --duration; "" for a count).
+	Elapsed, Left, LeftLabel string
+	StartedAtMs, ServerNowMs int64
+	RunSeconds               string
+	EventsURL                string
+	CancelURL                string
 	// DeleteURL is where the Delete form of a final run posts. UsedBy are
 	// the reports that use the run: while there are any the page names
 	// them instead of offering the form (SetUsedBy fills it in).
@@ -225,6 +235,13 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 	if r.Final() {
 		v.DeleteURL = runURL(r.ID) + "/delete"
 	}
+	v.Elapsed, v.Left, v.LeftLabel = dash, dash, "ETA"
+	if r.StartedAt != nil {
+		v.StartedAtMs = r.StartedAt.UnixMilli()
+	}
+	if d := specDuration(r.Spec); d > 0 {
+		v.RunSeconds, v.LeftLabel = strconv.FormatFloat(d, 'f', -1, 64), "left"
+	}
 	v.Meta, v.Series = metaTags(r.Meta), r.SeriesKey
 	if r.SeriesKey != "" {
 		v.HistoryURL = RunHistoryURL(r.ID)
@@ -330,6 +347,59 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 	}
 	v.FlameGraph = runFlameGraph(v.Profiles)
 	return v, nil
+}
+
+// Volatile reports whether the page changes with the time alone (a live
+// run's elapsed time): such a page is rendered afresh every time.
+func (v RunView) Volatile() bool { return v.Live }
+
+// specDuration is a stored spec's --duration in seconds; 0 for a run of
+// a count, and for a spec that does not read.
+func specDuration(spec string) float64 {
+	file, err := rundoc.ParseSpecFile([]byte(spec))
+	if err != nil {
+		return 0
+	}
+	var d float64
+	if raw, ok := file.Params["duration"]; !ok || json.Unmarshal(raw, &d) != nil {
+		return 0
+	}
+	return d
+}
+
+// SetLiveTiming renders a live run's progress line at now: the time since
+// it started and, for a run of --duration, the time left. phase and
+// window are its latest progress ("measure" and the measured window's
+// seconds, as the run reports them; "" when none came yet): while it
+// measures, the time left is what remains of the window; before, the
+// whole duration is still to come after the start-up or warm-up.
+func (v *RunView) SetLiveTiming(now time.Time, phase string, window float64) {
+	v.ServerNowMs = now.UnixMilli()
+	if !v.Live || v.StartedAtMs == 0 {
+		return
+	}
+	elapsed := now.Sub(time.UnixMilli(v.StartedAtMs))
+	v.Elapsed = FormatDuration(elapsed.Round(time.Second))
+	d, err := strconv.ParseFloat(v.RunSeconds, 64)
+	if err != nil || d <= 0 {
+		return
+	}
+	total := time.Duration(d * float64(time.Second))
+	switch phase {
+	case "measure":
+		left := total - time.Duration(window*float64(time.Second))
+		if left <= 0 {
+			v.Left = "any moment"
+			return
+		}
+		v.Left = FormatDuration(left.Round(time.Second))
+	case "finishing":
+		v.Left = "any moment"
+	case "warmup", "prefill":
+		v.Left = FormatDuration(total) + " after the warm-up"
+	default:
+		v.Left = FormatDuration(total) + " after start-up"
+	}
 }
 
 func formatTimePtr(t *time.Time) string {

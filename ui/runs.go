@@ -248,9 +248,10 @@ type Option struct {
 	Queues string
 }
 
-// Workloads and statuses the filters offer.
+// Workloads and statuses the filters offer: every value a stored run may
+// have, from rundoc's lists, so that a new workload is never missing.
 var (
-	filterWorkloads = []string{"producer", "consumer", "writepath", "imported"}
+	filterWorkloads = names(rundoc.AllWorkloads())
 	filterStatuses  = names(rundoc.Statuses())
 )
 

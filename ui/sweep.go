@@ -81,9 +81,10 @@ type SweepListRow struct {
 
 // SweepFormRow is one configuration row of the form.
 type SweepFormRow struct {
-	Index                         int
-	Label, Params, Queue          string
-	LabelErr, ParamsErr, QueueErr string
+	Index                int
+	Label, Params, Queue string
+	// LabelErr, ParamsErr and QueueErr are every message of each field.
+	LabelErr, ParamsErr, QueueErr []string
 }
 
 // SweepView is /sweeps (the form and the list) and /sweeps/<id>
@@ -131,14 +132,22 @@ func NewSweepForm(values url.Values, errs map[string]string, sweeps []SweepListR
 			r.Label, r.Params = "trunk", `{"workload": "producer", "num-records": 200000, "record-size": 100}`
 		}
 		prefix := "configs[" + is + "]."
-		for name, msg := range errs {
+		var fields []string
+		for name := range errs {
+			fields = append(fields, name)
+		}
+		sort.Strings(fields) // the params' messages in a stable order
+		for _, name := range fields {
+			msgs := ErrorLines(errs[name])
 			switch {
 			case name == prefix+"label":
-				r.LabelErr = msg
+				r.LabelErr = msgs
 			case name == prefix+"queue":
-				r.QueueErr = msg
+				r.QueueErr = msgs
 			case strings.HasPrefix(name, prefix+"params") || strings.HasPrefix(name, prefix+"target"):
-				r.ParamsErr = strings.TrimSpace(r.ParamsErr + " " + strings.TrimPrefix(name, prefix) + ": " + msg)
+				for _, m := range msgs {
+					r.ParamsErr = append(r.ParamsErr, strings.TrimPrefix(name, prefix)+": "+m)
+				}
 			default:
 				continue
 			}
@@ -152,7 +161,9 @@ func NewSweepForm(values url.Values, errs map[string]string, sweeps []SweepListR
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: errs[name]})
+		for _, m := range ErrorLines(errs[name]) {
+			v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: m})
+		}
 	}
 	return v
 }

@@ -50,15 +50,15 @@ func TestSweepPage(t *testing.T) {
 // fields, and every error is listed in the summary.
 func TestSweepFormErrors(t *testing.T) {
 	v := NewSweepForm(url.Values{"label-1": {"b"}, "params-1": {`{"x":1}`}}, map[string]string{
-		"configs[1].params.x": "unknown parameter", "rates_pct": "needs at least one target rate"}, nil)
-	if v.Rows[1].ParamsErr != "params.x: unknown parameter" || v.Rows[1].Params != `{"x":1}` {
+		"configs[1].params.x": "unknown parameter", "rates_pct": "needs at least one target rate\nat most 20 target rates"}, nil)
+	if strings.Join(v.Rows[1].ParamsErr, "|") != "params.x: unknown parameter" || v.Rows[1].Params != `{"x":1}` {
 		t.Errorf("row 1: %+v", v.Rows[1])
 	}
-	if len(v.Errors) != 2 {
-		t.Errorf("summary %+v, want both errors", v.Errors)
+	if len(v.Errors) != 3 {
+		t.Errorf("summary %+v, want every error, both of rates_pct's", v.Errors)
 	}
 	html := render(t, newTestUI(t), "sweeps", v)
-	if !strings.Contains(html, "params.x: unknown parameter") || !strings.Contains(html, "needs at least one target rate") {
+	if !strings.Contains(html, "params.x: unknown parameter") || !strings.Contains(html, "needs at least one target rate") || !strings.Contains(html, "at most 20 target rates") {
 		t.Error("the page does not show the errors")
 	}
 }

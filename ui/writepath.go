@@ -20,10 +20,19 @@ const (
 	WPFieldRepetitions = "repetitions"
 	WPFieldInFlight    = "in-flight"
 	WPFieldSink        = "sink"
+	WPFieldDuration    = "duration"
 	writepathTitle     = "Write-path lab"
 	// wpBaseline is the strategy every other is compared with.
 	wpBaseline = rundoc.StrategyGather
 )
+
+// WPDefaultSeconds is how long each run of the preset measures unless a
+// number of requests is given: one second over the shortest window whose
+// figures are not flagged (compare.MinWindowSeconds), so that the
+// preset's defaults raise no "short window" warning. The window only ever
+// lasts longer than the duration asked; the second is margin for the
+// stored window's rounding.
+const WPDefaultSeconds = compare.MinWindowSeconds + 1
 
 // WritepathResultURL is the page of one preset batch.
 func WritepathResultURL(batch string) string { return WritepathPath + "/" + batch }
@@ -32,6 +41,8 @@ func WritepathResultURL(batch string) string { return WritepathPath + "/" + batc
 type WPField struct {
 	Name, ID, Label, Value, Placeholder, Help, Error string
 	Min, Max                                         string
+	// Errors are every message of the field; Error is set when any.
+	Errors []string
 }
 
 // WPRunStatus is one run of a batch, for the progress list.
@@ -52,6 +63,12 @@ type WPRatio struct {
 	SyscallsPerReq  string
 	SyscallsRatio   string
 	BytesPerSyscall string
+	// CPUPerRequest is the client's CPU time per answered request, in
+	// µs (process-cpu-seconds / requests-sent of each run, the median
+	// of the runs), and CPURatio its ratio to gather's: what a strategy
+	// costs the client whatever the request rate it reached.
+	CPUPerRequest string
+	CPURatio      string
 }
 
 // WPPanel is one strategy's write-path panel, from the client CPU profile
@@ -104,6 +121,18 @@ type WritepathView struct {
 	// NoJava, on the form, says why the preset leaves the Java strategies
 	// out (no JDK here); "" when it runs them.
 	NoJava string
+	// DefaultSeconds is WPDefaultSeconds, for the form's explanation.
+	DefaultSeconds string
+	// Past lists earlier batches of the lab, newest first, on the form's
+	// page; PastMore says that older ones exist beyond them.
+	Past     []WPBatchRow
+	PastMore bool
+	// SaveTitle is the default title of the batch's report; SaveRuns
+	// its runs ("1,2,3"), compared by label (Save as report).
+	SaveTitle, SaveRuns string
+	// NoSave says why the batch cannot be saved as a report ("" when
+	// it can: SaveRuns is set).
+	NoSave string
 }
 
 // SetStrategies sets the strategies the preset runs and, when the Java
@@ -120,13 +149,15 @@ func (v *WritepathView) SetStrategies(strategies []string, noJava error) {
 func NewWritepathForm(values url.Values, errs map[string]string) WritepathView {
 	fresh := len(values) == 0
 	v := WritepathView{Page: Page{Title: writepathTitle}, Action: WritepathPath, Strategies: rundoc.WritepathStrategies(),
-		Sink: fresh || isTrue(values.Get(WPFieldSink))}
+		Sink: fresh || isTrue(values.Get(WPFieldSink)), DefaultSeconds: FormatNumber(WPDefaultSeconds)}
 	for _, f := range []WPField{
 		{Name: WPFieldRecords, Label: "Records per request", Placeholder: "16", Min: "1",
 			Help: "each record is its own buffer, plus a request header and a record-batch header"},
 		{Name: WPFieldRecordSize, Label: "Record size (bytes)", Placeholder: "256", Min: "1"},
-		{Name: WPFieldRequests, Label: "Requests per run", Placeholder: "20000", Min: "1",
-			Help: "a fixed amount of work, so the profiles of the strategies compare directly"},
+		{Name: WPFieldDuration, Label: "Seconds per run", Placeholder: FormatNumber(WPDefaultSeconds), Min: "0.001",
+			Help: fmt.Sprintf("the measured window of each run; shorter than %s s and its figures are flagged as unreliable", FormatNumber(compare.MinWindowSeconds))},
+		{Name: WPFieldRequests, Label: "Requests per run", Placeholder: "none", Min: "1",
+			Help: "instead of seconds: a fixed amount of work per run (leave seconds empty)"},
 		{Name: WPFieldInFlight, Label: "Requests in flight", Placeholder: "5", Min: "1", Max: "1024"},
 		{Name: WPFieldRepetitions, Label: "Repetitions per strategy", Placeholder: "3", Min: "1", Max: "10",
 			Help: "runs are interleaved across strategies, so noise hits all alike; 4 or more per strategy allow a significance test"},
@@ -134,20 +165,25 @@ func NewWritepathForm(values url.Values, errs map[string]string) WritepathView {
 		f.ID = fieldID(f.Name)
 		f.Value = values.Get(f.Name)
 		if msg, ok := errs[f.Name]; ok {
-			f.Error = msg
-			v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: msg, Anchor: "#" + f.ID})
+			f.Errors = ErrorLines(msg)
+			f.Error = strings.Join(f.Errors, " ")
+			for _, m := range f.Errors {
+				v.Errors = append(v.Errors, FormError{Field: f.Name, Label: f.Label, Message: m, Anchor: "#" + f.ID})
+			}
 		}
 		v.Fields = append(v.Fields, f)
 	}
 	var other []string
 	for name := range errs {
-		if !contains([]string{WPFieldRecords, WPFieldRecordSize, WPFieldRequests, WPFieldInFlight, WPFieldRepetitions}, name) {
+		if !contains([]string{WPFieldRecords, WPFieldRecordSize, WPFieldDuration, WPFieldRequests, WPFieldInFlight, WPFieldRepetitions}, name) {
 			other = append(other, name)
 		}
 	}
 	sort.Strings(other)
 	for _, name := range other {
-		v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: errs[name]})
+		for _, m := range ErrorLines(errs[name]) {
+			v.Errors = append(v.Errors, FormError{Field: name, Label: name, Message: m})
+		}
 	}
 	return v
 }
@@ -190,6 +226,13 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 	}
 	sort.SliceStable(v.Runs, func(i, j int) bool { return v.Runs[i].Link.ID < v.Runs[j].Link.ID })
 	v.Refresh = v.Done < v.Total
+	// The report compares by label in the lab's order: gather, the
+	// baseline, first.
+	ids := make([]string, len(runs))
+	for i := range runs {
+		ids[i] = uintStr(runs[i].ID)
+	}
+	v.SaveRuns, v.SaveTitle = strings.Join(ids, ","), "Write-path comparison "+batch
 	if table == nil {
 		return v
 	}
@@ -206,16 +249,16 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 		}
 		byLabel[r.Label] = append(byLabel[r.Label], r)
 	}
-	med := func(label, metric string) (float64, bool) {
+	// medOf is the median of a figure of the label's succeeded runs that
+	// have it.
+	medOf := func(label string, of func(r *rundoc.Run) (float64, bool)) (float64, bool) {
 		var xs []float64
 		for _, r := range byLabel[label] {
 			if r.Status != rundoc.StatusSucceeded {
 				continue
 			}
-			for _, m := range r.Metrics {
-				if m.Name == metric {
-					xs = append(xs, m.Value)
-				}
+			if x, ok := of(r); ok {
+				xs = append(xs, x)
 			}
 		}
 		if len(xs) == 0 {
@@ -223,22 +266,45 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 		}
 		return median.Of(xs), true
 	}
-	figure := func(label, metric string) (string, string) {
-		x, ok := med(label, metric)
+	metric := func(r *rundoc.Run, name string) (float64, bool) {
+		for _, m := range r.Metrics {
+			if m.Name == name {
+				return m.Value, true
+			}
+		}
+		return 0, false
+	}
+	med := func(label, name string) (float64, bool) {
+		return medOf(label, func(r *rundoc.Run) (float64, bool) { return metric(r, name) })
+	}
+	cpuPerRequest := func(r *rundoc.Run) (float64, bool) {
+		cpu, ok := metric(r, "process-cpu-seconds")
+		n, nok := metric(r, "requests-sent")
+		if !ok || !nok || n <= 0 {
+			return 0, false
+		}
+		return cpu / n * 1e6, true
+	}
+	figureOf := func(label string, of func(r *rundoc.Run) (float64, bool)) (string, string) {
+		x, ok := medOf(label, of)
 		if !ok {
 			return "—", "—"
 		}
-		b, bok := med(wpBaseline, metric)
+		b, bok := medOf(wpBaseline, of)
 		if !bok || b == 0 {
 			return FormatNumber(x), "—"
 		}
 		return FormatNumber(x), formatRatio(x / b)
+	}
+	figure := func(label, name string) (string, string) {
+		return figureOf(label, func(r *rundoc.Run) (float64, bool) { return metric(r, name) })
 	}
 	for _, label := range order {
 		rt := WPRatio{Strategy: label, Baseline: label == wpBaseline}
 		rt.RequestsPerSec, rt.RequestsRatio = figure(label, "requests-per-sec")
 		rt.SyscallsPerReq, rt.SyscallsRatio = figure(label, "write-syscalls-per-request")
 		rt.BytesPerSyscall, _ = figure(label, "bytes-per-write-syscall")
+		rt.CPUPerRequest, rt.CPURatio = figureOf(label, cpuPerRequest)
 		v.Ratios = append(v.Ratios, rt)
 	}
 
@@ -271,8 +337,8 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 		return 0
 	}
 	if b, t := first(rundoc.StrategyGather), first(rundoc.StrategyPerBuffer); b != 0 && t != 0 {
-		v.DiffURL = CompareProfilesURL(b, t, "total", "")
-		v.Diff = &FlameGraph{ID: "wp-diff", DataURL: DiffDataURL(b, t, "total", ""), Mode: "diff",
+		v.DiffURL = CompareProfilesURL(b, t, wpDiffNormalize, "")
+		v.Diff = &FlameGraph{ID: "wp-diff", DataURL: DiffDataURL(b, t, wpDiffNormalize, ""), Mode: "diff",
 			FocusParam: "focus", SearchParam: "search",
 			Label: "Differential flame graph: per-buffer's client CPU against gather's"}
 	} else {
@@ -280,8 +346,8 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 	}
 	v.HasJava = len(byLabel[rundoc.StrategyJavaGather])+len(byLabel[rundoc.StrategyJavaPerBuffer]) > 0
 	if b, t := first(rundoc.StrategyJavaGather), first(rundoc.StrategyJavaPerBuffer); b != 0 && t != 0 {
-		v.JavaDiffURL = CompareProfilesURL(b, t, "total", "")
-		v.JavaDiff = &FlameGraph{ID: "wp-java-diff", DataURL: DiffDataURL(b, t, "total", ""), Mode: "diff",
+		v.JavaDiffURL = CompareProfilesURL(b, t, wpDiffNormalize, "")
+		v.JavaDiff = &FlameGraph{ID: "wp-java-diff", DataURL: DiffDataURL(b, t, wpDiffNormalize, ""), Mode: "diff",
 			FocusParam: "jfocus", SearchParam: "jsearch",
 			Label: "Differential flame graph: java-per-buffer's JVM wall profile against java-gather's"}
 	} else if v.HasJava {
@@ -289,6 +355,12 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 	}
 	return v
 }
+
+// wpDiffNormalize is how the lab's differential flame graphs scale the
+// two profiles: per record ("work"), since runs measured for a duration
+// did different amounts of work; a record is the same bytes under every
+// strategy, so per record is per request.
+const wpDiffNormalize = "work"
 
 // formatRatio writes a ratio to the baseline: "×1.00", "×0.094", "×11.2".
 func formatRatio(r float64) string {
@@ -299,4 +371,65 @@ func formatRatio(r float64) string {
 		return fmt.Sprintf("×%.2f", r)
 	}
 	return fmt.Sprintf("×%.3f", r)
+}
+
+// WPBatchRow is one earlier batch of the lab, in the form page's list.
+type WPBatchRow struct {
+	Batch, URL string
+	// Created is when the batch was submitted (its first run's
+	// creation); Params the parameters its runs share ("16 × 256 B
+	// records a request, 6 s a run, 5 in flight, sink").
+	Created, Params string
+	// Runs, Finished and Succeeded count its runs; Status sums them up
+	// ("24 runs, all succeeded", "3 of 24 finished").
+	Runs, Finished, Succeeded int
+	Status                    string
+}
+
+// NewWPBatchRow builds a batch's row from its counts and its first run
+// (nil when it could not be read).
+func NewWPBatchRow(batch string, runs, finished, succeeded int, first *rundoc.Run) WPBatchRow {
+	row := WPBatchRow{Batch: batch, URL: WritepathResultURL(batch), Runs: runs, Finished: finished, Succeeded: succeeded}
+	switch {
+	case finished < runs:
+		row.Status = fmt.Sprintf("%d of %d runs finished", finished, runs)
+	case succeeded == runs:
+		row.Status = fmt.Sprintf("%d %s, all succeeded", runs, pluralWord(runs, "run", "runs"))
+	default:
+		row.Status = fmt.Sprintf("%d %s, %d succeeded", runs, pluralWord(runs, "run", "runs"), succeeded)
+	}
+	if first == nil {
+		return row
+	}
+	row.Created = FormatTime(first.CreatedAt)
+	file, err := rundoc.ParseSpecFile([]byte(first.Spec))
+	if err != nil {
+		return row
+	}
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params)
+	if err != nil {
+		return row
+	}
+	parts := []string{fmt.Sprintf("%d × %d B records a request", spec.RecordsPerRequest, spec.RecordSize)}
+	if spec.Duration > 0 {
+		parts = append(parts, FormatNumber(spec.Duration)+" s a run")
+	} else {
+		parts = append(parts, FormatInt(spec.Requests)+" requests a run")
+	}
+	parts = append(parts, fmt.Sprintf("%d in flight", spec.InFlight))
+	if spec.Sink {
+		parts = append(parts, "sink")
+	} else {
+		parts = append(parts, "embedded broker")
+	}
+	row.Params = strings.Join(parts, ", ")
+	return row
+}
+
+// pluralWord is one or many by n.
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

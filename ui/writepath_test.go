@@ -67,10 +67,10 @@ func TestWritepathResultRatios(t *testing.T) {
 	if len(v.Panels) != 1 || v.Panels[0].Strategy != "gather" || v.Panels[0].ProfileURL != "/profiles/10" {
 		t.Errorf("panels %+v", v.Panels)
 	}
-	if v.Diff == nil || v.Diff.DataURL != "/api/diff?base=10&format=compact&normalize=total&target=20" || v.Diff.Mode != "diff" {
+	if v.Diff == nil || v.Diff.DataURL != "/api/diff?base=10&format=compact&normalize=work&target=20" || v.Diff.Mode != "diff" {
 		t.Errorf("inline diff %+v", v.Diff)
 	}
-	if v.DiffURL != "/compare/profiles?base=10&normalize=total&target=20" {
+	if v.DiffURL != "/compare/profiles?base=10&normalize=work&target=20" {
 		t.Errorf("diff url %q", v.DiffURL)
 	}
 	// No succeeded per-buffer run with a profile: no diff, and why.
@@ -82,7 +82,7 @@ func TestWritepathResultRatios(t *testing.T) {
 
 func TestWritepathForm(t *testing.T) {
 	v := NewWritepathForm(url.Values{}, nil)
-	if !v.Sink || len(v.Fields) != 5 || v.Action != "/writepath" {
+	if !v.Sink || len(v.Fields) != 6 || v.Action != "/writepath" || v.Fields[2].Name != WPFieldDuration || v.Fields[2].Placeholder != FormatNumber(WPDefaultSeconds) {
 		t.Errorf("fresh form %+v", v)
 	}
 	v = NewWritepathForm(url.Values{"requests": {"x"}}, map[string]string{"requests": "bad", "body": "worse"})
@@ -164,7 +164,7 @@ func TestWritepathResultJava(t *testing.T) {
 	}
 	wp := &WritePaths{Unit: "count", Total: 10, Rows: []WritePathRow{{Direction: "write", Path: "gather", Value: 4, Samples: 4}}}
 	v := NewWritepathResult("0123456789ab", runs, table, map[string]*WritePaths{rundoc.StrategyJavaGather: wp})
-	if !v.HasJava || v.JavaDiffURL != "/compare/profiles?base=30&normalize=total&target=40" || v.JavaDiff == nil || v.JavaDiff.DataURL != "/api/diff?base=30&format=compact&normalize=total&target=40" {
+	if !v.HasJava || v.JavaDiffURL != "/compare/profiles?base=30&normalize=work&target=40" || v.JavaDiff == nil || v.JavaDiff.DataURL != "/api/diff?base=30&format=compact&normalize=work&target=40" {
 		t.Errorf("Java diff: has %v url %q graph %+v", v.HasJava, v.JavaDiffURL, v.JavaDiff)
 	}
 	if len(v.Panels) != 1 || v.Panels[0].ProfileURL != "/profiles/30" {
@@ -186,5 +186,47 @@ func TestWritepathResultJava(t *testing.T) {
 	v = NewWritepathResult("0123456789ab", runs[:3], table, nil)
 	if !v.HasJava || v.JavaDiff != nil || v.NoJavaDiff == "" {
 		t.Errorf("java-gather alone: diff %+v, why %q", v.JavaDiff, v.NoJavaDiff)
+	}
+}
+
+// TestWritepathResultCPUColumn: the summary has the client's CPU per
+// request of each strategy (process-cpu-seconds / requests-sent of each
+// run, the median of the runs) with its unit and its ratio to gather's.
+func TestWritepathResultCPUColumn(t *testing.T) {
+	withCPU := func(r rundoc.Run, cpuSeconds, requests float64) rundoc.Run {
+		r.Metrics = append(r.Metrics,
+			rundoc.Metric{Name: "process-cpu-seconds", Value: cpuSeconds, Unit: "s", Better: rundoc.LowerIsBetter},
+			rundoc.Metric{Name: "requests-sent", Value: requests, Unit: "requests"})
+		return r
+	}
+	runs := []rundoc.Run{
+		withCPU(wpRun(1, "gather", rundoc.StatusSucceeded, 100000, 1), 0.2, 20000),      // 10 µs
+		withCPU(wpRun(3, "gather", rundoc.StatusSucceeded, 120000, 1), 0.36, 30000),     // 12 µs
+		withCPU(wpRun(2, "per-buffer", rundoc.StatusSucceeded, 10000, 18), 0.55, 20000), // 27.5 µs
+		wpRun(4, "copy", rundoc.StatusSucceeded, 90000, 1),                              // no CPU figures
+	}
+	table, err := compare.Build(compare.Columns(runs, compare.ByLabel), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewWritepathResult("0123456789ab", runs, table, nil)
+	got := map[string][2]string{}
+	for _, r := range v.Ratios {
+		got[r.Strategy] = [2]string{r.CPUPerRequest, r.CPURatio}
+	}
+	want := map[string][2]string{"gather": {"11", "×1.00"}, "per-buffer": {"27.50", "×2.50"}, "copy": {"—", "—"}}
+	for s, w := range want {
+		if got[s] != w {
+			t.Errorf("%s: CPU per request %q, ratio %q; want %q, %q", s, got[s][0], got[s][1], w[0], w[1])
+		}
+	}
+	html, err := newTestUI(t).RenderBytes("writepath", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`CPU per request (µs)</th>`, `<td class="num wp-cpu">27.50</td><td class="num wp-ratio">×2.50</td>`} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the summary lacks %q", want)
+		}
 	}
 }
