@@ -84,20 +84,39 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 // Acquire of this one) holds it. The file is opened close-on-exec, so the
 // processes this one starts never hold it.
 func Acquire(path, command string) (*Lock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		defer f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &HeldError{Path: path, Holder: readHolder(f)}
+	var f *os.File
+	// A lock file is removed when its holder releases it, so the one this
+	// process opened may be unlinked between the open and the flock: a
+	// lock on it would guard nothing. Lock, then check that the path
+	// still names the file locked; if not, start again with the new one.
+	for try := 0; ; try++ {
+		var err error
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			defer f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, &HeldError{Path: path, Holder: readHolder(f)}
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if same, err := namesFile(path, f); err != nil || same {
+			if err != nil {
+				f.Close()
+				return nil, fmt.Errorf("lock %s: %w", path, err)
+			}
+			break
+		}
+		f.Close()
+		if try == 10 {
+			return nil, fmt.Errorf("lock %s: the file kept being replaced while it was being locked", path)
+		}
 	}
 	host, _ := os.Hostname()
 	text := fmt.Sprintf("pid=%d\nhost=%s\ncommand=%s\nstarted=%s\n", os.Getpid(), host, command, time.Now().UTC().Format(time.RFC3339))
-	err = f.Truncate(0)
+	err := f.Truncate(0)
 	if err == nil {
 		_, err = f.WriteAt([]byte(text), 0)
 	}
@@ -143,14 +162,36 @@ func parseHolder(text string) Holder {
 	return h
 }
 
-// Release lets the lock go. The file stays: removing it would let a
-// process that opened it just before lock a file no longer in the
-// directory while a third locks a new one.
+// Release lets the lock go and removes the lock file, so a directory
+// holds no trace of a process that has ended cleanly (one that dies
+// leaves the file, unlocked, for the next Acquire to take). Removing it
+// while still holding the lock is safe because Acquire checks, once
+// locked, that the path still names the file it locked.
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
+	rmErr := os.Remove(l.f.Name())
+	if errors.Is(rmErr, os.ErrNotExist) {
+		rmErr = nil
+	}
 	err := l.f.Close() // closing the only descriptor drops the flock
 	l.f = nil
-	return err
+	return errors.Join(rmErr, err)
+}
+
+// namesFile reports whether path is, right now, the file f has open.
+func namesFile(path string, f *os.File) (bool, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	pi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(fi, pi), nil
 }

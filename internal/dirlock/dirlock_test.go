@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -116,4 +117,53 @@ func FuzzParseHolder(f *testing.F) {
 	f.Add("pid=1\nhost=h\ncommand=c\nstarted=2026-01-01T00:00:00Z\n")
 	f.Add("pid=x\n=\nstarted=")
 	f.Fuzz(func(t *testing.T, s string) { _ = parseHolder(s).String() })
+}
+
+// TestReleaseRemovesFile: a released lock leaves no file behind, and a
+// file replaced under its open descriptor is told apart from the one the
+// path names (what Acquire checks after locking, so the removal cannot
+// let two processes each hold a lock on a different file).
+func TestReleaseRemovesFile(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Acquire(In(dir), "kbench serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(In(dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("after Release the lock file is still there (stat: %v)", err)
+	}
+
+	f, err := os.OpenFile(In(dir), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if same, err := namesFile(In(dir), f); err != nil || !same {
+		t.Fatalf("namesFile of the file itself: %v, %v; want true", same, err)
+	}
+	if err := os.Remove(In(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if same, err := namesFile(In(dir), f); err != nil || same {
+		t.Fatalf("namesFile of a removed file: %v, %v; want false", same, err)
+	}
+	if err := os.WriteFile(In(dir), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if same, err := namesFile(In(dir), f); err != nil || same {
+		t.Fatalf("namesFile of a replaced file: %v, %v; want false", same, err)
+	}
+	// The stale descriptor's flock does not keep the new file from being
+	// locked: Acquire takes the file the path names now.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := Acquire(In(dir), "kbench serve")
+	if err != nil {
+		t.Fatalf("Acquire of the new file: %v", err)
+	}
+	l2.Release()
 }
