@@ -6,7 +6,6 @@ package server
 import (
 	"context"
 	"math"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -74,7 +73,7 @@ func parseDetectOptions(q url.Values, errs *rundoc.FieldErrors) changepoint.Opti
 			err = changepoint.Options{Window: n}.Validate()
 		}
 		if err != nil {
-			errs.Add("window", "%q: want a whole number of runs, at least 2 (Otava's window_len; default %d)", v, changepoint.DefaultWindow)
+			errs.Add("window", "%q: want a whole number of runs from 2 to %d (Otava's window_len; default %d)", v, changepoint.MaxWindow, changepoint.DefaultWindow)
 		}
 		o.Window = n
 	}
@@ -241,19 +240,22 @@ func newAPIHistory(series string, metrics []rundoc.Metric, h history.History, q 
 // apiHistory answers GET /api/history?run=ID&metric=NAME (or series=KEY,
 // or fingerprint=…&branch=…) with the points in time order, the change
 // points and the parameters used (window=50&max_pvalue=0.001&
-// min_magnitude=0 by default, as Otava's).
+// min_magnitude=0 by default, as Otava's), kept in the JSON cache until
+// the next write to the store.
 func (s *Server) apiHistory(c *gin.Context) {
 	q, err := parseHistoryQuery(c.Request.URL.Query())
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	series, metrics, h, err := s.historyOf(c.Request.Context(), q)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, newAPIHistory(series, metrics, h, q))
+	ctx := c.Request.Context()
+	s.cachedJSON(c, "history?"+q.Values().Encode(), func() (any, error) {
+		series, metrics, h, err := s.historyOf(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return newAPIHistory(series, metrics, h, q), nil
+	})
 }
 
 // historyPage renders GET /history?… (the API's query), kept in the page

@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -51,4 +53,46 @@ func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string
 		s.pages.Add(key, cachedPage{gen: gen, body: buf.Bytes()})
 	}
 	c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(buf.Bytes(), s.csrfPlaceholder, token))
+}
+
+// The JSON answers of change-point detection (/api/history and
+// /api/regressions) are cached the same way, keyed by their parameters:
+// a dashboard or kbench check asking the same question again between
+// writes costs a map lookup, not a detection over the whole series.
+
+// maxCachedAnswers bounds the JSON cache's entries, kept apart from the
+// pages' so that one cannot evict the other.
+const maxCachedAnswers = 64
+
+// maxCachedAnswerBytes bounds one cached answer, so that the cache holds
+// at most maxCachedAnswers × 8 MiB. A 20,000-run history is about 3 MiB;
+// a larger answer is served but built again next time.
+const maxCachedAnswerBytes = 8 << 20
+
+// cachedJSON serves the JSON answer key from the cache when the store has
+// not changed since it was built; otherwise build makes it (counted in
+// answerBuilds) and it is kept.
+func (s *Server) cachedJSON(c *gin.Context, key string, build func() (any, error)) {
+	const contentType = "application/json; charset=utf-8"
+	gen := s.store.Generation()
+	if p, ok := s.answers.Get(key); ok && p.gen == gen {
+		c.Data(http.StatusOK, contentType, p.body)
+		return
+	}
+	s.answerBuilds.Add(1)
+	v, err := build()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	// encoding/json as gin's c.JSON encodes: the same bytes either way.
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.fail(c, fmt.Errorf("encode %s: %w", key, err))
+		return
+	}
+	if s.store.Generation() == gen && len(body) <= maxCachedAnswerBytes {
+		s.answers.Add(key, cachedPage{gen: gen, body: body})
+	}
+	c.Data(http.StatusOK, contentType, body)
 }

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -116,7 +117,11 @@ type Server struct {
 	// parsing makes concurrent first requests for a profile share one parse.
 	parsing singleflight.Group
 	pages   *lru.Cache[string, cachedPage]
-	flames  *lru.Cache[string, *encodedBody] // encoded flame-graph answers
+	// answers caches JSON answers of detection (pagecache.go);
+	// answerBuilds counts the answers built rather than served from it.
+	answers      *lru.Cache[string, cachedPage]
+	answerBuilds atomic.Int64
+	flames       *lru.Cache[string, *encodedBody] // encoded flame-graph answers
 	// regressions caches the regressions list (regressions.go); notify
 	// posts new ones (notify.go).
 	regressions regressionCache
@@ -179,7 +184,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("server: templates: %w", err)
 	}
 	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
-		pages: newLRU[string, cachedPage](maxCachedPages), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
+		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
 	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,

@@ -113,12 +113,14 @@ type DetectFields struct {
 	Window       string
 	MaxPValue    string
 	MinMagnitude string // a fraction, as Otava's min_magnitude
+	// MaxWindow is the largest window the server accepts.
+	MaxWindow int
 }
 
 // newDetectFields shows o, Otava's defaults filled in.
 func newDetectFields(id string, o changepoint.Options) DetectFields {
 	o = o.WithDefaults()
-	return DetectFields{ID: id, Window: strconv.Itoa(o.Window),
+	return DetectFields{ID: id, Window: strconv.Itoa(o.Window), MaxWindow: changepoint.MaxWindow,
 		MaxPValue:    strconv.FormatFloat(o.MaxPValue, 'g', -1, 64),
 		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64)}
 }
