@@ -36,6 +36,12 @@ func asFieldError(err error) error {
 	return err
 }
 
+// retryLaterError is a request refused for now (429); the handler sets
+// Retry-After.
+type retryLaterError struct{ msg string }
+
+func (e *retryLaterError) Error() string { return e.msg }
+
 // errTooLarge marks a body over the configured limit.
 var errTooLarge = errors.New("request body too large")
 
@@ -46,7 +52,10 @@ func classify(err error) (status int, field, msg string) {
 	var fe *rundoc.FieldError
 	var mbe *http.MaxBytesError
 	var le *limitError
+	var rl *retryLaterError
 	switch {
+	case errors.As(err, &rl):
+		return http.StatusTooManyRequests, "", rl.msg
 	case errors.As(err, &ie):
 		return http.StatusBadRequest, ie.Field, ie.Error()
 	case errors.As(err, &le):

@@ -33,7 +33,7 @@ func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string
 	gen := s.store.Generation()
 	token := []byte(s.csrfToken(c))
 	if p, ok := s.pages.Get(key); ok && p.gen == gen {
-		c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(p.body, s.csrfPlaceholder, token))
+		c.Data(http.StatusOK, "text/html; charset=utf-8", s.withSession(c, bytes.ReplaceAll(p.body, s.csrfPlaceholder, token)))
 		return
 	}
 	name, view, err := build(string(s.csrfPlaceholder))
@@ -52,7 +52,7 @@ func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string
 	if s.store.Generation() == gen {
 		s.pages.Add(key, cachedPage{gen: gen, body: buf.Bytes()})
 	}
-	c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(buf.Bytes(), s.csrfPlaceholder, token))
+	c.Data(http.StatusOK, "text/html; charset=utf-8", s.withSession(c, bytes.ReplaceAll(buf.Bytes(), s.csrfPlaceholder, token)))
 }
 
 // The JSON answers of change-point detection (/api/history and

@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	r.GET("/regressions", s.regressionsPage)
 	r.GET("/login", s.loginPage)
 	r.POST("/login", s.login)
+	r.POST("/logout", s.logout)
 	r.GET("/writepath", s.writepathPage)
 	r.POST("/writepath", s.writepathForm)
 	r.GET("/writepath/:batch", s.writepathResult)
