@@ -87,7 +87,7 @@ func isPprofPath(path string) bool {
 
 // isUpload reports whether a path takes file uploads (a larger limit).
 func isUpload(path string) bool {
-	return path == "/api/import" || path == "/api/import/csv" || path == "/import" || strings.HasSuffix(path, "/profiles") && (strings.HasPrefix(path, "/api/runs/") || strings.HasPrefix(path, "/runs/"))
+	return path == "/api/import" || path == "/api/import/csv" || path == "/import" || path == "/import/csv" || strings.HasSuffix(path, "/profiles") && (strings.HasPrefix(path, "/api/runs/") || strings.HasPrefix(path, "/runs/"))
 }
 
 // authenticate enforces --token: state-changing requests need it, and with

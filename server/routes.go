@@ -17,6 +17,7 @@ func (s *Server) routes() {
 	r.POST("/runs/:id/profiles", s.attachProfilesForm)
 	r.GET("/import", s.importPage)
 	r.POST("/import", s.importForm)
+	r.POST("/import/csv", s.importCSVForm)
 	r.GET("/compare", s.comparePage)
 	r.POST("/reports", s.createReportForm)
 	r.POST("/compare/repetitions", s.addRepetitionsForm)
