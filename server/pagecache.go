@@ -62,12 +62,12 @@ func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string
 
 // maxCachedAnswers bounds the JSON cache's entries, kept apart from the
 // pages' so that one cannot evict the other.
-const maxCachedAnswers = 64
+const maxCachedAnswers = 32
 
 // maxCachedAnswerBytes bounds one cached answer, so that the cache holds
-// at most maxCachedAnswers × 8 MiB. A 20,000-run history is about 3 MiB;
-// a larger answer is served but built again next time.
-const maxCachedAnswerBytes = 8 << 20
+// at most maxCachedAnswers × 4 MiB = 128 MiB. A 20,000-run history is
+// about 3 MiB; a larger answer is served but built again next time.
+const maxCachedAnswerBytes = 4 << 20
 
 // cachedJSON serves the JSON answer key from the cache when the store has
 // not changed since it was built; otherwise build makes it (counted in
