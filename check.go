@@ -94,7 +94,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var p checkParams
 	fs.Float64Var(&p.threshold, "threshold", check.DefaultThreshold, "the smallest change that counts, in percent")
 	fs.Var(&metricFlag, "metric", "a metric to check (repeatable, or a comma list; default: the workload's headline metrics)")
-	fs.IntVar(&p.window, "window", changepoint.DefaultWindow, "Otava's window_len for the change-point test")
+	fs.IntVar(&p.window, "window", changepoint.DefaultWindow, fmt.Sprintf("Otava's window_len for the change-point test (2 to %d)", changepoint.MaxWindow))
 	fs.Float64Var(&p.maxPValue, "max-pvalue", changepoint.DefaultMaxPValue, "Otava's max_pvalue: the change-point test's significance level")
 	fs.Float64Var(&p.minMagnitude, "min-magnitude", 0, "Otava's min_magnitude, a fraction (0.05 = 5%)")
 	fs.IntVar(&p.minSegment, "min-segment", changepoint.DefaultMinSegment, "the fewest runs each side of a change point must hold for it to count; 1 decides on every change point Otava reports, as with a single candidate")
@@ -138,8 +138,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !(p.threshold > 0) {
 		return usageErr("--threshold %v: must be above 0 (percent)", p.threshold)
 	}
-	if p.window < 2 {
-		return usageErr("--window %d: must be at least 2", p.window)
+	if p.window < 2 || p.window > changepoint.MaxWindow {
+		return usageErr("--window %d: must be from 2 to %d", p.window, changepoint.MaxWindow)
 	}
 	if !(p.maxPValue > 0) {
 		return usageErr("--max-pvalue %v: must be in (0, 1]", p.maxPValue)

@@ -518,6 +518,7 @@ func TestCheckBadUsage(t *testing.T) {
 		{"--run", "1", "--threshold", "0"},
 		{"--run", "1", "--threshold", "100"},
 		{"--run", "1", "--window", "1"},
+		{"--run", "1", "--window", "501"}, // above changepoint.MaxWindow, as the server refuses it
 		{"--run", "1", "--max-pvalue", "2"},
 		{"--run", "1", "--min-magnitude", "-1"},
 		{"--run", "1", "--baseline", "foo=bar"},

@@ -200,6 +200,14 @@ func TestImportCSVCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, bad+":3:24: ") {
 		t.Errorf("bad CSV: exit %d, stderr %s", code, stderr)
 	}
+	// The server's reader decides the times too: a zone name is refused
+	// at its cell, as the API and the import page refuse it.
+	zoned := filepath.Join(dir, "zoned.csv")
+	os.WriteFile(zoned, []byte("commit,time,record-send-rate\na,2024-01-01 10:00:00 EST,1\n"), 0o644)
+	code, _, stderr = kbenchCmd(t, nil, "import", "--server", srv.URL, "--csv", zoned, "--series", "s", "--workload", "producer")
+	if code != 1 || !strings.Contains(stderr, zoned+":2:3: ") || !strings.Contains(stderr, `zone "EST"`) {
+		t.Errorf("CSV with a zone name: exit %d, stderr %s", code, stderr)
+	}
 	for _, args := range [][]string{
 		{"--csv", good, "--workload", "producer"},
 		{"--csv", good, "--series", "s"},

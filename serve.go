@@ -61,6 +61,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	allowClientFiles := fs.Bool("allow-client-files", false, "without --token, accept requests whose Kafka properties name files (ssl.*.location): files on the machine that runs the client, read by the run, never by the server; refused without (name a cluster with --cluster instead)")
 	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
+	var trustedProxies listFlag
+	fs.Var(&trustedProxies, "trusted-proxy", "address or CIDR of a reverse proxy whose X-Forwarded-Proto (https: Secure cookies) and X-Forwarded-For (the client wrong tokens are counted by) are believed (repeatable)")
+	sessionMaxAge := fs.Duration("session-max-age", server.DefaultSessionMaxAge, "how long a browser login lasts (the server refuses older sessions)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -73,6 +76,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	checks := ex.envChecks()
 	checks["allow-host"] = func(h []string) error { return server.Config{AllowHosts: h}.Validate() }
+	checks["trusted-proxy"] = func(p []string) error { return server.Config{TrustedProxies: p}.Validate() }
 	from, errs := fromEnv(fs, os.LookupEnv, checks)
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
@@ -112,13 +116,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 2
 		}
 	}
+	if *sessionMaxAge <= 0 {
+		fmt.Fprintf(stderr, "kbench serve: %s: must be positive (such as 720h), got %v\n", from["session-max-age"], *sessionMaxAge)
+		return 2
+	}
 	if !*localWorker && !store.IsPostgresURL(*database) {
 		fmt.Fprintf(stderr, "kbench serve: %s=false: no worker could take the runs of an SQLite store (kbench worker needs a shared PostgreSQL --database)\n", from["local-worker"])
 		return 2
 	}
 	cfg := server.Config{DataDir: *data, Concurrency: *ex.concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
 		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet,
-		MaxRunsPerRequest: *maxPerRequest, MaxQueuedRuns: *maxQueued, AllowClientFiles: *allowClientFiles, AllowToolClassProps: *ex.classProps}
+		MaxRunsPerRequest: *maxPerRequest, MaxQueuedRuns: *maxQueued, AllowClientFiles: *allowClientFiles, AllowToolClassProps: *ex.classProps,
+		TrustedProxies: trustedProxies, SessionMaxAge: *sessionMaxAge}
 	if *notifyURL != "" {
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
 	}

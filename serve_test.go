@@ -22,7 +22,7 @@ func TestServeEnvironment(t *testing.T) {
 	// What `kbench serve` runs with when nothing is set.
 	defaults := serveSettings{Listen: "127.0.0.1:8080", Config: server.Config{
 		DataDir: "./kbench-data", Concurrency: 1, Loopback: true, RunTimeout: 2 * time.Hour,
-		MaxRunsPerRequest: server.DefaultMaxRunsPerRequest, MaxQueuedRuns: server.DefaultMaxQueuedRuns}}
+		MaxRunsPerRequest: server.DefaultMaxRunsPerRequest, MaxQueuedRuns: server.DefaultMaxQueuedRuns, SessionMaxAge: server.DefaultSessionMaxAge}}
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -61,6 +61,10 @@ func TestServeEnvironment(t *testing.T) {
 			want: func(s *serveSettings) { s.Config.AllowTargets = []string{"kafka-*:9092", "10.0.0.1:9093"} }},
 		{name: "KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "a.test,b.test"},
 			want: func(s *serveSettings) { s.Config.AllowHosts = []string{"a.test", "b.test"} }},
+		{name: "KBENCH_TRUSTED_PROXY", env: map[string]string{"KBENCH_TRUSTED_PROXY": "10.0.0.0/8,192.0.2.7"},
+			want: func(s *serveSettings) { s.Config.TrustedProxies = []string{"10.0.0.0/8", "192.0.2.7"} }},
+		{name: "KBENCH_SESSION_MAX_AGE", env: map[string]string{"KBENCH_SESSION_MAX_AGE": "12h"},
+			want: func(s *serveSettings) { s.Config.SessionMaxAge = 12 * time.Hour }},
 		{name: "KBENCH_NOTIFY_URL", env: map[string]string{"KBENCH_NOTIFY_URL": "https://hooks.example/T0/B0/x"},
 			want: func(s *serveSettings) {
 				s.Config.NotifyURL, s.Config.PublicURL = "https://hooks.example/T0/B0/x", "http://127.0.0.1:8080"
@@ -116,6 +120,9 @@ func TestServeEnvironment(t *testing.T) {
 		{name: "KBENCH_LISTEN off loopback without a token", env: map[string]string{"KBENCH_LISTEN": "0.0.0.0:8080"}, wantErr: []string{"KBENCH_LISTEN", "--token"}},
 		{name: "KBENCH_ALLOW_TARGET", env: map[string]string{"KBENCH_ALLOW_TARGET": "kafka-1:http"}, wantErr: []string{"KBENCH_ALLOW_TARGET", "kafka-1:http"}},
 		{name: "KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "kbench.test:8080"}, wantErr: []string{"KBENCH_ALLOW_HOST", "kbench.test:8080"}},
+		{name: "KBENCH_TRUSTED_PROXY", env: map[string]string{"KBENCH_TRUSTED_PROXY": "10.0.0.0/33"}, wantErr: []string{"KBENCH_TRUSTED_PROXY", "10.0.0.0/33"}},
+		{name: "--trusted-proxy", args: []string{"--trusted-proxy", "proxy.example"}, wantErr: []string{"--trusted-proxy", "proxy.example"}},
+		{name: "--session-max-age 0", args: []string{"--session-max-age", "0s"}, wantErr: []string{"--session-max-age", "positive"}},
 		{name: "KBENCH_NOTIFY_URL not http", env: map[string]string{"KBENCH_NOTIFY_URL": "hooks.example/x"}, wantErr: []string{"KBENCH_NOTIFY_URL", "http"}},
 		{name: "every bad variable", env: map[string]string{"KBENCH_CONCURRENCY": "many", "KBENCH_RUN_TIMEOUT": "long"},
 			wantErr: []string{`KBENCH_CONCURRENCY: "many"`, `KBENCH_RUN_TIMEOUT: "long"`}},

@@ -45,11 +45,18 @@ const (
 // variance), which is no ground for a regression alarm.
 const DefaultMinSegment = 4
 
+// MaxWindow is the largest window Validate accepts, ten times Otava's
+// default. Detection costs about O(len(values) × Window), so a window as
+// long as a 20,000-run series took seconds a request; 500 still covers a
+// window longer than any level a series holds in practice, and costs about
+// 80 ms on 20,000 points.
+const MaxWindow = 500
+
 // Options are Otava's analysis parameters. The zero value means Otava's
 // defaults: window 50, maximum p-value 0.001, minimum magnitude 0.
 type Options struct {
 	// Window is Otava's window_len: the number of points the divisive step
-	// looks at at once (at least 2; 0 means DefaultWindow). Consecutive
+	// looks at at once (2 to MaxWindow; 0 means DefaultWindow). Consecutive
 	// windows overlap by half. It bounds the work: detection costs about
 	// O(len(values) × Window) distance computations per level of splitting.
 	Window int
@@ -74,8 +81,8 @@ type Options struct {
 // parameter. Zero values are valid: they stand for the defaults.
 func (o Options) Validate() error {
 	var errs []error
-	if o.Window < 0 || o.Window == 1 {
-		errs = append(errs, fmt.Errorf("changepoint: window %d: must be at least 2 (0 for the default %d)", o.Window, DefaultWindow))
+	if o.Window < 0 || o.Window == 1 || o.Window > MaxWindow {
+		errs = append(errs, fmt.Errorf("changepoint: window %d: must be from 2 to %d (0 for the default %d)", o.Window, MaxWindow, DefaultWindow))
 	}
 	if !(o.MaxPValue >= 0 && o.MaxPValue <= 1) {
 		errs = append(errs, fmt.Errorf("changepoint: max_pvalue %g: must be in (0, 1] (0 for the default %g)", o.MaxPValue, DefaultMaxPValue))
@@ -141,13 +148,12 @@ func (o Options) Tentative(cps []ChangePoint, n, i int) bool {
 }
 
 // normalized fills in the defaults and replaces what Validate rejects, so
-// that Detect never fails: a window below 2 becomes 2, a p-value outside
+// that Detect never fails: a window below 2 becomes 2 (above MaxWindow,
+// MaxWindow, so that no caller's work is unbounded), a p-value outside
 // (0, 1] the default, a negative or non-finite magnitude 0.
 func (o Options) normalized() Options {
 	o = o.WithDefaults()
-	if o.Window < 2 {
-		o.Window = 2
-	}
+	o.Window = min(max(o.Window, 2), MaxWindow)
 	if !(o.MaxPValue > 0 && o.MaxPValue <= 1) {
 		o.MaxPValue = DefaultMaxPValue
 	}

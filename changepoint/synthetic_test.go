@@ -191,14 +191,14 @@ func TestOptions(t *testing.T) {
 	if got := (Options{}).normalized(); got != (Options{Window: 50, MaxPValue: 0.001, MinSegment: 4}) {
 		t.Errorf("defaults = %+v", got)
 	}
-	for _, o := range []Options{{Window: 1}, {Window: -3}, {MaxPValue: -0.1}, {MaxPValue: 1.5}, {MaxPValue: math.NaN()}, {MinMagnitude: -1}, {MinMagnitude: math.Inf(1)}, {MinSegment: -1}} {
+	for _, o := range []Options{{Window: 1}, {Window: -3}, {Window: MaxWindow + 1}, {MaxPValue: -0.1}, {MaxPValue: 1.5}, {MaxPValue: math.NaN()}, {MinMagnitude: -1}, {MinMagnitude: math.Inf(1)}, {MinSegment: -1}} {
 		if o.Validate() == nil {
 			t.Errorf("Validate(%+v) = nil, want an error", o)
 		}
 		// Detect still runs, on repaired options.
 		_ = Detect(sequenceDivisive, o)
 	}
-	for _, o := range []Options{{}, {Window: 2, MaxPValue: 1, MinMagnitude: 0.05}} {
+	for _, o := range []Options{{}, {Window: 2, MaxPValue: 1, MinMagnitude: 0.05}, {Window: MaxWindow}} {
 		if err := o.Validate(); err != nil {
 			t.Errorf("Validate(%+v) = %v", o, err)
 		}

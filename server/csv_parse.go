@@ -67,20 +67,24 @@ type csvColumn struct {
 	metric rundoc.Metric
 }
 
-// unixTimeRE is a Unix time in seconds, as Otava also reads a number.
-var unixTimeRE = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,9})?$`)
+// unixTimeRE is a Unix time in seconds, as Otava also reads a number (up
+// to 13 digits, so that milliseconds are read, and refused for their year).
+var unixTimeRE = regexp.MustCompile(`^[0-9]{1,13}(\.[0-9]{1,9})?$`)
 
 // csvTimeLayouts are the times a row may give, beyond Unix seconds: RFC
 // 3339 and its variants with a space, a zone written -0700 or none (UTC),
-// dates alone, and Otava's samples' "2024.01.01 3:00:00 +0100".
+// dates alone, and Otava's samples' "2024.01.01 3:00:00 +0100". A zone
+// abbreviation is no zone: Go reads an unknown one (EST where the server
+// is not in New York, XYZ) as UTC without a word, and EST, CST or IST
+// each name several zones.
 var csvTimeLayouts = []string{
 	time.RFC3339Nano,
 	"2006-01-02 15:04:05Z07:00",
 	"2006-01-02 15:04:05.999999999Z07:00",
 	"2006-01-02 15:04:05 Z07:00",
 	"2006-01-02 15:04:05 -0700",
+	"2006-01-02 15:04:05.999999999 -0700",
 	"2006-01-02T15:04:05-0700",
-	"2006-01-02 15:04:05 MST",
 	"2006.01.02 15:04:05 -0700",
 	"2006.01.02 15:04:05",
 	"2006-01-02T15:04:05.999999999",
@@ -91,21 +95,57 @@ var csvTimeLayouts = []string{
 	"2006/01/02",
 }
 
-// parseCSVTime reads a row's time; a time without a zone is UTC.
+// Run times are bounded, in the CSV as in the import's "time" field: a
+// time before 1970 or after 2100 is a mistake (milliseconds given as
+// seconds, a year typed wrong), and one past year 9999 cannot even be
+// written back as JSON.
+var (
+	minRunTime = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxRunTime = time.Date(2101, 1, 1, 0, 0, 0, 0, time.UTC) // the first instant after 2100
+)
+
+// checkRunTime refuses a time outside 1970–2100 (in UTC); v is how the
+// input wrote it.
+func checkRunTime(v string, t time.Time) error {
+	if t.Before(minRunTime) || !t.Before(maxRunTime) {
+		return fmt.Errorf("time %q is %s UTC: want a time from 1970 to 2100 (Unix times in seconds, not milliseconds)", v, t.UTC().Format("2006-01-02T15:04:05"))
+	}
+	return nil
+}
+
+// zoneNameRE is a time's last word when it is a zone's name ("EST",
+// "UTC", "Europe/Paris"), and the rest of the time before it.
+var zoneNameRE = regexp.MustCompile(`^(.*\S)\s+([A-Za-z][A-Za-z0-9_/+-]*)$`)
+
+// numericZoneRE is a time that ends with a numeric offset (-0500, +01:00).
+var numericZoneRE = regexp.MustCompile(`[+-][0-9]{2}:?[0-9]{2}$`)
+
+// parseCSVTime reads a row's time; a time without a zone is UTC, and the
+// time must be from 1970 to 2100.
 func parseCSVTime(v string) (time.Time, error) {
 	if unixTimeRE.MatchString(v) {
 		f, err := strconv.ParseFloat(v, 64)
 		if err == nil {
 			sec, frac := math.Modf(f)
-			return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
+			t := time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
+			return t, checkRunTime(v, t)
+		}
+	}
+	text := v
+	if m := zoneNameRE.FindStringSubmatch(v); m != nil {
+		switch rest, zone := m[1], m[2]; {
+		case numericZoneRE.MatchString(rest):
+			// Go's own "2024-01-01 10:00:00 -0500 EST": the offset says it.
+			text = rest
+		case strings.EqualFold(zone, "UTC"), strings.EqualFold(zone, "GMT"), zone == "Z":
+			text = rest
+		default:
+			return time.Time{}, fmt.Errorf("time %q: zone %q is a name, not an offset (EST, CST, IST each name several zones): write the offset, e.g. \"2024-01-01 10:00:00 -0500\", or UTC", v, zone)
 		}
 	}
 	for _, layout := range csvTimeLayouts {
-		if t, err := time.Parse(layout, v); err == nil {
-			if t.Year() < 1970 || t.Year() > 9999 {
-				break
-			}
-			return t.UTC(), nil
+		if t, err := time.Parse(layout, text); err == nil {
+			return t.UTC(), checkRunTime(v, t)
 		}
 	}
 	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2022-06-21T10:00:00Z), \"2022-06-21 10:00:00 +0200\", a date (2022-06-21) or Unix seconds", v)
@@ -241,6 +281,7 @@ func csvColumns(header []string, pos [][2]int, known []rundoc.Metric) ([]csvColu
 	}
 	cols := make([]csvColumn, len(header))
 	seen := map[string]int{}
+	tags := map[string]int{} // the column (from 1) of each tag, "tag:" or not
 	hasTime := false
 	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(h))
@@ -265,6 +306,12 @@ func csvColumns(header []string, pos [][2]int, known []rundoc.Metric) ([]csvColu
 			if err := rundoc.ValidateMeta(map[string]string{tag: "x"}); err != nil {
 				return nil, bad("column %q is not a metric of the workload (%s) nor a tag name (lower-case letters, digits, '.', '_', '-')", h, metricNames(known))
 			}
+			// "commit" and "tag:commit" are one tag: refused, rather than
+			// the last column silently winning.
+			if j, dup := tags[tag]; dup {
+				return nil, bad("column %q is the tag %q, as column %d (%q) is: keep one", h, tag, j, header[j-1])
+			}
+			tags[tag] = i + 1
 			cols[i] = csvColumn{kind: colTag, name: tag}
 		}
 	}

@@ -37,6 +37,12 @@ func asFieldError(err error) error {
 	return err
 }
 
+// retryLaterError is a request refused for now (429); the handler sets
+// Retry-After.
+type retryLaterError struct{ msg string }
+
+func (e *retryLaterError) Error() string { return e.msg }
+
 // errTooLarge marks a body over the configured limit.
 var errTooLarge = errors.New("request body too large")
 
@@ -49,7 +55,10 @@ func classify(err error) (status int, field, msg string) {
 	var le *limitError
 	var qf *queueFullError
 	var ce *store.CorruptError
+	var rl *retryLaterError
 	switch {
+	case errors.As(err, &rl):
+		return http.StatusTooManyRequests, "", rl.msg
 	case errors.As(err, &ie):
 		return http.StatusBadRequest, ie.Field, ie.Error()
 	case errors.As(err, &le):

@@ -6,7 +6,6 @@ package server
 import (
 	"context"
 	"math"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -92,7 +91,7 @@ func parseDetectOptions(q url.Values, errs *rundoc.FieldErrors, minSegment int) 
 			err = changepoint.Options{Window: n}.Validate()
 		}
 		if err != nil {
-			errs.Add("window", "%q: want a whole number of runs, at least 2 (Otava's window_len; default %d)", v, changepoint.DefaultWindow)
+			errs.Add("window", "%q: want a whole number of runs from 2 to %d (Otava's window_len; default %d)", v, changepoint.MaxWindow, changepoint.DefaultWindow)
 		}
 		o.Window = n
 	}
@@ -288,24 +287,26 @@ func newAPIHistory(series string, metrics []rundoc.Metric, h history.History, q 
 // apiHistory answers GET /api/history?run=ID&metric=NAME (or series=KEY,
 // or fingerprint=…&branch=…) with the points in time order, the change
 // points and the parameters used (window=50&max_pvalue=0.001&
-// min_magnitude=0 by default, as Otava's; min_segment=4).
+// min_magnitude=0 by default, as Otava's; min_segment=4), kept in the
+// JSON cache until the next write to the store.
 func (s *Server) apiHistory(c *gin.Context) {
 	q, err := parseHistoryQuery(c.Request.URL.Query(), minSegmentFloorRaw)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	series, metrics, h, err := s.historyOf(c.Request.Context(), q)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	a := newAPIHistory(series, metrics, h, q)
-	if a.Name, err = s.seriesName(c.Request.Context(), series); err != nil {
-		s.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, a)
+	ctx := c.Request.Context()
+	s.cachedJSON(c, "history?"+q.Values().Encode(), func() (any, error) {
+		series, metrics, h, err := s.historyOf(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		a := newAPIHistory(series, metrics, h, q)
+		if a.Name, err = s.seriesName(ctx, series); err != nil {
+			return nil, err
+		}
+		return a, nil
+	})
 }
 
 // historyPage renders GET /history?… (the API's query), kept in the page

@@ -156,6 +156,9 @@ func importTags(form *multipart.Form) (importTagging, error) {
 		if t.at, err = time.Parse(time.RFC3339, v); err != nil {
 			return t, badInput("time", "want RFC 3339 such as 2022-06-21T10:00:00Z, got %q", v)
 		}
+		if err := checkRunTime(v, t.at); err != nil {
+			return t, badInput("time", "%v", err)
+		}
 	}
 	var pairs []string
 	for _, v := range form.Value["meta"] {

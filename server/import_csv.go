@@ -1,18 +1,25 @@
-// Back-filling a series from a CSV of past results: POST /api/import/csv.
+// Back-filling a series from a CSV of past results: POST /api/import/csv,
+// and the import page's CSV form (POST /import/csv).
 
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/ui"
 )
 
 // importCSV handles POST /api/import/csv: multipart fields "file" (the
@@ -45,32 +52,13 @@ func (s *Server) importCSVRuns(c *gin.Context) ([]*store.Run, error) {
 	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
 		return nil, uploadErr(err)
 	}
-	form := c.Request.MultipartForm
-	var errs rundoc.FieldErrors
-	series := strings.TrimSpace(c.PostForm("series"))
-	if err := rundoc.ValidateSeriesName(series); err != nil {
-		errs.Append(err)
-	}
-	workload := rundoc.Workload(strings.TrimSpace(c.PostForm("workload")))
-	if !workload.Runnable() {
-		errs.Add("workload", "must be producer, consumer or writepath (its metrics name the CSV's columns), got %q", workload)
-	}
-	label := strings.TrimSpace(c.PostForm("label"))
-	if len(label) > maxLabel {
-		errs.Add("label", "must be at most %d characters", maxLabel)
-	}
-	files := form.File["file"]
+	in, errs := readCSVFields(c)
+	files := c.Request.MultipartForm.File["file"]
 	if len(files) != 1 {
 		errs.Add("file", "give one CSV file, not %d", len(files))
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
-	}
-	if label == "" {
-		label = series
-		if len(label) > maxLabel {
-			label = label[:maxLabel]
-		}
 	}
 	fh := files[0]
 	if fh.Size > maxCSVBytes {
@@ -81,31 +69,144 @@ func (s *Server) importCSVRuns(c *gin.Context) ([]*store.Run, error) {
 		return nil, fmt.Errorf("server: open csv: %w", err)
 	}
 	defer f.Close()
+	return s.storeCSV(c.Request.Context(), in, fh.Filename, f)
+}
+
+// csvImport is what a CSV back-fill's fields say besides the file.
+type csvImport struct {
+	series   string
+	workload rundoc.Workload
+	label    string
+}
+
+// readCSVFields reads the fields "series", "workload" and "label" of a
+// parsed multipart form (the API's or the import page's), recording each
+// bad one in the returned errors.
+func readCSVFields(c *gin.Context) (csvImport, rundoc.FieldErrors) {
+	var errs rundoc.FieldErrors
+	in := csvImport{series: strings.TrimSpace(c.PostForm("series")), workload: rundoc.Workload(strings.TrimSpace(c.PostForm("workload"))),
+		label: strings.TrimSpace(c.PostForm("label"))}
+	if err := rundoc.ValidateSeriesName(in.series); err != nil {
+		errs.Append(err)
+	}
+	if !in.workload.Runnable() {
+		errs.Add("workload", "must be one of %s (its metrics name the CSV's columns), got %q", workloadList(), in.workload)
+	}
+	if len(in.label) > maxLabel {
+		errs.Add("label", "must be at most %d characters", maxLabel)
+	}
+	if in.label == "" {
+		in.label = in.series
+		if len(in.label) > maxLabel {
+			in.label = in.label[:maxLabel]
+		}
+	}
+	return in, errs
+}
+
+// storeCSV reads the CSV r (named name) and stores its rows as runs of
+// in's series, all or none.
+func (s *Server) storeCSV(ctx context.Context, in csvImport, name string, r io.Reader) ([]*store.Run, error) {
 	// Kafka's Java client metrics are named too: a CSV of what the
 	// Java tools report keeps every column under its own name.
-	rows, err := parseResultsCSV(f, runner.ImportMetrics(workload))
+	rows, err := parseResultsCSV(r, runner.ImportMetrics(in.workload))
 	if err != nil {
 		return nil, err
 	}
-	spec, err := json.Marshal(rundoc.ImportSpec{Workload: rundoc.Imported, Files: []string{fh.Filename}, Tool: "csv"})
+	spec, err := json.Marshal(rundoc.ImportSpec{Workload: rundoc.Imported, Files: []string{name}, Tool: "csv"})
 	if err != nil {
 		return nil, fmt.Errorf("server: encode import spec: %w", err)
 	}
 	runs := make([]*store.Run, len(rows))
 	for i, row := range rows {
-		note := fmt.Sprintf("imported from line %d of %s", row.line, fh.Filename)
+		note := fmt.Sprintf("imported from line %d of %s", row.line, name)
 		o := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Metrics: row.metrics, FinishedAt: row.at,
 			Measurement: &rundoc.Measurement{Source: rundoc.SourceImported, Tool: "csv", Lines: 1, Notes: []string{note}},
 			Environment: &rundoc.Environment{Source: rundoc.SourceImported, Tool: "csv", Broker: "imported: a CSV row does not say"}}
-		r := &store.Run{Label: label, Workload: workload, Source: rundoc.SourceImported, Spec: string(spec),
-			Meta: row.meta, RunAt: row.at, SeriesKey: series}
+		r := &store.Run{Label: in.label, Workload: in.workload, Source: rundoc.SourceImported, Spec: string(spec),
+			Meta: row.meta, RunAt: row.at, SeriesKey: in.series}
 		if err := r.Record(o); err != nil {
 			return nil, err
 		}
 		runs[i] = r
 	}
-	if err := s.store.CreateRuns(c.Request.Context(), runs); err != nil {
+	if err := s.store.CreateRuns(ctx, runs); err != nil {
 		return nil, err
 	}
 	return runs, nil
+}
+
+// importCSVForm handles the import page's CSV form (POST /import/csv): the
+// API's fields, with the CSV as a file ("file") or pasted ("csv"). It
+// redirects to the series' history; a bad field or cell shows the page
+// again with the message (a cell's with its line and column, as the API
+// gives them) and what was typed.
+func (s *Server) importCSVForm(c *gin.Context) {
+	if err := c.Request.ParseMultipartForm(8 << 20); err != nil {
+		s.fail(c, uploadErr(err))
+		return
+	}
+	if !s.checkCSRF(c) {
+		return
+	}
+	pasted := c.PostForm("csv")
+	runs, err := s.importCSVFormRuns(c, pasted)
+	if err != nil {
+		status, field, msg := classify(err)
+		if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge {
+			s.fail(c, err)
+			return
+		}
+		v := ui.ImportView{CSV: ui.CSVImportForm{Series: c.PostForm("series"), Workload: c.PostForm("workload"), Label: c.PostForm("label"),
+			Text: pasted, Error: msg, ErrorField: field}}
+		var ce *csvError
+		if errors.As(err, &ce) {
+			v.CSV.Line, v.CSV.Column = ce.line, ce.column
+		}
+		v.Page = s.page(c, "Import")
+		s.render(c, status, "import", v)
+		return
+	}
+	q := url.Values{"series": {runs[0].SeriesKey}}
+	c.Redirect(http.StatusSeeOther, "/history?"+q.Encode())
+}
+
+func (s *Server) importCSVFormRuns(c *gin.Context, pasted string) ([]*store.Run, error) {
+	in, errs := readCSVFields(c)
+	files := c.Request.MultipartForm.File["file"]
+	// A browser sends an empty file part when no file was chosen.
+	files = slices.DeleteFunc(slices.Clone(files), func(fh *multipart.FileHeader) bool { return fh.Filename == "" && fh.Size == 0 })
+	switch {
+	case len(files) > 1:
+		errs.Add("file", "give one CSV file, not %d", len(files))
+	case len(files) == 1 && strings.TrimSpace(pasted) != "":
+		errs.Add("file", "give a CSV file or paste one, not both")
+	case len(files) == 0 && strings.TrimSpace(pasted) == "":
+		errs.Add("file", "choose a CSV file or paste one")
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return s.storeCSV(c.Request.Context(), in, "pasted CSV", strings.NewReader(pasted))
+	}
+	fh := files[0]
+	if fh.Size > maxCSVBytes {
+		return nil, &limitError{field: "file", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, maxCSVBytes)}
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return nil, fmt.Errorf("server: open csv: %w", err)
+	}
+	defer f.Close()
+	return s.storeCSV(c.Request.Context(), in, fh.Filename, f)
+}
+
+// workloadList names the runnable workloads, comma-separated.
+func workloadList() string {
+	names := make([]string, 0, len(rundoc.Workloads()))
+	for _, w := range rundoc.Workloads() {
+		names = append(names, string(w))
+	}
+	return strings.Join(names, ", ")
 }

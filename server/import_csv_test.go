@@ -160,6 +160,14 @@ func TestImportCSVErrors(t *testing.T) {
 		{"duplicate column", "time,record-send-rate,record-send-rate\n2024-01-01,1,2\n", ok, 400, "file", 1, 23, "repeats"},
 		{"bare quote", "time,record-send-rate\n2024-01-01,\"1\n", ok, 400, "file", 2, 0, ""},
 		{"NaN", "time,record-send-rate\n2024-01-01,NaN\n", ok, 400, "file", 2, 12, "finite"},
+		{"zone abbreviation", "time,commit,record-send-rate\n2024-01-01,a,1\n2024-01-01 10:00:00 EST,b,2\n", ok, 400, "file", 3, 1, `zone "EST"`},
+		{"bogus zone", "commit,time,record-send-rate\na,2024-01-01 10:00:00 XYZ,1\n", ok, 400, "file", 2, 3, `zone "XYZ"`},
+		{"unix seconds far ahead", "time,record-send-rate\n999999999999,1\n", ok, 400, "file", 2, 1, "from 1970 to 2100"},
+		{"year 9999 west of UTC", "time,record-send-rate\n9999-12-31T23:59:59-14:00,1\n", ok, 400, "file", 2, 1, "from 1970 to 2100"},
+		{"after 2100", "time,record-send-rate\n2101-01-01T00:00:00Z,1\n", ok, 400, "file", 2, 1, "from 1970 to 2100"},
+		{"before 1970", "time,record-send-rate\n1970-01-01T00:30:00+01:00,1\n", ok, 400, "file", 2, 1, "from 1970 to 2100"},
+		{"commit and tag:commit", "time,commit,tag:commit,record-send-rate\n2024-01-01,a,b,1\n", ok, 400, "file", 1, 13, `as column 2 ("commit")`},
+		{"tag:commit and commit", "time,Tag:Commit,record-send-rate,commit\n2024-01-01,a,1,b\n", ok, 400, "file", 1, 34, `tag "commit"`},
 		{"empty", "", ok, 400, "file", 0, 0, "empty"},
 		{"header only", "time,record-send-rate\n", ok, 400, "file", 1, 0, "no rows"},
 		{"huge", huge, ok, 413, "file", 0, 0, "at most"},
@@ -180,6 +188,45 @@ func TestImportCSVErrors(t *testing.T) {
 	}
 }
 
+// TestParseCSVTime: the times a CSV row may give, and the zone names and
+// out-of-range times it refuses.
+func TestParseCSVTime(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Time
+		err  string
+	}{
+		{"2024-01-01T10:00:00Z", time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC), ""},
+		{"2024-01-01 10:00:00 -0500", time.Date(2024, 1, 1, 15, 0, 0, 0, time.UTC), ""},
+		{"2024-01-01 10:00:00", time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC), ""},
+		{"2024-01-01 10:00:00 UTC", time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC), ""},
+		{"2024-01-01 10:00:00 gmt", time.Date(2024, 1, 1, 10, 0, 0, 0, time.UTC), ""},
+		// Go's time.String: the offset decides, the name is redundant.
+		{"2024-01-01 10:00:00.5 -0500 EST", time.Date(2024, 1, 1, 15, 0, 0, 5e8, time.UTC), ""},
+		{"2024.01.01 3:00:00 +0100", time.Date(2024, 1, 1, 2, 0, 0, 0, time.UTC), ""},
+		{"1704250800", time.Unix(1704250800, 0).UTC(), ""},
+		{"0", time.Unix(0, 0).UTC(), ""},
+		{"2100-12-31T23:59:59Z", time.Date(2100, 12, 31, 23, 59, 59, 0, time.UTC), ""},
+		{"2024-01-01 10:00:00 EST", time.Time{}, `zone "EST" is a name`},
+		{"2024-01-01 10:00:00 XYZ", time.Time{}, `zone "XYZ" is a name`},
+		{"2024-01-01T10:00:00 CEST", time.Time{}, `zone "CEST" is a name`},
+		{"2024-01-01 10:00:00 Europe/Paris", time.Time{}, `zone "Europe/Paris" is a name`},
+		{"999999999999", time.Time{}, "from 1970 to 2100"},
+		{"1704250800000", time.Time{}, "not milliseconds"},
+		{"9999-12-31T23:59:59-14:00", time.Time{}, "from 1970 to 2100"},
+		{"1969-12-31", time.Time{}, "from 1970 to 2100"},
+		{"yesterday", time.Time{}, "want RFC 3339"},
+	} {
+		got, err := parseCSVTime(tt.in)
+		switch {
+		case tt.err == "" && (err != nil || !got.Equal(tt.want) || got.Location() != time.UTC):
+			t.Errorf("parseCSVTime(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("parseCSVTime(%q) = %v, %v; want an error mentioning %q", tt.in, got, err, tt.err)
+		}
+	}
+}
+
 // FuzzParseResultsCSV: whatever the bytes, the reader answers rows or an
 // error the API maps to 400/413, never panics, and every row it accepts
 // is storable: a time, at least one finite metric of the workload with
@@ -190,6 +237,9 @@ func FuzzParseResultsCSV(f *testing.F) {
 	f.Add([]byte("time,record-send-rate\n1704250800.5,1e3\n"))
 	f.Add([]byte("\ufefftime,\"record-send-rate\"\n\"2024-01-01\",\"1,5\"\n"))
 	f.Add([]byte("time,x\n2024-01-01,1\n"))
+	f.Add([]byte("time,commit,record-send-rate\n2024-01-01 10:00:00 EST,a,1\n"))
+	f.Add([]byte("time,record-send-rate\n2024-01-01 10:00:00.5 -0500 EST,1\n999999999999,2\n"))
+	f.Add([]byte("time,commit,tag:commit,record-send-rate\n9999-12-31T23:59:59-14:00,a,b,1\n"))
 	known := runner.Metrics(rundoc.Producer)
 	units := map[string]string{}
 	for _, m := range known {
@@ -212,7 +262,7 @@ func FuzzParseResultsCSV(f *testing.F) {
 			t.Fatal("no rows and no error")
 		}
 		for _, r := range rows {
-			if r.at.IsZero() || len(r.metrics) == 0 || r.line < 2 {
+			if r.at.Before(minRunTime) || !r.at.Before(maxRunTime) || r.at.Location() != time.UTC || len(r.metrics) == 0 || r.line < 2 {
 				t.Fatalf("row %+v", r)
 			}
 			for _, m := range r.metrics {

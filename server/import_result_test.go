@@ -215,6 +215,7 @@ func TestImportResultErrors(t *testing.T) {
 		{"result and output", data, files, map[string][]string{"output": {"1 records sent"}}, 400, "result", "not both"},
 		{"role with result", data, files, map[string][]string{"role": {"broker"}}, 400, "role", "result.json"},
 		{"bad time", data, files, map[string][]string{"time": {"yesterday"}}, 400, "time", "RFC 3339"},
+		{"time past 2100", data, files, map[string][]string{"time": {"9999-12-31T23:59:59-14:00"}}, 400, "time", "from 1970 to 2100"},
 		{"oversized", append(append([]byte(nil), data...), bytes.Repeat([]byte(" "), maxResultBytes)...), files, nil, 413, "result", "at most"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,13 +1,12 @@
 package server
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,27 +14,68 @@ import (
 )
 
 func (s *Server) loginPage(c *gin.Context) {
-	v := ui.LoginView{Page: s.page(c, "Log in"), Next: safeNext(c.Query("next"))}
+	v := ui.LoginView{Page: s.page(c, "Log in"), Next: safeNext(c.Query("next")), NoToken: s.cfg.Token == ""}
 	s.render(c, http.StatusOK, "login", v)
 }
 
-// login checks the token from the form and sets the session cookie.
+// login checks the token from the form and sets the session cookie. Wrong
+// tokens are slowed per client address (loginLimiter): a try while the
+// address is locked out is a 429 with Retry-After, not checked.
 func (s *Server) login(c *gin.Context) {
 	if !s.checkCSRF(c) {
 		return
 	}
 	next := safeNext(c.PostForm("next"))
-	tok := c.PostForm("token")
-	if s.cfg.Token == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) != 1 {
+	if s.cfg.Token == "" {
+		// Nothing to log in to: every page and change is open.
+		c.Redirect(http.StatusSeeOther, next)
+		return
+	}
+	client, now := c.ClientIP(), s.clock()
+	if d := s.logins.wait(client, now); d > 0 {
+		c.Header("Retry-After", retryAfter(d))
+		v := ui.LoginView{Page: s.page(c, "Log in"), Next: next,
+			Error: fmt.Sprintf("too many wrong tokens from your address: try again in %s s", retryAfter(d))}
+		s.render(c, http.StatusTooManyRequests, "login", v)
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(c.PostForm("token")), []byte(s.cfg.Token)) != 1 {
+		s.loginFailed(c, client, now)
 		v := ui.LoginView{Page: s.page(c, "Log in"), Next: next, Error: "wrong token"}
 		s.render(c, http.StatusUnauthorized, "login", v)
 		return
 	}
-	// Secure when the request came over TLS: the browser then never sends
-	// the session over plain HTTP.
-	http.SetCookie(c.Writer, &http.Cookie{Name: tokenCookie, Value: sessionValue(s.cfg.Token), Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: c.Request.TLS != nil})
+	s.logins.succeeded(client)
+	http.SetCookie(c.Writer, s.sessionCookie(c.Request, sessionValue(s.cfg.Token, now), int(s.cfg.SessionMaxAge/time.Second)))
 	c.Redirect(http.StatusSeeOther, next)
+}
+
+// loginFailed counts a wrong token from client (the form's or a Bearer
+// header's); once it locks the address out, the answer says until when
+// and the log says who.
+func (s *Server) loginFailed(c *gin.Context, client string, now time.Time) {
+	n, lock := s.logins.failed(client, now)
+	if lock > 0 {
+		c.Header("Retry-After", retryAfter(lock))
+		s.log.Warn("login: wrong tokens in a row", "client", client, "count", n, "locked_out", lock)
+	}
+}
+
+// logout ends the browser's session: the cookie is cleared and its value
+// refused from now on (until it would have expired), so a copy of it is
+// of no use either. It needs no login, only the form's CSRF token.
+func (s *Server) logout(c *gin.Context) {
+	if !s.checkCSRF(c) {
+		return
+	}
+	if ck, err := c.Cookie(tokenCookie); err == nil {
+		now := s.clock()
+		if exp, ok := s.sessionExpiry(ck, now); ok && now.Before(exp) {
+			s.sessions.revoke(ck, exp, now)
+		}
+	}
+	http.SetCookie(c.Writer, s.sessionCookie(c.Request, "", -1))
+	c.Redirect(http.StatusSeeOther, "/")
 }
 
 // safeNext keeps redirects on this site: next must be a path that starts
@@ -61,18 +101,4 @@ func localPath(p string) bool {
 		}
 	}
 	return true
-}
-
-// sessionContext is what the session value authenticates: changing it
-// logs every browser out.
-const sessionContext = "kbench session v1"
-
-// sessionValue is what the login cookie holds: HMAC-SHA256 keyed by the
-// token over a fixed context, hex. A cookie that leaks (a backup of the
-// browser profile, a proxy log) does not reveal the token, and it cannot be
-// used as a Bearer token in scripts.
-func sessionValue(token string) string {
-	mac := hmac.New(sha256.New, []byte(token))
-	mac.Write([]byte(sessionContext))
-	return hex.EncodeToString(mac.Sum(nil))
 }

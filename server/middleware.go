@@ -87,23 +87,43 @@ func isPprofPath(path string) bool {
 
 // isUpload reports whether a path takes file uploads (a larger limit).
 func isUpload(path string) bool {
-	return path == "/api/import" || path == "/api/import/csv" || path == "/import" || strings.HasSuffix(path, "/profiles") && (strings.HasPrefix(path, "/api/runs/") || strings.HasPrefix(path, "/runs/"))
+	return path == "/api/import" || path == "/api/import/csv" || path == "/import" || path == "/import/csv" || strings.HasSuffix(path, "/profiles") && (strings.HasPrefix(path, "/api/runs/") || strings.HasPrefix(path, "/runs/"))
 }
 
 // authenticate enforces --token: state-changing requests need it, and with
 // --private every request but the login page and static assets does.
+// Wrong Bearer tokens are slowed per client as wrong logins are.
 func (s *Server) authenticate(c *gin.Context) {
 	if s.cfg.Token == "" {
 		c.Next()
 		return
 	}
 	p := c.Request.URL.Path
-	if p == "/login" || p == "/healthz" || strings.HasPrefix(p, "/static/") {
+	// Logging out needs no login: it only ends a session (CSRF-checked).
+	if p == "/login" || p == "/logout" || p == "/healthz" || strings.HasPrefix(p, "/static/") {
 		c.Next()
 		return
 	}
 	mutating := c.Request.Method != http.MethodGet && c.Request.Method != http.MethodHead
-	if (mutating || s.cfg.Private) && !s.hasToken(c) {
+	if !mutating && !s.cfg.Private {
+		c.Next()
+		return
+	}
+	ok, bearer := s.credentials(c)
+	if bearer {
+		// A Bearer header may be a guess at the token: a locked-out
+		// address is not told whether it is right.
+		client, now := c.ClientIP(), s.clock()
+		if d := s.logins.wait(client, now); d > 0 {
+			c.Header("Retry-After", retryAfter(d))
+			s.fail(c, &retryLaterError{msg: fmt.Sprintf("too many wrong tokens from your address: try again in %s s", retryAfter(d))})
+			return
+		}
+		if !ok {
+			s.loginFailed(c, client, now)
+		}
+	}
+	if !ok {
 		if isAPI(c) {
 			c.Header("WWW-Authenticate", `Bearer realm="kbench"`)
 			c.AbortWithStatusJSON(http.StatusUnauthorized, gin.H{"error": "this kbench server needs a token: Authorization: Bearer <token>"})
@@ -116,17 +136,19 @@ func (s *Server) authenticate(c *gin.Context) {
 	c.Next()
 }
 
-// hasToken reports whether the request carries the token: as a Bearer
-// header (scripts send the token itself) or as the session cookie the
-// login form sets (a value derived from the token, see sessionValue).
-func (s *Server) hasToken(c *gin.Context) bool {
-	got, want := "", s.cfg.Token
+// credentials reports whether the request carries the token (ok): as a
+// Bearer header (scripts send the token itself) or as the session cookie
+// the login form sets (a value derived from the token, see sessionValue),
+// unexpired and not logged out. bearer says a Bearer header was sent.
+func (s *Server) credentials(c *gin.Context) (ok, bearer bool) {
 	if h := c.GetHeader("Authorization"); strings.HasPrefix(h, "Bearer ") {
-		got = strings.TrimPrefix(h, "Bearer ")
-	} else if ck, err := c.Cookie(tokenCookie); err == nil {
-		got, want = ck, sessionValue(s.cfg.Token)
+		got := strings.TrimPrefix(h, "Bearer ")
+		return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1, true
 	}
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+	if ck, err := c.Cookie(tokenCookie); err == nil {
+		return s.validSession(ck, s.clock()), false
+	}
+	return false, false
 }
 
 // crossOrigin is net/http's cross-origin protection with no exceptions: it
@@ -175,7 +197,7 @@ func (s *Server) csrfToken(c *gin.Context) string {
 	v := randomID(16)
 	c.Set(csrfCookie, v)
 	http.SetCookie(c.Writer, &http.Cookie{Name: csrfCookie, Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: c.Request.TLS != nil})
+		Secure: s.secureRequest(c.Request)})
 	return v
 }
 
@@ -244,5 +266,5 @@ func (s *Server) render(c *gin.Context, status int, name string, data any) {
 		c.Data(http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("internal error: page could not be rendered\n"))
 		return
 	}
-	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+	c.Data(status, "text/html; charset=utf-8", s.withSession(c, buf.Bytes()))
 }

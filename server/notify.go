@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -115,8 +116,7 @@ func (s *Server) postRegression(ctx context.Context, r ui.Regression) error {
 	if link == "" {
 		link = n.HistoryURL
 	}
-	n.Text = "kbench: " + r.Metric + " of " + r.Series + " " + strings.Replace(numfmt.SignedPercent(r.ChangePct), "-", "−", 1) +
-		" at " + r.CommitRange() + " (p " + numfmt.PValue(r.PValue) + "): " + link
+	n.Text = notificationText(r, link)
 	body, err := json.Marshal(n)
 	if err != nil {
 		return err
@@ -125,12 +125,18 @@ func (s *Server) postRegression(ctx context.Context, r ui.Regression) error {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cfg.NotifyURL, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return fmt.Errorf("post to %s: bad URL", redactURL(s.cfg.NotifyURL))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.notify.client.Do(req)
 	if err != nil {
-		return err
+		// The client's error (a *url.Error) quotes the whole URL, secret
+		// path and query included: keep only what went wrong.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("post to %s: %w", redactURL(s.cfg.NotifyURL), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -138,6 +144,25 @@ func (s *Server) postRegression(ctx context.Context, r ui.Regression) error {
 	}
 	return nil
 }
+
+// notificationText is the one-line Slack text of regression r, linking
+// to link. Every part that comes from users (the metric, the series'
+// name, the commit tags, the link that carries the series) is escaped as
+// Slack requires, so that a series named "<!channel>" or a commit tag
+// "<https://evil.example|Fix here>" arrives as text, not as a mention or
+// a disguised link.
+func notificationText(r ui.Regression, link string) string {
+	return "kbench: " + slackEscape(r.Metric) + " of " + slackEscape(r.Series) + " " +
+		strings.Replace(numfmt.SignedPercent(r.ChangePct), "-", "−", 1) +
+		" at " + slackEscape(r.CommitRange()) + " (p " + numfmt.PValue(r.PValue) + "): " + slackEscape(link)
+}
+
+// slackEscaper replaces the three characters Slack's message formatting
+// gives meaning to with the entities Slack asks for.
+var slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// slackEscape is s as literal text in a Slack message.
+func slackEscape(s string) string { return slackEscaper.Replace(s) }
 
 // absolute is path on Config.PublicURL, or path when the server does not
 // know its address.

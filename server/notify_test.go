@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/ui"
 )
 
 // receiver is a webhook that hands each POST's body to bodies, answering
@@ -58,7 +59,7 @@ func TestNotifyRegressions(t *testing.T) {
 	}
 	text, _ := m["text"].(string)
 	if !strings.HasPrefix(text, "kbench: record-send-rate of fp-a@trunk −8.") || !strings.Contains(text, "% at s19..s20 (p ") ||
-		!strings.HasSuffix(text, "): "+m["compare_url"].(string)) || strings.Contains(text, "\n") {
+		!strings.HasSuffix(text, "): "+strings.ReplaceAll(m["compare_url"].(string), "&", "&amp;")) || strings.Contains(text, "\n") {
 		t.Errorf("text %q", text)
 	}
 	stepSeries(t, ts, "fp-b", time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC), 40, "record-latency-p99", "ms", rundoc.LowerIsBetter, 10, 12)
@@ -91,6 +92,66 @@ func TestNotifyFailureLogged(t *testing.T) {
 	}
 	if _, err := ts.st.GetRun(t.Context(), ids[39]); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestNotifyUnreachableLogged: a post that cannot reach the webhook at
+// all is logged naming only its scheme and host, never the secret path,
+// query or user information the client's error quotes.
+func TestNotifyUnreachableLogged(t *testing.T) {
+	defer func(d time.Duration) { notifyEvery = d }(notifyEvery)
+	notifyEvery = 10 * time.Millisecond
+	closed := httptest.NewServer(http.NotFoundHandler())
+	host := strings.TrimPrefix(closed.URL, "http://")
+	closed.Close() // nothing listens there any more: the post fails to connect
+	ts := newTestServer(t, func(c *Config) {
+		c.NotifyURL = "http://hookuser:hookpass@" + host + "/services/T0/B0/secret-path?token=secret-query"
+	})
+	stepSeries(t, ts, "fp-a", time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC), 40, "record-send-rate", "records/s", rundoc.HigherIsBetter, 115000, 105000)
+	deadline := time.Now().Add(time.Minute) // a guard against hanging, not a timing assertion
+	for !strings.Contains(ts.logs.String(), "notify: post regression") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	logs := ts.logs.String()
+	if !strings.Contains(logs, "notify: post regression") || !strings.Contains(logs, "http://"+host) {
+		t.Fatalf("no failure naming http://%s logged:\n%s", host, logs)
+	}
+	for _, secret := range []string{"services", "secret-path", "token", "secret-query", "hookuser", "hookpass"} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("logs hold %q:\n%s", secret, logs)
+		}
+	}
+}
+
+// TestNotificationTextEscaped: what users named (series, metric, commit
+// tags) reaches Slack as text: <, > and & are escaped as Slack requires,
+// so no mention (<!channel>) and no disguised link (<URL|text>) is made.
+func TestNotificationTextEscaped(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		r    ui.Regression
+		link string
+		want string
+	}{
+		{"plain", ui.Regression{Series: "fp@trunk", Metric: "record-send-rate", ChangePct: -8.7, PValue: 2e-6, CommitBefore: "c19", CommitAfter: "c20"},
+			"http://kbench.example/compare?at=21&by=change",
+			"kbench: record-send-rate of fp@trunk −8.7% at c19..c20 (p 2.0e-6): http://kbench.example/compare?at=21&amp;by=change"},
+		{"mention", ui.Regression{Series: "<!channel>", Metric: "record-send-rate", ChangePct: -8.7, PValue: 2e-6, CommitBefore: "a", CommitAfter: "b"},
+			"/history?series=%3C%21channel%3E",
+			"kbench: record-send-rate of &lt;!channel&gt; −8.7% at a..b (p 2.0e-6): /history?series=%3C%21channel%3E"},
+		{"link", ui.Regression{Series: "s", Metric: "m", ChangePct: 12, PValue: 1e-4, CommitBefore: "<https://evil.example|Fix here>", CommitAfter: "R&D <@U123>"},
+			"/compare",
+			"kbench: m of s +12.0% at &lt;https://evil.example|Fix here&gt;..R&amp;D &lt;@U123&gt; (p 1.0e-4): /compare"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := notificationText(tt.r, tt.link)
+			if got != tt.want {
+				t.Errorf("notificationText = %q\nwant              %q", got, tt.want)
+			}
+			if strings.ContainsAny(got, "<>") {
+				t.Errorf("%q holds < or >", got)
+			}
+		})
 	}
 }
 

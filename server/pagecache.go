@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -31,7 +33,7 @@ func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string
 	gen := s.store.Generation()
 	token := []byte(s.csrfToken(c))
 	if p, ok := s.pages.Get(key); ok && p.gen == gen {
-		c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(p.body, s.csrfPlaceholder, token))
+		c.Data(http.StatusOK, "text/html; charset=utf-8", s.withSession(c, bytes.ReplaceAll(p.body, s.csrfPlaceholder, token)))
 		return
 	}
 	name, view, err := build(string(s.csrfPlaceholder))
@@ -51,5 +53,47 @@ func (s *Server) cachedRender(c *gin.Context, key string, build func(csrf string
 	if v, ok := view.(interface{ Volatile() bool }); (!ok || !v.Volatile()) && s.store.Generation() == gen {
 		s.pages.Add(key, cachedPage{gen: gen, body: buf.Bytes()})
 	}
-	c.Data(http.StatusOK, "text/html; charset=utf-8", bytes.ReplaceAll(buf.Bytes(), s.csrfPlaceholder, token))
+	c.Data(http.StatusOK, "text/html; charset=utf-8", s.withSession(c, bytes.ReplaceAll(buf.Bytes(), s.csrfPlaceholder, token)))
+}
+
+// The JSON answers of change-point detection (/api/history and
+// /api/regressions) are cached the same way, keyed by their parameters:
+// a dashboard or kbench check asking the same question again between
+// writes costs a map lookup, not a detection over the whole series.
+
+// maxCachedAnswers bounds the JSON cache's entries, kept apart from the
+// pages' so that one cannot evict the other.
+const maxCachedAnswers = 32
+
+// maxCachedAnswerBytes bounds one cached answer, so that the cache holds
+// at most maxCachedAnswers × 4 MiB = 128 MiB. A 20,000-run history is
+// about 3 MiB; a larger answer is served but built again next time.
+const maxCachedAnswerBytes = 4 << 20
+
+// cachedJSON serves the JSON answer key from the cache when the store has
+// not changed since it was built; otherwise build makes it (counted in
+// answerBuilds) and it is kept.
+func (s *Server) cachedJSON(c *gin.Context, key string, build func() (any, error)) {
+	const contentType = "application/json; charset=utf-8"
+	gen := s.store.Generation()
+	if p, ok := s.answers.Get(key); ok && p.gen == gen {
+		c.Data(http.StatusOK, contentType, p.body)
+		return
+	}
+	s.answerBuilds.Add(1)
+	v, err := build()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	// encoding/json as gin's c.JSON encodes: the same bytes either way.
+	body, err := json.Marshal(v)
+	if err != nil {
+		s.fail(c, fmt.Errorf("encode %s: %w", key, err))
+		return
+	}
+	if s.store.Generation() == gen && len(body) <= maxCachedAnswerBytes {
+		s.answers.Add(key, cachedPage{gen: gen, body: body})
+	}
+	c.Data(http.StatusOK, contentType, body)
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net/http"
 	"net/url"
 	"runtime"
 	"slices"
@@ -326,23 +325,26 @@ func newAPIRegression(r ui.Regression) apiRegression {
 
 // apiRegressions answers GET /api/regressions?threshold=5 (percent; and
 // window, max_pvalue, min_magnitude and min_segment as /api/history takes
-// them, min_segment at least 2).
+// them, min_segment at least 2), kept in the JSON cache until the next
+// write to the store.
 func (s *Server) apiRegressions(c *gin.Context) {
 	q, err := parseRegressionsQuery(c.Request.URL.Query())
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	regs, err := s.regressionsOf(c.Request.Context(), q)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	out := make([]apiRegression, 0, len(regs))
-	for _, r := range regs {
-		out = append(out, newAPIRegression(r))
-	}
-	c.JSON(http.StatusOK, gin.H{"regressions": out})
+	ctx := c.Request.Context()
+	s.cachedJSON(c, "regressions?"+q.Values().Encode(), func() (any, error) {
+		regs, err := s.regressionsOf(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]apiRegression, 0, len(regs))
+		for _, r := range regs {
+			out = append(out, newAPIRegression(r))
+		}
+		return gin.H{"regressions": out}, nil
+	})
 }
 
 // regressionsPage renders GET /regressions?…, kept in the page cache

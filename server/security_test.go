@@ -13,8 +13,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/store"
@@ -440,10 +442,21 @@ func TestSessionCookie(t *testing.T) {
 		if strings.Contains(session.Value, token) || session.Value == "" {
 			t.Errorf("the session cookie holds the token: %q", session.Value)
 		}
-		mac := hmac.New(sha256.New, []byte(token))
-		mac.Write([]byte(sessionContext))
-		if want := hex.EncodeToString(mac.Sum(nil)); session.Value != want {
-			t.Errorf("session cookie %q, want HMAC-SHA256(token, %q) = %q", session.Value, sessionContext, want)
+		// ISSUED.NONCE.MAC: the issue time, and HMAC-SHA256 keyed by the
+		// token over the context and both.
+		parts := strings.Split(session.Value, ".")
+		issued, err := strconv.ParseInt(parts[0], 10, 64)
+		if len(parts) != 3 || err != nil || time.Since(time.Unix(issued, 0)).Abs() > time.Hour {
+			t.Errorf("session cookie %q: want ISSUED.NONCE.MAC with the time of the login", session.Value)
+		} else {
+			mac := hmac.New(sha256.New, []byte(token))
+			mac.Write([]byte(sessionContext + "\x00" + parts[0] + "." + parts[1]))
+			if want := hex.EncodeToString(mac.Sum(nil)); parts[2] != want {
+				t.Errorf("session cookie %q, want its MAC HMAC-SHA256(token, %q) = %q", session.Value, sessionContext, want)
+			}
+		}
+		if session.MaxAge != int(DefaultSessionMaxAge/time.Second) {
+			t.Errorf("session cookie Max-Age %d, want %d (30 days)", session.MaxAge, int(DefaultSessionMaxAge/time.Second))
 		}
 		// The session cookie authenticates.
 		if rec := ts.do(t, "POST", "/api/runs", `{"workload":"sideways"}`, "Cookie", tokenCookie+"="+session.Value); rec.Code != 400 {
@@ -458,7 +471,7 @@ func TestSessionCookie(t *testing.T) {
 		{"raw token as cookie", []string{"Cookie", tokenCookie + "=" + token}, 401},
 		{"wrong cookie", []string{"Cookie", tokenCookie + "=0123abcd"}, 401},
 		{"bearer token", []string{"Authorization", "Bearer " + token}, 400},
-		{"bearer session value", []string{"Authorization", "Bearer " + sessionValue(token)}, 401},
+		{"bearer session value", []string{"Authorization", "Bearer " + sessionValue(token, time.Now())}, 401},
 	} {
 		if rec := ts.do(t, "POST", "/api/runs", `{"workload":"sideways"}`, tt.hdr...); rec.Code != tt.want {
 			t.Errorf("%s: %d, want %d", tt.name, rec.Code, tt.want)

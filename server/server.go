@@ -12,8 +12,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -107,7 +109,17 @@ type Config struct {
 	// absolute.
 	NotifyURL string
 	PublicURL string
-	Logger    *slog.Logger
+	// TrustedProxies (--trusted-proxy) are the addresses or CIDRs of
+	// reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are
+	// believed: a request from one with X-Forwarded-Proto https gets
+	// Secure cookies, and wrong tokens are counted per the client
+	// address it forwards. Empty: no proxy is believed.
+	TrustedProxies []string
+	// SessionMaxAge is how long a login lasts (--session-max-age;
+	// default DefaultSessionMaxAge): the cookie's Max-Age, and what the
+	// server enforces from the issue time the cookie carries.
+	SessionMaxAge time.Duration
+	Logger        *slog.Logger
 }
 
 // Validate checks the parts of a configuration users write by hand (the
@@ -119,6 +131,12 @@ func (c Config) Validate() error {
 	}
 	if _, err := compileAllowHosts(c.AllowHosts); err != nil {
 		return err
+	}
+	if _, err := parseTrustedProxies(c.TrustedProxies); err != nil {
+		return err
+	}
+	if c.SessionMaxAge < 0 {
+		return fmt.Errorf("--session-max-age %v: must not be negative", c.SessionMaxAge)
 	}
 	if c.NotifyURL != "" {
 		return validNotifyURL(c.NotifyURL)
@@ -136,7 +154,11 @@ type Server struct {
 	// parsing makes concurrent first requests for a profile share one parse.
 	parsing singleflight.Group
 	pages   *lru.Cache[string, cachedPage]
-	flames  *lru.Cache[string, *encodedBody] // encoded flame-graph answers
+	// answers caches JSON answers of detection (pagecache.go);
+	// answerBuilds counts the answers built rather than served from it.
+	answers      *lru.Cache[string, cachedPage]
+	answerBuilds atomic.Int64
+	flames       *lru.Cache[string, *encodedBody] // encoded flame-graph answers
 	// regressions caches the regressions list (regressions.go); notify
 	// posts new ones (notify.go).
 	regressions regressionCache
@@ -154,6 +176,13 @@ type Server struct {
 	allowTargets []targetPattern
 	// allowHosts are the --allow-host names (see checkHost).
 	allowHosts map[string]bool
+	// trustedProxies are the parsed Config.TrustedProxies.
+	trustedProxies []netip.Prefix
+	// sessions are the logged-out sessions, logins the wrong tokens per
+	// client (session.go); clock is time.Now but in tests.
+	sessions sessionStore
+	logins   *loginLimiter
+	clock    func() time.Time
 	// pruner prunes old runs periodically (Config.Retain).
 	pruner background
 	// sweeper queues sweeps' second phases (sweep.go).
@@ -181,6 +210,9 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = 64 << 20
 	}
+	if cfg.SessionMaxAge <= 0 {
+		cfg.SessionMaxAge = DefaultSessionMaxAge
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -199,6 +231,10 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	trustedProxies, err := parseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, "runs"), 0o755); err != nil {
 		return nil, fmt.Errorf("server: data directory: %w", err)
 	}
@@ -207,16 +243,26 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		return nil, fmt.Errorf("server: templates: %w", err)
 	}
 	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
-		pages: newLRU[string, cachedPage](maxCachedPages), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
+		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
 	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
 		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
 		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
+	s.trustedProxies, s.logins, s.clock = trustedProxies, newLoginLimiter(), time.Now
+	if cfg.Token != "" {
+		s.ui.SetSessionSlot(sessionMarker)
+	}
 	s.static = http.StripPrefix("/static/", http.FileServer(http.FS(staticFS())))
 	gin.SetMode(gin.ReleaseMode)
 	s.engine = gin.New()
+	// gin believes X-Forwarded-For from anyone unless told otherwise;
+	// c.ClientIP (the address wrong tokens are counted by) must come
+	// from the connection or a proxy the operator named.
+	if err := s.engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("server: --trusted-proxy: %w", err)
+	}
 	s.engine.Use(s.compress, s.recoverer, s.logRequests, s.securityHeaders, s.checkHost, s.limitBody, s.authenticate, s.checkOrigin)
 	s.routes()
 	return s, nil

@@ -141,12 +141,14 @@ type DetectFields struct {
 	// MinSegment is the fewest runs each side of a change point must
 	// hold for it to count (smaller ones are tentative).
 	MinSegment string
+	// MaxWindow is the largest window the server accepts.
+	MaxWindow int
 }
 
 // newDetectFields shows o, Otava's defaults filled in.
 func newDetectFields(id string, o changepoint.Options) DetectFields {
 	o = o.WithDefaults()
-	return DetectFields{ID: id, Window: strconv.Itoa(o.Window),
+	return DetectFields{ID: id, Window: strconv.Itoa(o.Window), MaxWindow: changepoint.MaxWindow,
 		MaxPValue:    strconv.FormatFloat(o.MaxPValue, 'g', -1, 64),
 		MinMagnitude: strconv.FormatFloat(o.MinMagnitude, 'g', -1, 64), MinSegment: strconv.Itoa(o.MinSegment)}
 }

@@ -1,6 +1,12 @@
 package ui
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kbench/kbench/rundoc"
+)
 
 // ImportView is the page that creates an imported run from the text output
 // of Kafka's perf tools and/or uploaded profiles (pprof, gzipped or not, or
@@ -29,6 +35,46 @@ type ImportView struct {
 	// they are about: several when the upload broke several rules.
 	Errors      []string
 	ErrorFields []string
+	// CSV is the back-fill form's state (kept after an error).
+	CSV CSVImportForm
+}
+
+// CSVImportForm is the import page's second form: a CSV of past results
+// (POST /import/csv, the fields of POST /api/import/csv) back-filling a
+// series.
+type CSVImportForm struct {
+	Series, Workload, Label string
+	// Text is the pasted CSV, shown again after an error.
+	Text string
+	// Error is why the CSV was refused; ErrorField the field it is about
+	// ("file" for the CSV itself), and Line and Column the cell (1-based,
+	// 0 when the error is about no one line or column).
+	Error        string
+	ErrorField   string
+	Line, Column int
+}
+
+// Workloads are the workloads the form offers, whose metrics name the
+// CSV's columns.
+func (f CSVImportForm) Workloads() []string {
+	var out []string
+	for _, w := range rundoc.Workloads() {
+		out = append(out, string(w))
+	}
+	return out
+}
+
+// Invalid reports whether the input of field is the one to mark invalid:
+// a refused CSV marks the text box when it was pasted, the file input
+// otherwise.
+func (f CSVImportForm) Invalid(field string) bool {
+	switch field {
+	case "csv":
+		return f.ErrorField == "file" && f.Text != ""
+	case "file":
+		return f.ErrorField == "file" && f.Text == ""
+	}
+	return f.ErrorField != "" && f.ErrorField == field
 }
 
 // Invalid reports whether the input of field is the one to mark invalid.
@@ -50,4 +96,17 @@ func (v ImportView) Invalid(field string) bool {
 // form offers them.
 func (ImportView) TableWorkloads() []string {
 	return []string{"producer", "consumer", "e2e", "writepath"}
+}
+
+// BadLine is the pasted CSV's line the error is about, as "LINE: text",
+// or "" (no line, or the CSV came as a file).
+func (f CSVImportForm) BadLine() string {
+	if f.Line < 1 || f.Text == "" {
+		return ""
+	}
+	lines := strings.Split(strings.ReplaceAll(f.Text, "\r\n", "\n"), "\n")
+	if f.Line > len(lines) {
+		return ""
+	}
+	return strconv.Itoa(f.Line) + ": " + lines[f.Line-1]
 }

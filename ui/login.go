@@ -7,4 +7,7 @@ type LoginView struct {
 	Next string
 	// Error is shown above the form, e.g. "wrong token".
 	Error string
+	// NoToken says the server has no token: there is nothing to log in
+	// to, and the page says so instead of asking for one.
+	NoToken bool
 }

@@ -40,7 +40,16 @@ const StaticPrefix = "/static/"
 type UI struct {
 	pages  map[string]*template.Template
 	assets map[string]string // file name → URL with a content hash
+	// sessionSlot is what the layout's header holds where a visitor's
+	// session control goes (SetSessionSlot); empty: nothing.
+	sessionSlot template.HTML
 }
+
+// SetSessionSlot makes every page's header hold marker where the
+// visitor's "Log in" link or "Log out" button belongs. Pages are cached
+// for every visitor, so the server puts the visitor's own control in
+// place of the marker as it sends a page. Call it before any Render.
+func (u *UI) SetSessionSlot(marker string) { u.sessionSlot = template.HTML(marker) }
 
 // New parses every template of templatesFS and indexes staticFS, failing
 // on the first error so a broken template stops start-up, not a request.
@@ -191,5 +200,7 @@ func (u *UI) funcs(page string) template.FuncMap {
 		// nav is the site navigation (the table nav), the page's link
 		// marked current.
 		"nav": func() []NavLink { return navLinks(page) },
+		// sessionSlot is SetSessionSlot's marker, or nothing.
+		"sessionSlot": func() template.HTML { return u.sessionSlot },
 	}
 }
