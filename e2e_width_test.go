@@ -52,6 +52,7 @@ var e2eWidthPages = map[string]func(f *e2eWidthFixture) []string{
 	"/r/:slug":     func(f *e2eWidthFixture) []string { return []string{f.report} },
 	"/history":     func(f *e2eWidthFixture) []string { return []string{fmt.Sprintf("/history?run=%d", f.series[0])} },
 	"/regressions": func(*e2eWidthFixture) []string { return []string{"/regressions"} },
+	"/series":      func(*e2eWidthFixture) []string { return []string{"/series"} },
 	"/login":       func(*e2eWidthFixture) []string { return []string{"/login"} },
 	"/writepath":   func(*e2eWidthFixture) []string { return []string{"/writepath"} },
 	"/writepath/:batch": func(f *e2eWidthFixture) []string {

@@ -45,22 +45,12 @@ func importCSV(ctx context.Context, client apiClient, file, series, workload str
 		fmt.Fprintf(stderr, "kbench import: %v\n", err)
 		return 2
 	}
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	mw.WriteField("series", series)
-	mw.WriteField("workload", workload)
-	w, err := mw.CreateFormFile("file", filepath.Base(file))
-	if err == nil {
-		_, err = w.Write(data)
-	}
-	if err == nil {
-		err = mw.Close()
-	}
+	body, contentType, err := fileForm([][2]string{{"series", series}, {"workload", workload}}, "file", filepath.Base(file), data)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench import: %v\n", err)
 		return 2
 	}
-	answer, err := client.post(ctx, "/api/import/csv", buf.Bytes(), mw.FormDataContentType())
+	answer, err := client.post(ctx, "/api/import/csv", body, contentType)
 	if err != nil {
 		reportPostError(stderr, "kbench import", file, err)
 		return 1
@@ -130,24 +120,12 @@ func importTable(ctx context.Context, client apiClient, file, workload string, a
 		fmt.Fprintf(stderr, "kbench import: %v\n", err)
 		return 2
 	}
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	mw.WriteField("workload", workload)
-	for _, f := range fields {
-		mw.WriteField(f[0], f[1])
-	}
-	w, err := mw.CreateFormFile("table", name)
-	if err == nil {
-		_, err = w.Write(data)
-	}
-	if err == nil {
-		err = mw.Close()
-	}
+	body, contentType, err := fileForm(append([][2]string{{"workload", workload}}, fields...), "table", name, data)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench import: %v\n", err)
 		return 2
 	}
-	answer, err := client.post(ctx, "/api/import", buf.Bytes(), mw.FormDataContentType())
+	answer, err := client.post(ctx, "/api/import", body, contentType)
 	if err != nil {
 		reportPostError(stderr, "kbench import", file, err)
 		return 1
@@ -171,4 +149,27 @@ func importTable(ctx context.Context, client apiClient, file, workload string, a
 	}
 	fmt.Fprintf(stderr, "kbench import: %d runs stored, one per column of %s\n", len(resp.Runs), name)
 	return 0
+}
+
+// fileForm builds a multipart body of fields (name, value; in order) and
+// one file, data under field fileField named name.
+func fileForm(fields [][2]string, fileField, name string, data []byte) (body []byte, contentType string, err error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, f := range fields {
+		if err := mw.WriteField(f[0], f[1]); err != nil {
+			return nil, "", err
+		}
+	}
+	w, err := mw.CreateFormFile(fileField, name)
+	if err == nil {
+		_, err = w.Write(data)
+	}
+	if err == nil {
+		err = mw.Close()
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), mw.FormDataContentType(), nil
 }

@@ -47,6 +47,8 @@ func (e *csvError) Error() string {
 	return fmt.Sprintf("file: line %d: %s", e.line, e.msg)
 }
 
+func (e *csvError) cell() (line, column int) { return e.line, e.column }
+
 // Unwrap makes it a 400 on "file" for classify.
 func (e *csvError) Unwrap() error { return &inputError{Field: "file", Msg: e.Error()[len("file: "):]} }
 

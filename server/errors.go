@@ -43,6 +43,14 @@ type retryLaterError struct{ msg string }
 
 func (e *retryLaterError) Error() string { return e.msg }
 
+// badCell is a bad cell of an uploaded file (a CSV back-fill's, a
+// table's): its 400 gives the cell's line and column (1-based; column 0
+// when the error is about a whole line) beside the field.
+type badCell interface {
+	error
+	cell() (line, column int)
+}
+
 // errTooLarge marks a body over the configured limit.
 var errTooLarge = errors.New("request body too large")
 
@@ -152,6 +160,10 @@ func (s *Server) fail(c *gin.Context, err error) {
 		if field != "" {
 			body["field"] = field
 			body["errors"] = all
+		}
+		var bc badCell
+		if status == http.StatusBadRequest && errors.As(err, &bc) {
+			body["line"], body["column"] = bc.cell()
 		}
 		if refused, ok := notRerunnable(err); ok {
 			body["not_rerunnable"] = refused

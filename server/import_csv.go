@@ -32,12 +32,7 @@ import (
 func (s *Server) importCSV(c *gin.Context) {
 	runs, err := s.importCSVRuns(c)
 	if err != nil {
-		var ce *csvError
-		if errors.As(err, &ce) {
-			c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": ce.Error(), "field": "file", "line": ce.line, "column": ce.column})
-			return
-		}
-		s.fail(c, err)
+		s.fail(c, err) // a bad cell's 400 gives its line and column
 		return
 	}
 	out := make([]apiRun, len(runs))
@@ -159,9 +154,9 @@ func (s *Server) importCSVForm(c *gin.Context) {
 		}
 		v := ui.ImportView{CSV: ui.CSVImportForm{Series: c.PostForm("series"), Workload: c.PostForm("workload"), Label: c.PostForm("label"),
 			Text: pasted, Error: msg, ErrorField: field}}
-		var ce *csvError
-		if errors.As(err, &ce) {
-			v.CSV.Line, v.CSV.Column = ce.line, ce.column
+		var bc badCell
+		if errors.As(err, &bc) {
+			v.CSV.Line, v.CSV.Column = bc.cell()
 		}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)

@@ -5,7 +5,6 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -142,12 +141,7 @@ func (s *Server) importTableRuns(c *gin.Context) ([]*store.Run, error) {
 func (s *Server) importTableAPI(c *gin.Context) {
 	runs, err := s.importTableRuns(c)
 	if err != nil {
-		var te *tableError
-		if errors.As(err, &te) {
-			c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": te.Error(), "field": "table", "line": te.line, "column": te.column})
-			return
-		}
-		s.fail(c, err)
+		s.fail(c, err) // a bad cell's 400 gives its line and column
 		return
 	}
 	out := make([]apiRun, len(runs))

@@ -67,6 +67,8 @@ func (e *tableError) Error() string {
 	return fmt.Sprintf("table: line %d: %s", e.line, e.msg)
 }
 
+func (e *tableError) cell() (line, column int) { return e.line, e.column }
+
 // Unwrap makes it a 400 on "table" for classify.
 func (e *tableError) Unwrap() error {
 	return &inputError{Field: "table", Msg: strings.TrimPrefix(e.Error(), "table: ")}
