@@ -56,7 +56,11 @@ type CSVImportForm struct {
 
 // Workloads are the workloads the form offers, whose metrics name the
 // CSV's columns.
-func (f CSVImportForm) Workloads() []string {
+func (f CSVImportForm) Workloads() []string { return runnableWorkloads() }
+
+// runnableWorkloads are the names of the workloads kbench runs, whose
+// metrics name an imported CSV's columns or table's lines.
+func runnableWorkloads() []string {
 	var out []string
 	for _, w := range rundoc.Workloads() {
 		out = append(out, string(w))
@@ -94,9 +98,7 @@ func (v ImportView) Invalid(field string) bool {
 
 // TableWorkloads are the workloads a table's runs may be, as the table
 // form offers them.
-func (ImportView) TableWorkloads() []string {
-	return []string{"producer", "consumer", "e2e", "writepath"}
-}
+func (ImportView) TableWorkloads() []string { return runnableWorkloads() }
 
 // BadLine is the pasted CSV's line the error is about, as "LINE: text",
 // or "" (no line, or the CSV came as a file).
