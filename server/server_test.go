@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,7 +39,16 @@ import (
 var kbenchBin string
 
 func TestMain(m *testing.M) {
-	bin, done, err := buildKbench()
+	flag.Parse()
+	// A fuzz worker is this test binary started again by `go test -fuzz`'s
+	// coordinator, which built kbench and holds the binary's shared lock
+	// for as long as it runs: a worker waiting for the exclusive lock to
+	// build it again would wait forever, and no input would ever be run.
+	fuzzWorker := false
+	if f := flag.Lookup("test.fuzzworker"); f != nil {
+		fuzzWorker = f.Value.String() == "true"
+	}
+	bin, done, err := buildKbench(fuzzWorker)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go build kbench: %v\n", err)
 		os.Exit(1)
@@ -60,8 +70,10 @@ func TestMain(m *testing.M) {
 // when run alone). A file lock makes test processes of one checkout
 // build one at a time (exclusive) and keeps the binary from being
 // rebuilt while tests use it (shared). Without a cache directory it
-// builds into a temporary directory removed afterwards.
-func buildKbench() (string, func(), error) {
+// builds into a temporary directory removed afterwards. A fuzz worker
+// (reuse) takes the binary its coordinator built, under the shared lock
+// alone.
+func buildKbench(reuse bool) (string, func(), error) {
 	build := func(bin string) error {
 		out, err := exec.Command("go", "build", "-o", bin, "github.com/kbench/kbench").CombinedOutput()
 		if err != nil {
@@ -90,11 +102,18 @@ func buildKbench() (string, func(), error) {
 	}
 	done := func() { lock.Close() } // closing releases the lock
 	fd := int(lock.Fd())
+	bin := filepath.Join(dir, "kbench")
+	if reuse {
+		if err := syscall.Flock(fd, syscall.LOCK_SH); err != nil {
+			done()
+			return "", nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
+		}
+		return bin, done, nil
+	}
 	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
 		done()
 		return "", nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
 	}
-	bin := filepath.Join(dir, "kbench")
 	if err := build(bin); err != nil {
 		done()
 		return "", nil, err
