@@ -152,7 +152,11 @@ func (s *Server) postRegression(ctx context.Context, r ui.Regression) error {
 // "<https://evil.example|Fix here>" arrives as text, not as a mention or
 // a disguised link.
 func notificationText(r ui.Regression, link string) string {
-	return "kbench: " + slackEscape(r.Metric) + " of " + slackEscape(r.Series) + " " +
+	series := r.Series
+	if r.Name != "" {
+		series = r.Name // what the series is; the key stays in the link
+	}
+	return "kbench: " + slackEscape(r.Metric) + " of " + slackEscape(series) + " " +
 		strings.Replace(numfmt.SignedPercent(r.ChangePct), "-", "−", 1) +
 		" at " + slackEscape(r.CommitRange()) + " (p " + numfmt.PValue(r.PValue) + "): " + slackEscape(link)
 }

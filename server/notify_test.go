@@ -58,7 +58,7 @@ func TestNotifyRegressions(t *testing.T) {
 		t.Errorf("notification %v", m)
 	}
 	text, _ := m["text"].(string)
-	if !strings.HasPrefix(text, "kbench: record-send-rate of fp-a@trunk −8.") || !strings.Contains(text, "% at s19..s20 (p ") ||
+	if !strings.HasPrefix(text, "kbench: record-send-rate of fp-a (producer) on trunk −8.") || !strings.Contains(text, "% at s19..s20 (p ") ||
 		!strings.HasSuffix(text, "): "+strings.ReplaceAll(m["compare_url"].(string), "&", "&amp;")) || strings.Contains(text, "\n") {
 		t.Errorf("text %q", text)
 	}
@@ -139,6 +139,9 @@ func TestNotificationTextEscaped(t *testing.T) {
 		{"mention", ui.Regression{Series: "<!channel>", Metric: "record-send-rate", ChangePct: -8.7, PValue: 2e-6, CommitBefore: "a", CommitAfter: "b"},
 			"/history?series=%3C%21channel%3E",
 			"kbench: record-send-rate of &lt;!channel&gt; −8.7% at a..b (p 2.0e-6): /history?series=%3C%21channel%3E"},
+		{"named", ui.Regression{Series: "047a5cd56ea7ff5f@trunk", Name: "perf <b> (producer) on trunk", Metric: "record-send-rate", ChangePct: -8.7, PValue: 2e-6, CommitBefore: "c19", CommitAfter: "c20"},
+			"/history?series=047a5cd56ea7ff5f%40trunk",
+			"kbench: record-send-rate of perf &lt;b&gt; (producer) on trunk −8.7% at c19..c20 (p 2.0e-6): /history?series=047a5cd56ea7ff5f%40trunk"},
 		{"link", ui.Regression{Series: "s", Metric: "m", ChangePct: 12, PValue: 1e-4, CommitBefore: "<https://evil.example|Fix here>", CommitAfter: "R&D <@U123>"},
 			"/compare",
 			"kbench: m of s +12.0% at &lt;https://evil.example|Fix here&gt;..R&amp;D &lt;@U123&gt; (p 1.0e-4): /compare"},
