@@ -69,6 +69,20 @@ func csrfToken(t *testing.T, ts *testServer) string {
 	return ""
 }
 
+// postImportForm posts fields to the import page's form, as a browser
+// holding the CSRF token does.
+func (ts *testServer) postImportForm(t *testing.T, token string, fields map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField(csrfField, token)
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	mw.Close()
+	return ts.do(t, "POST", "/import", body.String(), "Content-Type", mw.FormDataContentType(), "Cookie", csrfCookie+"="+token)
+}
+
 var uploadPaths = []uploadPath{
 	{"POST /api/runs/{id}/profiles", func(t *testing.T, ts *testServer, runID uint, file []byte) *httptest.ResponseRecorder {
 		body, ct := multipartBody(map[string]string{"role": "client"}, file)

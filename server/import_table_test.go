@@ -266,22 +266,8 @@ func TestImportTablePage(t *testing.T) {
 	if get.Code != 200 || !strings.Contains(get.Body.String(), `name="table"`) {
 		t.Fatalf("import page: %d, want a table field", get.Code)
 	}
-	var token string
-	for _, c := range get.Result().Cookies() {
-		if c.Name == csrfCookie {
-			token = c.Value
-		}
-	}
-	post := func(fields map[string]string) *httptest.ResponseRecorder {
-		var body bytes.Buffer
-		mw := multipart.NewWriter(&body)
-		mw.WriteField(csrfField, token)
-		for k, v := range fields {
-			mw.WriteField(k, v)
-		}
-		mw.Close()
-		return ts.do(t, "POST", "/import", body.String(), "Content-Type", mw.FormDataContentType(), "Cookie", csrfCookie+"="+token)
-	}
+	token := csrfToken(t, ts)
+	post := func(fields map[string]string) *httptest.ResponseRecorder { return ts.postImportForm(t, token, fields) }
 	bad := post(map[string]string{"workload": "consumer", "table": "| Metric | x | y |\n| io-ratio | 0.1 | slow |\n"})
 	if b := bad.Body.String(); bad.Code != 400 || !strings.Contains(b, "line 2, column 20") || !strings.Contains(b, "| io-ratio | 0.1 | slow |\n</textarea>") ||
 		!strings.Contains(b, `<option value="consumer" selected>`) {

@@ -342,22 +342,8 @@ func TestImportPageOutput(t *testing.T) {
 	if get.Code != 200 || !strings.Contains(get.Body.String(), `name="output"`) {
 		t.Fatalf("import page: %d, want an output field", get.Code)
 	}
-	var token string
-	for _, c := range get.Result().Cookies() {
-		if c.Name == csrfCookie {
-			token = c.Value
-		}
-	}
-	post := func(fields map[string]string) *httptest.ResponseRecorder {
-		var body bytes.Buffer
-		mw := multipart.NewWriter(&body)
-		mw.WriteField(csrfField, token)
-		for k, v := range fields {
-			mw.WriteField(k, v)
-		}
-		mw.Close()
-		return ts.do(t, "POST", "/import", body.String(), "Content-Type", mw.FormDataContentType(), "Cookie", csrfCookie+"="+token)
-	}
+	token := csrfToken(t, ts)
+	post := func(fields map[string]string) *httptest.ResponseRecorder { return ts.postImportForm(t, token, fields) }
 	bad := post(map[string]string{"label": "keep-me", "output": "nonsense here\n"})
 	if b := bad.Body.String(); bad.Code != 400 || !strings.Contains(b, "keep-me") || !strings.Contains(b, "line 1") || !strings.Contains(b, "nonsense here") {
 		t.Errorf("bad pasted output: %d %s", bad.Code, b)
