@@ -55,16 +55,7 @@ func (s *Server) importCSVRuns(c *gin.Context) ([]*store.Run, error) {
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	fh := files[0]
-	if fh.Size > maxCSVBytes {
-		return nil, &limitError{field: "file", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, maxCSVBytes)}
-	}
-	f, err := fh.Open()
-	if err != nil {
-		return nil, fmt.Errorf("server: open csv: %w", err)
-	}
-	defer f.Close()
-	return s.storeCSV(c.Request.Context(), in, fh.Filename, f)
+	return s.storeCSVFile(c.Request.Context(), in, files[0])
 }
 
 // csvImport is what a CSV back-fill's fields say besides the file.
@@ -185,7 +176,12 @@ func (s *Server) importCSVFormRuns(c *gin.Context, pasted string) ([]*store.Run,
 	if len(files) == 0 {
 		return s.storeCSV(c.Request.Context(), in, "pasted CSV", strings.NewReader(pasted))
 	}
-	fh := files[0]
+	return s.storeCSVFile(c.Request.Context(), in, files[0])
+}
+
+// storeCSVFile stores the uploaded CSV fh as storeCSV does, refusing one
+// over maxCSVBytes before reading it.
+func (s *Server) storeCSVFile(ctx context.Context, in csvImport, fh *multipart.FileHeader) ([]*store.Run, error) {
 	if fh.Size > maxCSVBytes {
 		return nil, &limitError{field: "file", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, maxCSVBytes)}
 	}
@@ -194,7 +190,7 @@ func (s *Server) importCSVFormRuns(c *gin.Context, pasted string) ([]*store.Run,
 		return nil, fmt.Errorf("server: open csv: %w", err)
 	}
 	defer f.Close()
-	return s.storeCSV(c.Request.Context(), in, fh.Filename, f)
+	return s.storeCSV(ctx, in, fh.Filename, f)
 }
 
 // workloadList names the runnable workloads, comma-separated.

@@ -39,9 +39,9 @@ func hasTable(form *multipart.Form) bool {
 	return false
 }
 
-// readTable returns the "table" field's name and text: one file or
-// pasted text, not both.
-func readTable(form *multipart.Form) (name, text string, err error) {
+// readTable opens the "table" field, one file or pasted text (not both),
+// and names it; parseResultsTable reads it, within maxTableBytes.
+func readTable(form *multipart.Form) (name string, r io.ReadCloser, err error) {
 	fhs := form.File["table"]
 	var pasted []string
 	for _, v := range form.Value["table"] {
@@ -51,24 +51,19 @@ func readTable(form *multipart.Form) (name, text string, err error) {
 	}
 	switch {
 	case len(fhs)+len(pasted) > 1:
-		return "", "", badInput("table", "give one table (a file or pasted text), not %d", len(fhs)+len(pasted))
+		return "", nil, badInput("table", "give one table (a file or pasted text), not %d", len(fhs)+len(pasted))
 	case len(pasted) == 1:
-		return "pasted table", pasted[0], nil
+		return "pasted table", io.NopCloser(strings.NewReader(pasted[0])), nil
 	}
 	fh := fhs[0]
 	if fh.Size > maxTableBytes {
-		return "", "", &limitError{field: "table", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, maxTableBytes)}
+		return "", nil, &limitError{field: "table", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, maxTableBytes)}
 	}
 	f, err := fh.Open()
 	if err != nil {
-		return "", "", fmt.Errorf("server: open table: %w", err)
+		return "", nil, fmt.Errorf("server: open table: %w", err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTableBytes+1))
-	if err != nil {
-		return "", "", fmt.Errorf("server: read table: %w", err)
-	}
-	return fh.Filename, string(data), nil
+	return fh.Filename, f, nil
 }
 
 // importTableRuns stores a table as one imported run of "workload" per
@@ -102,11 +97,12 @@ func (s *Server) importTableRuns(c *gin.Context) ([]*store.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	name, text, err := readTable(form)
+	name, table, err := readTable(form)
 	if err != nil {
 		return nil, err
 	}
-	t, err := parseResultsTable(strings.NewReader(text), runner.ImportMetrics(workload))
+	defer table.Close()
+	t, err := parseResultsTable(table, runner.ImportMetrics(workload))
 	if err != nil {
 		return nil, err
 	}

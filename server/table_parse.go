@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/kafkafmt"
 )
 
 // Limits of a table import.
@@ -500,9 +499,10 @@ func tableRowMetric(name string, known map[string]rundoc.Metric) tableMetric {
 		return tableMetric{metric: rundoc.Metric{Name: m.Name, Unit: m.Unit, Better: m.Better}, known: true}
 	}
 	if i := strings.LastIndexByte(name, ':'); i >= 0 {
-		// "consumer-metrics:io-wait-ratio", as --print-metrics names it.
-		if j, ok := kafkafmt.LookupJavaMetric(strings.ToLower(name[i+1:])); ok {
-			return tableMetric{metric: rundoc.Metric{Name: name, Unit: j.Unit, Better: j.Better}, known: true}
+		// "consumer-metrics:io-wait-ratio", as --print-metrics names it:
+		// known as its name alone is, under the workload's metrics.
+		if m, ok := known[strings.ToLower(name[i+1:])]; ok {
+			return tableMetric{metric: rundoc.Metric{Name: name, Unit: m.Unit, Better: m.Better}, known: true}
 		}
 	}
 	if m := cpuRow.FindStringSubmatch(name); m != nil {
