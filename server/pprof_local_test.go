@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,30 @@ func TestPprofSourceViewsReadNoFiles(t *testing.T) {
 		rec := ts.do(t, "GET", path, "")
 		if rec.Code != 200 || !strings.Contains(rec.Body.String(), "main.work") || strings.Contains(rec.Body.String(), marker) {
 			t.Errorf("GET %s = %d, want pprof's view of main.work without the file", path, rec.Code)
+		}
+	}
+}
+
+// TestPprofLocalPageBehindProxy: behind a trusted proxy that terminates
+// TLS, the page's download commands name https, as the proxy's clients
+// must use; an untrusted peer's X-Forwarded-Proto changes nothing.
+func TestPprofLocalPageBehindProxy(t *testing.T) {
+	ts := newTestServer(t, func(c *Config) { c.TrustedProxies = []string{"10.1.0.0/16"} })
+	id := ts.importRun(t, "one", foldedGather)
+	for _, tt := range []struct {
+		remote, want string
+	}{
+		{"10.1.2.3:5000", "https://kbench.example/api/profiles/"},
+		{"198.51.100.1:5000", "http://kbench.example/api/profiles/"},
+	} {
+		req := httptest.NewRequest("GET", fmt.Sprintf("/profiles/%d/pprof/source?f=main", id), nil)
+		req.Host = "kbench.example"
+		req.RemoteAddr = tt.remote
+		req.Header.Set("X-Forwarded-Proto", "https")
+		rec := httptest.NewRecorder()
+		ts.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), tt.want) {
+			t.Errorf("from %s: %d, want a page naming %s", tt.remote, rec.Code, tt.want)
 		}
 	}
 }

@@ -151,10 +151,7 @@ func hasRepeat(re *syntax.Regexp) bool {
 // that they need the program's source and binary, which are where it ran,
 // with the commands that download the profile(s) and run pprof there.
 func (s *Server) pprofLocalPage(c *gin.Context, view string, target profileMeta, base *profileMeta, back string) {
-	origin := "http://" + c.Request.Host
-	if c.Request.TLS != nil {
-		origin = "https://" + c.Request.Host
-	}
+	origin := s.baseURL(c)
 	dl := func(m profileMeta) ui.PprofProfile {
 		return ui.PprofProfile{URL: origin + ui.ProfileDownloadURL(m.ID), File: profileFileName(&store.Profile{RunID: m.RunID,
 			Role: rundoc.ProfileRole(m.Role), Kind: rundoc.ProfileKind(m.Kind)})}

@@ -163,7 +163,7 @@ func (s *Server) report(c *gin.Context) {
 		if err != nil {
 			return "", nil, err
 		}
-		sv, sw, err := s.reportSweep(ctx, rep, baseURL(c))
+		sv, sw, err := s.reportSweep(ctx, rep, s.baseURL(c))
 		if err != nil {
 			return "", nil, err
 		}
@@ -196,14 +196,14 @@ func (s *Server) loadReport(ctx context.Context, slug string, hide bool, parts s
 // creation time and absolute link.
 func (s *Server) reportMeta(c *gin.Context, rep *rundoc.Report) compare.Meta {
 	return compare.Meta{Title: rep.Title, Notes: rep.Notes, Created: rep.CreatedAt,
-		URL: baseURL(c) + ui.ReportURL(rep.Slug, "")}
+		URL: s.baseURL(c) + ui.ReportURL(rep.Slug, "")}
 }
 
 // baseURL is the scheme and host of c's request, which the exports'
 // absolute links start with.
-func baseURL(c *gin.Context) string {
+func (s *Server) baseURL(c *gin.Context) string {
 	scheme := "http"
-	if c.Request.TLS != nil {
+	if s.secureRequest(c.Request) { // TLS here, or at a trusted proxy
 		scheme = "https"
 	}
 	return scheme + "://" + c.Request.Host
@@ -220,7 +220,7 @@ func (s *Server) reportExport(c *gin.Context, slug, ext string) {
 		s.fail(c, err)
 		return
 	}
-	_, sw, err := s.reportSweep(c.Request.Context(), rep, baseURL(c))
+	_, sw, err := s.reportSweep(c.Request.Context(), rep, s.baseURL(c))
 	if err != nil {
 		s.fail(c, err)
 		return
