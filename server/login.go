@@ -71,7 +71,7 @@ func (s *Server) logout(c *gin.Context) {
 	if ck, err := c.Cookie(tokenCookie); err == nil {
 		now := s.clock()
 		if exp, ok := s.sessionExpiry(ck, now); ok && now.Before(exp) {
-			s.sessions.revoke(ck, exp, now)
+			s.sessions.revoke(ck)
 		}
 	}
 	http.SetCookie(c.Writer, s.sessionCookie(c.Request, "", -1))

@@ -92,40 +92,24 @@ func (s *Server) validSession(v string, now time.Time) bool {
 // bound is a safeguard, not a limit anyone meets.
 const maxRevokedSessions = 10000
 
-// sessionStore remembers the sessions logged out until they expire, so a
-// copy of a logged-out cookie is refused too. It lives in memory: after a
-// restart a copied cookie works again until its expiry.
+// sessionStore remembers the sessions logged out, so a copy of a
+// logged-out cookie is refused too: the most recent maxRevokedSessions of
+// them (an expired one is refused anyway, whether remembered or not). It
+// lives in memory: after a restart a copied cookie works again until its
+// expiry.
 type sessionStore struct {
-	mu   sync.Mutex
-	gone map[string]time.Time // value → its expiry
+	once sync.Once
+	gone *lru.Cache[string, struct{}]
 }
 
-func (st *sessionStore) revoked(v string) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	_, ok := st.gone[v]
-	return ok
+func (st *sessionStore) cache() *lru.Cache[string, struct{}] {
+	st.once.Do(func() { st.gone = newLRU[string, struct{}](maxRevokedSessions) })
+	return st.gone
 }
 
-func (st *sessionStore) revoke(v string, expires, now time.Time) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.gone == nil {
-		st.gone = map[string]time.Time{}
-	}
-	for k, exp := range st.gone {
-		if !now.Before(exp) {
-			delete(st.gone, k) // expired: refused for that already
-		}
-	}
-	for k := range st.gone {
-		if len(st.gone) < maxRevokedSessions {
-			break
-		}
-		delete(st.gone, k)
-	}
-	st.gone[v] = expires
-}
+func (st *sessionStore) revoked(v string) bool { return st.cache().Contains(v) }
+
+func (st *sessionStore) revoke(v string) { st.cache().Add(v, struct{}{}) }
 
 // sessionMarker stands in rendered pages (ui.SetSessionSlot, on servers
 // with a token) for the visitor's session control, which withSession puts

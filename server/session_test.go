@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/tls"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -316,5 +317,22 @@ func TestLoginWithoutToken(t *testing.T) {
 	// No session control in the header either.
 	if b := ts.do(t, "GET", "/", "").Body.String(); strings.Contains(b, "Log in</a>") || strings.Contains(b, "Log out") {
 		t.Errorf("the runs page of a server without a token offers a login or logout")
+	}
+}
+
+// TestSessionStoreKeepsRecentLogouts: a full store forgets the oldest
+// logouts first, never a recent one.
+func TestSessionStoreKeepsRecentLogouts(t *testing.T) {
+	var st sessionStore
+	st.revoke("first")
+	for i := range maxRevokedSessions - 1 {
+		st.revoke(fmt.Sprint("s", i))
+	}
+	if !st.revoked("first") {
+		t.Fatal("a full store forgot a logout it had room for")
+	}
+	st.revoke("one-more")
+	if st.revoked("first") || !st.revoked("one-more") || !st.revoked("s0") {
+		t.Errorf("past the bound: first %v (want forgotten), one-more %v, s0 %v (want kept)", st.revoked("first"), st.revoked("one-more"), st.revoked("s0"))
 	}
 }
