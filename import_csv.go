@@ -81,8 +81,12 @@ func importTable(ctx context.Context, client apiClient, file, workload string, a
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "table", "workload", "server", "token":
-		case "meta", "time":
-			// Tags and time apply to every run; read below.
+		case "time": // tags and time apply to every run
+			fields = append(fields, [2]string{"time", f.Value.String()})
+		case "meta":
+			for _, m := range *f.Value.(*listFlag) {
+				fields = append(fields, [2]string{"meta", m})
+			}
 		default:
 			if bad == "" {
 				bad = "--" + f.Name
@@ -97,16 +101,6 @@ func importTable(ctx context.Context, client apiClient, file, workload string, a
 	case !rundoc.Workload(workload).Runnable():
 		return usageErr("--workload: needed with --table: producer, consumer, e2e or writepath (its metrics name the lines), got %q", workload)
 	}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "time":
-			fields = append(fields, [2]string{"time", f.Value.String()})
-		case "meta":
-			for _, m := range *f.Value.(*listFlag) {
-				fields = append(fields, [2]string{"meta", m})
-			}
-		}
-	})
 	var data []byte
 	var err error
 	name := filepath.Base(file)

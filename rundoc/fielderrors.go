@@ -48,17 +48,6 @@ func (e *FieldErrors) add(fe *FieldError) {
 	*e = append(*e, fe)
 }
 
-// Messages returns field's messages in the order they were found.
-func (e FieldErrors) Messages(field string) []string {
-	var out []string
-	for _, fe := range e {
-		if fe.Field == field {
-			out = append(out, fe.Msg)
-		}
-	}
-	return out
-}
-
 // Append records the field errors err holds (a *FieldError or a
 // FieldErrors) and returns nil; any other non-nil error is returned
 // unchanged, for the caller to give up with.

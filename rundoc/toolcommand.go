@@ -63,6 +63,9 @@ func ToolCommandSettings(argv []string) []Setting {
 	}
 	var out []Setting
 	set := func(name, value string) {
+		if name == "acks" && value == "-1" {
+			value = "all" // one setting, however the command spelled it
+		}
 		for i := range out {
 			if out[i].Name == name {
 				out[i].Value = value
@@ -80,8 +83,6 @@ func ToolCommandSettings(argv []string) []Setting {
 		case k == "bootstrap.servers", k == "client.id", k == "group.id", k == "transactional.id",
 			strings.HasPrefix(k, "sasl."), strings.HasPrefix(k, "ssl."), k == "security.protocol":
 			return true
-		case k == "acks" && v == "-1":
-			v = "all"
 		}
 		set(k, v)
 		return true
@@ -90,11 +91,7 @@ func ToolCommandSettings(argv []string) []Setting {
 		// broker_list topic num_messages producer_acks message_size_bytes
 		// [properties_file], what every version takes.
 		set("num-records", args[2])
-		acks := args[3]
-		if acks == "-1" {
-			acks = "all"
-		}
-		set("acks", acks)
+		set("acks", args[3])
 		set("record-size", args[4])
 		return out
 	}
@@ -138,9 +135,6 @@ func ToolCommandSettings(argv []string) []Setting {
 			}
 		case "--producer-acks":
 			if v, ok := next(); ok {
-				if v == "-1" {
-					v = "all"
-				}
 				set("acks", v)
 			}
 		case "--fetch-size":
