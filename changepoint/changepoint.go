@@ -143,7 +143,12 @@ func Sides(cps []ChangePoint, n, i int) (before, after int) {
 // Tentative says whether change point cps[i] of a series of n points has
 // fewer than o.MinSegment points on a side (DefaultMinSegment for 0).
 func (o Options) Tentative(cps []ChangePoint, n, i int) bool {
-	before, after := Sides(cps, n, i)
+	return o.TooShort(Sides(cps, n, i))
+}
+
+// TooShort says whether a change point with before and after points
+// either side (Sides) has fewer than o.MinSegment on a side.
+func (o Options) TooShort(before, after int) bool {
 	return min(before, after) < o.WithDefaults().MinSegment
 }
 

@@ -246,14 +246,14 @@ func changePointResult(in Input, r Result, opts Options) Result {
 	// first candidate decided on.
 	start := 0
 	var at *changepoint.ChangePoint
-	tentative := false
+	var atBefore, atAfter int // the runs either side of at
 	for i, c := range cps {
-		short := opts.ChangePoint.Tentative(cps, len(values), i)
-		if c.Index < n && !short {
+		before, after := changepoint.Sides(cps, len(values), i)
+		if c.Index < n && !opts.ChangePoint.TooShort(before, after) {
 			start = c.Index
 		}
 		if c.Index == n {
-			at, tentative = &cps[i], short
+			at, atBefore, atAfter = &cps[i], before, after
 		}
 	}
 	r.Method = MethodChangePoint
@@ -267,11 +267,10 @@ func changePointResult(in Input, r Result, opts Options) Result {
 		}
 		return r
 	}
-	if tentative {
-		before, after := changepoint.Sides(cps, len(values), slices.IndexFunc(cps, func(c changepoint.ChangePoint) bool { return c.Index == n }))
+	if opts.ChangePoint.TooShort(atBefore, atAfter) {
 		r.Verdict = VerdictUndecided
 		r.Reason = fmt.Sprintf("a tentative change point at the first candidate: %d %s before it and %d after, fewer than min_segment %d on a side; run more candidates",
-			before, plural(before, "run", "runs"), after, opts.ChangePoint.WithDefaults().MinSegment)
+			atBefore, plural(atBefore, "run", "runs"), atAfter, opts.ChangePoint.WithDefaults().MinSegment)
 		return r
 	}
 	p := at.PValue

@@ -137,7 +137,7 @@ func Build(runs []rundoc.Run, metric string, opts changepoint.Options) History {
 			Index: c.Index, RunID: after.RunID, Before: c.Before, After: c.After,
 			ChangePct: c.ChangePercent(), PValue: c.PValue, Magnitude: c.Magnitude,
 			Direction:  direction(h.Better, c.Before, c.After),
-			RunsBefore: nb, RunsAfter: na, Tentative: h.Options.Tentative(cps, len(values), i),
+			RunsBefore: nb, RunsAfter: na, Tentative: h.Options.TooShort(nb, na),
 			CommitBefore: Commit(before.Meta), CommitAfter: Commit(after.Meta),
 		})
 	}
