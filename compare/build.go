@@ -497,11 +497,12 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	}
 
 	t.Notes = append(t.notes(cols, measured), notes...)
-	t.Comparability, t.ComparabilityUnknown = comparability(measured)
+	measuredFs := measuredFacts(measured)
+	t.Comparability, t.ComparabilityUnknown = comparability(measured, measuredFs)
 	if n := comparabilityNote(t.ComparabilityUnknown); n != "" {
 		t.Notes = append(t.Notes, n)
 	}
-	t.Notes = append(t.Notes, unknownSettingsNotes(measured)...)
+	t.Notes = append(t.Notes, unknownSettingsNotes(measured, measuredFs)...)
 	t.Warnings = tableWarnings(t.Columns, measured)
 	for _, runs := range measured {
 		t.runsTotal += len(runs)

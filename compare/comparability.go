@@ -238,13 +238,14 @@ func unknownReason(r rundoc.Run, name string) string {
 // unknownSettingsNotes say, run by run, which key settings a run does
 // not know that another compared run does, and why: "Run 12's record
 // size is unknown (imported without a command line)."
-func unknownSettingsNotes(measured [][]rundoc.Run) []string {
+// fsByColumn are the runs' facts (measuredFacts).
+func unknownSettingsNotes(measured [][]rundoc.Run, fsByColumn [][]facts) []string {
 	var all []rundoc.Run
 	var fs []facts
 	known := map[string]bool{}
-	for _, runs := range measured {
-		for _, r := range runs {
-			f := runFacts(r)
+	for ci, runs := range measured {
+		for ri, r := range runs {
+			f := fsByColumn[ci][ri]
 			all, fs = append(all, r), append(fs, f)
 			for _, x := range f.list {
 				known[x.name] = true
@@ -261,8 +262,6 @@ func unknownSettingsNotes(measured [][]rundoc.Run) []string {
 			}
 			missing = append(missing, k.text)
 			if reason == "" {
-				reason = unknownReason(r, k.name)
-			} else if k.name == "acks" && len(missing) == 1 {
 				reason = unknownReason(r, k.name)
 			}
 		}
@@ -342,23 +341,33 @@ func paramText(raw json.RawMessage) string {
 	return b.String()
 }
 
+// measuredFacts reads each run's facts once, per column, for
+// comparability and unknownSettingsNotes.
+func measuredFacts(measured [][]rundoc.Run) [][]facts {
+	out := make([][]facts, len(measured))
+	for ci, runs := range measured {
+		for _, r := range runs {
+			out[ci] = append(out[ci], runFacts(r))
+		}
+	}
+	return out
+}
+
 // comparability lists the settings that differ between the columns, and
 // the runs that recorded no configuration (their columns' values come
 // from the spec and environment alone, or are unknown).
-func comparability(measured [][]rundoc.Run) (diffs []Difference, unknown []uint) {
+// runFactsList are the runs' facts (measuredFacts).
+func comparability(measured [][]rundoc.Run, runFactsList [][]facts) (diffs []Difference, unknown []uint) {
 	type cell struct {
 		values []string // distinct, in run order
 	}
 	var order []string
 	cells := map[string][]cell{}
 	var loads [][]float64
-	var runFactsList [][]facts // per column, per run
 	for ci, runs := range measured {
 		loads = append(loads, nil)
-		runFactsList = append(runFactsList, nil)
-		for _, r := range runs {
-			f := runFacts(r)
-			runFactsList[ci] = append(runFactsList[ci], f)
+		for ri, r := range runs {
+			f := runFactsList[ci][ri]
 			if !f.config {
 				unknown = append(unknown, r.ID)
 			}
