@@ -31,11 +31,9 @@ func (s *Server) login(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, next)
 		return
 	}
-	client, now := c.ClientIP(), s.clock()
-	if d := s.logins.wait(client, now); d > 0 {
-		c.Header("Retry-After", retryAfter(d))
-		v := ui.LoginView{Page: s.page(c, "Log in"), Next: next,
-			Error: fmt.Sprintf("too many wrong tokens from your address: try again in %s s", retryAfter(d))}
+	client, now, locked := s.lockedOut(c)
+	if locked != nil {
+		v := ui.LoginView{Page: s.page(c, "Log in"), Next: next, Error: locked.Error()}
 		s.render(c, http.StatusTooManyRequests, "login", v)
 		return
 	}
@@ -101,4 +99,16 @@ func localPath(p string) bool {
 		}
 	}
 	return true
+}
+
+// lockedOut reads the client's address and the time, and when that
+// address is locked out after wrong tokens sets Retry-After and says so
+// (a 429 through fail).
+func (s *Server) lockedOut(c *gin.Context) (client string, now time.Time, locked *retryLaterError) {
+	client, now = c.ClientIP(), s.clock()
+	if d := s.logins.wait(client, now); d > 0 {
+		c.Header("Retry-After", retryAfter(d))
+		return client, now, &retryLaterError{msg: fmt.Sprintf("too many wrong tokens from your address: try again in %s s", retryAfter(d))}
+	}
+	return client, now, nil
 }

@@ -113,10 +113,9 @@ func (s *Server) authenticate(c *gin.Context) {
 	if bearer {
 		// A Bearer header may be a guess at the token: a locked-out
 		// address is not told whether it is right.
-		client, now := c.ClientIP(), s.clock()
-		if d := s.logins.wait(client, now); d > 0 {
-			c.Header("Retry-After", retryAfter(d))
-			s.fail(c, &retryLaterError{msg: fmt.Sprintf("too many wrong tokens from your address: try again in %s s", retryAfter(d))})
+		client, now, locked := s.lockedOut(c)
+		if locked != nil {
+			s.fail(c, locked)
 			return
 		}
 		if !ok {

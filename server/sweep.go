@@ -620,14 +620,13 @@ func (s *Server) loadSweep(ctx context.Context, id string) (*sweepResult, error)
 	res.Phases = []sweepPhaseV{{Phase: 1, Name: store.SweepMaxRate}, {Phase: 2, Name: store.SweepRates}}
 	deleted := 0
 	for _, l := range links {
-		if _, ok := byID[l.RunID]; !ok {
-			deleted++
-		}
-	}
-	for _, l := range links {
 		r, ok := byID[l.RunID]
-		if !ok || l.Config < 0 || l.Config >= len(configs) {
+		if !ok {
+			deleted++
 			continue // deleted since
+		}
+		if l.Config < 0 || l.Config >= len(configs) {
+			continue
 		}
 		kind := sweepKinds[configs[l.Config].Workload]
 		v := sweepRunV{ID: r.ID, URL: ui.RunURL(r.ID), Config: l.Config, Label: configs[l.Config].Label, Phase: l.Phase,

@@ -60,13 +60,7 @@ func (f CSVImportForm) Workloads() []string { return runnableWorkloads() }
 
 // runnableWorkloads are the names of the workloads kbench runs, whose
 // metrics name an imported CSV's columns or table's lines.
-func runnableWorkloads() []string {
-	var out []string
-	for _, w := range rundoc.Workloads() {
-		out = append(out, string(w))
-	}
-	return out
-}
+func runnableWorkloads() []string { return names(rundoc.Workloads()) }
 
 // Invalid reports whether the input of field is the one to mark invalid:
 // a refused CSV marks the text box when it was pasted, the file input

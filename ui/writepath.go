@@ -267,12 +267,8 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 		return median.Of(xs), true
 	}
 	metric := func(r *rundoc.Run, name string) (float64, bool) {
-		for _, m := range r.Metrics {
-			if m.Name == name {
-				return m.Value, true
-			}
-		}
-		return 0, false
+		m, ok := r.Metric(name)
+		return m.Value, ok
 	}
 	med := func(label, name string) (float64, bool) {
 		return medOf(label, func(r *rundoc.Run) (float64, bool) { return metric(r, name) })
