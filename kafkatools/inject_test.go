@@ -54,6 +54,15 @@ func TestArgsRefuseInjectedOptions(t *testing.T) {
 	if args, err := Args(ConsumerPerfTest, group, ""); err == nil {
 		t.Errorf("a group that reads as an option: Args took it: %q", args)
 	}
+	// The rule the spec's validation applies, exactly: a C1 control
+	// character (U+0085, a line break to some readers) is no group name.
+	group.Group = "g\u0085x"
+	if args, err := Args(ConsumerPerfTest, group, ""); err == nil {
+		t.Errorf("a group holding U+0085: Args took it: %q", args)
+	}
+	if err := rundoc.CheckGroup(group.Group); err == nil {
+		t.Error("CheckGroup took a group holding U+0085")
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := base

@@ -456,16 +456,13 @@ func checkArgs(spec rundoc.Spec, servers string) error {
 	if strings.HasPrefix(servers, "-") || strings.ContainsFunc(servers, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '=' }) {
 		return errors.New("kafkatools: the bootstrap servers are not a host:port list")
 	}
-	if strings.HasPrefix(spec.Group, "-") || strings.ContainsFunc(spec.Group, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return errors.New("kafkatools: group: not a consumer group's name (one line, not starting with '-')")
+	if err := rundoc.CheckGroup(spec.Group); err != nil {
+		return fmt.Errorf("kafkatools: group: %w", err)
+	}
+	if err := rundoc.CheckProps(spec.Props); err != nil {
+		return fmt.Errorf("kafkatools: %w", err)
 	}
 	for _, key := range sortedKeys(spec.Props) {
-		if err := rundoc.CheckPropKey(key); err != nil {
-			return fmt.Errorf("kafkatools: %w", err)
-		}
-		if err := rundoc.CheckPropValue(key, spec.Props[key]); err != nil {
-			return fmt.Errorf("kafkatools: %w", err)
-		}
 		if rundoc.ConfigFileProp(key) {
 			return fmt.Errorf("kafkatools: property %s names a configuration file, which a run never gives its tool", key)
 		}

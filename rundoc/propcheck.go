@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -113,6 +114,35 @@ func CheckPropValue(key, v string) error {
 var inlinePEMProps = map[string]bool{
 	"ssl.truststore.certificates": true, "ssl.keystore.certificate.chain": true, "ssl.keystore.key": true,
 	"ssl.ca.pem": true, "ssl.certificate.pem": true, "ssl.key.pem": true,
+}
+
+// CheckProps checks every property of props, in name order, as
+// CheckPropKey and CheckPropValue do, and returns the first error.
+func CheckProps(props map[string]string) error {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := CheckPropKey(k); err != nil {
+			return err
+		}
+		if err := CheckPropValue(k, props[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckGroup checks a consumer group's name: one line of at most
+// MaxPropKeyLen characters, not starting with '-' (Kafka's tool would read
+// it as an option).
+func CheckGroup(g string) error {
+	if strings.HasPrefix(g, "-") || strings.ContainsFunc(g, unicode.IsControl) || len(g) > MaxPropKeyLen {
+		return fmt.Errorf("must be one line of at most %d characters, not starting with '-' (Kafka's tool would read it as an option)", MaxPropKeyLen)
+	}
+	return nil
 }
 
 // FileProp reports whether Kafka client property k names a file the

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // Producer and consumer modes.
@@ -949,20 +948,8 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 // workload's props flag: every spec, wherever it comes from, is checked
 // before its properties reach a tool's command line or a properties file.
 func (s *Spec) validatePropNames(errs *FieldErrors) {
-	keys := make([]string, 0, len(s.Props))
-	for k := range s.Props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		err := CheckPropKey(k)
-		if err == nil {
-			err = CheckPropValue(k, s.Props[k])
-		}
-		if err != nil {
-			errs.Add(PropsFlag(s.Workload), "%v", err)
-			return
-		}
+	if err := CheckProps(s.Props); err != nil {
+		errs.Add(PropsFlag(s.Workload), "%v", err)
 	}
 }
 
@@ -998,8 +985,9 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		check(s.FetchSize < 1, "fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
 		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
 		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
-		check(strings.HasPrefix(s.Group, "-") || strings.ContainsFunc(s.Group, unicode.IsControl) || len(s.Group) > MaxPropKeyLen,
-			"group", "must be one line of at most %d characters, not starting with '-' (Kafka's tool would read it as an option)", MaxPropKeyLen)
+		if err := CheckGroup(s.Group); err != nil {
+			errs.Add("group", "%v", err)
+		}
 	}
 	if e := s.PayloadEntropy; e != nil {
 		check(*e < 0 || *e > 1, "payload-entropy", "must be between 0 and 1, got %v", *e)
