@@ -296,8 +296,15 @@ func TestLoginLimiterBounded(t *testing.T) {
 	for i := range 2 * maxLoginClients {
 		l.failed("client-"+strconv.Itoa(i), now)
 	}
-	if n := l.clients.Len(); n > maxLoginClients {
-		t.Errorf("%d clients remembered, at most %d", n, maxLoginClients)
+	// Full, the limiter forgets the least recent addresses first: the
+	// newest are still counted, the oldest start afresh.
+	last := "client-" + strconv.Itoa(2*maxLoginClients-1)
+	if !l.clients.Contains(last) || l.clients.Contains("client-0") || l.clients.Contains("a") {
+		t.Errorf("after %d addresses: newest kept %v, oldest forgotten %v, the locked one forgotten %v",
+			2*maxLoginClients, l.clients.Contains(last), !l.clients.Contains("client-0"), !l.clients.Contains("a"))
+	}
+	if d := l.wait("a", now); d != 0 {
+		t.Errorf("a forgotten address still waits %v", d)
 	}
 }
 
