@@ -244,13 +244,9 @@ func (s *Server) seriesRegressions(ctx context.Context, si store.SeriesInfo, opt
 	}
 	// The series' newest run names it, read only for series that
 	// regressed.
-	heads, err := s.store.SeriesHeads(ctx, []uint{si.MaxID})
+	name, err := s.headName(ctx, si)
 	if err != nil {
 		return nil, err
-	}
-	name := ""
-	if h, ok := heads[si.MaxID]; ok {
-		name = ui.SeriesName(si.Key, h.Label, string(h.Workload), h.Spec)
 	}
 	for i := range out {
 		out[i].CommitBefore = history.Commit(meta[befores[i]])

@@ -141,7 +141,7 @@ func sortedSeriesRows(rows map[string]seriesIndexRow) []ui.SeriesRow {
 func (s *Server) seriesIndexRow(ctx context.Context, si store.SeriesInfo, head store.SeriesHead) (seriesIndexRow, error) {
 	out := seriesIndexRow{sig: si}
 	row := ui.SeriesRow{Key: si.Key, Workload: si.Workload, Runs: si.Runs,
-		Name:       ui.SeriesName(si.Key, head.Label, string(head.Workload), head.Spec),
+		Name:       seriesHeadName(si.Key, head),
 		HistoryURL: ui.HistoryURL(ui.HistoryQuery{Series: si.Key})}
 	metrics := compare.HeadlineMetrics(si.Workload)
 	runs, err := s.store.SeriesRunsMetrics(ctx, si.Key, metrics)
@@ -212,15 +212,25 @@ func (s *Server) seriesName(ctx context.Context, series string) (string, error) 
 	if err != nil || len(infos) == 0 {
 		return "", err
 	}
-	heads, err := s.store.SeriesHeads(ctx, []uint{infos[0].MaxID})
+	return s.headName(ctx, infos[0])
+}
+
+// headName names series si from its newest run, "" when that run is gone.
+func (s *Server) headName(ctx context.Context, si store.SeriesInfo) (string, error) {
+	heads, err := s.store.SeriesHeads(ctx, []uint{si.MaxID})
 	if err != nil {
 		return "", err
 	}
-	h, ok := heads[infos[0].MaxID]
+	h, ok := heads[si.MaxID]
 	if !ok {
 		return "", nil
 	}
-	return ui.SeriesName(series, h.Label, string(h.Workload), h.Spec), nil
+	return seriesHeadName(si.Key, h), nil
+}
+
+// seriesHeadName is the name of series key whose newest run is head.
+func seriesHeadName(key string, head store.SeriesHead) string {
+	return ui.SeriesName(key, head.Label, string(head.Workload), head.Spec)
 }
 
 // sparklineTitle says what a sparkline draws: "record-send-rate over the
