@@ -21,6 +21,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"github.com/kbench/kbench/internal/numfmt"
 	"math"
 	"slices"
 	"strconv"
@@ -171,7 +172,7 @@ func Decide(inputs []Input, opts Options) ([]Result, error) {
 			r.Verdict, r.Reason = VerdictUndecided, "the candidates have no value of this metric"
 		case len(in.Baseline) < MinRepetitions:
 			r.Verdict = VerdictUndecided
-			r.Reason = fmt.Sprintf("too little baseline: %d %s, need at least %d", len(in.Baseline), plural(len(in.Baseline), "run", "runs"), MinRepetitions)
+			r.Reason = fmt.Sprintf("too little baseline: %d %s, need at least %d", len(in.Baseline), numfmt.Plural(len(in.Baseline), "run", "runs"), MinRepetitions)
 		case len(in.Candidates) >= MinRepetitions:
 			mw = append(mw, i)
 			out[i] = r
@@ -270,7 +271,7 @@ func changePointResult(in Input, r Result, opts Options) Result {
 	if opts.ChangePoint.TooShort(atBefore, atAfter) {
 		r.Verdict = VerdictUndecided
 		r.Reason = fmt.Sprintf("a tentative change point at the first candidate: %d %s before it and %d after, fewer than min_segment %d on a side; run more candidates",
-			atBefore, plural(atBefore, "run", "runs"), atAfter, opts.ChangePoint.WithDefaults().MinSegment)
+			atBefore, numfmt.Plural(atBefore, "run", "runs"), atAfter, opts.ChangePoint.WithDefaults().MinSegment)
 		return r
 	}
 	p := at.PValue
@@ -384,17 +385,10 @@ func mannWhitney(inputs []Input, idx []int, out []Result, opts Options) error {
 			}
 		}
 		r.Reason += fmt.Sprintf("; Mann-Whitney U, p adjusted by Benjamini-Hochberg across %d %s, α = %s",
-			t.Tested, plural(t.Tested, "metric", "metrics"), formatFloat(t.Alpha))
+			t.Tested, numfmt.Plural(t.Tested, "metric", "metrics"), formatFloat(t.Alpha))
 		out[i] = r
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

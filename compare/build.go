@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"github.com/kbench/kbench/internal/numfmt"
 	"math"
 	"slices"
 	"strconv"
@@ -519,7 +520,7 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	if len(t.Hidden) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d unchanged %s hidden: %s. A tested row counts as unchanged when its changes are ~ or equal; "+
 			"a descriptive row when they are equal or within ±%s%% (not tested).",
-			len(t.Hidden), plural(len(t.Hidden), "metric", "metrics"), strings.Join(t.Hidden, ", "), trimFloat(t.MinChange)))
+			len(t.Hidden), numfmt.Plural(len(t.Hidden), "metric", "metrics"), strings.Join(t.Hidden, ", "), trimFloat(t.MinChange)))
 	}
 	return t, nil
 }
@@ -758,7 +759,7 @@ func (t *Table) notes(cols []Column, measured [][]rundoc.Run) []string {
 			}
 		}
 		if len(info.WarmupsExcluded) > 0 {
-			fmt.Fprintf(&b, "; warm-up %s %s excluded", plural(len(info.WarmupsExcluded), "run", "runs"), idList(info.WarmupsExcluded))
+			fmt.Fprintf(&b, "; warm-up %s %s excluded", numfmt.Plural(len(info.WarmupsExcluded), "run", "runs"), idList(info.WarmupsExcluded))
 		}
 		b.WriteString(".")
 		notes = append(notes, b.String())
@@ -804,13 +805,6 @@ func idList(ids []uint) string {
 	return strings.Join(parts, ", ")
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // pctLevel formats a level as a percentage: 0.95 → "95%".
 func pctLevel(v float64) string { return trimFloat(v*100) + "%" }
 
@@ -831,7 +825,7 @@ func (t *Table) EmbeddedText() string {
 	}
 	who := "All runs ran on the embedded broker."
 	if len(t.EmbeddedRuns) < t.runsTotal {
-		who = plural(len(t.EmbeddedRuns), "Run ", "Runs ") + idList(t.EmbeddedRuns) + " ran on the embedded broker."
+		who = numfmt.Plural(len(t.EmbeddedRuns), "Run ", "Runs ") + idList(t.EmbeddedRuns) + " ran on the embedded broker."
 	}
 	return who + " " + rundoc.EmbeddedBrokerNote
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/kbench/kbench/internal/numfmt"
 	"math"
 	"slices"
 	"sort"
@@ -469,5 +470,5 @@ func comparabilityNote(unknown []uint) string {
 	n := len(unknown)
 	return fmt.Sprintf("%s %s %s no recorded configuration (imported, or run before kbench recorded it): "+
 		"only what %s spec and environment say is compared.",
-		plural(n, "Run", "Runs"), idList(unknown), plural(n, "has", "have"), plural(n, "its", "their"))
+		numfmt.Plural(n, "Run", "Runs"), idList(unknown), numfmt.Plural(n, "has", "have"), numfmt.Plural(n, "its", "their"))
 }

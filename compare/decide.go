@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"github.com/kbench/kbench/internal/numfmt"
 	"math"
 	"slices"
 	"strings"
@@ -235,19 +236,19 @@ func (t *Table) testNotes() []string {
 			"(the median of the ratios of every candidate run to every baseline run) with its distribution-free %s confidence interval from the Mann-Whitney U distribution "+
 			"(exact up to %d runs per side) and its adjusted p-value; the intervals are per change, not adjusted. "+
 			"Not significant: inconclusive when the interval reaches beyond ±%s%%, else unchanged (~).",
-			t.TestMinN, t.Tested, plural(t.Tested, "change", "changes"), a, a, trimFloat(2*t.Alpha),
+			t.TestMinN, t.Tested, numfmt.Plural(t.Tested, "change", "changes"), a, a, trimFloat(2*t.Alpha),
 			HLColumnLabel, pctLevel(1-t.Alpha), exactUMaxN, trimFloat(t.MinChange)))
 	}
 	und := t.Undecided()
 	if len(und) == 0 || t.MoreRepetitions == 0 {
 		return notes
 	}
-	more := plural(t.MoreRepetitions, "repetition", "repetitions")
+	more := numfmt.Plural(t.MoreRepetitions, "repetition", "repetitions")
 	if t.Imported {
-		more = plural(t.MoreRepetitions, "run", "runs")
+		more = numfmt.Plural(t.MoreRepetitions, "run", "runs")
 	}
 	notes = append(notes, fmt.Sprintf("%s %d headline %s undecided; %d more %s per side would help: %s.",
-		t.Suggestion()[:strings.Index(t.Suggestion(), ":")+1], len(und), plural(len(und), "change is", "changes are"),
+		t.Suggestion()[:strings.Index(t.Suggestion(), ":")+1], len(und), numfmt.Plural(len(und), "change is", "changes are"),
 		t.MoreRepetitions, more, strings.Join(t.undecidedByColumn(und), "; ")))
 	notes = append(notes, fmt.Sprintf("How many more: assuming each change's estimate and the runs' spread stay as measured, an interval narrows and the test statistic grows as "+
 		"√(1/m + 1/n) shrinks (m and n runs per side). A change needs the fewest more runs per side that narrow an inconclusive interval to a half-width of "+
@@ -276,10 +277,10 @@ func (t *Table) Suggestion() string {
 	if t.Imported {
 		// Imported runs cannot be run again: no offer to run them.
 		return fmt.Sprintf("%s %d more %s per side would decide %d headline %s; imported runs cannot be run again: import more results for them.",
-			head, t.MoreRepetitions, plural(t.MoreRepetitions, "run", "runs"), len(und), plural(len(und), "change", "changes"))
+			head, t.MoreRepetitions, numfmt.Plural(t.MoreRepetitions, "run", "runs"), len(und), numfmt.Plural(len(und), "change", "changes"))
 	}
 	return fmt.Sprintf("%s run %d more %s per side (%d headline %s undecided).", head, t.MoreRepetitions,
-		plural(t.MoreRepetitions, "repetition", "repetitions"), len(und), plural(len(und), "change", "changes"))
+		numfmt.Plural(t.MoreRepetitions, "repetition", "repetitions"), len(und), numfmt.Plural(len(und), "change", "changes"))
 }
 
 // undecidedByColumn lists the undecided changes per column: "B: 7 more

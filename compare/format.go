@@ -273,7 +273,7 @@ func (t *Table) Legend() string {
 	mc := trimFloat(t.MinChange) + "%"
 	tested := "the table's tested changes (none here)"
 	if t.Tested > 0 {
-		tested = "the table's " + strconv.Itoa(t.Tested) + " tested " + plural(t.Tested, "change", "changes")
+		tested = "the table's " + strconv.Itoa(t.Tested) + " tested " + numfmt.Plural(t.Tested, "change", "changes")
 	}
 	return "↑ higher is better, ↓ lower is better · value: the run's figure, or the median of a column's runs with its " +
 		pctLevel(t.Confidence) + " confidence interval (±) · (change vs the baseline column): on every row the ratio of the values shown, " +

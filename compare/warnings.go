@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kbench/kbench/internal/numfmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -89,7 +90,7 @@ func RunWarnings(r rundoc.Run) []RunWarning {
 	latency, cpu := SampledFigures(r.Metrics)
 	if n := m.LatencySamples; n != nil && *n > 0 && *n < MinPercentileSamples && len(latency) > 0 {
 		out = append(out, RunWarning{Run: r.ID, Kind: WarningFewSamples, Metrics: latency, Samples: *n,
-			Text: fmt.Sprintf("%s rest on %d latency %s (fewer than %d)", strings.Join(latency, ", "), *n, plural(int(*n), "sample", "samples"), MinPercentileSamples)})
+			Text: fmt.Sprintf("%s rest on %d latency %s (fewer than %d)", strings.Join(latency, ", "), *n, numfmt.Plural(int(*n), "sample", "samples"), MinPercentileSamples)})
 	}
 	if n := m.CPUSamples; n != nil && *n < MinPercentileSamples && len(cpu) > 0 {
 		every := ""
@@ -97,7 +98,7 @@ func RunWarnings(r rundoc.Run) []RunWarning {
 			every = fmt.Sprintf(", one every %d ms", m.CPUSampleMs)
 		}
 		out = append(out, RunWarning{Run: r.ID, Kind: WarningFewSamples, Metrics: cpu, Samples: *n,
-			Text: fmt.Sprintf("%s rest on %d CPU %s%s (fewer than %d)", strings.Join(cpu, " and "), *n, plural(int(*n), "sample", "samples"), every, MinPercentileSamples)})
+			Text: fmt.Sprintf("%s rest on %d CPU %s%s (fewer than %d)", strings.Join(cpu, " and "), *n, numfmt.Plural(int(*n), "sample", "samples"), every, MinPercentileSamples)})
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/kbench/kbench/internal/numfmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -390,9 +391,9 @@ func NewWPBatchRow(batch string, runs, finished, succeeded int, first *rundoc.Ru
 	case finished < runs:
 		row.Status = fmt.Sprintf("%d of %d runs finished", finished, runs)
 	case succeeded == runs:
-		row.Status = fmt.Sprintf("%d %s, all succeeded", runs, pluralWord(runs, "run", "runs"))
+		row.Status = fmt.Sprintf("%d %s, all succeeded", runs, numfmt.Plural(runs, "run", "runs"))
 	default:
-		row.Status = fmt.Sprintf("%d %s, %d succeeded", runs, pluralWord(runs, "run", "runs"), succeeded)
+		row.Status = fmt.Sprintf("%d %s, %d succeeded", runs, numfmt.Plural(runs, "run", "runs"), succeeded)
 	}
 	if first == nil {
 		return row
@@ -420,12 +421,4 @@ func NewWPBatchRow(batch string, runs, finished, succeeded int, first *rundoc.Ru
 	}
 	row.Params = strings.Join(parts, ", ")
 	return row
-}
-
-// pluralWord is one or many by n.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -345,3 +345,11 @@ func pad2(n int64) string {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// Plural is one for a count of 1 and many otherwise: "1 run", "2 runs".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
