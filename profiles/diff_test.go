@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // diffPaths flattens a diff tree into "a;b;c" → node.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // fixtureGoCPU builds a small Go CPU profile with known stacks: inlined

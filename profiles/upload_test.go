@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/internal/gzbomb"
+	"github.com/kbench/kbench/internal/testutil/gzbomb"
 )
 
 // countingOpener serves data, counting how many bytes of it were read over

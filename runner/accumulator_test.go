@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
 )
 
 // highWatermarks sums the end offsets of every partition of topic: what the
@@ -62,7 +62,7 @@ func highWatermarks(t *testing.T, addr, topic string) int64 {
 // acknowledged exactly once: the broker's high watermarks hold exactly
 // the records sent.
 func TestAccumulatorQueueingLatency(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	run := func(t *testing.T, topic, mode string, n int64, args ...string) *rundoc.Result {
 		t.Helper()
 		opts, _ := testOptions(t)

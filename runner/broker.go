@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/childproc"
+	"github.com/kbench/kbench/internal/embeddedbroker"
 	"github.com/kbench/kbench/internal/tailbuf"
-	"github.com/kbench/kbench/runner/embedded"
 )
 
 // BrokerOptions configure `kbench broker`.
@@ -46,7 +46,7 @@ const listeningPrefix = "kbench broker listening on "
 //
 // That lets `kbench run` profile the broker over exactly the measured window.
 func ServeBroker(ctx context.Context, opts BrokerOptions, stdin io.Reader, stdout io.Writer) error {
-	b, err := embedded.Start(embedded.Options{Listen: opts.Listen})
+	b, err := embeddedbroker.Start(embeddedbroker.Options{Listen: opts.Listen})
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,8 @@ package runner
 import (
 	"slices"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // catalogEntry is one metric a workload can report: its name, unit and

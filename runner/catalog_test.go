@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestMetricsCatalogMatchesRuns runs every workload, in the modes that
@@ -19,7 +19,7 @@ import (
 // write. Each run also carries cpu-seconds-per-million-records, computed
 // from its own CPU and record figures (checkCPUPerRecord).
 func TestMetricsCatalogMatchesRuns(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	check := func(t *testing.T, res *rundoc.Result) {
 		t.Helper()
 		known := map[string]rundoc.Metric{}

@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbench/kbench/runner/kafkasec"
-	"github.com/kbench/kbench/runner/sysstat"
+	"github.com/kbench/kbench/internal/kafkasec"
+	"github.com/kbench/kbench/internal/sysstat"
 )
 
 // currentLoadAverage reads the load average, nil where there is none.

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
 )
 
 // resultDoc is result.json decoded without kbench's own types, so these
@@ -132,7 +132,7 @@ func checkSettings(t *testing.T, got map[string]string, want map[string]string) 
 // TestResultRecordsEnvironment: every run records the machine's load
 // average at start and the kbench, Go and kafka-go versions.
 func TestResultRecordsEnvironment(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	opts, _ := testOptions(t)
 	if _, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "env",
 		"--num-records", "500", "--profile", "none"), opts); err != nil {
@@ -160,7 +160,7 @@ func TestResultRecordsEnvironment(t *testing.T) {
 // target kind and the broker's ApiVersions ranges, for every workload and
 // mode.
 func TestResultRecordsResolvedConfig(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	direct := brokerRanges(t, b.Addr())
 
 	t.Run("producer-raw-embedded-defaults", func(t *testing.T) {

@@ -11,11 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/internal/kafkafmt"
 )
 
 // consumeStats counts what the consumer read. Counters are atomic: the

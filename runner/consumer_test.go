@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/embedded"
-	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/kafkafmt"
 )
 
 // runConsumer runs the consumer workload and fails the test unless the run
@@ -76,7 +76,7 @@ func parseConsumerSummary(t *testing.T, out string) consumerSummary {
 // partition and on six read in parallel, with and without warm-up, and
 // every figure counts only those records.
 func TestAssignConsumerStopsAtMessages(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	const size = 100
 	tests := []struct {
 		partitions     int
@@ -138,7 +138,7 @@ func TestAssignConsumerStopsAtMessages(t *testing.T) {
 // budget runs out, and a later read continues after the last record
 // counted, so every record is counted once.
 func TestAssignPartitionBudget(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	const size, total, from = 100, 3000, 500
 	// The prefill writes batches of 1,000 records.
 	runConsumer(t, "--bootstrap-server", b.Addr(), "--topic", "budget", "--partitions", "1", "--record-size", fmt.Sprint(size),
@@ -184,7 +184,7 @@ func TestAssignPartitionBudget(t *testing.T) {
 // TestGroupConsumerLagMax: a consumer that starts far behind reports its
 // starting backlog as records-lag-max, not the lag left at the end.
 func TestGroupConsumerLagMax(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	const backlog = 60000
 	for _, mode := range []string{rundoc.ModeGroup, rundoc.ModeAssign} {
 		t.Run(mode, func(t *testing.T) {
@@ -212,7 +212,7 @@ var kafkaLineNoteRe = regexp.MustCompile(`^Kafka's line uses whole-millisecond s
 // TestConsumerKafkaLineNote: result.json's measurement explains, with the
 // run's own numbers, why Kafka's consumer line differs from the metrics.
 func TestConsumerKafkaLineNote(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	res, out := runConsumer(t, "--bootstrap-server", b.Addr(), "--topic", "note", "--partitions", "2",
 		"--record-size", "100", "--messages", "30000", "--mode", "group")
 	row := parseConsumerSummary(t, out)

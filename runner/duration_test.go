@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
 )
 
 // steadyStateRe is Kafka's summary of the records after --warmup-records.
@@ -18,7 +18,7 @@ var steadyStateRe = regexp.MustCompile(`(?m)^\d+ steady state records sent, \d+\
 // TestProducerDuration: with --duration the producer sends for that long
 // after its warm-up, in every mode, and reports in Kafka's format.
 func TestProducerDuration(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		t.Run(mode, func(t *testing.T) {
 			opts, out := testOptions(t)
@@ -53,7 +53,7 @@ func TestConsumerDuration(t *testing.T) {
 	prev := durationBacklog
 	durationBacklog = 3000 // laps even on a fast machine
 	t.Cleanup(func() { durationBacklog = prev })
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	for _, mode := range []string{rundoc.ModeAssign, rundoc.ModeGroup} {
 		t.Run(mode, func(t *testing.T) {
 			opts, out := testOptions(t)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // The end-to-end latency workload (`kbench run e2e`): how long a record

@@ -11,7 +11,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/internal/kafkafmt"
 )
 
 // Kafka's EndToEndLatency tool: for each of --num-records records, send

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestE2ELoadRaisesLatency is the issue's physics check "at 10% of the
@@ -28,7 +28,7 @@ import (
 // maximum the noise can hide. It compares behaviour, never a bound on a
 // time.
 func TestE2ELoadRaisesLatency(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	run := func(topic string, args ...string) *rundoc.Result {
 		t.Helper()
 		opts, out := testOptions(t)

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/embedded"
-	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestE2EKafkaMode: Kafka's mode prints the tool's lines (topic
@@ -19,7 +19,7 @@ import (
 // 2000, the average and percentiles), receives every record once, and
 // reports the e2e metrics; a second run on the topic creates nothing.
 func TestE2EKafkaMode(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	opts, out := testOptions(t)
 	spec := mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "e2e-kafka", "--num-records", "2001", "--record-size", "20", "--profile", "none")
 	res, err := Run(context.Background(), spec, opts)
@@ -82,7 +82,7 @@ func TestE2EKafkaMode(t *testing.T) {
 // 25 ms, p99 near 50 ms, and never below (a slow machine adds to both),
 // and every record is received once.
 func TestE2ERateLinger(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	opts, out := testOptions(t)
 	spec := mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "e2e-rate", "--throughput", "2000",
 		"--num-records", "5000", "--record-size", "100", "--producer-props", "linger.ms=50", "--profile", "none")
@@ -124,7 +124,7 @@ func TestE2ERateLinger(t *testing.T) {
 // mode's maximum): every record is received once, the rates are reported,
 // and there is no schedule, so no intended-time latency.
 func TestE2ERateUnthrottled(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	opts, out := testOptions(t)
 	spec := mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "e2e-unthrottled", "--mode", "rate",
 		"--num-records", "20000", "--record-size", "100", "--profile", "none")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // When kbench flags a run as limited by its own load generator. A

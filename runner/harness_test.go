@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
 )
 
 // harnessNote is the note of a run the load generator limited, or "".
@@ -89,7 +89,7 @@ func TestHarnessBehindSchedule(t *testing.T) {
 		}
 	})
 	t.Run("on-time", func(t *testing.T) {
-		b := startBroker(t, embedded.Options{})
+		b := startBroker(t, embeddedbroker.Options{})
 		opts, _ := testOptions(t)
 		// linger.ms 100: the service latency is ~100 ms, so only a
 		// schedule missed by seconds would be flagged; 200 records/s ask

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/hdr"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Latency histograms hold every record's latency in microseconds, from 1 µs

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestLatencyPercentilesMatchSort checks the histogram against the exact

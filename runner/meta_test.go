@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestResultMeta: a run records the caller's tags, and version defaults to

@@ -1,6 +1,6 @@
 package runner
 
-import "github.com/kbench/kbench/rundoc"
+import "github.com/kbench/kbench/internal/rundoc"
 
 // requestRateHelp says what the producer's request-rate counts in mode:
 // the Writer and kbench's own sender keep different books.

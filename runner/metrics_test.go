@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
-	"github.com/kbench/kbench/runner/embedded"
-	"github.com/kbench/kbench/runner/sysstat"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/sysstat"
 )
 
 func findMetric(ms []rundoc.Metric, name string) (rundoc.Metric, bool) {
@@ -133,7 +133,7 @@ var producerLineRe = regexp.MustCompile(`(?m)^\d+ records sent, .* ms max latenc
 // request-rate says what it counts in its mode; and when Kafka's line cuts
 // a percentile, the output notes give the precise value the metrics hold.
 func TestProducerMetricsByMode(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	for _, tt := range []struct{ mode, says, never string }{
 		{rundoc.ModeRaw, "Client.RawProduce", "Writer"},
 		{rundoc.ModeClient, "Client.Produce", "Writer"},

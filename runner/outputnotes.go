@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/kafkafmt"
 	"github.com/kbench/kbench/internal/numfmt"
-	"github.com/kbench/kbench/runner/kafkafmt"
 )
 
 // The Kafka-format output computes its figures as Kafka's tools do, which

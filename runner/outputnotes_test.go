@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/internal/kafkafmt"
 )
 
 func TestConsumerLineNote(t *testing.T) {

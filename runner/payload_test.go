@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
 )
 
 // TestPayloadEntropy: entropy 0 makes every byte the same, entropy 1 bytes
@@ -88,7 +88,7 @@ func TestPayloadEntropy(t *testing.T) {
 // many bytes of keys, values and headers they carried; kafka-go's Writer
 // reports no compressed sizes, so the writer mode says so instead.
 func TestCompressionRatioFollowsEntropy(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		for _, entropy := range []string{"0", "1"} {
 			t.Run(mode+"-"+entropy, func(t *testing.T) {
@@ -140,7 +140,7 @@ func TestCompressionRatioFollowsEntropy(t *testing.T) {
 // partitioner), and record-bytes counts them. Without compression a batch
 // is on the wire as it is uncompressed: a ratio of exactly 1.
 func TestKeysAndHeaders(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	const n, size, keySize, headers = 3000, 120, 12, 3
 	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		t.Run(mode, func(t *testing.T) {

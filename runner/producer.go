@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/internal/kafkafmt"
 )
 
 // sendChunk is how many records an unthrottled producer hands kafka-go per

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // reporter writes what a run prints. In text mode stdout gets exactly what

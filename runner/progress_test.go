@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestEventsCarryTheirVersion: every event the reporter writes carries

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/kafkasec"
+	"github.com/kbench/kbench/internal/kafkasec"
 )
 
 // settings is what the Kafka properties of a spec mean for kafka-go, after

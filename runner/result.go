@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // CurrentEnvironment describes this process and machine.

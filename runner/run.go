@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/kafkasec"
+	"github.com/kbench/kbench/internal/kafkasec"
 )
 
 // Options are how a run is carried out, as opposed to what it measures.

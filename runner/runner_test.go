@@ -18,16 +18,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/silentbroker"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/silentbroker"
 
 	"github.com/google/pprof/profile"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbench/kbench/runner/embedded"
-	"github.com/kbench/kbench/runner/kafkasec"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/kafkasec"
 )
 
 // brokerEnv makes the test binary act as `kbench broker` when a run starts
@@ -74,9 +74,9 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 // startBroker starts an in-process embedded broker for tests that need to
 // outlive a single run (produce, then consume the same records).
-func startBroker(t *testing.T, opts embedded.Options) *embedded.Broker {
+func startBroker(t *testing.T, opts embeddedbroker.Options) *embeddedbroker.Broker {
 	t.Helper()
-	b, err := embedded.Start(opts)
+	b, err := embeddedbroker.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ var (
 // TestProduceThenConsume sends records with the producer workload and reads
 // exactly those back with both consumer modes, over TCP to a real broker.
 func TestProduceThenConsume(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	const n, size = 20000, 300
 	opts, out := testOptions(t)
 	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "roundtrip", "--partitions", "3",
@@ -311,7 +311,7 @@ func TestUnreachableBroker(t *testing.T) {
 func TestBrokerLostMidRun(t *testing.T) {
 	for _, mode := range []string{rundoc.ModeWriter, rundoc.ModeClient, rundoc.ModeRaw} {
 		t.Run(mode, func(t *testing.T) {
-			b, err := embedded.Start(embedded.Options{})
+			b, err := embeddedbroker.Start(embeddedbroker.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -346,7 +346,7 @@ func TestBrokerLostMidRun(t *testing.T) {
 // neither acknowledged nor failed, and what was measured is written with
 // complete=false.
 func TestCancelWritesPartialResult(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeWriter, rundoc.ModeClient} {
 		t.Run(mode, func(t *testing.T) {
 			opts, _ := testOptions(t)
@@ -383,7 +383,7 @@ func runCanceled(t *testing.T, spec rundoc.Spec, opts Options, d time.Duration) 
 }
 
 func TestSASL(t *testing.T) {
-	b := startBroker(t, embedded.Options{Users: []embedded.User{
+	b := startBroker(t, embeddedbroker.Options{Users: []embeddedbroker.User{
 		{Mechanism: "PLAIN", Name: "alice", Password: "alice-secret"},
 		{Mechanism: "SCRAM-SHA-512", Name: "bob", Password: "bob-secret"},
 	}})
@@ -430,7 +430,7 @@ func TestSASL(t *testing.T) {
 // delivers exactly the records asked for, unthrottled, throttled and
 // compressed, and a consumer reads them back.
 func TestProducerBatchingModes(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	tests := []struct {
 		name string
 		mode string
@@ -551,7 +551,7 @@ func TestProducerRetries(t *testing.T) {
 // stdout is one event per line, progress ends at the phase's total, and the
 // Kafka text travels in output events.
 func TestJSONProgress(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	opts, out := testOptions(t)
 	opts.JSONProgress = true
 	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--num-records", "20000", "--profile", "none", "--reporting-interval", "100")

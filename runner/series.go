@@ -3,7 +3,7 @@ package runner
 import (
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // recordSeries samples the run's counters every SeriesStep from the

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
 )
 
 var (
@@ -81,7 +81,7 @@ func checkFineStep(t *testing.T, res *rundoc.Result, textLines int, minSecs floa
 // governing Kafka's interval lines, for every workload against a real
 // broker (or the write-path sink).
 func TestIntervalSeriesFineStep(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	const reporting = 1000
 	for _, mode := range []string{rundoc.ModeWriter, rundoc.ModeClient, rundoc.ModeRaw} {
 		t.Run("producer-"+mode, func(t *testing.T) {
@@ -154,7 +154,7 @@ func TestIntervalSeriesFineStep(t *testing.T) {
 // interval event as it is recorded, so a live page draws the run as it
 // goes; the events carry what the result stores.
 func TestSeriesEveryStepLive(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	opts, out := testOptions(t)
 	opts.JSONProgress = true
 	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--num-records", "1500", "--throughput", "1000", "--profile", "none")

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/kafkasec"
+	"github.com/kbench/kbench/internal/kafkasec"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestValidateNamesTheProperties: with the runner's check (Validate),

@@ -12,11 +12,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/runner/sysstat"
+	"github.com/kbench/kbench/internal/sysstat"
 )
 
 // Sampling rates for the contention profiles. Both are off outside the

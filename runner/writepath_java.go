@@ -19,10 +19,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/internal/jdk"
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/tailbuf"
-	"github.com/kbench/kbench/jdk"
 	"github.com/kbench/kbench/profiles/jfr"
-	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/runner/wire"
 )
 

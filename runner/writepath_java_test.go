@@ -19,9 +19,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/jdk"
+	"github.com/kbench/kbench/internal/jdk"
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/profiles/jfr"
-	"github.com/kbench/kbench/rundoc"
 )
 
 // testJDK is the JDK of the Java strategies' tests; they are skipped

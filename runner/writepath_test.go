@@ -17,13 +17,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/google/pprof/profile"
 	"github.com/segmentio/kafka-go"
 
-	"github.com/kbench/kbench/runner/embedded"
-	"github.com/kbench/kbench/runner/sysstat"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/sysstat"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -426,7 +426,7 @@ func hasExactFrame(p *profile.Profile, name string) bool {
 // consumer reads back exactly the records sent, warm-up included, with the
 // run's payload.
 func TestWritepathBrokerReadsBack(t *testing.T) {
-	b := startBroker(t, embedded.Options{})
+	b := startBroker(t, embeddedbroker.Options{})
 	const requests, warmup, perRequest, size = 40, 5, 8, 100
 	for _, strategy := range rundoc.GoWritepathStrategies() {
 		t.Run(strategy, func(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // TestNewRunFormConfigurations: the new-run form adds configurations to

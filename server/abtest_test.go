@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // abResponse is the answer to an A/B submission.

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // apiRun is a run as the API shows it.

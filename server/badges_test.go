@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/pgtest"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
 // TestRegressionBadgesFollowWrites: the runs list's badges, whose

@@ -16,9 +16,9 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/internal/gzbomb"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/gzbomb"
 )
 
 // validProfile is a small real pprof protobuf, uncompressed: the prefix

@@ -17,12 +17,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/clusters"
-	"github.com/kbench/kbench/internal/pgtest"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/clusters"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/runner/embedded"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -32,9 +32,9 @@ const clusterPassword = "Cl-5e4d3c-only-in-the-file"
 
 // saslBroker starts an embedded broker that takes user bench with
 // clusterPassword over SASL PLAIN.
-func saslBroker(t *testing.T) *embedded.Broker {
+func saslBroker(t *testing.T) *embeddedbroker.Broker {
 	t.Helper()
-	b, err := embedded.Start(embedded.Options{Users: []embedded.User{{Mechanism: "PLAIN", Name: "bench", Password: clusterPassword}}})
+	b, err := embeddedbroker.Start(embeddedbroker.Options{Users: []embeddedbroker.User{{Mechanism: "PLAIN", Name: "bench", Password: clusterPassword}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestCompareComparability runs two producers that differ in

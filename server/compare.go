@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/ui"
 )
 

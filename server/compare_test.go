@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/golden"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
 )
 
 // foldedProfile is a gzipped pprof CPU profile from folded stacks.

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Limits of a CSV import.

@@ -12,7 +12,7 @@ import (
 	// holds without the store.
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // databaseText is everything the test server's database holds that a

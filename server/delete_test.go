@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // finishedRun stores a finished run, with a file in its run directory as a

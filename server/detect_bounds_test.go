@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/changepoint"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestDetectionWindowBounded: a window above changepoint.MaxWindow is a

@@ -7,11 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
 

@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
-	"github.com/kbench/kbench/lifecycle"
+	"github.com/kbench/kbench/internal/lifecycle"
 )
 
 // heartbeat keeps idle event streams open through proxies.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/ui"
 )
 

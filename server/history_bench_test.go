@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // seedHistory stores a series of n finished runs as kbench's own runs

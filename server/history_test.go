@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // perfTestLine is the summary line kafka-producer-perf-test prints, at

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/kafkafmt"
-	"github.com/kbench/kbench/store"
-	"github.com/kbench/kbench/toolexec"
+	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/toolexec"
 	"github.com/kbench/kbench/ui"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // postCSVForm submits the import page's CSV form as a browser does: the

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
 )
 
 // postCSV posts a CSV to /api/import/csv with the given fields.

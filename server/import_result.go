@@ -14,10 +14,10 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"github.com/kbench/kbench/lifecycle"
+	"github.com/kbench/kbench/internal/lifecycle"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
 )
 
 // maxResultBytes bounds an uploaded result.json: a run's document holds

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/rundoc"
 )
 
 // postResult posts a `kbench run --out DIR` directory to /api/import as

@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/runner/kafkafmt"
 )
 
 // postTable posts a table file to /api/import with the given fields.

@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/kafkafmt"
+	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // importDir holds real-looking outputs of Kafka's perf tools in every
 // format the parser accepts.
-const importDir = "../runner/kafkafmt/testdata/import"
+const importDir = "../internal/kafkafmt/testdata/import"
 
 // importOutput posts an "output" file (when output is not nil), profiles
 // and fields to /api/import.

@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
-	"github.com/kbench/kbench/toolexec"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/toolexec"
 )
 
 // maxImportError bounds the "error" field: a message and a stderr tail.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestImportEndingFields: status, error and exit_code are checked (a 400

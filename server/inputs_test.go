@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // clientFilePaths are paths a request may name in a TLS property: a

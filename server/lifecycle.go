@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 
-	"github.com/kbench/kbench/lifecycle"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/lifecycle"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Runs is what the server asks of the run lifecycle: the handlers call

@@ -11,8 +11,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/kbench/kbench/internal/pgtest"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
 // TestPostgresSmoke serves the main pages and APIs over a PostgreSQL

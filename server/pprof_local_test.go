@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // TestPprofSourceViewsReadNoFiles: pprof's Source and Disassemble views

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/rundoc"
 	"github.com/kbench/kbench/ui"
 )
 

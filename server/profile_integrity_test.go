@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // corruptBlob overwrites the stored bytes of every profile blob behind

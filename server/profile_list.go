@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 

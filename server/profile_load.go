@@ -10,8 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/pprof/profile"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 

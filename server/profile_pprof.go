@@ -11,9 +11,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/pprof/profile"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 

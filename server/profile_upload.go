@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
 )
 
 // uploaded is one profile file from a multipart request, checked and

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/internal/gzbomb"
+	"github.com/kbench/kbench/internal/testutil/gzbomb"
 )
 
 // upload posts files as the multipart field "profile" plus form fields.

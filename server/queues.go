@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/clusters"
-	"github.com/kbench/kbench/jobs"
-	"github.com/kbench/kbench/lifecycle"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/clusters"
+	"github.com/kbench/kbench/internal/jobs"
+	"github.com/kbench/kbench/internal/lifecycle"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
 

@@ -19,11 +19,11 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/kbench/kbench/changepoint"
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/history"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/history"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
 

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/changepoint"
-	"github.com/kbench/kbench/internal/pgtest"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 	"github.com/kbench/kbench/ui"
 )
 

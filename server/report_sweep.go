@@ -8,9 +8,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
 

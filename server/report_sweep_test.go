@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // storedSweep stores sweep id as the sweeper leaves one that has ended:

@@ -16,10 +16,10 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
-	"github.com/kbench/kbench/kafkatools"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -70,7 +70,7 @@ type targetRequest struct {
 func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 	req.Label = strings.TrimSpace(req.Label)
 	var errs rundoc.FieldErrors
-	var kind kafkatools.Kind
+	var kind toolcatalog.Kind
 	if req.Tool != "" {
 		if kind = s.checkTool(req, &errs); kind == "" {
 			return rundoc.Spec{}, errs

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/internal/pgtest"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
 // cursorBackends runs f on a server over SQLite and over PostgreSQL

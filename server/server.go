@@ -22,12 +22,12 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/kbench/kbench/clusters"
-	"github.com/kbench/kbench/kafkatools"
-	"github.com/kbench/kbench/lifecycle"
+	"github.com/kbench/kbench/internal/clusters"
+	"github.com/kbench/kbench/internal/lifecycle"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/static"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/templates"
 	"github.com/kbench/kbench/ui"
 )
@@ -66,7 +66,7 @@ type Config struct {
 	Clusters *clusters.Set
 	// Tools are the Kafka tools this server's own worker offers (--tool
 	// NAME=PATH): runs of queue local may name them (tools.go).
-	Tools *kafkatools.Set
+	Tools *toolcatalog.Set
 	// AllowClientFiles (--allow-client-files) lets a server without a
 	// Token take requests whose Kafka properties name files
 	// (ssl.*.location): files on the machine that runs the client, which

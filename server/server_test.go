@@ -26,12 +26,12 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/kbench/kbench/internal/pgtest"
-	"github.com/kbench/kbench/internal/silentbroker"
-	"github.com/kbench/kbench/lifecycle"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/embedded"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/lifecycle"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
+	"github.com/kbench/kbench/internal/testutil/silentbroker"
 )
 
 // kbenchBin is the real kbench binary, built once (see buildKbench): runs
@@ -669,7 +669,7 @@ func TestRestartRecovery(t *testing.T) {
 // the password.
 func TestSecretsNeverPersist(t *testing.T) {
 	const password = "Pw-9f8e7d-never-shown"
-	b, err := embedded.Start(embedded.Options{Users: []embedded.User{{Mechanism: "SCRAM-SHA-256", Name: "bench", Password: password}}})
+	b, err := embeddedbroker.Start(embeddedbroker.Options{Users: []embeddedbroker.User{{Mechanism: "SCRAM-SHA-256", Name: "bench", Password: password}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/internal/median"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // noWorker makes a test server that executes nothing: its runs stay

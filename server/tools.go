@@ -12,10 +12,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kbench/kbench/jobs"
-	"github.com/kbench/kbench/kafkatools"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/jobs"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -23,7 +23,7 @@ import (
 // offer and settles the workload: the tool's kind decides it (a request
 // may leave workload out, or must give that one). It returns the kind, ""
 // after an error, which it adds to errs under "tool" or "workload".
-func (s *Server) checkTool(req *createRequest, errs *rundoc.FieldErrors) kafkatools.Kind {
+func (s *Server) checkTool(req *createRequest, errs *rundoc.FieldErrors) toolcatalog.Kind {
 	req.Tool = strings.TrimSpace(req.Tool)
 	if !rundoc.ValidToolName(req.Tool) {
 		errs.Add("tool", "%q is not a tool's name: letters, digits, '.', '_' or '-', starting with a letter or digit, at most 64 bytes", req.Tool)
@@ -41,7 +41,7 @@ func (s *Server) checkTool(req *createRequest, errs *rundoc.FieldErrors) kafkato
 	if kind == "" {
 		// No worker of the queue is live to say what the tool is: the
 		// workload says, and the worker that takes the run checks it.
-		kind = kafkatools.KindOfWorkload(rundoc.Workload(req.Workload))
+		kind = toolcatalog.KindOfWorkload(rundoc.Workload(req.Workload))
 		if kind == "" {
 			errs.Add("workload", "no worker of queue %s is live to say what tool %s is: give its workload, %s", queueOrDefault(req.Queue), req.Tool, toolWorkloads())
 			return ""
@@ -60,7 +60,7 @@ func (s *Server) checkTool(req *createRequest, errs *rundoc.FieldErrors) kafkato
 // toolWorkloads lists the workloads Kafka tools run, for messages.
 func toolWorkloads() string {
 	var ws []string
-	for _, k := range kafkatools.Kinds() {
+	for _, k := range toolcatalog.Kinds() {
 		ws = append(ws, string(k.Workload()))
 	}
 	if len(ws) < 2 {
@@ -71,14 +71,14 @@ func toolWorkloads() string {
 
 // checkToolRun adds the errors of a tool run's params and target: only
 // the fields the kind's template fills, and a cluster to run against.
-func checkToolRun(kind kafkatools.Kind, req *createRequest, errs *rundoc.FieldErrors) {
+func checkToolRun(kind toolcatalog.Kind, req *createRequest, errs *rundoc.FieldErrors) {
 	given := make([]string, 0, len(req.Params))
 	for k := range req.Params {
 		if k != "tool" && k != "cluster" { // refused by prepareConfig, saying how to give them
 			given = append(given, k)
 		}
 	}
-	kafkatools.CheckSpec(kind, req.Tool, given, errs)
+	toolcatalog.CheckSpec(kind, req.Tool, given, errs)
 	if req.Target == nil {
 		errs.Add("target", "Kafka's %s runs against a cluster: give target.bootstrap_server or target.cluster (the embedded broker lives inside kbench run)", kind.Script())
 	}
@@ -95,12 +95,12 @@ func toolSpec(spec *rundoc.Spec, tool string) {
 // do not offer it: on the server's own queue, the server's --tool; on
 // another, what its live workers registered. While no worker of that
 // queue is live the kind is "" and so is the message.
-func (s *Server) toolKind(name, queue string) (kind kafkatools.Kind, unknown string) {
+func (s *Server) toolKind(name, queue string) (kind toolcatalog.Kind, unknown string) {
 	if queueOrDefault(queue) == jobs.DefaultQueue && !s.cfg.NoLocalWorker {
 		if t, ok := s.cfg.Tools.Get(name); ok {
 			return t.Kind, ""
 		}
-		return "", kafkatools.UnknownMessage(name, s.cfg.Tools.Names())
+		return "", toolcatalog.UnknownMessage(name, s.cfg.Tools.Names())
 	}
 	offered, live := s.queueTools(queue)
 	if !live {
@@ -114,16 +114,16 @@ func (s *Server) toolKind(name, queue string) (kind kafkatools.Kind, unknown str
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return "", fmt.Sprintf("the workers of queue %s: %s", queueOrDefault(queue), kafkatools.UnknownMessage(name, names))
+	return "", fmt.Sprintf("the workers of queue %s: %s", queueOrDefault(queue), toolcatalog.UnknownMessage(name, names))
 }
 
 // queueTools are the tools the live workers of queue offer, by name, and
 // whether any worker of it is live (queueWorkers).
-func (s *Server) queueTools(queue string) (map[string]kafkatools.Kind, bool) {
+func (s *Server) queueTools(queue string) (map[string]toolcatalog.Kind, bool) {
 	workers, live := s.queueWorkers(queue)
-	offered := map[string]kafkatools.Kind{}
+	offered := map[string]toolcatalog.Kind{}
 	for _, w := range workers {
-		for n, k := range kafkatools.ParseOffered(w.Tools) {
+		for n, k := range toolcatalog.ParseOffered(w.Tools) {
 			offered[n] = k
 		}
 	}
@@ -137,7 +137,7 @@ func (s *Server) queueTools(queue string) (map[string]kafkatools.Kind, bool) {
 // (queues false) the server's own alone, without queues.
 func (s *Server) formTools(workers []store.Worker, queues bool) []ui.ToolChoice {
 	byName := map[string]*ui.ToolChoice{}
-	add := func(name string, kind kafkatools.Kind, queue string) {
+	add := func(name string, kind toolcatalog.Kind, queue string) {
 		c := byName[name]
 		if c == nil {
 			c = &ui.ToolChoice{Name: name, Script: kind.Script(), Workload: string(kind.Workload())}
@@ -157,7 +157,7 @@ func (s *Server) formTools(workers []store.Worker, queues bool) []ui.ToolChoice 
 		if w.Queue == jobs.DefaultQueue && local {
 			continue // the server's own worker decides what queue local offers
 		}
-		for n, k := range kafkatools.ParseOffered(w.Tools) {
+		for n, k := range toolcatalog.ParseOffered(w.Tools) {
 			add(n, k, w.Queue)
 		}
 	}
@@ -172,7 +172,7 @@ func (s *Server) formTools(workers []store.Worker, queues bool) []ui.ToolChoice 
 
 // toolParams keeps of a form's params those tool kind's template fills:
 // the form shows every field of the workload, and sends them all.
-func toolParams(kind kafkatools.Kind, params map[string]json.RawMessage) map[string]json.RawMessage {
+func toolParams(kind toolcatalog.Kind, params map[string]json.RawMessage) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for k, v := range params {
 		if kind.Takes(k) {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/kafkatools"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/toolcatalog"
 )
 
 // TestE2ELatencyToolRun: a server with --tool NAME=PATH of Kafka's
@@ -27,16 +27,16 @@ import (
 // fields the tool does not take and acks it refuses are 400s naming the
 // field.
 func TestE2ELatencyToolRun(t *testing.T) {
-	script, err := filepath.Abs(filepath.Join("..", "toolexec", "testdata", "kafka-e2e-latency.sh"))
+	script, err := filepath.Abs(filepath.Join("..", "internal", "toolexec", "testdata", "kafka-e2e-latency.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := kafkatools.Parse([]string{"je=" + script})
+	tools, err := toolcatalog.Parse([]string{"je=" + script})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tool, _ := tools.Get("je"); tool.Kind != kafkatools.E2ELatency {
-		t.Fatalf("kind %s told from the script's name, want %s", tool.Kind, kafkatools.E2ELatency)
+	if tool, _ := tools.Get("je"); tool.Kind != toolcatalog.E2ELatency {
+		t.Fatalf("kind %s told from the script's name, want %s", tool.Kind, toolcatalog.E2ELatency)
 	}
 	record := t.TempDir()
 	t.Setenv("TOOL_RECORD_DIR", record)
@@ -73,7 +73,7 @@ func TestE2ELatencyToolRun(t *testing.T) {
 	}
 	got := strings.Split(strings.TrimSpace(string(argv)), "\n")
 	want := []string{"127.0.0.1:9092", "lat-form", "2500", "1", "64"}
-	if len(got) != 6 || !slices.Equal(got[:5], want) || filepath.Base(got[5]) != kafkatools.ConfigFileName {
+	if len(got) != 6 || !slices.Equal(got[:5], want) || filepath.Base(got[5]) != toolcatalog.ConfigFileName {
 		t.Errorf("the tool's arguments\n got %q\nwant %q and its properties file", got, want)
 	}
 	conf, err := os.ReadFile(filepath.Join(record, "lat-form.config"))

@@ -12,24 +12,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/internal/pgtest"
-	"github.com/kbench/kbench/kafkatools"
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
+	"github.com/kbench/kbench/internal/toolcatalog"
 )
 
 // standInTool writes an executable stand-in for Kafka's tool script
 // (named as Kafka names it, so its kind is told from the name) that
 // prints the producer's summary line, and returns the set --tool
 // name=PATH makes of it.
-func standInTool(t *testing.T, name, script string) *kafkatools.Set {
+func standInTool(t *testing.T, name, script string) *toolcatalog.Set {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), script)
 	text := "#!/bin/sh\necho \"500000 records sent, 19534.302235 records/sec (9.54 MB/sec), 2.06 ms avg latency, 598.00 ms max latency, 2 ms 50th, 6 ms 95th, 14 ms 99th, 561 ms 99.9th.\"\n"
 	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	set, err := kafkatools.Parse([]string{name + "=" + path})
+	set, err := toolcatalog.Parse([]string{name + "=" + path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestToolRunJavaProperties(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tools, err := kafkatools.Parse([]string{"jp=" + path})
+	tools, err := toolcatalog.Parse([]string{"jp=" + path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // upgradeRecord, when set, makes TestUpgradeKeepsPages write what the code

@@ -10,14 +10,14 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/jdk"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/jdk"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/ui"
 )
 

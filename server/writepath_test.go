@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/jdk"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/jdk"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/store"
 )
 
 // checkWritepathRun checks what a finished write-path run stored.

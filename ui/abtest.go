@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Paths of A/B comparisons.

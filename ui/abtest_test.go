@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestAddRepetitionsSuggested: the comparison page's form starts at the

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/kbench/kbench/changepoint"
-	"github.com/kbench/kbench/history"
+	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/history"
 )
 
 // markBoxes reads the label boxes of a rendered chart's marks.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Paths of the comparison and report pages.

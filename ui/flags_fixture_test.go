@@ -3,7 +3,7 @@ package ui
 import (
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // fixtureFlags is a fixed copy of rundoc.Flags, so golden files change

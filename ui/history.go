@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/changepoint"
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/history"
+	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/history"
 	"github.com/kbench/kbench/internal/numfmt"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Paths of the history page and its API.

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/changepoint"
-	"github.com/kbench/kbench/history"
-	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/history"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/golden"
 	"github.com/kbench/kbench/templates"
 )
 

@@ -4,7 +4,7 @@ import (
 	"html/template"
 	"strings"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // The live section of a running run's page has two charts: records per

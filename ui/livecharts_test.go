@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // polylinePoints counts the points of each polyline in s, in order.

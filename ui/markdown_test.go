@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 func TestRenderMarkdown(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/rundoc"
-	"github.com/kbench/kbench/runner/kafkasec"
+	"github.com/kbench/kbench/internal/kafkasec"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 func optionValues(f FormField) []string {

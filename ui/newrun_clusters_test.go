@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // TestGoldenNewRunQueueClusters: on a server whose store workers share,

@@ -3,7 +3,7 @@ package ui
 import (
 	"testing"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/testutil/golden"
 	"github.com/kbench/kbench/templates"
 )
 

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kbench/kbench/internal/numfmt"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // The profile pages: one profile's flame graph (page "profile") and two

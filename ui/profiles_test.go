@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 func fixtureMeta() (base, target ProfileMeta) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // wallViews are a JVM's wall profiles (thread samples converted from a

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kbench/kbench/changepoint"
+	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/numfmt"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/changepoint"
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/testutil/golden"
 	"github.com/kbench/kbench/templates"
 )
 

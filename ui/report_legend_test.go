@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 var (

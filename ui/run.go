@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // RunView is a run's page. While the run is queued or running (Live) it

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // TestRunPageUndecodableDocuments: a run whose stored documents do not

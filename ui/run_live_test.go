@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // TestSetLiveTiming: a running run of --duration shows the time since its

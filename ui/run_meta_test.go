@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // TestGoldenRunMeta: the run page's head shows the run's metadata (commit,

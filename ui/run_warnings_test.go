@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // shortRun is a finished producer run whose window was 0.37 s, with 12

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/testutil/golden"
 	"github.com/kbench/kbench/templates"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/golden"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // sweepFixture is a finished sweep of two labels at two rates.

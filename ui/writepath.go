@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kbench/kbench/compare"
+	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/median"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Paths and fields of the write-path lab.

@@ -27,9 +27,9 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/bench/serve/fixture"
+	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/static"
-	"github.com/kbench/kbench/store"
 	"github.com/kbench/kbench/templates"
 	"github.com/kbench/kbench/ui"
 )

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/compare"
-	"github.com/kbench/kbench/rundoc"
+	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // oldJSON is a two-label comparison as compare.JSON wrote it before issue

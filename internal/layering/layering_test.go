@@ -40,7 +40,7 @@ func deps(t *testing.T, pkg string) []string {
 // Kafka client, GORM or SQLite, and the contract itself links nothing
 // outside the standard library.
 func TestViewsLinkNoClientOrDatabase(t *testing.T) {
-	for _, pkg := range []string{"github.com/kbench/kbench/ui", "github.com/kbench/kbench/compare", "github.com/kbench/kbench/rundoc"} {
+	for _, pkg := range []string{"github.com/kbench/kbench/ui", "github.com/kbench/kbench/internal/compare", "github.com/kbench/kbench/internal/rundoc"} {
 		for _, d := range deps(t, pkg) {
 			for _, f := range forbidden {
 				if strings.HasPrefix(d, f) {
@@ -49,8 +49,8 @@ func TestViewsLinkNoClientOrDatabase(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range deps(t, "github.com/kbench/kbench/rundoc") {
-		if d != "github.com/kbench/kbench/rundoc" {
+	for _, d := range deps(t, "github.com/kbench/kbench/internal/rundoc") {
+		if d != "github.com/kbench/kbench/internal/rundoc" {
 			t.Errorf("rundoc links %s: the contract imports only the standard library", d)
 		}
 	}
@@ -60,7 +60,7 @@ func TestViewsLinkNoClientOrDatabase(t *testing.T) {
 // processes and reads their documents; it links no Kafka client (the
 // engine is the child's) and no web framework (it serves no HTTP).
 func TestLifecycleRunsNoClient(t *testing.T) {
-	for _, d := range deps(t, "github.com/kbench/kbench/lifecycle") {
+	for _, d := range deps(t, "github.com/kbench/kbench/internal/lifecycle") {
 		for _, f := range []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go", "github.com/gin-gonic/gin"} {
 			if strings.HasPrefix(d, f) {
 				t.Errorf("lifecycle links %s", d)
@@ -77,12 +77,12 @@ func TestLayersPointDown(t *testing.T) {
 		banned []string
 	}{
 		{"github.com/kbench/kbench/runner", []string{"/store", "/server", "/ui", "/compare", "/lifecycle"}},
-		{"github.com/kbench/kbench/store", []string{"/runner", "/server", "/ui", "/compare", "/lifecycle", "/profiles"}},
-		{"github.com/kbench/kbench/compare", []string{"/runner", "/store", "/server", "/ui", "/lifecycle"}},
+		{"github.com/kbench/kbench/internal/store", []string{"/runner", "/server", "/ui", "/compare", "/lifecycle", "/profiles"}},
+		{"github.com/kbench/kbench/internal/compare", []string{"/runner", "/store", "/server", "/ui", "/lifecycle"}},
 		{"github.com/kbench/kbench/ui", []string{"/runner", "/store", "/server", "/lifecycle"}},
-		{"github.com/kbench/kbench/lifecycle", []string{"/runner", "/server", "/ui", "/compare"}},
-		{"github.com/kbench/kbench/clusters", []string{"/runner", "/store", "/server", "/ui", "/compare", "/lifecycle"}},
-		{"github.com/kbench/kbench/toolexec", []string{"/store", "/server", "/ui", "/compare", "/lifecycle"}},
+		{"github.com/kbench/kbench/internal/lifecycle", []string{"/runner", "/server", "/ui", "/compare"}},
+		{"github.com/kbench/kbench/internal/clusters", []string{"/runner", "/store", "/server", "/ui", "/compare", "/lifecycle"}},
+		{"github.com/kbench/kbench/internal/toolexec", []string{"/store", "/server", "/ui", "/compare", "/lifecycle"}},
 	}
 	for _, c := range cases {
 		for _, d := range deps(t, c.pkg) {
@@ -96,13 +96,13 @@ func TestLayersPointDown(t *testing.T) {
 }
 
 // TestToolexecLinksNoFrameworks: running a command for kbench exec and a
-// tool run's child needs the Kafka output parser (runner/kafkafmt) and
-// the /proc readers (runner/sysstat), not
+// tool run's child needs the Kafka output parser (internal/kafkafmt) and
+// the /proc readers (internal/sysstat), not
 // the engine, a Kafka client, GORM or gin.
 func TestToolexecLinksNoFrameworks(t *testing.T) {
-	for _, d := range deps(t, "github.com/kbench/kbench/toolexec") {
+	for _, d := range deps(t, "github.com/kbench/kbench/internal/toolexec") {
 		for _, f := range []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go", "github.com/gin-gonic/gin", "gorm.io/", "github.com/kbench/kbench/runner/"} {
-			if strings.HasPrefix(d, f) && d != "github.com/kbench/kbench/runner/kafkafmt" && d != "github.com/kbench/kbench/runner/sysstat" {
+			if strings.HasPrefix(d, f) && d != "github.com/kbench/kbench/internal/kafkafmt" && d != "github.com/kbench/kbench/internal/sysstat" {
 				t.Errorf("toolexec links %s", d)
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/golden"
+	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
 // TestJSCases writes testdata/js_cases.json: inputs and what this package

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
-	"github.com/kbench/kbench/jdk"
+	"github.com/kbench/kbench/internal/jdk"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/profiles/jfr"
 )

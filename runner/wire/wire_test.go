@@ -13,7 +13,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbench/kbench/runner/embedded"
+	"github.com/kbench/kbench/internal/embeddedbroker"
 )
 
 func values(n, size int) [][]byte {
@@ -147,9 +147,9 @@ func crcCastagnoli(b []byte) uint32 {
 
 // startBroker starts an embedded broker for one test, with a context that
 // bounds the test's talk to it.
-func startBroker(t *testing.T) (*embedded.Broker, context.Context) {
+func startBroker(t *testing.T) (*embeddedbroker.Broker, context.Context) {
 	t.Helper()
-	b, err := embedded.Start(embedded.Options{})
+	b, err := embeddedbroker.Start(embeddedbroker.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,9 +41,9 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/median"
-	"github.com/kbench/kbench/runner/sysstat"
+	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/sysstat"
 	"github.com/kbench/kbench/server"
-	"github.com/kbench/kbench/store"
 )
 
 func main() {

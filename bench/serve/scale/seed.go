@@ -16,7 +16,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/kbench/kbench/bench/serve/fixture"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // history is what seed made (or found): where the runs are.

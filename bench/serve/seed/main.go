@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/bench/serve/fixture"
-	"github.com/kbench/kbench/store"
+	"github.com/kbench/kbench/internal/store"
 )
 
 func main() {

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"os"
+	"path/filepath"
+
+	"github.com/kbench/kbench/internal/rundoc"
+)
+
+// importCSV is `kbench import --csv FILE --series S --workload W`: a POST
+// to /api/import/csv. It prints the URL of every run stored, in the
+// file's order.
+func importCSV(ctx context.Context, client apiClient, file, series, workload string, args []string, fs *flag.FlagSet,
+	stdout, stderr io.Writer, usageErr func(string, ...any) int) int {
+	var other []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "csv", "series", "workload", "server", "token":
+		default:
+			other = append(other, "--"+f.Name)
+		}
+	})
+	switch {
+	case len(other) > 0:
+		return usageErr("%s: not with --csv (the CSV's columns say each run's time and tags)", other[0])
+	case len(args) > 0:
+		return usageErr("--csv names the file; unexpected argument %q", args[0])
+	case series == "":
+		return usageErr("--series: needed with --csv, it names the series the rows back-fill")
+	case !rundoc.Workload(workload).Runnable():
+		return usageErr("--workload: needed with --csv: producer, consumer or writepath (its metrics name the columns), got %q", workload)
+	}
+	if err := rundoc.ValidateSeriesName(series); err != nil {
+		return usageErr("%v", err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 2
+	}
+	body, contentType, err := fileForm([][2]string{{"series", series}, {"workload", workload}}, "file", filepath.Base(file), data)
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 2
+	}
+	answer, err := client.post(ctx, "/api/import/csv", body, contentType)
+	if err != nil {
+		reportPostError(stderr, "kbench import", file, err)
+		return 1
+	}
+	var resp struct {
+		Runs []struct {
+			URL string `json:"url"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(answer, &resp); err != nil || len(resp.Runs) == 0 {
+		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: %.200s\n", answer)
+		return 1
+	}
+	for _, r := range resp.Runs {
+		fmt.Fprintln(stdout, client.base+r.URL)
+	}
+	fmt.Fprintf(stderr, "kbench import: %d runs stored in series %s\n", len(resp.Runs), series)
+	return 0
+}
+
+// importTable is `kbench import --table FILE --workload W`: a POST of the
+// "table" field to /api/import. It prints the URL of every run stored, in
+// column order, then their comparison's.
+func importTable(ctx context.Context, client apiClient, file, workload string, args []string, fs *flag.FlagSet,
+	stdout, stderr io.Writer, usageErr func(string, ...any) int) int {
+	var fields [][2]string
+	var bad string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "table", "workload", "server", "token":
+		case "time": // tags and time apply to every run
+			fields = append(fields, [2]string{"time", f.Value.String()})
+		case "meta":
+			for _, m := range *f.Value.(*listFlag) {
+				fields = append(fields, [2]string{"meta", m})
+			}
+		default:
+			if bad == "" {
+				bad = "--" + f.Name
+			}
+		}
+	})
+	switch {
+	case bad != "":
+		return usageErr("%s: not with --table (each column's header labels its run, and each run joins its label's series)", bad)
+	case len(args) > 0:
+		return usageErr("--table names the file; unexpected argument %q", args[0])
+	case !rundoc.Workload(workload).Runnable():
+		return usageErr("--workload: needed with --table: producer, consumer, e2e or writepath (its metrics name the lines), got %q", workload)
+	}
+	var data []byte
+	var err error
+	name := filepath.Base(file)
+	if file == "-" {
+		data, err = io.ReadAll(os.Stdin)
+		name = "stdin.txt"
+	} else {
+		data, err = os.ReadFile(file)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 2
+	}
+	body, contentType, err := fileForm(append([][2]string{{"workload", workload}}, fields...), "table", name, data)
+	if err != nil {
+		fmt.Fprintf(stderr, "kbench import: %v\n", err)
+		return 2
+	}
+	answer, err := client.post(ctx, "/api/import", body, contentType)
+	if err != nil {
+		reportPostError(stderr, "kbench import", file, err)
+		return 1
+	}
+	var resp struct {
+		Runs []struct {
+			URL   string `json:"url"`
+			Label string `json:"label"`
+		} `json:"runs"`
+		CompareURL string `json:"compare_url"`
+	}
+	if err := json.Unmarshal(answer, &resp); err != nil || len(resp.Runs) == 0 {
+		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: %.200s\n", answer)
+		return 1
+	}
+	for _, r := range resp.Runs {
+		fmt.Fprintln(stdout, client.base+r.URL)
+	}
+	if resp.CompareURL != "" {
+		fmt.Fprintln(stdout, client.base+resp.CompareURL)
+	}
+	fmt.Fprintf(stderr, "kbench import: %d runs stored, one per column of %s\n", len(resp.Runs), name)
+	return 0
+}
+
+// fileForm builds a multipart body of fields (name, value; in order) and
+// one file, data under field fileField named name.
+func fileForm(fields [][2]string, fileField, name string, data []byte) (body []byte, contentType string, err error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, f := range fields {
+		if err := mw.WriteField(f[0], f[1]); err != nil {
+			return nil, "", err
+		}
+	}
+	w, err := mw.CreateFormFile(fileField, name)
+	if err == nil {
+		_, err = w.Write(data)
+	}
+	if err == nil {
+		err = mw.Close()
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), mw.FormDataContentType(), nil
+}
