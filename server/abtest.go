@@ -125,7 +125,7 @@ func groupsCompareURL(runs []*store.Run, groups []string) string {
 }
 
 // prepareConfigs validates an A/B submission into one spec per
-// configuration. It reports every bad field (a runner.FieldErrors): the
+// configuration. It reports every bad field (a rundoc.FieldErrors): the
 // single-run fields given beside configs, the workload, repetitions and
 // warm-up runs, then each configuration's, named by its index:
 // "configs[1].label", "configs[1].params.throughput",

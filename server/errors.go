@@ -27,8 +27,8 @@ func badInput(field, format string, args ...any) error {
 	return &inputError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// asFieldError turns an *inputError into the runner.FieldError a
-// runner.FieldErrors collects; any other error is returned as it is.
+// asFieldError turns an *inputError into the rundoc.FieldError a
+// rundoc.FieldErrors collects; any other error is returned as it is.
 func asFieldError(err error) error {
 	var ie *inputError
 	if errors.As(err, &ie) {
@@ -95,7 +95,7 @@ type fieldMessage struct {
 	Error string `json:"error"`
 }
 
-// fieldMessages lists every bad field err holds (a runner.FieldErrors
+// fieldMessages lists every bad field err holds (a rundoc.FieldErrors
 // holds several), in order, each with the message classify gives it.
 func fieldMessages(err error) []fieldMessage {
 	var out []fieldMessage

@@ -15,7 +15,7 @@ import (
 
 // requestFromForm maps the form's fields (named after the runner's flags)
 // onto an API request, so both paths validate alike. Fields of its own
-// that do not parse are returned together (a runner.FieldErrors) with the
+// that do not parse are returned together (a rundoc.FieldErrors) with the
 // request made of the rest.
 func requestFromForm(form url.Values) (createRequest, error) {
 	req := createRequest{Workload: form.Get("workload"), Label: form.Get("label"), Queue: form.Get("queue"), Params: map[string]json.RawMessage{},

@@ -14,7 +14,7 @@ import (
 
 // presetFromForm reads the preset's form; empty fields take the defaults.
 // Fields that are not whole numbers are all reported (a
-// runner.FieldErrors), with the preset made of the others.
+// rundoc.FieldErrors), with the preset made of the others.
 func presetFromForm(form url.Values) (writepathPreset, error) {
 	var p writepathPreset
 	var errs rundoc.FieldErrors

@@ -14,7 +14,7 @@ import (
 // lists exactly what the HTTP side needs, so a second implementation
 // (the queue backed by a job engine on PostgreSQL) has to provide no
 // more, and tests of handlers can stand in a hand-written one.
-// lifecycle.Local is the implementation kbench uses today.
+// lifecycle.Manager is the implementation kbench uses today.
 //
 // The store's status is a run's one state: Submit is called for runs
 // already stored queued, and every change of status is a conditional
@@ -45,5 +45,5 @@ type Runs interface {
 	HeldSecrets(ids []uint, keys []string) map[string]string
 }
 
-// lifecycle.Local is a Runs.
-var _ Runs = (*lifecycle.Local)(nil)
+// lifecycle.Manager is a Runs.
+var _ Runs = (*lifecycle.Manager)(nil)

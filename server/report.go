@@ -34,7 +34,7 @@ type reportRequest struct {
 
 // createReport validates a request and stores the report.
 func (s *Server) createReport(ctx context.Context, req reportRequest) (*rundoc.Report, error) {
-	// Every bad field is reported at once (a runner.FieldErrors).
+	// Every bad field is reported at once (a rundoc.FieldErrors).
 	var errs rundoc.FieldErrors
 	title := strings.TrimSpace(req.Title)
 	switch {

@@ -65,7 +65,7 @@ type targetRequest struct {
 }
 
 // prepare validates a request into a spec. It reports every bad field (a
-// runner.FieldErrors), in the form's order: the run's fields, the
+// rundoc.FieldErrors), in the form's order: the run's fields, the
 // target's, then the workload options.
 func (s *Server) prepare(req *createRequest) (rundoc.Spec, error) {
 	req.Label = strings.TrimSpace(req.Label)

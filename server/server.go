@@ -246,7 +246,7 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
-	s.runs = lifecycle.NewLocal(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
+	s.runs = lifecycle.NewManager(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
 		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
 		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
@@ -274,7 +274,7 @@ func staticFS() fs.FS { return static.FS }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
 
 // Start recovers from a previous process and starts executing runs (see
-// lifecycle.Local.Start: runs left running are marked interrupted, queued
+// lifecycle.Manager.Start: runs left running are marked interrupted, queued
 // runs are queued again unless their secrets were lost or --allow-target
 // no longer allows their target). With Config.Retain it then prunes old
 // runs, and does so again every hour until Close.

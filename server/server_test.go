@@ -129,7 +129,7 @@ type testServer struct {
 	*Server
 	// local is the server's run lifecycle, for tests that act at a point
 	// of a run's life or look at its queue.
-	local *lifecycle.Local
+	local *lifecycle.Manager
 	dir   string
 	logs  *syncBuffer
 	st    *store.Store
@@ -195,7 +195,7 @@ func newTestServerOn(t testing.TB, dsn string, mod func(*Config)) *testServer {
 		s.Close()
 		st.Close()
 	})
-	return &testServer{Server: s, local: s.runs.(*lifecycle.Local), dir: dir, logs: logs, st: st, dsn: dsn}
+	return &testServer{Server: s, local: s.runs.(*lifecycle.Manager), dir: dir, logs: logs, st: st, dsn: dsn}
 }
 
 func (ts *testServer) do(t *testing.T, method, target string, body string, hdr ...string) *httptest.ResponseRecorder {

@@ -89,7 +89,7 @@ func presetStrategies() (strategies []string, noJava error) {
 var presetOrder = []string{ui.WPFieldRecords, ui.WPFieldRecordSize, ui.WPFieldDuration, ui.WPFieldRequests, ui.WPFieldInFlight, ui.WPFieldRepetitions, ui.WPFieldSink}
 
 // presetSpecs validates a preset into its repetitions and one spec per
-// strategy, reporting every bad field (a runner.FieldErrors).
+// strategy, reporting every bad field (a rundoc.FieldErrors).
 func (s *Server) presetSpecs(p writepathPreset, strategies []string) (int, []rundoc.Spec, error) {
 	var errs rundoc.FieldErrors
 	reps := intOr(p.Repetitions, wpDefaultRepetitions)

@@ -128,7 +128,7 @@ func work(ctx context.Context, set workerSettings, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer st.Close()
-	l := lifecycle.NewLocal(st, lifecycle.Options{Command: []string{exe}, DataDir: set.DataDir, Concurrency: set.Concurrency,
+	l := lifecycle.NewManager(st, lifecycle.Options{Command: []string{exe}, DataDir: set.DataDir, Concurrency: set.Concurrency,
 		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: allowed, Clusters: set.Clusters, Tools: set.Tools,
 		AllowToolClassProps: set.AllowToolClassProps, Logger: logger})
 	if err := l.Start(ctx); err != nil {

@@ -46,7 +46,7 @@ func TestCancelAtEveryPoint(t *testing.T) {
 			e := newEnv(t, mode, nil)
 			ctx := context.Background()
 			id := e.create(t, plainSpec)
-			w := e.watch(t, e.Local, id)
+			w := e.watch(t, e.Manager, id)
 			cancels := make(chan error, 1)
 			cancel := func() { cancels <- e.Cancel(ctx, id) }
 			switch tc.point {
@@ -59,8 +59,8 @@ func TestCancelAtEveryPoint(t *testing.T) {
 						<-gate
 					}
 				})
-				e.submit(t, e.Local, first, nil)
-				e.submit(t, e.Local, id, map[string]string{"sasl.password": "pw"})
+				e.submit(t, e.Manager, first, nil)
+				e.submit(t, e.Manager, id, map[string]string{"sasl.password": "pw"})
 				cancel()
 				if e.HeldSecrets([]uint{id}, []string{"sasl.password"}) != nil {
 					t.Error("a canceled run's secrets are still held in memory")
@@ -72,13 +72,13 @@ func TestCancelAtEveryPoint(t *testing.T) {
 						cancel()
 					}
 				})
-				e.submit(t, e.Local, id, nil)
+				e.submit(t, e.Manager, id, nil)
 			case "running":
-				e.submit(t, e.Local, id, nil)
+				e.submit(t, e.Manager, id, nil)
 				w.until(t, "interval")
 				cancel()
 			case "final":
-				e.submit(t, e.Local, id, nil)
+				e.submit(t, e.Manager, id, nil)
 				w.until(t, "done")
 				cancel()
 			}
@@ -112,8 +112,8 @@ func TestCancelAtEveryPoint(t *testing.T) {
 			// The queue goes on with the next run.
 			e.SetHook(nil)
 			next := e.create(t, plainSpec)
-			wn := e.watch(t, e.Local, next)
-			e.submit(t, e.Local, next, nil)
+			wn := e.watch(t, e.Manager, next)
+			e.submit(t, e.Manager, next, nil)
 			want := rundoc.StatusSucceeded
 			if mode == "wait" { // it waits to be stopped
 				wn.until(t, "interval")
@@ -145,8 +145,8 @@ func TestCancelRacesTheWorkers(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range ids {
 		ids[i] = e.create(t, plainSpec)
-		watches[i] = e.watch(t, e.Local, ids[i])
-		e.submit(t, e.Local, ids[i], nil)
+		watches[i] = e.watch(t, e.Manager, ids[i])
+		e.submit(t, e.Manager, ids[i], nil)
 		if i%3 == 2 {
 			continue // some run to the end, so the others meet busy workers
 		}
@@ -185,8 +185,8 @@ func TestCancelRacesTheWorkers(t *testing.T) {
 func TestCancelKillsAProcessThatIgnoresSIGINT(t *testing.T) {
 	e := newEnv(t, "ignore", func(o *Options) { o.KillGrace = 1 })
 	id := e.create(t, plainSpec)
-	w := e.watch(t, e.Local, id)
-	e.submit(t, e.Local, id, nil)
+	w := e.watch(t, e.Manager, id)
+	e.submit(t, e.Manager, id, nil)
 	w.until(t, "interval")
 	if err := e.Cancel(context.Background(), id); err != nil {
 		t.Fatal(err)
@@ -211,14 +211,14 @@ func TestCancelUnknownRun(t *testing.T) {
 func TestCancelAfterTimeout(t *testing.T) {
 	e := newEnv(t, "wait", func(o *Options) { o.RunTimeout = 1 })
 	id := e.create(t, plainSpec)
-	w := e.watch(t, e.Local, id)
+	w := e.watch(t, e.Manager, id)
 	cancels := make(chan error, 1)
 	e.SetHook(func(p string, got uint) {
 		if p == "exited" && got == id {
 			cancels <- e.Cancel(context.Background(), id)
 		}
 	})
-	e.submit(t, e.Local, id, nil)
+	e.submit(t, e.Manager, id, nil)
 	w.until(t, "done")
 	if err := <-cancels; err != nil {
 		t.Fatalf("cancel = %v, want it accepted", err)

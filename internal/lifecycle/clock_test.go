@@ -13,13 +13,13 @@ import (
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
-// TestSweepSkewedWorkerClock: a worker whose machine's clock is hours off
-// (behind or ahead of the database server's and of the sweeping
+// TestReapSkewedWorkerClock: a worker whose machine's clock is hours off
+// (behind or ahead of the database server's and of the reaping
 // process's) is judged by the database's clock alone. While it sends
-// heartbeats, neither the sweep nor a new worker of its queue starting
+// heartbeats, neither the reap nor a new worker of its queue starting
 // takes its run for lost; once it has been silent longer than
-// WorkerLostAfter, the sweep interrupts its run.
-func TestSweepSkewedWorkerClock(t *testing.T) {
+// WorkerLostAfter, the reap interrupts its run.
+func TestReapSkewedWorkerClock(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.URL(t)
 	st, err := store.Open(url)
@@ -61,8 +61,8 @@ func TestSweepSkewedWorkerClock(t *testing.T) {
 				return got
 			}
 
-			if n, err := server.sweep(ctx); err != nil || n != 0 {
-				t.Errorf("sweep while the worker %v off sends heartbeats: %d runs interrupted, %v; want none", skew, n, err)
+			if n, err := server.reap(ctx); err != nil || n != 0 {
+				t.Errorf("reap while the worker %v off sends heartbeats: %d runs interrupted, %v; want none", skew, n, err)
 			}
 			// Another worker of the queue starts (on another host): its
 			// recovery leaves a live worker's run alone.
@@ -74,8 +74,8 @@ func TestSweepSkewedWorkerClock(t *testing.T) {
 
 			// As if its last heartbeat were 40 s old: it stopped sending them.
 			agePG(t, url, w.ID, 40*time.Second)
-			if n, err := server.sweep(ctx); err != nil || n != 1 {
-				t.Errorf("sweep after the worker %v off went silent: %d runs interrupted, %v; want 1", skew, n, err)
+			if n, err := server.reap(ctx); err != nil || n != 1 {
+				t.Errorf("reap after the worker %v off went silent: %d runs interrupted, %v; want 1", skew, n, err)
 			}
 			if got := status(); got.Status != rundoc.StatusInterrupted || !strings.Contains(got.Error, "host-skewed") || !strings.Contains(got.Error, "was lost") {
 				t.Errorf("the run of a silent worker %v off: %s %q, want interrupted, its worker lost", skew, got.Status, got.Error)

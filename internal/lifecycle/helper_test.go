@@ -121,7 +121,7 @@ func helperRun(mode string, args []string) int {
 // env is a lifecycle on a real SQLite store in a temporary directory,
 // executing the helper in one mode.
 type env struct {
-	*Local
+	*Manager
 	st  *store.Store
 	dir string
 }
@@ -135,19 +135,19 @@ func newEnv(t *testing.T, mode string, mod func(*Options)) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	e := &env{st: st, dir: dir}
-	e.Local = e.open(t, mode, mod)
+	e.Manager = e.open(t, mode, mod)
 	return e
 }
 
 // open starts a lifecycle on e's store and data directory, as a server
 // process does; it is closed when the test ends.
-func (e *env) open(t *testing.T, mode string, mod func(*Options)) *Local {
+func (e *env) open(t *testing.T, mode string, mod func(*Options)) *Manager {
 	t.Helper()
 	opts := Options{Command: []string{os.Args[0], helperArg, mode}, DataDir: e.dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if mod != nil {
 		mod(&opts)
 	}
-	l := NewLocal(e.st, opts)
+	l := NewManager(e.st, opts)
 	if err := l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ type watch struct {
 	events <-chan Event
 }
 
-func (e *env) watch(t *testing.T, l *Local, id uint) *watch {
+func (e *env) watch(t *testing.T, l *Manager, id uint) *watch {
 	t.Helper()
 	ch, _, cancel := l.Subscribe(id)
 	t.Cleanup(cancel)
@@ -224,7 +224,7 @@ func (w *watch) until(t *testing.T, name string) Event {
 }
 
 // submit submits a run, failing the test on an error.
-func (e *env) submit(t *testing.T, l *Local, id uint, secrets map[string]string) {
+func (e *env) submit(t *testing.T, l *Manager, id uint, secrets map[string]string) {
 	t.Helper()
 	if err := l.Submit(context.Background(), id, secrets); err != nil {
 		t.Fatal(err)

@@ -66,9 +66,9 @@ func TestSubmitIsAJob(t *testing.T) {
 			<-gate
 		}
 	})
-	wf, w := e.watch(t, e.Local, first), e.watch(t, e.Local, id)
+	wf, w := e.watch(t, e.Manager, first), e.watch(t, e.Manager, id)
 	for _, r := range []uint{first, id, canceled} {
-		e.submit(t, e.Local, r, nil)
+		e.submit(t, e.Manager, r, nil)
 	}
 	<-taken
 	if got := e.jobStates(t, id); !slices.Equal(got, []string{"available"}) {
@@ -101,8 +101,8 @@ func TestSubmitIsAJob(t *testing.T) {
 func TestCancelThroughTheJob(t *testing.T) {
 	e := newEnv(t, "wait", nil)
 	id := e.create(t, plainSpec)
-	w := e.watch(t, e.Local, id)
-	e.submit(t, e.Local, id, nil)
+	w := e.watch(t, e.Manager, id)
+	e.submit(t, e.Manager, id, nil)
 	w.until(t, "interval")
 	found, err := e.remoteQueue(t).Cancel(context.Background(), id)
 	if err != nil || !found {
@@ -121,13 +121,13 @@ func TestRestartKeepsTheQueue(t *testing.T) {
 	e := newEnv(t, "wait", nil)
 	running := e.create(t, plainSpec)
 	waiting := []uint{e.create(t, plainSpec), e.create(t, plainSpec), e.create(t, plainSpec)}
-	w := e.watch(t, e.Local, running)
-	e.submit(t, e.Local, running, nil)
+	w := e.watch(t, e.Manager, running)
+	e.submit(t, e.Manager, running, nil)
 	// Submitted in another order than created: the queue's order is the
 	// order of submission.
 	order := []uint{waiting[2], waiting[0], waiting[1]}
 	for _, id := range order {
-		e.submit(t, e.Local, id, nil)
+		e.submit(t, e.Manager, id, nil)
 	}
 	w.until(t, "interval")
 	e.Close()
@@ -138,7 +138,7 @@ func TestRestartKeepsTheQueue(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var started []uint
-	next := NewLocal(e.st, Options{Command: e.Local.opts.Command[:2:2], DataDir: e.dir, Logger: e.Local.log})
+	next := NewManager(e.st, Options{Command: e.Manager.opts.Command[:2:2], DataDir: e.dir, Logger: e.Manager.log})
 	next.opts.Command = append(next.opts.Command, "succeed")
 	next.SetHook(func(p string, id uint) {
 		if p == "started" {
@@ -194,11 +194,11 @@ func TestOneAtATime(t *testing.T) {
 	watches := make([]*watch, n)
 	for i := range ids {
 		ids[i] = e.create(t, plainSpec)
-		watches[i] = e.watch(t, e.Local, ids[i])
+		watches[i] = e.watch(t, e.Manager, ids[i])
 	}
 	var wg sync.WaitGroup
 	for _, id := range ids {
-		wg.Go(func() { e.submit(t, e.Local, id, nil) })
+		wg.Go(func() { e.submit(t, e.Manager, id, nil) })
 	}
 	wg.Wait()
 	for i, id := range ids {

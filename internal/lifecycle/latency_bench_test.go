@@ -72,10 +72,10 @@ func benchPGStore(b *testing.B, url string) *store.Store {
 
 // benchLocal starts a lifecycle whose children are this test binary's
 // helper ("succeed"), closed when b ends.
-func benchLocal(b *testing.B, st *store.Store, opts Options) *Local {
+func benchLocal(b *testing.B, st *store.Store, opts Options) *Manager {
 	opts.Command = []string{os.Args[0], helperArg, "succeed"}
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	l := NewLocal(st, opts)
+	l := NewManager(st, opts)
 	if err := l.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func benchLocal(b *testing.B, st *store.Store, opts Options) *Local {
 
 // benchSubmitToStart times submitter.Submit of a run of queue to the
 // first event of its child, which executor publishes.
-func benchSubmitToStart(b *testing.B, st *store.Store, submitter, executor *Local, queue string) {
+func benchSubmitToStart(b *testing.B, st *store.Store, submitter, executor *Manager, queue string) {
 	ctx := context.Background()
 	for b.Loop() {
 		b.StopTimer()
@@ -127,13 +127,13 @@ func benchSubmitToStart(b *testing.B, st *store.Store, submitter, executor *Loca
 func BenchmarkRemoteEventDelay(b *testing.B) {
 	ctx := context.Background()
 	dsn := pgtest.URL(b)
-	open := func(queue string) *Local {
+	open := func(queue string) *Manager {
 		st, err := store.Open(dsn)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { st.Close() })
-		l := NewLocal(st, Options{Command: []string{os.Args[0], helperArg, "succeed"}, DataDir: b.TempDir(), Queue: queue,
+		l := NewManager(st, Options{Command: []string{os.Args[0], helperArg, "succeed"}, DataDir: b.TempDir(), Queue: queue,
 			NoWorker: queue == "", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err := l.Start(ctx); err != nil {
 			b.Fatal(err)

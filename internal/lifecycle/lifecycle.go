@@ -29,7 +29,7 @@ import (
 	"github.com/kbench/kbench/internal/toolcatalog"
 )
 
-// Options configure a Local lifecycle.
+// Options configure a Manager.
 type Options struct {
 	// Command starts kbench for a run; "run --spec … --out … --progress
 	// json" is appended.
@@ -91,13 +91,13 @@ type Options struct {
 // Heartbeats: a worker refreshes its row every HeartbeatEvery; one whose
 // heartbeat is older than WorkerLostAfter is taken for gone. On
 // PostgreSQL every lifecycle (a worker, or a server that executes
-// nothing) sweeps every SweepEvery: the runs of any queue whose worker
+// nothing) reaps every ReapEvery: the runs of any queue whose worker
 // is gone are interrupted then, within WorkerLostAfter + HeartbeatEvery +
-// SweepEvery of the worker's death; on SQLite the next start does it.
+// ReapEvery of the worker's death; on SQLite the next start does it.
 const (
 	HeartbeatEvery  = 5 * time.Second
 	WorkerLostAfter = 30 * time.Second
-	SweepEvery      = 10 * time.Second
+	ReapEvery       = 10 * time.Second
 )
 
 // NeedsSecrets reports whether a stored spec had secrets removed: its
@@ -127,12 +127,12 @@ func storedCluster(spec string) string {
 // one without (stored by a kbench before River, or whose submit failed)
 // gets one, behind them, in id order. Runs of other queues are other
 // workers' and left alone. With Options.NoWorker it only opens the queue.
-func (q *Local) Start(ctx context.Context) error {
+func (q *Manager) Start(ctx context.Context) error {
 	if q.opts.NoWorker {
 		if _, err := q.openJobs(ctx); err != nil {
 			return fmt.Errorf("open queue: %w", err)
 		}
-		q.startSweep()
+		q.startReap()
 		return nil
 	}
 	w := &store.Worker{Host: q.opts.Host, Queue: q.opts.Queue, PID: os.Getpid(), Version: q.opts.Version,
@@ -217,18 +217,18 @@ func (q *Local) Start(ctx context.Context) error {
 		return fmt.Errorf("start queue: %w", err)
 	}
 	q.startHeartbeat(w.ID)
-	q.startSweep()
+	q.startReap()
 	return nil
 }
 
-// sweep interrupts the running runs, of any queue, whose worker was lost:
+// reap interrupts the running runs, of any queue, whose worker was lost:
 // it stopped (cleanly, yet left the run running) or sent no heartbeat for
 // WorkerLostAfter. A run with no worker recorded is left to Start's rule.
-// Each run is one conditional update, so of sweepers racing one stores
+// Each run is one conditional update, so of reapers racing one stores
 // it and the others get store.ErrConflict, which they skip. The run's job
 // is ended too (jobs.Queue.EndLost), so River does not hold it running.
 // It returns how many runs it interrupted.
-func (q *Local) sweep(ctx context.Context) (int, error) {
+func (q *Manager) reap(ctx context.Context) (int, error) {
 	running, err := q.st.RunningRuns(ctx)
 	if err != nil {
 		return 0, err
@@ -245,7 +245,7 @@ func (q *Local) sweep(ctx context.Context) (int, error) {
 		reason := lostReason(w)
 		err := q.st.InterruptRun(ctx, r.ID, reason)
 		if errors.Is(err, store.ErrConflict) {
-			continue // final meanwhile, or another sweeper's
+			continue // final meanwhile, or another reaper's
 		}
 		if err != nil {
 			return n, err
@@ -262,7 +262,7 @@ func (q *Local) sweep(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// lost reports whether worker w is gone as the sweep sees it, from any
+// lost reports whether worker w is gone as the reap sees it, from any
 // machine: stopped, or silent for more than WorkerLostAfter (silence is
 // measured by the database's clock, store.RunningRun).
 func lost(w *store.Worker, silence time.Duration) bool {
@@ -278,23 +278,23 @@ func lostReason(w *store.Worker) string {
 	return fmt.Sprintf("interrupted: the worker on %s (pid %d, queue %s) was lost: %s", w.Host, w.PID, w.Queue, why)
 }
 
-// startSweep sweeps (see sweep) every SweepEvery until Close, on
+// startReap reaps (see reap) every ReapEvery until Close, on
 // PostgreSQL only: on SQLite one server is the only worker, and its Start
 // recovers what a previous process left.
-func (q *Local) startSweep() {
+func (q *Manager) startReap() {
 	if !q.st.Postgres() {
 		return
 	}
-	stop := every(SweepEvery, func(ctx context.Context) {
-		if _, err := q.sweep(ctx); err != nil && ctx.Err() == nil {
-			q.log.Warn("sweep runs of lost workers", "err", err)
+	stop := every(ReapEvery, func(ctx context.Context) {
+		if _, err := q.reap(ctx); err != nil && ctx.Err() == nil {
+			q.log.Warn("reap runs of lost workers", "err", err)
 		}
 		if _, err := q.st.PruneRunEvents(ctx, eventsKeptFor); err != nil && ctx.Err() == nil {
 			q.log.Warn("prune the live events of ended runs", "err", err)
 		}
 	})
 	q.mu.Lock()
-	q.stopSweep = stop
+	q.stopReap = stop
 	q.mu.Unlock()
 }
 
@@ -306,7 +306,7 @@ func (q *Local) startSweep() {
 // workers), stopped, ran on this host as a process that no longer exists
 // (or whose pid this process now has), or stopped sending heartbeats
 // (silence, by the database's clock, over WorkerLostAfter).
-func (q *Local) gone(w *store.Worker, silence time.Duration) bool {
+func (q *Manager) gone(w *store.Worker, silence time.Duration) bool {
 	if !q.st.Postgres() || w == nil {
 		return true
 	}
@@ -328,7 +328,7 @@ func processAlive(pid int) bool {
 
 // startHeartbeat refreshes worker id's heartbeat every HeartbeatEvery
 // until Close.
-func (q *Local) startHeartbeat(id uint) {
+func (q *Manager) startHeartbeat(id uint) {
 	stop := every(HeartbeatEvery, func(ctx context.Context) {
 		if err := q.st.Heartbeat(ctx, id); err != nil && ctx.Err() == nil {
 			q.log.Warn("worker heartbeat", "worker", id, "err", err)
@@ -365,7 +365,7 @@ func every(interval time.Duration, fn func(ctx context.Context)) (stop func()) {
 // Options.Jobs, or on the store's database (its SQLite file through a
 // pool of its own, or a pgx pool on its PostgreSQL database), and keeps it
 // for Submit, Cancel and Close.
-func (q *Local) openJobs(ctx context.Context) (*jobs.Queue, error) {
+func (q *Manager) openJobs(ctx context.Context) (*jobs.Queue, error) {
 	var backend jobs.Backend
 	var closeConn func()
 	switch {

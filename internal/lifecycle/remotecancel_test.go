@@ -17,7 +17,7 @@ import (
 // saying the cancel was accepted. The worker then takes the next run.
 func TestRemoteRunFinishingBeforeItsCancel(t *testing.T) {
 	ctx := context.Background()
-	e := newSweepEnv(t)
+	e := newReapEnv(t)
 	server, _ := openPG(t, e.st, "succeed", "", "server-host")
 	worker, _ := openPG(t, e.st, "succeed", "lab-f", "host-f")
 	id := e.create("lab-f")

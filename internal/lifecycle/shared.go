@@ -16,7 +16,7 @@ import (
 // Live events across processes. On a PostgreSQL store the run a page
 // shows may execute in another process (a kbench worker on another
 // machine), so every lifecycle on PostgreSQL shares the live events of
-// the runs it executes, cancels or sweeps through the store's run_events
+// the runs it executes, cancels or reaps through the store's run_events
 // table (the outbox below), and a lifecycle asked for a run's events
 // follows that table (follow), woken by the store's LISTEN/NOTIFY, and
 // replays what other processes wrote into its own hub. Pages and API
@@ -41,7 +41,7 @@ var (
 	// watches any more.
 	followIdle = time.Minute
 	// eventsKeptFor is how long the events of an ended run stay in the
-	// table (PruneRunEvents, on each sweep).
+	// table (PruneRunEvents, on each reap).
 	eventsKeptFor = time.Minute
 )
 
@@ -69,7 +69,7 @@ func newOrigin() string {
 type outbox struct {
 	st     *store.Store
 	origin string
-	q      *Local
+	q      *Manager
 
 	once    sync.Once
 	mu      sync.Mutex
@@ -82,7 +82,7 @@ type outbox struct {
 	done    chan struct{}
 }
 
-func newOutbox(q *Local) *outbox {
+func newOutbox(q *Manager) *outbox {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &outbox{st: q.st, origin: q.origin, q: q, kick: make(chan struct{}, 1), ctx: ctx, cancel: cancel, done: make(chan struct{})}
 }
@@ -165,7 +165,7 @@ func (o *outbox) close() {
 
 // publish sends an event the lifecycle makes (status, done) to the hub,
 // and shares it on PostgreSQL.
-func (q *Local) publish(id uint, ev Event) {
+func (q *Manager) publish(id uint, ev Event) {
 	q.hub.Publish(id, ev)
 	if q.out == nil {
 		return
@@ -180,7 +180,7 @@ func (q *Local) publish(id uint, ev Event) {
 
 // publishRunner sends one progress line of a run's child to the hub, and
 // shares it on PostgreSQL.
-func (q *Local) publishRunner(id uint, e rundoc.Event) {
+func (q *Manager) publishRunner(id uint, e rundoc.Event) {
 	q.hub.PublishRunner(id, e)
 	if q.out == nil {
 		return
@@ -207,7 +207,7 @@ type follower struct {
 // subscribe subscribes to run id's events in the hub; on PostgreSQL
 // through its follower (see follow), which first replays what other
 // processes shared so far, so that the catch-up holds it.
-func (q *Local) subscribe(id uint) (<-chan Event, []Event, func()) {
+func (q *Manager) subscribe(id uint) (<-chan Event, []Event, func()) {
 	for {
 		f := q.follow(id)
 		if f == nil {
@@ -228,7 +228,7 @@ func (q *Local) subscribe(id uint) (<-chan Event, []Event, func()) {
 // every event shared so far before returning (a late joiner's catch-up
 // comes from the hub's state, never as a flood through its channel),
 // then follows on its own goroutine. nil on SQLite or after Close.
-func (q *Local) follow(id uint) *follower {
+func (q *Manager) follow(id uint) *follower {
 	if q.out == nil {
 		return nil
 	}
@@ -258,7 +258,7 @@ func (q *Local) follow(id uint) *follower {
 // readShared replays the events of run id shared since the follower's
 // last, and checks every followCheck that the run has not ended without
 // a "done" event. Called with f.mu held.
-func (q *Local) readShared(id uint, f *follower) {
+func (q *Manager) readShared(id uint, f *follower) {
 	ctx := q.followCtx
 	for !f.ended {
 		evs, err := q.st.RunEventsAfter(ctx, id, f.after, 500)
@@ -310,7 +310,7 @@ func (q *Local) readShared(id uint, f *follower) {
 // lost), until the run has ended, nobody has watched it for followIdle,
 // or Close. Events this process wrote are skipped: its hub had them
 // first.
-func (q *Local) followRun(id uint, f *follower) {
+func (q *Manager) followRun(id uint, f *follower) {
 	wake, unwatch := q.st.WatchRunEvents(id)
 	defer unwatch()
 	poll := time.NewTicker(followPoll)
@@ -353,7 +353,7 @@ func (q *Local) followRun(id uint, f *follower) {
 // if run id still has no subscriber (one may have joined meanwhile), and
 // forgets the state f replayed, so that a later follower replays it from
 // the first event without doubling it; it reports whether f ended.
-func (q *Local) endFollower(id uint, f *follower, idle bool) bool {
+func (q *Manager) endFollower(id uint, f *follower, idle bool) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	f.mu.Lock()
@@ -374,7 +374,7 @@ func (q *Local) endFollower(id uint, f *follower, idle bool) bool {
 }
 
 // replay publishes one event another process shared into the hub.
-func (q *Local) replay(id uint, se sharedEvent) {
+func (q *Manager) replay(id uint, se sharedEvent) {
 	if se.Runner != nil {
 		q.hub.PublishRunner(id, *se.Runner)
 		return

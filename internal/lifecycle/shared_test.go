@@ -216,7 +216,7 @@ func TestNoSharingOnSQLite(t *testing.T) {
 	id := e.create(t, plainSpec)
 	ch, _, cancel := e.Subscribe(id)
 	defer cancel()
-	e.submit(t, e.Local, id, nil)
+	e.submit(t, e.Manager, id, nil)
 	countEvents(t, ch)
 	evs, err := e.st.RunEventsAfter(context.Background(), id, 0, 100)
 	if err != nil {
@@ -229,7 +229,7 @@ func TestNoSharingOnSQLite(t *testing.T) {
 
 // TestResultSurvivesDatabaseLoss: a worker whose database link is cut
 // while its run executes lets the run finish, retries storing the result
-// until the database answers again, and stores it, even though a sweep
+// until the database answers again, and stores it, even though a reap
 // elsewhere took the worker for lost and interrupted the run meanwhile:
 // the real result replaces the interruption.
 func TestResultSurvivesDatabaseLoss(t *testing.T) {
@@ -339,7 +339,7 @@ func TestConcurrentStartOnNewDatabase(t *testing.T) {
 				return
 			}
 			t.Cleanup(func() { st.Close() })
-			l := NewLocal(st, Options{Command: []string{os.Args[0], helperArg, "succeed"}, DataDir: t.TempDir(),
+			l := NewManager(st, Options{Command: []string{os.Args[0], helperArg, "succeed"}, DataDir: t.TempDir(),
 				Queue: fmt.Sprintf("lab-%d", i), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			err = l.Start(context.Background())
 			if err == nil {

@@ -28,8 +28,8 @@ func TestToolRunClassPropsNeedTheWorkersFlag(t *testing.T) {
 	for _, allow := range []bool{false, true} {
 		e := newEnv(t, "succeed", func(o *Options) { o.Tools, o.AllowToolClassProps = tools, allow })
 		id := e.create(t, spec)
-		w := e.watch(t, e.Local, id)
-		e.submit(t, e.Local, id, nil)
+		w := e.watch(t, e.Manager, id)
+		e.submit(t, e.Manager, id, nil)
 		w.until(t, "done")
 		r := e.get(t, id)
 		refused := r.Status == rundoc.StatusFailed && strings.Contains(r.Error, "config.providers") && strings.Contains(r.Error, "--allow-tool-class-props")

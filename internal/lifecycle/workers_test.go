@@ -18,12 +18,12 @@ import (
 
 // openPG opens a lifecycle on st as a worker of queue (or, for queue "",
 // one that executes nothing), with its own data directory and host name.
-func openPG(t *testing.T, st *store.Store, mode, queue, host string) (*Local, string) {
+func openPG(t *testing.T, st *store.Store, mode, queue, host string) (*Manager, string) {
 	t.Helper()
 	dir := t.TempDir()
 	opts := Options{Command: []string{os.Args[0], helperArg, mode}, DataDir: dir, Queue: queue, Host: host,
 		NoWorker: queue == "", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	l := NewLocal(st, opts)
+	l := NewManager(st, opts)
 	if err := l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,7 @@ func (s *Store) RunningIn(ctx context.Context, queue string) ([]RunningRun, erro
 }
 
 // RunningRuns returns the running runs of every queue, oldest first, with
-// their workers, for the sweep of runs whose workers were lost.
+// their workers, for the reap of runs whose workers were lost.
 func (s *Store) RunningRuns(ctx context.Context) ([]RunningRun, error) {
 	return s.running(ctx, nil)
 }

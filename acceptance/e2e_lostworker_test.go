@@ -20,9 +20,9 @@ import (
 // canceled with what it measured; the worker then takes the next run.
 //
 // SIGKILL of the worker mid-run takes its children with it, and the
-// server's sweep stores the run interrupted, saying its worker was lost,
+// server's reap stores the run interrupted, saying its worker was lost,
 // within 60 s (heartbeats stop; 30 s later the worker counts as lost;
-// the sweep runs every 10 s); a new worker on the queue takes new runs.
+// the reap runs every 10 s); a new worker on the queue takes new runs.
 func TestE2ERemoteCancelAndLostWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test: builds kbench and starts processes")

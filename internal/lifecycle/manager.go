@@ -41,7 +41,11 @@ var (
 	storeRetryMax   = 30 * time.Second
 )
 
-// Local executes runs in order, Options.Concurrency at a time, each as a
+// Manager is the lifecycle of the runs in one store, as one process sees
+// it: kbench serve's, and each kbench worker's on a shared PostgreSQL
+// store. It submits runs to River, cancels them, streams their events,
+// reaps the runs of lost workers, and (unless Options.NoWorker) executes
+// the runs of its queue in order, Options.Concurrency at a time, each as a
 // `kbench run` child process: Go's CPU profiler is process-wide, and a
 // crash or SIGKILL of a run cannot take the server down. The queue is
 // River's (package jobs): a submitted run is a job there, persisted, so
@@ -55,7 +59,7 @@ var (
 // next. What Local keeps in memory is what neither can hold: the runs'
 // secrets, and for each run a worker has taken its process and the
 // reason it is asked to stop.
-type Local struct {
+type Manager struct {
 	st   *store.Store
 	opts Options
 	log  *slog.Logger
@@ -76,9 +80,9 @@ type Local struct {
 	// with Options.NoWorker); stopHeartbeat ends its heartbeat.
 	worker        *store.Worker
 	stopHeartbeat func()
-	// stopSweep ends the sweep of runs whose workers were lost (nil on
+	// stopReap ends the reap of runs whose workers were lost (nil on
 	// SQLite).
-	stopSweep func()
+	stopReap func()
 
 	// hook, when a test sets it (SetHook), is called by the worker at
 	// named points of a run's life.
@@ -111,9 +115,9 @@ type execution struct {
 	grace    time.Duration // from SIGINT to SIGKILL
 }
 
-// NewLocal returns the lifecycle of runs stored in st, executed on this
-// machine. Call Start to recover and start the workers, Close to stop.
-func NewLocal(st *store.Store, opts Options) *Local {
+// NewManager returns the lifecycle of the runs stored in st. Call Start
+// to recover and start its workers, Close to stop.
+func NewManager(st *store.Store, opts Options) *Manager {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 1
 	}
@@ -135,7 +139,7 @@ func NewLocal(st *store.Store, opts Options) *Local {
 	if opts.Version == "" {
 		opts.Version = moduleVersion()
 	}
-	q := &Local{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{},
+	q := &Manager{st: st, opts: opts, log: opts.Logger, hub: NewHub(), secrets: map[uint]map[string]string{}, taken: map[uint]*execution{},
 		origin: newOrigin(), following: map[uint]*follower{}, shutdown: make(chan struct{})}
 	q.followCtx, q.followCancel = context.WithCancel(context.Background())
 	if st.Postgres() {
@@ -145,17 +149,17 @@ func NewLocal(st *store.Store, opts Options) *Local {
 }
 
 // Hub is the hub of the runs' live events.
-func (q *Local) Hub() *Hub { return q.hub }
+func (q *Manager) Hub() *Hub { return q.hub }
 
 // Subscribe returns a channel of run id's live events and the events that
 // catch a new subscriber up (see Hub.Subscribe). On PostgreSQL the events
 // of a run another process executes come through the database (see
 // follow): they reach the channel as the follower replays them.
-func (q *Local) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.subscribe(id) }
+func (q *Manager) Subscribe(id uint) (<-chan Event, []Event, func()) { return q.subscribe(id) }
 
 // Series returns the interval points run id has reported so far (see
 // Hub.Series).
-func (q *Local) Series(id uint) ([]rundoc.SeriesPoint, bool) { return q.hub.Series(id) }
+func (q *Manager) Series(id uint) ([]rundoc.SeriesPoint, bool) { return q.hub.Series(id) }
 
 // SetHook sets a function the workers call at named points of a run's
 // life, so that a test can act exactly there: "taken" (its job taken by a
@@ -166,7 +170,7 @@ func (q *Local) Series(id uint) ([]rundoc.SeriesPoint, bool) { return q.hub.Seri
 // is stored, its job not yet done); and Cancel at "remote-cancel" (it
 // found the run running in another process, and has not yet canceled its
 // job). nil removes it.
-func (q *Local) SetHook(hook func(point string, id uint)) {
+func (q *Manager) SetHook(hook func(point string, id uint)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.hook = hook
@@ -174,7 +178,7 @@ func (q *Local) SetHook(hook func(point string, id uint)) {
 
 // Pending returns the runs waiting for a worker in this server's queue,
 // in the order they will be taken (nil if it cannot be read).
-func (q *Local) Pending() []uint {
+func (q *Manager) Pending() []uint {
 	q.mu.Lock()
 	jq := q.jobs
 	q.mu.Unlock()
@@ -193,7 +197,7 @@ func (q *Local) Pending() []uint {
 // before it, with secrets (held in memory only) for its child process.
 // It fails before Start and after Close; the run then stays queued in
 // the store, and the next Start submits it.
-func (q *Local) Submit(ctx context.Context, id uint, secrets map[string]string) error {
+func (q *Manager) Submit(ctx context.Context, id uint, secrets map[string]string) error {
 	q.mu.Lock()
 	jq := q.jobs
 	if jq != nil && secrets != nil {
@@ -224,7 +228,7 @@ func (q *Local) Submit(ctx context.Context, id uint, secrets map[string]string) 
 // HeldSecrets returns the secrets held for the first of ids still pending
 // that has every one of keys, nil when none has: a run's secrets leave
 // memory when a worker takes it.
-func (q *Local) HeldSecrets(ids []uint, keys []string) map[string]string {
+func (q *Manager) HeldSecrets(ids []uint, keys []string) map[string]string {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, id := range ids {
@@ -244,7 +248,7 @@ func (q *Local) HeldSecrets(ids []uint, keys []string) map[string]string {
 // when the job is canceled through River, which stops the run as a
 // user's cancel does, or when River stops without waiting, which stops it
 // as a shutdown does.
-func (q *Local) work(ctx context.Context, id uint) error {
+func (q *Manager) work(ctx context.Context, id uint) error {
 	q.mu.Lock()
 	if q.stopped {
 		// Taken while the server stops: the run stays queued in the store
@@ -279,7 +283,7 @@ func (q *Local) work(ctx context.Context, id uint) error {
 }
 
 // at calls the test hook, if any.
-func (q *Local) at(point string, id uint) {
+func (q *Manager) at(point string, id uint) {
 	q.mu.Lock()
 	hook := q.hook
 	q.mu.Unlock()
@@ -292,7 +296,7 @@ func (q *Local) at(point string, id uint) {
 // stored (as interrupted), then stops the workers: nothing is left in a
 // running state. Runs still queued stay queued, their jobs in River, for
 // the next Start.
-func (q *Local) Close() {
+func (q *Manager) Close() {
 	q.mu.Lock()
 	if !q.stopped {
 		close(q.shutdown)
@@ -303,11 +307,11 @@ func (q *Local) Close() {
 	}
 	jq, closeConn := q.jobs, q.closeJobsConn
 	q.jobs, q.closeJobsConn = nil, nil
-	w, stopHeartbeat, stopSweep := q.worker, q.stopHeartbeat, q.stopSweep
-	q.worker, q.stopHeartbeat, q.stopSweep = nil, nil, nil
+	w, stopHeartbeat, stopReap := q.worker, q.stopHeartbeat, q.stopReap
+	q.worker, q.stopHeartbeat, q.stopReap = nil, nil, nil
 	q.mu.Unlock()
-	if stopSweep != nil {
-		stopSweep()
+	if stopReap != nil {
+		stopReap()
 	}
 	if jq != nil {
 		// Waits for the workers, whose runs were just told to stop.
@@ -342,7 +346,7 @@ func (q *Local) Close() {
 // through River's cancellation of its job (see cancelRemote). It
 // reports store.ErrConflict (wrapped) when the run is already final, and
 // store.ErrNotFound when there is no such run.
-func (q *Local) Cancel(ctx context.Context, id uint) error {
+func (q *Manager) Cancel(ctx context.Context, id uint) error {
 	err := q.st.CancelQueued(ctx, id, "canceled before it started")
 	if err == nil {
 		q.mu.Lock()
@@ -406,7 +410,7 @@ func (q *Local) Cancel(ctx context.Context, id uint) error {
 // cancellation (River delivers it in milliseconds) and stops it: only a
 // worker that has not received it by then could still store another
 // status.
-func (q *Local) cancelRemote(ctx context.Context, id uint, jq *jobs.Queue, conflict error) error {
+func (q *Manager) cancelRemote(ctx context.Context, id uint, jq *jobs.Queue, conflict error) error {
 	if jq == nil {
 		return conflict
 	}
@@ -492,7 +496,7 @@ func (ex *execution) stopReason() string {
 }
 
 // run executes one run and stores its outcome, whatever happens.
-func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
+func (q *Manager) run(id uint, secrets map[string]string, ex *execution) {
 	ctx := context.Background()
 	log := q.log.With("run", id)
 	if ex.stopReason() == "shutdown" {
@@ -526,14 +530,14 @@ func (q *Local) run(id uint, secrets map[string]string, ex *execution) {
 // storeRetry) until it is stored or this process stops: the child's
 // work is done and its result is on disk, so a database that comes back
 // gets it, rather than an error in its place.
-func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) store.Outcome {
+func (q *Manager) finish(ctx context.Context, id uint, end ending, ex *execution) store.Outcome {
 	ex.mu.Lock()
 	outcome := end.outcome(ex.reason, q.opts.RunTimeout)
 	q.mu.Lock()
 	if q.worker != nil && ex.reason == "" {
-		// A run that ended on its own replaces an interruption by a sweep
+		// A run that ended on its own replaces an interruption by a reap
 		// that took this worker for lost while it could not reach the
-		// database. One stopped early does not: the sweep's cancel of its
+		// database. One stopped early does not: the reap's cancel of its
 		// job is what stopped it, and "interrupted" says why.
 		outcome.Worker = q.worker.ID
 	}
@@ -548,7 +552,7 @@ func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) 
 		select {
 		case <-time.After(wait):
 		case <-shutdown:
-			q.log.Error("gave up storing the result: shutting down with the database unreachable; a sweep will interrupt the run",
+			q.log.Error("gave up storing the result: shutting down with the database unreachable; a reap will interrupt the run",
 				"run", id, "result", filepath.Join(q.opts.DataDir, "runs", strconv.FormatUint(uint64(id), 10)), "err", err)
 			return store.Outcome{Status: rundoc.StatusInterrupted, Error: "the worker could not store the result: " + err.Error()}
 		}
@@ -557,7 +561,7 @@ func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) 
 	if err != nil {
 		q.log.Error("store result", "run", id, "err", err)
 		if errors.Is(err, store.ErrConflict) {
-			// Final meanwhile (a sweep took this worker for lost before it
+			// Final meanwhile (a reap took this worker for lost before it
 			// had registered, or a recovery): the stored status stands.
 			if st, err := q.st.RunStatus(ctx, id); err == nil {
 				return store.Outcome{Status: st.Status, Error: st.Error}
@@ -576,7 +580,7 @@ func (q *Local) finish(ctx context.Context, id uint, end ending, ex *execution) 
 
 // execute runs the child process and reads what it left behind. A run
 // asked to stop before its process started never starts it.
-func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) ending {
+func (q *Manager) execute(ctx context.Context, id uint, secrets map[string]string, ex *execution) ending {
 	failed := func(format string, args ...any) ending {
 		return ending{failure: fmt.Sprintf(format, args...)}
 	}
@@ -690,7 +694,7 @@ func (q *Local) execute(ctx context.Context, id uint, secrets map[string]string,
 // copy of secrets, which its environment carries. A run's own property
 // never overrides the cluster's connection (the server refuses them), and
 // the file's are all connection properties.
-func (q *Local) withCluster(spec rundoc.Spec, secrets map[string]string) (rundoc.Spec, map[string]string, error) {
+func (q *Manager) withCluster(spec rundoc.Spec, secrets map[string]string) (rundoc.Spec, map[string]string, error) {
 	props, err := q.opts.Clusters.Props(spec.Cluster)
 	if err != nil {
 		return spec, secrets, fmt.Errorf("target: %w", err)

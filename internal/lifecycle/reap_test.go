@@ -16,16 +16,16 @@ import (
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
-// sweepEnv is a PostgreSQL store, a direct connection to its database
+// reapEnv is a PostgreSQL store, a direct connection to its database
 // (to age heartbeats and read River's jobs, which the store does not
 // expose) and helpers.
-type sweepEnv struct {
+type reapEnv struct {
 	t   *testing.T
 	st  *store.Store
 	raw *pgx.Conn
 }
 
-func newSweepEnv(t *testing.T) *sweepEnv {
+func newReapEnv(t *testing.T) *reapEnv {
 	t.Helper()
 	url := pgtest.URL(t)
 	st, err := store.Open(url)
@@ -38,17 +38,17 @@ func newSweepEnv(t *testing.T) *sweepEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { raw.Close(context.Background()) })
-	return &sweepEnv{t: t, st: st, raw: raw}
+	return &reapEnv{t: t, st: st, raw: raw}
 }
 
-func (e *sweepEnv) exec(sql string, args ...any) {
+func (e *reapEnv) exec(sql string, args ...any) {
 	e.t.Helper()
 	if _, err := e.raw.Exec(context.Background(), sql, args...); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-func (e *sweepEnv) create(queue string) uint {
+func (e *reapEnv) create(queue string) uint {
 	e.t.Helper()
 	r := &store.Run{Workload: "producer", Spec: plainSpec, Queue: queue}
 	if err := e.st.CreateRuns(context.Background(), []*store.Run{r}); err != nil {
@@ -58,7 +58,7 @@ func (e *sweepEnv) create(queue string) uint {
 }
 
 // worker registers a worker row for host on queue, and starts a run on it.
-func (e *sweepEnv) workerWithRun(host, queue string) (*store.Worker, uint) {
+func (e *reapEnv) workerWithRun(host, queue string) (*store.Worker, uint) {
 	e.t.Helper()
 	w := &store.Worker{Host: host, Queue: queue, PID: 4242}
 	if err := e.st.RegisterWorker(context.Background(), w); err != nil {
@@ -71,7 +71,7 @@ func (e *sweepEnv) workerWithRun(host, queue string) (*store.Worker, uint) {
 	return w, id
 }
 
-func (e *sweepEnv) run(id uint) *rundoc.Run {
+func (e *reapEnv) run(id uint) *rundoc.Run {
 	e.t.Helper()
 	r, err := e.st.GetRun(context.Background(), id)
 	if err != nil {
@@ -80,7 +80,7 @@ func (e *sweepEnv) run(id uint) *rundoc.Run {
 	return r
 }
 
-func (e *sweepEnv) waitFor(id uint, ok func(*rundoc.Run) bool, what string) *rundoc.Run {
+func (e *reapEnv) waitFor(id uint, ok func(*rundoc.Run) bool, what string) *rundoc.Run {
 	e.t.Helper()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		r := e.run(id)
@@ -94,7 +94,7 @@ func (e *sweepEnv) waitFor(id uint, ok func(*rundoc.Run) bool, what string) *run
 }
 
 // jobState is the state of run id's River job.
-func (e *sweepEnv) jobState(id uint) string {
+func (e *reapEnv) jobState(id uint) string {
 	e.t.Helper()
 	var state string
 	err := e.raw.QueryRow(context.Background(),
@@ -118,16 +118,16 @@ func waitStarted(t *testing.T, dir string, id uint) {
 	}
 }
 
-// TestSweepLostWorkers: the sweep of a lifecycle that executes nothing
+// TestReapLostWorkers: the reap of a lifecycle that executes nothing
 // interrupts the running runs of any queue whose worker sent no heartbeat
 // for WorkerLostAfter or stopped, with an error naming the worker's host
 // and saying it was lost; it leaves alone a run whose worker is alive and
-// one with no worker recorded (Start's rule); a second sweep changes
+// one with no worker recorded (Start's rule); a second reap changes
 // nothing. A run a live worker's River job holds is ended in River too,
 // and that worker, which the database takes for lost, stops its child.
-func TestSweepLostWorkers(t *testing.T) {
+func TestReapLostWorkers(t *testing.T) {
 	ctx := context.Background()
-	e := newSweepEnv(t)
+	e := newReapEnv(t)
 	server, _ := openPG(t, e.st, "succeed", "", "server-host")
 
 	stale, staleRun := e.workerWithRun("host-stale", "lab-a")
@@ -142,12 +142,12 @@ func TestSweepLostWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	n, err := server.sweep(ctx)
+	n, err := server.reap(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {
-		t.Errorf("sweep interrupted %d runs, want 2", n)
+		t.Errorf("reap interrupted %d runs, want 2", n)
 	}
 	for id, host := range map[uint]string{staleRun: "host-stale", stoppedRun: "host-stopped"} {
 		r := e.run(id)
@@ -157,11 +157,11 @@ func TestSweepLostWorkers(t *testing.T) {
 	}
 	for id, what := range map[uint]string{freshRun: "a live worker's", noWorker: "a run with no worker's"} {
 		if r := e.run(id); r.Status != rundoc.StatusRunning {
-			t.Errorf("%s run after the sweep: %s %q, want running", what, r.Status, r.Error)
+			t.Errorf("%s run after the reap: %s %q, want running", what, r.Status, r.Error)
 		}
 	}
-	if n, err := server.sweep(ctx); err != nil || n != 0 {
-		t.Errorf("second sweep: %d runs, %v; want none", n, err)
+	if n, err := server.reap(ctx); err != nil || n != 0 {
+		t.Errorf("second reap: %d runs, %v; want none", n, err)
 	}
 
 	// A run held by a River job of a worker the database takes for lost.
@@ -176,11 +176,11 @@ func TestSweepLostWorkers(t *testing.T) {
 		t.Fatalf("job of the held run: %s, want running", got)
 	}
 	e.exec(`UPDATE workers SET stopped_at = $1 WHERE host = 'host-e'`, time.Now().UTC())
-	if n, err := server.sweep(ctx); err != nil || n != 1 {
-		t.Fatalf("sweep of the held run: %d runs, %v; want 1", n, err)
+	if n, err := server.reap(ctx); err != nil || n != 1 {
+		t.Fatalf("reap of the held run: %d runs, %v; want 1", n, err)
 	}
 	if got := e.jobState(held); got != "cancelled" {
-		t.Errorf("job of the run after the sweep: %s, want cancelled", got)
+		t.Errorf("job of the run after the reap: %s, want cancelled", got)
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(filepath.Join(dir, "runs", uintString(held), "result.json")); err == nil {
@@ -191,7 +191,7 @@ func TestSweepLostWorkers(t *testing.T) {
 		}
 	}
 	if r := e.run(held); r.Status != rundoc.StatusInterrupted || !strings.Contains(r.Error, "host-e") {
-		t.Errorf("the held run: %s %q, want interrupted by the sweep", r.Status, r.Error)
+		t.Errorf("the held run: %s %q, want interrupted by the reap", r.Status, r.Error)
 	}
 }
 
@@ -201,7 +201,7 @@ func TestSweepLostWorkers(t *testing.T) {
 // result, and it takes the next run; a final run's cancel is a conflict.
 func TestCancelRemoteRun(t *testing.T) {
 	ctx := context.Background()
-	e := newSweepEnv(t)
+	e := newReapEnv(t)
 	server, _ := openPG(t, e.st, "succeed", "", "server-host")
 	_, dir := openPG(t, e.st, "wait", "lab-r", "host-r")
 	id := e.create("lab-r")

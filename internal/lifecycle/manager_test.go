@@ -20,8 +20,8 @@ import (
 func TestRunIngested(t *testing.T) {
 	e := newEnv(t, "succeed", nil)
 	id := e.create(t, plainSpec)
-	w := e.watch(t, e.Local, id)
-	e.submit(t, e.Local, id, nil)
+	w := e.watch(t, e.Manager, id)
+	e.submit(t, e.Manager, id, nil)
 	// In the order the run reports them.
 	for _, name := range []string{"status", "progress", "interval", "output"} {
 		ev := w.until(t, name)
@@ -73,8 +73,8 @@ func TestRunIngested(t *testing.T) {
 func TestProcessFailure(t *testing.T) {
 	e := newEnv(t, "fail", nil)
 	id := e.create(t, plainSpec)
-	w := e.watch(t, e.Local, id)
-	e.submit(t, e.Local, id, nil)
+	w := e.watch(t, e.Manager, id)
+	e.submit(t, e.Manager, id, nil)
 	w.until(t, "done")
 	r := e.get(t, id)
 	if r.Status != rundoc.StatusFailed || r.Error != "the run process failed: exit status 2\npanic: something broke" {
@@ -97,9 +97,9 @@ func TestSecretsInMemoryOnly(t *testing.T) {
 			<-gate
 		}
 	})
-	w := e.watch(t, e.Local, id)
-	e.submit(t, e.Local, first, nil)
-	e.submit(t, e.Local, id, secrets)
+	w := e.watch(t, e.Manager, id)
+	e.submit(t, e.Manager, first, nil)
+	e.submit(t, e.Manager, id, secrets)
 	if got := e.HeldSecrets([]uint{first, id}, []string{"sasl.password"}); got["sasl.password"] != password {
 		t.Errorf("held secrets %v while the run waits", got)
 	}
@@ -121,8 +121,8 @@ func TestSecretsInMemoryOnly(t *testing.T) {
 	}
 
 	lost := e.create(t, spec)
-	wl := e.watch(t, e.Local, lost)
-	e.submit(t, e.Local, lost, nil)
+	wl := e.watch(t, e.Manager, lost)
+	e.submit(t, e.Manager, lost, nil)
 	wl.until(t, "done")
 	if r := e.get(t, lost); r.Status != rundoc.StatusFailed || !strings.Contains(r.Error, "sasl.password: its secret is not in memory") {
 		t.Errorf("run without its secret: %s %q", r.Status, r.Error)
@@ -137,8 +137,8 @@ func TestSecretsInMemoryOnly(t *testing.T) {
 func TestRunTimeout(t *testing.T) {
 	e := newEnv(t, "wait", func(o *Options) { o.RunTimeout = time.Nanosecond })
 	id := e.create(t, plainSpec)
-	w := e.watch(t, e.Local, id)
-	e.submit(t, e.Local, id, nil)
+	w := e.watch(t, e.Manager, id)
+	e.submit(t, e.Manager, id, nil)
 	w.until(t, "done")
 	if r := e.get(t, id); r.Status != rundoc.StatusFailed || r.Error != "stopped after the server's run timeout (1ns)" {
 		t.Errorf("run: %s %q", r.Status, r.Error)
@@ -151,9 +151,9 @@ func TestRunTimeout(t *testing.T) {
 func TestCloseAndStartAgain(t *testing.T) {
 	e := newEnv(t, "wait", nil)
 	running, waiting := e.create(t, plainSpec), e.create(t, plainSpec)
-	w := e.watch(t, e.Local, running)
-	e.submit(t, e.Local, running, nil)
-	e.submit(t, e.Local, waiting, nil)
+	w := e.watch(t, e.Manager, running)
+	e.submit(t, e.Manager, running, nil)
+	e.submit(t, e.Manager, waiting, nil)
 	w.until(t, "interval")
 	e.Close()
 	r := e.get(t, running)
