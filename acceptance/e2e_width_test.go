@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"math/rand/v2"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -91,7 +92,7 @@ var e2eWidthTables = []string{"/?ids=", "/compare?"}
 // files it serves.
 func e2ePageRoutes(t *testing.T) []string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "server/routes.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "server", "routes.go"), nil, 0)
 	if err != nil {
 		t.Fatalf("read the route table: %v", err)
 	}
