@@ -1,4 +1,3 @@
-// Package profiles reads and transforms pprof profiles (github.com/google/pprof).
 package profiles
 
 import (

@@ -1,7 +1,3 @@
-// Package ui turns kbench's data into pages: view models built from store
-// records, the formatting of numbers, sizes and durations, inline SVG
-// charts, and rendering through html/template. It knows nothing of HTTP:
-// the server builds a view, renders it into a buffer and writes that.
 package ui
 
 import (

@@ -1,6 +1,3 @@
-// Package store keeps runs, their metrics, time series and profiles in a
-// database through GORM (SQLite by default). Nothing outside this package
-// sees a *gorm.DB.
 package store
 
 import (
