@@ -1,9 +1,8 @@
 // Package ui turns kbench's data into pages: view models built from
 // internal/rundoc runs, internal/compare tables and internal/history
-// series, the new-run form from
-// rundoc's option table, and rendering through html/template. It knows
-// nothing of HTTP: the server builds a view, renders it into a buffer and
-// writes that.
+// series, the new-run form from rundoc's option table, and rendering
+// through html/template. It knows nothing of HTTP: the server builds a
+// view, renders it into a buffer and writes that.
 //
 // Numbers, sizes, shares and durations go through internal/numfmt. There
 // is one line-chart implementation (chart.go: server-side SVG, at most 600
