@@ -73,12 +73,15 @@ type Run struct {
 	Meta        map[string]string `json:"meta"`
 	Time        time.Time         `json:"time"`
 	SeriesKey   string            `json:"series_key"`
-	Metrics     []struct {
-		Name   string        `json:"name"`
-		Value  float64       `json:"value"`
-		Unit   string        `json:"unit"`
-		Better rundoc.Better `json:"better"`
-	} `json:"metrics"`
+	Metrics     []RunMetric       `json:"metrics"`
+}
+
+// RunMetric is one figure of a Run.
+type RunMetric struct {
+	Name   string        `json:"name"`
+	Value  float64       `json:"value"`
+	Unit   string        `json:"unit"`
+	Better rundoc.Better `json:"better"`
 }
 
 // metric returns the run's first figure named name.
@@ -93,16 +96,20 @@ func (r Run) metric(name string) (value float64, unit string, better rundoc.Bett
 
 // History is the answer of GET /api/history.
 type History struct {
-	Points       []HistoryPoint `json:"points"`
-	ChangePoints []struct {
-		Index     int     `json:"index"`
-		RunID     uint    `json:"run_id"`
-		Before    float64 `json:"before"`
-		After     float64 `json:"after"`
-		ChangePct float64 `json:"change_pct"`
-		PValue    float64 `json:"p_value"`
-		Direction string  `json:"direction"`
-	} `json:"change_points"`
+	Points       []HistoryPoint       `json:"points"`
+	ChangePoints []HistoryChangePoint `json:"change_points"`
+}
+
+// HistoryChangePoint is a change point of a History: Index is its first
+// point after the change.
+type HistoryChangePoint struct {
+	Index     int     `json:"index"`
+	RunID     uint    `json:"run_id"`
+	Before    float64 `json:"before"`
+	After     float64 `json:"after"`
+	ChangePct float64 `json:"change_pct"`
+	PValue    float64 `json:"p_value"`
+	Direction string  `json:"direction"`
 }
 
 // HistoryPoint is one run of a history.
