@@ -1,7 +1,15 @@
-// Package check decides whether candidate runs regressed against a
-// baseline, metric by metric, for `kbench check` in CI. It is pure
-// computation over values (no HTTP, no database): the command fetches the
-// runs and the history, this package judges them.
+// Package check is `kbench check`, but for its flags, HTTP calls and
+// exit: which runs are the candidates (Selector, Candidates), what they
+// are compared with (ParseBaseline, the series' history back to its last
+// change point, or runs, a label, another branch, a saved report), the
+// decision metric by metric (Decide), and the report (Assess,
+// Report.Markdown; Report is also --json's document).
+//
+// It is computation over values: it reads runs and histories through a
+// Source, which the command implements with the server's JSON API, and
+// imports only compare, changepoint, rundoc and the small libraries, so
+// it links no HTTP client, Kafka client, database or web framework
+// (internal/layering checks it).
 //
 // Two tests, chosen per metric by how many values each side has:
 //
@@ -21,13 +29,13 @@ package check
 import (
 	"errors"
 	"fmt"
-	"github.com/kbench/kbench/internal/numfmt"
 	"math"
 	"slices"
 	"strconv"
 
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/numfmt"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/internal/check"
 )
 
 // TestCheckMinSegment: by default (--min-segment 4) a single candidate
@@ -21,7 +23,7 @@ func TestCheckMinSegment(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("exit %d, want 3 (undecided)", code)
 	}
-	var rep checkReport
+	var rep check.Report
 	if err := json.Unmarshal([]byte(js), &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/check"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -282,7 +283,7 @@ func TestCheckKafka14020(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("--json: exit %d, want %d", code, tc.code)
 			}
-			var rep checkReport
+			var rep check.Report
 			if err := json.Unmarshal([]byte(js), &rep); err != nil {
 				t.Fatal(err)
 			}
@@ -366,7 +367,7 @@ func TestCheckRepetitions(t *testing.T) {
 		ids = append(ids, strconv.Itoa(int(f.add(105000+float64(i)*300, map[string]string{"commit": "abc123"}).ID)))
 	}
 	code, out, _ := runCheck(t, "--server", url, "--run", strings.Join(ids, ","), "--json")
-	var rep checkReport
+	var rep check.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +395,7 @@ func TestCheckExplicitBaselines(t *testing.T) {
 		{"branch=trunk", 1, 20},
 	} {
 		code, out, _ := runCheck(t, "--server", url, "--run", id, "--baseline", tc.baseline, "--json", "--min-segment", "1")
-		var rep checkReport
+		var rep check.Report
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%s: %v", tc.baseline, err)
 		}

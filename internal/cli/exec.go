@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +19,14 @@ import (
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/profiles/jfr"
 )
+
+// Exec is `kbench exec`.
+var Exec = &Command{
+	Name:      "exec",
+	UsageLine: "exec --label L -- CMD",
+	Short:     "run Kafka's perf-test tool (or any command): CPU of its process tree, JFR, stored in a running kbench serve",
+	Run:       cmdExec,
+}
 
 const execUsage = `usage: kbench exec --label L [--meta KEY=VALUE]... [--profile FILE] [--jfr[=false]] [--java-home DIR]
        [--server URL] [--token T] -- CMD ARGS...
@@ -102,50 +109,38 @@ func jvmCommand(argv []string) bool {
 
 // cmdExec is `kbench exec`.
 func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kbench exec", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), execUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlags("kbench exec", execUsage, stderr)
+	fs.showUsage, fs.operands, fs.env = true, operandsAfterFlags, theseFlags("server", "token")
 	label := fs.String("label", "", "label of the new run, e.g. java-trunk (required)")
-	serverURL := fs.String("server", envOr("server", "http://127.0.0.1:8080"), "the kbench server (also KBENCH_SERVER)")
-	token := fs.String("token", envOr("token", ""), "the server's token, sent as Authorization: Bearer (also KBENCH_TOKEN)")
+	serverURL := fs.String("server", "http://127.0.0.1:8080", "the kbench server (also KBENCH_SERVER)")
+	token := fs.String("token", "", "the server's token, sent as Authorization: Bearer (also KBENCH_TOKEN)")
 	profileFile := fs.String("profile", "", "a CPU profile the command writes (async-profiler collapsed stacks, or pprof), attached as kind cpu")
 	javaHome := fs.String("java-home", "", "the JDK whose jfr tool converts recordings (default: the one on PATH)")
 	var metaFlag listFlag
 	fs.Var(&metaFlag, "meta", "tag the run with KEY=VALUE: commit, branch, version or any key (repeatable)")
 	var useJFR jfrFlag
 	fs.Var(&useJFR, "jfr", "record JVMs with Java Flight Recorder (default: for java and kafka-*.sh commands without --profile)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "kbench exec: "+format+"\n\n", a...)
-		fs.Usage()
-		return 2
-	}
-	argv := fs.Args()
+	argv := fs.args
 	switch {
 	case len(argv) == 0:
-		return usageErr("name the command to run after --")
+		return fs.usageError("name the command to run after --")
 	case strings.TrimSpace(*label) == "":
-		return usageErr("--label: needed, it names the run in comparisons")
+		return fs.usageError("--label: needed, it names the run in comparisons")
 	}
 	if _, err := rundoc.ParseMeta(metaFlag); err != nil {
-		return usageErr("%v", err)
+		return fs.usageError("%v", err)
 	}
 	base := strings.TrimRight(*serverURL, "/")
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return usageErr("--server: must be an http:// or https:// URL, got %q", *serverURL)
+		return fs.usageError("--server: must be an http:// or https:// URL, got %q", *serverURL)
 	}
 	if *profileFile != "" {
 		abs, err := filepath.Abs(*profileFile)
 		if err != nil {
-			return usageErr("--profile: %v", err)
+			return fs.usageError("--profile: %v", err)
 		}
 		*profileFile = abs
 	}
@@ -172,8 +167,7 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		j, err := jdk.Find(*javaHome)
 		switch {
 		case err != nil && useJFR.set:
-			fmt.Fprintf(stderr, "kbench exec: --jfr: %v\n", err)
-			return 2
+			return fs.argError(fmt.Errorf("--jfr: %w", err))
 		case err != nil:
 			fmt.Fprintf(stderr, "kbench exec: not recording with JFR: %v\n", err)
 			notes = append(notes, "not recorded with JFR: "+err.Error())
@@ -194,8 +188,7 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	e, err := toolexec.Run(ctx, toolexec.Command{Argv: argv, Env: env, Stdout: stdout, Stderr: stderr, Secrets: secrets})
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench exec: %v\n", err)
-		return 2
+		return fs.argError(err)
 	}
 	if e.StartErr != nil {
 		fmt.Fprintf(stderr, "kbench exec: %v\n", e.StartErr)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +16,14 @@ import (
 
 	"github.com/kbench/kbench/internal/rundoc"
 )
+
+// Import is `kbench import`.
+var Import = &Command{
+	Name:      "import",
+	UsageLine: "import --label L FILE",
+	Short:     "send kafka-producer/consumer-perf-test output to a running kbench serve",
+	Run:       cmdImport,
+}
 
 const importUsage = `usage: kbench import --label L [--server URL] [--token T] [--profile P]... [--role client|broker]
        [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] [--command "LINE"] FILE
@@ -73,15 +80,11 @@ flags:
 // cmdImport is `kbench import`: a multipart POST to /api/import (Kafka
 // tool output, a result directory) or /api/import/csv.
 func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kbench import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), importUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlags("kbench import", importUsage, stderr)
+	fs.showUsage, fs.operands, fs.env = true, operandsAnywhere, theseFlags("server", "token")
 	label := fs.String("label", "", "label of the new run, e.g. java-trunk (required for tool output)")
-	serverURL := fs.String("server", envOr("server", "http://127.0.0.1:8080"), "the kbench server (also KBENCH_SERVER)")
-	token := fs.String("token", envOr("token", ""), "the server's token, sent as Authorization: Bearer (also KBENCH_TOKEN)")
+	serverURL := fs.String("server", "http://127.0.0.1:8080", "the kbench server (also KBENCH_SERVER)")
+	token := fs.String("token", "", "the server's token, sent as Authorization: Bearer (also KBENCH_TOKEN)")
 	role := fs.String("role", "", "side of the wire the profiles were taken on: client (default) or broker")
 	var profilesFlag listFlag
 	fs.Var(&profilesFlag, "profile", "a pprof profile or folded stacks to attach (repeatable)")
@@ -94,56 +97,41 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	workload := fs.String("workload", "", "with --csv or --table: the workload whose metrics the CSV's columns or the table's lines name")
 	tableFile := fs.String("table", "", "a table of results (a line per metric, a column per run) to import as one run per column")
 	// Flags may come before or after FILE.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "kbench import: "+format+"\n\n", a...)
-		fs.Usage()
-		return 2
-	}
+	files := fs.args
 	base := strings.TrimRight(*serverURL, "/")
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
-		return usageErr("--server: must be an http:// or https:// URL, got %q", *serverURL)
+		return fs.usageError("--server: must be an http:// or https:// URL, got %q", *serverURL)
 	}
 	client := apiClient{base: base, token: *token}
 	if *csvFile != "" {
-		return importCSV(ctx, client, *csvFile, *series, *workload, files, fs, stdout, stderr, usageErr)
+		return importCSV(ctx, client, *csvFile, *series, *workload, fs, stdout, stderr)
 	}
 	if *tableFile != "" {
-		return importTable(ctx, client, *tableFile, *workload, files, fs, stdout, stderr, usageErr)
+		return importTable(ctx, client, *tableFile, *workload, fs, stdout, stderr)
 	}
 	if *workload != "" {
-		return usageErr("--workload: only with --csv or --table")
+		return fs.usageError("--workload: only with --csv or --table")
 	}
 	switch {
 	case len(files) == 0:
-		return usageErr("name the file holding the Kafka tool output (or - for stdin), or a kbench run --out directory")
+		return fs.usageError("name the file holding the Kafka tool output (or - for stdin), or a kbench run --out directory")
 	case len(files) > 1:
-		return usageErr("one output file or directory per run, got %d: %s", len(files), strings.Join(files, " "))
+		return fs.usageError("one output file or directory per run, got %d: %s", len(files), strings.Join(files, " "))
 	}
 	if _, err := rundoc.ParseMeta(metaFlag); err != nil {
-		return usageErr("%v", err)
+		return fs.usageError("%v", err)
 	}
 	if *runTime != "" {
 		if _, err := time.Parse(time.RFC3339, *runTime); err != nil {
-			return usageErr("--time: want RFC 3339 such as 2022-06-21T10:00:00Z, got %q", *runTime)
+			return fs.usageError("--time: want RFC 3339 such as 2022-06-21T10:00:00Z, got %q", *runTime)
 		}
 	}
 	if *series != "" {
 		if err := rundoc.ValidateSeriesName(*series); err != nil {
-			return usageErr("%v", err)
+			return fs.usageError("%v", err)
 		}
 	}
 	fields := [][2]string{{"label", *label}, {"time", *runTime}, {"series", *series}}
@@ -156,19 +144,19 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if info, statErr := os.Stat(files[0]); statErr == nil && info.IsDir() {
 		switch {
 		case len(profilesFlag) > 0:
-			return usageErr("--profile: a result directory's profiles are the ones its result.json names")
+			return fs.usageError("--profile: a result directory's profiles are the ones its result.json names")
 		case *role != "":
-			return usageErr("--role: a result directory's result.json says each profile's role")
+			return fs.usageError("--role: a result directory's result.json says each profile's role")
 		case *command != "":
-			return usageErr("--command: a result directory's result.json says what ran")
+			return fs.usageError("--command: a result directory's result.json says what ran")
 		}
 		body, contentType, err = resultBody(files[0], fields)
 	} else {
 		switch {
 		case strings.TrimSpace(*label) == "":
-			return usageErr("--label: needed, it names the run in comparisons")
+			return fs.usageError("--label: needed, it names the run in comparisons")
 		case *role != "" && *role != "client" && *role != "broker":
-			return usageErr("--role: must be client or broker, got %q", *role)
+			return fs.usageError("--role: must be client or broker, got %q", *role)
 		}
 		if *role == "" {
 			*role = "client"
@@ -176,8 +164,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		body, contentType, err = importBody(files[0], append(fields, [2]string{"role", *role}, [2]string{"command", *command}), profilesFlag)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench import: %v\n", err)
-		return 2
+		return fs.argError(err)
 	}
 	data, err := client.post(ctx, "/api/import", body, contentType)
 	if err != nil {

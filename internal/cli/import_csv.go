@@ -17,8 +17,8 @@ import (
 // importCSV is `kbench import --csv FILE --series S --workload W`: a POST
 // to /api/import/csv. It prints the URL of every run stored, in the
 // file's order.
-func importCSV(ctx context.Context, client apiClient, file, series, workload string, args []string, fs *flag.FlagSet,
-	stdout, stderr io.Writer, usageErr func(string, ...any) int) int {
+func importCSV(ctx context.Context, client apiClient, file, series, workload string, fs *commandFlags, stdout, stderr io.Writer) int {
+	args := fs.args
 	var other []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -29,26 +29,24 @@ func importCSV(ctx context.Context, client apiClient, file, series, workload str
 	})
 	switch {
 	case len(other) > 0:
-		return usageErr("%s: not with --csv (the CSV's columns say each run's time and tags)", other[0])
+		return fs.usageError("%s: not with --csv (the CSV's columns say each run's time and tags)", other[0])
 	case len(args) > 0:
-		return usageErr("--csv names the file; unexpected argument %q", args[0])
+		return fs.usageError("--csv names the file; unexpected argument %q", args[0])
 	case series == "":
-		return usageErr("--series: needed with --csv, it names the series the rows back-fill")
+		return fs.usageError("--series: needed with --csv, it names the series the rows back-fill")
 	case !rundoc.Workload(workload).Runnable():
-		return usageErr("--workload: needed with --csv: producer, consumer or writepath (its metrics name the columns), got %q", workload)
+		return fs.usageError("--workload: needed with --csv: producer, consumer or writepath (its metrics name the columns), got %q", workload)
 	}
 	if err := rundoc.ValidateSeriesName(series); err != nil {
-		return usageErr("%v", err)
+		return fs.usageError("%v", err)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench import: %v\n", err)
-		return 2
+		return fs.argError(err)
 	}
 	body, contentType, err := fileForm([][2]string{{"series", series}, {"workload", workload}}, "file", filepath.Base(file), data)
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench import: %v\n", err)
-		return 2
+		return fs.argError(err)
 	}
 	answer, err := client.post(ctx, "/api/import/csv", body, contentType)
 	if err != nil {
@@ -74,8 +72,8 @@ func importCSV(ctx context.Context, client apiClient, file, series, workload str
 // importTable is `kbench import --table FILE --workload W`: a POST of the
 // "table" field to /api/import. It prints the URL of every run stored, in
 // column order, then their comparison's.
-func importTable(ctx context.Context, client apiClient, file, workload string, args []string, fs *flag.FlagSet,
-	stdout, stderr io.Writer, usageErr func(string, ...any) int) int {
+func importTable(ctx context.Context, client apiClient, file, workload string, fs *commandFlags, stdout, stderr io.Writer) int {
+	args := fs.args
 	var fields [][2]string
 	var bad string
 	fs.Visit(func(f *flag.Flag) {
@@ -95,11 +93,11 @@ func importTable(ctx context.Context, client apiClient, file, workload string, a
 	})
 	switch {
 	case bad != "":
-		return usageErr("%s: not with --table (each column's header labels its run, and each run joins its label's series)", bad)
+		return fs.usageError("%s: not with --table (each column's header labels its run, and each run joins its label's series)", bad)
 	case len(args) > 0:
-		return usageErr("--table names the file; unexpected argument %q", args[0])
+		return fs.usageError("--table names the file; unexpected argument %q", args[0])
 	case !rundoc.Workload(workload).Runnable():
-		return usageErr("--workload: needed with --table: producer, consumer, e2e or writepath (its metrics name the lines), got %q", workload)
+		return fs.usageError("--workload: needed with --table: producer, consumer, e2e or writepath (its metrics name the lines), got %q", workload)
 	}
 	var data []byte
 	var err error
@@ -111,13 +109,11 @@ func importTable(ctx context.Context, client apiClient, file, workload string, a
 		data, err = os.ReadFile(file)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench import: %v\n", err)
-		return 2
+		return fs.argError(err)
 	}
 	body, contentType, err := fileForm(append([][2]string{{"workload", workload}}, fields...), "table", name, data)
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench import: %v\n", err)
-		return 2
+		return fs.argError(err)
 	}
 	answer, err := client.post(ctx, "/api/import", body, contentType)
 	if err != nil {

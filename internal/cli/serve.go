@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,8 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kbench/kbench/internal/dirlock"
@@ -20,33 +17,21 @@ import (
 	"github.com/kbench/kbench/server"
 )
 
-// listFlag collects a repeatable flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-// envOr returns the KBENCH_* variable for a flag, or def (kbench import's
-// --server and --token, plain strings no value of which is wrong).
-func envOr(name, def string) string {
-	if v, ok := os.LookupEnv(envName(name)); ok {
-		return v
-	}
-	return def
+// Serve is `kbench serve`.
+var Serve = &Command{
+	Name:      "serve",
+	UsageLine: "serve [flags]",
+	Short:     "the web application (default http://127.0.0.1:8080)",
+	Run:       cmdServe,
 }
 
 // cmdServe starts the web application. Every flag can also be set with its
 // KBENCH_* variable (see fromEnv); flags win.
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kbench serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: kbench serve [flags]\n\n"+
-			"Every flag can also be set with an environment variable: KBENCH_ and the flag's name in capitals,\n"+
-			"- as _ (KBENCH_RUN_TIMEOUT). Flags win; a repeatable flag's variable takes a comma-separated list\n"+
-			"that the flags add to. An empty variable counts as unset.\n\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("kbench serve", "Usage: kbench serve [flags]\n\n"+
+		"Every flag can also be set with an environment variable: KBENCH_ and the flag's name in capitals,\n"+
+		"- as _ (KBENCH_RUN_TIMEOUT). Flags win; a repeatable flag's variable takes a comma-separated list\n"+
+		"that the flags add to. An empty variable counts as unset.\n\n", stderr)
 	listen := fs.String("listen", "127.0.0.1:8080", "host:port to serve on")
 	data := fs.String("data", "./kbench-data", "directory for the SQLite database and run files")
 	database := fs.String("database", "", "the database: a postgres:// (or postgresql://) URL for PostgreSQL, or an SQLite file (default: kbench.db in --data)")
@@ -57,40 +42,26 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	notifyURL := fs.String("notify-url", "", "POST each new regression there as JSON, with a Slack-compatible text (a webhook URL)")
 	maxPerRequest := fs.Int("max-runs-per-request", server.DefaultMaxRunsPerRequest, "most runs one request may queue (repetitions, A/B, presets, a sweep's both phases); more is a 400")
 	maxQueued := fs.Int("max-queued-runs", server.DefaultMaxQueuedRuns, "most runs waiting in the queues; a request that would queue more is a 429")
-	ex := addExecFlags(fs, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
+	ex := addExecFlags(fs.FlagSet, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
 	allowClientFiles := fs.Bool("allow-client-files", false, "without --token, accept requests whose Kafka properties name files (ssl.*.location): files on the machine that runs the client, read by the run, never by the server; refused without (name a cluster with --cluster instead)")
 	var allowHosts listFlag
 	fs.Var(&allowHosts, "allow-host", "host name (no port) a loopback server without --token also answers to, besides localhost and loopback addresses (repeatable)")
 	var trustedProxies listFlag
 	fs.Var(&trustedProxies, "trusted-proxy", "address or CIDR of a reverse proxy whose X-Forwarded-Proto (https: Secure cookies) and X-Forwarded-For (the client wrong tokens are counted by) are believed (repeatable)")
 	sessionMaxAge := fs.Duration("session-max-age", server.DefaultSessionMaxAge, "how long a browser login lasts (the server refuses older sessions)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs.env = everyFlag
+	fs.envChecks = ex.envChecks()
+	fs.envChecks["allow-host"] = func(h []string) error { return server.Config{AllowHosts: h}.Validate() }
+	fs.envChecks["trusted-proxy"] = func(p []string) error { return server.Config{TrustedProxies: p}.Validate() }
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kbench serve: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	checks := ex.envChecks()
-	checks["allow-host"] = func(h []string) error { return server.Config{AllowHosts: h}.Validate() }
-	checks["trusted-proxy"] = func(p []string) error { return server.Config{TrustedProxies: p}.Validate() }
-	from, errs := fromEnv(fs, os.LookupEnv, checks)
-	for _, err := range errs {
-		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
-	}
-	if len(errs) > 0 {
-		return 2
-	}
+	from := fs.from
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
-		fmt.Fprintf(stderr, "kbench serve: %s %s: must be host:port (e.g. 127.0.0.1:8080): %v\n", from["listen"], *listen, err)
-		return 2
+		return fs.usageError("%s %s: must be host:port (e.g. 127.0.0.1:8080): %v", from["listen"], *listen, err)
 	}
 	if !server.IsLoopbackAddr(*listen) && *token == "" {
-		fmt.Fprintf(stderr, "kbench serve: %s %s is reachable from other machines; set --token (or KBENCH_TOKEN) to protect it\n", from["listen"], *listen)
-		return 2
+		return fs.usageError("%s %s is reachable from other machines; set --token (or KBENCH_TOKEN) to protect it", from["listen"], *listen)
 	}
 	named, ok := ex.check("kbench serve", from, stderr)
 	if !ok {
@@ -101,28 +72,23 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		v    int
 	}{{"max-runs-per-request", *maxPerRequest}, {"max-queued-runs", *maxQueued}} {
 		if f.v < 1 {
-			fmt.Fprintf(stderr, "kbench serve: %s: must be at least 1, got %d\n", from[f.name], f.v)
-			return 2
+			return fs.usageError("%s: must be at least 1, got %d", from[f.name], f.v)
 		}
 	}
 	retainFor, err := parseRetain(*retain)
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench serve: %s: %v\n", from["retain"], err)
-		return 2
+		return fs.usageError("%s: %v", from["retain"], err)
 	}
 	if *notifyURL != "" {
 		if err := (server.Config{NotifyURL: *notifyURL}).Validate(); err != nil {
-			fmt.Fprintf(stderr, "kbench serve: %s: want an http:// or https:// URL\n", from["notify-url"])
-			return 2
+			return fs.usageError("%s: want an http:// or https:// URL", from["notify-url"])
 		}
 	}
 	if *sessionMaxAge <= 0 {
-		fmt.Fprintf(stderr, "kbench serve: %s: must be positive (such as 720h), got %v\n", from["session-max-age"], *sessionMaxAge)
-		return 2
+		return fs.usageError("%s: must be positive (such as 720h), got %v", from["session-max-age"], *sessionMaxAge)
 	}
 	if !*localWorker && !store.IsPostgresURL(*database) {
-		fmt.Fprintf(stderr, "kbench serve: %s=false: no worker could take the runs of an SQLite store (kbench worker needs a shared PostgreSQL --database)\n", from["local-worker"])
-		return 2
+		return fs.usageError("%s=false: no worker could take the runs of an SQLite store (kbench worker needs a shared PostgreSQL --database)", from["local-worker"])
 	}
 	cfg := server.Config{DataDir: *data, Concurrency: *ex.concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
 		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet,
@@ -132,8 +98,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		cfg.NotifyURL, cfg.PublicURL = *notifyURL, publicURL(*listen)
 	}
 	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
-		return 2
+		return fs.usageError("%v", err)
 	}
 	return serveWith(ctx, serveSettings{Listen: *listen, Database: *database, Config: cfg}, stdout, stderr)
 }
@@ -259,103 +224,6 @@ func lockSQLiteStore(dataDir, dbFile string, stderr io.Writer) (release func(), 
 		locks = append(locks, l)
 	}
 	return release, true
-}
-
-// envName is the variable that sets a serve flag: KBENCH_ and the flag's
-// name in capitals with - as _ (--run-timeout: KBENCH_RUN_TIMEOUT).
-func envName(flagName string) string {
-	return "KBENCH_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
-// fromEnv gives each flag of fs that the command line did not set the value
-// of its variable (envName), read with lookup, through the flag's own Set:
-// a variable takes exactly what its flag takes. An empty variable counts
-// as unset. A repeatable flag (listFlag) takes a comma-separated list from
-// its variable, and the command line's values are added after it; check,
-// where it has an entry for the flag, vets the variable's items.
-//
-// It returns where each flag's value came from, "--flag" or the variable,
-// for the messages of later checks, and one error per bad variable, each
-// naming it.
-func fromEnv(fs *flag.FlagSet, lookup func(string) (string, bool), check map[string]func([]string) error) (map[string]string, []error) {
-	onCommandLine := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
-	from := map[string]string{}
-	var errs []error
-	fs.VisitAll(func(f *flag.Flag) {
-		from[f.Name] = "--" + f.Name
-		name := envName(f.Name)
-		v, ok := lookup(name)
-		if !ok || v == "" {
-			return
-		}
-		if list, ok := f.Value.(*listFlag); ok {
-			items := splitList(v)
-			if c := check[f.Name]; c != nil {
-				if err := c(items); err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", name, err))
-					return
-				}
-			}
-			*list = append(items, *list...)
-			if !onCommandLine[f.Name] {
-				from[f.Name] = name
-			}
-			return
-		}
-		if onCommandLine[f.Name] {
-			return // the flag wins; its variable is not read
-		}
-		if err := f.Value.Set(v); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %q is not %s (it sets --%s)", name, v, valueKind(f.Value), f.Name))
-			return
-		}
-		from[f.Name] = name
-	})
-	return from, errs
-}
-
-// valueKind says what a flag's value must be, for messages.
-func valueKind(v flag.Value) string {
-	if g, ok := v.(flag.Getter); ok {
-		switch g.Get().(type) {
-		case bool:
-			return "true or false"
-		case int:
-			return "a whole number"
-		case time.Duration:
-			return "a duration such as 90m or 2h"
-		}
-	}
-	return "a value it takes"
-}
-
-// splitList splits a comma-separated KBENCH_* list, dropping blanks.
-func splitList(v string) []string {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// maxRetainDays bounds --retain: a century is "forever" for benchmark runs,
-// and the bound keeps DAYS×24h far from time.Duration's limit.
-const maxRetainDays = 36500
-
-// parseRetain reads --retain: a whole number of days, 0 (keep forever) up
-// to maxRetainDays; empty is 0.
-func parseRetain(v string) (time.Duration, error) {
-	if strings.TrimSpace(v) == "" {
-		return 0, nil // KBENCH_RETAIN set but empty: as if absent
-	}
-	days, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || days < 0 || days > maxRetainDays {
-		return 0, fmt.Errorf("%q is not a number of days from 0 (keep runs forever) to %d", v, maxRetainDays)
-	}
-	return time.Duration(days) * 24 * time.Hour, nil
 }
 
 // publicURL is the server's address as a notification links to it: the

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +17,14 @@ import (
 	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/server"
 )
+
+// Worker is `kbench worker`.
+var Worker = &Command{
+	Name:      "worker",
+	UsageLine: "worker --database URL --queue Q",
+	Short:     "a benchmark machine: runs from a queue of serve's PostgreSQL store",
+	Run:       cmdWorker,
+}
 
 // workerSettings is what `kbench worker` runs with once its flags and
 // KBENCH_* variables are read and checked.
@@ -48,47 +55,27 @@ var workWith = work
 // them as kbench serve's own worker does. It serves no HTTP. Every flag
 // can also be set with its KBENCH_* variable, as serve's.
 func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kbench worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: kbench worker --database postgres://… [--queue NAME] [flags]\n\n"+
-			"Takes runs from a queue of the shared PostgreSQL store a kbench serve --database uses, and executes\n"+
-			"them on this machine. Every flag can also be set with an environment variable, as serve's\n"+
-			"(KBENCH_DATABASE, KBENCH_QUEUE, …).\n\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("kbench worker", "Usage: kbench worker --database postgres://… [--queue NAME] [flags]\n\n"+
+		"Takes runs from a queue of the shared PostgreSQL store a kbench serve --database uses, and executes\n"+
+		"them on this machine. Every flag can also be set with an environment variable, as serve's\n"+
+		"(KBENCH_DATABASE, KBENCH_QUEUE, …).\n\n", stderr)
 	database := fs.String("database", "", "the shared store: a postgres:// (or postgresql://) URL, the one kbench serve --database uses")
 	queue := fs.String("queue", jobs.DefaultQueue, "the queue to take runs from (runs choose one with \"queue\"; local is also kbench serve's own worker's)")
 	data := fs.String("data", "./kbench-data", "directory for the run files (spec, result, profiles, stderr.log of each run); results and profiles are stored in the database")
-	ex := addExecFlags(fs, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any); runs targeting others fail")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	ex := addExecFlags(fs.FlagSet, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any); runs targeting others fail")
+	fs.env, fs.envChecks = everyFlag, ex.envChecks()
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kbench worker: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	from, errs := fromEnv(fs, os.LookupEnv, ex.envChecks())
-	for _, err := range errs {
-		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
-	}
-	if len(errs) > 0 {
-		return 2
-	}
+	from := fs.from
 	switch {
 	case *database == "":
-		fmt.Fprintln(stderr, "kbench worker: a worker needs the shared PostgreSQL store: set --database postgres://… (or KBENCH_DATABASE), the database kbench serve --database uses")
-		return 2
+		return fs.usageError("a worker needs the shared PostgreSQL store: set --database postgres://… (or KBENCH_DATABASE), the database kbench serve --database uses")
 	case !store.IsPostgresURL(*database):
-		fmt.Fprintf(stderr, "kbench worker: %s %s is an SQLite file, one machine's store: a worker needs the shared PostgreSQL store (--database postgres://…) that kbench serve --database uses\n", from["database"], *database)
-		return 2
+		return fs.usageError("%s %s is an SQLite file, one machine's store: a worker needs the shared PostgreSQL store (--database postgres://…) that kbench serve --database uses", from["database"], *database)
 	}
 	if err := jobs.ValidQueue(*queue); err != nil {
-		fmt.Fprintf(stderr, "kbench worker: %s: %v\n", from["queue"], err)
-		return 2
+		return fs.usageError("%s: %v", from["queue"], err)
 	}
 	named, ok := ex.check("kbench worker", from, stderr)
 	if !ok {
