@@ -124,9 +124,9 @@ type Config struct {
 }
 
 // Validate checks the parts of a configuration users write by hand (the
-// --allow-host names, trusted proxies, the notify URL), so main can refuse
-// them before touching disk. New checks them too. The --allow-target
-// patterns arrive parsed (targets.Parse).
+// --allow-host names, --trusted-proxy, --session-max-age, --notify-url),
+// so main can refuse them before touching disk; New checks the host names
+// and proxies too. The --allow-target patterns arrive parsed (Targets).
 func (c Config) Validate() error {
 	if _, err := compileAllowHosts(c.AllowHosts); err != nil {
 		return err
