@@ -140,7 +140,7 @@ func TestABSubmissionInterleaved(t *testing.T) {
 // TestABSubmissionValidation: every bad field of an A/B submission is
 // reported at once, those of a configuration named with its index.
 func TestABSubmissionValidation(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	tests := []struct {
 		name   string
 		body   string
@@ -195,7 +195,7 @@ func TestABSubmissionValidation(t *testing.T) {
 // TestABSubmissionSecrets: each configuration's SASL password stays in
 // memory with its own runs, never in the store or an answer.
 func TestABSubmissionSecrets(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	held := ts.holdQueue(t)
 	pw := map[string]string{"A": "Pw-A-5e1c0d-secret", "B": "Pw-B-77aa31-secret"}
 	target := func(label string) string {

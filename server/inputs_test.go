@@ -59,7 +59,7 @@ func within(t *testing.T, what string, f func()) {
 // alone is checked and the request is accepted, the file unopened.
 func TestClientFilesNeverOpenedByTheServer(t *testing.T) {
 	paths := clientFilePaths(t)
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	props := func(path string) string {
 		return fmt.Sprintf(`{"ssl.truststore.location":%q,"ssl.truststore.type":"PEM"}`, path)
 	}
@@ -128,7 +128,7 @@ func TestClientFilesNeverOpenedByTheServer(t *testing.T) {
 		func(c *Config) { c.AllowClientFiles = true },
 		func(c *Config) { c.Token = "s3cret-token" },
 	} {
-		allowed := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"}; mod(c) })
+		allowed := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*"); mod(c) })
 		for _, p := range paths {
 			req := createRequest{Workload: "producer", Target: &targetRequest{BootstrapServer: "127.0.0.1:9093", SecurityProtocol: "SSL"},
 				Params: map[string]json.RawMessage{"producer-props": json.RawMessage(props(p))}}
@@ -155,7 +155,7 @@ func TestClientFilesNeverOpenedByTheServer(t *testing.T) {
 // --allow-tool-class-props.
 func TestToolRunRefusesInjectedOptions(t *testing.T) {
 	tools := standInTool(t, "prod", "kafka-producer-perf-test.sh")
-	ts := newTestServer(t, func(c *Config) { c.Tools, c.AllowTargets = tools, []string{"127.0.0.1:9092"} })
+	ts := newTestServer(t, func(c *Config) { c.Tools, c.Targets = tools, allowTargets(t, "127.0.0.1:9092") })
 	const target = `"target":{"bootstrap_server":"127.0.0.1:9092"}`
 	tests := []struct {
 		name, body, field, says string
@@ -202,7 +202,7 @@ func TestToolRunRefusesInjectedOptions(t *testing.T) {
 	// The operator's flag lets a tool's run take a class; kbench's own
 	// client never takes one it cannot honour (its own check refuses it).
 	allowed := newTestServer(t, func(c *Config) {
-		c.Tools, c.AllowTargets, c.AllowToolClassProps = tools, []string{"127.0.0.1:9092"}, true
+		c.Tools, c.Targets, c.AllowToolClassProps = tools, allowTargets(t, "127.0.0.1:9092"), true
 	})
 	req := createRequest{Tool: "prod", Target: &targetRequest{BootstrapServer: "127.0.0.1:9092"},
 		Params: map[string]json.RawMessage{"producer-props": json.RawMessage(`{"partitioner.class":"org.example.Sticky"}`)}}

@@ -241,7 +241,7 @@ func TestImportMetaTimeSeries(t *testing.T) {
 // series or the metadata: runs differing only in the password share
 // their series, and neither shows it.
 func TestSeriesKeepsNoSecret(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:1"} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:1") })
 	ts.holdQueue(t)
 	var runs []apiRun
 	for _, pw := range []string{"Pw-one-never-shown", "Pw-two-never-shown"} {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/kbench/kbench/internal/targets"
 )
 
 // isLoopbackHost reports whether host (no port, IPv6 without brackets) is
@@ -71,7 +73,7 @@ func allowHostKey(name string) (string, error) {
 	if strings.Contains(name, "*") {
 		return "", errors.New("wildcards are not accepted: list each name")
 	}
-	if _, err := splitName(name, false); err != nil {
+	if err := targets.CheckName(name); err != nil {
 		return "", err
 	}
 	return strings.ToLower(name), nil

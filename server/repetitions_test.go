@@ -145,7 +145,7 @@ func TestAddRepetitions(t *testing.T) {
 // why (409; 400 naming the field runs for imported runs, which never can
 // be), and nothing is queued; bad requests name their field (400).
 func TestAddRepetitionsRefused(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	ctx := t.Context()
 	spec := `{"workload":"producer","params":{"num-records":100,"profile":"none"}}`
 	far := `{"workload":"producer","params":{"num-records":100,"profile":"none","bootstrap-server":"10.1.1.1:9092"}}`
@@ -242,7 +242,7 @@ func TestAddRepetitionsRefused(t *testing.T) {
 // its new runs hold it in memory only; once no run holds it, it is
 // refused, saying so.
 func TestAddRepetitionsSecrets(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	held := ts.holdQueue(t)
 	pw := map[string]string{"A": "Pw-A-rerun-1c2d", "B": "Pw-B-rerun-3e4f"}
 	target := func(label string) string {

@@ -25,6 +25,7 @@ import (
 	"github.com/kbench/kbench/internal/clusters"
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/targets"
 	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/static"
@@ -55,13 +56,13 @@ type Config struct {
 	// AllowHosts are further host names (--allow-host) a loopback server
 	// without a token answers to, e.g. a name in /etc/hosts or a proxy's.
 	AllowHosts []string
-	// AllowTargets are host:port patterns (e.g. "kafka-*.internal:9093",
-	// where * matches within one DNS label; see targets.go) a run may
-	// target besides the embedded broker. Empty: only the embedded broker.
-	AllowTargets []string
+	// Targets is the --allow-target policy (package targets, built by
+	// the serve command with targets.Parse): the servers a run may
+	// target besides the embedded broker. nil: only the embedded broker.
+	Targets *targets.Policy
 	// Clusters are the clusters this server names (--cluster NAME=FILE):
 	// runs may target them by name ("target": {"cluster": NAME}), their
-	// servers allowed without AllowTargets, their properties read from
+	// servers allowed without Targets, their properties read from
 	// the files by the lifecycle when a run starts. nil names none.
 	Clusters *clusters.Set
 	// Tools are the Kafka tools this server's own worker offers (--tool
@@ -123,12 +124,10 @@ type Config struct {
 }
 
 // Validate checks the parts of a configuration users write by hand (the
-// --allow-target patterns and --allow-host names), so main can refuse
-// them before touching disk. New checks them too.
+// --allow-host names, --trusted-proxy, --session-max-age, --notify-url),
+// so main can refuse them before touching disk; New checks the host names
+// and proxies too. The --allow-target patterns arrive parsed (Targets).
 func (c Config) Validate() error {
-	if _, err := compileTargetPatterns(c.AllowTargets); err != nil {
-		return err
-	}
 	if _, err := compileAllowHosts(c.AllowHosts); err != nil {
 		return err
 	}
@@ -172,8 +171,6 @@ type Server struct {
 	log             *slog.Logger
 	static          http.Handler
 
-	// allowTargets are the compiled --allow-target patterns.
-	allowTargets []targetPattern
 	// allowHosts are the --allow-host names (see checkHost).
 	allowHosts map[string]bool
 	// trustedProxies are the parsed Config.TrustedProxies.
@@ -223,10 +220,6 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 		}
 		cfg.KbenchCommand = []string{exe}
 	}
-	allowTargets, err := compileTargetPatterns(cfg.AllowTargets)
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
 	allowHosts, err := compileAllowHosts(cfg.AllowHosts)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -245,7 +238,6 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
 		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
-	s.allowTargets = allowTargets
 	s.runs = lifecycle.NewManager(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
 		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
 		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})

@@ -565,7 +565,7 @@ func TestCrashedChildFails(t *testing.T) {
 }
 
 func TestUnreachableTargetFails(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	id := ts.createRun(t, `{"workload":"producer","target":{"bootstrap_server":"127.0.0.1:1"},"params":{"num-records":100}}`)
 	r := ts.waitFinal(t, id)
 	if r.Status != rundoc.StatusFailed || !strings.Contains(r.Error, "cannot reach broker") {
@@ -674,7 +674,7 @@ func TestSecretsNeverPersist(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{b.Addr()} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, b.Addr()) })
 	body := fmt.Sprintf(`{"workload":"producer","label":"sasl","target":{"bootstrap_server":%q,"security_protocol":"SASL_PLAINTEXT","sasl_mechanism":"SCRAM-SHA-256","sasl_username":"bench","sasl_password":%q},"params":{"num-records":2000,"profile":["cpu"]}}`, b.Addr(), password)
 	id := ts.createRun(t, body)
 	r := ts.waitFinal(t, id)
@@ -718,7 +718,7 @@ func TestSecretsNeverPersist(t *testing.T) {
 // socket.connection.setup.timeout.ms.
 func TestSilentBrokerRunFails(t *testing.T) {
 	addr := silentbroker.Listen(t).Addr()
-	ts := newTestServer(t, func(c *Config) { c.AllowTargets = []string{"127.0.0.1:*"} })
+	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	id := ts.createRun(t, fmt.Sprintf(`{"workload":"producer","target":{"bootstrap_server":%q},"params":{"num-records":100,"profile":"none","producer-props":{"socket.connection.setup.timeout.ms":"500"}}}`, addr))
 	r := ts.waitFinal(t, id)
 	want := "no answer from " + addr + " within 0.5 s"

@@ -44,7 +44,7 @@ func standInTool(t *testing.T, name, script string) *toolcatalog.Set {
 func TestToolRunForm(t *testing.T) {
 	tools := standInTool(t, "jp", "kafka-producer-perf-test.sh")
 	tool, _ := tools.Get("jp")
-	ts := newTestServer(t, func(c *Config) { c.Tools, c.AllowTargets = tools, []string{"127.0.0.1:9092"} })
+	ts := newTestServer(t, func(c *Config) { c.Tools, c.Targets = tools, allowTargets(t, "127.0.0.1:9092") })
 	page := ts.do(t, "GET", "/runs/new", "").Body.String()
 	for _, want := range []string{`name="tool"`, `<option value="" selected>kbench&#39;s client (kafka-go)</option>`} {
 		if !strings.Contains(page, want) {
@@ -107,7 +107,7 @@ func TestToolRunForm(t *testing.T) {
 // queues, never a stopped worker's.
 func TestToolOnWorkerQueues(t *testing.T) {
 	tools := standInTool(t, "jp", "kafka-producer-perf-test.sh")
-	ts := newTestServerOn(t, pgtest.URL(t), func(c *Config) { c.Tools, c.AllowTargets = tools, []string{"127.0.0.1:9092"} })
+	ts := newTestServerOn(t, pgtest.URL(t), func(c *Config) { c.Tools, c.Targets = tools, allowTargets(t, "127.0.0.1:9092") })
 	ctx := context.Background()
 	if err := ts.st.RegisterWorker(ctx, &store.Worker{Host: "bench-a", Queue: "lab-a", Tools: "jc:consumer-perf-test,jp:producer-perf-test"}); err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestToolRunJavaProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := newTestServer(t, func(c *Config) {
-		c.Tools, c.AllowTargets, c.AllowToolClassProps = tools, []string{"127.0.0.1:9092"}, true
+		c.Tools, c.Targets, c.AllowToolClassProps = tools, allowTargets(t, "127.0.0.1:9092"), true
 	})
 	const props = `["client.rack=rack-a","partitioner.class=org.example.Sticky","linger.ms=7"]`
 	rec := ts.do(t, "POST", "/api/runs", `{"tool":"jp","target":{"bootstrap_server":"127.0.0.1:9092"},"params":{"topic":"t","producer-props":`+props+`}}`)

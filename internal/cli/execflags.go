@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/clusters"
+	"github.com/kbench/kbench/internal/targets"
 	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/runner"
-	"github.com/kbench/kbench/server"
 )
 
 // clusterUsage is the --cluster flag's help, serve's and worker's.
@@ -32,6 +32,8 @@ type execFlags struct {
 	classProps *bool
 	// toolSet is --tool's set, once check has read it.
 	toolSet *toolcatalog.Set
+	// targets is --allow-target's policy, once check has parsed it.
+	targets *targets.Policy
 }
 
 // addExecFlags defines them on fs; allowUsage is --allow-target's help,
@@ -51,7 +53,7 @@ func addExecFlags(fs *flag.FlagSet, allowUsage string) *execFlags {
 // envChecks are fromEnv's checks of their variables' lists.
 func (e *execFlags) envChecks() map[string]func([]string) error {
 	return map[string]func([]string) error{
-		"allow-target": func(p []string) error { return server.Config{AllowTargets: p}.Validate() },
+		"allow-target": func(p []string) error { _, err := targets.Parse(p); return err },
 		"cluster":      func(c []string) error { _, err := clusters.Parse(c, runner.ValidateWithFiles); return err },
 		"tool":         func(t []string) error { _, err := toolcatalog.Parse(t); return err },
 	}
@@ -59,7 +61,9 @@ func (e *execFlags) envChecks() map[string]func([]string) error {
 
 // check checks the values once flags and variables are read (from names
 // where each came from), reporting each problem on stderr prefixed with
-// cmd; it returns the named clusters, and ok false after a problem.
+// cmd; it returns the named clusters, and ok false after a problem. It
+// keeps the parsed --tool and --allow-target values in toolSet and
+// targets.
 func (e *execFlags) check(cmd string, from map[string]string, stderr io.Writer) (named *clusters.Set, ok bool) {
 	if *e.concurrency < 1 {
 		fmt.Fprintf(stderr, "%s: %s: must be at least 1, got %d\n", cmd, from["concurrency"], *e.concurrency)
@@ -69,11 +73,12 @@ func (e *execFlags) check(cmd string, from map[string]string, stderr io.Writer) 
 		fmt.Fprintf(stderr, "%s: %s: must be positive (such as 2h), got %v\n", cmd, from["run-timeout"], *e.runTimeout)
 		return nil, false
 	}
-	if err := (server.Config{AllowTargets: e.allow}).Validate(); err != nil {
+	allowed, err := targets.Parse(e.allow)
+	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return nil, false
 	}
-	named, err := clusters.Parse(e.clusters, runner.ValidateWithFiles)
+	named, err = clusters.Parse(e.clusters, runner.ValidateWithFiles)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") { // one a bad value
 			fmt.Fprintf(stderr, "%s: %s %s\n", cmd, from["cluster"], line)
@@ -87,6 +92,6 @@ func (e *execFlags) check(cmd string, from map[string]string, stderr io.Writer) 
 		}
 		return nil, false
 	}
-	e.toolSet = tools
+	e.toolSet, e.targets = tools, allowed
 	return named, true
 }

@@ -91,7 +91,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fs.usageError("%s=false: no worker could take the runs of an SQLite store (kbench worker needs a shared PostgreSQL --database)", from["local-worker"])
 	}
 	cfg := server.Config{DataDir: *data, Concurrency: *ex.concurrency, NoLocalWorker: !*localWorker, Token: *token, Private: *private,
-		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, AllowTargets: ex.allow, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet,
+		Loopback: server.IsLoopbackAddr(*listen), AllowHosts: allowHosts, Targets: ex.targets, RunTimeout: *ex.runTimeout, Retain: retainFor, Clusters: named, Tools: ex.toolSet,
 		MaxRunsPerRequest: *maxPerRequest, MaxQueuedRuns: *maxQueued, AllowClientFiles: *allowClientFiles, AllowToolClassProps: *ex.classProps,
 		TrustedProxies: trustedProxies, SessionMaxAge: *sessionMaxAge}
 	if *notifyURL != "" {

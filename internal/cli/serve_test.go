@@ -58,7 +58,7 @@ func TestServeEnvironment(t *testing.T) {
 		{name: "KBENCH_RETAIN", env: map[string]string{"KBENCH_RETAIN": "30"},
 			want: func(s *serveSettings) { s.Config.Retain = 30 * 24 * time.Hour }},
 		{name: "KBENCH_ALLOW_TARGET", env: map[string]string{"KBENCH_ALLOW_TARGET": "kafka-*:9092, 10.0.0.1:9093"},
-			want: func(s *serveSettings) { s.Config.AllowTargets = []string{"kafka-*:9092", "10.0.0.1:9093"} }},
+			want: func(s *serveSettings) { s.Config.Targets = parseTargets(t, "kafka-*:9092", "10.0.0.1:9093") }},
 		{name: "KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "a.test,b.test"},
 			want: func(s *serveSettings) { s.Config.AllowHosts = []string{"a.test", "b.test"} }},
 		{name: "KBENCH_TRUSTED_PROXY", env: map[string]string{"KBENCH_TRUSTED_PROXY": "10.0.0.0/8,192.0.2.7"},
@@ -99,7 +99,7 @@ func TestServeEnvironment(t *testing.T) {
 		{name: "--allow-host adds to KBENCH_ALLOW_HOST", env: map[string]string{"KBENCH_ALLOW_HOST": "a.test"}, args: []string{"--allow-host", "b.test"},
 			want: func(s *serveSettings) { s.Config.AllowHosts = []string{"a.test", "b.test"} }},
 		{name: "--allow-target adds to KBENCH_ALLOW_TARGET", env: map[string]string{"KBENCH_ALLOW_TARGET": "k:1"}, args: []string{"--allow-target", "k:2"},
-			want: func(s *serveSettings) { s.Config.AllowTargets = []string{"k:1", "k:2"} }},
+			want: func(s *serveSettings) { s.Config.Targets = parseTargets(t, "k:1", "k:2") }},
 
 		{name: "--notify-url", env: map[string]string{"KBENCH_NOTIFY_URL": "http://a.example/x"}, args: []string{"--notify-url", "http://b.example/y", "--listen", "127.0.0.1:9090"},
 			want: func(s *serveSettings) {

@@ -14,8 +14,9 @@ import (
 	"github.com/kbench/kbench/internal/jobs"
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/targets"
 	"github.com/kbench/kbench/internal/toolcatalog"
-	"github.com/kbench/kbench/server"
+	"github.com/kbench/kbench/runner"
 )
 
 // Worker is `kbench worker`.
@@ -29,12 +30,14 @@ var Worker = &Command{
 // workerSettings is what `kbench worker` runs with once its flags and
 // KBENCH_* variables are read and checked.
 type workerSettings struct {
-	Database     string // a postgres:// URL
-	Queue        string
-	DataDir      string
-	Concurrency  int
-	RunTimeout   time.Duration
-	AllowTargets []string
+	Database    string // a postgres:// URL
+	Queue       string
+	DataDir     string
+	Concurrency int
+	RunTimeout  time.Duration
+	// Targets is --allow-target's policy: the servers this worker lets
+	// a run target besides the embedded broker (nil: none).
+	Targets *targets.Policy
 	// Clusters are the clusters this worker names (--cluster NAME=FILE),
 	// their files on this machine only.
 	Clusters *clusters.Set
@@ -82,7 +85,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 2
 	}
 	return workWith(ctx, workerSettings{Database: *database, Queue: *queue, DataDir: *data, Concurrency: *ex.concurrency,
-		RunTimeout: *ex.runTimeout, AllowTargets: ex.allow, Clusters: named, Tools: ex.toolSet, AllowToolClassProps: *ex.classProps}, stdout, stderr)
+		RunTimeout: *ex.runTimeout, Targets: ex.targets, Clusters: named, Tools: ex.toolSet, AllowToolClassProps: *ex.classProps}, stdout, stderr)
 }
 
 // work takes runs from the queue until ctx ends (SIGINT or SIGTERM):
@@ -91,11 +94,6 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // waiting stay queued for the next worker.
 func work(ctx context.Context, set workerSettings, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	allowed, err := server.TargetsAllowed(set.AllowTargets)
-	if err != nil {
-		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
-		return 2
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench worker: find the kbench binary: %v\n", err)
@@ -115,9 +113,7 @@ func work(ctx context.Context, set workerSettings, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer st.Close()
-	l := lifecycle.NewManager(st, lifecycle.Options{Command: []string{exe}, DataDir: set.DataDir, Concurrency: set.Concurrency,
-		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: allowed, Clusters: set.Clusters, Tools: set.Tools,
-		AllowToolClassProps: set.AllowToolClassProps, Logger: logger})
+	l := lifecycle.NewManager(st, workerOptions(set, []string{exe}, logger))
 	if err := l.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
 		return 1
@@ -129,4 +125,32 @@ func work(ctx context.Context, set workerSettings, stdout, stderr io.Writer) int
 	fmt.Fprintf(stderr, "kbench worker: stopping (%v): running runs are interrupted, queued ones stay for the next worker\n", context.Cause(ctx))
 	l.Close()
 	return 0
+}
+
+// workerOptions are a worker's lifecycle options. Its --allow-target
+// policy is asked about each run as the worker takes it (Options.Allow),
+// which fails a run this worker may not execute, and never at Start
+// (Options.Recheck): the runs queued then are the queue's, which another
+// worker, allowed more, may execute.
+func workerOptions(set workerSettings, command []string, logger *slog.Logger) lifecycle.Options {
+	return lifecycle.Options{Command: command, DataDir: set.DataDir, Concurrency: set.Concurrency,
+		RunTimeout: set.RunTimeout, Queue: set.Queue, Allow: workerAllows(set.Targets), Clusters: set.Clusters, Tools: set.Tools,
+		AllowToolClassProps: set.AllowToolClassProps, Logger: logger}
+}
+
+// workerAllows checks a stored run's spec against the worker's
+// --allow-target policy, as the bad bootstrap-server field that the
+// server which queued the run would have reported; a target the worker's
+// own flag would allow says so.
+func workerAllows(p *targets.Policy) func(spec string) error {
+	return func(spec string) error {
+		err := p.AllowsStored(spec, runner.Validate)
+		if addr, ok := targets.NotAllowed(err); ok {
+			return fmt.Errorf("bootstrap-server: %v; start kbench worker with --allow-target '%s' to allow it", err, addr)
+		}
+		if err != nil {
+			return fmt.Errorf("bootstrap-server: %w", err)
+		}
+		return nil
+	}
 }

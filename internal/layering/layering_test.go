@@ -82,6 +82,7 @@ func TestLayersPointDown(t *testing.T) {
 		{"github.com/kbench/kbench/ui", []string{"/runner", "/store", "/server", "/lifecycle"}},
 		{"github.com/kbench/kbench/internal/lifecycle", []string{"/runner", "/server", "/ui", "/compare"}},
 		{"github.com/kbench/kbench/internal/clusters", []string{"/runner", "/store", "/server", "/ui", "/compare", "/lifecycle"}},
+		{"github.com/kbench/kbench/internal/targets", []string{"/runner", "/store", "/server", "/ui", "/compare", "/lifecycle"}},
 		{"github.com/kbench/kbench/internal/toolexec", []string{"/store", "/server", "/ui", "/compare", "/lifecycle"}},
 	}
 	for _, c := range cases {
