@@ -12,8 +12,10 @@
 // store.ErrNotFound (404) and store.ErrConflict (409).
 //
 // It imports the contract (rundoc), the store, the comparison columns
-// (compare), the named clusters and tools, the queue names (jobs) and,
-// for the limits and defaults its forms show, ui. It never imports
+// (compare), the named clusters and tools, the queue names (jobs), how
+// long a worker stays live (lifecycle.WorkerLostAfter), the JDK lookup
+// (jdk), the small libraries (median, numfmt) and, for the limits and
+// defaults its forms show, ui. It never imports
 // runner, so that a server linking it links no Kafka client: the Kafka
 // client's check of a spec (runner.Validate) comes in as Options.Validate.
 // It never imports gin or net/http either: the server decodes requests
