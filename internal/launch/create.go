@@ -178,8 +178,8 @@ func (l *Launcher) prepareConfig(workload string, reqParams map[string]json.RawM
 	}
 	l.checkRequestProps(spec, tool, &opts)
 	if !target.Has("bootstrap-server") && !opts.Has("bootstrap-server") {
-		if err := target.Append(l.allowed(spec.Targets())); err != nil {
-			return spec, nil, nil, err
+		if fe := l.targetRefusal(spec.Targets()); fe != nil {
+			target.Add(fe.Field, "%s", fe.Msg)
 		}
 	}
 	opts.SortByOptions()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 )
 
@@ -73,7 +74,7 @@ func TestLaunchRunLimits(t *testing.T) {
 
 // TestLaunchTargetPolicy: the target policy (Options.Allowed) judges a
 // request's bootstrap server: refused, it is a field error naming the
-// target's field; an error that is not a refusal is returned as it is.
+// target's field, also when the policy's refusal is a plain error.
 func TestLaunchTargetPolicy(t *testing.T) {
 	l := newTestLauncher(t, nil)
 	req := Request{Workload: "producer", Params: tinyParams(t), Target: &Target{BootstrapServer: "10.1.2.3:9092"}}
@@ -84,10 +85,12 @@ func TestLaunchTargetPolicy(t *testing.T) {
 	if _, err := l.Prepare(&req); err != nil {
 		t.Errorf("a target the policy allows: %v", err)
 	}
-	broken := errors.New("policy unreadable")
-	l = newTestLauncher(t, func(o *Options) { o.Allowed = func([]string) error { return broken } })
+	l = newTestLauncher(t, func(o *Options) {
+		o.Allowed = func(addrs []string) error { return errors.New(addrs[0] + " is not on the list") }
+	})
 	req = Request{Workload: "producer", Params: tinyParams(t), Target: &Target{BootstrapServer: "127.0.0.1:9092"}}
-	if _, err := l.Prepare(&req); !errors.Is(err, broken) {
-		t.Errorf("a policy that fails: %v, want its error", err)
+	var fe *rundoc.FieldError
+	if _, err := l.Prepare(&req); !errors.As(err, &fe) || fe.Field != "bootstrap-server" || fe.Msg != "127.0.0.1:9092 is not on the list" {
+		t.Errorf("a plain refusal: %v, want it on bootstrap-server", err)
 	}
 }

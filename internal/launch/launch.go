@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -39,9 +41,10 @@ type Options struct {
 	// applied whenever a spec is built from a request or a stored file.
 	Validate rundoc.Check
 	// Allowed checks a spec's bootstrap servers (spec.Targets()) against
-	// the target policy (--allow-target): a refusal is a
-	// *rundoc.FieldError (or FieldErrors) naming the field; any other
-	// error is not the request's. nil allows no bootstrap server at all.
+	// the target policy (--allow-target): nil when it allows them all,
+	// else why not, a *rundoc.FieldError naming the field or any error
+	// (then reported on bootstrap-server). nil allows no bootstrap server
+	// at all.
 	Allowed func(addrs []string) error
 	// Clusters are the clusters the server's own worker names (--cluster)
 	// and Tools the Kafka tools it offers (--tool); nil names none.
@@ -166,14 +169,24 @@ func randomID(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// allowed applies the target policy (Options.Allowed) to a spec's
-// bootstrap servers; without a policy none is allowed.
-func (l *Launcher) allowed(addrs []string) error {
-	if l.opts.Allowed != nil {
-		return l.opts.Allowed(addrs)
+// targetRefusal is the target policy's verdict (Options.Allowed) on a
+// spec's bootstrap servers as a field error, nil when it allows them
+// all; without a policy none is allowed. A refusal that is not a field
+// error already is one on bootstrap-server, saying what the policy said.
+func (l *Launcher) targetRefusal(addrs []string) *rundoc.FieldError {
+	var err error
+	switch {
+	case l.opts.Allowed != nil:
+		err = l.opts.Allowed(addrs)
+	case len(addrs) > 0:
+		err = fmt.Errorf("%s is not an allowed target", addrs[0])
 	}
-	if len(addrs) > 0 {
-		return rundoc.NewFieldError("bootstrap-server", "%s is not an allowed target", addrs[0])
+	if err == nil {
+		return nil
 	}
-	return nil
+	var fe *rundoc.FieldError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return &rundoc.FieldError{Field: "bootstrap-server", Msg: err.Error()}
 }

@@ -155,12 +155,8 @@ func (l *Launcher) planColumn(col compare.Column, by string) (abSide, []Refusal)
 	if err != nil {
 		return abSide{}, all("stored configuration no longer accepted: %v", err)
 	}
-	var refused rundoc.FieldErrors
-	if err := refused.Append(l.allowed(spec.Targets())); err != nil {
-		return abSide{}, all("target cannot be checked: %v", err)
-	}
-	if len(refused) > 0 {
-		return abSide{}, all("target no longer allowed: %s", refused[0].Msg)
+	if fe := l.targetRefusal(spec.Targets()); fe != nil {
+		return abSide{}, all("target no longer allowed: %s", fe.Msg)
 	}
 	var secrets map[string]string
 	if needs := redactedProps(spec); len(needs) > 0 {
