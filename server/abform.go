@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
@@ -22,9 +23,6 @@ import (
 // back named as the API names them ("configs[1].params.throughput") and
 // are shown beside the field they came from.
 
-// maxConfigs bounds the configurations of one submission.
-const maxConfigs = ui.MaxConfigs
-
 // createABForm handles a new-run form with added configurations: 303 to
 // the comparison of their runs, or the form again with every bad field
 // named.
@@ -35,8 +33,8 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 		s.fail(c, err)
 		return
 	}
-	req := createRequest{Workload: base.Workload, Repetitions: base.Repetitions, WarmupRuns: base.WarmupRuns, Meta: base.Meta, Queue: base.Queue,
-		Configs: []configRequest{{Label: base.Label, Params: base.Params, Target: base.Target}}}
+	req := launch.Request{Workload: base.Workload, Repetitions: base.Repetitions, WarmupRuns: base.WarmupRuns, Meta: base.Meta, Queue: base.Queue,
+		Configs: []launch.Config{{Label: base.Label, Params: base.Params, Target: base.Target}}}
 	// formIndex maps a configuration of the request to its fieldset on the
 	// form: blank fieldsets are no configuration.
 	formIndex := []int{0}
@@ -49,14 +47,14 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 			s.fail(c, err)
 			return
 		}
-		req.Configs = append(req.Configs, configRequest{Label: fc.Label, Params: params, Target: base.Target})
+		req.Configs = append(req.Configs, launch.Config{Label: fc.Label, Params: params, Target: base.Target})
 		formIndex = append(formIndex, i+1)
 	}
-	var res *abResult
+	var res *launch.ABResult
 	if len(errs) == 0 {
-		res, err = s.createAB(c.Request.Context(), &req)
+		res, err = s.launcher.CreateAB(c.Request.Context(), &req)
 	} else {
-		_, err = s.prepareConfigs(&req)
+		_, err = s.launcher.PrepareConfigs(&req)
 	}
 	if err := errs.Append(err); err != nil {
 		s.fail(c, err)
@@ -69,7 +67,7 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return
 	}
-	c.Redirect(http.StatusSeeOther, res.compareURL)
+	c.Redirect(http.StatusSeeOther, groupsCompareURL(res.Runs, res.Groups))
 }
 
 var (

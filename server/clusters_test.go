@@ -19,6 +19,7 @@ import (
 
 	"github.com/kbench/kbench/internal/clusters"
 	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
@@ -119,7 +120,7 @@ func TestNamedClusterRun(t *testing.T) {
 	}
 	// The same workload on the embedded broker, or on the same brokers
 	// given as a bootstrap target, is another series.
-	prepared, err := ts.prepare(&createRequest{Workload: "producer", Params: map[string]json.RawMessage{"num-records": json.RawMessage("2000"), "profile": json.RawMessage(`["cpu"]`)}})
+	prepared, err := ts.launcher.Prepare(&launch.Request{Workload: "producer", Params: map[string]json.RawMessage{"num-records": json.RawMessage("2000"), "profile": json.RawMessage(`["cpu"]`)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,13 +255,13 @@ func TestNamedClusterRestart(t *testing.T) {
 	}
 	var ids []uint
 	for i := 0; i < 2; i++ {
-		req := createRequest{Workload: "producer", Target: &targetRequest{Cluster: "lab"},
+		req := launch.Request{Workload: "producer", Target: &launch.Target{Cluster: "lab"},
 			Params: map[string]json.RawMessage{"num-records": json.RawMessage("500"), "profile": json.RawMessage(`"none"`)}}
-		spec, err := before.prepare(&req)
+		spec, err := before.launcher.Prepare(&req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		runs, err := before.createRuns(ctx, req, spec)
+		runs, err := before.launcher.CreateRuns(ctx, req, spec)
 		if err == nil || len(runs) != 0 {
 			t.Fatalf("submit to a queue never started: %v", err)
 		}
@@ -293,13 +294,13 @@ func TestNamedClusterRestart(t *testing.T) {
 	s.Close()
 
 	// A run queued again, and a restart without the cluster.
-	req := createRequest{Workload: "producer", Target: &targetRequest{Cluster: "lab"},
+	req := launch.Request{Workload: "producer", Target: &launch.Target{Cluster: "lab"},
 		Params: map[string]json.RawMessage{"num-records": json.RawMessage("500"), "profile": json.RawMessage(`"none"`)}}
-	spec, err := before.prepare(&req)
+	spec, err := before.launcher.Prepare(&req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := before.createRuns(ctx, req, spec); err == nil {
+	if _, err := before.launcher.CreateRuns(ctx, req, spec); err == nil {
 		t.Fatal("submit to a queue never started succeeded")
 	}
 	queued, _ = st.QueuedRuns(ctx)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
@@ -61,7 +62,6 @@ func classify(err error) (status int, field, msg string) {
 	var fe *rundoc.FieldError
 	var mbe *http.MaxBytesError
 	var le *limitError
-	var qf *queueFullError
 	var ce *store.CorruptError
 	var rl *retryLaterError
 	switch {
@@ -73,8 +73,8 @@ func classify(err error) (status int, field, msg string) {
 		return http.StatusRequestEntityTooLarge, le.field, le.Error()
 	case errors.As(err, &fe):
 		return http.StatusBadRequest, fe.Field, fe.Field + ": " + fe.Msg
-	case errors.As(err, &qf):
-		return http.StatusTooManyRequests, "", qf.Error()
+	case errors.Is(err, launch.ErrQueueFull):
+		return http.StatusTooManyRequests, "", err.Error()
 	case errors.As(err, &mbe), errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "", "request body too large"
 	case errors.Is(err, store.ErrNotFound):

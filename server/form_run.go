@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -17,9 +18,9 @@ import (
 // onto an API request, so both paths validate alike. Fields of its own
 // that do not parse are returned together (a rundoc.FieldErrors) with the
 // request made of the rest.
-func requestFromForm(form url.Values) (createRequest, error) {
-	req := createRequest{Workload: form.Get("workload"), Label: form.Get("label"), Queue: form.Get("queue"), Params: map[string]json.RawMessage{},
-		Tool: strings.TrimSpace(form.Get("tool")), fromForm: true}
+func requestFromForm(form url.Values) (launch.Request, error) {
+	req := launch.Request{Workload: form.Get("workload"), Label: form.Get("label"), Queue: form.Get("queue"), Params: map[string]json.RawMessage{},
+		Tool: strings.TrimSpace(form.Get("tool")), FromForm: true}
 	var errs rundoc.FieldErrors
 	for _, f := range []struct {
 		name string
@@ -42,13 +43,13 @@ func requestFromForm(form url.Values) (createRequest, error) {
 	switch form.Get("target") {
 	case "", "embedded":
 	case "bootstrap":
-		req.Target = &targetRequest{BootstrapServer: form.Get("bootstrap-server"), SecurityProtocol: form.Get("security-protocol"),
+		req.Target = &launch.Target{BootstrapServer: form.Get("bootstrap-server"), SecurityProtocol: form.Get("security-protocol"),
 			SASLMechanism: form.Get("sasl-mechanism"), SASLUsername: form.Get("sasl-username"), SASLPassword: form.Get("sasl-password")}
 		if req.Target.SecurityProtocol == "PLAINTEXT" || req.Target.SecurityProtocol == "SSL" {
 			req.Target.SASLMechanism, req.Target.SASLUsername, req.Target.SASLPassword = "", "", ""
 		}
 	case "cluster":
-		req.Target = &targetRequest{Cluster: form.Get("target.cluster")}
+		req.Target = &launch.Target{Cluster: form.Get("target.cluster")}
 		if req.Target.Cluster == "" {
 			errs.Add("target.cluster", "choose one of the server's named clusters")
 		}
@@ -56,7 +57,7 @@ func requestFromForm(form url.Values) (createRequest, error) {
 		errs.Add("target", "must be embedded, bootstrap or cluster")
 	}
 	for _, f := range rundoc.Flags() {
-		if !applies(f, req.Workload) || f.Name == "bootstrap-server" || serverRefused[f.Name] {
+		if !applies(f, req.Workload) || f.Name == "bootstrap-server" || launch.ServerRefused[f.Name] {
 			continue
 		}
 		vals := form[f.Name]

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/ui"
 )
@@ -15,8 +16,8 @@ import (
 // presetFromForm reads the preset's form; empty fields take the defaults.
 // Fields that are not whole numbers are all reported (a
 // rundoc.FieldErrors), with the preset made of the others.
-func presetFromForm(form url.Values) (writepathPreset, error) {
-	var p writepathPreset
+func presetFromForm(form url.Values) (launch.WritepathPreset, error) {
+	var p launch.WritepathPreset
 	var errs rundoc.FieldErrors
 	for _, f := range []struct {
 		name string

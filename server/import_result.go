@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
@@ -76,7 +77,7 @@ func (s *Server) importResult(c *gin.Context) (*rundoc.Run, error) {
 	if err != nil {
 		return nil, badInput("result", "spec: %v", err)
 	}
-	specJSON, fingerprint, err := encodeSpec(spec)
+	specJSON, fingerprint, err := launch.EncodeSpec(spec)
 	if err != nil {
 		return nil, err
 	}

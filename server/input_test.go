@@ -230,22 +230,6 @@ func TestAllBadFieldsReported(t *testing.T) {
 	}
 }
 
-func TestTargetField(t *testing.T) {
-	for msg, want := range map[string]string{
-		`kafkasec: security.protocol=SASL_SSL needs sasl.mechanism (Kafka defaults to GSSAPI)`:                  "sasl-mechanism",
-		`kafkasec: security.protocol=SASL_SSL with PLAIN needs a username: set sasl.jaas.config, sasl.username`: "sasl-username",
-		`kafkasec: security.protocol=SASL_SSL with PLAIN needs a password: set sasl.jaas.config, sasl.password`: "sasl-password",
-		`kafkasec: security.protocol "TLS" is not supported; supported: PLAINTEXT, SSL`:                         "security-protocol",
-		`kafkasec: sasl.mechanism "X" is not supported; supported: PLAIN`:                                       "sasl-mechanism",
-		`kafkasec: sasl.username is set but security.protocol=SSL does not use SASL`:                            "sasl-username",
-		`unsupported property "linger"`: "",
-	} {
-		if got := targetField(msg); got != want {
-			t.Errorf("targetField(%q) = %q, want %q", msg, got, want)
-		}
-	}
-}
-
 // TestConsumerCountField: the consumer's count is --messages on the form
 // and in errors; the API takes messages and num-records alike.
 func TestConsumerCountField(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -130,17 +131,17 @@ func TestClientFilesNeverOpenedByTheServer(t *testing.T) {
 	} {
 		allowed := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*"); mod(c) })
 		for _, p := range paths {
-			req := createRequest{Workload: "producer", Target: &targetRequest{BootstrapServer: "127.0.0.1:9093", SecurityProtocol: "SSL"},
+			req := launch.Request{Workload: "producer", Target: &launch.Target{BootstrapServer: "127.0.0.1:9093", SecurityProtocol: "SSL"},
 				Params: map[string]json.RawMessage{"producer-props": json.RawMessage(props(p))}}
 			var err error
-			within(t, "prepare naming "+p, func() { _, err = allowed.prepare(&req) })
+			within(t, "prepare naming "+p, func() { _, err = allowed.launcher.Prepare(&req) })
 			if err != nil {
 				t.Errorf("token %v, --allow-client-files %v: %s refused: %v", allowed.cfg.Token != "", allowed.cfg.AllowClientFiles, p, err)
 			}
 		}
-		req := createRequest{Workload: "producer", Target: &targetRequest{BootstrapServer: "127.0.0.1:9093", SecurityProtocol: "SSL"},
+		req := launch.Request{Workload: "producer", Target: &launch.Target{BootstrapServer: "127.0.0.1:9093", SecurityProtocol: "SSL"},
 			Params: map[string]json.RawMessage{"producer-props": json.RawMessage(props("certs/ca.pem"))}}
-		if _, err := allowed.prepare(&req); err == nil || !strings.Contains(err.Error(), "absolute path") {
+		if _, err := allowed.launcher.Prepare(&req); err == nil || !strings.Contains(err.Error(), "absolute path") {
 			t.Errorf("a relative path: %v, want it refused as not absolute", err)
 		}
 	}
@@ -204,9 +205,9 @@ func TestToolRunRefusesInjectedOptions(t *testing.T) {
 	allowed := newTestServer(t, func(c *Config) {
 		c.Tools, c.Targets, c.AllowToolClassProps = tools, allowTargets(t, "127.0.0.1:9092"), true
 	})
-	req := createRequest{Tool: "prod", Target: &targetRequest{BootstrapServer: "127.0.0.1:9092"},
+	req := launch.Request{Tool: "prod", Target: &launch.Target{BootstrapServer: "127.0.0.1:9092"},
 		Params: map[string]json.RawMessage{"producer-props": json.RawMessage(`{"partitioner.class":"org.example.Sticky"}`)}}
-	if spec, err := allowed.prepare(&req); err != nil || spec.Props["partitioner.class"] == "" {
+	if spec, err := allowed.launcher.Prepare(&req); err != nil || spec.Props["partitioner.class"] == "" {
 		t.Errorf("--allow-tool-class-props: %v", err)
 	}
 	if rundoc.FirstClassProp(map[string]string{"partitioner.class": "x"}) == "" {

@@ -9,6 +9,7 @@ import (
 	"errors"
 
 	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
@@ -19,7 +20,7 @@ import (
 // final), so that the report shows what the sweep measured, not a moment
 // of it.
 func (s *Server) checkReportSweep(ctx context.Context, id string) error {
-	if !sweepIDRE.MatchString(id) {
+	if !launch.ValidSweepID(id) {
 		return badInput("sweep", "%q is not a sweep id (12 hexadecimal digits, as POST /api/presets/sweep answers)", id)
 	}
 	res, err := s.loadSweep(ctx, id)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/testutil/golden"
@@ -23,9 +24,9 @@ func storedSweep(t *testing.T, ts *testServer, id string, finished bool) []*stor
 	t.Helper()
 	ctx := t.Context()
 	labels := []string{"trunk", "patch"}
-	configs := make([]sweepConfig, len(labels))
+	configs := make([]launch.SweepConfig, len(labels))
 	for i, l := range labels {
-		configs[i] = sweepConfig{Label: l, Queue: "local", Workload: rundoc.Producer, Spec: json.RawMessage(`{"workload":"producer","params":{}}`)}
+		configs[i] = launch.SweepConfig{Label: l, Queue: "local", Workload: rundoc.Producer, Spec: json.RawMessage(`{"workload":"producer","params":{}}`)}
 	}
 	cj, _ := json.Marshal(configs)
 	maxRate := []float64{98000, 100000}
@@ -33,7 +34,7 @@ func storedSweep(t *testing.T, ts *testServer, id string, finished bool) []*stor
 		return store.Metric{Name: name, Value: v, Unit: unit, Better: better}
 	}
 	run := func(c int, rate string, metrics ...store.Metric) *store.Run {
-		r := &store.Run{Label: labels[c], Workload: rundoc.Producer, GroupID: sweepGroup(id, c, rate), Metrics: metrics}
+		r := &store.Run{Label: labels[c], Workload: rundoc.Producer, GroupID: launch.SweepGroup(id, c, rate), Metrics: metrics}
 		if finished {
 			r.Status = rundoc.StatusSucceeded
 		}
@@ -68,7 +69,7 @@ func storedSweep(t *testing.T, ts *testServer, id string, finished bool) []*stor
 			rateLinks = append(rateLinks, store.SweepRun{Config: c, Phase: 2, RatePct: pct, TargetRate: maxRate[c] * pct / 100})
 		}
 	}
-	maxes, _ := json.Marshal([]sweepMax{{Config: 0, RecordsPerSec: maxRate[0], Runs: 1}, {Config: 1, RecordsPerSec: maxRate[1], Runs: 1}})
+	maxes, _ := json.Marshal([]launch.SweepMax{{Config: 0, RecordsPerSec: maxRate[0], Runs: 1}, {Config: 1, RecordsPerSec: maxRate[1], Runs: 1}})
 	if err := ts.st.AdvanceSweep(ctx, id, store.SweepRates, string(maxes), rates, rateLinks); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func normalizeReport(s, slug string) string {
 // deleted while the report shows it.
 func TestReportOfSweep(t *testing.T) {
 	ts := newTestServer(t, nil)
-	ts.sweeper.close() // the sweeps here are stored as they end; nothing advances them
+	ts.launcher.Close() // the sweeps here are stored as they end; nothing advances them
 	const id = "0123456789ab"
 	runs := storedSweep(t, ts, id, true)
 	points := runs[2:]
@@ -178,7 +179,7 @@ func TestReportOfSweep(t *testing.T) {
 // save form.
 func TestReportOfSweepBadInput(t *testing.T) {
 	ts := newTestServer(t, nil)
-	ts.sweeper.close()
+	ts.launcher.Close()
 	storedSweep(t, ts, "aaaaaaaaaaaa", false)
 
 	for _, c := range []struct{ body, fields, says string }{

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 )
@@ -140,8 +141,8 @@ func TestAllowTargetRefusesCrossDotAndMalformed(t *testing.T) {
 		t.Errorf("refused targets created %d runs", n)
 	}
 	// An allowed target passes validation.
-	req := createRequest{Workload: "producer", Target: &targetRequest{BootstrapServer: "kafka-1:9092"}}
-	if _, err := ts.prepare(&req); err != nil {
+	req := launch.Request{Workload: "producer", Target: &launch.Target{BootstrapServer: "kafka-1:9092"}}
+	if _, err := ts.launcher.Prepare(&req); err != nil {
 		t.Errorf("kafka-1:9092 refused: %v", err)
 	}
 }

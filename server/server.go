@@ -23,11 +23,13 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/kbench/kbench/internal/clusters"
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/targets"
 	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/profiles"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/static"
 	"github.com/kbench/kbench/templates"
 	"github.com/kbench/kbench/ui"
@@ -182,8 +184,9 @@ type Server struct {
 	clock    func() time.Time
 	// pruner prunes old runs periodically (Config.Retain).
 	pruner background
-	// sweeper queues sweeps' second phases (sweep.go).
-	sweeper background
+	// launcher checks submissions and queues their runs, and its loop
+	// queues sweeps' second phases (package launch).
+	launcher *launch.Launcher
 }
 
 // New builds the server. Call Start to recover state and start executing
@@ -241,6 +244,10 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	s.runs = lifecycle.NewManager(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
 		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
 		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
+	s.launcher = launch.New(launch.Options{Store: st, Runs: s.runs, Validate: runner.Validate,
+		Allowed: func(addrs []string) error { return asFieldError(s.checkTargets(addrs)) }, Clusters: cfg.Clusters, Tools: cfg.Tools,
+		NoLocalWorker: cfg.NoLocalWorker, TokenRequired: cfg.Token != "", AllowClientFiles: cfg.AllowClientFiles, AllowToolClassProps: cfg.AllowToolClassProps,
+		MaxRunsPerRequest: cfg.MaxRunsPerRequest, MaxQueuedRuns: cfg.MaxQueuedRuns, FindJDK: func() error { return findJDK() }, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
 	s.trustedProxies, s.logins, s.clock = trustedProxies, newLoginLimiter(), time.Now
 	if cfg.Token != "" {
@@ -277,7 +284,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.startPruner(ctx)
 	s.warmRegressions(ctx)
 	s.startNotifier(ctx)
-	s.startSweeper(ctx)
+	s.launcher.Start(ctx)
 	return nil
 }
 
@@ -285,7 +292,7 @@ func (s *Server) Start(ctx context.Context) error {
 // runs marked interrupted, so nothing is left in a running state. It also
 // stops pruning old runs.
 func (s *Server) Close() {
-	s.sweeper.close()
+	s.launcher.Close()
 	s.notify.close()
 	s.regressions.warm.close()
 	s.pruner.close()

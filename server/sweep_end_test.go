@@ -72,7 +72,7 @@ func TestSweepCancelQueued(t *testing.T) {
 		}
 	}
 	// Whatever the sweeper does now, no second phase.
-	if err := ts.advanceSweeps(t.Context()); err != nil {
+	if err := ts.launcher.AdvanceSweeps(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if res := ts.getSweep(t, id); res.Phase != store.SweepCanceled || len(res.Runs) != 4 {
@@ -97,7 +97,7 @@ func TestSweepCancelQueued(t *testing.T) {
 // page's Cancel button does it (303 back to the page).
 func TestSweepCancelAfterFirstPhase(t *testing.T) {
 	ts := newTestServer(t, noWorker)
-	ts.sweeper.close() // the test advances it
+	ts.launcher.Close() // the test advances it
 	id := ts.createSweep(t, `{"configs":[{"label":"a","params":`+tinySweepParams+`}],"rates_pct":[50,100],"repetitions":1}`)
 	for _, rid := range phaseRuns(ts.getSweep(t, id), 1) {
 		finishStored(t, ts, rid, 1000)
@@ -106,7 +106,7 @@ func TestSweepCancelAfterFirstPhase(t *testing.T) {
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/sweeps/"+id {
 		t.Fatalf("cancel form = %d %s", rec.Code, rec.Header().Get("Location"))
 	}
-	if err := ts.advanceSweeps(t.Context()); err != nil {
+	if err := ts.launcher.AdvanceSweeps(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	res := ts.getSweep(t, id)
@@ -149,7 +149,7 @@ func TestSweepCancelStopsRunningRun(t *testing.T) {
 // saying why it has no points.
 func TestSweepTooSmallRates(t *testing.T) {
 	ts := newTestServer(t, noWorker)
-	ts.sweeper.close()
+	ts.launcher.Close()
 	for _, body := range []string{`{"configs":[{"label":"a","params":{}}],"rates_pct":[1e-300]}`, `{"configs":[{"label":"a","params":{}}],"rates_pct":[50,0.05]}`} {
 		rec := ts.do(t, "POST", "/api/presets/sweep", body)
 		var resp struct{ Error, Field string }
@@ -162,7 +162,7 @@ func TestSweepTooSmallRates(t *testing.T) {
 	for _, rid := range phaseRuns(ts.getSweep(t, id), 1) {
 		finishStored(t, ts, rid, 80) // 0.5% and 1% of 80/s: 0.4 and 0.8 records/s
 	}
-	if err := ts.advanceSweeps(t.Context()); err != nil {
+	if err := ts.launcher.AdvanceSweeps(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	res := ts.getSweep(t, id)
@@ -183,7 +183,7 @@ func TestSweepTooSmallRates(t *testing.T) {
 // ended is done.
 func TestSweepRunsDeleted(t *testing.T) {
 	ts := newTestServer(t, noWorker)
-	ts.sweeper.close()
+	ts.launcher.Close()
 	ctx := t.Context()
 	deleteAll := func(ids []uint) {
 		t.Helper()
@@ -202,7 +202,7 @@ func TestSweepRunsDeleted(t *testing.T) {
 	for _, rid := range phaseRuns(ts.getSweep(t, id), 1) {
 		finishStored(t, ts, rid, 1000)
 	}
-	if err := ts.advanceSweeps(ctx); err != nil {
+	if err := ts.launcher.AdvanceSweeps(ctx); err != nil {
 		t.Fatal(err)
 	}
 	res := ts.getSweep(t, id)
@@ -210,7 +210,7 @@ func TestSweepRunsDeleted(t *testing.T) {
 		t.Fatalf("phase %s with %d runs at target rates, want rates with 2", res.Phase, len(phaseRuns(res, 2)))
 	}
 	deleteAll(phaseRuns(res, 2))
-	if err := ts.advanceSweeps(ctx); err != nil {
+	if err := ts.launcher.AdvanceSweeps(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if res := ts.getSweep(t, id); res.Phase != store.SweepFailed || !strings.Contains(res.Note, "runs were deleted (2 of 3)") {
@@ -219,7 +219,7 @@ func TestSweepRunsDeleted(t *testing.T) {
 
 	first := ts.createSweep(t, body)
 	deleteAll(phaseRuns(ts.getSweep(t, first), 1))
-	if err := ts.advanceSweeps(ctx); err != nil {
+	if err := ts.launcher.AdvanceSweeps(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if res := ts.getSweep(t, first); res.Phase != store.SweepFailed || !strings.Contains(res.Note, "runs were deleted") {
@@ -230,13 +230,13 @@ func TestSweepRunsDeleted(t *testing.T) {
 	for _, rid := range phaseRuns(ts.getSweep(t, done), 1) {
 		finishStored(t, ts, rid, 1000)
 	}
-	if err := ts.advanceSweeps(ctx); err != nil {
+	if err := ts.launcher.AdvanceSweeps(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, rid := range phaseRuns(ts.getSweep(t, done), 2) {
 		finishStored(t, ts, rid, 500)
 	}
-	if err := ts.advanceSweeps(ctx); err != nil {
+	if err := ts.launcher.AdvanceSweeps(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if res := ts.getSweep(t, done); res.Phase != store.SweepDone || res.Note != "" || len(res.Points) != 2 {

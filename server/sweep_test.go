@@ -220,7 +220,7 @@ func TestSweepPhases(t *testing.T) {
 // start.
 func TestSweepContinuesAfterRestart(t *testing.T) {
 	a := newTestServer(t, nil)
-	a.sweeper.close() // this server runs phase 1 but never advances a sweep
+	a.launcher.Close() // this server runs phase 1 but never advances a sweep
 	id := a.createSweep(t, `{"configs":[{"label":"solo","params":`+tinySweepParams+`}],"rates_pct":[50],"repetitions":1}`)
 	res := a.waitSweep(t, id, "first phase ended", func(r sweepResult) bool { return allFinal(r, 1) })
 	if res.Phase != store.SweepMaxRate {

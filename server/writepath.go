@@ -2,13 +2,10 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
-	"strconv"
 
 	"github.com/kbench/kbench/internal/rundoc"
 
@@ -16,163 +13,33 @@ import (
 
 	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/jdk"
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/ui"
 )
 
-// The write-path lab's preset runs every write strategy with the same
-// parameters, interleaved as an A/B submission is (abtest.go: gather,
-// per-buffer, …, then the other way round) so that noise hits all alike;
-// its runs' A/B batch is "wp-<batch>". Runs are labelled with their strategy; the runs
-// of one strategy form a repetition group "wp-<batch>-<strategy>", which
-// is how /writepath/<batch> finds them again.
-
-// writepathPreset is the body of POST /api/presets/writepath; every field
-// is optional.
-type writepathPreset struct {
-	RecordsPerRequest *int  `json:"records-per-request"`
-	RecordSize        *int  `json:"record-size"`
-	Requests          *int  `json:"requests"`
-	Repetitions       *int  `json:"repetitions"`
-	Sink              *bool `json:"sink"`
-	InFlight          *int  `json:"in-flight"`
-	// Duration is the measured seconds of each run; without it and
-	// without Requests, ui.WPDefaultSeconds.
-	Duration *float64 `json:"duration"`
-}
-
-// Preset defaults and limits. Runs measure for ui.WPDefaultSeconds unless
-// a number of requests is given: a fixed count finished in 0.4–1 s here,
-// a window too short to trust (compare.MinWindowSeconds).
-const (
-	wpDefaultRecords     = 16
-	wpDefaultRecordSize  = 256
-	wpDefaultRepetitions = 3
-	wpDefaultInFlight    = 5
-	wpMaxRepetitions     = 10
-	wpGroupPrefix        = "wp-"
-)
-
-// wpBatchRE matches a batch id as the preset makes them.
-var wpBatchRE = regexp.MustCompile(`^[0-9a-f]{12}$`)
-
-func intOr(p *int, def int) int {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
-// wpGroup is the repetition group of one strategy's runs in a batch.
-func wpGroup(batch, strategy string) string { return wpGroupPrefix + batch + "-" + strategy }
+// The write-path lab: its preset is checked, stored and queued by launch
+// (launch.CreateWritepathPreset); here are its form, its answer and the
+// pages of its batches.
 
 // findJDK says whether the Java strategies can run here: nil when java,
 // javac and jfr are on PATH, else jdk.Find's error saying what to
-// install. Tests replace it.
+// install. Tests replace it; the launcher asks it (launch.Options.FindJDK).
 var findJDK = func() error {
 	_, err := jdk.Find("")
 	return err
 }
 
-// presetStrategies are the strategies the preset runs: the Go ones, and
-// the Java ones when this machine has a JDK (noJava says why not).
-func presetStrategies() (strategies []string, noJava error) {
-	strategies = rundoc.GoWritepathStrategies()
-	if noJava = findJDK(); noJava == nil {
-		strategies = append(strategies, rundoc.JavaWritepathStrategies()...)
-	}
-	return strategies, noJava
-}
-
-// presetOrder is the order of the preset's fields on its form.
-var presetOrder = []string{ui.WPFieldRecords, ui.WPFieldRecordSize, ui.WPFieldDuration, ui.WPFieldRequests, ui.WPFieldInFlight, ui.WPFieldRepetitions, ui.WPFieldSink}
-
-// presetSpecs validates a preset into its repetitions and one spec per
-// strategy, reporting every bad field (a rundoc.FieldErrors).
-func (s *Server) presetSpecs(p writepathPreset, strategies []string) (int, []rundoc.Spec, error) {
-	var errs rundoc.FieldErrors
-	reps := intOr(p.Repetitions, wpDefaultRepetitions)
-	if reps < 1 || reps > wpMaxRepetitions {
-		errs.Add("repetitions", "must be between 1 and %d, got %d", wpMaxRepetitions, reps)
-	}
-	sink := true
-	if p.Sink != nil {
-		sink = *p.Sink
-	}
-	// 0 requests would mean the runner's default, not none.
-	if p.Requests != nil && *p.Requests < 1 {
-		errs.Add("requests", "must be at least 1, got %d", *p.Requests)
-	}
-	num := func(n int) json.RawMessage { return json.RawMessage(strconv.Itoa(n)) }
-	specs := make([]rundoc.Spec, len(strategies))
-	for i, strategy := range strategies {
-		params := map[string]json.RawMessage{
-			"strategy":            json.RawMessage(strconv.Quote(strategy)),
-			"records-per-request": num(intOr(p.RecordsPerRequest, wpDefaultRecords)),
-			"record-size":         num(intOr(p.RecordSize, wpDefaultRecordSize)),
-			"in-flight":           num(intOr(p.InFlight, wpDefaultInFlight)),
-			"sink":                json.RawMessage(strconv.FormatBool(sink)),
-		}
-		// A count or a duration; both given is refused by the
-		// workload's own check, naming duration.
-		if p.Requests != nil {
-			params["requests"] = num(*p.Requests)
-		}
-		switch {
-		case p.Duration != nil:
-			params["duration"] = json.RawMessage(strconv.FormatFloat(*p.Duration, 'g', -1, 64))
-		case p.Requests == nil:
-			params["duration"] = json.RawMessage(strconv.FormatFloat(ui.WPDefaultSeconds, 'g', -1, 64))
-		}
-		req := createRequest{Workload: string(rundoc.Writepath), Label: strategy, Repetitions: 1, Params: params}
-		spec, err := s.prepare(&req)
-		// The strategies share every parameter but the strategy, so
-		// their errors are the same ones: each field is reported once.
-		if err := errs.Append(err); err != nil {
-			return 0, nil, err
-		}
-		specs[i] = spec
-	}
-	errs.SortBy(presetOrder)
-	return reps, specs, errs.Err()
-}
-
-// createWritepathPreset validates the preset and stores and queues its
-// runs; it returns the batch id and the runs in creation order.
-func (s *Server) createWritepathPreset(ctx context.Context, p writepathPreset) (string, []*store.Run, error) {
-	strategies, _ := presetStrategies()
-	reps, specs, err := s.presetSpecs(p, strategies)
-	if err != nil {
-		return "", nil, err
-	}
-	batch := randomID(6)
-	sides := make([]abSide, len(strategies))
-	for i, strategy := range strategies {
-		if sides[i], err = newSide(strategy, wpGroup(batch, strategy), specs[i]); err != nil {
-			return "", nil, err
-		}
-	}
-	n := len(sides) * reps
-	if err := s.admitRuns(ctx, "repetitions", n, strconv.Itoa(len(sides))+" strategies × "+strconv.Itoa(reps)+" repetitions make "+strconv.Itoa(n)+" runs"); err != nil {
-		return "", nil, err
-	}
-	runs, err := s.queueInterleaved(ctx, wpGroupPrefix+batch, sides, 0, reps)
-	if err != nil {
-		return "", nil, err
-	}
-	return batch, runs, nil
-}
-
 // apiWritepathPreset answers POST /api/presets/writepath with 201
 // {"batch", "runs", "compare_url"}.
 func (s *Server) apiWritepathPreset(c *gin.Context) {
-	var p writepathPreset
+	var p launch.WritepathPreset
 	if err := decodeJSON(c, &p); err != nil {
 		s.fail(c, err)
 		return
 	}
-	batch, runs, err := s.createWritepathPreset(c.Request.Context(), p)
+	batch, runs, err := s.launcher.CreateWritepathPreset(c.Request.Context(), p)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -198,7 +65,7 @@ func (s *Server) writepathPage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	v.SetStrategies(presetStrategies())
+	v.SetStrategies(s.launcher.PresetStrategies())
 	v.Page = s.page(c, v.Page.Title)
 	s.render(c, http.StatusOK, "writepath", v)
 }
@@ -246,22 +113,22 @@ func (s *Server) writepathForm(c *gin.Context) {
 	}
 	var batch string
 	if len(errs) == 0 {
-		batch, _, err = s.createWritepathPreset(c.Request.Context(), p)
+		batch, _, err = s.launcher.CreateWritepathPreset(c.Request.Context(), p)
 	} else {
-		_, _, err = s.presetSpecs(p, rundoc.GoWritepathStrategies())
+		_, _, err = s.launcher.PresetSpecs(p, rundoc.GoWritepathStrategies())
 	}
 	if err := errs.Append(err); err != nil {
 		s.fail(c, err)
 		return
 	}
 	if len(errs) > 0 {
-		errs.SortBy(presetOrder)
+		errs.SortBy(launch.PresetOrder)
 		v := ui.NewWritepathForm(form, formErrors(errs))
 		if err := s.pastBatches(c.Request.Context(), &v); err != nil {
 			s.fail(c, err)
 			return
 		}
-		v.SetStrategies(presetStrategies())
+		v.SetStrategies(s.launcher.PresetStrategies())
 		v.Page = s.page(c, v.Page.Title)
 		s.render(c, http.StatusBadRequest, "writepath", v)
 		return
@@ -272,12 +139,12 @@ func (s *Server) writepathForm(c *gin.Context) {
 // writepathRuns loads a batch's runs, strategy by strategy in the lab's
 // order, each strategy's by id.
 func (s *Server) writepathRuns(ctx context.Context, batch string) ([]rundoc.Run, error) {
-	if !wpBatchRE.MatchString(batch) {
+	if !launch.ValidBatchID(batch) {
 		return nil, errNotFound
 	}
 	var ids []uint
 	for _, strategy := range rundoc.WritepathStrategies() {
-		list, _, err := s.store.ListRuns(ctx, store.RunFilter{GroupID: wpGroup(batch, strategy), Limit: wpMaxRepetitions + 1})
+		list, _, err := s.store.ListRuns(ctx, store.RunFilter{GroupID: launch.WritepathGroup(batch, strategy), Limit: launch.MaxWritepathRepetitions + 1})
 		if err != nil {
 			return nil, err
 		}
