@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kbench/kbench/internal/runimport"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -44,14 +45,6 @@ type retryLaterError struct{ msg string }
 
 func (e *retryLaterError) Error() string { return e.msg }
 
-// badCell is a bad cell of an uploaded file (a CSV back-fill's, a
-// table's): its 400 gives the cell's line and column (1-based; column 0
-// when the error is about a whole line) beside the field.
-type badCell interface {
-	error
-	cell() (line, column int)
-}
-
 // errTooLarge marks a body over the configured limit.
 var errTooLarge = errors.New("request body too large")
 
@@ -62,6 +55,7 @@ func classify(err error) (status int, field, msg string) {
 	var fe *rundoc.FieldError
 	var mbe *http.MaxBytesError
 	var le *limitError
+	var ile *runimport.LimitError
 	var ce *store.CorruptError
 	var rl *retryLaterError
 	switch {
@@ -71,6 +65,8 @@ func classify(err error) (status int, field, msg string) {
 		return http.StatusBadRequest, ie.Field, ie.Error()
 	case errors.As(err, &le):
 		return http.StatusRequestEntityTooLarge, le.field, le.Error()
+	case errors.As(err, &ile):
+		return http.StatusRequestEntityTooLarge, ile.Field, ile.Error()
 	case errors.As(err, &fe):
 		return http.StatusBadRequest, fe.Field, fe.Field + ": " + fe.Msg
 	case errors.Is(err, launch.ErrQueueFull):
@@ -161,9 +157,12 @@ func (s *Server) fail(c *gin.Context, err error) {
 			body["field"] = field
 			body["errors"] = all
 		}
-		var bc badCell
-		if status == http.StatusBadRequest && errors.As(err, &bc) {
-			body["line"], body["column"] = bc.cell()
+		// A bad cell of an uploaded file (a CSV back-fill's, a table's):
+		// its 400 gives the cell's line and column (1-based; column 0
+		// when the error is about a whole line) beside the field.
+		var ce *runimport.CellError
+		if status == http.StatusBadRequest && errors.As(err, &ce) {
+			body["line"], body["column"] = ce.Line, ce.Column
 		}
 		if refused, ok := notRerunnable(err); ok {
 			body["not_rerunnable"] = refused

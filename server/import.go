@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/internal/kafkafmt"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runimport"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/toolexec"
 	"github.com/kbench/kbench/ui"
@@ -156,7 +157,7 @@ func importTags(form *multipart.Form) (importTagging, error) {
 		if t.at, err = time.Parse(time.RFC3339, v); err != nil {
 			return t, badInput("time", "want RFC 3339 such as 2022-06-21T10:00:00Z, got %q", v)
 		}
-		if err := checkRunTime(v, t.at); err != nil {
+		if err := runimport.CheckRunTime(v, t.at); err != nil {
 			return t, badInput("time", "%v", err)
 		}
 	}

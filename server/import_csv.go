@@ -5,7 +5,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runimport"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
@@ -95,31 +95,16 @@ func readCSVFields(c *gin.Context) (csvImport, rundoc.FieldErrors) {
 func (s *Server) storeCSV(ctx context.Context, in csvImport, name string, r io.Reader) ([]*store.Run, error) {
 	// Kafka's Java client metrics are named too: a CSV of what the
 	// Java tools report keeps every column under its own name.
-	rows, err := parseResultsCSV(r, runner.ImportMetrics(in.workload))
+	rows, err := runimport.ParseResultsCSV(r, runner.ImportMetrics(in.workload))
 	if err != nil {
 		return nil, err
 	}
-	spec, err := json.Marshal(rundoc.ImportSpec{Workload: rundoc.Imported, Files: []string{name}, Tool: "csv"})
-	if err != nil {
-		return nil, fmt.Errorf("server: encode import spec: %w", err)
-	}
-	runs := make([]*store.Run, len(rows))
+	runs := make([]importedRun, len(rows))
 	for i, row := range rows {
-		note := fmt.Sprintf("imported from line %d of %s", row.line, name)
-		o := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Metrics: row.metrics, FinishedAt: row.at,
-			Measurement: &rundoc.Measurement{Source: rundoc.SourceImported, Tool: "csv", Lines: 1, Notes: []string{note}},
-			Environment: &rundoc.Environment{Source: rundoc.SourceImported, Tool: "csv", Broker: "imported: a CSV row does not say"}}
-		r := &store.Run{Label: in.label, Workload: in.workload, Source: rundoc.SourceImported, Spec: string(spec),
-			Meta: row.meta, RunAt: row.at, SeriesKey: in.series}
-		if err := r.Record(o); err != nil {
-			return nil, err
-		}
-		runs[i] = r
+		runs[i] = importedRun{label: in.label, workload: in.workload, seriesKey: in.series, metrics: row.Metrics, meta: row.Meta,
+			runAt: row.At, finishedAt: row.At, lines: 1, notes: []string{fmt.Sprintf("imported from line %d of %s", row.Line, name)}}
 	}
-	if err := s.store.CreateRuns(ctx, runs); err != nil {
-		return nil, err
-	}
-	return runs, nil
+	return s.storeImportedRuns(ctx, "csv", name, "imported: a CSV row does not say", runs)
 }
 
 // importCSVForm handles the import page's CSV form (POST /import/csv): the
@@ -145,9 +130,9 @@ func (s *Server) importCSVForm(c *gin.Context) {
 		}
 		v := ui.ImportView{CSV: ui.CSVImportForm{Series: c.PostForm("series"), Workload: c.PostForm("workload"), Label: c.PostForm("label"),
 			Text: pasted, Error: msg, ErrorField: field}}
-		var bc badCell
-		if errors.As(err, &bc) {
-			v.CSV.Line, v.CSV.Column = bc.cell()
+		var ce *runimport.CellError
+		if errors.As(err, &ce) {
+			v.CSV.Line, v.CSV.Column = ce.Line, ce.Column
 		}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)
@@ -180,10 +165,10 @@ func (s *Server) importCSVFormRuns(c *gin.Context, pasted string) ([]*store.Run,
 }
 
 // storeCSVFile stores the uploaded CSV fh as storeCSV does, refusing one
-// over maxCSVBytes before reading it.
+// over runimport.MaxCSVBytes before reading it.
 func (s *Server) storeCSVFile(ctx context.Context, in csvImport, fh *multipart.FileHeader) ([]*store.Run, error) {
-	if fh.Size > maxCSVBytes {
-		return nil, &limitError{field: "file", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, maxCSVBytes)}
+	if fh.Size > runimport.MaxCSVBytes {
+		return nil, &limitError{field: "file", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, runimport.MaxCSVBytes)}
 	}
 	f, err := fh.Open()
 	if err != nil {

@@ -4,7 +4,6 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runimport"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
@@ -40,7 +40,8 @@ func hasTable(form *multipart.Form) bool {
 }
 
 // readTable opens the "table" field, one file or pasted text (not both),
-// and names it; parseResultsTable reads it, within maxTableBytes.
+// and names it; runimport.ParseResultsTable reads it, within
+// runimport.MaxTableBytes.
 func readTable(form *multipart.Form) (name string, r io.ReadCloser, err error) {
 	fhs := form.File["table"]
 	var pasted []string
@@ -56,8 +57,8 @@ func readTable(form *multipart.Form) (name string, r io.ReadCloser, err error) {
 		return "pasted table", io.NopCloser(strings.NewReader(pasted[0])), nil
 	}
 	fh := fhs[0]
-	if fh.Size > maxTableBytes {
-		return "", nil, &limitError{field: "table", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, maxTableBytes)}
+	if fh.Size > runimport.MaxTableBytes {
+		return "", nil, &limitError{field: "table", msg: fmt.Sprintf("%s is %d bytes, at most %d", fh.Filename, fh.Size, runimport.MaxTableBytes)}
 	}
 	f, err := fh.Open()
 	if err != nil {
@@ -69,7 +70,7 @@ func readTable(form *multipart.Form) (name string, r io.ReadCloser, err error) {
 // importTableRuns stores a table as one imported run of "workload" per
 // column, labelled by the column's header, with the column's figures
 // under kbench's metric names, the Java client's, or the table's own
-// (see parseResultsTable). "time" and "meta" apply to every run. Each run
+// (see runimport.ParseResultsTable). "time" and "meta" apply to every run. Each run
 // joins the series of its workload and label. All runs are stored in one
 // CreateRuns, or none.
 func (s *Server) importTableRuns(c *gin.Context) ([]*store.Run, error) {
@@ -102,33 +103,18 @@ func (s *Server) importTableRuns(c *gin.Context) ([]*store.Run, error) {
 		return nil, err
 	}
 	defer table.Close()
-	t, err := parseResultsTable(table, runner.ImportMetrics(workload))
+	t, err := runimport.ParseResultsTable(table, runner.ImportMetrics(workload))
 	if err != nil {
 		return nil, err
 	}
-	spec, err := json.Marshal(rundoc.ImportSpec{Workload: rundoc.Imported, Files: []string{name}, Tool: tableTool})
-	if err != nil {
-		return nil, fmt.Errorf("server: encode import spec: %w", err)
-	}
-	runs := make([]*store.Run, len(t.runs))
-	for i, tr := range t.runs {
+	runs := make([]importedRun, len(t.Runs))
+	for i, tr := range t.Runs {
 		notes := []string{fmt.Sprintf("imported from column %d (%q) of a %s table of %d metrics × %d runs (%s)",
-			i+2, tr.label, t.format, t.rows, len(t.runs), name)}
-		notes = append(append(notes, t.notes...), tr.notes...)
-		o := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Metrics: tr.metrics,
-			Measurement: &rundoc.Measurement{Source: rundoc.SourceImported, Tool: tableTool, Notes: notes},
-			Environment: &rundoc.Environment{Source: rundoc.SourceImported, Tool: tableTool, Broker: "imported: a table does not say"}}
-		r := &store.Run{Label: tr.label, Workload: workload, Source: rundoc.SourceImported, Spec: string(spec),
-			Meta: tags.meta, RunAt: tags.at}
-		if err := r.Record(o); err != nil {
-			return nil, err
-		}
-		runs[i] = r
+			i+2, tr.Label, t.Format, t.Rows, len(t.Runs), name)}
+		notes = append(append(notes, t.Notes...), tr.Notes...)
+		runs[i] = importedRun{label: tr.Label, workload: workload, metrics: tr.Metrics, meta: tags.meta, runAt: tags.at, notes: notes}
 	}
-	if err := s.store.CreateRuns(c.Request.Context(), runs); err != nil {
-		return nil, err
-	}
-	return runs, nil
+	return s.storeImportedRuns(c.Request.Context(), tableTool, name, "imported: a table does not say", runs)
 }
 
 // importTableAPI answers POST /api/import with a table: 201 with the

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"mime/multipart"
@@ -168,96 +167,6 @@ func TestImportTableErrors(t *testing.T) {
 	}
 }
 
-// TestParseResultsTable: the formats people paste, and what cells may
-// hold.
-func TestParseResultsTable(t *testing.T) {
-	known := runner.ImportMetrics(rundoc.Producer)
-	type want struct {
-		run           int
-		metric        string
-		value         float64
-		unit, better  string
-		missingInRuns bool
-	}
-	tests := []struct {
-		name, format, table string
-		labels              []string
-		want                []want
-		notes               []string // of the table or a run
-	}{
-		{name: "Markdown without outer pipes", format: tableMarkdown,
-			table:  "Metric | trunk | branch\n--- | ---: | ---:\nrecord-send-rate | 1,234,567.5 | 1 234 000\nrequest-latency-avg | **12.5 ms** | `0.011 s`\n",
-			labels: []string{"trunk", "branch"},
-			want: []want{{0, "record-send-rate", 1234567.5, "records/s", "higher", false}, {1, "record-send-rate", 1234000, "records/s", "higher", false},
-				{0, "request-latency-avg", 12.5, "ms", "lower", false}, {1, "request-latency-avg", 11, "ms", "lower", false}}},
-		{name: "JIRA markup", format: tableJIRA,
-			table:  "||Metric||acks=1||acks=all||\n|io-wait-ratio|41.2%|0.377|\n|record-queue-time-avg|3|NaN|\n",
-			labels: []string{"acks=1", "acks=all"},
-			want:   []want{{0, "io-wait-ratio", 0.412, "ratio", "", false}, {1, "io-wait-ratio", 0.377, "ratio", "", false}, {0, "record-queue-time-avg", 3, "ms", "lower", false}},
-			notes:  nil},
-		{name: "CSV with quoted thousands", format: tableCSV,
-			table:  "metric,A,B\nbatch-size-avg,\"16,384\",1.5 KiB\nmy-own-figure,7 ms,\n",
-			labels: []string{"A", "B"},
-			want:   []want{{0, "batch-size-avg", 16384, "bytes", "", false}, {1, "batch-size-avg", 1536, "bytes", "", false}, {0, "my-own-figure", 7, "ms", "", false}},
-			notes:  []string{"1 metrics are neither kbench's nor in the catalog", "no value in the table for: my-own-figure"}},
-		{name: "tab-separated from a spreadsheet", format: tableTSV,
-			table:  "Metric\tCLASSIC\tCONSUMER\t\nproducer-metrics:compression-rate-avg\t0.5\t0.25\t\nMax CPU\t190%\t120 %\t\n",
-			labels: []string{"CLASSIC", "CONSUMER"},
-			want: []want{{0, "producer-metrics:compression-rate-avg", 0.5, "ratio", "lower", false}, {1, "process-cpu-max", 120, "%", "lower", false},
-				{0, "process-cpu-max", 190, "%", "lower", false}},
-			notes: []string{`"Max CPU" is stored as process-cpu-max`}},
-		{name: "NaN left out with a note", format: tableMarkdown,
-			table:  "| Metric | a | b |\n|---|---|---|\n| record-queue-time-avg | NaN | 2 |\n| record-send-rate | 10 | 20 |\n",
-			labels: []string{"a", "b"},
-			want:   []want{{0, "record-queue-time-avg", 0, "", "", true}, {1, "record-queue-time-avg", 2, "ms", "lower", false}},
-			notes:  []string{"left out, not a finite number (NaN or Infinity in the table): record-queue-time-avg (line 3)"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tab, err := parseResultsTable(strings.NewReader(tt.table), known)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tab.format != tt.format {
-				t.Errorf("format %s, want %s", tab.format, tt.format)
-			}
-			var labels []string
-			for _, r := range tab.runs {
-				labels = append(labels, r.label)
-			}
-			if strings.Join(labels, "|") != strings.Join(tt.labels, "|") {
-				t.Errorf("labels %q, want %q", labels, tt.labels)
-			}
-			for _, w := range tt.want {
-				var got *rundoc.Metric
-				for i, m := range tab.runs[w.run].metrics {
-					if m.Name == w.metric {
-						got = &tab.runs[w.run].metrics[i]
-					}
-				}
-				switch {
-				case w.missingInRuns && got != nil:
-					t.Errorf("run %d: %s = %v, want it left out", w.run, w.metric, got.Value)
-				case w.missingInRuns:
-				case got == nil:
-					t.Errorf("run %d: no %s", w.run, w.metric)
-				case math.Abs(got.Value-w.value) > 1e-9 || got.Unit != w.unit || string(got.Better) != w.better:
-					t.Errorf("run %d: %s = %v %q %q, want %v %q %q", w.run, w.metric, got.Value, got.Unit, got.Better, w.value, w.unit, w.better)
-				}
-			}
-			notes := strings.Join(tab.notes, "\n")
-			for _, r := range tab.runs {
-				notes += "\n" + strings.Join(r.notes, "\n")
-			}
-			for _, n := range tt.notes {
-				if !strings.Contains(notes, n) {
-					t.Errorf("notes lack %q:\n%s", n, notes)
-				}
-			}
-		})
-	}
-}
-
 // TestImportTablePage: the import page's table form stores the columns
 // and opens their comparison; a bad table is shown again with the error.
 func TestImportTablePage(t *testing.T) {
@@ -316,51 +225,4 @@ func TestImportCSVJavaMetrics(t *testing.T) {
 			t.Errorf("%s: %+v, want unit %q", name, m, j.Unit)
 		}
 	}
-}
-
-// FuzzParseResultsTable: whatever is pasted, the parser answers a table
-// whose runs are distinct, non-empty and finite, or an error that is a
-// 400 (or 413) on the table field, with a line when it names a cell.
-func FuzzParseResultsTable(f *testing.F) {
-	if data, err := os.ReadFile("testdata/kafka19296_consumer.md"); err == nil {
-		f.Add(string(data))
-	}
-	for _, s := range []string{
-		"||Metric||a||b||\n|io-wait-ratio|41.2%|0.3|\n",
-		"metric,a,b\nbatch-size-avg,\"16,384\",1.5 KiB\n",
-		"Metric\tx\ty\t\nMax CPU\t190%\t12 %\n",
-		"a | b\n--- | ---\nx | 1 ms\n",
-		"| m | a |\n| --- | --- |\n| `q` | **1 234 567.5** |\n| r | NaN |\n",
-		"| a \\| b | c |\n|x|-1e3|\n",
-		"metric;a\nx;1\n",
-	} {
-		f.Add(s)
-	}
-	known := runner.ImportMetrics(rundoc.Consumer)
-	f.Fuzz(func(t *testing.T, in string) {
-		tab, err := parseResultsTable(strings.NewReader(in), known)
-		if err != nil {
-			status, field, _ := classify(err)
-			if (status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge) || field != "table" {
-				t.Fatalf("error %v: status %d field %q", err, status, field)
-			}
-			var te *tableError
-			if errors.As(err, &te) && (te.line < 1 || te.column < 0) {
-				t.Fatalf("error %v names line %d column %d", err, te.line, te.column)
-			}
-			return
-		}
-		labels := map[string]bool{}
-		for _, r := range tab.runs {
-			if r.label == "" || labels[strings.ToLower(r.label)] || len(r.metrics) == 0 {
-				t.Fatalf("run %+v", r)
-			}
-			labels[strings.ToLower(r.label)] = true
-			for _, m := range r.metrics {
-				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) || m.Name == "" {
-					t.Fatalf("metric %+v", m)
-				}
-			}
-		}
-	})
 }

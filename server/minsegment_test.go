@@ -169,20 +169,6 @@ func TestMinSegmentBadInput(t *testing.T) {
 	}
 }
 
-// TestNotifyNotTentative: a tentative change point is never posted to
-// --notify-url; the next real regression is the first notification.
-func TestNotifyNotTentative(t *testing.T) {
-	defer func(d time.Duration) { notifyEvery = d }(notifyEvery)
-	notifyEvery = 10 * time.Millisecond
-	rs, bodies := receiver(t, http.StatusOK)
-	ts := newTestServer(t, func(c *Config) { c.NotifyURL = rs.URL + "/hook" })
-	storeValues(t, ts, "fp-wp", rundoc.Writepath, time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC), "request-latency-p99", "ms", rundoc.LowerIsBetter, writePathP99...)
-	stepSeries(t, ts, "fp-real", time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), 40, "record-latency-p99", "ms", rundoc.LowerIsBetter, 10, 12)
-	if m := next(t, bodies); m["series"] != "fp-real@trunk" {
-		t.Errorf("first notification %v, want fp-real's (the 1/2/1 series is tentative)", m)
-	}
-}
-
 // decodeAnswer decodes a 200 answer into out.
 func decodeAnswer(t *testing.T, rec interface {
 	Result() *http.Response

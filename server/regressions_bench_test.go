@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
@@ -71,19 +73,24 @@ func seedRegressions(b *testing.B, ts *testServer, series, n int) {
 func BenchmarkRegressions(b *testing.B) {
 	ts := newTestServer(b, nil)
 	seedRegressions(b, ts, 100, 200)
-	regs, err := ts.regressionsOf(context.Background(), ui.RegressionsQuery{Threshold: ui.DefaultRegressionThreshold})
+	// The server's cache reads the store through forgetful, which can
+	// make it see a write the store cannot name (forgetSeries).
+	src := &forgetful{Store: ts.st, forgot: map[string]uint64{}}
+	ts.regressions.Close()
+	ts.regressions = regressions.New(src, ui.RegressionLinks(), nil)
+	regs, err := ts.regressions.Default(context.Background())
 	if err != nil || len(regs) < 50 {
 		b.Fatalf("%d regressions (%v), want at least 50", len(regs), err)
 	}
 	b.Run("uncached", func(b *testing.B) {
 		for b.Loop() {
-			ts.regressions = regressionCache{}
+			ts.regressions = regressions.New(src, ui.RegressionLinks(), nil)
 			benchGetOnce(b, ts, "/api/regressions?threshold=5")
 		}
 	})
 	b.Run("one-series-changed", func(b *testing.B) {
 		for b.Loop() {
-			ts.forgetSeries("fp050@trunk")
+			src.forgetSeries("fp050@trunk")
 			benchGetOnce(b, ts, "/api/regressions?threshold=5")
 		}
 	})
@@ -104,23 +111,71 @@ func BenchmarkRegressions(b *testing.B) {
 	b.Run("warm", func(b *testing.B) { benchGet(b, ts, "/api/regressions?threshold=5", false) })
 	b.Run("runs-list-one-series-changed", func(b *testing.B) {
 		for b.Loop() {
-			ts.forgetSeries("fp050@trunk")
+			src.forgetSeries("fp050@trunk")
 			ts.pages = newLRU[string, cachedPage](maxCachedPages)
 			benchGetOnce(b, ts, "/")
 		}
 	})
 }
 
+// forgetful is the store as the regressions cache reads it, but for
+// writes to a series that the store cannot name (forgetSeries): the
+// cache then lists every series once and detects that series again.
+type forgetful struct {
+	*store.Store
+	mu sync.Mutex
+	// forgets counts forgetSeries; forgot its count by series, added to
+	// their signatures' SumID so that they read as changed.
+	forgets uint64
+	forgot  map[string]uint64
+}
+
+// forgetScale makes room in the generations forgetful reports for the
+// forgets (fewer than it per benchmark).
+const forgetScale = 1 << 20
+
 // forgetSeries makes the regressions cache see a write to series: the
 // list is stale and the series' detection must be redone.
-func (s *Server) forgetSeries(series string) {
-	c := &s.regressions
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, set := range c.sets {
-		set.valid = false
-		delete(set.bySeries, series)
+func (f *forgetful) forgetSeries(series string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.forgets++
+	f.forgot[series]++
+}
+
+func (f *forgetful) SeriesGeneration() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.Store.SeriesGeneration()*forgetScale + f.forgets
+}
+
+// SeriesChangedSince cannot name the series of a generation before a
+// forget, and asks the store otherwise.
+func (f *forgetful) SeriesChangedSince(gen uint64) ([]string, bool) {
+	f.mu.Lock()
+	forgets := f.forgets
+	f.mu.Unlock()
+	if gen%forgetScale != forgets {
+		return nil, false
 	}
+	return f.Store.SeriesChangedSince(gen / forgetScale)
+}
+
+func (f *forgetful) ListSeries(ctx context.Context) ([]store.SeriesInfo, error) {
+	return f.mark(f.Store.ListSeries(ctx))
+}
+
+func (f *forgetful) SeriesInfos(ctx context.Context, keys []string) ([]store.SeriesInfo, error) {
+	return f.mark(f.Store.SeriesInfos(ctx, keys))
+}
+
+func (f *forgetful) mark(list []store.SeriesInfo, err error) ([]store.SeriesInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range list {
+		list[i].SumID += f.forgot[list[i].Key]
+	}
+	return list, err
 }
 
 func benchGetOnce(b *testing.B, ts *testServer, target string) {

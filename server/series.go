@@ -18,6 +18,7 @@ import (
 	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/history"
 	"github.com/kbench/kbench/internal/numfmt"
+	"github.com/kbench/kbench/internal/seriescache"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -26,21 +27,15 @@ import (
 const sparklineRuns = 60
 
 // seriesIndexCache keeps each series' row of /series while its signature
-// (store.SeriesInfo) is unchanged, and the whole index while the store's
-// series generation is, as the regressions cache does: a write costs the
-// SeriesInfos of the series it touched and their rows, not a read of
-// every run.
+// (store.SeriesInfo) is unchanged (seriescache, as the regressions cache
+// does): a write costs the SeriesInfos of the series it touched and
+// their rows, not a read of every run.
 type seriesIndexCache struct {
-	mu    sync.Mutex
-	gen   uint64
-	valid bool
-	rows  map[string]seriesIndexRow
-	// lists counts the reads of every series (ListSeries).
-	lists int
+	mu   sync.Mutex
+	rows seriescache.Cache[seriesIndexRow]
 }
 
 type seriesIndexRow struct {
-	sig store.SeriesInfo
 	row ui.SeriesRow
 	// newest is the newest point's time, for the order of the index.
 	newest int64
@@ -51,81 +46,42 @@ func (s *Server) seriesRows(ctx context.Context) ([]ui.SeriesRow, error) {
 	c := &s.seriesIndex
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	gen := s.store.SeriesGeneration()
-	var list []store.SeriesInfo
-	var changed []string
-	known := false
-	if c.valid {
-		if c.gen == gen {
-			return sortedSeriesRows(c.rows), nil
+	_, err := c.rows.Update(ctx, s.store, func(ctx context.Context, todo []store.SeriesInfo) ([]seriesIndexRow, error) {
+		// The newest run of each series names it: one read for all of
+		// them.
+		ids := make([]uint, len(todo))
+		for i, si := range todo {
+			ids[i] = si.MaxID
 		}
-		changed, known = s.store.SeriesChangedSince(c.gen)
-		known = known && len(changed) <= maxChangedSeries
-	}
-	var err error
-	if known {
-		list, err = s.store.SeriesInfos(ctx, changed)
-	} else {
-		c.lists++
-		list, err = s.store.ListSeries(ctx)
-	}
+		heads, err := s.store.SeriesHeads(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]seriesIndexRow, len(todo))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(runtime.GOMAXPROCS(0))
+		for i, si := range todo {
+			g.Go(func() error {
+				var err error
+				out[i], err = s.seriesIndexRow(gctx, si, heads[si.MaxID])
+				return err
+			})
+		}
+		return out, g.Wait()
+	})
 	if err != nil {
 		return nil, err
 	}
-	next := make([]seriesIndexRow, len(list))
-	var todo []int
-	for i, si := range list {
-		if r, ok := c.rows[si.Key]; ok && r.sig == si {
-			next[i] = r
-			continue
-		}
-		todo = append(todo, i)
-	}
-	// The newest run of each series names it: one read for all of them.
-	ids := make([]uint, len(todo))
-	for j, i := range todo {
-		ids[j] = list[i].MaxID
-	}
-	heads, err := s.store.SeriesHeads(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, i := range todo {
-		g.Go(func() error {
-			r, err := s.seriesIndexRow(gctx, list[i], heads[list[i].MaxID])
-			next[i] = r
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	rows := c.rows
-	if known {
-		for _, k := range changed {
-			delete(rows, k)
-		}
-	} else {
-		rows = make(map[string]seriesIndexRow, len(list))
-	}
-	for _, r := range next {
-		if r.sig.Key != "" {
-			rows[r.sig.Key] = r
-		}
-	}
-	c.rows, c.gen, c.valid = rows, gen, true
-	return sortedSeriesRows(rows), nil
+	return sortedSeriesRows(&c.rows), nil
 }
 
-func sortedSeriesRows(rows map[string]seriesIndexRow) []ui.SeriesRow {
-	all := make([]seriesIndexRow, 0, len(rows))
-	for _, r := range rows {
+func sortedSeriesRows(rows *seriescache.Cache[seriesIndexRow]) []ui.SeriesRow {
+	all := make([]seriesIndexRow, 0, rows.Len())
+	for _, r := range rows.All() {
 		all = append(all, r)
 	}
 	slices.SortFunc(all, func(a, b seriesIndexRow) int {
-		return cmp.Or(cmp.Compare(b.newest, a.newest), cmp.Compare(a.sig.Key, b.sig.Key))
+		return cmp.Or(cmp.Compare(b.newest, a.newest), cmp.Compare(a.row.Key, b.row.Key))
 	})
 	out := make([]ui.SeriesRow, len(all))
 	for i, r := range all {
@@ -139,7 +95,7 @@ func sortedSeriesRows(rows map[string]seriesIndexRow) []ui.SeriesRow {
 // without environments or metadata, and its history by the default
 // detection.
 func (s *Server) seriesIndexRow(ctx context.Context, si store.SeriesInfo, head store.SeriesHead) (seriesIndexRow, error) {
-	out := seriesIndexRow{sig: si}
+	var out seriesIndexRow
 	row := ui.SeriesRow{Key: si.Key, Workload: si.Workload, Runs: si.Runs,
 		Name:       seriesHeadName(si.Key, head),
 		HistoryURL: ui.HistoryURL(ui.HistoryQuery{Series: si.Key})}

@@ -73,13 +73,13 @@ func TestSeriesIndex(t *testing.T) {
 	}
 
 	// A run added to one series: the index reads that series alone.
-	lists := ts.seriesIndex.lists
+	lists := ts.seriesIndex.rows.Lists()
 	stepSeries(t, ts, "fp-new", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), 2, "record-send-rate", "records/s", rundoc.HigherIsBetter, 5000, 5000)
 	page = ts.do(t, "GET", "/series", "").Body.String()
 	seriesRow(t, page, "fp-new@trunk")
 	seriesRow(t, page, "imported:producer:perf@trunk")
-	if ts.seriesIndex.lists != lists {
-		t.Errorf("the index listed every series again after a write to one (%d → %d lists)", lists, ts.seriesIndex.lists)
+	if ts.seriesIndex.rows.Lists() != lists {
+		t.Errorf("the index listed every series again after a write to one (%d → %d lists)", lists, ts.seriesIndex.rows.Lists())
 	}
 
 	// The regressions list names the series, keeping the key.

@@ -25,6 +25,7 @@ import (
 	"github.com/kbench/kbench/internal/clusters"
 	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/lifecycle"
+	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/targets"
 	"github.com/kbench/kbench/internal/toolcatalog"
@@ -107,11 +108,17 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxUploadBytes bounds profile and output uploads (default 64 MiB).
 	MaxUploadBytes int64
-	// NotifyURL, when set, receives a POST of each new regression
-	// (notify.go); PublicURL ("http://host:8080") makes its links
-	// absolute.
+	// NotifyURL, when set, receives a POST of each new regression;
+	// PublicURL ("http://host:8080") makes its links absolute. The serve
+	// command starts the notifier (regressions.Notifier) from them; the
+	// server only checks NotifyURL (Validate).
 	NotifyURL string
 	PublicURL string
+	// Regressions is the regressions cache the list, the API and the
+	// badges read, built and warmed by the serve command (which also
+	// notifies from it). nil: New builds one over the store, which Start
+	// warms and Close stops.
+	Regressions *regressions.Cache
 	// TrustedProxies (--trusted-proxy) are the addresses or CIDRs of
 	// reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are
 	// believed: a request from one with X-Forwarded-Proto https gets
@@ -140,7 +147,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--session-max-age %v: must not be negative", c.SessionMaxAge)
 	}
 	if c.NotifyURL != "" {
-		return validNotifyURL(c.NotifyURL)
+		return regressions.ValidNotifyURL(c.NotifyURL)
 	}
 	return nil
 }
@@ -160,12 +167,13 @@ type Server struct {
 	answers      *lru.Cache[string, cachedPage]
 	answerBuilds atomic.Int64
 	flames       *lru.Cache[string, *encodedBody] // encoded flame-graph answers
-	// regressions caches the regressions list (regressions.go); notify
-	// posts new ones (notify.go).
-	regressions regressionCache
+	// regressions caches the regressions list (Config.Regressions);
+	// ownRegressions says New built it, so Start warms it and Close
+	// stops it.
+	regressions    *regressions.Cache
+	ownRegressions bool
 	// seriesIndex is what /series shows of each series (series.go).
 	seriesIndex seriesIndexCache
-	notify      notifier
 	// csrfPlaceholder stands for the visitor's token in cached pages.
 	csrfPlaceholder []byte
 	pprof           *profiles.UI
@@ -241,6 +249,10 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
 		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
+	s.regressions = cfg.Regressions
+	if s.regressions == nil {
+		s.regressions, s.ownRegressions = regressions.New(st, ui.RegressionLinks(), cfg.Logger), true
+	}
 	s.runs = lifecycle.NewManager(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
 		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
 		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
@@ -276,14 +288,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.Se
 // lifecycle.Manager.Start: runs left running are marked interrupted, queued
 // runs are queued again unless their secrets were lost or --allow-target
 // no longer allows their target). With Config.Retain it then prunes old
-// runs, and does so again every hour until Close.
+// runs, and does so again every hour until Close. It warms the
+// regressions cache New built (not one given in Config.Regressions).
 func (s *Server) Start(ctx context.Context) error {
 	if err := s.runs.Start(ctx); err != nil {
 		return fmt.Errorf("server: %w", err)
 	}
 	s.startPruner(ctx)
-	s.warmRegressions(ctx)
-	s.startNotifier(ctx)
+	if s.ownRegressions {
+		s.regressions.Warm(ctx)
+	}
 	s.launcher.Start(ctx)
 	return nil
 }
@@ -293,8 +307,9 @@ func (s *Server) Start(ctx context.Context) error {
 // stops pruning old runs.
 func (s *Server) Close() {
 	s.launcher.Close()
-	s.notify.close()
-	s.regressions.warm.close()
+	if s.ownRegressions {
+		s.regressions.Close()
+	}
 	s.pruner.close()
 	s.runs.Close()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/numfmt"
+	"github.com/kbench/kbench/internal/regressions"
 )
 
 // Paths of the regressions list.
@@ -14,10 +15,6 @@ const (
 	RegressionsPath    = "/regressions"
 	APIRegressionsPath = "/api/regressions"
 )
-
-// DefaultRegressionThreshold is the smallest change, in percent, the
-// regressions list names unless told otherwise.
-const DefaultRegressionThreshold = 5.0
 
 // RegressionsQuery is what the regressions list shows: the threshold (in
 // percent) and the detector's parameters (zero for Otava's defaults).
@@ -35,28 +32,18 @@ func (q RegressionsQuery) Values() url.Values {
 	return v
 }
 
-// Regression is a change point that made a metric of a series worse: the
-// regressions list's row, in the units of the metric.
-type Regression struct {
-	Series, Workload, Metric, Unit string
-	// Name is what the series is (SeriesName); Series its key.
-	Name string
-	// RunID is the first run after the change, Index its position in the
-	// series' history (Otava's convention), Time when it ran.
-	RunID uint
-	Index int
-	Time  time.Time
-	// Before and After are the segment means, ChangePct the change in
-	// percent, PValue the test's (NaN when it gave none).
-	Before, After, ChangePct, PValue float64
-	CommitBefore, CommitAfter        string
-	// CompareURL is the before/after comparison ("" when a side has no
-	// run), HistoryURL the series' history of the metric.
-	CompareURL, HistoryURL string
+// RegressionLinks are the links and names the regressions cache gives
+// each regression: the before/after comparison, the history page and the
+// series' name, as every page writes them.
+func RegressionLinks() regressions.Links {
+	return regressions.Links{
+		BeforeAfter: BeforeAfterURL,
+		History: func(series, metric string, opts changepoint.Options) string {
+			return HistoryURL(HistoryQuery{Series: series, Metric: metric, Options: opts})
+		},
+		SeriesName: SeriesName,
+	}
 }
-
-// CommitRange is "abc123..def456".
-func (r Regression) CommitRange() string { return r.CommitBefore + ".." + r.CommitAfter }
 
 // RegressionsView is the regressions page.
 type RegressionsView struct {
@@ -86,7 +73,7 @@ type RegressionRow struct {
 }
 
 // NewRegressionsView is the page of regs (newest first) found with q.
-func NewRegressionsView(regs []Regression, q RegressionsQuery) RegressionsView {
+func NewRegressionsView(regs []regressions.Regression, q RegressionsQuery) RegressionsView {
 	v := RegressionsView{Page: Page{Title: "Regressions"}, Rows: make([]RegressionRow, 0, len(regs)),
 		Threshold: strconv.FormatFloat(q.Threshold, 'g', -1, 64), Detect: newDetectFields("regressions", q.Options),
 		JSONURL: APIRegressionsPath + "?" + q.Values().Encode()}
@@ -108,7 +95,7 @@ type RegressionBadge struct {
 }
 
 // NewRegressionBadges are the badges of the regressions at one run.
-func NewRegressionBadges(regs []Regression) []RegressionBadge {
+func NewRegressionBadges(regs []regressions.Regression) []RegressionBadge {
 	var out []RegressionBadge
 	for _, r := range regs {
 		b := RegressionBadge{Text: r.Metric + " " + numfmt.SignedPercent(r.ChangePct), URL: r.CompareURL,

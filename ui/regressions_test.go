@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/changepoint"
+	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/testutil/golden"
 	"github.com/kbench/kbench/templates"
 )
 
-func sampleRegressions() []Regression {
+func sampleRegressions() []regressions.Regression {
 	t0 := time.Date(2022, 6, 21, 10, 0, 0, 0, time.UTC)
-	return []Regression{
+	return []regressions.Regression{
 		{Series: "imported:producer:perf@trunk", Name: "perf (producer) on trunk", Workload: "producer", Metric: "record-send-rate", Unit: "records/s",
 			RunID: 60, Index: 20, Time: t0.Add(48 * time.Hour), Before: 115000, After: 105000, ChangePct: -8.6957, PValue: 2e-6,
 			CommitBefore: "c19", CommitAfter: "c20", CompareURL: "/compare?at=60&by=change&runs=58%2C59%2C60%2C61",
@@ -59,7 +60,7 @@ func TestRegressionBadges(t *testing.T) {
 	regs := sampleRegressions()
 	v := NewRunsView(nil, 0, RunsQuery{}, nil)
 	v.Rows = []RunRow{{ID: 60}, {ID: 7}, {ID: 8}}
-	v.SetRegressions(map[uint][]Regression{60: regs[:1], 7: regs[1:]})
+	v.SetRegressions(map[uint][]regressions.Regression{60: regs[:1], 7: regs[1:]})
 	if b := v.Rows[0].Regressions; len(b) != 1 || b[0].Text != "record-send-rate -8.7%" || b[0].URL != regs[0].CompareURL ||
 		!strings.Contains(b[0].Title, "115,000 records/s → 105,000 records/s, commits c19..c20") {
 		t.Errorf("run 60 badges %+v", b)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -459,7 +460,7 @@ func runURL(id uint) string { return RunPathPrefix + strconv.FormatUint(uint64(i
 
 // SetRegressions badges the rows of runs at which their series regressed
 // (the regressions list by first run after the change).
-func (v *RunsView) SetRegressions(at map[uint][]Regression) {
+func (v *RunsView) SetRegressions(at map[uint][]regressions.Regression) {
 	for i := range v.Rows {
 		v.Rows[i].Regressions = NewRegressionBadges(at[v.Rows[i].ID])
 	}

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/dirlock"
+	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/server"
+	"github.com/kbench/kbench/ui"
 )
 
 // Serve is `kbench serve`.
@@ -146,6 +148,9 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer st.Close()
+	// The regressions cache the pages and the notifier share.
+	regs := regressions.New(st, ui.RegressionLinks(), cfg.Logger)
+	cfg.Regressions = regs
 	srv, err := server.New(cfg, st)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
@@ -154,6 +159,16 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	if err := srv.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
+	}
+	// Warm the regressions list in the background, and with --notify-url
+	// post each new regression; both stop (deferred) before the store
+	// closes.
+	regs.Warm(ctx)
+	defer regs.Close()
+	if cfg.NotifyURL != "" {
+		n := regressions.NewNotifier(regs, st, regressions.NotifierConfig{URL: cfg.NotifyURL, PublicURL: cfg.PublicURL, Logger: cfg.Logger})
+		n.Start(ctx)
+		defer n.Close()
 	}
 	ln, err := net.Listen("tcp", set.Listen)
 	if err != nil {

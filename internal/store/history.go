@@ -361,21 +361,9 @@ func (s *Store) SeriesMetrics(ctx context.Context, series string) ([]rundoc.Metr
 	return out, nil
 }
 
-// SeriesInfo is one series as ListSeries gives it.
-type SeriesInfo struct {
-	// Key is the series key (rundoc.Run.SeriesKey); Workload the workload
-	// of its last succeeded run stored (a series' runs share one, but for
-	// imports named by hand).
-	Key      string
-	Workload string
-	// Runs counts its succeeded runs; MaxID and SumID are their largest
-	// id and the sum of their ids. Together they change whenever a run
-	// of the series succeeds or is deleted, so what was derived from a
-	// series can be kept until they do.
-	Runs  int
-	MaxID uint
-	SumID uint64
-}
+// SeriesInfo is one series as ListSeries gives it (defined in rundoc,
+// so that readers of series through an interface link no database).
+type SeriesInfo = rundoc.SeriesInfo
 
 // ListSeries returns every series that has a succeeded run, by key, read
 // from one covering index, idx_runs_series_status: runs are rows of

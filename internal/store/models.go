@@ -8,7 +8,8 @@ import (
 )
 
 // ErrNotFound is returned when a run, profile or report does not exist.
-var ErrNotFound = errors.New("not found")
+// It is rundoc.ErrNotFound, which readers through an interface match.
+var ErrNotFound = rundoc.ErrNotFound
 
 // ErrConflict is returned when a state change does not apply to a run's
 // current status (e.g. starting a run that is no longer queued).

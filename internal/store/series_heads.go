@@ -8,13 +8,8 @@ import (
 )
 
 // SeriesHead is what names a series: its newest stored run's label,
-// workload and spec (SeriesInfo.MaxID).
-type SeriesHead struct {
-	Label    string
-	Workload rundoc.Workload
-	// Spec is the run's spec as JSON, secrets removed (Run.Spec).
-	Spec string
-}
+// workload and spec (defined in rundoc, as SeriesInfo is).
+type SeriesHead = rundoc.SeriesHead
 
 // SeriesHeads returns the SeriesHead of each run id given that exists
 // (the MaxID of SeriesInfos), by id: one read by primary key per series,

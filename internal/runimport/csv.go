@@ -1,7 +1,7 @@
-// Reading a CSV of past results (POST /api/import/csv): the format
-// Apache Otava reads and spreadsheets export.
+// Reading a CSV of past results (the server's POST /api/import/csv): the
+// format Apache Otava reads and spreadsheets export.
 
-package server
+package runimport
 
 import (
 	"bytes"
@@ -21,36 +21,22 @@ import (
 
 // Limits of a CSV import.
 const (
-	maxCSVBytes = 16 << 20
-	maxCSVRows  = 20000
+	MaxCSVBytes = 16 << 20
+	MaxCSVRows  = 20000
 )
 
-// csvRow is one row of a results CSV: one run.
-type csvRow struct {
-	line    int // 1-based line of the file
-	at      time.Time
-	meta    map[string]string
-	metrics []rundoc.Metric
+// CSVRow is one row of a results CSV: one run.
+type CSVRow struct {
+	Line    int // 1-based line of the file
+	At      time.Time
+	Meta    map[string]string
+	Metrics []rundoc.Metric
 }
 
-// csvError is a bad cell of a CSV: a 400 on the "file" field that names
-// the line and column (1-based; column 0 when the whole line is wrong).
-type csvError struct {
-	line, column int
-	msg          string
+// csvError is a bad cell or line of a CSV, on the "file" field.
+func csvError(line, column int, msg string) *CellError {
+	return &CellError{Field: "file", Line: line, Column: column, Msg: msg}
 }
-
-func (e *csvError) Error() string {
-	if e.column > 0 {
-		return fmt.Sprintf("file: line %d, column %d: %s", e.line, e.column, e.msg)
-	}
-	return fmt.Sprintf("file: line %d: %s", e.line, e.msg)
-}
-
-func (e *csvError) cell() (line, column int) { return e.line, e.column }
-
-// Unwrap makes it a 400 on "file" for classify.
-func (e *csvError) Unwrap() error { return &inputError{Field: "file", Msg: e.Error()[len("file: "):]} }
 
 // csvTagPrefix marks a column as a tag whatever its values: "tag:build"
 // is the tag build (':' is in no tag key, so no tag is mistaken for it).
@@ -97,7 +83,7 @@ var csvTimeLayouts = []string{
 	"2006/01/02",
 }
 
-// Run times are bounded, in the CSV as in the import's "time" field: a
+// Run times are bounded, in the CSV as in an import's "time" field: a
 // time before 1970 or after 2100 is a mistake (milliseconds given as
 // seconds, a year typed wrong), and one past year 9999 cannot even be
 // written back as JSON.
@@ -106,9 +92,9 @@ var (
 	maxRunTime = time.Date(2101, 1, 1, 0, 0, 0, 0, time.UTC) // the first instant after 2100
 )
 
-// checkRunTime refuses a time outside 1970–2100 (in UTC); v is how the
-// input wrote it.
-func checkRunTime(v string, t time.Time) error {
+// CheckRunTime refuses a time outside 1970–2100 (in UTC); v is how the
+// input wrote it. The server's imports check their "time" field with it.
+func CheckRunTime(v string, t time.Time) error {
 	if t.Before(minRunTime) || !t.Before(maxRunTime) {
 		return fmt.Errorf("time %q is %s UTC: want a time from 1970 to 2100 (Unix times in seconds, not milliseconds)", v, t.UTC().Format("2006-01-02T15:04:05"))
 	}
@@ -122,15 +108,15 @@ var zoneNameRE = regexp.MustCompile(`^(.*\S)\s+([A-Za-z][A-Za-z0-9_/+-]*)$`)
 // numericZoneRE is a time that ends with a numeric offset (-0500, +01:00).
 var numericZoneRE = regexp.MustCompile(`[+-][0-9]{2}:?[0-9]{2}$`)
 
-// parseCSVTime reads a row's time; a time without a zone is UTC, and the
+// ParseCSVTime reads a row's time; a time without a zone is UTC, and the
 // time must be from 1970 to 2100.
-func parseCSVTime(v string) (time.Time, error) {
+func ParseCSVTime(v string) (time.Time, error) {
 	if unixTimeRE.MatchString(v) {
 		f, err := strconv.ParseFloat(v, 64)
 		if err == nil {
 			sec, frac := math.Modf(f)
 			t := time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
-			return t, checkRunTime(v, t)
+			return t, CheckRunTime(v, t)
 		}
 	}
 	text := v
@@ -147,13 +133,13 @@ func parseCSVTime(v string) (time.Time, error) {
 	}
 	for _, layout := range csvTimeLayouts {
 		if t, err := time.Parse(layout, text); err == nil {
-			return t.UTC(), checkRunTime(v, t)
+			return t.UTC(), CheckRunTime(v, t)
 		}
 	}
 	return time.Time{}, fmt.Errorf("time %q: want RFC 3339 (2022-06-21T10:00:00Z), \"2022-06-21 10:00:00 +0200\", a date (2022-06-21) or Unix seconds", v)
 }
 
-// parseResultsCSV reads a CSV of past results: a header line naming the
+// ParseResultsCSV reads a CSV of past results: a header line naming the
 // columns, then one run per line. "time" (required) says when the run
 // happened; a column named as one of known (the workload's metrics) holds
 // that metric's values, with known's unit and direction; any other column
@@ -162,18 +148,20 @@ func parseCSVTime(v string) (time.Time, error) {
 // misspelt metric and refused, naming it and the metrics known. Empty
 // cells leave the metric or tag out, but every row needs a metric. All
 // rows must be of one branch. Column names are case-insensitive; a UTF-8
-// byte-order mark is skipped.
-func parseResultsCSV(r io.Reader, known []rundoc.Metric) ([]csvRow, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxCSVBytes+1))
+// byte-order mark is skipped. A bad cell or line is a *CellError, a file
+// over the limits a *LimitError, any other bad input a
+// *rundoc.FieldError, all on the field "file".
+func ParseResultsCSV(r io.Reader, known []rundoc.Metric) ([]CSVRow, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxCSVBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("server: read csv: %w", err)
+		return nil, fmt.Errorf("runimport: read csv: %w", err)
 	}
-	if len(data) > maxCSVBytes {
-		return nil, &limitError{field: "file", msg: fmt.Sprintf("the CSV is over %d bytes", maxCSVBytes)}
+	if len(data) > MaxCSVBytes {
+		return nil, &LimitError{Field: "file", Msg: fmt.Sprintf("the CSV is over %d bytes", MaxCSVBytes)}
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, badInput("file", "is empty: want a header line such as time,commit,record-send-rate and a line per run")
+		return nil, &rundoc.FieldError{Field: "file", Msg: "is empty: want a header line such as time,commit,record-send-rate and a line per run"}
 	}
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.TrimLeadingSpace = true
@@ -189,7 +177,7 @@ func parseResultsCSV(r io.Reader, known []rundoc.Metric) ([]csvRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []csvRow
+	var rows []CSVRow
 	var values [][]string // every row's cells, to judge unknown columns
 	branch, branchLine := "", 0
 	noMetrics := 0 // the first line without a metric value
@@ -202,23 +190,23 @@ func parseResultsCSV(r io.Reader, known []rundoc.Metric) ([]csvRow, error) {
 			return nil, csvReadError(err)
 		}
 		line, _ := cr.FieldPos(0)
-		if len(rows) == maxCSVRows {
-			return nil, &limitError{field: "file", msg: fmt.Sprintf("at most %d rows (runs) per import", maxCSVRows)}
+		if len(rows) == MaxCSVRows {
+			return nil, &LimitError{Field: "file", Msg: fmt.Sprintf("at most %d rows (runs) per import", MaxCSVRows)}
 		}
-		row := csvRow{line: line}
+		row := CSVRow{Line: line}
 		values = append(values, append([]string(nil), rec...))
 		for i, col := range cols {
 			v := strings.TrimSpace(rec[i])
 			bad := func(format string, a ...any) error {
 				_, c := cr.FieldPos(i)
-				return &csvError{line: line, column: c, msg: fmt.Sprintf(format, a...)}
+				return csvError(line, c, fmt.Sprintf(format, a...))
 			}
 			switch col.kind {
 			case colTime:
 				if v == "" {
 					return nil, bad("time: is empty: every run needs its time")
 				}
-				if row.at, err = parseCSVTime(v); err != nil {
+				if row.At, err = ParseCSVTime(v); err != nil {
 					return nil, bad("%v", err)
 				}
 			case colMetric:
@@ -231,15 +219,15 @@ func parseResultsCSV(r io.Reader, known []rundoc.Metric) ([]csvRow, error) {
 				}
 				m := col.metric
 				m.Value = f
-				row.metrics = append(row.metrics, m)
+				row.Metrics = append(row.Metrics, m)
 			case colTag:
 				if v == "" {
 					continue
 				}
-				if row.meta == nil {
-					row.meta = map[string]string{}
+				if row.Meta == nil {
+					row.Meta = map[string]string{}
 				}
-				row.meta[col.name] = v
+				row.Meta[col.name] = v
 				if err := rundoc.ValidateMeta(map[string]string{col.name: v}); err != nil {
 					return nil, bad("%s", strings.TrimPrefix(err.Error(), "--meta: "))
 				}
@@ -251,26 +239,26 @@ func parseResultsCSV(r io.Reader, known []rundoc.Metric) ([]csvRow, error) {
 				}
 			}
 		}
-		if len(row.metrics) == 0 && noMetrics == 0 {
+		if len(row.Metrics) == 0 && noMetrics == 0 {
 			noMetrics = line
 		}
-		if err := rundoc.ValidateMeta(row.meta); err != nil {
-			return nil, &csvError{line: line, msg: strings.TrimPrefix(err.Error(), "--meta: ")}
+		if err := rundoc.ValidateMeta(row.Meta); err != nil {
+			return nil, csvError(line, 0, strings.TrimPrefix(err.Error(), "--meta: "))
 		}
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
-		return nil, &csvError{line: pos[0][0], msg: "a header and no rows: want a line per run"}
+		return nil, csvError(pos[0][0], 0, "a header and no rows: want a line per run")
 	}
 	// A misspelt metric column is named before any consequence of it.
 	if err := numericTagColumns(cols, header, pos, values, known); err != nil {
 		return nil, err
 	}
 	if !slices.ContainsFunc(cols, func(c csvColumn) bool { return c.kind == colMetric }) {
-		return nil, &csvError{line: pos[0][0], msg: fmt.Sprintf("no metric column: name at least one of the workload's metrics (%s)", metricNames(known))}
+		return nil, csvError(pos[0][0], 0, fmt.Sprintf("no metric column: name at least one of the workload's metrics (%s)", metricNames(known)))
 	}
 	if noMetrics > 0 {
-		return nil, &csvError{line: noMetrics, msg: "no metric value: every run needs at least one"}
+		return nil, csvError(noMetrics, 0, "no metric value: every run needs at least one")
 	}
 	return rows, nil
 }
@@ -288,7 +276,7 @@ func csvColumns(header []string, pos [][2]int, known []rundoc.Metric) ([]csvColu
 	for i, h := range header {
 		name := strings.ToLower(strings.TrimSpace(h))
 		bad := func(format string, a ...any) error {
-			return &csvError{line: pos[i][0], column: pos[i][1], msg: fmt.Sprintf(format, a...)}
+			return csvError(pos[i][0], pos[i][1], fmt.Sprintf(format, a...))
 		}
 		if name == "" {
 			return nil, bad("column %d has no name", i+1)
@@ -318,7 +306,7 @@ func csvColumns(header []string, pos [][2]int, known []rundoc.Metric) ([]csvColu
 		}
 	}
 	if !hasTime {
-		return nil, &csvError{line: pos[0][0], msg: "no \"time\" column: the header must name one (time,commit,<metric>…)"}
+		return nil, csvError(pos[0][0], 0, "no \"time\" column: the header must name one (time,commit,<metric>…)")
 	}
 	return cols, nil
 }
@@ -349,8 +337,8 @@ func numericTagColumns(cols []csvColumn, header []string, pos [][2]int, rows [][
 			numbers++
 		}
 		if numbers > 0 {
-			return &csvError{line: pos[i][0], column: pos[i][1], msg: fmt.Sprintf("column %q holds numbers but is not a metric of the workload; known metrics: %s (name a column %s%s to keep it as a tag)",
-				header[i], metricNames(known), csvTagPrefix, col.name)}
+			return csvError(pos[i][0], pos[i][1], fmt.Sprintf("column %q holds numbers but is not a metric of the workload; known metrics: %s (name a column %s%s to keep it as a tag)",
+				header[i], metricNames(known), csvTagPrefix, col.name))
 		}
 	}
 	return nil
@@ -379,7 +367,7 @@ func csvReadError(err error) error {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
 			msg = "wrong number of fields: every line needs a value (or an empty one) for each column of the header"
 		}
-		return &csvError{line: pe.Line, column: pe.Column, msg: msg}
+		return csvError(pe.Line, pe.Column, msg)
 	}
-	return fmt.Errorf("server: read csv: %w", err)
+	return fmt.Errorf("runimport: read csv: %w", err)
 }

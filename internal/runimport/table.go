@@ -1,8 +1,9 @@
-// Reading a wide table of results (POST /api/import, field "table"):
+// Reading a wide table of results (the server's POST /api/import, field
+// "table"):
 // rows are metrics, columns are runs, as JIRA issues and pull requests
 // paste them (KAFKA-19296's "Metric | CLASSIC | CONSUMER" tables).
 
-package server
+package runimport
 
 import (
 	"bytes"
@@ -22,56 +23,42 @@ import (
 
 // Limits of a table import.
 const (
-	maxTableBytes = 16 << 20
-	maxTableRuns  = 100
-	maxTableRows  = 5000
+	MaxTableBytes = 16 << 20
+	MaxTableRuns  = 100
+	MaxTableRows  = 5000
 )
 
 // Table formats, as notes name them.
 const (
-	tableMarkdown = "Markdown"
-	tableJIRA     = "JIRA"
-	tableCSV      = "CSV"
-	tableTSV      = "tab-separated"
+	TableMarkdown = "Markdown"
+	TableJIRA     = "JIRA"
+	TableCSV      = "CSV"
+	TableTSV      = "tab-separated"
 )
 
-// resultsTable is a parsed table: one run per column after the first.
-type resultsTable struct {
-	format string
-	rows   int // metric rows read
-	runs   []tableRun
-	// notes are about the whole table; every run gets them.
-	notes []string
+// ResultsTable is a parsed table: one run per column after the first.
+type ResultsTable struct {
+	Format string
+	Rows   int // metric rows read
+	Runs   []TableRun
+	// Notes are about the whole table; every run gets them.
+	Notes []string
 }
 
-// tableRun is one column: a run.
-type tableRun struct {
-	label   string
-	metrics []rundoc.Metric
-	notes   []string
+// TableRun is one column: a run.
+type TableRun struct {
+	Label   string
+	Metrics []rundoc.Metric
+	Notes   []string
 }
 
-// tableError is a bad cell or line of a table: a 400 on the "table"
-// field naming the line and column (1-based; column 0 when the whole
-// line is wrong).
-type tableError struct {
-	line, column int
-	msg          string
+// tableError is a bad cell or line of a table, on the "table" field.
+func tableError(line, column int, msg string) *CellError {
+	return &CellError{Field: "table", Line: line, Column: column, Msg: msg}
 }
 
-func (e *tableError) Error() string {
-	if e.column > 0 {
-		return fmt.Sprintf("table: line %d, column %d: %s", e.line, e.column, e.msg)
-	}
-	return fmt.Sprintf("table: line %d: %s", e.line, e.msg)
-}
-
-func (e *tableError) cell() (line, column int) { return e.line, e.column }
-
-// Unwrap makes it a 400 on "table" for classify.
-func (e *tableError) Unwrap() error {
-	return &inputError{Field: "table", Msg: strings.TrimPrefix(e.Error(), "table: ")}
-}
+// badTable is bad input on the "table" field that names no cell.
+func badTable(msg string) error { return &rundoc.FieldError{Field: "table", Msg: msg} }
 
 // tcell is one cell of a table with where it starts.
 type tcell struct {
@@ -85,7 +72,7 @@ type tline struct {
 	cells []tcell
 }
 
-// parseResultsTable reads a wide table of results: a header line whose
+// ParseResultsTable reads a wide table of results: a header line whose
 // first cell names the metric column ("Metric", or anything) and whose
 // other cells label the runs, then one line per metric: its name, then a
 // value per run. It takes Markdown (with or without outer pipes, the
@@ -102,29 +89,29 @@ type tline struct {
 // ("12 ms" in a metric of seconds, "41.2%" in a ratio, "1.5 MiB" in
 // bytes); empty, "-" and "n/a" cells are left out, and so are NaN and
 // Infinity cells, with a note. Errors name the line and column.
-func parseResultsTable(r io.Reader, known []rundoc.Metric) (*resultsTable, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxTableBytes+1))
+func ParseResultsTable(r io.Reader, known []rundoc.Metric) (*ResultsTable, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxTableBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("server: read table: %w", err)
+		return nil, fmt.Errorf("runimport: read table: %w", err)
 	}
-	if len(data) > maxTableBytes {
-		return nil, &limitError{field: "table", msg: fmt.Sprintf("the table is over %d bytes", maxTableBytes)}
+	if len(data) > MaxTableBytes {
+		return nil, &LimitError{Field: "table", Msg: fmt.Sprintf("the table is over %d bytes", MaxTableBytes)}
 	}
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if !utf8.Valid(data) {
-		return nil, badInput("table", "is not UTF-8 text")
+		return nil, badTable("is not UTF-8 text")
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	if strings.TrimSpace(text) == "" {
-		return nil, badInput("table", "is empty: want a header line (Metric | run | run …) and a line per metric")
+		return nil, badTable("is empty: want a header line (Metric | run | run …) and a line per metric")
 	}
 	format := detectTableFormat(text)
 	var lines []tline
 	var skipped int
 	switch format {
-	case tableCSV:
+	case TableCSV:
 		lines, err = csvTableLines(text)
-	case tableTSV:
+	case TableTSV:
 		lines = tsvTableLines(text)
 	default:
 		lines, skipped, err = pipeTableLines(text)
@@ -136,9 +123,9 @@ func parseResultsTable(r io.Reader, known []rundoc.Metric) (*resultsTable, error
 	if err != nil {
 		return nil, err
 	}
-	t.format = format
+	t.Format = format
 	if skipped > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("%d lines of text around the table were skipped", skipped))
+		t.Notes = append(t.Notes, fmt.Sprintf("%d lines of text around the table were skipped", skipped))
 	}
 	return t, nil
 }
@@ -159,21 +146,21 @@ func detectTableFormat(text string) string {
 	}
 	switch {
 	case strings.HasPrefix(first[0], "||"):
-		return tableJIRA
+		return TableJIRA
 	case strings.HasPrefix(first[0], "|"):
-		return tableMarkdown
+		return TableMarkdown
 	case strings.Contains(first[0], "\t"):
-		return tableTSV
+		return TableTSV
 	case len(first) == 2 && strings.Contains(first[1], "|") && isDelimiterLine(splitPipes(first[1], 0, false)):
-		return tableMarkdown
+		return TableMarkdown
 	}
 	// A paste may start with text ("Results:") before a Markdown table.
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(l), "|") {
-			return tableMarkdown
+			return TableMarkdown
 		}
 	}
-	return tableCSV
+	return TableCSV
 }
 
 func isDelimiterLine(cells []tcell) bool {
@@ -255,7 +242,7 @@ func pipeTableLines(text string) (lines []tline, skipped int, err error) {
 			skipped++
 			continue
 		case state == 2:
-			return nil, 0, &tableError{line: n, msg: fmt.Sprintf("a second table (the first ends before line %d): import one table at a time", n)}
+			return nil, 0, tableError(n, 0, fmt.Sprintf("a second table (the first ends before line %d): import one table at a time", n))
 		}
 		state = 1
 		cells := splitPipes(raw, 0, strings.HasPrefix(trimmed, "||"))
@@ -281,9 +268,9 @@ func csvTableLines(text string) ([]tline, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, &tableError{line: pe.Line, column: pe.Column, msg: pe.Err.Error()}
+				return nil, tableError(pe.Line, pe.Column, pe.Err.Error())
 			}
-			return nil, fmt.Errorf("server: read table: %w", err)
+			return nil, fmt.Errorf("runimport: read table: %w", err)
 		}
 		l := tline{}
 		for i, f := range rec {
@@ -331,29 +318,29 @@ type tableMetric struct {
 }
 
 // tableFromLines reads the header and the metric rows.
-func tableFromLines(lines []tline, known []rundoc.Metric) (*resultsTable, error) {
+func tableFromLines(lines []tline, known []rundoc.Metric) (*ResultsTable, error) {
 	if len(lines) == 0 {
-		return nil, badInput("table", "holds no table: want a header line (Metric | run | run …) and a line per metric")
+		return nil, badTable("holds no table: want a header line (Metric | run | run …) and a line per metric")
 	}
 	header := lines[0]
 	if len(header.cells) < 2 {
-		return nil, &tableError{line: header.line, msg: "the header has one cell: want the metric column, then a column per run"}
+		return nil, tableError(header.line, 0, "the header has one cell: want the metric column, then a column per run")
 	}
-	if len(header.cells)-1 > maxTableRuns {
-		return nil, &limitError{field: "table", msg: fmt.Sprintf("%d run columns, at most %d per import", len(header.cells)-1, maxTableRuns)}
+	if len(header.cells)-1 > MaxTableRuns {
+		return nil, &LimitError{Field: "table", Msg: fmt.Sprintf("%d run columns, at most %d per import", len(header.cells)-1, MaxTableRuns)}
 	}
-	t := &resultsTable{}
+	t := &ResultsTable{}
 	seen := map[string]int{}
 	for i, c := range header.cells[1:] {
 		label := cleanCell(c.text)
 		bad := func(format string, a ...any) error {
-			return &tableError{line: header.line, column: c.column, msg: fmt.Sprintf(format, a...)}
+			return tableError(header.line, c.column, fmt.Sprintf(format, a...))
 		}
 		switch {
 		case label == "":
 			return nil, bad("column %d has no header: each run is labelled by its column's header", i+2)
-		case len(label) > maxLabel:
-			return nil, bad("the header %.40q… is over %d characters", label, maxLabel)
+		case len(label) > MaxLabel:
+			return nil, bad("the header %.40q… is over %d characters", label, MaxLabel)
 		case strings.ContainsFunc(label, unicode.IsControl):
 			return nil, bad("the header %q holds a control character (a line break in a quoted cell?)", label)
 		}
@@ -361,10 +348,10 @@ func tableFromLines(lines []tline, known []rundoc.Metric) (*resultsTable, error)
 			return nil, bad("column %d's header %q repeats column %d's: give each run its own label", i+2, label, j)
 		}
 		seen[strings.ToLower(label)] = i + 2
-		t.runs = append(t.runs, tableRun{label: label})
+		t.Runs = append(t.Runs, TableRun{Label: label})
 	}
-	if len(lines)-1 > maxTableRows {
-		return nil, &limitError{field: "table", msg: fmt.Sprintf("%d metric lines, at most %d", len(lines)-1, maxTableRows)}
+	if len(lines)-1 > MaxTableRows {
+		return nil, &LimitError{Field: "table", Msg: fmt.Sprintf("%d metric lines, at most %d", len(lines)-1, MaxTableRows)}
 	}
 	byName := map[string]rundoc.Metric{}
 	for _, m := range known {
@@ -372,42 +359,42 @@ func tableFromLines(lines []tline, known []rundoc.Metric) (*resultsTable, error)
 	}
 	rowOf := map[string]int{}
 	var unknown []string
-	nan := make([][]string, len(t.runs))
-	empty := make([][]string, len(t.runs))
+	nan := make([][]string, len(t.Runs))
+	empty := make([][]string, len(t.Runs))
 	for _, l := range lines[1:] {
 		if len(l.cells) != len(header.cells) {
-			return nil, &tableError{line: l.line, msg: fmt.Sprintf("%d cells, the header has %d: every line needs a name and a value (or an empty cell) per run", len(l.cells), len(header.cells))}
+			return nil, tableError(l.line, 0, fmt.Sprintf("%d cells, the header has %d: every line needs a name and a value (or an empty cell) per run", len(l.cells), len(header.cells)))
 		}
 		name := cleanCell(l.cells[0].text)
 		if name == "" {
 			if allEmpty(l.cells[1:]) {
 				continue
 			}
-			return nil, &tableError{line: l.line, column: l.cells[0].column, msg: "a line with values and no metric name"}
+			return nil, tableError(l.line, l.cells[0].column, "a line with values and no metric name")
 		}
 		if strings.ContainsFunc(name, unicode.IsControl) {
-			return nil, &tableError{line: l.line, column: l.cells[0].column, msg: fmt.Sprintf("the metric name %q holds a control character (a line break in a quoted cell?)", name)}
+			return nil, tableError(l.line, l.cells[0].column, fmt.Sprintf("the metric name %q holds a control character (a line break in a quoted cell?)", name))
 		}
 		if len(name) > 200 {
-			return nil, &tableError{line: l.line, column: l.cells[0].column, msg: fmt.Sprintf("the metric name %.40q… is over 200 characters", name)}
+			return nil, tableError(l.line, l.cells[0].column, fmt.Sprintf("the metric name %.40q… is over 200 characters", name))
 		}
 		tm := tableRowMetric(name, byName)
 		if first, dup := rowOf[tm.metric.Name]; dup {
-			return nil, &tableError{line: l.line, column: l.cells[0].column, msg: fmt.Sprintf("%s repeats line %d's metric", name, first)}
+			return nil, tableError(l.line, l.cells[0].column, fmt.Sprintf("%s repeats line %d's metric", name, first))
 		}
 		rowOf[tm.metric.Name] = l.line
 		if tm.note != "" {
-			t.notes = append(t.notes, tm.note)
+			t.Notes = append(t.Notes, tm.note)
 		}
 		if !tm.known {
 			unknown = append(unknown, tm.metric.Name)
 		}
-		t.rows++
-		vals := make([]tableValue, len(t.runs))
+		t.Rows++
+		vals := make([]tableValue, len(t.Runs))
 		for i, c := range l.cells[1:] {
 			v, err := parseTableValue(c.text)
 			if err != nil {
-				return nil, &tableError{line: l.line, column: c.column, msg: fmt.Sprintf("%s, %s: %v", name, t.runs[i].label, err)}
+				return nil, tableError(l.line, c.column, fmt.Sprintf("%s, %s: %v", name, t.Runs[i].Label, err))
 			}
 			vals[i] = v
 			if !tm.known && tm.metric.Unit == "" && v.unit != "" {
@@ -428,30 +415,30 @@ func tableFromLines(lines []tline, known []rundoc.Metric) (*resultsTable, error)
 			f, err := convertTableValue(v, tm.metric.Unit)
 			if err != nil {
 				c := l.cells[i+1]
-				return nil, &tableError{line: l.line, column: c.column, msg: fmt.Sprintf("%s, %s: %v", name, t.runs[i].label, err)}
+				return nil, tableError(l.line, c.column, fmt.Sprintf("%s, %s: %v", name, t.Runs[i].Label, err))
 			}
 			m := tm.metric
 			m.Value = f
-			t.runs[i].metrics = append(t.runs[i].metrics, m)
+			t.Runs[i].Metrics = append(t.Runs[i].Metrics, m)
 		}
 	}
-	if t.rows == 0 {
-		return nil, &tableError{line: header.line, msg: "a header and no metric lines: want a line per metric"}
+	if t.Rows == 0 {
+		return nil, tableError(header.line, 0, "a header and no metric lines: want a line per metric")
 	}
-	for i := range t.runs {
-		r := &t.runs[i]
-		if len(r.metrics) == 0 {
-			return nil, &tableError{line: header.line, column: header.cells[i+1].column, msg: fmt.Sprintf("column %q has no value: every run needs at least one", r.label)}
+	for i := range t.Runs {
+		r := &t.Runs[i]
+		if len(r.Metrics) == 0 {
+			return nil, tableError(header.line, header.cells[i+1].column, fmt.Sprintf("column %q has no value: every run needs at least one", r.Label))
 		}
 		if len(nan[i]) > 0 {
-			r.notes = append(r.notes, "left out, not a finite number (NaN or Infinity in the table): "+strings.Join(nan[i], ", "))
+			r.Notes = append(r.Notes, "left out, not a finite number (NaN or Infinity in the table): "+strings.Join(nan[i], ", "))
 		}
 		if len(empty[i]) > 0 {
-			r.notes = append(r.notes, "no value in the table for: "+listNames(empty[i]))
+			r.Notes = append(r.Notes, "no value in the table for: "+listNames(empty[i]))
 		}
 	}
 	if len(unknown) > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("%d metrics are neither kbench's nor in the catalog of Kafka's Java client metrics: kept as named, with no direction: %s",
+		t.Notes = append(t.Notes, fmt.Sprintf("%d metrics are neither kbench's nor in the catalog of Kafka's Java client metrics: kept as named, with no direction: %s",
 			len(unknown), listNames(unknown)))
 	}
 	return t, nil

@@ -1,4 +1,4 @@
-package server
+package regressions
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
-	"github.com/kbench/kbench/ui"
 )
 
 // stepRuns is n succeeded producer runs of series fp@trunk, a day apart
@@ -49,16 +48,19 @@ func TestRegressionsIncremental(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			dsn := ""
 			if backend == "postgres" {
+				if testing.Short() {
+					t.Skip("PostgreSQL: not under -short")
+				}
 				dsn = pgtest.URL(t)
 			}
-			testRegressionsIncremental(t, newTestServerOn(t, dsn, nil), dsn)
+			st := openStore(t, dsn)
+			testRegressionsIncremental(t, st, New(st, testLinks, nil), dsn)
 		})
 	}
 }
 
-func testRegressionsIncremental(t *testing.T, ts *testServer, dsn string) {
+func testRegressionsIncremental(t *testing.T, st *store.Store, c *Cache, dsn string) {
 	ctx := context.Background()
-	c := &ts.regressions
 	lists := func() int {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -66,9 +68,9 @@ func testRegressionsIncremental(t *testing.T, ts *testServer, dsn string) {
 	}
 	// check compares the cache's list with one computed from scratch
 	// and returns it.
-	check := func(name string) []ui.Regression {
+	check := func(name string) []Regression {
 		t.Helper()
-		got, err := ts.allRegressions(ctx, changepoint.Options{})
+		got, err := c.All(ctx, changepoint.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -76,7 +78,7 @@ func testRegressionsIncremental(t *testing.T, ts *testServer, dsn string) {
 		sets, n := c.sets, c.lists
 		c.sets = nil
 		c.mu.Unlock()
-		want, err := ts.allRegressions(ctx, changepoint.Options{})
+		want, err := c.All(ctx, changepoint.Options{})
 		if err != nil {
 			t.Fatalf("%s, from scratch: %v", name, err)
 		}
@@ -94,7 +96,7 @@ func testRegressionsIncremental(t *testing.T, ts *testServer, dsn string) {
 		}
 		return got
 	}
-	series := func(regs []ui.Regression) []string {
+	series := func(regs []Regression) []string {
 		var out []string
 		for _, r := range regs {
 			if !slices.Contains(out, r.Series) {
@@ -113,22 +115,22 @@ func testRegressionsIncremental(t *testing.T, ts *testServer, dsn string) {
 	}
 	t0 := time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC)
 
-	a := create(ts.st, stepRuns("fp-a", t0, 40, 1000, 800))
-	create(ts.st, stepRuns("fp-b", t0, 30, 100, 100))
+	a := create(st, stepRuns("fp-a", t0, 40, 1000, 800))
+	create(st, stepRuns("fp-b", t0, 30, 100, 100))
 	// fp-e, a year older, is pruned whole at the end.
-	create(ts.st, stepRuns("fp-e", t0.AddDate(-1, 0, 0), 40, 1000, 600))
+	create(st, stepRuns("fp-e", t0.AddDate(-1, 0, 0), 40, 1000, 600))
 	if got := series(check("three series")); !slices.Equal(got, []string{"fp-a@trunk", "fp-e@trunk"}) {
 		t.Errorf("regressions of %q, want fp-a@trunk's and fp-e@trunk's", got)
 	}
 	lists0 := lists()
 
-	create(ts.st, stepRuns("fp-a", t0.AddDate(0, 0, 40), 1, 800, 800))
+	create(st, stepRuns("fp-a", t0.AddDate(0, 0, 40), 1, 800, 800))
 	check("a succeeded run in an existing series")
-	create(ts.st, stepRuns("fp-b", t0.AddDate(0, 0, 30), 30, 50, 50))
+	create(st, stepRuns("fp-b", t0.AddDate(0, 0, 30), 30, 50, 50))
 	if got := series(check("fp-b regresses")); !slices.Equal(got, []string{"fp-a@trunk", "fp-b@trunk", "fp-e@trunk"}) {
 		t.Errorf("regressions of %q, want fp-a's, fp-b's and fp-e's", got)
 	}
-	cRuns := create(ts.st, stepRuns("fp-c", t0.AddDate(0, 1, 0), 40, 1000, 700))
+	cRuns := create(st, stepRuns("fp-c", t0.AddDate(0, 1, 0), 40, 1000, 700))
 	if got := series(check("a new series")); !slices.Contains(got, "fp-c@trunk") {
 		t.Errorf("regressions of %q, want fp-c's among them", got)
 	}
@@ -136,21 +138,21 @@ func testRegressionsIncremental(t *testing.T, ts *testServer, dsn string) {
 	// A run queued, then finished succeeded; another finished failed.
 	queued := []*store.Run{{Label: "fp-b", Workload: rundoc.Producer, Fingerprint: "fp-b", Meta: store.Meta{"branch": "trunk"}},
 		{Label: "fp-b", Workload: rundoc.Producer, Fingerprint: "fp-b", Meta: store.Meta{"branch": "trunk"}}}
-	create(ts.st, queued)
+	create(st, queued)
 	check("queued runs")
-	if err := ts.st.FinishRun(ctx, queued[0].ID, store.Outcome{Status: rundoc.StatusSucceeded,
+	if err := st.FinishRun(ctx, queued[0].ID, store.Outcome{Status: rundoc.StatusSucceeded,
 		Metrics: []rundoc.Metric{{Name: "record-send-rate", Value: 50, Unit: "records/s", Better: rundoc.HigherIsBetter}}}); err != nil {
 		t.Fatal(err)
 	}
 	check("a run finished succeeded")
-	if err := ts.st.FinishRun(ctx, queued[1].ID, store.Outcome{Status: rundoc.StatusFailed, Error: "boom"}); err != nil {
+	if err := st.FinishRun(ctx, queued[1].ID, store.Outcome{Status: rundoc.StatusFailed, Error: "boom"}); err != nil {
 		t.Fatal(err)
 	}
 	check("a run finished failed")
 
 	// Deletions: fp-c emptied run by run; fp-a's change point removed.
 	for i, r := range cRuns {
-		if err := ts.st.DeleteRun(ctx, r.ID); err != nil {
+		if err := st.DeleteRun(ctx, r.ID); err != nil {
 			t.Fatal(err)
 		}
 		if i%8 == 0 || i == len(cRuns)-1 {
@@ -161,12 +163,12 @@ func testRegressionsIncremental(t *testing.T, ts *testServer, dsn string) {
 		t.Errorf("regressions of %q after fp-c's runs were all deleted", got)
 	}
 	for _, r := range a[18:23] {
-		if err := ts.st.DeleteRun(ctx, r.ID); err != nil {
+		if err := st.DeleteRun(ctx, r.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
 	check("fp-a's change point deleted")
-	if _, err := ts.st.PruneRuns(ctx, t0.AddDate(0, 0, 12)); err != nil {
+	if _, err := st.PruneRuns(ctx, t0.AddDate(0, 0, 12)); err != nil {
 		t.Fatal(err)
 	}
 	if got := series(check("a prune")); slices.Contains(got, "fp-e@trunk") {
@@ -183,11 +185,11 @@ func testRegressionsIncremental(t *testing.T, ts *testServer, dsn string) {
 		// has heard of it.
 		heard := func(name string, write func() error) {
 			t.Helper()
-			g := ts.st.SeriesGeneration()
+			g := st.SeriesGeneration()
 			if err := write(); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			for deadline := time.Now().Add(30 * time.Second); ts.st.SeriesGeneration() == g; time.Sleep(5 * time.Millisecond) {
+			for deadline := time.Now().Add(30 * time.Second); st.SeriesGeneration() == g; time.Sleep(5 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatalf("%s: the server's store never heard of it", name)
 				}
@@ -235,8 +237,8 @@ func signatures(set *regressionSet) string {
 		return "none"
 	}
 	var out []string
-	for k, sr := range set.bySeries {
-		out = append(out, fmt.Sprintf("%s %+v", k, sr.sig))
+	for sig := range set.bySeries.All() {
+		out = append(out, fmt.Sprintf("%s %+v", sig.Key, sig))
 	}
 	slices.Sort(out)
 	return strings.Join(out, "\n")

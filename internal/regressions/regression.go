@@ -1,0 +1,68 @@
+package regressions
+
+import (
+	"math"
+	"time"
+)
+
+// DefaultThreshold is the smallest change, in percent, the regressions
+// list names unless told otherwise; badges and notifications use it.
+const DefaultThreshold = 5.0
+
+// Regression is a change point that made a metric of a series worse: the
+// regressions list's row, in the units of the metric.
+type Regression struct {
+	Series, Workload, Metric, Unit string
+	// Name is what the series is (Links.SeriesName); Series its key.
+	Name string
+	// RunID is the first run after the change, Index its position in the
+	// series' history (Otava's convention), Time when it ran.
+	RunID uint
+	Index int
+	Time  time.Time
+	// Before and After are the segment means, ChangePct the change in
+	// percent, PValue the test's (NaN when it gave none).
+	Before, After, ChangePct, PValue float64
+	CommitBefore, CommitAfter        string
+	// CompareURL is the before/after comparison ("" when a side has no
+	// run), HistoryURL the series' history of the metric.
+	CompareURL, HistoryURL string
+}
+
+// CommitRange is "abc123..def456".
+func (r Regression) CommitRange() string { return r.CommitBefore + ".." + r.CommitAfter }
+
+// APIRegression is one regression as GET /api/regressions and the
+// notifications name it.
+type APIRegression struct {
+	Series string `json:"series"`
+	// Name is what the series is (Regression.Name); Series its key.
+	Name      string  `json:"name"`
+	Metric    string  `json:"metric"`
+	RunID     uint    `json:"run_id"`
+	Index     int     `json:"index"`
+	Before    float64 `json:"before"`
+	After     float64 `json:"after"`
+	ChangePct float64 `json:"change_pct"`
+	// PValue is null in the unlikely case the test gave no number.
+	PValue       *float64  `json:"p_value"`
+	CompareURL   string    `json:"compare_url"`
+	HistoryURL   string    `json:"history_url"`
+	CommitBefore string    `json:"commit_before"`
+	CommitAfter  string    `json:"commit_after"`
+	Time         time.Time `json:"time"`
+	Unit         string    `json:"unit"`
+	Workload     string    `json:"workload"`
+}
+
+// NewAPIRegression is r as the API names it.
+func NewAPIRegression(r Regression) APIRegression {
+	a := APIRegression{Series: r.Series, Name: r.Name, Metric: r.Metric, RunID: r.RunID, Index: r.Index, Before: r.Before, After: r.After,
+		ChangePct: r.ChangePct, CompareURL: r.CompareURL, HistoryURL: r.HistoryURL, CommitBefore: r.CommitBefore,
+		CommitAfter: r.CommitAfter, Time: r.Time, Unit: r.Unit, Workload: r.Workload}
+	if !math.IsNaN(r.PValue) && !math.IsInf(r.PValue, 0) {
+		p := r.PValue
+		a.PValue = &p
+	}
+	return a
+}
