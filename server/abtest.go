@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
@@ -234,7 +235,7 @@ func (s *Server) apiCreateAB(c *gin.Context, req *createRequest) {
 		out = append(out, toAPIRun(&d, false))
 	}
 	c.Header("Location", res.compareURL)
-	c.JSON(http.StatusCreated, gin.H{"runs": out, "group_ids": res.groups, "ab_batch": res.batch, "compare_url": res.compareURL})
+	c.JSON(http.StatusCreated, client.Created{Runs: out, GroupIDs: res.groups, ABBatch: res.batch, CompareURL: res.compareURL})
 }
 
 // checkConfigLabel checks the label of configuration i of an A/B or sweep

@@ -14,11 +14,11 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/gin-gonic/gin"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/history"
@@ -286,27 +286,8 @@ func (s *Server) regressedRuns(ctx context.Context) (map[uint][]ui.Regression, e
 	return at, nil
 }
 
-// apiRegression is one regression as the API names it.
-type apiRegression struct {
-	Series string `json:"series"`
-	// Name is what the series is (ui.SeriesName); Series its key.
-	Name      string  `json:"name"`
-	Metric    string  `json:"metric"`
-	RunID     uint    `json:"run_id"`
-	Index     int     `json:"index"`
-	Before    float64 `json:"before"`
-	After     float64 `json:"after"`
-	ChangePct float64 `json:"change_pct"`
-	// PValue is null in the unlikely case the test gave no number.
-	PValue       *float64  `json:"p_value"`
-	CompareURL   string    `json:"compare_url"`
-	HistoryURL   string    `json:"history_url"`
-	CommitBefore string    `json:"commit_before"`
-	CommitAfter  string    `json:"commit_after"`
-	Time         time.Time `json:"time"`
-	Unit         string    `json:"unit"`
-	Workload     string    `json:"workload"`
-}
+// apiRegression is one regression as the API names it (client's).
+type apiRegression = client.Regression
 
 func newAPIRegression(r ui.Regression) apiRegression {
 	a := apiRegression{Series: r.Series, Name: r.Name, Metric: r.Metric, RunID: r.RunID, Index: r.Index, Before: r.Before, After: r.After,
@@ -339,7 +320,7 @@ func (s *Server) apiRegressions(c *gin.Context) {
 		for _, r := range regs {
 			out = append(out, newAPIRegression(r))
 		}
-		return gin.H{"regressions": out}, nil
+		return client.Regressions{Regressions: out}, nil
 	})
 }
 

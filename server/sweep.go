@@ -16,6 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/median"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
@@ -716,7 +717,7 @@ func (s *Server) apiCreateSweep(c *gin.Context) {
 	}
 	u := ui.SweepURL(id)
 	c.Header("Location", u)
-	c.JSON(http.StatusCreated, gin.H{"sweep": id, "url": u})
+	c.JSON(http.StatusCreated, client.SweepCreated{Sweep: id, URL: u})
 }
 
 // apiGetSweep answers GET /api/sweeps/{id}.

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
@@ -184,7 +185,7 @@ func (s *Server) apiWritepathPreset(c *gin.Context) {
 	}
 	u := ui.WritepathResultURL(batch)
 	c.Header("Location", u)
-	c.JSON(http.StatusCreated, gin.H{"batch": batch, "runs": out, "compare_url": u})
+	c.JSON(http.StatusCreated, client.Created{Batch: batch, Runs: out, CompareURL: u})
 }
 
 // wpPastBatches is how many earlier batches /writepath lists.
