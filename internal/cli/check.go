@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/check"
 	"github.com/kbench/kbench/internal/compare"
@@ -154,7 +155,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return usageErr("--server: must be an http:// or https:// URL, got %q", *serverURL)
 	}
-	cl := &checkClient{apiClient{base: base, token: *token}}
+	cl := &checkClient{newAPIClient(base, *token)}
 	sel := candidateSelector{ids: ids, label: *label, meta: meta}
 
 	fail := func(err error) int {
@@ -243,68 +244,32 @@ func parseBaseline(s string) (baselineSpec, error) {
 	return baselineSpec{}, fmt.Errorf("unknown form %q: want runs=ID,..., label=L, branch=B or report=SLUG", kind+"=")
 }
 
-// checkRun is a run as GET /api/runs and /api/runs/{id} show it, the
-// fields check reads.
-type checkRun struct {
-	ID          uint              `json:"id"`
-	Label       string            `json:"label"`
-	Workload    string            `json:"workload"`
-	Status      rundoc.Status     `json:"status"`
-	Error       string            `json:"error"`
-	Fingerprint string            `json:"fingerprint"`
-	Warmup      bool              `json:"warmup"`
-	Meta        map[string]string `json:"meta"`
-	Time        time.Time         `json:"time"`
-	SeriesKey   string            `json:"series_key"`
-	Metrics     []struct {
-		Name   string        `json:"name"`
-		Value  float64       `json:"value"`
-		Unit   string        `json:"unit"`
-		Better rundoc.Better `json:"better"`
-	} `json:"metrics"`
-}
+// checkRun is a run as GET /api/runs and /api/runs/{id} show it.
+type checkRun struct{ client.Run }
 
 // metric returns the run's first figure named name.
 func (r checkRun) metric(name string) (value float64, unit string, better rundoc.Better, ok bool) {
-	for _, m := range r.Metrics {
-		if m.Name == name {
-			return m.Value, m.Unit, m.Better, true
-		}
-	}
-	return 0, "", "", false
+	m, ok := r.Metric(name)
+	return m.Value, m.Unit, m.Better, ok
 }
 
-// history is the answer of GET /api/history.
-type history struct {
-	Points       []historyPoint `json:"points"`
-	ChangePoints []struct {
-		Index     int     `json:"index"`
-		RunID     uint    `json:"run_id"`
-		Before    float64 `json:"before"`
-		After     float64 `json:"after"`
-		ChangePct float64 `json:"change_pct"`
-		PValue    float64 `json:"p_value"`
-		Direction string  `json:"direction"`
-	} `json:"change_points"`
-}
-
-// historyPoint is one run of a history.
-type historyPoint struct {
-	RunID uint              `json:"run_id"`
-	Time  time.Time         `json:"time"`
-	Value *float64          `json:"value"`
-	Meta  map[string]string `json:"meta"`
-}
+// history is the answer of GET /api/history; historyPoint one run of it.
+type (
+	history      = client.History
+	historyPoint = client.HistoryPoint
+)
 
 // checkClient reads runs and histories through the server's API.
 type checkClient struct {
-	apiClient
+	*client.Client
 }
 
 func (c *checkClient) run(ctx context.Context, id uint) (checkRun, error) {
-	var r checkRun
-	err := c.get(ctx, fmt.Sprintf("/api/runs/%d", id), &r)
-	return r, err
+	r, err := c.Run(ctx, id)
+	if err != nil {
+		return checkRun{}, err
+	}
+	return checkRun{*r}, nil
 }
 
 // listRuns pages through GET /api/runs?q and returns the runs keep
@@ -315,34 +280,32 @@ func (c *checkClient) listRuns(ctx context.Context, q url.Values, keep func(chec
 	q.Set("limit", strconv.Itoa(page))
 	for offset := 0; ; offset += page {
 		q.Set("offset", strconv.Itoa(offset))
-		var ans struct {
-			Runs  []checkRun `json:"runs"`
-			Total int        `json:"total"`
-		}
-		if err := c.get(ctx, "/api/runs?"+q.Encode(), &ans); err != nil {
+		ans, err := c.Runs(ctx, q)
+		if err != nil {
 			return nil, err
 		}
 		for _, r := range ans.Runs {
-			if keep(r) {
-				out = append(out, r)
+			if keep(checkRun{r}) {
+				out = append(out, checkRun{r})
 			}
 		}
-		if len(ans.Runs) == 0 || offset+len(ans.Runs) >= ans.Total {
+		if len(ans.Runs) == 0 || int64(offset+len(ans.Runs)) >= ans.Total {
 			return out, nil
 		}
 	}
 }
 
 func (c *checkClient) history(ctx context.Context, q url.Values) (history, error) {
-	var h history
-	err := c.get(ctx, "/api/history?"+q.Encode(), &h)
-	var se *refusal
-	if errors.As(err, &se) && se.code == http.StatusNotFound {
+	h, err := c.History(ctx, q)
+	if client.StatusCode(err) == http.StatusNotFound {
 		// The run was just read, so a 404 here is most likely a server
 		// from before the history API.
-		return h, fmt.Errorf("%w (a server without the history API answers so: upgrade it, or give --baseline runs=…)", err)
+		return history{}, fmt.Errorf("%w (a server without the history API answers so: upgrade it, or give --baseline runs=…)", err)
 	}
-	return h, err
+	if err != nil {
+		return history{}, err
+	}
+	return *h, nil
 }
 
 // candidateSelector is how the candidates were named.
@@ -382,9 +345,8 @@ func (s candidateSelector) find(ctx context.Context, cl *checkClient) ([]checkRu
 	var runs []checkRun
 	for _, id := range ids {
 		r, err := cl.run(ctx, id)
-		var se *refusal
-		if errors.As(err, &se) && se.code == http.StatusNotFound {
-			return nil, fmt.Errorf("run #%d: no such run on %s", id, cl.base)
+		if client.StatusCode(err) == http.StatusNotFound {
+			return nil, fmt.Errorf("run #%d: no such run on %s", id, cl.BaseURL())
 		}
 		if err != nil {
 			return nil, err
@@ -428,7 +390,7 @@ func waitCandidates(ctx context.Context, cl *checkClient, sel candidateSelector,
 		case err != nil:
 			return nil, err
 		case len(runs) == 0:
-			pending = fmt.Errorf("no %s on %s", sel, cl.base)
+			pending = fmt.Errorf("no %s on %s", sel, cl.BaseURL())
 		}
 		for _, r := range runs {
 			if !r.Status.Final() {
@@ -578,7 +540,7 @@ func overall(series []seriesReport) (string, int) {
 // checkSeries decides one series' candidates.
 func checkSeries(ctx context.Context, cl *checkClient, cands []checkRun, bl baselineSpec, metricNames []string, p checkParams, opts check.Options) (seriesReport, error) {
 	first := cands[0]
-	sr := seriesReport{SeriesKey: first.SeriesKey, Workload: first.Workload, Baseline: "history", Results: []metricReport{}}
+	sr := seriesReport{SeriesKey: first.SeriesKey, Workload: string(first.Workload), Baseline: "history", Results: []metricReport{}}
 	candIDs := map[uint]bool{}
 	for _, r := range cands {
 		sr.Candidates = append(sr.Candidates, r.ID)
@@ -586,7 +548,7 @@ func checkSeries(ctx context.Context, cl *checkClient, cands []checkRun, bl base
 	}
 	explicit := len(metricNames) > 0
 	if !explicit {
-		metricNames = compare.HeadlineMetrics(first.Workload)
+		metricNames = compare.HeadlineMetrics(string(first.Workload))
 	}
 	// The baseline runs of an explicit --baseline, fetched once.
 	var baseRuns []checkRun
@@ -694,8 +656,8 @@ func historyBaseline(h history, first checkRun, cands map[uint]bool) []check.Poi
 func points(h history, from, to int, skip map[uint]bool) []check.Point {
 	var out []check.Point
 	for _, pt := range h.Points[max(from, 0):min(to, len(h.Points))] {
-		if pt.Value != nil && !skip[pt.RunID] {
-			out = append(out, check.Point{RunID: pt.RunID, Value: *pt.Value})
+		if !skip[pt.RunID] {
+			out = append(out, check.Point{RunID: pt.RunID, Value: pt.Value})
 		}
 	}
 	return out
@@ -723,13 +685,8 @@ func explicitBaseline(ctx context.Context, cl *checkClient, bl baselineSpec, fir
 			ids = append(ids, r.ID)
 		}
 	case "report":
-		var rep struct {
-			Columns []struct {
-				Baseline bool   `json:"baseline"`
-				Runs     []uint `json:"runs"`
-			} `json:"columns"`
-		}
-		if err := cl.get(ctx, "/r/"+url.PathEscape(bl.value)+".json", &rep); err != nil {
+		rep, err := cl.Report(ctx, bl.value)
+		if err != nil {
 			return nil, fmt.Errorf("report %q: %w", bl.value, err)
 		}
 		for _, c := range rep.Columns {
