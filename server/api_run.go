@@ -39,7 +39,7 @@ func toAPIRun(r *rundoc.Run, full bool) apiRun {
 	}
 	a.Metrics = []apiMetric{}
 	for _, m := range r.Metrics {
-		a.Metrics = append(a.Metrics, apiMetric{m.Name, m.Value, m.Unit, m.Better, m.Help})
+		a.Metrics = append(a.Metrics, apiMetric{Name: m.Name, Value: m.Value, Unit: m.Unit, Better: m.Better, Help: m.Help})
 	}
 	a.Series = append([]rundoc.SeriesPoint{}, r.Series...)
 	a.Profiles = toAPIProfiles(r.Profiles)

@@ -132,7 +132,7 @@ type sampleType = client.SampleType
 func sampleTypes(p *profile.Profile) []sampleType {
 	out := make([]sampleType, 0, len(p.SampleType))
 	for _, st := range p.SampleType {
-		out = append(out, sampleType{st.Type, st.Unit})
+		out = append(out, sampleType{Type: st.Type, Unit: st.Unit})
 	}
 	return out
 }
