@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kbench/kbench/client"
 )
 
 // TestE2EImportCSV: on /import, a CSV pasted with a bad cell comes back
@@ -53,11 +55,7 @@ func TestE2EImportCSV(t *testing.T) {
 	if q := e2eEval[string](t, b, "read the address", `location.search`); q != "?series=java-producer" {
 		t.Errorf("landed on /history%s, want ?series=java-producer", q)
 	}
-	var h struct {
-		Points []struct {
-			Meta map[string]string `json:"meta"`
-		} `json:"points"`
-	}
+	var h client.History
 	srv.api(t, http.MethodGet, "/api/history?series=java-producer", nil, http.StatusOK, &h)
 	if len(h.Points) != 3 || h.Points[2].Meta["commit"] != "c" {
 		t.Errorf("the back-filled series: %+v", h.Points)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kbench/kbench/client"
 )
 
 // e2eImportPerfTest posts one kafka-producer-perf-test summary line to
@@ -36,9 +38,7 @@ func (s *e2eServer) e2eImportPerfTest(t *testing.T, rate float64, at time.Time, 
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	var run struct {
-		ID uint `json:"id"`
-	}
+	var run client.Run
 	if resp.StatusCode != http.StatusCreated || json.Unmarshal(data, &run) != nil || run.ID == 0 {
 		t.Fatalf("import: %d %s", resp.StatusCode, data)
 	}

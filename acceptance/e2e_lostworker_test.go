@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
@@ -60,9 +61,7 @@ func TestE2ERemoteCancelAndLostWorker(t *testing.T) {
 	// Cancel of the remote run.
 	id := srv.createRun(t, long)
 	runningChild(id)
-	var answer struct {
-		Canceling bool `json:"canceling"`
-	}
+	var answer client.Canceling
 	canceled := time.Now()
 	srv.api(t, http.MethodPost, fmt.Sprintf("/api/runs/%d/cancel", id), nil, http.StatusAccepted, &answer)
 	r := waitRun(t, srv, id, "final", final)

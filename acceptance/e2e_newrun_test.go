@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kbench/kbench/client"
 )
 
 // TestE2ENewRunTargetFieldsAndErrors: choosing the embedded broker
@@ -93,9 +95,7 @@ func TestE2ENewRunTargetFieldsAndErrors(t *testing.T) {
 	if res.Bootstrap != "" || !res.Disabled {
 		t.Errorf("bootstrap servers after the submit: %q (disabled %v), want empty and disabled", res.Bootstrap, res.Disabled)
 	}
-	var list struct {
-		Total int `json:"total"`
-	}
+	var list client.RunList
 	srv.api(t, http.MethodGet, "/api/runs", nil, http.StatusOK, &list)
 	if list.Total != 0 {
 		t.Errorf("GET /api/runs: total %d after a rejected form, want 0", list.Total)

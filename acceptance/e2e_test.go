@@ -30,6 +30,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/pprof/profile"
+
+	"github.com/kbench/kbench/client"
 )
 
 const (
@@ -280,11 +282,7 @@ func (s *e2eServer) api(t *testing.T, method, path string, body any, wantStatus 
 // createRun creates one run through the API and returns its id.
 func (s *e2eServer) createRun(t *testing.T, body map[string]any) uint {
 	t.Helper()
-	var created struct {
-		ID     uint   `json:"id"`
-		Status string `json:"status"`
-		URL    string `json:"url"`
-	}
+	var created client.Created
 	s.api(t, http.MethodPost, "/api/runs", body, http.StatusCreated, &created)
 	if created.ID == 0 || created.URL != fmt.Sprintf("/runs/%d", created.ID) {
 		t.Fatalf("POST /api/runs: answer %+v has no id and url", created)
@@ -295,11 +293,9 @@ func (s *e2eServer) createRun(t *testing.T, body map[string]any) uint {
 // runStatus returns a run's status from the API.
 func (s *e2eServer) runStatus(t *testing.T, id uint) string {
 	t.Helper()
-	var run struct {
-		Status string `json:"status"`
-	}
+	var run client.Run
 	s.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d", id), nil, http.StatusOK, &run)
-	return run.Status
+	return string(run.Status)
 }
 
 // --- the browser ---
@@ -866,9 +862,7 @@ func TestE2EFormErrors(t *testing.T) {
 		t.Errorf("re-rendered form: workload %q, profiles %q; want producer and cpu,heap kept", st.Workload, st.Profiles)
 	}
 
-	var list struct {
-		Total int `json:"total"`
-	}
+	var list client.RunList
 	srv.api(t, http.MethodGet, "/api/runs", nil, http.StatusOK, &list)
 	if list.Total != 0 {
 		t.Errorf("GET /api/runs: total %d after a rejected form, want 0", list.Total)
@@ -971,9 +965,7 @@ func (s *e2eServer) e2eImport(t *testing.T, label, folded string) uint {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var run struct {
-		Profiles []struct{ ID uint } `json:"profiles"`
-	}
+	var run client.Run
 	data, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusCreated || json.Unmarshal(data, &run) != nil || len(run.Profiles) != 1 {
 		t.Fatalf("import %s: %d %s", label, resp.StatusCode, data)

@@ -2,7 +2,6 @@ package acceptance
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,20 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
 // e2eToolRun is what the tool tests read of a run.
 type e2eToolRun struct {
-	Status  string          `json:"status"`
-	Error   string          `json:"error"`
-	Output  string          `json:"output"`
-	Spec    json.RawMessage `json:"spec"`
-	Metrics []struct {
-		Name  string  `json:"name"`
-		Value float64 `json:"value"`
-		Unit  string  `json:"unit"`
-	} `json:"metrics"`
+	client.Run
+	// Measurement is the parts of the run's measurement document the
+	// tests read.
 	Measurement struct {
 		ExitCode *int     `json:"exit_code"`
 		Command  []string `json:"command"`
@@ -85,7 +79,7 @@ func TestToolRunsThroughServe(t *testing.T) {
 		for {
 			var r e2eToolRun
 			s.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d", id), nil, http.StatusOK, &r)
-			if r.Status == final {
+			if string(r.Status) == final {
 				return r
 			}
 			if r.Status != "queued" && r.Status != "running" || time.Now().After(deadline) {

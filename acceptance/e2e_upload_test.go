@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/testutil/gzbomb"
 )
 
@@ -116,9 +117,7 @@ func TestE2EUploadBombMemory(t *testing.T) {
 
 	// A run to attach to, and a CSRF token for the forms.
 	code, body := srv.e2eUpload(t, "/api/import", "", gz.Bytes(), map[string]string{"label": "target"})
-	var run struct {
-		ID uint `json:"id"`
-	}
+	var run client.Run
 	if code != http.StatusCreated || json.Unmarshal([]byte(body), &run) != nil {
 		t.Fatalf("import: %d %s", code, body)
 	}
@@ -146,13 +145,9 @@ func TestE2EUploadBombMemory(t *testing.T) {
 			t.Fatalf("%s, a valid profile: %d %.300s", p.name, code, body)
 		}
 	}
-	var before struct {
-		Total int `json:"total"`
-	}
+	var before client.RunList
 	srv.api(t, http.MethodGet, "/api/runs?limit=1", nil, http.StatusOK, &before)
-	var profilesBefore struct {
-		Profiles []json.RawMessage `json:"profiles"`
-	}
+	var profilesBefore client.Profiles
 	srv.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d/profiles", run.ID), nil, http.StatusOK, &profilesBefore)
 
 	unknownField := append(append([]byte{}, raw.Bytes()...), 0xa2, 0x06) // field 100, length-delimited…
@@ -204,13 +199,9 @@ func TestE2EUploadBombMemory(t *testing.T) {
 	if worst > e2eMemoryBound {
 		t.Errorf("refusing the bombs took the server %.1f MB over idle, more than %d MB", float64(worst)/1e6, e2eMemoryBound>>20)
 	}
-	var after struct {
-		Total int `json:"total"`
-	}
+	var after client.RunList
 	srv.api(t, http.MethodGet, "/api/runs?limit=1", nil, http.StatusOK, &after)
-	var profilesAfter struct {
-		Profiles []json.RawMessage `json:"profiles"`
-	}
+	var profilesAfter client.Profiles
 	srv.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d/profiles", run.ID), nil, http.StatusOK, &profilesAfter)
 	if after.Total != before.Total || len(profilesAfter.Profiles) != len(profilesBefore.Profiles) {
 		t.Errorf("the bombs stored something: %d → %d runs, %d → %d profiles", before.Total, after.Total, len(profilesBefore.Profiles), len(profilesAfter.Profiles))

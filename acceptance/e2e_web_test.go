@@ -10,6 +10,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/kbench/kbench/client"
 )
 
 // e2eNarrowStacks is a profile whose flame graph is shallow where it is
@@ -227,9 +229,7 @@ func TestE2ERunsLabelOneLine(t *testing.T) {
 	e2eSkip(t)
 	srv := startE2EServer(t)
 	b := startE2EBrowser(t)
-	var created struct {
-		Runs []struct{ ID uint } `json:"runs"`
-	}
+	var created client.Created
 	srv.api(t, http.MethodPost, "/api/runs", map[string]any{"workload": "producer", "label": "kafka-go-conn", "repetitions": 2, "warmup_runs": 1,
 		"params": map[string]any{"num-records": 20000, "record-size": 100, "throughput": -1, "profile": "none"}}, http.StatusCreated, &created)
 	if len(created.Runs) != 3 {

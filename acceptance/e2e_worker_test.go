@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
@@ -109,20 +110,8 @@ func startE2EWorker(t *testing.T, database, queue string) (*e2eProcess, string) 
 	return p, data
 }
 
-// e2eWorkerRun is what the test reads of a run.
-type e2eWorkerRun struct {
-	Status   string `json:"status"`
-	Error    string `json:"error"`
-	Queue    string `json:"queue"`
-	Worker   string `json:"worker"`
-	Profiles []struct {
-		Kind     string `json:"kind"`
-		Download string `json:"download"`
-	} `json:"profiles"`
-	Metrics []struct {
-		Name string `json:"name"`
-	} `json:"metrics"`
-}
+// e2eWorkerRun is a run as the test reads it.
+type e2eWorkerRun = client.Run
 
 // waitRun polls run id until done says so.
 func waitRun(t *testing.T, s *e2eServer, id uint, what string, done func(e2eWorkerRun) bool) e2eWorkerRun {
@@ -202,13 +191,7 @@ func TestE2EWorkersTakeTheirQueues(t *testing.T) {
 			t.Errorf("run %d of %s: profile download %d, %d bytes; want 200 and a gzipped profile", id, q, resp.StatusCode, body.Len())
 		}
 	}
-	var list struct {
-		Runs []struct {
-			ID     uint   `json:"id"`
-			Worker string `json:"worker"`
-			Queue  string `json:"queue"`
-		} `json:"runs"`
-	}
+	var list client.RunList
 	srv.api(t, http.MethodGet, "/api/runs", nil, http.StatusOK, &list)
 	for _, r := range list.Runs {
 		if r.Worker != host || (r.ID != ids["lab-a"] && r.ID != ids["lab-b"]) {
@@ -222,12 +205,7 @@ func TestE2EWorkersTakeTheirQueues(t *testing.T) {
 		}
 	}
 
-	var refused struct {
-		Errors []struct {
-			Field   string `json:"field"`
-			Message string `json:"error"`
-		} `json:"errors"`
-	}
+	var refused client.ErrorBody
 	srv.api(t, http.MethodPost, "/api/runs", map[string]any{"workload": "producer", "queue": "Lab A", "params": tiny}, http.StatusBadRequest, &refused)
 	if len(refused.Errors) != 1 || refused.Errors[0].Field != "queue" {
 		t.Errorf("an invalid queue: errors %+v, want one naming queue", refused.Errors)
@@ -238,7 +216,7 @@ func TestE2EWorkersTakeTheirQueues(t *testing.T) {
 			"sasl_mechanism": "PLAIN", "sasl_username": "u", "sasl_password": "not-for-workers"}}, http.StatusBadRequest, &refused)
 	named := false
 	for _, e := range refused.Errors {
-		named = named || e.Field == "queue" && strings.Contains(e.Message, "name a cluster")
+		named = named || e.Field == "queue" && strings.Contains(e.Error, "name a cluster")
 	}
 	if !named {
 		t.Errorf("a per-run password for lab-a: errors %+v, want one on queue saying to name a cluster", refused.Errors)

@@ -12,29 +12,17 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/jdk"
 )
 
 // execRun is a run as GET /api/runs/:id shows it, the fields kbench
 // exec's tests read.
 type execRun struct {
-	Workload, Source, Label, Status, Error, Output string
-	ExitCode                                       *int `json:"exit_code"`
-	Complete                                       bool
-	Meta                                           map[string]string
-	StartedAt                                      *time.Time `json:"started_at"`
-	FinishedAt                                     *time.Time `json:"finished_at"`
-	Metrics                                        []struct {
-		Name, Unit, Better string
-		Value              float64
-	}
-	Profiles []struct {
-		Kind    string
-		Samples int64
-	}
-	Measurement map[string]any
+	client.Run
+	// Measurement is the run's measurement document, read loosely.
+	Measurement map[string]any `json:"measurement"`
 }
 
 func (r execRun) metric(name string) (float64, bool) {

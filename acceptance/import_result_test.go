@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -38,21 +39,7 @@ func kbenchCmd(t *testing.T, env []string, args ...string) (int, string, string)
 }
 
 // storedRun is what these tests read of a run through the API.
-type storedRun struct {
-	ID               uint
-	Workload, Source string
-	Status           string
-	Complete         bool
-	Label            string
-	Fingerprint      string
-	SeriesKey        string `json:"series_key"`
-	Meta             map[string]string
-	Metrics          []struct {
-		Name  string
-		Value float64
-	}
-	Profiles []struct{ ID uint }
-}
+type storedRun = client.Run
 
 func getStored(t *testing.T, srv *e2eServer, url string) storedRun {
 	t.Helper()

@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 
+	"github.com/kbench/kbench/client"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/internal/compare"
@@ -44,5 +46,5 @@ func (s *Server) apiCreateAB(c *gin.Context, req *launch.Request) {
 	}
 	u := groupsCompareURL(res.Runs, res.Groups)
 	c.Header("Location", u)
-	c.JSON(http.StatusCreated, gin.H{"runs": out, "group_ids": res.Groups, "ab_batch": res.Batch, "compare_url": u})
+	c.JSON(http.StatusCreated, client.Created{Runs: out, GroupIDs: res.Groups, ABBatch: res.Batch, CompareURL: u})
 }

@@ -9,10 +9,10 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/history"
@@ -172,77 +172,16 @@ func headlineOf(metrics []rundoc.Metric) string {
 	return ""
 }
 
-// apiHistoryPoint and the types below are /api/history's answer: the
-// names the API promises.
-type apiHistoryPoint struct {
-	RunID uint              `json:"run_id"`
-	Time  time.Time         `json:"time"`
-	Value float64           `json:"value"`
-	Meta  map[string]string `json:"meta"`
-}
-
-type apiChangePoint struct {
-	Index     int     `json:"index"`
-	RunID     uint    `json:"run_id"`
-	Before    float64 `json:"before"`
-	After     float64 `json:"after"`
-	ChangePct float64 `json:"change_pct"`
-	// PValue is null in the unlikely case the test gave no number.
-	PValue       *float64 `json:"p_value"`
-	Direction    string   `json:"direction"`
-	Magnitude    float64  `json:"magnitude"`
-	CommitBefore string   `json:"commit_before"`
-	CommitAfter  string   `json:"commit_after"`
-	CompareURL   string   `json:"compare_url"`
-	// RunsBefore and RunsAfter are the sizes of the segments either side;
-	// Tentative is true when one is below min_segment (TentativeReason
-	// says so in words).
-	RunsBefore      int    `json:"runs_before"`
-	RunsAfter       int    `json:"runs_after"`
-	Tentative       bool   `json:"tentative"`
-	TentativeReason string `json:"tentative_reason,omitempty"`
-}
-
-type apiSegment struct {
-	Start  int     `json:"start"`
-	End    int     `json:"end"`
-	Median float64 `json:"median"`
-}
-
-type apiMark struct {
-	Index   int      `json:"index"`
-	RunID   uint     `json:"run_id"`
-	Changes []string `json:"changes"`
-}
-
-type apiHistoryParams struct {
-	Window       int     `json:"window"`
-	MaxPValue    float64 `json:"max_pvalue"`
-	MinMagnitude float64 `json:"min_magnitude"`
-	MinSegment   int     `json:"min_segment"`
-}
-
-// apiHistory is /api/history's answer. ChangePoints are those with at
-// least min_segment runs each side, which the regressions list, badges,
-// notifications and kbench check go by; TentativeChangePoints the others
-// Otava reports. With min_segment=1 every change point is in
-// ChangePoints: Otava's raw answer.
-type apiHistory struct {
-	Series string `json:"series"`
-	// Name is what the series is (ui.SeriesName); Series its key.
-	Name         string            `json:"name"`
-	Metric       string            `json:"metric"`
-	Unit         string            `json:"unit"`
-	Better       rundoc.Better     `json:"better"`
-	Points       []apiHistoryPoint `json:"points"`
-	ChangePoints []apiChangePoint  `json:"change_points"`
-	Tentative    []apiChangePoint  `json:"tentative_change_points"`
-	Segments     []apiSegment      `json:"segments"`
-	Marks        []apiMark         `json:"marks"`
-	Params       apiHistoryParams  `json:"params"`
-	Metrics      []string          `json:"metrics"`
-	HistoryURL   string            `json:"history_url"`
-}
+// apiHistory and its parts are /api/history's answer: the client
+// package's types (see client.History), the names the API promises.
+type (
+	apiHistory       = client.History
+	apiHistoryPoint  = client.HistoryPoint
+	apiChangePoint   = client.ChangePoint
+	apiSegment       = client.Segment
+	apiMark          = client.Mark
+	apiHistoryParams = client.HistoryParams
+)
 
 func newAPIHistory(series string, metrics []rundoc.Metric, h history.History, q ui.HistoryQuery) apiHistory {
 	a := apiHistory{Series: series, Metric: h.Metric, Unit: h.Unit, Better: h.Better,

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/runimport"
 	"github.com/kbench/kbench/internal/store"
@@ -40,7 +41,7 @@ func (s *Server) importCSV(c *gin.Context) {
 		d := r.Doc()
 		out[i] = toAPIRun(&d, false)
 	}
-	c.JSON(http.StatusCreated, gin.H{"series": runs[0].SeriesKey, "runs": out})
+	c.JSON(http.StatusCreated, client.Created{Series: runs[0].SeriesKey, Runs: out})
 }
 
 func (s *Server) importCSVRuns(c *gin.Context) ([]*store.Run, error) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/runimport"
 	"github.com/kbench/kbench/internal/store"
@@ -131,7 +132,7 @@ func (s *Server) importTableAPI(c *gin.Context) {
 		d := r.Doc()
 		out[i] = toAPIRun(&d, false)
 	}
-	c.JSON(http.StatusCreated, gin.H{"runs": out, "compare_url": tableCompareURL(runs)})
+	c.JSON(http.StatusCreated, client.Created{Runs: out, CompareURL: tableCompareURL(runs)})
 }
 
 // tableCompareURL compares a table's runs, one column each.

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/ui"
@@ -24,7 +25,7 @@ func (s *Server) apiListProfiles(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"profiles": toAPIProfiles(ps)})
+	c.JSON(http.StatusOK, client.Profiles{Profiles: toAPIProfiles(ps)})
 }
 
 func (s *Server) downloadProfile(c *gin.Context) {

@@ -10,24 +10,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/pprof/profile"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/ui"
 )
 
-// profileMeta is a profile as the API names it.
-type profileMeta struct {
-	ID    uint   `json:"id"`
-	RunID uint   `json:"run_id"`
-	Role  string `json:"role"`
-	Kind  string `json:"kind"`
-	Bytes int64  `json:"bytes"`
-	// Samples counts the profile's pprof sample entries: its distinct
-	// stacks (with their labels), not the samples taken; the pages call
-	// it "Distinct stacks".
-	Samples  int64 `json:"samples"`
-	Uploaded bool  `json:"uploaded,omitempty"`
-}
+// profileMeta is a profile as the API names it (client's).
+type profileMeta = client.ProfileMeta
 
 func metaOf(p *store.Profile) profileMeta {
 	return profileMeta{ID: p.ID, RunID: p.RunID, Role: string(p.Role), Kind: string(p.Kind), Bytes: p.Bytes, Samples: p.Samples, Uploaded: p.Uploaded}
@@ -136,15 +126,13 @@ func (s *Server) profileSample(c *gin.Context) (*loadedProfile, int, error) {
 	return lp, idx, nil
 }
 
-type sampleType struct {
-	Type string `json:"type"`
-	Unit string `json:"unit"`
-}
+// sampleType is one of a profile's sample values as the API names it.
+type sampleType = client.SampleType
 
 func sampleTypes(p *profile.Profile) []sampleType {
 	out := make([]sampleType, 0, len(p.SampleType))
 	for _, st := range p.SampleType {
-		out = append(out, sampleType{st.Type, st.Unit})
+		out = append(out, sampleType{Type: st.Type, Unit: st.Unit})
 	}
 	return out
 }

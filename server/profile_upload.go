@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
@@ -138,7 +139,7 @@ func (s *Server) attachProfiles(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusCreated, gin.H{"profiles": toAPIProfiles(added)})
+	c.JSON(http.StatusCreated, client.Profiles{Profiles: toAPIProfiles(added)})
 }
 
 // attachProfilesForm is the run page's upload form.

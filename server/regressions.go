@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/ui"
@@ -66,7 +67,7 @@ func (s *Server) apiRegressions(c *gin.Context) {
 		for _, r := range regs {
 			out = append(out, regressions.NewAPIRegression(r))
 		}
-		return gin.H{"regressions": out}, nil
+		return client.Regressions{Regressions: out}, nil
 	})
 }
 

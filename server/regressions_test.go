@@ -10,27 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 )
 
-type regressionsAnswer struct {
-	Regressions []struct {
-		Series       string    `json:"series"`
-		Metric       string    `json:"metric"`
-		RunID        uint      `json:"run_id"`
-		Index        int       `json:"index"`
-		Before       float64   `json:"before"`
-		After        float64   `json:"after"`
-		ChangePct    float64   `json:"change_pct"`
-		PValue       *float64  `json:"p_value"`
-		CompareURL   string    `json:"compare_url"`
-		HistoryURL   string    `json:"history_url"`
-		CommitBefore string    `json:"commit_before"`
-		CommitAfter  string    `json:"commit_after"`
-		Time         time.Time `json:"time"`
-	} `json:"regressions"`
-}
+// regressionsAnswer is /api/regressions' answer, as the client reads it.
+type regressionsAnswer = client.Regressions
 
 func (ts *testServer) getRegressions(t *testing.T, query string) regressionsAnswer {
 	t.Helper()

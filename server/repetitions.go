@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
@@ -142,7 +143,7 @@ func (s *Server) apiAddRepetitions(c *gin.Context) {
 		out = append(out, toAPIRun(&d, false))
 	}
 	c.Header("Location", u)
-	c.JSON(http.StatusCreated, gin.H{"runs": out, "ab_batch": batch, "compare_url": u})
+	c.JSON(http.StatusCreated, client.Created{Runs: out, ABBatch: batch, CompareURL: u})
 }
 
 // addRepetitionsForm handles the comparison page's "Add repetitions"

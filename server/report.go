@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
@@ -108,7 +109,7 @@ func (s *Server) apiCreateReport(c *gin.Context) {
 	}
 	u := ui.ReportURL(rep.Slug, "")
 	c.Header("Location", u)
-	c.JSON(http.StatusCreated, gin.H{"slug": rep.Slug, "url": u})
+	c.JSON(http.StatusCreated, client.ReportCreated{Slug: rep.Slug, URL: u})
 }
 
 // createReportForm handles the "Save as report" form: 303 to the report.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/store"
 )
 
@@ -45,5 +46,5 @@ func (s *Server) apiCancelRun(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusAccepted, gin.H{"id": id, "canceling": true})
+	c.JSON(http.StatusAccepted, client.Canceling{ID: id, Canceling: true})
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/ui"
@@ -105,11 +106,11 @@ func (s *Server) apiCreateRuns(c *gin.Context) {
 		d := r.Doc()
 		out = append(out, toAPIRun(&d, false))
 	}
-	body := gin.H{"runs": out}
+	body := client.Created{Runs: out}
 	if len(out) == 1 {
-		body["id"], body["status"], body["url"] = out[0].ID, out[0].Status, out[0].URL
+		body.ID, body.Status, body.URL = out[0].ID, out[0].Status, out[0].URL
 	} else {
-		body["group_id"] = runs[0].GroupID
+		body.GroupID = runs[0].GroupID
 	}
 	c.JSON(http.StatusCreated, body)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gin-gonic/gin"
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -132,6 +133,5 @@ func (s *Server) apiListRuns(c *gin.Context) {
 	if f.Before > 0 || f.After > 0 {
 		offset = page.Newer
 	}
-	c.JSON(http.StatusOK, gin.H{"runs": out, "total": page.Total, "offset": offset, "limit": f.Limit,
-		"next": next, "prev": prev})
+	c.JSON(http.StatusOK, client.RunList{Runs: out, Total: page.Total, Offset: offset, Limit: f.Limit, Next: next, Prev: prev})
 }

@@ -9,10 +9,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
@@ -24,21 +24,10 @@ import (
 // here are their requests, the sweep as GET /api/sweeps/{id} answers it,
 // and its pages.
 
-// sweepResult is a sweep as GET /api/sweeps/{id} answers it.
+// sweepResult is a sweep as GET /api/sweeps/{id} answers it: the client
+// package's type (sweepAnswer), and the runs read for it.
 type sweepResult struct {
-	Sweep string `json:"sweep"`
-	URL   string `json:"url"`
-	Phase string `json:"phase"`
-	// Note says why a sweep ended as it did when that is not plain: it
-	// was canceled, its runs were deleted, or it has no points.
-	Note        string          `json:"note,omitempty"`
-	CreatedAt   time.Time       `json:"created_at"`
-	RatesPct    []float64       `json:"rates_pct"`
-	Repetitions int             `json:"repetitions"`
-	Configs     []sweepConfigV  `json:"configs"`
-	Phases      []sweepPhaseV   `json:"phases"`
-	Runs        []sweepRunV     `json:"runs"`
-	Points      []ui.SweepPoint `json:"points"`
+	sweepAnswer
 
 	// stored are the runs read for Runs and Points, with their plotted
 	// metrics as stored (units and directions), so that a report's
@@ -46,30 +35,13 @@ type sweepResult struct {
 	stored map[uint]rundoc.Run
 }
 
-type sweepConfigV struct {
-	launch.SweepConfig
-	Metrics map[string]string `json:"metrics"`
-	MaxRate *launch.SweepMax  `json:"max_rate,omitempty"`
-}
-
-type sweepPhaseV struct {
-	Phase    int    `json:"phase"`
-	Name     string `json:"name"`
-	Runs     int    `json:"runs"`
-	Finished int    `json:"finished"`
-}
-
-type sweepRunV struct {
-	ID         uint               `json:"id"`
-	URL        string             `json:"url"`
-	Config     int                `json:"config"`
-	Label      string             `json:"label"`
-	Phase      int                `json:"phase"`
-	RatePct    float64            `json:"rate_pct"`
-	TargetRate float64            `json:"target_rate"`
-	Status     rundoc.Status      `json:"status"`
-	Metrics    map[string]float64 `json:"metrics"`
-}
+// sweepAnswer and its parts are client's: the names the API promises.
+type (
+	sweepAnswer  = client.Sweep
+	sweepConfigV = client.SweepConfig
+	sweepPhaseV  = client.SweepPhase
+	sweepRunV    = client.SweepRun
+)
 
 // loadSweep reads sweep id with its runs and points.
 func (s *Server) loadSweep(ctx context.Context, id string) (*sweepResult, error) {
@@ -80,8 +52,8 @@ func (s *Server) loadSweep(ctx context.Context, id string) (*sweepResult, error)
 	if err != nil {
 		return nil, err
 	}
-	res := &sweepResult{Sweep: sw.ID, URL: ui.SweepURL(sw.ID), Phase: sw.Phase, CreatedAt: sw.CreatedAt, Repetitions: sw.Repetitions,
-		Runs: []sweepRunV{}, Points: []ui.SweepPoint{}}
+	res := &sweepResult{sweepAnswer: sweepAnswer{Sweep: sw.ID, URL: ui.SweepURL(sw.ID), Phase: sw.Phase, CreatedAt: sw.CreatedAt,
+		Repetitions: sw.Repetitions, Runs: []sweepRunV{}, Points: []ui.SweepPoint{}}}
 	var configs []launch.SweepConfig
 	if err := json.Unmarshal([]byte(sw.Configs), &configs); err != nil {
 		return nil, fmt.Errorf("server: sweep %s: configurations: %w", id, err)
@@ -98,11 +70,12 @@ func (s *Server) loadSweep(ctx context.Context, id string) (*sweepResult, error)
 	var names []string
 	for i, c := range configs {
 		kind, _ := launch.SweepKindOf(c.Workload)
-		v := sweepConfigV{SweepConfig: c, Metrics: map[string]string{
+		v := sweepConfigV{Label: c.Label, Queue: c.Queue, Workload: c.Workload, Spec: c.Spec, Metrics: map[string]string{
 			"throughput": kind.RateMetric, "p50": kind.Latency[0], "p99": kind.Latency[1], "p999": kind.Latency[2]}}
 		for j := range maxes {
 			if maxes[j].Config == i {
-				v.MaxRate = &maxes[j]
+				m := maxes[j]
+				v.MaxRate = &m
 			}
 		}
 		res.Configs = append(res.Configs, v)
@@ -220,7 +193,7 @@ func (s *Server) apiCreateSweep(c *gin.Context) {
 	}
 	u := ui.SweepURL(id)
 	c.Header("Location", u)
-	c.JSON(http.StatusCreated, gin.H{"sweep": id, "url": u})
+	c.JSON(http.StatusCreated, client.SweepCreated{Sweep: id, URL: u})
 }
 
 // apiGetSweep answers GET /api/sweeps/{id}.

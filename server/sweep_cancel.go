@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
@@ -23,7 +24,7 @@ func (s *Server) apiCancelSweep(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusAccepted, gin.H{"sweep": id, "phase": store.SweepCanceled, "canceled_runs": n, "url": ui.SweepURL(id)})
+	c.JSON(http.StatusAccepted, client.SweepCanceled{Sweep: id, Phase: store.SweepCanceled, CanceledRuns: n, URL: ui.SweepURL(id)})
 }
 
 // cancelSweepForm is the sweep page's Cancel button: 303 back to the

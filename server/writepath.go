@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/gin-gonic/gin"
@@ -51,7 +52,7 @@ func (s *Server) apiWritepathPreset(c *gin.Context) {
 	}
 	u := ui.WritepathResultURL(batch)
 	c.Header("Location", u)
-	c.JSON(http.StatusCreated, gin.H{"batch": batch, "runs": out, "compare_url": u})
+	c.JSON(http.StatusCreated, client.Created{Batch: batch, Runs: out, CompareURL: u})
 }
 
 // wpPastBatches is how many earlier batches /writepath lists.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kbench/kbench/client"
 )
 
 // SweepsPath is the latency-vs-throughput page: the sweep form and the
@@ -36,20 +38,10 @@ func FormatRates(rates []float64) string {
 	return strings.Join(parts, ", ")
 }
 
-// SweepPoint is one run of a sweep's second phase as the chart draws it:
-// its achieved throughput and latency percentiles (NaN-free: ok flags
-// which are known).
-type SweepPoint struct {
-	Label      string  `json:"label"`
-	RatePct    float64 `json:"rate_pct"`
-	TargetRate float64 `json:"target_rate"`
-	RunID      uint    `json:"run"`
-	URL        string  `json:"url"`
-	Throughput float64 `json:"records_per_sec"`
-	P50        float64 `json:"p50_ms"`
-	P99        float64 `json:"p99_ms"`
-	P999       float64 `json:"p999_ms"`
-}
+// SweepPoint is one run of a sweep's second phase as the chart draws it
+// and the API shows it (client's type): its achieved throughput and
+// latency percentiles.
+type SweepPoint = client.SweepPoint
 
 // SweepRunRow is one run of a sweep in the page's table.
 type SweepRunRow struct {

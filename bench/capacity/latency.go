@@ -138,7 +138,7 @@ func waitFinal(ctx context.Context, base string, id uint, limit time.Duration) (
 		if err := getJSON(ctx, base, fmt.Sprintf("/api/runs/%d", id), &r); err != nil {
 			return r, err
 		}
-		if slices.Contains(finalStatuses, r.Status) {
+		if slices.Contains(finalStatuses, string(r.Status)) {
 			return r, nil
 		}
 		if time.Now().After(deadline) {

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/kbench/kbench/client"
 )
 
 // maxRepetitions is the most runs one POST /api/runs creates
@@ -32,20 +34,10 @@ func runParams(bootstrap string, records int) map[string]any {
 	}
 }
 
-// apiRun is the part of the API's run representation this program reads.
-type apiRun struct {
-	ID         uint       `json:"id"`
-	Label      string     `json:"label"`
-	Status     string     `json:"status"`
-	Error      string     `json:"error"`
-	Queue      string     `json:"queue"`
-	Worker     string     `json:"worker"`
-	CreatedAt  time.Time  `json:"created_at"`
-	StartedAt  *time.Time `json:"started_at"`
-	FinishedAt *time.Time `json:"finished_at"`
-}
+// apiRun is a run as the API shows it.
+type apiRun = client.Run
 
-var client = &http.Client{Timeout: 60 * time.Second}
+var httpClient = &http.Client{Timeout: 60 * time.Second}
 
 // postRuns creates runs with one POST /api/runs and returns them.
 func postRuns(ctx context.Context, base string, body map[string]any) ([]apiRun, error) {
@@ -58,7 +50,7 @@ func postRuns(ctx context.Context, base string, body map[string]any) ([]apiRun, 
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("POST /api/runs: %w", err)
 	}
@@ -70,9 +62,7 @@ func postRuns(ctx context.Context, base string, body map[string]any) ([]apiRun, 
 	if resp.StatusCode != http.StatusCreated {
 		return nil, fmt.Errorf("POST /api/runs: %s: %s", resp.Status, bytes.TrimSpace(data))
 	}
-	var out struct {
-		Runs []apiRun `json:"runs"`
-	}
+	var out client.Created
 	if err := json.Unmarshal(data, &out); err != nil {
 		return nil, fmt.Errorf("POST /api/runs: answer: %w", err)
 	}
@@ -85,7 +75,7 @@ func getJSON(ctx context.Context, base, path string, v any) error {
 	if err != nil {
 		return err
 	}
-	resp, err := client.Do(req)
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", path, err)
 	}

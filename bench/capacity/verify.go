@@ -16,6 +16,8 @@ import (
 
 	// The pgx driver for database/sql ("pgx").
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/kbench/kbench/client"
 )
 
 // finalStatuses are rundoc's final statuses, as stored.
@@ -303,17 +305,14 @@ func cmdVerify(ctx context.Context, args []string) error {
 	var api []apiRun
 	apiTotal := 0
 	for offset := 0; ; {
-		var page struct {
-			Runs  []apiRun `json:"runs"`
-			Total int      `json:"total"`
-		}
+		var page client.RunList
 		if err := getJSON(ctx, *base, fmt.Sprintf("/api/runs?label=%s&limit=500&offset=%d", s.Label, offset), &page); err != nil {
 			return err
 		}
 		api = append(api, page.Runs...)
-		apiTotal = page.Total
+		apiTotal = int(page.Total)
 		offset += len(page.Runs)
-		if len(page.Runs) == 0 || offset >= page.Total {
+		if len(page.Runs) == 0 || int64(offset) >= page.Total {
 			break
 		}
 	}

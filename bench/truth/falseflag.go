@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/kbench/kbench/client"
 )
 
 // The comparison's tests (compare.Test*): only these two mean the row's
@@ -257,12 +259,6 @@ func (s *serveProc) do(ctx context.Context, method, path string, body any) (int,
 	return resp.StatusCode, b, err
 }
 
-// apiRunRef is a run in POST /api/runs' answer.
-type apiRunRef struct {
-	ID    uint   `json:"id"`
-	Label string `json:"label"`
-}
-
 // Submission modes of an identical-config batch.
 const (
 	submitAuto      = "auto"      // configs when the server takes them, else alternate
@@ -281,9 +277,7 @@ func (s *serveProc) submitBatch(ctx context.Context, workload, labelA, labelB st
 			return nil, nil, "", err
 		}
 		if status == http.StatusCreated {
-			var out struct {
-				Runs []apiRunRef `json:"runs"`
-			}
+			var out client.Created
 			if err := json.Unmarshal(resp, &out); err != nil {
 				return nil, nil, "", fmt.Errorf("POST /api/runs: %w", err)
 			}
@@ -318,9 +312,7 @@ func (s *serveProc) submitBatch(ctx context.Context, workload, labelA, labelB st
 			if status != http.StatusCreated {
 				return nil, nil, "", fmt.Errorf("POST /api/runs: %d %s", status, bytes.TrimSpace(resp))
 			}
-			var out struct {
-				ID uint `json:"id"`
-			}
+			var out client.Created
 			if err := json.Unmarshal(resp, &out); err != nil || out.ID == 0 {
 				return nil, nil, "", fmt.Errorf("POST /api/runs: no id in %s", bytes.TrimSpace(resp))
 			}
@@ -355,18 +347,15 @@ func (s *serveProc) waitRuns(ctx context.Context, ids []uint, timeout time.Durat
 			if status != http.StatusOK {
 				return out, fmt.Errorf("GET /api/runs/%d: %d", id, status)
 			}
-			var r struct {
-				Status string `json:"status"`
-				Error  string `json:"error"`
-			}
+			var r client.Run
 			if err := json.Unmarshal(body, &r); err != nil {
 				return out, err
 			}
-			out[id] = r.Status
-			if r.Status == "failed" && r.Error != "" {
+			out[id] = string(r.Status)
+			if r.Status == client.StatusFailed && r.Error != "" {
 				out[id] = "failed: " + r.Error
 			}
-			if !terminal[r.Status] {
+			if !terminal[string(r.Status)] {
 				pending++
 			}
 		}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/check"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -137,7 +137,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return fs.usageError("--server: must be an http:// or https:// URL, got %q", *serverURL)
 	}
-	cl := &checkClient{apiClient{base: base, token: *token}}
+	cl := &checkClient{newAPIClient(base, *token)}
 	sel := check.Selector{IDs: ids, Label: *label, Meta: meta}
 
 	fail := func(err error) int {
@@ -168,18 +168,17 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 // checkClient is check.Source on the server's JSON API.
 type checkClient struct {
-	apiClient
+	*client.Client
 }
 
 // Base is the server's URL.
-func (c *checkClient) Base() string { return c.base }
+func (c *checkClient) Base() string { return c.BaseURL() }
 
 // Run is GET /api/runs/{id}; a 404 matches check.ErrNotFound.
 func (c *checkClient) Run(ctx context.Context, id uint) (check.Run, error) {
 	var r check.Run
-	err := c.get(ctx, fmt.Sprintf("/api/runs/%d", id), &r)
-	var se *refusal
-	if errors.As(err, &se) && se.code == http.StatusNotFound {
+	err := c.Get(ctx, fmt.Sprintf("/api/runs/%d", id), &r)
+	if client.StatusCode(err) == http.StatusNotFound {
 		return r, check.NotFound(err)
 	}
 	return r, err
@@ -204,7 +203,7 @@ func (c *checkClient) Runs(ctx context.Context, f check.RunFilter, keep func(che
 			Runs  []check.Run `json:"runs"`
 			Total int         `json:"total"`
 		}
-		if err := c.get(ctx, "/api/runs?"+q.Encode(), &ans); err != nil {
+		if err := c.Get(ctx, "/api/runs?"+q.Encode(), &ans); err != nil {
 			return nil, err
 		}
 		for _, r := range ans.Runs {
@@ -233,9 +232,8 @@ func (c *checkClient) History(ctx context.Context, hq check.HistoryQuery) (check
 		q.Set("branch", hq.Branch)
 	}
 	var h check.History
-	err := c.get(ctx, "/api/history?"+q.Encode(), &h)
-	var se *refusal
-	if errors.As(err, &se) && se.code == http.StatusNotFound {
+	err := c.Get(ctx, "/api/history?"+q.Encode(), &h)
+	if client.StatusCode(err) == http.StatusNotFound {
 		// The run was just read, so a 404 here is most likely a server
 		// from before the history API.
 		return h, fmt.Errorf("%w (a server without the history API answers so: upgrade it, or give --baseline runs=…)", err)
@@ -251,7 +249,7 @@ func (c *checkClient) ReportBaseline(ctx context.Context, slug string) ([]uint, 
 			Runs     []uint `json:"runs"`
 		} `json:"columns"`
 	}
-	if err := c.get(ctx, "/r/"+url.PathEscape(slug)+".json", &rep); err != nil {
+	if err := c.Get(ctx, "/r/"+url.PathEscape(slug)+".json", &rep); err != nil {
 		return nil, err
 	}
 	var ids []uint

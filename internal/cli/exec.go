@@ -239,8 +239,7 @@ func cmdExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, m := range metaFlag {
 		fields = append(fields, [2]string{"meta", m})
 	}
-	client := apiClient{base: base, token: *token}
-	url, err := client.storeResult(ctx, dir, fields)
+	url, err := storeResult(ctx, newAPIClient(base, *token), dir, fields)
 	if err == nil {
 		fmt.Fprintln(stdout, url)
 		if !res.Complete {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -105,7 +106,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		return fs.usageError("--server: must be an http:// or https:// URL, got %q", *serverURL)
 	}
-	client := apiClient{base: base, token: *token}
+	client := newAPIClient(base, *token)
 	if *csvFile != "" {
 		return importCSV(ctx, client, *csvFile, *series, *workload, fs, stdout, stderr)
 	}
@@ -166,12 +167,12 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fs.argError(err)
 	}
-	data, err := client.post(ctx, "/api/import", body, contentType)
+	run, err := client.Import(ctx, body, contentType)
 	if err != nil {
 		reportPostError(stderr, "kbench import", files[0], err)
 		return 1
 	}
-	runURL, err := client.runURL(data)
+	runURL, err := runURLOf(client, run)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench import: %v\n", err)
 		return 1
@@ -185,39 +186,36 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // run's URL: how kbench run --server and kbench exec store what they
 // ran. It runs to its end even when ctx is cancelled (an interrupted run
 // is stored as such).
-func (c apiClient) storeResult(ctx context.Context, dir string, fields [][2]string) (string, error) {
+func storeResult(ctx context.Context, c *client.Client, dir string, fields [][2]string) (string, error) {
 	body, contentType, err := resultBody(dir, fields)
 	if err != nil {
 		return "", err
 	}
-	data, err := c.post(context.WithoutCancel(ctx), "/api/import", body, contentType)
+	run, err := c.Import(context.WithoutCancel(ctx), body, contentType)
 	if err != nil {
 		return "", err
 	}
-	return c.runURL(data)
+	return runURLOf(c, run)
 }
 
-// runURL reads the run an import created from the server's answer.
-func (c apiClient) runURL(data []byte) (string, error) {
-	var run struct {
-		URL string `json:"url"`
+// runURLOf is the full URL of the run an import created.
+func runURLOf(c *client.Client, run *client.Run) (string, error) {
+	if run.URL == "" {
+		return "", fmt.Errorf("unexpected answer from the server: run #%d without a url", run.ID)
 	}
-	if err := json.Unmarshal(data, &run); err != nil || run.URL == "" {
-		return "", fmt.Errorf("unexpected answer from the server: %.200s", data)
-	}
-	return c.base + run.URL, nil
+	return c.BaseURL() + run.URL, nil
 }
 
 // reportPostError prints why a post failed; a refusal naming a line of
 // file is first printed file:line[:column]: as compilers do, for editors
 // to jump to.
 func reportPostError(stderr io.Writer, prefix, file string, err error) {
-	var r *refusal
-	if errors.As(err, &r) && r.line > 0 {
-		if r.column > 0 {
-			fmt.Fprintf(stderr, "%s:%d:%d: %s\n", file, r.line, r.column, r.msg)
+	var r *client.Error
+	if errors.As(err, &r) && r.Body.Line > 0 {
+		if r.Body.Column > 0 {
+			fmt.Fprintf(stderr, "%s:%d:%d: %s\n", file, r.Body.Line, r.Body.Column, r.Message)
 		} else {
-			fmt.Fprintf(stderr, "%s:%d: %s\n", file, r.line, r.msg)
+			fmt.Fprintf(stderr, "%s:%d: %s\n", file, r.Body.Line, r.Message)
 		}
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", prefix, err)

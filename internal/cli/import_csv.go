@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -11,13 +10,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // importCSV is `kbench import --csv FILE --series S --workload W`: a POST
 // to /api/import/csv. It prints the URL of every run stored, in the
 // file's order.
-func importCSV(ctx context.Context, client apiClient, file, series, workload string, fs *commandFlags, stdout, stderr io.Writer) int {
+func importCSV(ctx context.Context, client *client.Client, file, series, workload string, fs *commandFlags, stdout, stderr io.Writer) int {
 	args := fs.args
 	var other []string
 	fs.Visit(func(f *flag.Flag) {
@@ -48,22 +48,17 @@ func importCSV(ctx context.Context, client apiClient, file, series, workload str
 	if err != nil {
 		return fs.argError(err)
 	}
-	answer, err := client.post(ctx, "/api/import/csv", body, contentType)
+	resp, err := client.ImportCSV(ctx, body, contentType)
 	if err != nil {
 		reportPostError(stderr, "kbench import", file, err)
 		return 1
 	}
-	var resp struct {
-		Runs []struct {
-			URL string `json:"url"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(answer, &resp); err != nil || len(resp.Runs) == 0 {
-		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: %.200s\n", answer)
+	if len(resp.Runs) == 0 {
+		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: no runs\n")
 		return 1
 	}
 	for _, r := range resp.Runs {
-		fmt.Fprintln(stdout, client.base+r.URL)
+		fmt.Fprintln(stdout, client.BaseURL()+r.URL)
 	}
 	fmt.Fprintf(stderr, "kbench import: %d runs stored in series %s\n", len(resp.Runs), series)
 	return 0
@@ -72,7 +67,7 @@ func importCSV(ctx context.Context, client apiClient, file, series, workload str
 // importTable is `kbench import --table FILE --workload W`: a POST of the
 // "table" field to /api/import. It prints the URL of every run stored, in
 // column order, then their comparison's.
-func importTable(ctx context.Context, client apiClient, file, workload string, fs *commandFlags, stdout, stderr io.Writer) int {
+func importTable(ctx context.Context, client *client.Client, file, workload string, fs *commandFlags, stdout, stderr io.Writer) int {
 	args := fs.args
 	var fields [][2]string
 	var bad string
@@ -115,27 +110,20 @@ func importTable(ctx context.Context, client apiClient, file, workload string, f
 	if err != nil {
 		return fs.argError(err)
 	}
-	answer, err := client.post(ctx, "/api/import", body, contentType)
+	resp, err := client.ImportTable(ctx, body, contentType)
 	if err != nil {
 		reportPostError(stderr, "kbench import", file, err)
 		return 1
 	}
-	var resp struct {
-		Runs []struct {
-			URL   string `json:"url"`
-			Label string `json:"label"`
-		} `json:"runs"`
-		CompareURL string `json:"compare_url"`
-	}
-	if err := json.Unmarshal(answer, &resp); err != nil || len(resp.Runs) == 0 {
-		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: %.200s\n", answer)
+	if len(resp.Runs) == 0 {
+		fmt.Fprintf(stderr, "kbench import: unexpected answer from the server: no runs\n")
 		return 1
 	}
 	for _, r := range resp.Runs {
-		fmt.Fprintln(stdout, client.base+r.URL)
+		fmt.Fprintln(stdout, client.BaseURL()+r.URL)
 	}
 	if resp.CompareURL != "" {
-		fmt.Fprintln(stdout, client.base+resp.CompareURL)
+		fmt.Fprintln(stdout, client.BaseURL()+resp.CompareURL)
 	}
 	fmt.Fprintf(stderr, "kbench import: %d runs stored, one per column of %s\n", len(resp.Runs), name)
 	return 0

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/runner"
@@ -110,8 +109,8 @@ func storeRun(ctx context.Context, cmd rundoc.RunCommand, opts runner.Options, r
 	if token == "" {
 		token = envOr("token", "")
 	}
-	client := apiClient{base: strings.TrimRight(cmd.Server, "/"), token: token}
-	url, err := client.storeResult(ctx, opts.OutDir, nil)
+	client := newAPIClient(cmd.Server, token)
+	url, err := storeResult(ctx, client, opts.OutDir, nil)
 	if err == nil {
 		if opts.JSONProgress {
 			fmt.Fprintf(stderr, "kbench: stored as %s\n", url)
@@ -122,7 +121,7 @@ func storeRun(ctx context.Context, cmd rundoc.RunCommand, opts runner.Options, r
 	}
 	fmt.Fprintf(stderr, "%s: the run was not stored: %v\n", prefix, err)
 	if cmd.Out != "" {
-		fmt.Fprintf(stderr, "%s: its result stays in %s (send it later with: kbench import --server %s %s)\n", prefix, cmd.Out, client.base, cmd.Out)
+		fmt.Fprintf(stderr, "%s: its result stays in %s (send it later with: kbench import --server %s %s)\n", prefix, cmd.Out, client.BaseURL(), cmd.Out)
 	}
 	return false
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/client"
 )
 
 // Meta is what a report adds to a table: a title, the author's notes, the
@@ -372,95 +372,13 @@ func csvText(s string) string {
 	return s
 }
 
-// The JSON document of [JSON].
+// The JSON document of [JSON]: the API's types (client), so that the
+// shape is declared once.
 type (
-	jsonTable struct {
-		Title         string       `json:"title"`
-		Notes         string       `json:"notes,omitempty"`
-		URL           string       `json:"url,omitempty"`
-		Created       string       `json:"created,omitempty"`
-		Alpha         float64      `json:"alpha"`
-		Confidence    float64      `json:"confidence"`
-		IntervalMinN  int          `json:"interval_min_n"`
-		TestMinN      int          `json:"test_min_n"`
-		HideUnchanged bool         `json:"hide_unchanged"`
-		Columns       []jsonColumn `json:"columns"`
-		Rows          []jsonRow    `json:"rows"`
-		Hidden        []string     `json:"hidden_metrics,omitempty"`
-		// Sweep is the latency-vs-throughput sweep a report shows.
-		Sweep *jsonSweep `json:"sweep,omitempty"`
-		// Comparability, ComparabilityUnknown and Warnings: see
-		// export_comparability.go.
-		Comparability        []jsonDifference `json:"comparability"`
-		ComparabilityUnknown []uint           `json:"comparability_unknown_runs"`
-		Warnings             []jsonWarning    `json:"warnings"`
-		TableNotes           []string         `json:"table_notes"`
-		Legend               string           `json:"legend"`
-		// Added by issue 11: how the table tests its changes.
-		FDRQ            float64  `json:"fdr_q"`
-		ChangeCILevel   float64  `json:"hl_ci_level"`
-		MinChangePct    float64  `json:"min_change_pct"`
-		Workloads       []string `json:"workloads"`
-		HeadlineMetrics []string `json:"headline_metrics"`
-		TestedChanges   int      `json:"tested_changes"`
-		MoreRepetitions int      `json:"more_repetitions"`
-		MaxMore         int      `json:"max_more_repetitions"`
-
-		// ChangeMethod and HLMethod say what a cell's change and hl
-		// figures are.
-		ChangeMethod string `json:"change_method"`
-		HLMethod     string `json:"hl_method"`
-
-		// EmbeddedRuns and EmbeddedNote: Table.EmbeddedRuns and
-		// Table.EmbeddedText, absent when no run used the embedded broker.
-		EmbeddedRuns []uint `json:"embedded_broker_runs,omitempty"`
-		EmbeddedNote string `json:"embedded_broker_note,omitempty"`
-
-		// NotInterleaved is Table.NotInterleaved, absent when empty.
-		NotInterleaved []string `json:"not_interleaved,omitempty"`
-	}
-	jsonColumn struct {
-		Name            string `json:"name"`
-		Baseline        bool   `json:"baseline"`
-		Runs            []uint `json:"runs"`
-		WarmupsExcluded []uint `json:"warmups_excluded,omitempty"`
-		MoreRepetitions int    `json:"more_repetitions"`
-	}
-	jsonRow struct {
-		Section string        `json:"section"`
-		Metric  string        `json:"metric"`
-		Unit    string        `json:"unit"`
-		Better  rundoc.Better `json:"better"`
-		Help    string        `json:"help,omitempty"`
-		Notes   []string      `json:"notes,omitempty"`
-		Cells   []jsonCell    `json:"cells"`
-		// Headline: the row is tested; false: descriptive.
-		Headline bool `json:"headline"`
-	}
-	jsonCell struct {
-		Column   string    `json:"column"`
-		N        int       `json:"n"`
-		Value    *float64  `json:"value"`
-		Values   []float64 `json:"values,omitempty"`
-		Lo       *float64  `json:"lo"`
-		Hi       *float64  `json:"hi"`
-		DeltaPct *float64  `json:"median_change_pct"`
-		P        *float64  `json:"p_value"`
-		Test     string    `json:"test"`
-		Verdict  string    `json:"verdict"`
-		Text     string    `json:"text"`
-		Change   string    `json:"change"`
-		Notes    []string  `json:"notes,omitempty"`
-		// Added by issue 11, for tested changes.
-		PAdj      *float64 `json:"p_adjusted"`
-		ChangeEst *float64 `json:"hl_change_pct"`
-		ChangeLo  *float64 `json:"hl_ci_low"`
-		ChangeHi  *float64 `json:"hl_ci_high"`
-		// HL is the Hodges-Lehmann column's text ([Table.HLText]).
-		HL    string `json:"hl"`
-		State string `json:"state"`
-		More  int    `json:"more_repetitions"`
-	}
+	jsonTable  = client.Comparison
+	jsonColumn = client.Column
+	jsonRow    = client.Row
+	jsonCell   = client.Cell
 )
 
 // JSON renders t and meta as one indented JSON object with raw numbers,

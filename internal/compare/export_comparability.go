@@ -3,6 +3,8 @@ package compare
 import (
 	"encoding/csv"
 	"strings"
+
+	"github.com/kbench/kbench/client"
 )
 
 // unknownValue shows, in text exports, a setting no run of a column
@@ -77,21 +79,11 @@ func csvComparability(w *csv.Writer, t *Table) {
 	}
 }
 
-// The comparability parts of the JSON document of [JSON].
+// The comparability parts of the JSON document of [JSON], as the API
+// declares them (client).
 type (
-	jsonDifference struct {
-		Setting string    `json:"setting"`
-		Values  []*string `json:"values"` // one per column; null: unknown
-	}
-	jsonWarning struct {
-		Run           uint     `json:"run"`
-		Column        string   `json:"column"`
-		Kind          string   `json:"kind"`
-		Metrics       []string `json:"metrics,omitempty"`
-		Samples       int64    `json:"samples,omitempty"`
-		WindowSeconds float64  `json:"window_seconds,omitempty"`
-		Text          string   `json:"text"`
-	}
+	jsonDifference = client.Difference
+	jsonWarning    = client.Warning
 )
 
 func jsonComparability(t *Table) (diffs []jsonDifference, unknown []uint, warnings []jsonWarning) {

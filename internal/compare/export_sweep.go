@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -215,41 +216,14 @@ func ReportCSV(t *Table, sw *Sweep) []byte {
 	return buf.Bytes()
 }
 
-// The sweep part of the JSON document of [ReportJSON].
+// The sweep part of the JSON document of [ReportJSON], as the API
+// declares it (client). jsonSweepReport is the document of a report that
+// shows a sweep and compares no runs.
 type (
-	jsonSweep struct {
-		ID     string           `json:"id"`
-		URL    string           `json:"url,omitempty"`
-		Labels []string         `json:"labels"`
-		Points []jsonSweepPoint `json:"points"`
-	}
-	jsonSweepPoint struct {
-		Label      string          `json:"label"`
-		RatePct    float64         `json:"rate_pct"`
-		TargetRate float64         `json:"target_rate"`
-		TargetUnit string          `json:"target_unit"`
-		Run        uint            `json:"run"`
-		URL        string          `json:"url,omitempty"`
-		Achieved   jsonSweepFigure `json:"achieved"`
-		P50        jsonSweepFigure `json:"p50"`
-		P99        jsonSweepFigure `json:"p99"`
-		P999       jsonSweepFigure `json:"p999"`
-	}
-	jsonSweepFigure struct {
-		Metric string        `json:"metric"`
-		Unit   string        `json:"unit"`
-		Better rundoc.Better `json:"better,omitempty"`
-		Value  float64       `json:"value"`
-	}
-	// jsonSweepReport is the document of a report that shows a sweep and
-	// compares no runs.
-	jsonSweepReport struct {
-		Title   string     `json:"title"`
-		Notes   string     `json:"notes,omitempty"`
-		URL     string     `json:"url,omitempty"`
-		Created string     `json:"created,omitempty"`
-		Sweep   *jsonSweep `json:"sweep"`
-	}
+	jsonSweep       = client.ReportSweep
+	jsonSweepPoint  = client.ReportSweepPoint
+	jsonSweepFigure = client.SweepFigure
+	jsonSweepReport = client.SweepReport
 )
 
 func sweepJSON(sw *Sweep) *jsonSweep {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/median"
 	"github.com/kbench/kbench/internal/numfmt"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -114,12 +115,7 @@ type SweepConfig struct {
 
 // SweepMax is what phase 1 found for one configuration (store.Sweep's
 // MaxRates).
-type SweepMax struct {
-	Config        int     `json:"config"`
-	RecordsPerSec float64 `json:"records_per_sec"`
-	Runs          int     `json:"runs"`
-	Note          string  `json:"note,omitempty"`
-}
+type SweepMax = client.SweepMax
 
 // PrepareSweep validates a request into its configurations (with specs),
 // rates and repetitions, reporting every bad field.

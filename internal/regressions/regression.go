@@ -3,6 +3,8 @@ package regressions
 import (
 	"math"
 	"time"
+
+	"github.com/kbench/kbench/client"
 )
 
 // DefaultThreshold is the smallest change, in percent, the regressions
@@ -34,26 +36,7 @@ func (r Regression) CommitRange() string { return r.CommitBefore + ".." + r.Comm
 
 // APIRegression is one regression as GET /api/regressions and the
 // notifications name it.
-type APIRegression struct {
-	Series string `json:"series"`
-	// Name is what the series is (Regression.Name); Series its key.
-	Name      string  `json:"name"`
-	Metric    string  `json:"metric"`
-	RunID     uint    `json:"run_id"`
-	Index     int     `json:"index"`
-	Before    float64 `json:"before"`
-	After     float64 `json:"after"`
-	ChangePct float64 `json:"change_pct"`
-	// PValue is null in the unlikely case the test gave no number.
-	PValue       *float64  `json:"p_value"`
-	CompareURL   string    `json:"compare_url"`
-	HistoryURL   string    `json:"history_url"`
-	CommitBefore string    `json:"commit_before"`
-	CommitAfter  string    `json:"commit_after"`
-	Time         time.Time `json:"time"`
-	Unit         string    `json:"unit"`
-	Workload     string    `json:"workload"`
-}
+type APIRegression = client.Regression
 
 // NewAPIRegression is r as the API names it.
 func NewAPIRegression(r Regression) APIRegression {

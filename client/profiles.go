@@ -1,0 +1,155 @@
+package client
+
+// FlameGraph answers GET /api/profiles/{id}/flamegraph. With format=tree
+// (the default) Tree holds the whole graph; with format=compact Compact
+// holds it flattened; with format=pruned Pruned holds the frames of one
+// view wide enough to draw; with a search (format=match, or pruned with
+// search=) Match and MatchedNames say what it matches.
+type FlameGraph struct {
+	Compact      *FlameCompact `json:"compact,omitempty"`
+	Match        *MatchTotals  `json:"match,omitempty"`
+	MatchedNames []string      `json:"matched_names,omitempty"`
+	Profile      *ProfileMeta  `json:"profile,omitempty"`
+	Pruned       *Pruned       `json:"pruned,omitempty"`
+	Sample       string        `json:"sample"`
+	SampleTypes  []SampleType  `json:"sample_types,omitempty"`
+	Total        int64         `json:"total"`
+	Tree         *FlameNode    `json:"tree,omitempty"`
+	Unit         string        `json:"unit"`
+}
+
+// ProfileMeta is a profile as the flame graph and diff answers name it.
+type ProfileMeta struct {
+	ID    uint   `json:"id"`
+	RunID uint   `json:"run_id"`
+	Role  string `json:"role"`
+	Kind  string `json:"kind"`
+	Bytes int64  `json:"bytes"`
+	// Samples counts the profile's pprof sample entries: its distinct
+	// stacks, not the samples taken.
+	Samples  int64 `json:"samples"`
+	Uploaded bool  `json:"uploaded,omitempty"`
+}
+
+// SampleType names one of a profile's sample values.
+type SampleType struct {
+	Type string `json:"type"`
+	Unit string `json:"unit"`
+}
+
+// FlameNode is one frame of a flame graph: Value its cumulative value
+// (the root's is the profile's total), Self its flat value. Children are
+// sorted by name.
+type FlameNode struct {
+	Name     string       `json:"name"`
+	Value    int64        `json:"value"`
+	Self     int64        `json:"self"`
+	Children []*FlameNode `json:"children,omitempty"`
+}
+
+// FlameCompact is a flame graph flattened: the frames in pre-order,
+// Stride integers each (name index, value, self, child count; a diff's
+// adds base and base_self, Stride 6), names interned in Names.
+type FlameCompact struct {
+	Names  []string `json:"names"`
+	Nodes  []int64  `json:"nodes"`
+	Stride int      `json:"stride,omitempty"`
+}
+
+// Pruned is the frames of one view of a flame graph (a focus, a width in
+// pixels) wide enough to draw; Frames is the number of frames of the
+// whole tree, Sent how many Nodes holds.
+type Pruned struct {
+	Names        []string `json:"names"`
+	Nodes        []int64  `json:"nodes"`
+	Width        int      `json:"width"`
+	Focus        string   `json:"focus"`
+	FocusMissing bool     `json:"focus_missing,omitempty"`
+	Frames       int      `json:"frames"`
+	Sent         int      `json:"sent"`
+}
+
+// MatchTotals are a search's totals: of the whole graph (Total), within
+// the focused frame (Zoom), and the number of matching frames.
+type MatchTotals struct {
+	Total int64  `json:"total"`
+	Zoom  int64  `json:"zoom"`
+	Count int    `json:"count"`
+	Focus string `json:"focus"`
+}
+
+// Diff answers GET /api/diff: the differential flame graph of a target
+// profile against a base one (Tree, or Compact with format=compact), the
+// functions that changed most and both write-path panels. With
+// format=match only MatchedNames is set.
+type Diff struct {
+	Base          *ProfileMeta     `json:"base,omitempty"`
+	Changes       []FunctionChange `json:"changes,omitempty"`
+	Compact       *FlameCompact    `json:"compact,omitempty"`
+	MatchedNames  []string         `json:"matched_names,omitempty"`
+	Normalization *Normalization   `json:"normalization,omitempty"`
+	Sample        string           `json:"sample,omitempty"`
+	Target        *ProfileMeta     `json:"target,omitempty"`
+	Tree          *DiffNode        `json:"tree,omitempty"`
+	Unit          string           `json:"unit,omitempty"`
+	WritePaths    *DiffWritePaths  `json:"write_paths,omitempty"`
+}
+
+// DiffNode is one frame of a differential flame graph: Value and Self are
+// the target's, Base and BaseSelf the base's after scaling.
+type DiffNode struct {
+	Name     string      `json:"name"`
+	Value    int64       `json:"value"`
+	Self     int64       `json:"self"`
+	Base     int64       `json:"base"`
+	BaseSelf int64       `json:"base_self"`
+	Children []*DiffNode `json:"children,omitempty"`
+}
+
+// Normalization says how base values are scaled before they are compared
+// with the target's (Mode "none", "total" or "work"), and why.
+type Normalization struct {
+	Mode    string  `json:"mode"`
+	Scale   float64 `json:"scale"`
+	Explain string  `json:"explain"`
+}
+
+// FunctionChange is how one function's values moved between base and
+// target (base values scaled); the percentages are of the base value.
+type FunctionChange struct {
+	Name         string  `json:"name"`
+	BaseFlat     int64   `json:"base_flat"`
+	TargetFlat   int64   `json:"target_flat"`
+	BaseCum      int64   `json:"base_cum"`
+	TargetCum    int64   `json:"target_cum"`
+	DeltaFlat    int64   `json:"delta_flat"`
+	DeltaCum     int64   `json:"delta_cum"`
+	DeltaFlatPct float64 `json:"delta_flat_pct"`
+	DeltaCumPct  float64 `json:"delta_cum_pct"`
+}
+
+// DiffWritePaths are the write-path panels of both profiles of a diff.
+type DiffWritePaths struct {
+	Base   WritePaths `json:"base"`
+	Target WritePaths `json:"target"`
+}
+
+// WritePaths answers GET /api/profiles/{id}/writepaths: a profile's socket
+// and file I/O split by system call shape, gathering (writev/readv) or
+// single-buffer (write/read).
+type WritePaths struct {
+	Total int64          `json:"total"`
+	Unit  string         `json:"unit"`
+	Rows  []WritePathRow `json:"rows"`
+}
+
+// WritePathRow is one (direction, path) class of samples: Direction
+// "write" or "read", Path "gather", "single" or "unknown".
+type WritePathRow struct {
+	Direction string   `json:"direction"`
+	Path      string   `json:"path"`
+	Value     int64    `json:"value"`
+	Samples   int64    `json:"samples"`
+	Percent   float64  `json:"percent"`
+	Frames    []string `json:"frames"`
+}
