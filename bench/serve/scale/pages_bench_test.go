@@ -1,15 +1,16 @@
-// Package serve holds the serve benchmark (run.sh, seed/, loadgen/) and
-// these in-process benchmarks, which render the same pages through
-// server.New with httptest so they can be profiled without a network or a
-// load generator in the way:
+// These in-process benchmarks of the serve benchmark (run.sh, seed/,
+// loadgen/) render the same pages through server.New with httptest, so
+// they can be profiled without a network or a load generator in the way.
+// They live beside scale, the one program outside the command line that
+// imports server:
 //
-//	go test ./bench/serve -run '^$' -bench . -benchtime 3s -cpuprofile cpu.prof
+//	go test ./bench/serve/scale -run '^$' -bench . -benchtime 3s -cpuprofile cpu.prof
 //	go tool pprof -top -cum cpu.prof
 //
 // The fixture (10,000 runs, bench/serve/fixture; KBENCH_SERVE_RUNS=N for
 // another size) is seeded once, on the first benchmark, into a temporary
 // directory; `go test` without -bench seeds nothing.
-package serve
+package main
 
 import (
 	"bytes"
