@@ -2,7 +2,9 @@
 // the server named by KBENCH_TEST_POSTGRES (test.sh starts a throwaway
 // cluster and sets it). Without it the tests that need PostgreSQL skip,
 // unless KBENCH_REQUIRE_POSTGRES=1, when they fail: a CI run that meant
-// to test PostgreSQL never passes by skipping it.
+// to test PostgreSQL never passes by skipping it. Under go test -short
+// they always skip: the fast tier touches no PostgreSQL (see
+// internal/testutil/tier).
 package pgtest
 
 import (
@@ -14,6 +16,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/testutil/tier"
 
 	// The pgx driver for database/sql ("pgx"), to create and drop
 	// databases.
@@ -32,9 +36,10 @@ const EnvRequire = "KBENCH_REQUIRE_POSTGRES"
 // URL creates a database with a random name on the server EnvURL names
 // and returns its URL; the database is dropped when t ends (after the
 // cleanups registered later, such as closing a store on it). It skips t
-// when EnvURL is unset (fails it under EnvRequire=1).
+// under -short, and when EnvURL is unset (fails it under EnvRequire=1).
 func URL(t testing.TB) string {
 	t.Helper()
+	tier.Integration(t, "PostgreSQL")
 	base := os.Getenv(EnvURL)
 	if base == "" {
 		if os.Getenv(EnvRequire) == "1" {
