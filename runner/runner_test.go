@@ -189,6 +189,9 @@ func TestProduceThenConsume(t *testing.T) {
 // TestEmbeddedBrokerProfiles runs against a broker child process, as a user
 // without --bootstrap-server does, and checks every profile it writes.
 func TestEmbeddedBrokerProfiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	opts, _ := testOptions(t)
 	spec := mustParse(t, rundoc.Producer, "--num-records", "150000", "--record-size", "256",
 		"--profile", "cpu,heap,allocs,mutex,block,goroutine", "--warmup-records", "1000")
@@ -264,6 +267,9 @@ func hasFrame(p *profile.Profile, substr string) bool {
 // TestConsumerPrefillsEmbeddedBroker: a fresh embedded broker holds nothing,
 // so the consumer first produces what it will read, outside the window.
 func TestConsumerPrefillsEmbeddedBroker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	opts, out := testOptions(t)
 	spec := mustParse(t, rundoc.Consumer, "--messages", "5000", "--mode", "assign", "--profile", "none",
 		"--show-detailed-stats", "--reporting-interval", "100", "--partitions", "2")
