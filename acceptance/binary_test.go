@@ -25,17 +25,6 @@ import (
 	"github.com/kbench/kbench/internal/store"
 )
 
-// buildKbench builds the real binary once per test run.
-func buildKbench(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kbench")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/kbench/kbench")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestBinary runs the built binary the way users do: one producer run on
 // the embedded broker, then an interrupted run, checking that SIGINT
 // writes partial results and takes the broker child process down too.

@@ -10,6 +10,7 @@ package acceptance
 // (they always go to the test's temporary directory, which is removed).
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,7 +18,6 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,7 +29,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/google/pprof/profile"
 )
 
 const (
@@ -492,470 +491,12 @@ func e2eJS(s string) string {
 
 // --- the tests ---
 
-// e2eProgressRecorder is injected into a live run page: a MutationObserver on
-// the progress bar, the progress text, the phase and the status badge that
-// appends what they show to sessionStorage on every change. sessionStorage
-// outlives the reload that run.js does on "done", so the finished page can
-// still be asked what the live page showed.
-const e2eProgressRecorder = `(() => {
-	const key = 'kbench-e2e-progress';
-	const bar = document.getElementById('progress-bar');
-	const text = document.getElementById('progress-text');
-	const phase = document.getElementById('progress-phase');
-	const badge = document.getElementById('run-status');
-	if (!bar || !text || !phase || !badge) { return false; }
-	sessionStorage.setItem(key, '[]');
-	const record = () => {
-		const seen = JSON.parse(sessionStorage.getItem(key) || '[]');
-		seen.push({
-			text: text.textContent,
-			value: bar.getAttribute('value') || '',
-			valuetext: bar.getAttribute('aria-valuetext') || '',
-			phase: phase.textContent,
-			status: badge.textContent
-		});
-		sessionStorage.setItem(key, JSON.stringify(seen));
-	};
-	const observer = new MutationObserver(record);
-	for (const node of [bar, text, phase, badge]) {
-		observer.observe(node, { attributes: true, childList: true, characterData: true, subtree: true });
-	}
-	record();
-	return true;
-})()`
-
-// e2eProgress is one state of the live progress display.
-type e2eProgress struct {
-	Text      string `json:"text"`
-	Value     string `json:"value"`
-	ValueText string `json:"valuetext"`
-	Phase     string `json:"phase"`
-	Status    string `json:"status"`
-}
-
 // e2eFinalView is true once a run page shows a final run's result.
 const e2eFinalView = `(() => {
 	const run = document.getElementById('run');
 	return document.readyState === 'complete' && !!run && run.getAttribute('data-live') !== 'true' &&
 		!document.getElementById('progress') && !!document.getElementById('metrics-heading');
 })()`
-
-// e2eProgressText matches run.js's "150,000 of 200,000 records (75%)" and,
-// for a phase without a total, "150,000 records".
-var e2eProgressText = regexp.MustCompile(`^([\d,]+)(?: of ([\d,]+))? records(?: \((\d+)%\))?$`)
-
-// e2eCount reads "200,000" as 200000.
-func e2eCount(s string) int {
-	n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-// TestE2ENewRunWatchAndInspect starts a run from the form, follows it live
-// on its page until the page turns into the result, and inspects the result:
-// metrics, Kafka's output and downloadable profiles.
-//
-// A 200000-record run on the embedded broker can finish before the browser
-// has even loaded the run page, and then there is nothing live to watch. So
-// the test first occupies the queue (concurrency 1) with a slow run: the
-// form's run waits, queued, while its page connects; the slow run is then
-// canceled, and every event of the form's run reaches the page.
-func TestE2ENewRunWatchAndInspect(t *testing.T) {
-	e2eSkip(t)
-	srv := startE2EServer(t)
-	b := startE2EBrowser(t)
-
-	blocker := srv.createRun(t, map[string]any{"workload": "producer", "label": "blocker",
-		"params": map[string]any{"num-records": 5000000, "throughput": 2000, "profile": "none"}})
-
-	// Fill the form.
-	b.do(t, "open the new-run form",
-		chromedp.Navigate(srv.URL+"/runs/new"),
-		chromedp.WaitVisible(chromedp.ID("run-form")),
-		chromedp.Click(chromedp.CSS(`input[name="workload"][value="producer"]`)),
-		chromedp.SendKeys(chromedp.ID("f-label"), "e2e"),
-		chromedp.SendKeys(chromedp.ID("f-num-records"), "200000"),
-		chromedp.SendKeys(chromedp.ID("f-record-size"), "100"),
-	)
-	type profileBox struct {
-		Value   string `json:"value"`
-		Checked bool   `json:"checked"`
-	}
-	boxes := e2eEval[[]profileBox](t, b, "read the profile checkboxes",
-		`Array.from(document.querySelectorAll('input[type="checkbox"][name="profile"]')).map(i => ({value: i.value, checked: i.checked}))`)
-	var ticked []string
-	for _, box := range boxes {
-		if box.Checked {
-			ticked = append(ticked, box.Value)
-		}
-	}
-	if strings.Join(ticked, ",") != "cpu,heap" {
-		t.Fatalf("profile boxes ticked by default: %v, want cpu and heap", ticked)
-	}
-	for id, want := range map[string]string{"f-label": "e2e", "f-num-records": "200000", "f-record-size": "100"} {
-		if got := e2eEval[string](t, b, "read "+id, `document.getElementById(`+e2eJS(id)+`).value`); got != want {
-			t.Fatalf("#%s holds %q after typing, want %q", id, got, want)
-		}
-	}
-
-	// Submit: the browser follows the redirect to the run's page.
-	start := time.Now()
-	b.do(t, "submit the form", chromedp.Click(chromedp.CSS(`#run-form button[type="submit"]`)))
-	b.waitFor(t, "the run page", `/^\/runs\/\d+$/.test(location.pathname) && !!document.getElementById('run') && document.readyState === 'complete'`)
-	loc := e2eEval[string](t, b, "read the location", `location.pathname`)
-	id64, _ := strconv.ParseUint(strings.TrimPrefix(loc, "/runs/"), 10, 32)
-	id := uint(id64)
-	if id == 0 || id == blocker {
-		t.Fatalf("landed on %s, want the new run's page (the blocker is run %d)", loc, blocker)
-	}
-	t.Logf("run %d created from the form", id)
-
-	// The run waits behind the blocker; its page is live.
-	if live := e2eEval[string](t, b, "read data-live", `document.getElementById('run').getAttribute('data-live') || ''`); live != "true" {
-		t.Fatalf("run page of a queued run: data-live=%q, want true\n%s", live, b.state())
-	}
-	b.poll(t, "the live connection", `/^Live/.test(document.getElementById('connection-state').textContent)`)
-	if status := e2eEval[string](t, b, "read the status", `document.getElementById('run-status').textContent.trim()`); status != "queued" {
-		t.Fatalf("status badge %q while the blocker runs, want queued", status)
-	}
-	if q := e2eEval[string](t, b, "read the queue position", `(() => { const q = document.getElementById('queue-position'); return q.hidden ? '' : q.textContent; })()`); !strings.Contains(q, "queue") {
-		t.Errorf("queue position shows %q, want a visible queue position", q)
-	}
-	if !e2eEval[bool](t, b, "record the progress", e2eProgressRecorder) {
-		t.Fatalf("the live page has no progress display\n%s", b.state())
-	}
-
-	// Let the form's run go, and wait for its result to replace the live view.
-	srv.api(t, http.MethodPost, fmt.Sprintf("/api/runs/%d/cancel", blocker), nil, http.StatusAccepted, nil)
-	released := time.Now()
-	b.waitFor(t, "the finished run page", e2eFinalView)
-	t.Logf("submit → run page live: %v; blocker canceled → finished page: %v",
-		released.Sub(start).Round(time.Millisecond), time.Since(released).Round(time.Millisecond))
-
-	seen := e2eEval[[]e2eProgress](t, b, "read the recorded progress",
-		`JSON.parse(sessionStorage.getItem('kbench-e2e-progress') || '[]')`)
-	var shown []string
-	for _, p := range seen {
-		shown = append(shown, fmt.Sprintf("[%s | %s | %s | bar %s]", strings.TrimSpace(p.Status), strings.TrimSpace(p.Phase), strings.TrimSpace(p.Text), p.Value))
-	}
-	t.Logf("the live page showed %d states:\n%s", len(seen), strings.Join(shown, "\n"))
-	var sawRunning, saw100, wentBack bool
-	measured := 0 // the highest count the measure phase showed
-	for _, p := range seen {
-		sawRunning = sawRunning || strings.TrimSpace(p.Status) == "running"
-		saw100 = saw100 || p.Value == "100" || strings.HasSuffix(p.ValueText, ": 100%")
-		m := e2eProgressText.FindStringSubmatch(strings.TrimSpace(p.Text))
-		if m == nil {
-			continue
-		}
-		done := e2eCount(m[1])
-		if m[2] != "" && e2eCount(m[2]) != 200000 {
-			t.Errorf("live progress %q: total %s, want 200,000", p.Text, m[2])
-		}
-		// No warm-up: once records were measured, no later state may
-		// show fewer (the finishing phase must not claim "0 records").
-		if measured > 0 && done < measured && !wentBack {
-			wentBack = true
-			t.Errorf("live progress went back from %d to %q (phase %q) after the measured records were shown",
-				measured, strings.TrimSpace(p.Text), strings.TrimSpace(p.Phase))
-		}
-		if strings.TrimSpace(p.Phase) == "Measuring" && done > measured {
-			measured = done
-		}
-	}
-	if !sawRunning || measured == 0 || !saw100 {
-		t.Errorf("live view: saw status running %v, a measure progress with done>0 %v, the bar at 100%% %v; want all three",
-			sawRunning, measured > 0, saw100)
-	}
-
-	// The result.
-	if status := e2eEval[string](t, b, "read the status", `document.getElementById('run-status').textContent.trim()`); status != "succeeded" {
-		t.Fatalf("finished run's status %q, want succeeded\n%s", status, b.state())
-	}
-	type metricRow struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
-	metrics := e2eEval[[]metricRow](t, b, "read the metrics table",
-		`Array.from(document.querySelectorAll('table.metrics-table tbody tr')).map(tr => ({
-			name: tr.querySelector('th').textContent.trim(),
-			value: tr.querySelector('td.num').textContent.trim()}))`)
-	var rate string
-	for _, m := range metrics {
-		if m.Name == "record-send-rate" {
-			rate = m.Value
-		}
-	}
-	if v, ok := strings.CutSuffix(rate, " records/s"); !ok {
-		t.Errorf("metrics table: record-send-rate shows %q, want a value in records/s (table: %+v)", rate, metrics)
-	} else if n, err := strconv.ParseFloat(strings.ReplaceAll(v, ",", ""), 64); err != nil || n <= 0 {
-		t.Errorf("metrics table: record-send-rate %q is not a positive number", rate)
-	}
-	output := e2eEval[string](t, b, "read the output", `(document.getElementById('run-output') || {}).textContent || ''`)
-	if !strings.Contains(output, "200000 records sent, ") {
-		t.Errorf("Kafka output %q lacks the summary line \"200000 records sent, …\"", output)
-	}
-
-	type profileLink struct {
-		Role     string `json:"role"`
-		Kind     string `json:"kind"`
-		Href     string `json:"href"`
-		Download string `json:"download"`
-	}
-	links := e2eEval[[]profileLink](t, b, "read the profile links",
-		`(() => {
-			const table = document.querySelector('table.profiles-table');
-			if (!table) { return []; }
-			const heads = Array.from(table.querySelectorAll('thead th')).map(th => th.textContent.trim());
-			const cell = (tr, name) => {
-				const c = tr.children[heads.indexOf(name)];
-				return c ? c.textContent.trim() : '';
-			};
-			return Array.from(table.querySelectorAll('tbody tr')).map(tr => {
-				const a = tr.querySelector('a[download][href]');
-				return {role: cell(tr, 'Role'), kind: cell(tr, 'Kind'),
-					href: a ? a.getAttribute('href') : '', download: a ? a.getAttribute('download') : ''};
-			});
-		})()`)
-	kinds := map[string]bool{}
-	for _, l := range links {
-		kinds[l.Role+"/"+l.Kind] = true
-		if l.Href == "" {
-			t.Errorf("profile %s/%s has no download link", l.Role, l.Kind)
-			continue
-		}
-		e2eCheckProfile(t, srv, l.Href, l.Download, l.Kind)
-	}
-	if !kinds["client/cpu"] || !kinds["client/heap"] {
-		t.Errorf("profiles listed: %+v, want the client's cpu and heap", links)
-	}
-
-	b.screenshot(t, fmt.Sprintf("run-%d-finished", id))
-	b.checkConsole(t)
-}
-
-// e2eCheckProfile fetches a profile link as a browser would follow it
-// and checks it is a pprof profile of the kind the page says.
-func e2eCheckProfile(t *testing.T, srv *e2eServer, href, download, kind string) {
-	t.Helper()
-	u, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := url.Parse(href)
-	if err != nil {
-		t.Errorf("profile link %q: %v", href, err)
-		return
-	}
-	resp, err := srv.http.Get(u.ResolveReference(ref).String())
-	if err != nil {
-		t.Errorf("GET %s: %v", href, err)
-		return
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Errorf("GET %s: status %d, %v", href, resp.StatusCode, err)
-		return
-	}
-	if cd := resp.Header.Get("Content-Disposition"); download == "" || !strings.Contains(cd, `filename="`+download+`"`) {
-		t.Errorf("GET %s: Content-Disposition %q, want the link's download name %q", href, cd, download)
-	}
-	p, err := profile.Parse(bytes.NewReader(data))
-	if err != nil {
-		t.Errorf("GET %s: %d bytes that pprof cannot parse: %v", href, len(data), err)
-		return
-	}
-	var types []string
-	for _, st := range p.SampleType {
-		types = append(types, st.Type)
-	}
-	want := map[string]string{"cpu": "cpu", "heap": "inuse_space"}[kind]
-	if want != "" && !strings.Contains(" "+strings.Join(types, " ")+" ", " "+want+" ") {
-		t.Errorf("GET %s: a %s profile with sample types %v, want %s among them", href, kind, types, want)
-	}
-}
-
-// TestE2EFormErrors submits the form with a bad number: the form comes back
-// with the error next to the field, the other values kept, and no run.
-func TestE2EFormErrors(t *testing.T) {
-	e2eSkip(t)
-	srv := startE2EServer(t)
-	b := startE2EBrowser(t)
-
-	b.do(t, "open the new-run form",
-		chromedp.Navigate(srv.URL+"/runs/new"),
-		chromedp.WaitVisible(chromedp.ID("run-form")),
-		chromedp.SendKeys(chromedp.ID("f-label"), "keep me"),
-	)
-	// num-records is <input type="number">: Chrome drops letters typed into
-	// it, and a value set from script is sanitized to "". Make it a text
-	// field, as a browser without number inputs has, to send "abc".
-	e2eEval[bool](t, b, "make num-records a text field", `(() => { document.getElementById('f-num-records').type = 'text'; return true; })()`)
-	b.do(t, "type abc", chromedp.SendKeys(chromedp.ID("f-num-records"), "abc"))
-	if v := e2eEval[string](t, b, "read num-records", `document.getElementById('f-num-records').value`); v != "abc" {
-		t.Fatalf("num-records holds %q, want abc", v)
-	}
-	b.do(t, "submit the form", chromedp.Click(chromedp.CSS(`#run-form button[type="submit"]`)))
-	b.waitFor(t, "the form with its errors", `document.readyState === 'complete' && !!document.getElementById('error-summary')`)
-
-	type formState struct {
-		Path        string `json:"path"`
-		Label       string `json:"label"`
-		NumRecords  string `json:"numRecords"`
-		Invalid     string `json:"invalid"`
-		DescribedBy string `json:"describedBy"`
-		FieldError  string `json:"fieldError"`
-		ErrorID     string `json:"errorID"`
-		ErrorShown  bool   `json:"errorShown"`
-		Summary     string `json:"summary"`
-		SummaryItem string `json:"summaryItem"`
-		SummaryLink string `json:"summaryLink"`
-		Focused     string `json:"focused"`
-		Workload    string `json:"workload"`
-		Profiles    string `json:"profiles"`
-	}
-	st := e2eEval[formState](t, b, "read the form", `(() => {
-		const input = document.getElementById('f-num-records');
-		const err = input.closest('.field').querySelector('.field-error');
-		const link = document.querySelector('#error-summary a[href]');
-		const workload = document.querySelector('input[name="workload"]:checked');
-		return {
-			path: location.pathname,
-			label: document.getElementById('f-label').value,
-			numRecords: input.value,
-			invalid: input.getAttribute('aria-invalid') || '',
-			describedBy: input.getAttribute('aria-describedby') || '',
-			fieldError: err ? err.textContent.trim() : '',
-			errorID: err ? err.id : '',
-			errorShown: !!err && err.offsetParent !== null && err.getBoundingClientRect().height > 0,
-			summary: document.getElementById('error-summary').textContent.replace(/\s+/g, ' ').trim(),
-			summaryItem: Array.from(document.querySelectorAll('#error-summary li')).map(li => li.textContent.replace(/\s+/g, ' ').trim()).join(' | '),
-			summaryLink: link ? link.getAttribute('href') : '',
-			focused: document.activeElement ? document.activeElement.id : '',
-			workload: workload ? workload.value : '',
-			profiles: Array.from(document.querySelectorAll('input[type="checkbox"][name="profile"]:checked')).map(i => i.value).join(',')
-		};
-	})()`)
-	if st.Path != "/runs" {
-		t.Errorf("after the bad form the browser is at %s, want /runs (the form re-rendered, no redirect to a run)", st.Path)
-	}
-	if !strings.Contains(st.FieldError, `"abc"`) || !st.ErrorShown {
-		t.Errorf("num-records field error %q (shown %v), want a visible message quoting the bad value", st.FieldError, st.ErrorShown)
-	}
-	// One line per field, "<field>: <message>", the field named once.
-	if !strings.HasPrefix(st.SummaryItem, "num-records: ") || strings.Contains(st.SummaryItem, "num-records: num-records") ||
-		!strings.Contains(st.SummaryItem, `"abc"`) {
-		t.Errorf("error summary line %q, want \"num-records: <message about \"abc\">\" naming the field once", st.SummaryItem)
-	}
-	if st.Invalid != "true" || st.ErrorID == "" || !strings.Contains(" "+st.DescribedBy+" ", " "+st.ErrorID+" ") {
-		t.Errorf("num-records: aria-invalid=%q aria-describedby=%q, want invalid and described by the error %q", st.Invalid, st.DescribedBy, st.ErrorID)
-	}
-	if st.SummaryLink != "#f-num-records" {
-		t.Errorf("error summary %q links to %q, want #f-num-records", st.Summary, st.SummaryLink)
-	}
-	if st.Focused != "error-summary" {
-		t.Errorf("focus on %q after the bad submit, want the error summary (new_run.js focuses it)", st.Focused)
-	}
-	if st.Label != "keep me" || st.NumRecords != "abc" {
-		t.Errorf("re-rendered form: label %q, num-records %q; want the values sent, \"keep me\" and \"abc\"", st.Label, st.NumRecords)
-	}
-	if st.Workload != "producer" || st.Profiles != "cpu,heap" {
-		t.Errorf("re-rendered form: workload %q, profiles %q; want producer and cpu,heap kept", st.Workload, st.Profiles)
-	}
-
-	var list struct {
-		Total int `json:"total"`
-	}
-	srv.api(t, http.MethodGet, "/api/runs", nil, http.StatusOK, &list)
-	if list.Total != 0 {
-		t.Errorf("GET /api/runs: total %d after a rejected form, want 0", list.Total)
-	}
-	b.screenshot(t, "new-run-form-errors")
-	// The re-rendered form comes with status 400, which Chrome logs.
-	b.checkConsole(t, regexp.MustCompile(`status of 400`))
-}
-
-// TestE2ERunsListAndCancel cancels a running run from its page, then finds
-// it in the runs list and with the status filter.
-func TestE2ERunsListAndCancel(t *testing.T) {
-	e2eSkip(t)
-	srv := startE2EServer(t)
-	b := startE2EBrowser(t)
-
-	slow := srv.createRun(t, map[string]any{"workload": "producer",
-		"params": map[string]any{"num-records": 5000000, "throughput": 2000, "profile": "none"}})
-	// A second run, queued behind the slow one: it must not match the filter.
-	other := srv.createRun(t, map[string]any{"workload": "producer",
-		"params": map[string]any{"num-records": 1000, "profile": "none"}})
-
-	b.do(t, "open the slow run", chromedp.Navigate(fmt.Sprintf("%s/runs/%d", srv.URL, slow)))
-	b.poll(t, "the run to be running, live", `document.getElementById('run').getAttribute('data-live') === 'true' &&
-		document.getElementById('run-status').textContent.trim() === 'running' &&
-		/^Live/.test(document.getElementById('connection-state').textContent)`)
-	b.screenshot(t, fmt.Sprintf("run-%d-live", slow))
-	b.do(t, "click Cancel run", chromedp.Click(chromedp.CSS(`#progress form.cancel-form button[type="submit"]`)))
-	b.waitFor(t, "the canceled run's final page", e2eFinalView+` && document.getElementById('run-status').textContent.trim() === 'canceled'`)
-	if msg := e2eEval[string](t, b, "read the error", `(document.querySelector('.error-box .error-text') || {}).textContent || ''`); !strings.Contains(msg, "canceled") {
-		t.Errorf("canceled run's page shows error %q, want it to say the run was canceled", msg)
-	}
-	if s := srv.runStatus(t, slow); s != "canceled" {
-		t.Errorf("GET /api/runs/%d: status %q, want canceled", slow, s)
-	}
-
-	type runRow struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
-	}
-	readRows := func() []runRow {
-		return e2eEval[[]runRow](t, b, "read the runs table",
-			`Array.from(document.querySelectorAll('table.runs-table tbody tr')).map(tr => {
-				const link = tr.querySelector('a[href^="/runs/"]'), badge = tr.querySelector('.badge');
-				return {id: link ? link.textContent.trim() : '', status: badge ? badge.textContent.trim() : ''};
-			})`)
-	}
-	statusOf := func(rows []runRow, id uint) (string, bool) {
-		for _, r := range rows {
-			if r.ID == fmt.Sprintf("#%d", id) {
-				return r.Status, true
-			}
-		}
-		return "", false
-	}
-
-	b.do(t, "open the runs list", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("table.runs-table")))
-	rows := readRows()
-	if s, ok := statusOf(rows, slow); !ok || s != "canceled" {
-		t.Errorf("runs list: run %d has status %q (listed %v), want canceled; rows %+v", slow, s, ok, rows)
-	}
-	if s, ok := statusOf(rows, other); !ok || s == "canceled" {
-		t.Errorf("runs list: run %d has status %q (listed %v), want listed and not canceled; rows %+v", other, s, ok, rows)
-	}
-
-	b.do(t, "filter by status canceled",
-		chromedp.SetValue(chromedp.ID("filter-status"), "canceled"),
-		chromedp.Click(chromedp.CSS(`form.filters button[type="submit"]`)),
-	)
-	b.waitFor(t, "the filtered list", `new URLSearchParams(location.search).get('status') === 'canceled' &&
-		document.readyState === 'complete' && !!document.querySelector('table.runs-table')`)
-	rows = readRows()
-	if s, ok := statusOf(rows, slow); !ok || s != "canceled" {
-		t.Errorf("filtered list: run %d has status %q (listed %v), want canceled; rows %+v", slow, s, ok, rows)
-	}
-	if _, ok := statusOf(rows, other); ok || len(rows) != 1 {
-		t.Errorf("filtered list (status=canceled) shows %+v, want only run %d", rows, slow)
-	}
-	if v := e2eEval[string](t, b, "read the filter", `document.getElementById('filter-status').value`); v != "canceled" {
-		t.Errorf("status filter shows %q on the filtered page, want canceled", v)
-	}
-	if c := e2eEval[string](t, b, "read the count", `document.querySelector('p.count').textContent`); !strings.HasPrefix(c, "1 run ") || !strings.Contains(c, "filters") {
-		t.Errorf("count line %q, want it to count 1 run matching the filters", c)
-	}
-	b.screenshot(t, "runs-filtered-canceled")
-	b.checkConsole(t)
-}
 
 // e2eImport posts folded stacks to /api/import and returns the profile id.
 func (s *e2eServer) e2eImport(t *testing.T, label, folded string) uint {
@@ -994,79 +535,283 @@ main.main;main.encode;main.crc 200
 `
 )
 
-// TestE2EFlameGraph opens a profile's flame graph, zooms with a real mouse
-// click, searches, checks the URL keeps that state, and opens the
-// comparison whose differential graph draws frames that grew in red and
-// frames that shrank in blue.
-func TestE2EFlameGraph(t *testing.T) {
-	e2eSkip(t)
-	srv := startE2EServer(t)
-	b := startE2EBrowser(t)
-	base := srv.e2eImport(t, "gather", e2eBaseStacks)
-	target := srv.e2eImport(t, "single", e2eTargetStacks)
+// buildKbench builds the real binary once per test run.
+func buildKbench(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kbench")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/kbench/kbench")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
 
-	b.do(t, "open the profile page", chromedp.Navigate(fmt.Sprintf("%s/profiles/%d?sample=samples", srv.URL, base)))
-	b.waitFor(t, "the flame graph's first paint", `document.querySelector("#flamegraph[data-rendered=true]") !== null`)
-	box := e2eEval[map[string]float64](t, b, "frame box", `(() => {
-		const el = document.getElementById("flamegraph");
-		const r = el.flameGraph.frameBox("main.main;main.encode");
-		const c = document.getElementById("flamegraph-canvas").getBoundingClientRect();
-		return r ? {x: c.left + r.x + r.width / 2, y: c.top + r.y + r.height / 2, w: r.width} : {};
-	})()`)
-	if box["w"] <= 0 {
-		t.Fatalf("main.encode is not drawn: %v", box)
-	}
-	b.do(t, "click main.encode", chromedp.MouseClickXY(box["x"], box["y"]))
-	b.waitFor(t, "the zoom", `document.getElementById("flamegraph").flameGraph.state().focus === "main.main;main.encode"`)
-	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "focus=") {
-		t.Errorf("the zoom is not in the URL: %s", u)
-	}
-	b.do(t, "search", chromedp.SendKeys("#flamegraph-search", "crc"))
-	b.waitFor(t, "the match share", `(document.getElementById("flamegraph-match").dataset.totalPct || "") !== ""`)
-	pct := e2eEval[string](t, b, "match share", `document.getElementById("flamegraph-match").dataset.totalPct`)
-	if f, err := strconv.ParseFloat(pct, 64); err != nil || f < 19.9 || f > 20.1 {
-		t.Errorf("main.crc holds 200 of 1000 samples; the page says %q%%", pct)
-	}
-	shared := e2eEval[string](t, b, "url", `location.href`)
-	if !strings.Contains(shared, "search=crc") {
-		t.Errorf("the search is not in the URL: %s", shared)
-	}
-	// The link shows the same view to whoever opens it.
-	b.do(t, "open the shared link", chromedp.Navigate(shared))
-	b.waitFor(t, "the shared view", `(() => { const s = document.getElementById("flamegraph").flameGraph; return s && s.state().focus === "main.main;main.encode" && s.state().search === "crc"; })()`)
+// e2eTableJS reads the comparison table: one entry per metric row, the
+// metric name then every cell's text.
+const e2eTableJS = `Array.from(document.querySelectorAll('#comparison tbody tr[data-metric]')).map(tr =>
+	[tr.getAttribute('data-metric')].concat(Array.from(tr.querySelectorAll('td')).map(td => td.innerText.replace(/\s+/g, ' ').trim())))`
 
-	b.do(t, "open the comparison", chromedp.Navigate(fmt.Sprintf("%s/compare/profiles?base=%d&target=%d&normalize=none&sample=samples", srv.URL, base, target)))
-	b.waitFor(t, "the differential graph", `document.querySelector("#diff-flamegraph[data-rendered=true]") !== null`)
-	colour := func(path string) [3]float64 {
-		c := e2eEval[[]float64](t, b, "pixel of "+path, fmt.Sprintf(`(() => {
-			const g = document.getElementById("diff-flamegraph").flameGraph;
-			const r = g.frameBox(%q);
-			if (!r) return [];
-			const cv = document.getElementById("diff-flamegraph-canvas");
-			const k = cv.width / cv.getBoundingClientRect().width;
-			const d = cv.getContext("2d").getImageData(Math.floor((r.x + 3) * k), Math.floor((r.y + r.height / 2) * k), 1, 1).data;
-			return [d[0], d[1], d[2]];
-		})()`, path))
-		if len(c) != 3 {
-			t.Fatalf("%s is not drawn in the differential graph", path)
+// e2eImportPerfTest posts one kafka-producer-perf-test summary line to
+// /api/import with the run's time and tags, and returns the run's id.
+func (s *e2eServer) e2eImportPerfTest(t *testing.T, rate float64, at time.Time, meta ...string) uint {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("label", "perf")
+	mw.WriteField("time", at.Format(time.RFC3339))
+	for _, m := range meta {
+		mw.WriteField("meta", m)
+	}
+	w, _ := mw.CreateFormFile("output", "perf.txt")
+	fmt.Fprintf(w, "1000000 records sent, %.1f records/sec (%.2f MB/sec), 2.06 ms avg latency, 598.00 ms max latency, 2 ms 50th, 6 ms 95th, 14 ms 99th, 561 ms 99.9th.\n",
+		rate, rate*512/(1024*1024))
+	mw.Close()
+	resp, err := s.http.Post(s.URL+"/api/import", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var run struct {
+		ID uint `json:"id"`
+	}
+	if resp.StatusCode != http.StatusCreated || json.Unmarshal(data, &run) != nil || run.ID == 0 {
+		t.Fatalf("import: %d %s", resp.StatusCode, data)
+	}
+	return run.ID
+}
+
+// e2eProc is what /proc says of one process.
+type e2eProc struct {
+	pid, ppid int
+	state     byte
+	start     uint64 // tells a reused pid apart
+	args      []string
+}
+
+func e2eReadProc(pid int) (e2eProc, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return e2eProc{}, false
+	}
+	s := string(data)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // state ppid pgrp … starttime (20th)
+	if len(f) < 20 {
+		return e2eProc{}, false
+	}
+	p := e2eProc{pid: pid, state: f[0][0]}
+	p.ppid, _ = strconv.Atoi(f[1])
+	p.start, _ = strconv.ParseUint(f[19], 10, 64)
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+		p.args = strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	}
+	return p, true
+}
+
+// e2eChild finds the child of ppid whose second argument is verb ("run",
+// "broker"), or returns false.
+func e2eChild(ppid int, verb string) (e2eProc, bool) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
 		}
-		return [3]float64{c[0], c[1], c[2]}
-	}
-	grew := colour("main.main;main.send;net.(*conn).Write;internal/poll.(*FD).Write")
-	shrank := colour("main.main;main.encode;main.appendRecord")
-	vanished := colour("main.main;main.send;net.(*conn).Write;internal/poll.(*FD).Writev")
-	if !(grew[0] > grew[2]+40) {
-		t.Errorf("a frame that grew is drawn rgb%v, want red", grew)
-	}
-	if !(shrank[2] > shrank[0]+40) || !(vanished[2] > vanished[0]+40) {
-		t.Errorf("frames that shrank or vanished are drawn rgb%v and rgb%v, want blue", shrank, vanished)
-	}
-	page := e2eEval[string](t, b, "page text", `document.body.innerText`)
-	for _, want := range []string{"internal/poll.(*FD).Write", "gather", "single"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the comparison page lacks %q", want)
+		if p, ok := e2eReadProc(pid); ok && p.ppid == ppid && len(p.args) > 1 && p.args[1] == verb && p.alive() {
+			return p, true
 		}
 	}
-	b.screenshot(t, "compare-profiles")
-	b.checkConsole(t)
+	return e2eProc{}, false
+}
+
+// alive: the same process (pid and start time) still exists and is not a
+// zombie (a killed orphan may stay one where nobody reaps it).
+func (p e2eProc) alive() bool {
+	now, ok := e2eReadProc(p.pid)
+	return ok && now.start == p.start && now.state != 'Z' && now.state != 'X'
+}
+
+// e2eProcess is a kbench process a test started, stopped when it ends.
+type e2eProcess struct {
+	name           string
+	cmd            *exec.Cmd
+	stdout, stderr e2eBuffer
+	exited         chan struct{}
+	waitErr        error
+}
+
+// startE2EProcess starts kbench with args and no KBENCH_* variable, and
+// waits for its stdout to match ready; it is interrupted (SIGINT) when
+// the test ends, if still running.
+func startE2EProcess(t *testing.T, name string, ready *regexp.Regexp, args ...string) (*e2eProcess, []string) {
+	t.Helper()
+	p := &e2eProcess{name: name, cmd: exec.Command(e2eKbench(t), args...), exited: make(chan struct{})}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KBENCH_") {
+			p.cmd.Env = append(p.cmd.Env, kv)
+		}
+	}
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			p.cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-p.exited:
+			case <-time.After(30 * time.Second):
+				p.cmd.Process.Kill()
+				<-p.exited
+			}
+		}
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", name, e2eTail(p.stderr.String(), 4000))
+		}
+	})
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if m := ready.FindStringSubmatch(p.stdout.String()); m != nil {
+			return p, m
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("%s exited before it was ready: %v\nstdout: %s\nstderr: %s", name, p.waitErr, p.stdout.String(), p.stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready within 30 s\nstdout: %s\nstderr: %s", name, p.stdout.String(), p.stderr.String())
+		}
+	}
+}
+
+// signal sends sig and waits for the process to exit 0.
+func (p *e2eProcess) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("%v to %s: %v", sig, p.name, err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s still running 60 s after %v", p.name, sig)
+	}
+	if p.waitErr != nil {
+		t.Errorf("%s after %v: %v, want exit status 0", p.name, sig, p.waitErr)
+	}
+}
+
+var e2eWorkerLine = regexp.MustCompile(`kbench worker on (\S+) taking runs from queue (\S+) `)
+
+// startE2EWorker starts `kbench worker` on queue with its own data
+// directory, which it returns.
+func startE2EWorker(t *testing.T, database, queue string) (*e2eProcess, string) {
+	t.Helper()
+	data := t.TempDir()
+	p, m := startE2EProcess(t, "kbench worker "+queue, e2eWorkerLine, "worker", "--database", database, "--queue", queue, "--data", data)
+	if m[2] != queue {
+		t.Fatalf("worker says it takes runs from %s, want %s", m[2], queue)
+	}
+	return p, data
+}
+
+// e2eWorkerRun is what the test reads of a run.
+type e2eWorkerRun struct {
+	Status   string `json:"status"`
+	Error    string `json:"error"`
+	Queue    string `json:"queue"`
+	Worker   string `json:"worker"`
+	Profiles []struct {
+		Kind     string `json:"kind"`
+		Download string `json:"download"`
+	} `json:"profiles"`
+	Metrics []struct {
+		Name string `json:"name"`
+	} `json:"metrics"`
+}
+
+// waitRun polls run id until done says so.
+func waitRun(t *testing.T, s *e2eServer, id uint, what string, done func(e2eWorkerRun) bool) e2eWorkerRun {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var r e2eWorkerRun
+		s.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d", id), nil, http.StatusOK, &r)
+		if done(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d: %s %q, still not %s after 2 minutes", id, r.Status, r.Error, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// get fetches a page and returns its body, failing unless 200.
+func (s *e2eServer) get(t *testing.T, path string) string {
+	t.Helper()
+	resp, err := s.http.Get(s.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d", path, resp.StatusCode)
+	}
+	return b.String()
+}
+
+// waitEvent reads run id's live events from the server until one named
+// name arrives (within two minutes).
+func waitEvent(t *testing.T, s *e2eServer, id uint, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/api/runs/%d/events", s.URL, id), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("run %d: events: %v", id, err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		if sc.Text() == "event: "+name {
+			return
+		}
+	}
+	t.Fatalf("run %d: no %q event before the stream ended (%v)", id, name, sc.Err())
+}
+
+// kbenchCmd runs the built kbench without the caller's KBENCH_*
+// variables (plus env), returning its exit code, stdout and stderr.
+func kbenchCmd(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(e2eKbench(t), args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KBENCH_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("kbench %v: %v", args, err)
+	}
+	return code, stdout.String(), stderr.String()
 }
