@@ -1,8 +1,9 @@
 package acceptance
 
-// End-to-end tests: the real kbench binary (`kbench serve`, which launches
-// real `kbench run` children on the embedded broker) driven by a real
-// headless Chromium through chromedp. They check what a user sees: the form,
+// The harness of the acceptance tests (see doc.go): the real kbench
+// binary (`kbench serve`, which launches real `kbench run` children on the
+// embedded broker) driven by a real headless Chromium through chromedp.
+// The tests check what a user sees: the form,
 // the live run page fed by Server-Sent Events, the finished result, the runs
 // list, cancellation, and that profile downloads are real pprof files.
 //
@@ -29,6 +30,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 const (
@@ -317,6 +320,7 @@ type e2eBrowser struct {
 // and closes it when the test ends.
 func startE2EBrowser(t *testing.T) *e2eBrowser {
 	t.Helper()
+	tier.RefuseTest(t, "Chromium")
 	testCtx, cancelTest := context.WithTimeout(context.Background(), e2eTimeout)
 	var output e2eBuffer
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(testCtx,
@@ -535,9 +539,11 @@ main.main;main.encode;main.crc 200
 `
 )
 
-// buildKbench builds the real binary once per test run.
+// buildKbench builds the real binary (e2eKbench keeps it for the whole
+// test run). Under -short it fails the test: see tier.RefuseTest.
 func buildKbench(t *testing.T) string {
 	t.Helper()
+	tier.RefuseTest(t, "go build kbench")
 	bin := filepath.Join(t.TempDir(), "kbench")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/kbench/kbench")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/kbench/kbench/internal/testutil/pgtest"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // TestE2EWorkersTakeTheirQueues: kbench serve on PostgreSQL with no local
@@ -144,6 +145,7 @@ func TestE2EWorkersTakeTheirQueues(t *testing.T) {
 // store (exit 2 without it or with an SQLite path), and an unreachable
 // database exits 1 naming it with its password redacted.
 func TestWorkerRefusesSQLite(t *testing.T) {
+	tier.Integration(t, "builds and starts kbench")
 	const secret = "Pw-n0t-shown"
 	for _, tc := range []struct {
 		args []string
