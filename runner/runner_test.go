@@ -315,6 +315,9 @@ func TestUnreachableBroker(t *testing.T) {
 // in every producer mode. The run fails with an error and still writes
 // what it measured.
 func TestBrokerLostMidRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a paced run waits for the broker loss")
+	}
 	for _, mode := range []string{rundoc.ModeWriter, rundoc.ModeClient, rundoc.ModeRaw} {
 		t.Run(mode, func(t *testing.T) {
 			b, err := embeddedbroker.Start(embeddedbroker.Options{})
@@ -352,6 +355,9 @@ func TestBrokerLostMidRun(t *testing.T) {
 // neither acknowledged nor failed, and what was measured is written with
 // complete=false.
 func TestCancelWritesPartialResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: paced runs, canceled midway")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeWriter, rundoc.ModeClient} {
 		t.Run(mode, func(t *testing.T) {
