@@ -59,6 +59,7 @@ func (e *env) remoteQueue(t *testing.T) *jobs.Queue {
 // waiting has its job canceled.
 func TestSubmitIsAJob(t *testing.T) {
 	tier.Integration(t, "starts kbench run stand-ins")
+	sqliteOnly(t)
 	e := newEnv(t, "succeed", nil)
 	first, id, canceled := e.create(t, plainSpec), e.create(t, plainSpec), e.create(t, plainSpec)
 	gate, taken := make(chan struct{}), make(chan struct{})
@@ -102,6 +103,7 @@ func TestSubmitIsAJob(t *testing.T) {
 // what it measured kept, canceled.
 func TestCancelThroughTheJob(t *testing.T) {
 	tier.Integration(t, "starts kbench run stand-ins")
+	sqliteOnly(t)
 	e := newEnv(t, "wait", nil)
 	id := e.create(t, plainSpec)
 	w := e.watch(t, e.Manager, id)
@@ -122,6 +124,7 @@ func TestCancelThroughTheJob(t *testing.T) {
 // once.
 func TestRestartKeepsTheQueue(t *testing.T) {
 	tier.Integration(t, "starts kbench run stand-ins")
+	sqliteOnly(t)
 	e := newEnv(t, "wait", nil)
 	running := e.create(t, plainSpec)
 	waiting := []uint{e.create(t, plainSpec), e.create(t, plainSpec), e.create(t, plainSpec)}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
@@ -187,7 +188,7 @@ func TestCloseAndStartAgain(t *testing.T) {
 func TestStartRecovers(t *testing.T) {
 	tier.Integration(t, "starts kbench run stand-ins")
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	st, err := store.Open(pgtest.DSN(t, filepath.Join(dir, "kbench.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

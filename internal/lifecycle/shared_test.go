@@ -214,6 +214,7 @@ func TestFollowerIdleForgets(t *testing.T) {
 // nothing follows it.
 func TestNoSharingOnSQLite(t *testing.T) {
 	tier.Integration(t, "starts kbench run stand-ins")
+	sqliteOnly(t)
 	e := newEnv(t, "succeed", nil)
 	id := e.create(t, plainSpec)
 	ch, _, cancel := e.Subscribe(id)

@@ -33,6 +33,27 @@ const EnvURL = "KBENCH_TEST_POSTGRES"
 // skipping them.
 const EnvRequire = "KBENCH_REQUIRE_POSTGRES"
 
+// EnvBackend set to "postgres" moves the stores tests open through DSN
+// (and the server's test servers) from SQLite files to fresh PostgreSQL
+// databases: test.sh runs the packages whose tests open a store a second
+// time so.
+const EnvBackend = "KBENCH_TEST_BACKEND"
+
+// OnPostgres reports whether EnvBackend asks for PostgreSQL.
+func OnPostgres() bool { return os.Getenv(EnvBackend) == "postgres" }
+
+// DSN is a fresh, empty database for t on the backend EnvBackend names:
+// sqlitePath (a file in one of t's temporary directories), or under
+// EnvBackend=postgres a new PostgreSQL database from URL, with URL's
+// skips.
+func DSN(t testing.TB, sqlitePath string) string {
+	t.Helper()
+	if OnPostgres() {
+		return URL(t)
+	}
+	return sqlitePath
+}
+
 // URL creates a database with a random name on the server EnvURL names
 // and returns its URL; the database is dropped when t ends (after the
 // cleanups registered later, such as closing a store on it). It skips t
