@@ -19,8 +19,9 @@
 #     postgres user when run as root (PostgreSQL refuses root); its URL in
 #     KBENCH_TEST_POSTGRES and KBENCH_REQUIRE_POSTGRES=1, so that those
 #     tests fail rather than skip; stopped and removed on exit, also on
-#     failure or interruption; then the server package again with
-#     KBENCH_TEST_BACKEND=postgres, its test servers on PostgreSQL;
+#     failure or interruption; then the packages whose tests open a
+#     store (server, internal/store, internal/lifecycle) again with
+#     KBENCH_TEST_BACKEND=postgres, their stores on PostgreSQL;
 #  5. fuzzes the profile-upload reader for 5 s.
 # govulncheck is not run: it needs the Go vulnerability database, which
 # the machines this runs on cannot always reach; leave it to a CI with
@@ -127,10 +128,13 @@ export KBENCH_REQUIRE_POSTGRES=1
 export KBENCH_REQUIRE_JDK=1
 
 go test -race -count=1 -timeout 15m "$@" ./...
-# The server's suite a second time on PostgreSQL: its newTestServer opens
-# the store there under KBENCH_TEST_BACKEND=postgres, so every handler
-# test also runs on the shared-database backend (about 3 to 4 minutes).
-KBENCH_TEST_BACKEND=postgres go test -race -count=1 -timeout 15m "$@" ./server/
+# The packages whose tests open a store, a second time on PostgreSQL:
+# under KBENCH_TEST_BACKEND=postgres the server's newTestServer, the
+# store's own tests outside eachBackend and the lifecycle's test
+# environments open their stores there (pgtest.DSN), so those tests also
+# run on the shared-database backend (the server's take 3 to 4 minutes).
+# internal/jobs needs no second pass: its tests run on both backends.
+KBENCH_TEST_BACKEND=postgres go test -race -count=1 -timeout 15m "$@" ./server/ ./internal/store/ ./internal/lifecycle/
 # Fuzz the upload reader for a few seconds: it must accept exactly what
 # pprof accepts, gzipped or not (go test -fuzz runs one target at a time).
 go test -run '^$' -fuzz '^FuzzLoadUpload$' -fuzztime 5s ./profiles/

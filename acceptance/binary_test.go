@@ -23,18 +23,8 @@ import (
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
-
-// buildKbench builds the real binary once per test run.
-func buildKbench(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kbench")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/kbench/kbench")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // TestBinary runs the built binary the way users do: one producer run on
 // the embedded broker, then an interrupted run, checking that SIGINT
@@ -168,6 +158,7 @@ func (w *watchWriter) Write(p []byte) (int, error) {
 // whose kbench.db holds another application's schema exits 1 with a
 // message saying so, and leaves the file exactly as it was.
 func TestServeRefusesForeignDatabase(t *testing.T) {
+	tier.Integration(t, "builds and starts kbench")
 	bin := e2eKbench(t)
 	data := t.TempDir()
 	path := filepath.Join(data, "kbench.db")
@@ -239,6 +230,7 @@ func TestServeRefusesForeignDatabase(t *testing.T) {
 // a finished run that ended 31 days ago with its files, keeps one that
 // ended yesterday, and logs how many it pruned.
 func TestServeRetain(t *testing.T) {
+	tier.Integration(t, "builds and starts kbench")
 	bin := e2eKbench(t)
 	data := t.TempDir()
 	st, err := store.Open(filepath.Join(data, "kbench.db"))

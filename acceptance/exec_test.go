@@ -15,6 +15,7 @@ import (
 
 	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/jdk"
+	"github.com/kbench/kbench/internal/testutil/jdktest"
 )
 
 // execRun is a run as GET /api/runs/:id shows it, the fields kbench
@@ -226,10 +227,7 @@ func TestExecJVM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kbench and starts kbench serve")
 	}
-	j, err := jdk.Find("")
-	if err != nil {
-		t.Skipf("no JDK: %v", err)
-	}
+	j := jdktest.Find(t)
 	srv := startE2EServer(t)
 	bin := e2eKbench(t)
 	dir := t.TempDir()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,29 +13,6 @@ import (
 	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 )
-
-// kbenchCmd runs the built kbench without the caller's KBENCH_*
-// variables (plus env), returning its exit code, stdout and stderr.
-func kbenchCmd(t *testing.T, env []string, args ...string) (int, string, string) {
-	t.Helper()
-	cmd := exec.Command(e2eKbench(t), args...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "KBENCH_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("kbench %v: %v", args, err)
-	}
-	return code, stdout.String(), stderr.String()
-}
 
 // storedRun is what these tests read of a run through the API.
 type storedRun = client.Run

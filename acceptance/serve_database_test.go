@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/testutil/pgtest"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // withPassword puts a password into a PostgreSQL URL's user part (a
@@ -42,6 +43,7 @@ func serveCommand(t *testing.T, env []string, args ...string) (*exec.Cmd, string
 // PostgreSQL server that is not there exits 1 naming it, with its
 // password redacted.
 func TestServeDatabaseUnreachable(t *testing.T) {
+	tier.Integration(t, "builds and starts kbench")
 	const secret = "Pw-n0t-shown"
 	cmd, _ := serveCommand(t, nil, "--database", "postgres://kbench:"+secret+"@127.0.0.1:1/kbench?sslmode=disable&connect_timeout=2")
 	var out bytes.Buffer

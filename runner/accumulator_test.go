@@ -62,6 +62,9 @@ func highWatermarks(t *testing.T, addr, topic string) int64 {
 // acknowledged exactly once: the broker's high watermarks hold exactly
 // the records sent.
 func TestAccumulatorQueueingLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: 800,000 records and paced runs")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	run := func(t *testing.T, topic, mode string, n int64, args ...string) *rundoc.Result {
 		t.Helper()

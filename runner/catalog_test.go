@@ -19,6 +19,9 @@ import (
 // write. Each run also carries cpu-seconds-per-million-records, computed
 // from its own CPU and record figures (checkCPUPerRecord).
 func TestMetricsCatalogMatchesRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	check := func(t *testing.T, res *rundoc.Result) {
 		t.Helper()

@@ -160,6 +160,9 @@ func TestResultRecordsEnvironment(t *testing.T) {
 // target kind and the broker's ApiVersions ranges, for every workload and
 // mode.
 func TestResultRecordsResolvedConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	direct := brokerRanges(t, b.Addr())
 

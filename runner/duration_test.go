@@ -18,6 +18,9 @@ var steadyStateRe = regexp.MustCompile(`(?m)^\d+ steady state records sent, \d+\
 // TestProducerDuration: with --duration the producer sends for that long
 // after its warm-up, in every mode, and reports in Kafka's format.
 func TestProducerDuration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: --duration runs of 1.5 s")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		t.Run(mode, func(t *testing.T) {
@@ -50,6 +53,9 @@ func TestProducerDuration(t *testing.T) {
 // consumer (a lap; in group mode a new group, whose join counts as
 // rebalance time), so a short backlog still fills the window.
 func TestConsumerDuration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: --duration runs of 1.5 s")
+	}
 	prev := durationBacklog
 	durationBacklog = 3000 // laps even on a fast machine
 	t.Cleanup(func() { durationBacklog = prev })

@@ -28,6 +28,9 @@ import (
 // maximum the noise can hide. It compares behaviour, never a bound on a
 // time.
 func TestE2ELoadRaisesLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: paced runs of a second each")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	run := func(topic string, args ...string) *rundoc.Result {
 		t.Helper()

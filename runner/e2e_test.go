@@ -82,6 +82,9 @@ func TestE2EKafkaMode(t *testing.T) {
 // 25 ms, p99 near 50 ms, and never below (a slow machine adds to both),
 // and every record is received once.
 func TestE2ERateLinger(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a paced run of 2.5 s")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	opts, out := testOptions(t)
 	spec := mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "e2e-rate", "--throughput", "2000",

@@ -28,6 +28,9 @@ func harnessNote(res *rundoc.Result) string {
 // says so (a note with the threshold, harness-limited 1, the reason in the
 // measurement). The broker runs in its own process, with its own CPUs.
 func TestHarnessLimitedCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	opts, _ := testOptions(t)
@@ -54,6 +57,9 @@ func TestHarnessLimitedCPU(t *testing.T) {
 // above service latency. The result says so. A throttled run that keeps
 // its schedule is not flagged at all.
 func TestHarnessBehindSchedule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	t.Run("behind", func(t *testing.T) {
 		// kafka-go's Writer does much of its per-message work in the
 		// caller: a producing goroutine can hand it ~10⁵–10⁶ records/s, far

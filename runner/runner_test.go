@@ -189,6 +189,9 @@ func TestProduceThenConsume(t *testing.T) {
 // TestEmbeddedBrokerProfiles runs against a broker child process, as a user
 // without --bootstrap-server does, and checks every profile it writes.
 func TestEmbeddedBrokerProfiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	opts, _ := testOptions(t)
 	spec := mustParse(t, rundoc.Producer, "--num-records", "150000", "--record-size", "256",
 		"--profile", "cpu,heap,allocs,mutex,block,goroutine", "--warmup-records", "1000")
@@ -264,6 +267,9 @@ func hasFrame(p *profile.Profile, substr string) bool {
 // TestConsumerPrefillsEmbeddedBroker: a fresh embedded broker holds nothing,
 // so the consumer first produces what it will read, outside the window.
 func TestConsumerPrefillsEmbeddedBroker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	opts, out := testOptions(t)
 	spec := mustParse(t, rundoc.Consumer, "--messages", "5000", "--mode", "assign", "--profile", "none",
 		"--show-detailed-stats", "--reporting-interval", "100", "--partitions", "2")
@@ -309,6 +315,9 @@ func TestUnreachableBroker(t *testing.T) {
 // in every producer mode. The run fails with an error and still writes
 // what it measured.
 func TestBrokerLostMidRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a paced run waits for the broker loss")
+	}
 	for _, mode := range []string{rundoc.ModeWriter, rundoc.ModeClient, rundoc.ModeRaw} {
 		t.Run(mode, func(t *testing.T) {
 			b, err := embeddedbroker.Start(embeddedbroker.Options{})
@@ -346,6 +355,9 @@ func TestBrokerLostMidRun(t *testing.T) {
 // neither acknowledged nor failed, and what was measured is written with
 // complete=false.
 func TestCancelWritesPartialResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: paced runs, canceled midway")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeWriter, rundoc.ModeClient} {
 		t.Run(mode, func(t *testing.T) {

@@ -81,6 +81,9 @@ func checkFineStep(t *testing.T, res *rundoc.Result, textLines int, minSecs floa
 // governing Kafka's interval lines, for every workload against a real
 // broker (or the write-path sink).
 func TestIntervalSeriesFineStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	b := startBroker(t, embeddedbroker.Options{})
 	const reporting = 1000
 	for _, mode := range []string{rundoc.ModeWriter, rundoc.ModeClient, rundoc.ModeRaw} {

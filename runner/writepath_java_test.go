@@ -45,6 +45,9 @@ func testJDK(t *testing.T) jdk.JDK {
 // 1102 buffers, more than the JDK's IOV_MAX (1024): java-gather then takes
 // two SocketChannel.write calls per request, which the program counts.
 func TestWritepathJavaSendsIdenticalBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a JVM")
+	}
 	tools := testJDK(t)
 	for _, tc := range []struct{ records, size, requests, inFlight int }{{16, 256, 60, 4}, {1100, 3, 5, 1}} {
 		t.Run(fmt.Sprintf("%dx%d", tc.records, tc.size), func(t *testing.T) {
@@ -119,6 +122,9 @@ func TestWritepathJavaSendsIdenticalBytes(t *testing.T) {
 // only slack is for partial writes, which the program counts: the syscalls
 // must equal its SocketChannel.write calls exactly.
 func TestWritepathJavaRunAgainstSink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a JVM")
+	}
 	testJDK(t)
 	for _, strategy := range rundoc.JavaWritepathStrategies() {
 		t.Run(strategy, func(t *testing.T) {
@@ -174,6 +180,9 @@ func TestWritepathJavaRunAgainstSink(t *testing.T) {
 // wall profile; the gather run's holds the JDK's writev0, the per-buffer
 // run's write0 and no writev0.
 func TestWritepathJavaJFRWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a JVM")
+	}
 	testJDK(t)
 	for strategy, frames := range map[string][2]string{
 		rundoc.StrategyJavaGather:    {"writev0", "write0"},
@@ -234,6 +243,9 @@ func TestWritepathJavaJFRWindow(t *testing.T) {
 // settings the recording also held thread park, allocation, GC and
 // periodic events that cost the JVM and that kbench never reads.
 func TestWritepathJavaJFRRecordsOnlySamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a JVM")
+	}
 	tools := testJDK(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -322,6 +334,9 @@ func TestWritepathJavaJFRRecordsOnlySamples(t *testing.T) {
 // TestWritepathJavaNeedsJDK: without a JDK a Java strategy is refused with
 // what to install, as a problem of the strategy field.
 func TestWritepathJavaNeedsJDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	opts, _ := sinkOptions(t)
 	opts.JavaHome = t.TempDir() // no bin/java in it
 	spec := mustParse(t, rundoc.Writepath, "--sink", "--strategy", rundoc.StrategyJavaGather, "--requests", "10")
@@ -336,6 +351,9 @@ func TestWritepathJavaNeedsJDK(t *testing.T) {
 // end with the one cached directory, nothing else left behind; a later
 // use compiles nothing.
 func TestCompileJavaConcurrently(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a JVM")
+	}
 	tools := testJDK(t)
 	base := t.TempDir()
 	orig := javaCacheDir

@@ -271,6 +271,9 @@ var writepathMetrics = []string{"requests-sent", "requests-per-sec", "records-pe
 // TestWritepathRunAgainstSink runs each strategy against the sink child
 // process, as `kbench run writepath --sink` does, and reads result.json.
 func TestWritepathRunAgainstSink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	for _, strategy := range rundoc.GoWritepathStrategies() {
 		t.Run(strategy, func(t *testing.T) {
 			opts, out := sinkOptions(t)
@@ -354,6 +357,9 @@ func TestWritepathRunAgainstSink(t *testing.T) {
 // A profile that stays short of that across every attempt is a failure:
 // the profiler is not recording the client.
 func TestWritepathCPUProfileShowsWritePath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	const (
 		writepathMinSamples = 100
 		attempts            = 20
@@ -505,6 +511,9 @@ func readAll(t *testing.T, addr, topic string, want int) [][]byte {
 // TestWritepathEmbeddedBrokerChild runs without --bootstrap-server: the
 // broker is the usual child process, and its profile comes back too.
 func TestWritepathEmbeddedBrokerChild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	opts, _ := testOptions(t)
 	spec := mustParse(t, rundoc.Writepath, "--strategy", rundoc.StrategyPerBuffer, "--requests", "500", "--profile", "cpu")
 	res, err := Run(context.Background(), spec, opts)
@@ -523,6 +532,9 @@ func TestWritepathEmbeddedBrokerChild(t *testing.T) {
 }
 
 func TestWritepathDuration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a kbench broker child")
+	}
 	opts, _ := sinkOptions(t)
 	spec := mustParse(t, rundoc.Writepath, "--sink", "--duration", "0.5", "--request-rate", "2000", "--profile", "none")
 	start := time.Now()

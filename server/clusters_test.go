@@ -75,6 +75,9 @@ func namedClusters(t *testing.T, values ...string) *clusters.Set {
 // answers or the comparison's exports. An edited file applies to the
 // next run; one that became invalid fails its run, saying why.
 func TestNamedClusterRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	b := saslBroker(t)
 	file := writeClusterFile(t, "", b.Addr(), clusterPassword)
 	ts := newTestServer(t, func(c *Config) { c.Clusters = namedClusters(t, "lab="+file) })
@@ -235,6 +238,9 @@ func TestNamedClusterRefusals(t *testing.T) {
 // queued on a cluster the restarted server no longer names is canceled
 // saying so.
 func TestNamedClusterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	b := saslBroker(t)
 	file := writeClusterFile(t, "", b.Addr(), clusterPassword)
 	dir := t.TempDir()
@@ -327,6 +333,9 @@ func TestNamedClusterRestart(t *testing.T) {
 // clusters (and only when it names some); choosing one queues a run on
 // it, and a name the server does not know is shown beside the select.
 func TestNamedClusterForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	if body := newTestServer(t, nil).do(t, "GET", "/runs/new", "").Body.String(); strings.Contains(body, `name="target.cluster"`) {
 		t.Errorf("a server naming no cluster offers named clusters")
 	}

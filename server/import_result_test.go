@@ -73,6 +73,9 @@ func resultDir(t *testing.T, dir string) ([]byte, *rundoc.Result, map[string][]b
 // start as its time; and it sits in the series of a server-launched run
 // of the same workload, target and branch.
 func TestImportResultDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	launched := ts.waitFinal(t, ts.createRun(t, `{"workload":"producer","label":"server","meta":{"branch":"trunk"},"params":{"num-records":3000,"record-size":100,"profile":["cpu"]}}`))
 	if launched.Status != rundoc.StatusSucceeded {

@@ -34,6 +34,9 @@ func (ts *testServer) getRun(t *testing.T, id uint) apiRun {
 // time and series (its fingerprint on its branch), and when it has run,
 // the version it recorded (the kafka-go of the kbench that ran it).
 func TestAPIRunMeta(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	id := ts.createRun(t, `{"workload":"producer","label":"m","meta":{"commit":"abc123","branch":"trunk"},"params":{"num-records":200,"profile":"none"}}`)
 	queued := ts.getRun(t, id)
@@ -142,6 +145,9 @@ func TestABAndRepetitionsCarryMeta(t *testing.T) {
 // TestFormMeta: the form's Metadata field (key=value lines) tags the run;
 // a bad line is shown on the field, with what was typed kept.
 func TestFormMeta(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	rec := ts.formPost(t, "/runs", url.Values{"workload": {"producer"}, "num-records": {"100"}, "profile": {"none"},
 		"meta": {"commit=abc\nBad Key=<x>"}})

@@ -271,6 +271,9 @@ func TestAllowHostsValidated(t *testing.T) {
 // are refused (JSON for the API, the error page for forms); scripts
 // without Origin and same-origin browsers keep working.
 func TestCrossOriginProtection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	body := `{"workload":"producer","params":{"num-records":100,"profile":"none"}}`
 	tests := []struct {

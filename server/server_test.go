@@ -283,6 +283,9 @@ func (ts *testServer) waitEvent(t *testing.T, id uint, name string) {
 const smallProducer = `{"workload":"producer","label":"trunk","params":{"num-records":20000,"record-size":256,"throughput":-1,"profile":["cpu","heap"]}}`
 
 func TestRunLifecycleThroughAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	id := ts.createRun(t, smallProducer)
 	r := ts.waitFinal(t, id)
@@ -339,6 +342,9 @@ func TestRunLifecycleThroughAPI(t *testing.T) {
 // TestRoutesConcurrently fetches the route table from many goroutines at
 // once; with -race it checks the handlers share no unsynchronized state.
 func TestRoutesConcurrently(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	id := ts.createRun(t, `{"workload":"producer","params":{"num-records":2000,"profile":["cpu"]}}`)
 	r := ts.waitFinal(t, id)
@@ -439,6 +445,9 @@ func (ts *testServer) formPost(t *testing.T, target string, form url.Values) *ht
 }
 
 func TestFormErrorsKeepValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	form := url.Values{"workload": {"producer"}, "label": {"my <branch>"}, "num-records": {"lots"},
 		"target": {"embedded"}, "sasl-password": {"pw-should-vanish"}, "record-size": {"777"}}
@@ -484,6 +493,9 @@ func TestCrossSiteAndCSRF(t *testing.T) {
 }
 
 func TestToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, func(c *Config) { c.Token = "tok-123" })
 	if rec := ts.do(t, "POST", "/api/runs", `{"workload":"producer"}`); rec.Code != 401 {
 		t.Errorf("POST without token = %d, want 401", rec.Code)
@@ -505,6 +517,9 @@ func TestToken(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	slow := `{"workload":"producer","params":{"num-records":1000000,"throughput":2000,"profile":"none"}}`
 	running := ts.createRun(t, slow)
@@ -550,6 +565,9 @@ func TestCancel(t *testing.T) {
 }
 
 func TestCrashedChildFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	script := filepath.Join(t.TempDir(), "crash.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\necho 'panic: something broke' >&2\nkill -9 $$\n"), 0o755)
 	ts := newTestServer(t, func(c *Config) { c.KbenchCommand = []string{script} })
@@ -565,6 +583,9 @@ func TestCrashedChildFails(t *testing.T) {
 }
 
 func TestUnreachableTargetFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	id := ts.createRun(t, `{"workload":"producer","target":{"bootstrap_server":"127.0.0.1:1"},"params":{"num-records":100}}`)
 	r := ts.waitFinal(t, id)
@@ -574,6 +595,9 @@ func TestUnreachableTargetFails(t *testing.T) {
 }
 
 func TestRepetitionGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, func(c *Config) {})
 	rec := ts.do(t, "POST", "/api/runs", `{"workload":"consumer","label":"branch","repetitions":2,"warmup_runs":1,"params":{"messages":3000,"mode":"assign","profile":"none"}}`)
 	if rec.Code != 201 {
@@ -599,6 +623,9 @@ func TestRepetitionGroup(t *testing.T) {
 }
 
 func TestEventsStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	hs := httptest.NewServer(ts)
 	defer hs.Close()
@@ -668,6 +695,9 @@ func TestRestartRecovery(t *testing.T) {
 // database file, the logs, the run directory, the API and the pages for
 // the password.
 func TestSecretsNeverPersist(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	const password = "Pw-9f8e7d-never-shown"
 	b, err := embeddedbroker.Start(embeddedbroker.Options{Users: []embeddedbroker.User{{Mechanism: "SCRAM-SHA-256", Name: "bench", Password: password}}})
 	if err != nil {
@@ -717,6 +747,9 @@ func TestSecretsNeverPersist(t *testing.T) {
 // fails the run with "no answer from ADDR within N s", N being the run's
 // socket.connection.setup.timeout.ms.
 func TestSilentBrokerRunFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	addr := silentbroker.Listen(t).Addr()
 	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	id := ts.createRun(t, fmt.Sprintf(`{"workload":"producer","target":{"bootstrap_server":%q},"params":{"num-records":100,"profile":"none","producer-props":{"socket.connection.setup.timeout.ms":"500"}}}`, addr))

@@ -118,6 +118,9 @@ func TestSweepCancelAfterFirstPhase(t *testing.T) {
 // TestSweepCancelStopsRunningRun: a sweep's running run is stopped by the
 // sweep's cancel (it ends canceled), its queued ones canceled.
 func TestSweepCancelStopsRunningRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	long := `{"workload":"producer","duration":120,"record-size":100,"profile":["none"]}`
 	id := ts.createSweep(t, `{"configs":[{"label":"a","params":`+long+`},{"label":"b","params":`+long+`}],"rates_pct":[50],"repetitions":1}`)

@@ -124,6 +124,9 @@ func allFinal(res sweepResult, phase int) bool {
 // second phase's runs with their achieved rate and latency percentiles,
 // and the page draws one line per label in each of its three charts.
 func TestSweepPhases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	id := ts.createSweep(t, `{"configs":[{"label":"small","params":`+tinySweepParams+`},{"label":"linger","params":{"workload":"producer","num-records":3000,"record-size":100,"profile":["none"],"producer-props":["linger.ms=5"]}}],"rates_pct":[30,60],"repetitions":1}`)
 	first := ts.getSweep(t, id)
@@ -219,6 +222,9 @@ func TestSweepPhases(t *testing.T) {
 // no server advanced it gets its second phase from the next server's
 // start.
 func TestSweepContinuesAfterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	a := newTestServer(t, nil)
 	a.launcher.Close() // this server runs phase 1 but never advances a sweep
 	id := a.createSweep(t, `{"configs":[{"label":"solo","params":`+tinySweepParams+`}],"rates_pct":[50],"repetitions":1}`)
@@ -239,6 +245,9 @@ func TestSweepContinuesAfterRestart(t *testing.T) {
 // a good form redirects to the sweep's page, which reloads itself while
 // runs are unfinished.
 func TestSweepForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	bad := ts.formPost(t, "/sweeps", url.Values{"label-0": {"x"}, "params-0": {`{"num-records": -1}`}, "rates_pct": {"10, abc"}, "repetitions": {"2"}})
 	body := bad.Body.String()

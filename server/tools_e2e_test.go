@@ -27,6 +27,9 @@ import (
 // fields the tool does not take and acks it refuses are 400s naming the
 // field.
 func TestE2ELatencyToolRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	script, err := filepath.Abs(filepath.Join("..", "internal", "toolexec", "testdata", "kafka-e2e-latency.sh"))
 	if err != nil {
 		t.Fatal(err)

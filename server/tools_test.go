@@ -42,6 +42,9 @@ func standInTool(t *testing.T, name, script string) *toolcatalog.Set {
 // stored naming the tool, never its path, and runs it; the embedded
 // broker is no target for a tool, said beside the target field.
 func TestToolRunForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	tools := standInTool(t, "jp", "kafka-producer-perf-test.sh")
 	tool, _ := tools.Get("jp")
 	ts := newTestServer(t, func(c *Config) { c.Tools, c.Targets = tools, allowTargets(t, "127.0.0.1:9092") })
@@ -167,6 +170,9 @@ func TestToolOnWorkerQueues(t *testing.T) {
 // (partitioner.class, a class name, needs --allow-tool-class-props:
 // TestToolRunRefusesInjectedOptions has it refused without.)
 func TestToolRunJavaProperties(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	dir := t.TempDir()
 	argsFile := filepath.Join(dir, "args")
 	path := filepath.Join(dir, "kafka-producer-perf-test.sh")

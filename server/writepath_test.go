@@ -41,6 +41,9 @@ func checkWritepathRun(t *testing.T, r apiRun) {
 }
 
 func TestWritepathRunThroughAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	ts := newTestServer(t, nil)
 	id := ts.createRun(t, `{"workload":"writepath","label":"pb","params":{"sink":true,"requests":300,"strategy":"per-buffer","records-per-request":16}}`)
 	r := ts.waitFinal(t, id)
@@ -124,6 +127,9 @@ func withoutJDK(t *testing.T) error {
 }
 
 func TestWritepathPreset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	withoutJDK(t)
 	ts := newTestServer(t, nil)
 	rec := ts.do(t, "POST", "/api/presets/writepath", `{"records-per-request":16,"record-size":256,"requests":300,"repetitions":2,"sink":true,"in-flight":5}`)
@@ -253,6 +259,9 @@ func TestWritepathPresetBadInput(t *testing.T) {
 }
 
 func TestWritepathPageAndForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	withoutJDK(t)
 	ts := newTestServer(t, nil)
 	page := ts.do(t, "GET", "/writepath", "")
@@ -299,6 +308,9 @@ func TestWritepathPageAndForm(t *testing.T) {
 // their runs hold the JVM's wall profile, and the result page has their
 // rows, their write-path panels and the Java differential flame graph.
 func TestWritepathPresetJava(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts kbench run")
+	}
 	if err := findJDK(); err != nil {
 		if os.Getenv("KBENCH_REQUIRE_JDK") == "1" {
 			t.Fatal(err)

@@ -21,12 +21,19 @@
 // Start: a run killed by its server's death takes its broker with it.
 //
 // On other systems Start is cmd.Start and ExitIfOrphaned does nothing.
+//
+// Start is also the door of the test tiers (internal/testutil/tier):
+// every child it starts is a kbench run, a broker or a tool, so in a test
+// binary run with -short it refuses, and the test that forgot to skip
+// fails.
 package childproc
 
 import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // ParentEnv names the environment variable that carries the pid of the
@@ -36,7 +43,10 @@ const ParentEnv = "KBENCH_PARENT_PID"
 // Start starts cmd like cmd.Start, as a child that dies with this process.
 // It sets cmd.SysProcAttr.Pdeathsig (keeping the other attributes, such as
 // Setpgid) and cmd.Env (ParentEnv added to what cmd would have used).
+// In a test binary run with -short it panics (tier.Refuse) and starts
+// nothing.
 func Start(cmd *exec.Cmd) error {
+	tier.Refuse("childproc.Start " + cmd.Path)
 	return start(cmd)
 }
 

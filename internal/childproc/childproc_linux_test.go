@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // roleEnv makes the test binary play a part instead of running the tests:
@@ -205,6 +207,7 @@ func TestChildrenDieWithParent(t *testing.T) {
 // Had that thread forked the child, the parent-death signal would kill it
 // now; the child must instead be alive and answering.
 func TestThreadExitSparesChild(t *testing.T) {
+	tier.Integration(t, "starts a child through childproc.Start")
 	type started struct {
 		cmd  *exec.Cmd
 		in   io.WriteCloser
@@ -323,6 +326,7 @@ func TestOrphanExits(t *testing.T) {
 // would have inherited, and the child's ExitIfOrphaned removes it so that
 // what the child starts by other means does not inherit it.
 func TestParentEnv(t *testing.T) {
+	tier.Integration(t, "starts a child through childproc.Start")
 	if got := withParent([]string{"A=1", ParentEnv + "=7", "B=2"}, 42); strings.Join(got, " ") != "A=1 B=2 "+ParentEnv+"=42" {
 		t.Errorf("withParent: %q", got)
 	}

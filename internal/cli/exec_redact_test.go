@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // TestExecRedactsConfigFileAndKbenchSecrets runs kbench exec in process
@@ -19,6 +20,7 @@ import (
 // in neither the stored command, output, error nor notes, and the command
 // never saw KBENCH_TOKEN or KBENCH_DATABASE.
 func TestExecRedactsConfigFileAndKbenchSecrets(t *testing.T) {
+	tier.Integration(t, "starts a tool process")
 	const filePW, token, dbPW = "file-secret-pw-1", "kbench-token-value-1", "db-url-pw-1"
 	cfg := filepath.Join(t.TempDir(), "producer.properties")
 	if err := os.WriteFile(cfg, []byte("security.protocol=SASL_SSL\nsasl.password="+filePW+"\n"), 0o600); err != nil {

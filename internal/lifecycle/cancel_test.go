@@ -8,6 +8,7 @@ import (
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // TestCancelAtEveryPoint cancels a run at each point of its life and
@@ -24,6 +25,7 @@ import (
 //     stored yet;
 //   - final: its outcome is stored.
 func TestCancelAtEveryPoint(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	for _, tc := range []struct {
 		point      string
 		wantStatus rundoc.Status
@@ -136,6 +138,7 @@ func TestCancelAtEveryPoint(t *testing.T) {
 // refused one (store.ErrConflict) found it already final. Under -race it
 // also checks the lifecycle's own synchronisation.
 func TestCancelRacesTheWorkers(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	e := newEnv(t, "succeed", func(o *Options) { o.Concurrency = 2 })
 	ctx := context.Background()
 	const n = 12
@@ -183,6 +186,7 @@ func TestCancelRacesTheWorkers(t *testing.T) {
 // stop on SIGINT is killed (SIGKILL to its process group) after the grace
 // time, and still ends canceled; the worker goes on.
 func TestCancelKillsAProcessThatIgnoresSIGINT(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	e := newEnv(t, "ignore", func(o *Options) { o.KillGrace = 1 })
 	id := e.create(t, plainSpec)
 	w := e.watch(t, e.Manager, id)
@@ -209,6 +213,7 @@ func TestCancelUnknownRun(t *testing.T) {
 // run timeout has not been stored yet ends it canceled, as the accepted
 // cancel promised, not failed.
 func TestCancelAfterTimeout(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	e := newEnv(t, "wait", func(o *Options) { o.RunTimeout = 1 })
 	id := e.create(t, plainSpec)
 	w := e.watch(t, e.Manager, id)

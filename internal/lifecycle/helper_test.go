@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 
 	"github.com/kbench/kbench/internal/store"
 )
@@ -129,7 +130,7 @@ type env struct {
 func newEnv(t *testing.T, mode string, mod func(*Options)) *env {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	st, err := store.Open(pgtest.DSN(t, filepath.Join(dir, "kbench.db")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +138,16 @@ func newEnv(t *testing.T, mode string, mod func(*Options)) *env {
 	e := &env{st: st, dir: dir}
 	e.Manager = e.open(t, mode, mod)
 	return e
+}
+
+// sqliteOnly skips t when the tests run on PostgreSQL
+// (KBENCH_TEST_BACKEND=postgres): it reads the store's SQLite file or
+// asserts what happens on SQLite.
+func sqliteOnly(t *testing.T) {
+	t.Helper()
+	if pgtest.OnPostgres() {
+		t.Skip("SQLite only: KBENCH_TEST_BACKEND=postgres")
+	}
 }
 
 // open starts a lifecycle on e's store and data directory, as a server

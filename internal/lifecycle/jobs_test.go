@@ -10,6 +10,7 @@ import (
 
 	"github.com/kbench/kbench/internal/jobs"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // jobStates returns the states of run id's River jobs, oldest first, read
@@ -57,6 +58,8 @@ func (e *env) remoteQueue(t *testing.T) *jobs.Queue {
 // run is stored with what its process measured; a run canceled while
 // waiting has its job canceled.
 func TestSubmitIsAJob(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
+	sqliteOnly(t)
 	e := newEnv(t, "succeed", nil)
 	first, id, canceled := e.create(t, plainSpec), e.create(t, plainSpec), e.create(t, plainSpec)
 	gate, taken := make(chan struct{}), make(chan struct{})
@@ -99,6 +102,8 @@ func TestSubmitIsAJob(t *testing.T) {
 // cancels through River is stopped as a user's cancel stops it: SIGINT,
 // what it measured kept, canceled.
 func TestCancelThroughTheJob(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
+	sqliteOnly(t)
 	e := newEnv(t, "wait", nil)
 	id := e.create(t, plainSpec)
 	w := e.watch(t, e.Manager, id)
@@ -118,6 +123,8 @@ func TestCancelThroughTheJob(t *testing.T) {
 // jobs, in order, and the next server executes them in that order, each
 // once.
 func TestRestartKeepsTheQueue(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
+	sqliteOnly(t)
 	e := newEnv(t, "wait", nil)
 	running := e.create(t, plainSpec)
 	waiting := []uint{e.create(t, plainSpec), e.create(t, plainSpec), e.create(t, plainSpec)}
@@ -173,6 +180,7 @@ func TestRestartKeepsTheQueue(t *testing.T) {
 // TestOneAtATime: runs submitted concurrently execute one at a time (the
 // default), each once, all to the end.
 func TestOneAtATime(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	e := newEnv(t, "succeed", nil)
 	var mu sync.Mutex
 	running, most := 0, 0

@@ -12,12 +12,15 @@ import (
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // TestRunIngested: a run's process is started, its progress lines reach
 // subscribers as live events, and what it left in its directory
 // (result.json, the profile it names, stderr.log) is stored with it.
 func TestRunIngested(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	e := newEnv(t, "succeed", nil)
 	id := e.create(t, plainSpec)
 	w := e.watch(t, e.Manager, id)
@@ -71,6 +74,7 @@ func TestRunIngested(t *testing.T) {
 // TestProcessFailure: a process that exits with an error and no result
 // fails its run with the exit status and the tail of its stderr.
 func TestProcessFailure(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	e := newEnv(t, "fail", nil)
 	id := e.create(t, plainSpec)
 	w := e.watch(t, e.Manager, id)
@@ -87,6 +91,7 @@ func TestProcessFailure(t *testing.T) {
 // worker takes it, and are never stored; a run whose secrets are not held
 // fails without starting a process.
 func TestSecretsInMemoryOnly(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	const password = "Pw-lifecycle-4b1e"
 	e := newEnv(t, "succeed", nil)
 	spec, secrets := secretSpec(t, password)
@@ -135,6 +140,7 @@ func TestSecretsInMemoryOnly(t *testing.T) {
 // TestRunTimeout: a run that outlives the run timeout is stopped and
 // fails, saying so.
 func TestRunTimeout(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	e := newEnv(t, "wait", func(o *Options) { o.RunTimeout = time.Nanosecond })
 	id := e.create(t, plainSpec)
 	w := e.watch(t, e.Manager, id)
@@ -149,6 +155,7 @@ func TestRunTimeout(t *testing.T) {
 // it measured, and leaves a waiting run queued; the next Start on the same
 // store executes it.
 func TestCloseAndStartAgain(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	e := newEnv(t, "wait", nil)
 	running, waiting := e.create(t, plainSpec), e.create(t, plainSpec)
 	w := e.watch(t, e.Manager, running)
@@ -179,8 +186,9 @@ func TestCloseAndStartAgain(t *testing.T) {
 // secrets were lost with the process, or that Options.Recheck refuses, is
 // canceled with the reason.
 func TestStartRecovers(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	st, err := store.Open(pgtest.DSN(t, filepath.Join(dir, "kbench.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

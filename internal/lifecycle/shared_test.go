@@ -14,6 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/testutil/netcut"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // openStore opens a store on dsn, as a process of its own would: each
@@ -212,6 +213,8 @@ func TestFollowerIdleForgets(t *testing.T) {
 // TestNoSharingOnSQLite: on SQLite no event goes to the database and
 // nothing follows it.
 func TestNoSharingOnSQLite(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
+	sqliteOnly(t)
 	e := newEnv(t, "succeed", nil)
 	id := e.create(t, plainSpec)
 	ch, _, cancel := e.Subscribe(id)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/tier"
 	"github.com/kbench/kbench/internal/toolcatalog"
 )
 
@@ -15,6 +16,7 @@ import (
 // worker without --allow-tool-class-props, whatever the server that
 // queued it allowed (the worker runs the tool); with it, it runs.
 func TestToolRunClassPropsNeedTheWorkersFlag(t *testing.T) {
+	tier.Integration(t, "starts kbench run stand-ins")
 	path := filepath.Join(t.TempDir(), "kafka-producer-perf-test.sh")
 	if err := os.WriteFile(path, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)

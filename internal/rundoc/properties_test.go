@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/kbench/kbench/internal/testutil/jdktest"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 func TestParseProperties(t *testing.T) {
@@ -90,12 +93,10 @@ func FuzzParseProperties(f *testing.F) {
 // Properties.load reads, on text with every escape, line end and
 // separator it knows (without unescaped trailing blanks, which kbench
 // drops as Kafka does, and lone surrogates, which a Go string cannot
-// hold). Skipped without a JDK's java.
+// hold). Skipped without a JDK (jdktest.Find).
 func TestParsePropertiesJava(t *testing.T) {
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("no java in PATH: install a JDK (Debian: openjdk-17-jdk-headless)")
-	}
+	tier.Integration(t, "starts a JVM")
+	java := jdktest.Find(t).Java
 	texts := []string{
 		"a=1\nb = 2\r\nc:3\rd 4\n  e\t=\f5",
 		"# c\n! c\n\n\t\fkey:value\n",

@@ -194,6 +194,7 @@ func TestWatchAcrossStores(t *testing.T) {
 // TestWatchOnSQLite: on SQLite nothing wakes a watcher, and Generation
 // counts only the store's own writes.
 func TestWatchOnSQLite(t *testing.T) {
+	sqliteOnly(t)
 	s := newStore(t)
 	wake, stop := s.WatchRunEvents(1)
 	defer stop()

@@ -261,6 +261,7 @@ func TestOpenUpgradesUnversionedDatabase(t *testing.T) {
 // that the models match it: AutoMigrate of today's models changes nothing
 // on a migrated file. A model change without a migration fails here.
 func TestMigrationsMakeTodaysSchema(t *testing.T) {
+	sqliteOnly(t)
 	old, err := sql.Open("sqlite3", "file:"+filepath.Join("testdata", "kbench-v0.db")+"?mode=ro&immutable=1")
 	if err != nil {
 		t.Fatal(err)

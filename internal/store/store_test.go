@@ -47,15 +47,38 @@ func backendOf(t testing.TB) string {
 	return "sqlite"
 }
 
+// sqliteOnly skips t when the tests run on PostgreSQL
+// (KBENCH_TEST_BACKEND=postgres): it asserts what SQLite does.
+func sqliteOnly(t *testing.T) {
+	t.Helper()
+	if pgtest.OnPostgres() {
+		t.Skip("SQLite only: KBENCH_TEST_BACKEND=postgres")
+	}
+}
+
+// isEachBackend reports whether t runs inside eachBackend, which names
+// its backend itself.
+func isEachBackend(t testing.TB) bool {
+	parts := strings.Split(t.Name(), "/")
+	return len(parts) > 1 && slices.Contains(backends, parts[1])
+}
+
 // storeDSN is a fresh, empty database of t's backend: a file in t's
 // temporary directory, or a new PostgreSQL database (pgtest.URL: skipped
-// without KBENCH_TEST_POSTGRES) dropped when t ends.
+// without KBENCH_TEST_POSTGRES) dropped when t ends. Outside eachBackend
+// the backend is KBENCH_TEST_BACKEND's (pgtest.DSN): SQLite unless it
+// says postgres.
 func storeDSN(t testing.TB) string {
 	t.Helper()
-	if backendOf(t) == "postgres" {
+	sqlite := filepath.Join(t.TempDir(), "kbench.db")
+	switch {
+	case backendOf(t) == "postgres":
 		return pgtest.URL(t)
+	case isEachBackend(t):
+		return sqlite
+	default:
+		return pgtest.DSN(t, sqlite)
 	}
-	return filepath.Join(t.TempDir(), "kbench.db")
 }
 
 // newStore opens a fresh database of t's backend.
@@ -219,6 +242,7 @@ func TestOpenRejects(t *testing.T) {
 // without reading the rows it skips; combined filters are resolved in one
 // index too.
 func TestIndexes(t *testing.T) {
+	sqliteOnly(t)
 	s := newStore(t)
 	dry := s.db.Session(&gorm.Session{DryRun: true})
 	for _, tc := range []struct {

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/jdktest"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // FuzzWriteConfig: whatever a property's key and value hold (a password
@@ -71,12 +73,10 @@ func FuzzParseOffered(f *testing.F) {
 // Properties.load of a stream (ISO 8859-1), which must see exactly the
 // values written: passwords with quotes, backslashes, blanks, line
 // breaks and characters beyond ASCII and beyond the BMP. Skipped without
-// a JDK's java.
+// a JDK (jdktest.Find).
 func TestWriteConfigJava(t *testing.T) {
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("no java in PATH: install a JDK (Debian: openjdk-17-jdk-headless)")
-	}
+	tier.Integration(t, "starts a JVM")
+	java := jdktest.Find(t).Java
 	props := map[string]string{"sasl.jaas.config": `m required password="ä\"\\b€ 😀";`, "k": " lead\ttab\r\nline\f", "a=b:c d": "#!x  "}
 	dir := t.TempDir()
 	path, err := WriteConfig(dir, props)

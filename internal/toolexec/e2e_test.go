@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 func TestGuessWorkload(t *testing.T) {
@@ -33,6 +34,7 @@ func TestGuessWorkload(t *testing.T) {
 // and the CPU of its tree; failing after one progress line, the run is
 // failed, an e2e run still, keeping what it printed.
 func TestRunStandInE2E(t *testing.T) {
+	tier.Integration(t, "starts tool processes")
 	script, err := filepath.Abs(filepath.Join("testdata", "kafka-e2e-latency.sh"))
 	if err != nil {
 		t.Fatal(err)

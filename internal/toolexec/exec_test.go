@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // standIn is the stand-in for kafka-producer-perf-test.sh.
@@ -86,6 +87,7 @@ func (g *groupSampler) read(pgid int) {
 }
 
 func TestRunStandInProducer(t *testing.T) {
+	tier.Integration(t, "starts tool processes")
 	statfile := filepath.Join(t.TempDir(), "stat")
 	env := append(os.Environ(), "STATFILE="+statfile, "BURN_MS=1500")
 	var indep groupSampler
@@ -155,6 +157,7 @@ func TestRunStandInProducer(t *testing.T) {
 }
 
 func TestRunFailingStandIn(t *testing.T) {
+	tier.Integration(t, "starts tool processes")
 	env := append(os.Environ(), "FAIL_HALF=1", "BURN_MS=200")
 	e, err := Run(context.Background(), Command{Argv: []string{standIn(t)}, Env: env})
 	if err != nil {
@@ -184,6 +187,7 @@ func TestRunFailingStandIn(t *testing.T) {
 }
 
 func TestRunNotFoundAndStopped(t *testing.T) {
+	tier.Integration(t, "starts tool processes")
 	e, err := Run(context.Background(), Command{Argv: []string{"kbench-no-such-command-here"}})
 	if err != nil {
 		t.Fatal(err)
@@ -216,6 +220,7 @@ func TestRunNotFoundAndStopped(t *testing.T) {
 // command before any sample sees it; it is still in the group, and its
 // CPU counts.
 func TestRunCountsEscapedChild(t *testing.T) {
+	tier.Integration(t, "starts tool processes")
 	stat := filepath.Join(t.TempDir(), "stat")
 	burner := `ms() { echo $(( $(date +%s%N) / 1000000 )); }
 end=$(( $(ms) + 400 ))
@@ -241,6 +246,7 @@ cat /proc/$$/stat > "$1"`
 }
 
 func TestSecrets(t *testing.T) {
+	tier.Integration(t, "starts tool processes")
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "client.properties")
 	if err := os.WriteFile(cfg, []byte("security.protocol=SASL_SSL\nssl.truststore.password=trust-me-123\n"), 0o600); err != nil {

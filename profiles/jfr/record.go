@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/kbench/kbench/internal/tailbuf"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
 // PrintArgs are the arguments FromRecording gives the jfr tool before the
@@ -21,8 +22,10 @@ var PrintArgs = []string{"print", "--json", "--stack-depth", "2048", "--events",
 // FromRecording converts the recording at path (a .jfr file) with the
 // JDK's jfr tool (jfrTool, its path: jdk.Find's JDK.JFR), streaming the
 // tool's output into Convert. The error quotes the end of the tool's
-// stderr when it fails.
+// stderr when it fails. It starts a JVM, so in a test binary run with
+// -short it panics (tier.Refuse) and starts nothing.
 func FromRecording(ctx context.Context, jfrTool, path string) (*profile.Profile, Summary, error) {
+	tier.Refuse("jfr.FromRecording " + jfrTool)
 	cmd := exec.CommandContext(ctx, jfrTool, append(append([]string(nil), PrintArgs...), path)...)
 	stderr := tailbuf.New(2048)
 	cmd.Stderr = stderr

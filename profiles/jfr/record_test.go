@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,22 +16,18 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/kbench/kbench/internal/jdk"
+	"github.com/kbench/kbench/internal/testutil/jdktest"
+	"github.com/kbench/kbench/internal/testutil/tier"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/profiles/jfr"
 )
 
 // findJDK returns the JDK on PATH, or skips the test when there is none,
-// unless KBENCH_REQUIRE_JDK=1 (./test.sh installs one and sets it).
+// unless KBENCH_REQUIRE_JDK=1 (./test.sh installs one and sets it); it
+// fails the test under -short (jdktest.Find).
 func findJDK(t *testing.T) jdk.JDK {
 	t.Helper()
-	j, err := jdk.Find("")
-	if err != nil {
-		if os.Getenv("KBENCH_REQUIRE_JDK") == "1" {
-			t.Fatalf("KBENCH_REQUIRE_JDK=1 but %v", err)
-		}
-		t.Skipf("no JDK (set KBENCH_REQUIRE_JDK=1 to fail instead): %v", err)
-	}
-	return j
+	return jdktest.Find(t)
 }
 
 // recordings are the two recordings of testdata/WriteLoop.java the tests
@@ -163,6 +160,7 @@ func hasSuffix(names map[string]bool, prefix, suffix string) bool {
 // profile holds exactly the samples `jfr summary` counts, and the
 // write-path panel reads the shapes from the converted profiles.
 func TestFromRecording(t *testing.T) {
+	tier.Integration(t, "starts a JVM")
 	j := findJDK(t)
 	files := record(t, j)
 	wantPath := map[string]string{"gather": "gather", "per-buffer": "single"}
@@ -225,6 +223,7 @@ func TestFromRecording(t *testing.T) {
 // events and none of the others JFR can record (its own metadata and
 // constant pools aside).
 func TestSettings(t *testing.T) {
+	tier.Integration(t, "starts a JVM")
 	j := findJDK(t)
 	for mode, file := range record(t, j) {
 		counts := summaryCounts(t, j, file)
@@ -239,9 +238,30 @@ func TestSettings(t *testing.T) {
 	}
 }
 
+// TestFromRecordingRefusedUnderShort: in a test binary run with -short
+// (simulated), FromRecording is a door of the tier guard: it panics with
+// tier.Refused before it starts the jfr tool.
+func TestFromRecordingRefusedUnderShort(t *testing.T) {
+	tier.SetShort(t, true)
+	var msg string
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				msg = fmt.Sprint(p)
+			}
+		}()
+		_, _, err := jfr.FromRecording(context.Background(), "jfr", filepath.Join(t.TempDir(), "none.jfr"))
+		t.Errorf("FromRecording under -short returned %v instead of panicking", err)
+	}()
+	if !strings.Contains(msg, tier.Refused) {
+		t.Errorf("FromRecording under -short panicked with %q, want %q", msg, tier.Refused)
+	}
+}
+
 // TestFromRecordingFails: a file that is not a recording gives the jfr
 // tool's complaint, not an empty profile.
 func TestFromRecordingFails(t *testing.T) {
+	tier.Integration(t, "starts a JVM")
 	j := findJDK(t)
 	bad := filepath.Join(t.TempDir(), "bad.jfr")
 	if err := os.WriteFile(bad, []byte("not a recording"), 0o644); err != nil {

@@ -2,7 +2,9 @@
 // the server named by KBENCH_TEST_POSTGRES (test.sh starts a throwaway
 // cluster and sets it). Without it the tests that need PostgreSQL skip,
 // unless KBENCH_REQUIRE_POSTGRES=1, when they fail: a CI run that meant
-// to test PostgreSQL never passes by skipping it.
+// to test PostgreSQL never passes by skipping it. Under go test -short
+// they always skip: the fast tier touches no PostgreSQL (see
+// internal/testutil/tier).
 package pgtest
 
 import (
@@ -14,6 +16,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/testutil/tier"
 
 	// The pgx driver for database/sql ("pgx"), to create and drop
 	// databases.
@@ -29,12 +33,34 @@ const EnvURL = "KBENCH_TEST_POSTGRES"
 // skipping them.
 const EnvRequire = "KBENCH_REQUIRE_POSTGRES"
 
+// EnvBackend set to "postgres" moves the stores tests open through DSN
+// (and the server's test servers) from SQLite files to fresh PostgreSQL
+// databases: test.sh runs the packages whose tests open a store a second
+// time so.
+const EnvBackend = "KBENCH_TEST_BACKEND"
+
+// OnPostgres reports whether EnvBackend asks for PostgreSQL.
+func OnPostgres() bool { return os.Getenv(EnvBackend) == "postgres" }
+
+// DSN is a fresh, empty database for t on the backend EnvBackend names:
+// sqlitePath (a file in one of t's temporary directories), or under
+// EnvBackend=postgres a new PostgreSQL database from URL, with URL's
+// skips.
+func DSN(t testing.TB, sqlitePath string) string {
+	t.Helper()
+	if OnPostgres() {
+		return URL(t)
+	}
+	return sqlitePath
+}
+
 // URL creates a database with a random name on the server EnvURL names
 // and returns its URL; the database is dropped when t ends (after the
 // cleanups registered later, such as closing a store on it). It skips t
-// when EnvURL is unset (fails it under EnvRequire=1).
+// under -short, and when EnvURL is unset (fails it under EnvRequire=1).
 func URL(t testing.TB) string {
 	t.Helper()
+	tier.Integration(t, "PostgreSQL")
 	base := os.Getenv(EnvURL)
 	if base == "" {
 		if os.Getenv(EnvRequire) == "1" {

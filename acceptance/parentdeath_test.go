@@ -4,7 +4,6 @@ package acceptance
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,56 +17,6 @@ import (
 	"github.com/kbench/kbench/internal/childproc"
 	"github.com/kbench/kbench/internal/testutil/silentbroker"
 )
-
-// e2eProc is what /proc says of one process.
-type e2eProc struct {
-	pid, ppid int
-	state     byte
-	start     uint64 // tells a reused pid apart
-	args      []string
-}
-
-func e2eReadProc(pid int) (e2eProc, bool) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return e2eProc{}, false
-	}
-	s := string(data)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // state ppid pgrp … starttime (20th)
-	if len(f) < 20 {
-		return e2eProc{}, false
-	}
-	p := e2eProc{pid: pid, state: f[0][0]}
-	p.ppid, _ = strconv.Atoi(f[1])
-	p.start, _ = strconv.ParseUint(f[19], 10, 64)
-	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
-		p.args = strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-	}
-	return p, true
-}
-
-// e2eChild finds the child of ppid whose second argument is verb ("run",
-// "broker"), or returns false.
-func e2eChild(ppid int, verb string) (e2eProc, bool) {
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if p, ok := e2eReadProc(pid); ok && p.ppid == ppid && len(p.args) > 1 && p.args[1] == verb && p.alive() {
-			return p, true
-		}
-	}
-	return e2eProc{}, false
-}
-
-// alive: the same process (pid and start time) still exists and is not a
-// zombie (a killed orphan may stay one where nobody reaps it).
-func (p e2eProc) alive() bool {
-	now, ok := e2eReadProc(p.pid)
-	return ok && now.start == p.start && now.state != 'Z' && now.state != 'X'
-}
 
 // TestE2EServeKilledTakesItsChildren: `kbench serve` is killed with SIGKILL
 // in the middle of a run; the `kbench run` child (and its `kbench broker`

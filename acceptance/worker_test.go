@@ -1,15 +1,12 @@
 package acceptance
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,116 +16,8 @@ import (
 
 	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
+	"github.com/kbench/kbench/internal/testutil/tier"
 )
-
-// e2eProcess is a kbench process a test started, stopped when it ends.
-type e2eProcess struct {
-	name           string
-	cmd            *exec.Cmd
-	stdout, stderr e2eBuffer
-	exited         chan struct{}
-	waitErr        error
-}
-
-// startE2EProcess starts kbench with args and no KBENCH_* variable, and
-// waits for its stdout to match ready; it is interrupted (SIGINT) when
-// the test ends, if still running.
-func startE2EProcess(t *testing.T, name string, ready *regexp.Regexp, args ...string) (*e2eProcess, []string) {
-	t.Helper()
-	p := &e2eProcess{name: name, cmd: exec.Command(e2eKbench(t), args...), exited: make(chan struct{})}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "KBENCH_") {
-			p.cmd.Env = append(p.cmd.Env, kv)
-		}
-	}
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	go func() {
-		p.waitErr = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			p.cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-p.exited:
-			case <-time.After(30 * time.Second):
-				p.cmd.Process.Kill()
-				<-p.exited
-			}
-		}
-		if t.Failed() {
-			t.Logf("%s stderr:\n%s", name, e2eTail(p.stderr.String(), 4000))
-		}
-	})
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if m := ready.FindStringSubmatch(p.stdout.String()); m != nil {
-			return p, m
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("%s exited before it was ready: %v\nstdout: %s\nstderr: %s", name, p.waitErr, p.stdout.String(), p.stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready within 30 s\nstdout: %s\nstderr: %s", name, p.stdout.String(), p.stderr.String())
-		}
-	}
-}
-
-// signal sends sig and waits for the process to exit 0.
-func (p *e2eProcess) signal(t *testing.T, sig os.Signal) {
-	t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		t.Fatalf("%v to %s: %v", sig, p.name, err)
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("%s still running 60 s after %v", p.name, sig)
-	}
-	if p.waitErr != nil {
-		t.Errorf("%s after %v: %v, want exit status 0", p.name, sig, p.waitErr)
-	}
-}
-
-var e2eWorkerLine = regexp.MustCompile(`kbench worker on (\S+) taking runs from queue (\S+) `)
-
-// startE2EWorker starts `kbench worker` on queue with its own data
-// directory, which it returns.
-func startE2EWorker(t *testing.T, database, queue string) (*e2eProcess, string) {
-	t.Helper()
-	data := t.TempDir()
-	p, m := startE2EProcess(t, "kbench worker "+queue, e2eWorkerLine, "worker", "--database", database, "--queue", queue, "--data", data)
-	if m[2] != queue {
-		t.Fatalf("worker says it takes runs from %s, want %s", m[2], queue)
-	}
-	return p, data
-}
-
-// e2eWorkerRun is a run as the test reads it.
-type e2eWorkerRun = client.Run
-
-// waitRun polls run id until done says so.
-func waitRun(t *testing.T, s *e2eServer, id uint, what string, done func(e2eWorkerRun) bool) e2eWorkerRun {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		var r e2eWorkerRun
-		s.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d", id), nil, http.StatusOK, &r)
-		if done(r) {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("run %d: %s %q, still not %s after 2 minutes", id, r.Status, r.Error, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // TestE2EWorkersTakeTheirQueues: kbench serve on PostgreSQL with no local
 // worker, and two kbench worker processes on queues lab-a and lab-b. Each
@@ -242,26 +131,11 @@ func TestE2EWorkersTakeTheirQueues(t *testing.T) {
 	}
 }
 
-// get fetches a page and returns its body, failing unless 200.
-func (s *e2eServer) get(t *testing.T, path string) string {
-	t.Helper()
-	resp, err := s.http.Get(s.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b bytes.Buffer
-	b.ReadFrom(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d", path, resp.StatusCode)
-	}
-	return b.String()
-}
-
 // TestWorkerRefusesSQLite: kbench worker needs the shared PostgreSQL
 // store (exit 2 without it or with an SQLite path), and an unreachable
 // database exits 1 naming it with its password redacted.
 func TestWorkerRefusesSQLite(t *testing.T) {
+	tier.Integration(t, "builds and starts kbench")
 	const secret = "Pw-n0t-shown"
 	for _, tc := range []struct {
 		args []string
@@ -332,29 +206,4 @@ func TestE2ERemoteRunLive(t *testing.T) {
 	if list := srv.get(t, "/"); !strings.Contains(list, row("succeeded")) {
 		t.Errorf("the server's runs list does not show run %d succeeded", id)
 	}
-}
-
-// waitEvent reads run id's live events from the server until one named
-// name arrives (within two minutes).
-func waitEvent(t *testing.T, s *e2eServer, id uint, name string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/api/runs/%d/events", s.URL, id), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("run %d: events: %v", id, err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		if sc.Text() == "event: "+name {
-			return
-		}
-	}
-	t.Fatalf("run %d: no %q event before the stream ended (%v)", id, name, sc.Err())
 }

@@ -12,11 +12,6 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// e2eTableJS reads the comparison table: one entry per metric row, the
-// metric name then every cell's text.
-const e2eTableJS = `Array.from(document.querySelectorAll('#comparison tbody tr[data-metric]')).map(tr =>
-	[tr.getAttribute('data-metric')].concat(Array.from(tr.querySelectorAll('td')).map(td => td.innerText.replace(/\s+/g, ' ').trim())))`
-
 // TestE2ECompareAndReport: two real runs (trunk and branch), ticked on the
 // runs page and compared; the comparison saved as a report; the report's
 // link opened in a fresh browser context (no cookies, nothing shared)
