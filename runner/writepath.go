@@ -17,6 +17,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/runner/send"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -107,11 +108,11 @@ func (s *wpStats) respondedCount() int64 {
 	return s.responded
 }
 
-// wpClient sends the requests of one strategy.
+// wpClient sends the requests of one strategy: its Send sends a phase's
+// requests at the phase's rate and returns once every one of them is
+// answered or the first failed.
 type wpClient interface {
-	// send sends n requests (with n == 0, until the deadline) and returns
-	// once every one of them is answered or the first failed.
-	send(ctx context.Context, n int64, deadline time.Time, measured bool) error
+	send.Sender
 	// describe says how requests are written, for the result's notes.
 	describe() string
 	close()
@@ -132,15 +133,6 @@ type wpShape struct {
 }
 
 func (w *wpShape) since() time.Duration { return time.Since(w.base) }
-
-// pace waits until request i of a throttled phase is due.
-func (w *wpShape) pace(ctx context.Context, start time.Duration, i int64) {
-	if w.rate <= 0 {
-		return
-	}
-	due := start + time.Duration(float64(i)*float64(time.Second)/w.rate)
-	sleepCtx(ctx, due-w.since())
-}
 
 func (r *run) writepath(ctx context.Context) error {
 	acks, err := writepathAcks(&r.spec)
@@ -209,7 +201,7 @@ func (r *run) writepath(ctx context.Context) error {
 		before := shape.stats.respondedCount()
 		stop := r.tickProgress(name, n, func() int64 { return shape.stats.respondedCount() - before })
 		defer stop()
-		err := client.send(ctx, n, deadline, measured)
+		err := client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: shape.rate, Measured: measured})
 		if serr := shape.stats.err(); serr != nil {
 			err = serr
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/tailbuf"
 	"github.com/kbench/kbench/profiles/jfr"
+	"github.com/kbench/kbench/runner/send"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -343,17 +344,19 @@ func (c *javaClient) command(ctx context.Context, line string, want byte) (javaE
 	}
 }
 
-func (c *javaClient) send(ctx context.Context, n int64, deadline time.Time, measured bool) error {
-	c.measured.Store(measured)
+// Send has the Java program send the phase's requests: it paces them
+// itself, at the phase's rate.
+func (c *javaClient) Send(ctx context.Context, ph send.Phase) error {
+	c.measured.Store(ph.Measured)
 	ms := int64(0)
-	if !deadline.IsZero() {
-		ms = max(1, time.Until(deadline).Milliseconds())
+	if !ph.Deadline.IsZero() {
+		ms = max(1, time.Until(ph.Deadline).Milliseconds())
 	}
-	ev, err := c.command(ctx, fmt.Sprintf("send %d %d %s", n, ms, strconv.FormatFloat(c.shape.rate, 'g', -1, 64)), 'D')
+	ev, err := c.command(ctx, fmt.Sprintf("send %d %d %s", ph.N, ms, strconv.FormatFloat(ph.Rate, 'g', -1, 64)), 'D')
 	if err != nil {
 		return err
 	}
-	if measured {
+	if ph.Measured {
 		c.sent += ev.nums[0]
 		c.calls += ev.nums[1]
 		c.split += ev.nums[2]

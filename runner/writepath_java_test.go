@@ -22,6 +22,7 @@ import (
 	"github.com/kbench/kbench/internal/jdk"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/profiles/jfr"
+	"github.com/kbench/kbench/runner/send"
 )
 
 // testJDK is the JDK of the Java strategies' tests; they are skipped
@@ -59,7 +60,7 @@ func TestWritepathJavaSendsIdenticalBytes(t *testing.T) {
 			// reference the Java streams must equal.
 			goSink := startRecordingSink(t)
 			g := newRawClient(dialTCP(t, goSink.addr()), encodeShape(t, shape), rundoc.StrategyGather, shape)
-			if err := g.send(context.Background(), int64(tc.requests), time.Time{}, true); err != nil {
+			if err := g.Send(context.Background(), send.Phase{N: int64(tc.requests), Measured: true}); err != nil {
 				t.Fatal(err)
 			}
 			g.close()
@@ -74,10 +75,10 @@ func TestWritepathJavaSendsIdenticalBytes(t *testing.T) {
 					t.Fatalf("%s: %v", strategy, err)
 				}
 				// A warm-up phase and a measured one: correlation ids run on.
-				if err := c.send(context.Background(), 2, time.Time{}, false); err != nil {
+				if err := c.Send(context.Background(), send.Phase{N: 2, Measured: false}); err != nil {
 					t.Fatalf("%s: %v", strategy, err)
 				}
-				if err := c.send(context.Background(), int64(tc.requests-2), time.Time{}, true); err != nil {
+				if err := c.Send(context.Background(), send.Phase{N: int64(tc.requests - 2), Measured: true}); err != nil {
 					t.Fatalf("%s: %v", strategy, err)
 				}
 				c.close()
@@ -252,13 +253,13 @@ func TestWritepathJavaJFRRecordsOnlySamples(t *testing.T) {
 	if err := c.initJFR(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.send(ctx, 200, time.Time{}, false); err != nil {
+	if err := c.Send(ctx, send.Phase{N: 200, Measured: false}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.startJFR(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.send(ctx, 0, time.Now().Add(1500*time.Millisecond), true); err != nil {
+	if err := c.Send(ctx, send.Phase{N: 0, Deadline: time.Now().Add(1500 * time.Millisecond), Measured: true}); err != nil {
 		t.Fatal(err)
 	}
 	rec := filepath.Join(t.TempDir(), "window.jfr")

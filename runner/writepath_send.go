@@ -14,6 +14,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/kbench/kbench/runner/send"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -140,23 +141,23 @@ func (c *rawClient) failure() error {
 	return c.readErr
 }
 
-func (c *rawClient) send(ctx context.Context, n int64, deadline time.Time, measured bool) error {
+func (c *rawClient) Send(ctx context.Context, ph send.Phase) error {
 	stop := context.AfterFunc(ctx, func() { c.conn.Close() })
 	defer stop()
-	err := c.sendAll(ctx, n, deadline, measured)
+	err := c.sendAll(ctx, ph)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err() // the closed connection is the cancel's doing
 	}
 	return err
 }
 
-func (c *rawClient) sendAll(ctx context.Context, n int64, deadline time.Time, measured bool) error {
-	start := c.shape.since()
-	for i := int64(0); n == 0 || i < n; i++ {
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
+func (c *rawClient) sendAll(ctx context.Context, ph send.Phase) error {
+	pacer := send.NewPacer(ph.Rate, c.shape.since())
+	for i := int64(0); ph.N == 0 || i < ph.N; i++ {
+		if !ph.Deadline.IsZero() && !time.Now().Before(ph.Deadline) {
 			break
 		}
-		c.shape.pace(ctx, start, i)
+		pacer.Wait(ctx, c.shape.since(), i)
 		select {
 		case c.sem <- struct{}{}:
 		case <-c.dead:
@@ -167,7 +168,7 @@ func (c *rawClient) sendAll(ctx context.Context, n int64, deadline time.Time, me
 		id := c.next
 		c.next++
 		slot := &c.slots[uint32(id)%uint32(len(c.slots))]
-		slot.measured.Store(measured)
+		slot.measured.Store(ph.Measured)
 		now := int64(c.shape.since())
 		slot.start.Store(now)
 		c.activity.Store(now)
@@ -352,13 +353,13 @@ func (c *kafkaGoWriter) complete(msgs []kafka.Message, err error) {
 	}
 }
 
-func (c *kafkaGoWriter) send(ctx context.Context, n int64, deadline time.Time, measured bool) error {
-	start := c.shape.since()
-	for i := int64(0); n == 0 || i < n; i++ {
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
+func (c *kafkaGoWriter) Send(ctx context.Context, ph send.Phase) error {
+	pacer := send.NewPacer(ph.Rate, c.shape.since())
+	for i := int64(0); ph.N == 0 || i < ph.N; i++ {
+		if !ph.Deadline.IsZero() && !time.Now().Before(ph.Deadline) {
 			break
 		}
-		c.shape.pace(ctx, start, i)
+		pacer.Wait(ctx, c.shape.since(), i)
 		select {
 		case c.sem <- struct{}{}:
 		case <-c.failed:
@@ -368,7 +369,7 @@ func (c *kafkaGoWriter) send(ctx context.Context, n int64, deadline time.Time, m
 		}
 		slot := &c.slots[c.seq%len(c.slots)]
 		c.seq++
-		slot.start, slot.measured = c.shape.since(), measured
+		slot.start, slot.measured = c.shape.since(), ph.Measured
 		for j := range c.msgs {
 			c.msgs[j] = kafka.Message{Value: c.shape.payload, WriterData: slot}
 		}
@@ -416,7 +417,8 @@ func (r *run) newKafkaGoConn(ctx context.Context, shape *wpShape) (wpClient, err
 	return &kafkaGoConn{shape: shape, conn: conn}, nil
 }
 
-func (c *kafkaGoConn) send(ctx context.Context, n int64, deadline time.Time, measured bool) error {
+func (c *kafkaGoConn) Send(ctx context.Context, ph send.Phase) error {
+	n, deadline := ph.N, ph.Deadline
 	var activity atomic.Int64
 	var busy atomic.Int64
 	activity.Store(int64(c.shape.since()))
@@ -442,7 +444,7 @@ func (c *kafkaGoConn) send(ctx context.Context, n int64, deadline time.Time, mea
 	stop := context.AfterFunc(ctx, func() { c.conn.Close() })
 	defer stop()
 
-	start := c.shape.since()
+	pacer := send.NewPacer(ph.Rate, c.shape.since())
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup
@@ -456,7 +458,7 @@ func (c *kafkaGoConn) send(ctx context.Context, n int64, deadline time.Time, mea
 				if (n > 0 && i >= n) || (!deadline.IsZero() && !time.Now().Before(deadline)) {
 					return
 				}
-				c.shape.pace(ctx, start, i)
+				pacer.Wait(ctx, c.shape.since(), i)
 				for j := range msgs {
 					msgs[j] = kafka.Message{Value: c.shape.payload}
 				}
@@ -474,7 +476,7 @@ func (c *kafkaGoConn) send(ctx context.Context, n int64, deadline time.Time, mea
 					c.shape.stats.fail(fmt.Errorf("kafka-go Conn: %w", err))
 					return
 				}
-				c.shape.stats.record(now-t0, measured)
+				c.shape.stats.record(now-t0, ph.Measured)
 			}
 		}()
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/kbench/kbench/internal/embeddedbroker"
 	"github.com/kbench/kbench/internal/sysstat"
+	"github.com/kbench/kbench/runner/send"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -140,7 +141,7 @@ func TestWritepathStrategiesSendIdenticalBytes(t *testing.T) {
 				s := startRecordingSink(t)
 				shape.stats = &wpStats{hist: newLatencyHist()}
 				c := newRawClient(dialTCP(t, s.addr()), encodeShape(t, shape), strategy, shape)
-				if err := c.send(context.Background(), int64(tc.requests), time.Time{}, true); err != nil {
+				if err := c.Send(context.Background(), send.Phase{N: int64(tc.requests), Measured: true}); err != nil {
 					t.Fatalf("%s: %v", strategy, err)
 				}
 				c.close()
