@@ -27,9 +27,10 @@ import (
 
 // testJDK is the JDK of the Java strategies' tests; they are skipped
 // without one (test.sh installs Debian's openjdk-17-jdk-headless), unless
-// KBENCH_REQUIRE_JDK=1.
+// KBENCH_REQUIRE_JDK=1, and under -short (they start a JVM or javac).
 func testJDK(t *testing.T) jdk.JDK {
 	t.Helper()
+	skipProcesses(t)
 	tools, err := jdk.Find("")
 	if err != nil {
 		if os.Getenv("KBENCH_REQUIRE_JDK") == "1" {
