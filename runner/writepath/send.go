@@ -22,7 +22,7 @@ import (
 // flight. The writer and the reader meet only through the socket, which
 // the race detector cannot see, hence atomics.
 type rawSlot struct {
-	start    atomic.Int64 // write start, ns since wpShape.base
+	start    atomic.Int64 // write start, ns since Shape.Base
 	measured atomic.Bool
 }
 
