@@ -8,9 +8,11 @@
 // layout: a request of R records is R+2 buffers.
 //
 // runner runs the workload (its window, reporter and result) and hands
-// the lab a Shape; the lab imports runner's sub-packages (wire, send),
-// kafka-go and the JDK helpers, never runner itself, and no HTTP or
-// database package.
+// the lab a Shape and a Recorder for the answers. The lab imports
+// runner's sub-packages wire and send, the run contract (strategy names),
+// kafka-go, franz-go's kmsg (the sink's protocol) and the JDK helpers
+// (internal/jdk, profiles/jfr); never runner itself, which imports it,
+// and no HTTP or database package.
 package writepath
 
 import (
