@@ -14,6 +14,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/runner/writepath"
 )
 
 // resultDoc is result.json decoded without kbench's own types, so these
@@ -299,12 +300,12 @@ func TestResultRecordsResolvedConfig(t *testing.T) {
 			t.Fatalf("target = %+v, want kind sink without a release guess", tg)
 		}
 		got := doc.apiRanges(t)
-		if len(got) != len(sinkAPIs) {
-			t.Errorf("recorded %d API keys, the sink answers %d", len(got), len(sinkAPIs))
+		if len(got) != len(writepath.SinkAPIs) {
+			t.Errorf("recorded %d API keys, the sink answers %d", len(got), len(writepath.SinkAPIs))
 		}
-		for _, a := range sinkAPIs {
-			if got[a.key] != [2]int16{a.min, a.max} {
-				t.Errorf("API key %d: recorded %v, the sink answers %d–%d", a.key, got[a.key], a.min, a.max)
+		for _, a := range writepath.SinkAPIs {
+			if got[a.Key] != [2]int16{a.Min, a.Max} {
+				t.Errorf("API key %d: recorded %v, the sink answers %d–%d", a.Key, got[a.Key], a.Min, a.Max)
 			}
 		}
 	})

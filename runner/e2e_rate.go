@@ -12,6 +12,8 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/kbench/kbench/runner/send"
 )
 
 // Rate mode: kbench's producer (the raw mode's accumulator, as `kbench run
@@ -102,7 +104,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 		pace, r.accumulatorNote(), r.st.maxWait.Milliseconds(), rundoc.E2EStampBytes))
 
 	n := r.spec.NumRecords
-	var deadline time.Duration
+	var deadline time.Time
 	if r.spec.Duration > 0 {
 		n = 0
 	}
@@ -110,14 +112,14 @@ func (r *run) e2eRate(ctx context.Context) error {
 		return err
 	}
 	if r.spec.Duration > 0 {
-		deadline = stats.now() + time.Duration(r.spec.Duration*float64(time.Second))
+		deadline = stats.base.Add(stats.now() + time.Duration(r.spec.Duration*float64(time.Second)))
 	}
 	r.rep.phase("measure", n)
 	stopProgress := r.tickProgress("measure", n, es.receivedCount)
 	stopSeries := r.recordSeries(es.seriesPoint)
 	cctx, stopConsumer := context.WithCancel(ctx)
 	consumed := cons.start(cctx)
-	sendErr := t.client.send(ctx, n, deadline, r.spec.Throughput, true)
+	sendErr := t.client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: r.spec.Throughput, Measured: true})
 	stats.mu.Lock()
 	acked, firstErr, failures := stats.records, stats.firstErr, stats.errors
 	stats.mu.Unlock()
@@ -161,7 +163,7 @@ func waitReceived(ctx context.Context, es *e2eStats, want int64, consumed <-chan
 		if ctx.Err() != nil || len(consumed) > 0 {
 			return nil
 		}
-		sleepCtx(ctx, time.Millisecond)
+		send.Sleep(ctx, time.Millisecond, nil)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/segmentio/kafka-go/protocol/produce"
 	"github.com/segmentio/kafka-go/protocol/rawproduce"
 
+	"github.com/kbench/kbench/runner/send"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -314,19 +315,15 @@ func maxBlockError(maxBlock time.Duration, capacity int64) error {
 		ErrMaxBlock, maxBlock.Milliseconds(), capacity)
 }
 
-// send produces n records, or with n == 0 records until deadline (since
-// the stats' time base), at rate records/s (0 for no limit), and waits for
-// every response.
-func (c *clientSender) send(ctx context.Context, n int64, deadline time.Duration, rate float64, measured bool) error {
+// Send produces the phase's records and waits for every response.
+func (c *clientSender) Send(ctx context.Context, ph send.Phase) error {
 	t := c.t
 	reqCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.reqCtx = reqCtx
-	start := t.stats.now()
-	var interval time.Duration
-	if rate > 0 {
-		interval = time.Duration(float64(time.Second) / rate)
-	}
+	n := ph.N
+	deadline := phaseDeadline(ph, t.stats.base)
+	pacer := send.NewPacer(ph.Rate, t.stats.now())
 	var err error
 	for sent := int64(0); n == 0 || sent < n; {
 		if ctx.Err() != nil || t.stats.failedFast() {
@@ -337,29 +334,28 @@ func (c *clientSender) send(ctx context.Context, n int64, deadline time.Duration
 			break
 		}
 		intended := now
-		if rate > 0 {
-			due := int64((now-start)/interval) + 1
-			if due <= sent {
+		if pacer.Limited() {
+			if pacer.Ready(now) <= sent {
 				// Nothing is due: send what can be sent, then sleep until
 				// the next record, a batch's linger or a response.
 				c.maybeDrain(now)
-				wait := start + time.Duration(sent)*interval - now
+				wait := pacer.Due(sent) - now
 				if c.queued > 0 && c.slotFree() {
 					wait = min(wait, c.lingerAt-now)
 				}
 				if n == 0 {
 					wait = min(wait, deadline-now)
 				}
-				c.sleep(ctx, wait)
+				send.Sleep(ctx, wait, c.wake)
 				continue
 			}
-			intended = start + time.Duration(sent)*interval
+			intended = pacer.Due(sent)
 		}
 		value, key, part := t.gen.next()
 		if t.stamp != nil {
 			value = t.stamp(value, now, intended)
 		}
-		if err = c.append(ctx, now, intended, value, key, part, measured); err != nil {
+		if err = c.append(ctx, now, intended, value, key, part, ph.Measured); err != nil {
 			break
 		}
 		sent++
@@ -376,20 +372,6 @@ func (c *clientSender) send(ctx context.Context, n int64, deadline time.Duration
 	}
 	c.wg.Wait()
 	return err
-}
-
-// sleep waits for d, a finished request or the end of ctx.
-func (c *clientSender) sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-	case <-c.wake:
-	case <-ctx.Done():
-	}
 }
 
 // signal wakes the thread's goroutine if it waits.
@@ -757,7 +739,7 @@ func (c *clientSender) request(bi int, batches []*clientBatch) {
 			c.mu.Lock()
 			c.stats.Retries++
 			c.mu.Unlock()
-			sleepCtx(c.reqCtx, min(time.Duration((attempt-1)*(attempt-1))*c.backoffMin, c.backoffMax))
+			send.Sleep(c.reqCtx, min(time.Duration((attempt-1)*(attempt-1))*c.backoffMin, c.backoffMax), nil)
 			if c.reqCtx.Err() != nil {
 				break
 			}

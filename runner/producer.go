@@ -14,6 +14,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/runner/send"
 )
 
 // sendChunk is how many records an unthrottled producer hands kafka-go per
@@ -183,6 +184,9 @@ type producerThread struct {
 	id     int
 	w      *kafka.Writer // mode writer
 	client *clientSender // mode client
+	// sender sends the thread's records: the thread itself in mode
+	// writer, client in the client and raw modes.
+	sender send.Sender
 	credit *credit
 	stats  *produceStats
 	gen    *recordGen
@@ -227,16 +231,13 @@ func (t *producerThread) slot() *sendSlot {
 	return s
 }
 
-// send produces n records, or with n == 0 records until deadline (since
-// the stats' time base), and waits for their acknowledgements. rate is
-// this thread's records/s, or 0 for no limit.
-func (t *producerThread) send(ctx context.Context, n int64, deadline time.Duration, rate float64, measured bool) error {
+// Send produces the phase's records through the thread's kafka-go Writer
+// and waits for their acknowledgements.
+func (t *producerThread) Send(ctx context.Context, ph send.Phase) error {
 	msgs := make([]kafka.Message, sendChunk)
-	start := t.stats.now()
-	var interval time.Duration
-	if rate > 0 {
-		interval = time.Duration(float64(time.Second) / rate)
-	}
+	n := ph.N
+	deadline := phaseDeadline(ph, t.stats.base)
+	pacer := send.NewPacer(ph.Rate, t.stats.now())
 	var err error
 	for sent := int64(0); n == 0 || sent < n; {
 		if ctx.Err() != nil || t.stats.failedFast() {
@@ -250,17 +251,17 @@ func (t *producerThread) send(ctx context.Context, n int64, deadline time.Durati
 		if n > 0 {
 			k = min(k, n-sent)
 		}
-		if rate > 0 {
-			// Records are due at start + i×interval. Send those due now, each
-			// stamped with when it should have gone, so a stalled producer
-			// shows its queueing in the intended-time latency.
-			due := int64((now-start)/interval) + 1
+		if pacer.Limited() {
+			// Send the records due now, each stamped with when it should
+			// have gone, so a stalled producer shows its queueing in the
+			// intended-time latency.
+			due := pacer.Ready(now)
 			if due <= sent {
-				wait := start + time.Duration(sent)*interval - now
+				wait := pacer.Due(sent) - now
 				if n == 0 {
 					wait = min(wait, deadline-now)
 				}
-				sleepCtx(ctx, wait)
+				send.Sleep(ctx, wait, nil)
 				continue
 			}
 			k = min(k, due-sent)
@@ -275,9 +276,9 @@ func (t *producerThread) send(ctx context.Context, n int64, deadline time.Durati
 		// starts its clock before KafkaProducer.send.
 		for j := int64(0); j < k; j++ {
 			s := t.slot()
-			s.sent, s.intended, s.size, s.measured = now, now, int32(len(msgs[j].Value)), measured
-			if rate > 0 {
-				s.intended = start + time.Duration(sent+j)*interval
+			s.sent, s.intended, s.size, s.measured = now, now, int32(len(msgs[j].Value)), ph.Measured
+			if pacer.Limited() {
+				s.intended = pacer.Due(sent + j)
 			}
 			msgs[j].WriterData = s
 		}
@@ -297,16 +298,13 @@ func (t *producerThread) send(ctx context.Context, n int64, deadline time.Durati
 	return nil
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
+// phaseDeadline is the phase's deadline as a duration since base, for
+// send loops that keep time that way; 0 without one.
+func phaseDeadline(ph send.Phase, base time.Time) time.Duration {
+	if ph.Deadline.IsZero() {
+		return 0
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
+	return ph.Deadline.Sub(base)
 }
 
 func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error) {
@@ -396,8 +394,10 @@ func (r *run) produce(ctx context.Context) error {
 			shape: shape, gen: shape.generator(i, r.spec.Threads)}
 		if client {
 			t.client, err = r.newClientSender(ctx, t, partitions)
+			t.sender = t.client
 		} else {
 			t.w, err = r.newWriter(t, partitions)
+			t.sender = t
 		}
 		if err != nil {
 			return err
@@ -429,7 +429,7 @@ func (r *run) produce(ctx context.Context) error {
 	if throttled {
 		rate = r.spec.Throughput / float64(r.spec.Threads)
 	}
-	runPhase := func(name string, total int64, deadline time.Duration, measured bool) error {
+	runPhase := func(name string, total int64, deadline time.Time, measured bool) error {
 		r.rep.phase(name, total)
 		stats.mu.Lock()
 		ackedBefore := stats.acked
@@ -446,11 +446,7 @@ func (r *run) produce(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if t.client != nil {
-					errs[i] = t.client.send(ctx, share(total, len(threads), i), deadline, rate, measured)
-				} else {
-					errs[i] = t.send(ctx, share(total, len(threads), i), deadline, rate, measured)
-				}
+				errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Rate: rate, Measured: measured})
 			}()
 		}
 		wg.Wait()
@@ -473,7 +469,7 @@ func (r *run) produce(ctx context.Context) error {
 
 	if r.spec.WarmupRecords > 0 {
 		r.rep.kafka(kafkafmt.ProducerWarmupNotice(r.spec.WarmupRecords))
-		if err := runPhase("warmup", r.spec.WarmupRecords, 0, false); err != nil {
+		if err := runPhase("warmup", r.spec.WarmupRecords, time.Time{}, false); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
 		r.res.Measurement.WarmupRecords = r.spec.WarmupRecords
@@ -492,10 +488,10 @@ func (r *run) produce(ctx context.Context) error {
 		return c.point(secs, c.records, c.bytes, c.records)
 	})
 	measured := r.spec.NumRecords - r.spec.WarmupRecords
-	var deadline time.Duration
+	var deadline time.Time
 	if r.spec.Duration > 0 {
 		measured = 0
-		deadline = stats.now() + time.Duration(r.spec.Duration*float64(time.Second))
+		deadline = stats.base.Add(stats.now() + time.Duration(r.spec.Duration*float64(time.Second)))
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
 			"--duration %v: records were sent for %v s after the warm-up, then the window ran on until every one was acknowledged; CPU profiles of runs that did different amounts of work compare only per record",
 			r.spec.Duration, r.spec.Duration))

@@ -276,21 +276,30 @@ func supportedProps(workload rundoc.Workload) []string {
 // (rundoc) leaves alone so that whoever validates a spec it will not
 // run (a server importing a result) touches no path the spec names.
 func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
+	validate(s, errs)
+}
+
+// validate is Validate; it also returns the client settings it built, ok
+// false when there are none (a write-path spec, or properties refused).
+func validate(s *rundoc.Spec, errs *rundoc.FieldErrors) (st settings, ok bool) {
 	if s.Workload == rundoc.Writepath {
-		return // it takes no properties (the contract refuses them)
+		return settings{}, false // it takes no properties (the contract refuses them)
 	}
 	if s.PayloadFile != "" && s.Workload == rundoc.Producer {
 		if _, err := os.Stat(s.PayloadFile); err != nil {
 			errs.Add("payload-file", "%v", err)
 		}
 	}
-	if _, err := clientSettings(s); err != nil {
+	st, err := clientSettings(s)
+	if err != nil {
 		if err := errs.Append(err); err != nil {
 			// clientSettings reports only field errors; keep any other
 			// against the properties rather than drop it.
 			errs.Add(rundoc.PropsFlag(s.Workload), "%v", err)
 		}
+		return settings{}, false
 	}
+	return st, true
 }
 
 // ValidateWithFiles is Validate, then reads the TLS files the
@@ -301,12 +310,8 @@ func Validate(s *rundoc.Spec, errs *rundoc.FieldErrors) {
 // files are the client's machine's, read by the run.
 func ValidateWithFiles(s *rundoc.Spec, errs *rundoc.FieldErrors) {
 	field := rundoc.PropsFlag(s.Workload)
-	Validate(s, errs)
-	if s.Workload == rundoc.Writepath || errs.Has(field) {
-		return
-	}
-	st, err := clientSettings(s)
-	if err != nil {
+	st, ok := validate(s, errs)
+	if !ok || errs.Has(field) {
 		return
 	}
 	if _, err := st.sec.Load(); err != nil {

@@ -54,8 +54,22 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// skipProcesses skips, under go test -short, a test that starts processes:
+// the fast tier starts no kbench broker child, sink child, JVM or javac.
+// Tests on an in-process broker (internal/embeddedbroker) that do not run
+// a whole benchmark stay in it.
+func skipProcesses(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts processes (a broker or sink child, a JVM) or runs a whole benchmark")
+	}
+}
+
+// testOptions are the Options of a test's run, whose embedded broker child
+// is this test binary (TestMain); such a test is not in -short.
 func testOptions(t *testing.T) (Options, *bytes.Buffer) {
 	t.Helper()
+	skipProcesses(t)
 	var out bytes.Buffer
 	return Options{
 		OutDir:        t.TempDir(),

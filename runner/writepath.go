@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -16,23 +15,18 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/kbench/kbench/internal/jdk"
 	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/runner/send"
 	"github.com/kbench/kbench/runner/wire"
+	"github.com/kbench/kbench/runner/writepath"
 )
 
 // The write-path workload (`kbench run writepath`) sends Kafka Produce
 // requests built from many buffers, as a client's request builder lays them
-// out, and measures what the way they are written costs. See runner/wire
-// for the buffer layout: a request of R records is R+2 buffers.
-
-// Write-path limits (the flags' own bounds are rundoc's).
-const (
-	// maxIovecs is the most buffers one writev takes on Linux (IOV_MAX);
-	// a request with more is gathered in several calls.
-	maxIovecs = 1024
-	// writepathTimeout is how long requests may stay unanswered.
-	writepathTimeout = 30 * time.Second
-)
+// out, and measures what the way they are written costs. The strategies
+// and the sink are the lab's (runner/writepath); this file runs them as a
+// workload: the phases, the window, the lines and the result.
 
 // CPUSampleInterval is how often a run's window samples the client's CPU
 // (measurement.cpu_sample_interval_ms): what process-cpu-p99 and
@@ -75,7 +69,8 @@ type wpStats struct {
 	line, point ivCounters
 }
 
-func (s *wpStats) record(lat time.Duration, measured bool) {
+// Record counts one answered request (writepath.Recorder).
+func (s *wpStats) Record(lat time.Duration, measured bool) {
 	s.mu.Lock()
 	s.responded++
 	if measured {
@@ -87,7 +82,8 @@ func (s *wpStats) record(lat time.Duration, measured bool) {
 	s.mu.Unlock()
 }
 
-func (s *wpStats) fail(err error) {
+// Fail keeps the first failure (writepath.Recorder).
+func (s *wpStats) Fail(err error) {
 	s.mu.Lock()
 	if s.firstErr == nil {
 		s.firstErr = err
@@ -95,7 +91,8 @@ func (s *wpStats) fail(err error) {
 	s.mu.Unlock()
 }
 
-func (s *wpStats) err() error {
+// Err is the first failure (writepath.Recorder).
+func (s *wpStats) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.firstErr
@@ -107,41 +104,6 @@ func (s *wpStats) respondedCount() int64 {
 	return s.responded
 }
 
-// wpClient sends the requests of one strategy.
-type wpClient interface {
-	// send sends n requests (with n == 0, until the deadline) and returns
-	// once every one of them is answered or the first failed.
-	send(ctx context.Context, n int64, deadline time.Time, measured bool) error
-	// describe says how requests are written, for the result's notes.
-	describe() string
-	close()
-}
-
-// wpShape is what every strategy sends per request.
-type wpShape struct {
-	topic     string
-	clientID  string
-	acks      int16
-	records   int
-	payload   []byte
-	rate      float64 // requests/s; 0 for no limit
-	inFlight  int
-	base      time.Time
-	stats     *wpStats
-	timestamp int64
-}
-
-func (w *wpShape) since() time.Duration { return time.Since(w.base) }
-
-// pace waits until request i of a throttled phase is due.
-func (w *wpShape) pace(ctx context.Context, start time.Duration, i int64) {
-	if w.rate <= 0 {
-		return
-	}
-	due := start + time.Duration(float64(i)*float64(time.Second)/w.rate)
-	sleepCtx(ctx, due-w.since())
-}
-
 func (r *run) writepath(ctx context.Context) error {
 	acks, err := writepathAcks(&r.spec)
 	if err != nil {
@@ -151,19 +113,21 @@ func (r *run) writepath(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	shape := &wpShape{
-		topic:     r.spec.Topic,
-		clientID:  r.clientID("writepath"),
-		acks:      acks,
-		records:   r.spec.RecordsPerRequest,
-		payload:   payloads[0],
-		inFlight:  r.spec.InFlight,
-		base:      time.Now(),
-		stats:     &wpStats{hist: newLatencyHist()},
-		timestamp: time.Now().UnixMilli(),
+	stats := &wpStats{hist: newLatencyHist()}
+	shape := &writepath.Shape{
+		Topic:     r.spec.Topic,
+		ClientID:  r.clientID("writepath"),
+		Acks:      acks,
+		Records:   r.spec.RecordsPerRequest,
+		Payload:   payloads[0],
+		InFlight:  r.spec.InFlight,
+		Base:      time.Now(),
+		Stats:     stats,
+		Timestamp: time.Now().UnixMilli(),
 	}
+	rate := 0.0 // requests/s; 0 for no limit
 	if r.spec.Throughput > 0 {
-		shape.rate = r.spec.Throughput
+		rate = r.spec.Throughput
 	}
 	if !r.spec.Sink {
 		if _, err := r.ensureTopic(ctx); err != nil {
@@ -178,39 +142,39 @@ func (r *run) writepath(ctx context.Context) error {
 	closeClient := func() {
 		if !closed {
 			closed = true
-			client.close()
+			client.Close()
 		}
 	}
 	defer closeClient()
 
 	notes := &r.res.Measurement.Notes
-	*notes = append(*notes, client.describe())
+	*notes = append(*notes, client.Describe())
 	if r.spec.Duration > 0 {
 		*notes = append(*notes, fmt.Sprintf("the measured phase ran for %v s, not a fixed number of requests: CPU profiles of runs that did different amounts of work compare only per request", r.spec.Duration))
 	}
-	jc, _ := client.(*javaClient)
+	jc, _ := client.(*writepath.JavaClient)
 	if jc == nil {
 		*notes = append(*notes, "write-syscalls-per-request is the process's write-type syscalls in the window (/proc/self/io syscw) over the requests answered; it includes the process's few other writes (output lines, the Go runtime's wake-ups)")
 	} else {
-		*notes = append(*notes, fmt.Sprintf("write-syscalls-per-request is the write-type syscalls of the JVM's sending thread in the window (/proc/%d/task/%d/io syscw, the thread the Java program named through /proc/thread-self) over the requests answered: that thread makes no other write, while the JVM's other threads (the Flight Recorder's, the program's events to kbench) are not counted; CPU figures are the whole JVM's", jc.pid, jc.tid))
+		*notes = append(*notes, fmt.Sprintf("write-syscalls-per-request is the write-type syscalls of the JVM's sending thread in the window (/proc/%d/task/%d/io syscw, the thread the Java program named through /proc/thread-self) over the requests answered: that thread makes no other write, while the JVM's other threads (the Flight Recorder's, the program's events to kbench) are not counted; CPU figures are the whole JVM's", jc.Pid(), jc.Tid()))
 		if other := goProfileKinds(r.spec.Profiles); len(other) > 0 {
 			*notes = append(*notes, fmt.Sprintf("--profile %s: profiles of the Go runtime, which would show kbench relaying the JVM's events, not the JVM: not captured (--profile cpu records the JVM with Java Flight Recorder)", strings.Join(other, ",")))
 		}
 	}
-	if shape.rate > 0 {
-		*notes = append(*notes, fmt.Sprintf("throttled to %v requests/s", shape.rate))
+	if rate > 0 {
+		*notes = append(*notes, fmt.Sprintf("throttled to %v requests/s", rate))
 	}
 	target := requestTarget(&r.spec)
 	r.rep.note("kbench: writepath %s: %s × %d records of %d B, %d in flight, to %s",
-		r.spec.Strategy, requestsText(target, r.spec.Duration), shape.records, len(shape.payload), shape.inFlight, r.res.Environment.Broker)
+		r.spec.Strategy, requestsText(target, r.spec.Duration), shape.Records, len(shape.Payload), shape.InFlight, r.res.Environment.Broker)
 
 	runPhase := func(name string, n int64, deadline time.Time, measured bool) error {
 		r.rep.phase(name, n)
-		before := shape.stats.respondedCount()
-		stop := r.tickProgress(name, n, func() int64 { return shape.stats.respondedCount() - before })
+		before := stats.respondedCount()
+		stop := r.tickProgress(name, n, func() int64 { return stats.respondedCount() - before })
 		defer stop()
-		err := client.send(ctx, n, deadline, measured)
-		if serr := shape.stats.err(); serr != nil {
+		err := client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: rate, Measured: measured})
+		if serr := stats.Err(); serr != nil {
 			err = serr
 		}
 		if err != nil {
@@ -226,7 +190,7 @@ func (r *run) writepath(ctx context.Context) error {
 		// (-Xlog:redefine+class+nmethod=debug says "Marked all nmethods
 		// for deopt"); the warm-up compiles it again, so the window does
 		// not run interpreted.
-		if err := jc.initJFR(ctx); err != nil {
+		if err := jc.InitJFR(ctx); err != nil {
 			return fmt.Errorf("java flight recorder: %w", err)
 		}
 	}
@@ -235,28 +199,28 @@ func (r *run) writepath(ctx context.Context) error {
 		if err := runPhase("warmup", w, time.Time{}, false); err != nil {
 			return fmt.Errorf("warm-up: %w", err)
 		}
-		r.res.Measurement.WarmupRecords = w * int64(shape.records)
+		r.res.Measurement.WarmupRecords = w * int64(shape.Records)
 	}
 	if jc != nil {
 		if recordJFR {
 			// The recording starts just before the window's counters and
 			// stops just after them.
-			if err := jc.startJFR(ctx); err != nil {
+			if err := jc.StartJFR(ctx); err != nil {
 				return fmt.Errorf("java flight recorder: %w", err)
 			}
 		}
-		r.ext = &extProcess{pid: jc.pid, tid: jc.tid, name: "the JVM"}
+		r.ext = &extProcess{pid: jc.Pid(), tid: jc.Tid(), name: "the JVM"}
 	}
 	if err := r.openWindow(); err != nil {
 		return err
 	}
-	stopIntervals := r.writepathIntervals(shape)
+	stopIntervals := r.writepathIntervals(shape, stats)
 	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
-		shape.stats.mu.Lock()
-		c := shape.stats.point.take()
-		shape.stats.mu.Unlock()
-		records := c.records * int64(shape.records)
-		return c.point(secs, records, records*int64(len(shape.payload)), c.records)
+		stats.mu.Lock()
+		c := stats.point.take()
+		stats.mu.Unlock()
+		records := c.records * int64(shape.Records)
+		return c.point(secs, records, records*int64(len(shape.Payload)), c.records)
 	})
 	var deadline time.Time
 	if r.spec.Duration > 0 {
@@ -273,12 +237,12 @@ func (r *run) writepath(ctx context.Context) error {
 	}
 	closeClient()
 
-	r.writepathResults(shape, client)
+	r.writepathResults(shape, stats, client)
 	if phaseErr != nil {
 		return phaseErr
 	}
-	if target > 0 && shape.stats.measured < target {
-		return fmt.Errorf("%w: %d of %d requests answered", ErrIncomplete, shape.stats.measured, target)
+	if target > 0 && stats.measured < target {
+		return fmt.Errorf("%w: %d of %d requests answered", ErrIncomplete, stats.measured, target)
 	}
 	return nil
 }
@@ -292,12 +256,24 @@ func requestsText(n int64, duration float64) string {
 
 // writepathClient connects the strategy's client to the partition leader
 // (for the raw strategies) or the bootstrap servers (kafka-go).
-func (r *run) writepathClient(ctx context.Context, shape *wpShape) (wpClient, error) {
+func (r *run) writepathClient(ctx context.Context, shape *writepath.Shape) (writepath.Client, error) {
 	switch r.spec.Strategy {
 	case rundoc.StrategyKafkaGo:
-		return r.newKafkaGoWriter(shape)
+		tr, err := r.transport("writepath")
+		if err != nil {
+			return nil, err
+		}
+		return writepath.NewKafkaGoWriter(shape, r.brokers, tr, &metadataCache{next: tr, topic: shape.Topic}), nil
 	case rundoc.StrategyKafkaGoConn:
-		return r.newKafkaGoConn(ctx, shape)
+		dialer, err := r.st.sec.Dialer(shape.ClientID, r.st.setupTimeout)
+		if err != nil {
+			return nil, err
+		}
+		conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], shape.Topic, 0)
+		if err != nil {
+			return nil, fmt.Errorf("kafka-go DialLeader: %w", r.explain(err))
+		}
+		return writepath.NewKafkaGoConn(conn, shape)
 	}
 	leader := r.brokers[0]
 	if !r.spec.Sink {
@@ -306,15 +282,7 @@ func (r *run) writepathClient(ctx context.Context, shape *wpShape) (wpClient, er
 			return nil, err
 		}
 	}
-	req, err := wire.Encode(wire.Produce{
-		ClientID:  shape.clientID,
-		Topic:     shape.topic,
-		Partition: 0,
-		Acks:      shape.acks,
-		TimeoutMs: int32(writepathTimeout / time.Millisecond),
-		Timestamp: shape.timestamp,
-		Values:    repeatPayload(shape.payload, shape.records),
-	})
+	req, err := writepath.EncodeRequest(shape)
 	if err != nil {
 		return nil, err
 	}
@@ -328,15 +296,17 @@ func (r *run) writepathClient(ctx context.Context, shape *wpShape) (wpClient, er
 	if err != nil {
 		return nil, r.explain(fmt.Errorf("dial partition leader %s: %w", leader, err))
 	}
-	return newRawClient(c.(*net.TCPConn), req, r.spec.Strategy, shape), nil
+	return writepath.NewRawClient(c.(*net.TCPConn), req, r.spec.Strategy, shape), nil
 }
 
-func repeatPayload(p []byte, n int) [][]byte {
-	vs := make([][]byte, n)
-	for i := range vs {
-		vs[i] = p
+// startJavaClient starts the run's Java strategy, refusing it with what to
+// install when the JDK is missing.
+func (r *run) startJavaClient(ctx context.Context, addr string, req *wire.Request, shape *writepath.Shape) (*writepath.JavaClient, error) {
+	tools, err := jdk.Find(r.opts.JavaHome)
+	if err != nil {
+		return nil, rundoc.NewFieldError("strategy", "%s needs a JDK: %v", r.spec.Strategy, err)
 	}
-	return vs
+	return writepath.NewJavaClient(ctx, tools, addr, req, r.spec.Strategy, shape, r.st.setupTimeout)
 }
 
 // partitionLeader finds the leader of partition 0 of the run's topic.
@@ -370,14 +340,13 @@ func (r *run) partitionLeader(ctx context.Context) (string, error) {
 
 // writepathIntervals prints an interval line every reporting interval (the
 // series has its own step: recordSeries).
-func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
+func (r *run) writepathIntervals(shape *writepath.Shape, st *wpStats) (stop func()) {
 	last := time.Now()
 	// The open window knows whose I/O the run measures (the JVM's sending
 	// thread, or this process).
 	readIO := r.win.readIO
 	io0, ioErr := readIO()
 	return every(time.Duration(r.spec.ReportingInterval)*time.Millisecond, func(now time.Time) {
-		st := shape.stats
 		st.mu.Lock()
 		c := st.line.take()
 		st.mu.Unlock()
@@ -393,8 +362,8 @@ func (r *run) writepathIntervals(shape *wpShape) (stop func()) {
 		}
 		secs := now.Sub(last).Seconds()
 		last = now
-		records := n * int64(shape.records)
-		pt := c.point(secs, records, records*int64(len(shape.payload)), n)
+		records := n * int64(shape.Records)
+		pt := c.point(secs, records, records*int64(len(shape.Payload)), n)
 		r.rep.kafka(writepathInterval(n, float64(n)/secs, pt.RecordsPerSec, pt.MBPerSec, pt.LatencyAvgMs, pt.LatencyMaxMs, syscalls))
 	})
 }
@@ -450,15 +419,14 @@ func writepathSummary(t writepathTotals) string {
 	return b.String()
 }
 
-func (r *run) writepathResults(shape *wpShape, client wpClient) {
+func (r *run) writepathResults(shape *writepath.Shape, st *wpStats, client writepath.Client) {
 	secs := r.win.seconds()
-	st := shape.stats
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	h := st.hist
 	requests := st.measured
-	records := requests * int64(shape.records)
-	bytes := records * int64(len(shape.payload))
+	records := requests * int64(shape.Records)
+	bytes := records * int64(len(shape.Payload))
 	m := &r.res.Measurement
 	m.MeasuredRecords = records
 	m.LatencySamples = h.count()
@@ -472,15 +440,15 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 	add("requests-per-sec", float64(requests)/secs, "requests/s", rundoc.HigherIsBetter, "answered requests / window seconds")
 	add("records-per-sec", float64(records)/secs, "records/s", rundoc.HigherIsBetter, "records of the answered requests / window seconds")
 	add("mb-per-sec", float64(bytes)/secs/(1<<20), "MB/s", rundoc.HigherIsBetter, "record payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
-	if req := encodedRequest(client); req != nil {
+	if req := writepath.EncodedRequest(client); req != nil {
 		add("buffers-per-request", float64(req.NumBuffers()), "buffers", "", "request header + record-batch header + one per record")
 		add("bytes-per-request", float64(req.Len()), "bytes", "", "Produce request size on the wire, size prefix included")
 	}
-	jc, _ := client.(*javaClient)
-	if jc != nil && jc.sent > 0 {
-		add("channel-writes-per-request", float64(jc.calls)/float64(jc.sent), "calls", rundoc.LowerIsBetter,
+	jc, _ := client.(*writepath.JavaClient)
+	if jc != nil && jc.Sent() > 0 {
+		add("channel-writes-per-request", float64(jc.Calls())/float64(jc.Sent()), "calls", rundoc.LowerIsBetter,
 			"SocketChannel.write calls of the Java program per request, counted by the program: more than 1 for java-gather when the JDK split the request (IOV_MAX buffers per call, or a partial write)")
-		if s := jc.splits(); s != "" {
+		if s := jc.Splits(); s != "" {
 			m.Notes = append(m.Notes, s)
 		}
 	}
@@ -494,7 +462,7 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 		syscalls = float64(io.Syscw) / float64(requests)
 		help := "write-type syscalls of the process in the window (/proc/self/io syscw) / requests: 1 for one writev or write per request"
 		if jc != nil {
-			help = fmt.Sprintf("write-type syscalls of the JVM's sending thread in the window (/proc/%d/task/%d/io syscw) / requests: 1 for one writev or write per request", jc.pid, jc.tid)
+			help = fmt.Sprintf("write-type syscalls of the JVM's sending thread in the window (/proc/%d/task/%d/io syscw) / requests: 1 for one writev or write per request", jc.Pid(), jc.Tid())
 		}
 		add("write-syscalls-per-request", syscalls, "syscalls", rundoc.LowerIsBetter, help)
 		if io.Syscw > 0 {
@@ -514,8 +482,8 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 	r.harnessCheck("")
 
 	if requests > 0 {
-		shapeText := fmt.Sprintf("%d records/request", shape.records)
-		if req := encodedRequest(client); req != nil {
+		shapeText := fmt.Sprintf("%d records/request", shape.Records)
+		if req := writepath.EncodedRequest(client); req != nil {
 			shapeText = fmt.Sprintf("%d buffers/request", req.NumBuffers())
 		}
 		r.rep.kafka(writepathSummary(writepathTotals{
@@ -525,18 +493,6 @@ func (r *run) writepathResults(shape *wpShape, client wpClient) {
 			SyscallsPerRequest: syscalls, BytesPerSyscall: perSyscall, Strategy: r.spec.Strategy, Shape: shapeText,
 		}))
 	}
-}
-
-// encodedRequest is the request a strategy sends of kbench's own
-// encoding; nil for kafka-go's.
-func encodedRequest(c wpClient) *wire.Request {
-	switch c := c.(type) {
-	case *rawClient:
-		return c.req
-	case *javaClient:
-		return c.req
-	}
-	return nil
 }
 
 // goProfileKinds are the kinds of --profile other than cpu: Go runtime
@@ -553,9 +509,9 @@ func goProfileKinds(kinds []string) []string {
 
 // windowJFR stops the JVM's recording of the window and stores it as the
 // client's wall profile.
-func (r *run) windowJFR(ctx context.Context, jc *javaClient) {
+func (r *run) windowJFR(ctx context.Context, jc *writepath.JavaClient) {
 	const file = "client-wall.pb.gz"
-	sum, err := jc.stopJFR(ctx, filepath.Join(r.opts.OutDir, file))
+	sum, err := jc.StopJFR(ctx, filepath.Join(r.opts.OutDir, file))
 	if err != nil {
 		r.win.notes = append(r.win.notes, "the JVM's Flight Recorder profile not captured: "+err.Error())
 		return
@@ -564,6 +520,3 @@ func (r *run) windowJFR(ctx context.Context, jc *javaClient) {
 	r.win.notes = append(r.win.notes, "client wall profile: the JVM's Java Flight Recorder recording of the window, holding only the two events kbench converts (no socket or file I/O events, which would instrument the very writes measured): "+
 		sum.SamplesNote(r.win.end.Sub(r.win.start)))
 }
-
-// errNoResponse is a request that stayed unanswered too long.
-var errNoResponse = errors.New("no response")

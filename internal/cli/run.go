@@ -49,7 +49,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if cmd.Spec.Tool != "" {
-		return runTool(ctx, cmd, stdout, stderr)
+		return runner.RunTool(ctx, cmd, stdout, stderr)
 	}
 	spec := cmd.Spec
 	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr, Meta: cmd.Meta, JavaHome: cmd.JavaHome}

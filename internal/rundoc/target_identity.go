@@ -7,7 +7,7 @@ import (
 
 // Broker-line prefixes of the targets a run records without naming their
 // kind (runs before environment.target, tool runs): runner.run,
-// runner/writepath_sink.go and toolrun.go write them.
+// runner/sink.go and runner/toolrun.go write them.
 const (
 	brokerEmbeddedPrefix = "embedded"
 	brokerSinkPrefix     = "kbench write-path sink"

@@ -1,4 +1,4 @@
-package cli
+package runner
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func TestToolRunReadsTLSFilesFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := runTool(context.Background(), rundoc.RunCommand{Spec: spec, Out: out}, &stdout, &stderr); code != 1 {
+	if code := RunTool(context.Background(), rundoc.RunCommand{Spec: spec, Out: out}, &stdout, &stderr); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %s", code, &stderr)
 	}
 	if _, err := os.Stat(ran); err == nil {

@@ -1,8 +1,7 @@
-package runner
+package writepath
 
 import (
 	"bufio"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,57 +15,25 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// SinkOptions configure `kbench broker --sink`, the write-path workload's
-// stand-in for a broker.
-type SinkOptions struct {
-	Listen string
-	// CPUProfile, when set, profiles the sink from start to exit.
-	CPUProfile string
-	// Control reads cpu-start/cpu-stop commands from stdin and exits when
-	// stdin closes, exactly as the embedded broker does (see ServeBroker).
-	Control bool
-	// Record, when set, receives every request frame the sink reads, size
-	// prefix included, in the order read; for tests.
-	Record io.Writer
-}
-
-// Sink API versions. The sink answers only what a producer needs: version
+// SinkAPIs are the sink's API versions. The sink answers only what a producer needs: version
 // negotiation, metadata, topic creation and Produce. Produce stops at v8,
 // the last version without flexible encoding, which is all kafka-go and
 // kbench's own encoder (v7) use.
-var sinkAPIs = []struct{ key, min, max int16 }{
+var SinkAPIs = []struct{ Key, Min, Max int16 }{
 	{0, 3, 8},  // Produce
 	{3, 0, 8},  // Metadata
 	{18, 0, 3}, // ApiVersions
 	{19, 0, 4}, // CreateTopics
 }
 
-// ServeSink runs the write-path sink until ctx is done (or, with Control,
-// until stdin closes). It prints the same "listening on" line as the
-// embedded broker, so `kbench run` starts and controls both alike.
-//
-// The sink reads size-prefixed Kafka requests and answers them at once:
-// Produce with success and made-up offsets (nothing is stored or checked
-// beyond framing), Metadata with itself as the leader of partition 0 of
-// every topic asked for, ApiVersions with the versions above. It runs in
-// its own process so its CPU never appears in the client's profile.
-func ServeSink(ctx context.Context, opts SinkOptions, stdin io.Reader, stdout io.Writer) error {
-	listen := opts.Listen
-	if listen == "" {
-		listen = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return fmt.Errorf("sink: %w", err)
-	}
-	s := newSink(ln, opts.Record)
-	go s.serve()
-	defer s.close()
-
-	return serveControlled(ctx, ln.Addr().String(), opts.CPUProfile, opts.Control, stdin, stdout)
-}
-
-type sink struct {
+// Sink is the write-path sink's server: it reads size-prefixed Kafka
+// requests and answers them at once: Produce with success and made-up
+// offsets (nothing is stored or checked beyond framing), Metadata with
+// itself as the leader of partition 0 of every topic asked for,
+// ApiVersions with the versions above. `kbench broker --sink`
+// (runner.ServeSink) serves it in a process of its own, so its CPU never
+// appears in the client's profile; tests serve it in-process.
+type Sink struct {
 	ln   net.Listener
 	host string
 	port int32
@@ -82,8 +49,11 @@ type sink struct {
 	wg      sync.WaitGroup
 }
 
-func newSink(ln net.Listener, record io.Writer) *sink {
-	s := &sink{ln: ln, record: record, offsets: map[string]map[int32]int64{}, conns: map[net.Conn]bool{}}
+// NewSink is a sink on ln that writes every request frame it reads, size
+// prefix included, to record when it is not nil (for tests); ln may be
+// nil to test the protocol alone.
+func NewSink(ln net.Listener, record io.Writer) *Sink {
+	s := &Sink{ln: ln, record: record, offsets: map[string]map[int32]int64{}, conns: map[net.Conn]bool{}}
 	if ln != nil { // nil in tests of the protocol alone
 		host, port, _ := net.SplitHostPort(ln.Addr().String())
 		p, _ := strconv.Atoi(port)
@@ -92,9 +62,11 @@ func newSink(ln net.Listener, record io.Writer) *sink {
 	return s
 }
 
-func (s *sink) addr() string { return s.ln.Addr().String() }
+// Addr is the address the sink listens on.
+func (s *Sink) Addr() string { return s.ln.Addr().String() }
 
-func (s *sink) serve() {
+// Serve accepts and answers connections until Close.
+func (s *Sink) Serve() {
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
@@ -128,7 +100,8 @@ func isConnReset(err error) bool {
 	return strings.Contains(err.Error(), "connection reset")
 }
 
-func (s *sink) close() {
+// Close stops the sink and waits for its connections to end.
+func (s *Sink) Close() {
 	s.mu.Lock()
 	s.closed = true
 	s.ln.Close()
@@ -142,7 +115,7 @@ func (s *sink) close() {
 // handle serves one connection: requests are answered in order, and the
 // answers are flushed whenever no further complete request is already
 // buffered, so a pipelining client gets its responses in few writes.
-func (s *sink) handle(c net.Conn) error {
+func (s *Sink) handle(c net.Conn) error {
 	rd := bufio.NewReaderSize(c, 256<<10)
 	wr := bufio.NewWriterSize(c, 64<<10)
 	var frame, out []byte
@@ -247,14 +220,14 @@ func skipTags(b []byte) ([]byte, error) {
 
 // answer appends the response to one request frame (none for acks=0
 // Produce requests).
-func (s *sink) answer(out, frame []byte) ([]byte, error) {
+func (s *Sink) answer(out, frame []byte) ([]byte, error) {
 	h, body, err := parseRequestHeader(frame)
 	if err != nil {
 		return out, err
 	}
 	supported := false
-	for _, a := range sinkAPIs {
-		if a.key == h.key && h.version >= a.min && h.version <= a.max {
+	for _, a := range SinkAPIs {
+		if a.Key == h.key && h.version >= a.Min && h.version <= a.Max {
 			supported = true
 		}
 	}
@@ -316,18 +289,18 @@ func appendResponse(out []byte, correlation int32, flexibleHeader bool, resp kms
 	return out
 }
 
-func (s *sink) apiVersions(version int16) *kmsg.ApiVersionsResponse {
+func (s *Sink) apiVersions(version int16) *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.SetVersion(version)
-	for _, a := range sinkAPIs {
+	for _, a := range SinkAPIs {
 		k := kmsg.NewApiVersionsResponseApiKey()
-		k.ApiKey, k.MinVersion, k.MaxVersion = a.key, a.min, a.max
+		k.ApiKey, k.MinVersion, k.MaxVersion = a.Key, a.Min, a.Max
 		resp.ApiKeys = append(resp.ApiKeys, k)
 	}
 	return resp
 }
 
-func (s *sink) metadata(req *kmsg.MetadataRequest) *kmsg.MetadataResponse {
+func (s *Sink) metadata(req *kmsg.MetadataRequest) *kmsg.MetadataResponse {
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.SetVersion(req.Version)
 	b := kmsg.NewMetadataResponseBroker()
@@ -359,7 +332,7 @@ func (s *sink) metadata(req *kmsg.MetadataRequest) *kmsg.MetadataResponse {
 	return resp
 }
 
-func (s *sink) sawTopic(name string) {
+func (s *Sink) sawTopic(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.offsets[name]; !ok {
@@ -371,7 +344,7 @@ func (s *sink) sawTopic(name string) {
 // answerProduce parses a Produce request of version 3 to 8 by hand and
 // answers every partition with success. It is the sink's hot path: it
 // allocates nothing once a topic is known.
-func (s *sink) answerProduce(out []byte, h requestHeader, body []byte) ([]byte, error) {
+func (s *Sink) answerProduce(out []byte, h requestHeader, body []byte) ([]byte, error) {
 	d := sinkDecoder{b: body}
 	d.str() // transactional id
 	acks := d.i16()
@@ -419,7 +392,7 @@ func (s *sink) answerProduce(out []byte, h requestHeader, body []byte) ([]byte, 
 }
 
 // advance hands out n offsets of a topic partition.
-func (s *sink) advance(topic []byte, partition int32, n int64) int64 {
+func (s *Sink) advance(topic []byte, partition int32, n int64) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	parts, ok := s.offsets[string(topic)]
@@ -491,26 +464,4 @@ func (d *sinkDecoder) bytes() []byte {
 		return nil
 	}
 	return d.take(int(n))
-}
-
-// startSink starts the sink as a child process, as the embedded broker is
-// started, and points the run at it.
-func (r *run) startSink(ctx context.Context) error {
-	cmd := r.opts.SinkCommand
-	if len(cmd) == 0 {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("runner: find kbench binary for the sink: %w", err)
-		}
-		cmd = []string{exe, "broker", "--sink"}
-	}
-	child, err := startChildBroker(ctx, cmd)
-	if err != nil {
-		return fmt.Errorf("write-path sink: %w", err)
-	}
-	r.child = child
-	r.brokers = []string{child.addr}
-	r.res.Environment.Broker = "kbench write-path sink (own process; answers Produce requests without storing them) at " + child.addr
-	r.rep.note("kbench: write-path sink at %s (pid %d)", child.addr, child.cmd.Process.Pid)
-	return nil
 }

@@ -1,4 +1,4 @@
-package runner
+package writepath
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
+	"github.com/kbench/kbench/runner/send"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -21,7 +22,7 @@ import (
 // flight. The writer and the reader meet only through the socket, which
 // the race detector cannot see, hence atomics.
 type rawSlot struct {
-	start    atomic.Int64 // write start, ns since wpShape.base
+	start    atomic.Int64 // write start, ns since Shape.Base
 	measured atomic.Bool
 }
 
@@ -29,7 +30,7 @@ type rawSlot struct {
 // one TCP connection with the gather, per-buffer or copy strategy, and
 // reads the responses in a goroutine of their own.
 type rawClient struct {
-	shape    *wpShape
+	shape    *Shape
 	conn     *net.TCPConn
 	req      *wire.Request
 	strategy string
@@ -52,14 +53,16 @@ type rawClient struct {
 	once     sync.Once
 }
 
-func newRawClient(conn *net.TCPConn, req *wire.Request, strategy string, shape *wpShape) *rawClient {
+// NewRawClient is a gather, per-buffer or copy strategy (rundoc's
+// Strategy names) writing req to conn.
+func NewRawClient(conn *net.TCPConn, req *wire.Request, strategy string, shape *Shape) *rawClient {
 	c := &rawClient{
 		shape:    shape,
 		conn:     conn,
 		req:      req,
 		strategy: strategy,
-		sem:      make(chan struct{}, shape.inFlight),
-		slots:    make([]rawSlot, shape.inFlight),
+		sem:      make(chan struct{}, shape.InFlight),
+		slots:    make([]rawSlot, shape.InFlight),
 		scratch:  make([][]byte, 0, min(req.NumBuffers(), maxIovecs)),
 		dead:     make(chan struct{}),
 		quit:     make(chan struct{}),
@@ -99,8 +102,8 @@ func (c *rawClient) read() {
 			return
 		}
 		slot := &c.slots[uint32(expect)%uint32(len(c.slots))]
-		now := c.shape.since()
-		c.shape.stats.record(now-time.Duration(slot.start.Load()), slot.measured.Load())
+		now := c.shape.Since()
+		c.shape.Stats.Record(now-time.Duration(slot.start.Load()), slot.measured.Load())
 		c.activity.Store(int64(now))
 		expect++
 		<-c.sem
@@ -118,8 +121,8 @@ func (c *rawClient) watch() {
 		case <-c.dead:
 			return
 		case <-tick.C:
-			idle := c.shape.since() - time.Duration(c.activity.Load())
-			if len(c.sem) > 0 && idle > writepathTimeout {
+			idle := c.shape.Since() - time.Duration(c.activity.Load())
+			if len(c.sem) > 0 && idle > Timeout {
 				c.timedOut.Store(true)
 				c.conn.Close()
 				return
@@ -132,7 +135,7 @@ func (c *rawClient) watch() {
 func (c *rawClient) failure() error {
 	<-c.dead
 	if c.timedOut.Load() {
-		return fmt.Errorf("%w to a request within %v", errNoResponse, writepathTimeout)
+		return fmt.Errorf("%w to a request within %v", errNoResponse, Timeout)
 	}
 	if errors.Is(c.readErr, net.ErrClosed) {
 		return errors.New("connection closed")
@@ -140,23 +143,23 @@ func (c *rawClient) failure() error {
 	return c.readErr
 }
 
-func (c *rawClient) send(ctx context.Context, n int64, deadline time.Time, measured bool) error {
+func (c *rawClient) Send(ctx context.Context, ph send.Phase) error {
 	stop := context.AfterFunc(ctx, func() { c.conn.Close() })
 	defer stop()
-	err := c.sendAll(ctx, n, deadline, measured)
+	err := c.sendAll(ctx, ph)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err() // the closed connection is the cancel's doing
 	}
 	return err
 }
 
-func (c *rawClient) sendAll(ctx context.Context, n int64, deadline time.Time, measured bool) error {
-	start := c.shape.since()
-	for i := int64(0); n == 0 || i < n; i++ {
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
+func (c *rawClient) sendAll(ctx context.Context, ph send.Phase) error {
+	pacer := send.NewPacer(ph.Rate, c.shape.Since())
+	for i := int64(0); ph.N == 0 || i < ph.N; i++ {
+		if !ph.Deadline.IsZero() && !time.Now().Before(ph.Deadline) {
 			break
 		}
-		c.shape.pace(ctx, start, i)
+		pacer.Wait(ctx, c.shape.Since(), i)
 		select {
 		case c.sem <- struct{}{}:
 		case <-c.dead:
@@ -167,8 +170,8 @@ func (c *rawClient) sendAll(ctx context.Context, n int64, deadline time.Time, me
 		id := c.next
 		c.next++
 		slot := &c.slots[uint32(id)%uint32(len(c.slots))]
-		slot.measured.Store(measured)
-		now := int64(c.shape.since())
+		slot.measured.Store(ph.Measured)
+		now := int64(c.shape.Since())
 		slot.start.Store(now)
 		c.activity.Store(now)
 		c.req.SetCorrelationID(id)
@@ -236,7 +239,7 @@ func (c *rawClient) write() error {
 	return nil
 }
 
-func (c *rawClient) describe() string {
+func (c *rawClient) Describe() string {
 	bufs := c.req.Buffers()
 	minRec, maxRec := len(bufs[2]), len(bufs[2])
 	for _, b := range bufs[2:] {
@@ -258,11 +261,11 @@ func (c *rawClient) describe() string {
 		"then one buffer per record (%d records of %s B: %d B value plus the record's own framing); %d B per request; "+
 		"Produce v%d with one uncompressed record batch v2 (CRC-32C), encoded once by kbench (runner/wire), only the correlation id changing between requests; "+
 		"up to %d requests in flight on one connection to %s",
-		c.strategy, how, len(bufs), len(bufs[0]), len(bufs[1]), len(bufs)-2, recSize, len(c.shape.payload), c.req.Len(),
-		wire.ProduceVersion, c.shape.inFlight, c.conn.RemoteAddr())
+		c.strategy, how, len(bufs), len(bufs[0]), len(bufs[1]), len(bufs)-2, recSize, len(c.shape.Payload), c.req.Len(),
+		wire.ProduceVersion, c.shape.InFlight, c.conn.RemoteAddr())
 }
 
-func (c *rawClient) close() {
+func (c *rawClient) Close() {
 	c.once.Do(func() {
 		close(c.quit)
 		c.conn.Close()
@@ -279,7 +282,7 @@ type kgSlot struct {
 // kafkaGoWriter sends the records through kafka-go's Writer and Transport:
 // async, one batch of exactly records-per-request records per request.
 type kafkaGoWriter struct {
-	shape  *wpShape
+	shape  *Shape
 	w      *kafka.Writer
 	tr     *kafka.Transport
 	msgs   []kafka.Message
@@ -290,49 +293,48 @@ type kafkaGoWriter struct {
 	once   sync.Once
 }
 
-func (r *run) newKafkaGoWriter(shape *wpShape) (wpClient, error) {
-	tr, err := r.transport("writepath")
-	if err != nil {
-		return nil, err
-	}
+// NewKafkaGoWriter is the kafka-go strategy: a Writer to brokers on a
+// fresh Transport tr, whose requests go through rt (tr, or a cache in
+// front of it).
+func NewKafkaGoWriter(shape *Shape, brokers []string, tr *kafka.Transport, rt kafka.RoundTripper) Client {
 	// Only the run's topic: kafka-go's discovery asks for every topic
 	// otherwise, which a busy cluster answers slowly and the sink with
 	// what it has seen so far.
-	tr.MetadataTopics = []string{shape.topic}
+	tr.MetadataTopics = []string{shape.Topic}
 	c := &kafkaGoWriter{
 		shape:  shape,
 		tr:     tr,
-		msgs:   make([]kafka.Message, shape.records),
-		sem:    make(chan struct{}, shape.inFlight),
-		slots:  make([]kgSlot, shape.inFlight),
+		msgs:   make([]kafka.Message, shape.Records),
+		sem:    make(chan struct{}, shape.InFlight),
+		slots:  make([]kgSlot, shape.InFlight),
 		failed: make(chan struct{}),
 	}
 	acks := kafka.RequireAll
-	if shape.acks == 1 {
+	if shape.Acks == 1 {
 		acks = kafka.RequireOne
 	}
 	c.w = &kafka.Writer{
-		Addr:     kafka.TCP(r.brokers...),
-		Topic:    shape.topic,
+		Addr:     kafka.TCP(brokers...),
+		Topic:    shape.Topic,
 		Balancer: kafka.BalancerFunc(func(kafka.Message, ...int) int { return 0 }),
 		// A retried batch would be a second request for one latency.
 		MaxAttempts: 1,
-		BatchSize:   shape.records,
+		BatchSize:   shape.Records,
 		// Never the binding bound: a batch closes at BatchSize records.
-		BatchBytes:   int64(shape.records)*int64(len(shape.payload)+64) + 1<<20,
-		BatchTimeout: writepathTimeout,
-		ReadTimeout:  writepathTimeout,
-		WriteTimeout: writepathTimeout,
+		BatchBytes:   int64(shape.Records)*int64(len(shape.Payload)+64) + 1<<20,
+		BatchTimeout: Timeout,
+		ReadTimeout:  Timeout,
+		WriteTimeout: Timeout,
 		RequiredAcks: acks,
 		Async:        true,
-		Transport:    &metadataCache{next: tr, topic: shape.topic},
+		Transport:    rt,
 		Completion:   c.complete,
 	}
-	return c, nil
+	return c
 }
 
 func (c *kafkaGoWriter) fail(err error) {
-	c.shape.stats.fail(err)
+	c.shape.Stats.Fail(err)
 	c.once.Do(func() { close(c.failed) })
 }
 
@@ -340,11 +342,11 @@ func (c *kafkaGoWriter) complete(msgs []kafka.Message, err error) {
 	switch {
 	case err != nil:
 		c.fail(fmt.Errorf("kafka-go Writer: %w", err))
-	case len(msgs) != c.shape.records:
-		c.fail(fmt.Errorf("kafka-go Writer sent %d records in one request, expected %d", len(msgs), c.shape.records))
+	case len(msgs) != c.shape.Records:
+		c.fail(fmt.Errorf("kafka-go Writer sent %d records in one request, expected %d", len(msgs), c.shape.Records))
 	default:
 		slot := msgs[0].WriterData.(*kgSlot)
-		c.shape.stats.record(c.shape.since()-slot.start, slot.measured)
+		c.shape.Stats.Record(c.shape.Since()-slot.start, slot.measured)
 	}
 	select {
 	case <-c.sem:
@@ -352,42 +354,42 @@ func (c *kafkaGoWriter) complete(msgs []kafka.Message, err error) {
 	}
 }
 
-func (c *kafkaGoWriter) send(ctx context.Context, n int64, deadline time.Time, measured bool) error {
-	start := c.shape.since()
-	for i := int64(0); n == 0 || i < n; i++ {
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
+func (c *kafkaGoWriter) Send(ctx context.Context, ph send.Phase) error {
+	pacer := send.NewPacer(ph.Rate, c.shape.Since())
+	for i := int64(0); ph.N == 0 || i < ph.N; i++ {
+		if !ph.Deadline.IsZero() && !time.Now().Before(ph.Deadline) {
 			break
 		}
-		c.shape.pace(ctx, start, i)
+		pacer.Wait(ctx, c.shape.Since(), i)
 		select {
 		case c.sem <- struct{}{}:
 		case <-c.failed:
-			return c.shape.stats.err()
+			return c.shape.Stats.Err()
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 		slot := &c.slots[c.seq%len(c.slots)]
 		c.seq++
-		slot.start, slot.measured = c.shape.since(), measured
+		slot.start, slot.measured = c.shape.Since(), ph.Measured
 		for j := range c.msgs {
-			c.msgs[j] = kafka.Message{Value: c.shape.payload, WriterData: slot}
+			c.msgs[j] = kafka.Message{Value: c.shape.Payload, WriterData: slot}
 		}
 		if err := c.w.WriteMessages(ctx, c.msgs...); err != nil {
 			<-c.sem
 			return fmt.Errorf("kafka-go Writer: %w", err)
 		}
 	}
-	return drainInFlight(ctx, c.sem, c.failed, c.shape.stats.err)
+	return drainInFlight(ctx, c.sem, c.failed, c.shape.Stats.Err)
 }
 
-func (c *kafkaGoWriter) describe() string {
+func (c *kafkaGoWriter) Describe() string {
 	return fmt.Sprintf("strategy kafka-go: the same records (%d of %d B per request) through kafka-go's Writer (async, BatchSize %d so each request carries exactly one batch, RequiredAcks %v, MaxAttempts 1) "+
 		"and a fresh Transport, which encode each Produce request themselves; the Writer keeps one request in flight per partition, so --in-flight %d only bounds the batches queued; "+
 		"its per-message partition lookups are answered from kbench's metadata cache (runner/metacache.go); buffers-per-request does not apply",
-		c.shape.records, len(c.shape.payload), c.shape.records, c.w.RequiredAcks, c.shape.inFlight)
+		c.shape.Records, len(c.shape.Payload), c.shape.Records, c.w.RequiredAcks, c.shape.InFlight)
 }
 
-func (c *kafkaGoWriter) close() {
+func (c *kafkaGoWriter) Close() {
 	c.w.Close()
 	c.tr.CloseIdleConnections()
 }
@@ -396,30 +398,25 @@ func (c *kafkaGoWriter) close() {
 // which is WriteCompressedMessages without a codec), from in-flight
 // goroutines at once.
 type kafkaGoConn struct {
-	shape *wpShape
+	shape *Shape
 	conn  *kafka.Conn
 }
 
-func (r *run) newKafkaGoConn(ctx context.Context, shape *wpShape) (wpClient, error) {
-	dialer, err := r.st.sec.Dialer(shape.clientID, r.st.setupTimeout)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], shape.topic, 0)
-	if err != nil {
-		return nil, fmt.Errorf("kafka-go DialLeader: %w", r.explain(err))
-	}
-	if err := conn.SetRequiredAcks(int(shape.acks)); err != nil {
+// NewKafkaGoConn is the kafka-go-conn strategy on conn, a kafka-go Conn
+// to the leader of the shape's partition; it closes conn if it fails.
+func NewKafkaGoConn(conn *kafka.Conn, shape *Shape) (Client, error) {
+	if err := conn.SetRequiredAcks(int(shape.Acks)); err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return &kafkaGoConn{shape: shape, conn: conn}, nil
 }
 
-func (c *kafkaGoConn) send(ctx context.Context, n int64, deadline time.Time, measured bool) error {
+func (c *kafkaGoConn) Send(ctx context.Context, ph send.Phase) error {
+	n, deadline := ph.N, ph.Deadline
 	var activity atomic.Int64
 	var busy atomic.Int64
-	activity.Store(int64(c.shape.since()))
+	activity.Store(int64(c.shape.Since()))
 	var timedOut atomic.Bool
 	quit := make(chan struct{})
 	defer close(quit)
@@ -431,7 +428,7 @@ func (c *kafkaGoConn) send(ctx context.Context, n int64, deadline time.Time, mea
 			case <-quit:
 				return
 			case <-tick.C:
-				if busy.Load() > 0 && c.shape.since()-time.Duration(activity.Load()) > writepathTimeout {
+				if busy.Load() > 0 && c.shape.Since()-time.Duration(activity.Load()) > Timeout {
 					timedOut.Store(true)
 					c.conn.Close()
 					return
@@ -442,39 +439,39 @@ func (c *kafkaGoConn) send(ctx context.Context, n int64, deadline time.Time, mea
 	stop := context.AfterFunc(ctx, func() { c.conn.Close() })
 	defer stop()
 
-	start := c.shape.since()
+	pacer := send.NewPacer(ph.Rate, c.shape.Since())
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup
-	for range c.shape.inFlight {
+	for range c.shape.InFlight {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			msgs := make([]kafka.Message, c.shape.records)
+			msgs := make([]kafka.Message, c.shape.Records)
 			for !failed.Load() {
 				i := next.Add(1) - 1
 				if (n > 0 && i >= n) || (!deadline.IsZero() && !time.Now().Before(deadline)) {
 					return
 				}
-				c.shape.pace(ctx, start, i)
+				pacer.Wait(ctx, c.shape.Since(), i)
 				for j := range msgs {
-					msgs[j] = kafka.Message{Value: c.shape.payload}
+					msgs[j] = kafka.Message{Value: c.shape.Payload}
 				}
 				busy.Add(1)
-				t0 := c.shape.since()
+				t0 := c.shape.Since()
 				_, err := c.conn.WriteMessages(msgs...)
-				now := c.shape.since()
+				now := c.shape.Since()
 				busy.Add(-1)
 				activity.Store(int64(now))
 				if err != nil {
 					failed.Store(true)
 					if timedOut.Load() {
-						err = fmt.Errorf("%w to a request within %v", errNoResponse, writepathTimeout)
+						err = fmt.Errorf("%w to a request within %v", errNoResponse, Timeout)
 					}
-					c.shape.stats.fail(fmt.Errorf("kafka-go Conn: %w", err))
+					c.shape.Stats.Fail(fmt.Errorf("kafka-go Conn: %w", err))
 					return
 				}
-				c.shape.stats.record(now-t0, measured)
+				c.shape.Stats.Record(now-t0, ph.Measured)
 			}
 		}()
 	}
@@ -482,15 +479,15 @@ func (c *kafkaGoConn) send(ctx context.Context, n int64, deadline time.Time, mea
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return c.shape.stats.err()
+	return c.shape.Stats.Err()
 }
 
-func (c *kafkaGoConn) describe() string {
+func (c *kafkaGoConn) Describe() string {
 	return fmt.Sprintf("strategy kafka-go-conn: the same records (%d of %d B per request) through one kafka-go Conn to the partition leader (Conn.WriteMessages, "+
 		"which encodes each Produce request itself), called by %d goroutines at once for --in-flight %d; "+
 		"kafka-go's Conn hands each response to its caller by having every waiting goroutine re-check the next response's correlation id in a loop (Conn.waitResponse), "+
 		"which takes most of the client's CPU when more than one request is in flight; buffers-per-request does not apply",
-		c.shape.records, len(c.shape.payload), c.shape.inFlight, c.shape.inFlight)
+		c.shape.Records, len(c.shape.Payload), c.shape.InFlight, c.shape.InFlight)
 }
 
-func (c *kafkaGoConn) close() { c.conn.Close() }
+func (c *kafkaGoConn) Close() { c.conn.Close() }

@@ -1,4 +1,4 @@
-package runner
+package writepath
 
 import (
 	"bufio"
@@ -23,6 +23,7 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/tailbuf"
 	"github.com/kbench/kbench/profiles/jfr"
+	"github.com/kbench/kbench/runner/send"
 	"github.com/kbench/kbench/runner/wire"
 )
 
@@ -122,10 +123,10 @@ type javaEvent struct {
 	text string
 }
 
-// javaClient runs one Java strategy: the JVM is a child process whose
+// JavaClient runs one Java strategy: the JVM is a child process whose
 // sending thread is tid.
-type javaClient struct {
-	shape    *wpShape
+type JavaClient struct {
+	shape    *Shape
 	req      *wire.Request
 	strategy string
 	addr     string
@@ -150,19 +151,9 @@ type javaClient struct {
 	once sync.Once
 }
 
-// startJavaClient starts the run's Java strategy, refusing it with what to
-// install when the JDK is missing.
-func (r *run) startJavaClient(ctx context.Context, addr string, req *wire.Request, shape *wpShape) (*javaClient, error) {
-	tools, err := jdk.Find(r.opts.JavaHome)
-	if err != nil {
-		return nil, rundoc.NewFieldError("strategy", "%s needs a JDK: %v", r.spec.Strategy, err)
-	}
-	return newJavaClient(ctx, tools, addr, req, r.spec.Strategy, shape, r.st.setupTimeout)
-}
-
-// newJavaClient compiles the program if needed and starts the JVM
-// connected to addr; it returns once the program is connected and ready.
-func newJavaClient(ctx context.Context, tools jdk.JDK, addr string, req *wire.Request, strategy string, shape *wpShape, setup time.Duration) (*javaClient, error) {
+// NewJavaClient compiles the program if needed and starts the JVM of a
+// Java strategy connected to addr; it returns once the program is connected and ready.
+func NewJavaClient(ctx context.Context, tools jdk.JDK, addr string, req *wire.Request, strategy string, shape *Shape, setup time.Duration) (*JavaClient, error) {
 	classes, err := compileJava(ctx, tools.Javac)
 	if err != nil {
 		return nil, err
@@ -171,16 +162,16 @@ func newJavaClient(ctx context.Context, tools jdk.JDK, addr string, req *wire.Re
 	if err != nil {
 		return nil, fmt.Errorf("runner: Java program: %w", err)
 	}
-	c := &javaClient{shape: shape, req: req, strategy: strategy, addr: addr, tools: tools, tmp: tmp,
+	c := &JavaClient{shape: shape, req: req, strategy: strategy, addr: addr, tools: tools, tmp: tmp,
 		stderr: tailbuf.New(4096), events: make(chan javaEvent, 16), exited: make(chan struct{})}
 	if err := c.start(ctx, classes, setup); err != nil {
-		c.close()
+		c.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *javaClient) start(ctx context.Context, classes string, setup time.Duration) error {
+func (c *JavaClient) start(ctx context.Context, classes string, setup time.Duration) error {
 	reqFile := filepath.Join(c.tmp, "request.bin")
 	if err := writeRequestFile(reqFile, c.req); err != nil {
 		return fmt.Errorf("runner: Java program: %w", err)
@@ -192,7 +183,7 @@ func (c *javaClient) start(ctx context.Context, classes string, setup time.Durat
 	// --add-opens lets the program read the JDK's IOV_MAX
 	// (sun.nio.ch.IOUtil), the most buffers one of its writev calls takes.
 	c.cmd = exec.Command(c.tools.Java, "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-cp", classes, javaClass,
-		host, port, c.strategy, strconv.Itoa(c.shape.inFlight), reqFile, strconv.FormatInt(writepathTimeout.Milliseconds(), 10))
+		host, port, c.strategy, strconv.Itoa(c.shape.InFlight), reqFile, strconv.FormatInt(Timeout.Milliseconds(), 10))
 	c.cmd.Stderr = c.stderr
 	if c.stdin, err = c.cmd.StdinPipe(); err != nil {
 		return err
@@ -234,7 +225,7 @@ func (c *javaClient) start(ctx context.Context, classes string, setup time.Durat
 // readEvents reads the program's stdout: latencies go to the run's
 // statistics at once (as the Go strategies record them), other events to
 // c.events.
-func (c *javaClient) readEvents(stdout io.Reader) {
+func (c *JavaClient) readEvents(stdout io.Reader) {
 	defer close(c.events)
 	rd := bufio.NewReaderSize(stdout, 64<<10)
 	var b [8]byte
@@ -272,7 +263,7 @@ func (c *javaClient) readEvents(stdout io.Reader) {
 				if err != nil {
 					return
 				}
-				c.shape.stats.record(time.Duration(ns), measured)
+				c.shape.Stats.Record(time.Duration(ns), measured)
 			}
 			continue
 		case 'R':
@@ -303,7 +294,7 @@ func (c *javaClient) readEvents(stdout io.Reader) {
 }
 
 // failure says why the program stopped talking.
-func (c *javaClient) failure() error {
+func (c *JavaClient) failure() error {
 	select {
 	case <-c.exited:
 	case <-time.After(5 * time.Second):
@@ -319,7 +310,7 @@ func (c *javaClient) failure() error {
 }
 
 // command sends one command line and waits for the event of type want.
-func (c *javaClient) command(ctx context.Context, line string, want byte) (javaEvent, error) {
+func (c *JavaClient) command(ctx context.Context, line string, want byte) (javaEvent, error) {
 	if _, err := io.WriteString(c.stdin, line+"\n"); err != nil {
 		return javaEvent{}, c.failure()
 	}
@@ -329,8 +320,8 @@ func (c *javaClient) command(ctx context.Context, line string, want byte) (javaE
 		case !ok:
 			return ev, c.failure()
 		case ev.typ == 'E':
-			if ev.text == "no response to a request within "+strconv.Itoa(int(writepathTimeout/time.Second))+"s" {
-				return ev, fmt.Errorf("%w to a request within %v", errNoResponse, writepathTimeout)
+			if ev.text == "no response to a request within "+strconv.Itoa(int(Timeout/time.Second))+"s" {
+				return ev, fmt.Errorf("%w to a request within %v", errNoResponse, Timeout)
 			}
 			return ev, fmt.Errorf("the java program: %s", ev.text)
 		case ev.typ != want:
@@ -343,17 +334,19 @@ func (c *javaClient) command(ctx context.Context, line string, want byte) (javaE
 	}
 }
 
-func (c *javaClient) send(ctx context.Context, n int64, deadline time.Time, measured bool) error {
-	c.measured.Store(measured)
+// Send has the Java program send the phase's requests: it paces them
+// itself, at the phase's rate.
+func (c *JavaClient) Send(ctx context.Context, ph send.Phase) error {
+	c.measured.Store(ph.Measured)
 	ms := int64(0)
-	if !deadline.IsZero() {
-		ms = max(1, time.Until(deadline).Milliseconds())
+	if !ph.Deadline.IsZero() {
+		ms = max(1, time.Until(ph.Deadline).Milliseconds())
 	}
-	ev, err := c.command(ctx, fmt.Sprintf("send %d %d %s", n, ms, strconv.FormatFloat(c.shape.rate, 'g', -1, 64)), 'D')
+	ev, err := c.command(ctx, fmt.Sprintf("send %d %d %s", ph.N, ms, strconv.FormatFloat(ph.Rate, 'g', -1, 64)), 'D')
 	if err != nil {
 		return err
 	}
-	if measured {
+	if ph.Measured {
 		c.sent += ev.nums[0]
 		c.calls += ev.nums[1]
 		c.split += ev.nums[2]
@@ -361,21 +354,22 @@ func (c *javaClient) send(ctx context.Context, n int64, deadline time.Time, meas
 	return nil
 }
 
-// initJFR starts the Flight Recorder itself, which takes a while the first
+// InitJFR starts the Flight Recorder itself, which takes a while the first
 // time, so that starting the recording at the window's edge is quick.
-func (c *javaClient) initJFR(ctx context.Context) error {
+func (c *JavaClient) InitJFR(ctx context.Context) error {
 	_, err := c.command(ctx, "jfr-init", 'J')
 	return err
 }
 
-func (c *javaClient) startJFR(ctx context.Context) error {
+// StartJFR starts the recording of the window.
+func (c *JavaClient) StartJFR(ctx context.Context) error {
 	_, err := c.command(ctx, "jfr-start", 'J')
 	return err
 }
 
-// stopJFR stops the recording and converts it into a wall profile at
+// StopJFR stops the recording and converts it into a wall profile at
 // path.
-func (c *javaClient) stopJFR(ctx context.Context, path string) (jfr.Summary, error) {
+func (c *JavaClient) StopJFR(ctx context.Context, path string) (jfr.Summary, error) {
 	rec := filepath.Join(c.tmp, "window.jfr")
 	if _, err := c.command(ctx, "jfr-stop "+rec, 'J'); err != nil {
 		return jfr.Summary{}, err
@@ -395,13 +389,14 @@ func (c *javaClient) stopJFR(ctx context.Context, path string) (jfr.Summary, err
 	return sum, f.Close()
 }
 
-func (c *javaClient) kill() {
+func (c *JavaClient) kill() {
 	if c.cmd != nil && c.cmd.Process != nil {
 		c.cmd.Process.Kill()
 	}
 }
 
-func (c *javaClient) close() {
+// Close ends the JVM and removes its files.
+func (c *JavaClient) Close() {
 	c.once.Do(func() {
 		if c.cmd != nil && c.cmd.Process != nil {
 			io.WriteString(c.stdin, "quit\n")
@@ -417,12 +412,12 @@ func (c *javaClient) close() {
 	})
 }
 
-// splits says whether and why the JVM split requests over more
+// Splits says whether and why the JVM split requests over more
 // SocketChannel.write calls than the strategy needs, from what the program
 // counted: the JDK passes at most IOV_MAX buffers to one writev, so a
 // java-gather request of more buffers takes ceil(buffers / IOV_MAX) calls,
 // and any call may write less than it was given (a full socket buffer).
-func (c *javaClient) splits() string {
+func (c *JavaClient) Splits() string {
 	if c.sent == 0 {
 		return ""
 	}
@@ -444,16 +439,30 @@ func (c *javaClient) splits() string {
 	return ""
 }
 
-func (c *javaClient) describe() string {
+// Pid is the JVM's process id and Tid its sending thread's, whose
+// counters the window reads.
+func (c *JavaClient) Pid() int { return c.pid }
+
+// Tid is the JVM's sending thread (see Pid).
+func (c *JavaClient) Tid() int { return c.tid }
+
+// Sent and Calls are the measured phase's requests and
+// SocketChannel.write calls, as the Java program counted them.
+func (c *JavaClient) Sent() int64 { return c.sent }
+
+// Calls: see Sent.
+func (c *JavaClient) Calls() int64 { return c.calls }
+
+func (c *JavaClient) Describe() string {
 	how := map[string]string{
 		rundoc.StrategyJavaGather:    "all buffers of a request in one SocketChannel.write(ByteBuffer[]) (the JDK's GatheringByteChannel path: IOUtil.write into writev0, one writev(2) of up to IOV_MAX buffers), called again while bytes are left",
 		rundoc.StrategyJavaPerBuffer: "one SocketChannel.write(ByteBuffer), so one write(2) (IOUtil.write into write0), per buffer",
 		rundoc.StrategyJavaCopy:      "the buffers copied into one reused heap ByteBuffer, then one SocketChannel.write(ByteBuffer)",
 	}[c.strategy]
 	bufs := c.req.Buffers()
-	return fmt.Sprintf("strategy %s: a JVM (%s, pid %d, kbench's Java program runner/java/WritePath.java) sends kbench's own encoding of the request, %d buffers held as heap ByteBuffers as Kafka's producer holds them "+
+	return fmt.Sprintf("strategy %s: a JVM (%s, pid %d, kbench's Java program runner/writepath/java/WritePath.java) sends kbench's own encoding of the request, %d buffers held as heap ByteBuffers as Kafka's producer holds them "+
 		"(the JDK copies each into a cached direct buffer before the system call), on a blocking SocketChannel with TCP_NODELAY: %s; %d B per request, "+
 		"Produce v%d encoded once by kbench (runner/wire), only the correlation id changing between requests; up to %d requests in flight on one connection to %s, "+
 		"answers read by a thread of their own; write syscalls, CPU and profiles are the JVM's",
-		c.strategy, c.tools.Java, c.pid, len(bufs), how, c.req.Len(), wire.ProduceVersion, c.shape.inFlight, c.addr)
+		c.strategy, c.tools.Java, c.pid, len(bufs), how, c.req.Len(), wire.ProduceVersion, c.shape.InFlight, c.addr)
 }

@@ -1,24 +1,21 @@
-package cli
+package runner
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/internal/toolexec"
-	"github.com/kbench/kbench/runner"
 )
 
-// runTool executes a run whose spec names a Kafka tool (rundoc.Spec.Tool)
+// RunTool executes a run whose spec names a Kafka tool (rundoc.Spec.Tool)
 // instead of kbench's client: the child of a queued run (`kbench run
 // --spec spec.json --out DIR --progress json`, spawned by the lifecycle).
 // The tool's program comes from this process's environment
@@ -28,8 +25,12 @@ import (
 // out as output events; toolexec samples its process tree's CPU and
 // turns its output into result.json, which the lifecycle ingests as for
 // kbench's own runs. A tool that fails ends the run failed, with its
-// exit status, the end of its stderr and what it printed.
-func runTool(ctx context.Context, cmd rundoc.RunCommand, stdout, stderr io.Writer) int {
+// exit status, the end of its stderr and what it printed. Its events go
+// through the run's reporter, as kbench's own runs' do: with --progress
+// json stdout is a stream of events, else it gets the tool's output as
+// the tool prints it. The result is the process's exit status: 0, 1 (the
+// run failed) or 2 (the command line cannot run a tool).
+func RunTool(ctx context.Context, cmd rundoc.RunCommand, stdout, stderr io.Writer) int {
 	spec := cmd.Spec
 	prefix := "kbench run " + string(spec.Workload)
 	switch {
@@ -40,8 +41,8 @@ func runTool(ctx context.Context, cmd rundoc.RunCommand, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "%s: tool %s: --server: store a tool's run with kbench exec, or queue it on the server\n", prefix, spec.Tool)
 		return 2
 	}
-	ev := &eventWriter{w: stdout, json: cmd.JSONProgress}
-	res, err := executeTool(ctx, spec, cmd, ev, stderr)
+	rep := &reporter{stdout: stdout, stderr: stderr, json: cmd.JSONProgress}
+	res, err := executeTool(ctx, spec, cmd, rep, stderr)
 	if err != nil {
 		// The tool never ran: the run fails saying why, in result.json
 		// too, so the run's page shows it beside the spec.
@@ -51,7 +52,7 @@ func runTool(ctx context.Context, cmd rundoc.RunCommand, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "%s: %v\n", prefix, werr)
 		return 1
 	}
-	ev.emit(rundoc.Event{Type: rundoc.EventDone, Complete: res.Complete, Error: res.Error})
+	rep.emit(rundoc.Event{Type: rundoc.EventDone, Complete: res.Complete, Error: res.Error})
 	if !res.Complete {
 		fmt.Fprintf(stderr, "%s: tool %s: %s\n", prefix, spec.Tool, res.Error)
 		return 1
@@ -61,7 +62,7 @@ func runTool(ctx context.Context, cmd rundoc.RunCommand, stdout, stderr io.Write
 
 // executeTool runs the tool and returns its result; an error means it
 // did not run.
-func executeTool(ctx context.Context, spec rundoc.Spec, cmd rundoc.RunCommand, ev *eventWriter, stderr io.Writer) (*rundoc.Result, error) {
+func executeTool(ctx context.Context, spec rundoc.Spec, cmd rundoc.RunCommand, rep *reporter, stderr io.Writer) (*rundoc.Result, error) {
 	tools, err := toolcatalog.FromEnv(os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: %w", spec.Tool, err)
@@ -77,7 +78,7 @@ func executeTool(ctx context.Context, spec rundoc.Spec, cmd rundoc.RunCommand, e
 	// read them first as kbench's client would (regular files of at
 	// most 1 MiB), so a file kbench refuses never reaches the tool.
 	var fileErrs rundoc.FieldErrors
-	runner.ValidateWithFiles(&spec, &fileErrs)
+	ValidateWithFiles(&spec, &fileErrs)
 	if err := fileErrs.Err(); err != nil {
 		return nil, fmt.Errorf("tool %s: %w", spec.Tool, err)
 	}
@@ -100,9 +101,12 @@ func executeTool(ctx context.Context, spec rundoc.Spec, cmd rundoc.RunCommand, e
 	for _, v := range own {
 		secrets = append(secrets, v)
 	}
-	ev.emit(rundoc.Event{Type: rundoc.EventPhase, Phase: "measure", Total: spec.NumRecords})
-	ev.note("running %s (tool %s, Kafka's %s)", strings.Join(toolexec.RedactArgs(argv, secrets), " "), tool.Name, tool.Kind.Script())
-	out := &lineEvents{ev: ev}
+	rep.phase("measure", spec.NumRecords)
+	// An event only, never a line on stderr: the tool's own stderr goes
+	// there.
+	rep.emit(rundoc.Event{Type: rundoc.EventNote, Text: fmt.Sprintf("running %s (tool %s, Kafka's %s)",
+		strings.Join(toolexec.RedactArgs(argv, secrets), " "), tool.Name, tool.Kind.Script())})
+	out := &lineEvents{rep: rep}
 	ex, err := toolexec.Run(ctx, toolexec.Command{Argv: argv, Env: toolEnv(), Dir: cmd.Out, Stdout: out, Stderr: stderr, Secrets: secrets})
 	if err != nil {
 		return nil, err
@@ -146,46 +150,10 @@ func toolEnv() []string {
 	return env
 }
 
-// eventWriter writes a tool run's progress: JSON events with --progress
-// json, else the tool's output as it prints it and notes on stderr.
-type eventWriter struct {
-	mu   sync.Mutex
-	w    io.Writer
-	json bool
-}
-
-func (e *eventWriter) emit(ev rundoc.Event) {
-	if !e.json {
-		return
-	}
-	ev.V, ev.Time = rundoc.EventVersion, time.Now().UTC()
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.w.Write(append(data, '\n'))
-}
-
-func (e *eventWriter) note(format string, args ...any) {
-	e.emit(rundoc.Event{Type: rundoc.EventNote, Text: fmt.Sprintf(format, args...)})
-}
-
-// output passes one line of the tool's stdout on.
-func (e *eventWriter) output(line string) {
-	if !e.json {
-		e.mu.Lock()
-		io.WriteString(e.w, line)
-		e.mu.Unlock()
-		return
-	}
-	e.emit(rundoc.Event{Type: rundoc.EventOutput, Text: line})
-}
-
-// lineEvents cuts the tool's stdout into lines, each an output event.
+// lineEvents cuts the tool's stdout into lines, each passed on as
+// Kafka-format output (an output event with --progress json).
 type lineEvents struct {
-	ev  *eventWriter
+	rep *reporter
 	buf []byte
 }
 
@@ -199,7 +167,7 @@ func (l *lineEvents) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		l.ev.output(string(l.buf[:i+1]))
+		l.rep.kafka(string(l.buf[:i+1]))
 		l.buf = l.buf[i+1:]
 	}
 	if len(l.buf) > maxLine {
@@ -211,7 +179,7 @@ func (l *lineEvents) Write(p []byte) (int, error) {
 // flush passes on a last line without its end.
 func (l *lineEvents) flush() {
 	if len(l.buf) > 0 {
-		l.ev.output(string(l.buf) + "\n")
+		l.rep.kafka(string(l.buf) + "\n")
 		l.buf = nil
 	}
 }
