@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/internal/childproc"
 	"github.com/kbench/kbench/internal/jdk"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/tailbuf"
@@ -192,7 +193,9 @@ func (c *JavaClient) start(ctx context.Context, classes string, setup time.Durat
 	if err != nil {
 		return err
 	}
-	if err := c.cmd.Start(); err != nil {
+	// Through childproc, so the JVM dies with this run even when the run
+	// is killed, as the broker and the sink do.
+	if err := childproc.Start(c.cmd); err != nil {
 		return fmt.Errorf("runner: start %s: %w", c.tools.Java, err)
 	}
 	c.pid = c.cmd.Process.Pid
