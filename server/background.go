@@ -6,7 +6,7 @@ import (
 )
 
 // background is one goroutine the server runs between Start and Close
-// (pruning, the regressions warm-up, notifications): Start gives it a
+// (the regressions warm-up, notifications, sweeps): Start gives it a
 // context that Close cancels, and Close waits for it to return.
 type background struct {
 	stop context.CancelFunc

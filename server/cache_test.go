@@ -103,7 +103,7 @@ func TestLoadProfileParsedOnce(t *testing.T) {
 }
 
 func TestCachedPagesFollowWritesAndCarryEachVisitorsToken(t *testing.T) {
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	first := ts.do(t, "GET", "/", "")
 	if strings.Contains(first.Body.String(), "cache-me") {
 		t.Fatal("label present before the run exists")

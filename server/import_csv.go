@@ -18,7 +18,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -95,7 +94,7 @@ func readCSVFields(c *gin.Context) (csvImport, rundoc.FieldErrors) {
 func (s *Server) storeCSV(ctx context.Context, in csvImport, name string, r io.Reader) ([]*store.Run, error) {
 	// Kafka's Java client metrics are named too: a CSV of what the
 	// Java tools report keeps every column under its own name.
-	rows, err := parseResultsCSV(r, runner.ImportMetrics(in.workload))
+	rows, err := parseResultsCSV(r, s.importMetrics(in.workload))
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -102,7 +101,7 @@ func (s *Server) importTableRuns(c *gin.Context) ([]*store.Run, error) {
 		return nil, err
 	}
 	defer table.Close()
-	t, err := parseResultsTable(table, runner.ImportMetrics(workload))
+	t, err := parseResultsTable(table, s.importMetrics(workload))
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/kbench/kbench/internal/rundoc"
-	"github.com/kbench/kbench/runner"
 
 	"github.com/gin-gonic/gin"
 
@@ -223,7 +222,7 @@ func (s *Server) planColumn(col compare.Column, by string) (abSide, []refusal) {
 	if err != nil {
 		return abSide{}, all("stored configuration unreadable: %v", err)
 	}
-	spec, err := rundoc.SpecFromParams(file.Workload, file.Params, runner.Validate)
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params, s.validate)
 	if err != nil {
 		return abSide{}, all("stored configuration no longer accepted: %v", err)
 	}

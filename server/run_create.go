@@ -19,7 +19,6 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/toolcatalog"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -167,14 +166,14 @@ func (s *Server) prepareConfig(workload string, reqParams map[string]json.RawMes
 	if tool != "" {
 		params["tool"] = json.RawMessage(strconv.Quote(tool))
 	}
-	spec, err = rundoc.SpecFromParams(rundoc.Workload(workload), params, runner.Validate)
+	spec, err = rundoc.SpecFromParams(rundoc.Workload(workload), params, s.validate)
 	if err := opts.Append(err); err != nil {
 		return spec, nil, nil, err
 	}
 	if t != nil && t.Cluster != "" {
 		s.applyCluster(&spec, t, queue, &target, &opts)
 	} else if t != nil {
-		if err := applyTarget(&spec, t, &target, &opts); err != nil {
+		if err := applyTarget(&spec, t, &target, &opts, s.validate); err != nil {
 			return spec, nil, nil, err
 		}
 	}
@@ -259,10 +258,10 @@ func firstTargetProp(text string) string {
 }
 
 // applyTarget moves the target fields into the spec as the Kafka
-// properties they stand for, then validates again: errors about those
-// properties go to target under the field the user filled in, the rest to
-// opts (which already holds the first validation's).
-func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.FieldErrors) error {
+// properties they stand for, then validates again with validate: errors
+// about those properties go to target under the field the user filled
+// in, the rest to opts (which already holds the first validation's).
+func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.FieldErrors, validate rundoc.Check) error {
 	if strings.TrimSpace(t.BootstrapServer) == "" {
 		target.Add("bootstrap-server", "is required for a bootstrap target")
 	}
@@ -281,7 +280,7 @@ func applyTarget(spec *rundoc.Spec, t *targetRequest, target, opts *rundoc.Field
 	set("sasl.username", t.SASLUsername)
 	set("sasl.password", t.SASLPassword)
 	var again rundoc.FieldErrors
-	if err := again.Append(spec.Validate(runner.Validate)); err != nil {
+	if err := again.Append(spec.Validate(validate)); err != nil {
 		return err
 	}
 	// The first validation judged the security properties without the

@@ -1,13 +1,15 @@
 // Package server is kbench's web application: gin routes and handlers.
-// It parses input, calls store, runner, profiles and ui, and renders; the
-// runs it launches are executed by the run lifecycle (package lifecycle)
-// behind the Runs interface.
+// It parses input, calls store, profiles and ui, and renders; the runs it
+// launches are executed by the run lifecycle behind the Runs interface,
+// which the serve command builds and hands to New with the runner's checks
+// (Deps): server imports no runner and so links no Kafka client.
 package server
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -23,7 +25,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/kbench/kbench/internal/clusters"
-	"github.com/kbench/kbench/internal/lifecycle"
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/profiles"
@@ -32,14 +34,16 @@ import (
 	"github.com/kbench/kbench/ui"
 )
 
-// Config is everything the server needs to know, filled in by main from
-// flags and KBENCH_* environment variables.
+// Config is the settings of kbench serve, filled in by the serve command
+// from flags and KBENCH_* environment variables. Some are the run
+// lifecycle's and the pruning's (Concurrency, KbenchCommand, RunTimeout,
+// Retain), which the serve command reads when it builds them.
 type Config struct {
 	// DataDir holds the database (when the store is opened by main) and
 	// one directory per run with its spec, result and logs.
 	DataDir string
 	// Concurrency is how many runs execute at once. One by default: runs
-	// that share CPU measure each other.
+	// that share CPU measure each other. (The lifecycle's.)
 	Concurrency int
 	// Token, when set, is required for every state-changing request
 	// (Authorization: Bearer, or the cookie the login form sets).
@@ -81,13 +85,16 @@ type Config struct {
 	// server's own worker.
 	AllowToolClassProps bool
 	// KbenchCommand starts kbench for a run; "run --spec … --out …
-	// --progress json" is appended. Default: this executable.
+	// --progress json" is appended. Default: this executable. (The
+	// lifecycle's.)
 	KbenchCommand []string
-	// RunTimeout bounds one run's wall time (default 2h).
+	// RunTimeout bounds one run's wall time (default 2h). (The
+	// lifecycle's.)
 	RunTimeout time.Duration
-	// Retain, when positive, is how long finished runs are kept: at Start
+	// Retain, when positive, is how long finished runs are kept: at start
 	// and then every hour, finished runs older than it that no report
-	// uses are deleted with their files. Zero keeps runs forever.
+	// uses are deleted with their files (lifecycle.Manager.StartPruning,
+	// which the serve command starts). Zero keeps runs forever.
 	Retain time.Duration
 	// NoLocalWorker makes the server execute no runs (kbench serve
 	// --local-worker=false): runs wait in their queues for kbench worker
@@ -144,6 +151,24 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Deps are what the serve command builds and hands to New besides the
+// settings: the store, the run lifecycle and the runner's checks. The
+// runner's are passed as data, not imported, so that server links no Kafka
+// client; tests hand in a stand-in Runs.
+type Deps struct {
+	Store *store.Store
+	// Runs executes the runs the server queues (lifecycle.Manager). The
+	// serve command starts it before the server's Start and closes it
+	// after the server's Close.
+	Runs Runs
+	// Validate checks a spec's Kafka properties as the runner will take
+	// them (runner.Validate), wherever a spec is read from a request.
+	Validate rundoc.Check
+	// ImportMetrics lists the metrics an import of figures measured
+	// elsewhere may name for a workload (runner.ImportMetrics).
+	ImportMetrics func(rundoc.Workload) []rundoc.Metric
+}
+
 // Server is the web application. It is an http.Handler.
 type Server struct {
 	cfg    Config
@@ -172,6 +197,11 @@ type Server struct {
 	log             *slog.Logger
 	static          http.Handler
 
+	// validate and importMetrics are Deps.Validate and
+	// Deps.ImportMetrics.
+	validate      rundoc.Check
+	importMetrics func(rundoc.Workload) []rundoc.Metric
+
 	// allowTargets are the compiled --allow-target patterns.
 	allowTargets []targetPattern
 	// allowHosts are the --allow-host names (see checkHost).
@@ -183,20 +213,16 @@ type Server struct {
 	sessions sessionStore
 	logins   *loginLimiter
 	clock    func() time.Time
-	// pruner prunes old runs periodically (Config.Retain).
-	pruner background
 	// sweeper queues sweeps' second phases (sweep.go).
 	sweeper background
 }
 
-// New builds the server. Call Start to recover state and start executing
-// runs, and Close to stop.
-func New(cfg Config, st *store.Store) (*Server, error) {
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 1
-	}
-	if cfg.RunTimeout <= 0 {
-		cfg.RunTimeout = 2 * time.Hour
+// New builds the server on deps, every one of which must be set. Call
+// Start (after deps.Runs's) to start its background work, and Close to
+// stop it.
+func New(cfg Config, deps Deps) (*Server, error) {
+	if deps.Store == nil || deps.Runs == nil || deps.Validate == nil || deps.ImportMetrics == nil {
+		return nil, errors.New("server: Deps needs a Store, Runs, Validate and ImportMetrics")
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
@@ -215,13 +241,6 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	if len(cfg.KbenchCommand) == 0 {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("server: find the kbench binary: %w", err)
-		}
-		cfg.KbenchCommand = []string{exe}
 	}
 	allowTargets, err := compileTargetPatterns(cfg.AllowTargets)
 	if err != nil {
@@ -242,13 +261,10 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: templates: %w", err)
 	}
-	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
+	s := &Server{cfg: cfg, store: deps.Store, runs: deps.Runs, validate: deps.Validate, importMetrics: deps.ImportMetrics, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
 		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.allowTargets = allowTargets
-	s.runs = lifecycle.NewManager(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
-		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
-		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
 	s.allowHosts = allowHosts
 	s.trustedProxies, s.logins, s.clock = trustedProxies, newLoginLimiter(), time.Now
 	if cfg.Token != "" {
@@ -273,31 +289,22 @@ func staticFS() fs.FS { return static.FS }
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
 
-// Start recovers from a previous process and starts executing runs (see
-// lifecycle.Manager.Start: runs left running are marked interrupted, queued
-// runs are queued again unless their secrets were lost or --allow-target
-// no longer allows their target). With Config.Retain it then prunes old
-// runs, and does so again every hour until Close.
+// Start starts the server's background work, once its Runs has started
+// (and recovered what a previous process left): the regressions warm-up,
+// notifications and sweeps' second phases.
 func (s *Server) Start(ctx context.Context) error {
-	if err := s.runs.Start(ctx); err != nil {
-		return fmt.Errorf("server: %w", err)
-	}
-	s.startPruner(ctx)
 	s.warmRegressions(ctx)
 	s.startNotifier(ctx)
 	s.startSweeper(ctx)
 	return nil
 }
 
-// Close stops executing runs: running children are interrupted and their
-// runs marked interrupted, so nothing is left in a running state. It also
-// stops pruning old runs.
+// Close stops the server's background work; its Runs is closed after it
+// by whoever started it.
 func (s *Server) Close() {
 	s.sweeper.close()
 	s.notify.close()
 	s.regressions.warm.close()
-	s.pruner.close()
-	s.runs.Close()
 }
 
 // randomID returns n random bytes as hex.

@@ -19,7 +19,6 @@ import (
 	"github.com/kbench/kbench/internal/median"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -233,8 +232,8 @@ func sweepableList() string {
 }
 
 // throttled is spec with its rate parameter set to rate (records/s; -1
-// for no limit).
-func throttled(kind sweepKind, spec rundoc.Spec, rate float64) (rundoc.Spec, error) {
+// for no limit), validated again with validate.
+func throttled(kind sweepKind, spec rundoc.Spec, rate float64, validate rundoc.Check) (rundoc.Spec, error) {
 	file, err := spec.Redacted().Params()
 	if err != nil {
 		return rundoc.Spec{}, err
@@ -243,7 +242,7 @@ func throttled(kind sweepKind, spec rundoc.Spec, rate float64) (rundoc.Spec, err
 	for k, v := range kind.fixed {
 		file[k] = json.RawMessage(strconv.Quote(v))
 	}
-	return rundoc.SpecFromParams(spec.Workload, file, runner.Validate)
+	return rundoc.SpecFromParams(spec.Workload, file, validate)
 }
 
 // sweepGroup is the repetition group of one configuration at one rate
@@ -263,7 +262,7 @@ func (s *Server) createSweep(ctx context.Context, req *sweepRequest) (string, er
 	sides := make([]abSide, len(configs))
 	for i := range configs {
 		kind := sweepKinds[configs[i].Workload]
-		spec, err := throttled(kind, specs[i], -1)
+		spec, err := throttled(kind, specs[i], -1, s.validate)
 		if err != nil {
 			return "", fmt.Errorf("server: sweep: %w", err)
 		}
@@ -459,7 +458,7 @@ func (s *Server) advanceSweep(ctx context.Context, sw *store.Sweep) error {
 		if err != nil {
 			return fmt.Errorf("sweep %s: configs[%d]: %w", sw.ID, c, err)
 		}
-		base, err := rundoc.SpecFromParams(file.Workload, file.Params, runner.Validate)
+		base, err := rundoc.SpecFromParams(file.Workload, file.Params, s.validate)
 		if err != nil {
 			maxes[c].Note = "stored configuration no longer accepted: " + err.Error()
 			continue
@@ -471,7 +470,7 @@ func (s *Server) advanceSweep(ctx context.Context, sw *store.Sweep) error {
 				low = append(low, fmt.Sprintf("%v%% (%s records/s)", pct, ui.FormatNumber(target)))
 				continue
 			}
-			spec, err := throttled(kind, base, target)
+			spec, err := throttled(kind, base, target, s.validate)
 			if err != nil {
 				maxes[c].Note = "cannot throttle: " + err.Error()
 				break

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/kbench/kbench/internal/rundoc"
-	"github.com/kbench/kbench/runner"
 )
 
 // --allow-target patterns are host:port. In the host, * matches any run of
@@ -237,24 +236,37 @@ func (s *Server) storedTargetsAllowed(specJSON string) error {
 	if err := json.Unmarshal([]byte(specJSON), &file); err != nil {
 		return nil
 	}
-	spec, err := rundoc.SpecFromParams(file.Workload, file.Params, runner.Validate)
+	spec, err := rundoc.SpecFromParams(file.Workload, file.Params, s.validate)
 	if err != nil {
 		return nil
 	}
 	return s.checkTargets(spec.Targets())
 }
 
-// TargetsAllowed returns the check of a stored run's spec against the
-// --allow-target patterns of a kbench worker, which applies it before it
-// executes a run: the server that queued the run checked its own.
-func TargetsAllowed(patterns []string) (func(spec string) error, error) {
+// StoredTargetsAllowed returns kbench serve's check of a stored run's spec
+// against its --allow-target patterns, specs read with validate
+// (runner.Validate): the lifecycle's Recheck of the runs a previous
+// process left queued, which the serve command builds before the server.
+func StoredTargetsAllowed(patterns []string, validate rundoc.Check) (func(spec string) error, error) {
 	compiled, err := compileTargetPatterns(patterns)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{allowTargets: compiled}
+	s := &Server{allowTargets: compiled, validate: validate}
+	return s.storedTargetsAllowed, nil
+}
+
+// TargetsAllowed returns the check of a stored run's spec against the
+// --allow-target patterns of a kbench worker, which applies it before it
+// executes a run: the server that queued the run checked its own. Specs
+// are read with validate (runner.Validate).
+func TargetsAllowed(patterns []string, validate rundoc.Check) (func(spec string) error, error) {
+	check, err := StoredTargetsAllowed(patterns, validate)
+	if err != nil {
+		return nil, err
+	}
 	return func(spec string) error {
-		if err := s.storedTargetsAllowed(spec); err != nil {
+		if err := check(spec); err != nil {
 			// The worker's own flag is the one to change.
 			return errors.New(strings.ReplaceAll(err.Error(), "start kbench serve with", "start kbench worker with"))
 		}

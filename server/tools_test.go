@@ -44,7 +44,7 @@ func standInTool(t *testing.T, name, script string) *toolcatalog.Set {
 func TestToolRunForm(t *testing.T) {
 	tools := standInTool(t, "jp", "kafka-producer-perf-test.sh")
 	tool, _ := tools.Get("jp")
-	ts := newTestServer(t, func(c *Config) { c.Tools, c.AllowTargets = tools, []string{"127.0.0.1:9092"} })
+	ts := newRunningTestServer(t, func(c *Config) { c.Tools, c.AllowTargets = tools, []string{"127.0.0.1:9092"} })
 	page := ts.do(t, "GET", "/runs/new", "").Body.String()
 	for _, want := range []string{`name="tool"`, `<option value="" selected>kbench&#39;s client (kafka-go)</option>`} {
 		if !strings.Contains(page, want) {
@@ -179,7 +179,7 @@ func TestToolRunJavaProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, func(c *Config) {
+	ts := newRunningTestServer(t, func(c *Config) {
 		c.Tools, c.AllowTargets, c.AllowToolClassProps = tools, []string{"127.0.0.1:9092"}, true
 	})
 	const props = `["client.rack=rack-a","partitioner.class=org.example.Sticky","linger.ms=7"]`

@@ -42,7 +42,7 @@ func checkWritepathRun(t *testing.T, r apiRun) {
 }
 
 func TestWritepathRunThroughAPI(t *testing.T) {
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	id := ts.createRun(t, `{"workload":"writepath","label":"pb","params":{"sink":true,"requests":300,"strategy":"per-buffer","records-per-request":16}}`)
 	r := ts.waitFinal(t, id)
 	checkWritepathRun(t, r)
@@ -126,7 +126,7 @@ func withoutJDK(t *testing.T) error {
 
 func TestWritepathPreset(t *testing.T) {
 	withoutJDK(t)
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	rec := ts.do(t, "POST", "/api/presets/writepath", `{"records-per-request":16,"record-size":256,"requests":300,"repetitions":2,"sink":true,"in-flight":5}`)
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("preset = %d %s", rec.Code, rec.Body)
@@ -255,7 +255,7 @@ func TestWritepathPresetBadInput(t *testing.T) {
 
 func TestWritepathPageAndForm(t *testing.T) {
 	withoutJDK(t)
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	page := ts.do(t, "GET", "/writepath", "")
 	body := page.Body.String()
 	if page.Code != 200 {
@@ -306,7 +306,7 @@ func TestWritepathPresetJava(t *testing.T) {
 		}
 		t.Skipf("no JDK (set KBENCH_REQUIRE_JDK=1 to fail instead): %v", err)
 	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	page := ts.do(t, "GET", "/writepath", "")
 	if strings.Contains(page.Body.String(), `id="wp-no-java"`) {
 		t.Error("/writepath says the Java strategies are left out, with a JDK here")

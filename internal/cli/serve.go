@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/dirlock"
+	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 )
 
@@ -181,18 +183,14 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 		return 1
 	}
 	defer st.Close()
-	srv, err := server.New(cfg, st)
+	srv, stop, err := startServer(ctx, cfg, st)
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
-		return 1
-	}
-	if err := srv.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
 	ln, err := net.Listen("tcp", set.Listen)
 	if err != nil {
-		srv.Close()
+		stop()
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
@@ -210,11 +208,54 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 	}
 	// Stop runs first (they are stored as interrupted), then the listener.
-	srv.Close()
+	stop()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	hs.Shutdown(shutCtx)
 	return 0
+}
+
+// startServer builds the run lifecycle on st (lifecycle.Manager, with the
+// --allow-target recheck of runs a previous process left queued) and the
+// server on it, with the runner's checks; then starts the lifecycle (which
+// recovers what a previous process left), the pruning of runs past
+// cfg.Retain, and the server's background work. stop stops them in the
+// opposite order: the lifecycle last, so nothing is left running in the
+// store.
+func startServer(ctx context.Context, cfg server.Config, st *store.Store) (srv *server.Server, stop func(), err error) {
+	recheck, err := server.StoredTargetsAllowed(cfg.AllowTargets, runner.Validate)
+	if err != nil {
+		return nil, nil, err
+	}
+	command := cfg.KbenchCommand
+	if len(command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("find the kbench binary: %w", err)
+		}
+		command = []string{exe}
+	}
+	runs := lifecycle.NewManager(st, lifecycle.Options{Command: command, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
+		RunTimeout: cfg.RunTimeout, Recheck: recheck, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
+		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
+	srv, err = server.New(cfg, server.Deps{Store: st, Runs: runs, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := runs.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	stopPruning := runs.StartPruning(ctx, cfg.Retain)
+	if err := srv.Start(ctx); err != nil {
+		stopPruning()
+		runs.Close()
+		return nil, nil, err
+	}
+	return srv, func() {
+		srv.Close()
+		stopPruning()
+		runs.Close()
+	}, nil
 }
 
 // lockSQLiteStore takes the lock of the data directory (dirlock, held

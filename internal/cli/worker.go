@@ -16,6 +16,7 @@ import (
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/toolcatalog"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 )
 
@@ -104,7 +105,7 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // waiting stay queued for the next worker.
 func work(ctx context.Context, set workerSettings, stdout, stderr io.Writer) int {
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	allowed, err := server.TargetsAllowed(set.AllowTargets)
+	allowed, err := server.TargetsAllowed(set.AllowTargets, runner.Validate)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench worker: %v\n", err)
 		return 2
