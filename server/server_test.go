@@ -172,6 +172,16 @@ type testServer struct {
 	dsn string
 }
 
+// Close stops the server, then its lifecycle, as kbench serve stops: no
+// run is left running, and the lifecycle's connections to the store are
+// closed. The test's cleanup closes them again, which does nothing.
+func (ts *testServer) Close() {
+	ts.Server.Close()
+	if ts.local != nil {
+		ts.local.Close()
+	}
+}
+
 // hub is where a test publishes a run's live events: the lifecycle's hub,
 // or the fake's.
 func (ts *testServer) hub() *lifecycle.Hub {
@@ -287,10 +297,7 @@ func newServerOn(t testing.TB, dsn string, mod func(*Config), running bool) *tes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		s.Close()
-		if ts.local != nil {
-			ts.local.Close()
-		}
+		ts.Close()
 		st.Close()
 	})
 	return ts
