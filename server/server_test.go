@@ -39,8 +39,9 @@ import (
 // test -fuzz`'s coordinator (see buildKbench).
 var fuzzWorker bool
 
-// kbenchOnce builds the kbench binary the first time a test asks for it
-// (kbenchBin); kbenchDone releases it when the tests are done.
+// The kbench binary, built the first time a test asks for it (kbenchBin):
+// its path or the build's error, and kbenchDone, which releases it when
+// the tests are done.
 var (
 	kbenchOnce sync.Once
 	kbenchPath string
