@@ -20,7 +20,7 @@ import (
 // interleaved, and the user lands on their comparison. Bad fields of an
 // added configuration are shown beside it.
 func TestNewRunFormConfigurations(t *testing.T) {
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	held := ts.holdQueue(t)
 	fresh := ts.do(t, "GET", "/runs/new", "").Body.String()
 	for _, want := range []string{`id="section-configs"`, `name="add_config"`, `<template id="config-template">`} {

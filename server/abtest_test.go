@@ -30,6 +30,7 @@ type heldQueue struct {
 
 func (ts *testServer) holdQueue(t *testing.T) *heldQueue {
 	t.Helper()
+	ts.mustExecute(t)
 	gate := make(chan struct{})
 	h := &heldQueue{taken: make(chan uint, 1)}
 	var once sync.Once
@@ -76,7 +77,7 @@ func decodeAB(t *testing.T, body []byte) abResponse {
 // configuration's runs one repetition group under its label, all of one
 // A/B batch; the answer names the groups and the comparison of them.
 func TestABSubmissionInterleaved(t *testing.T) {
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	held := ts.holdQueue(t)
 	body := `{"workload":"producer","repetitions":2,"warmup_runs":1,"configs":[
 		{"label":"A","params":{"num-records":100,"profile":"none"}},
@@ -195,7 +196,7 @@ func TestABSubmissionValidation(t *testing.T) {
 // TestABSubmissionSecrets: each configuration's SASL password stays in
 // memory with its own runs, never in the store or an answer.
 func TestABSubmissionSecrets(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
+	ts := newRunningTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	held := ts.holdQueue(t)
 	pw := map[string]string{"A": "Pw-A-5e1c0d-secret", "B": "Pw-B-77aa31-secret"}
 	target := func(label string) string {

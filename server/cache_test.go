@@ -103,10 +103,7 @@ func TestLoadProfileParsedOnce(t *testing.T) {
 }
 
 func TestCachedPagesFollowWritesAndCarryEachVisitorsToken(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	first := ts.do(t, "GET", "/", "")
 	if strings.Contains(first.Body.String(), "cache-me") {
 		t.Fatal("label present before the run exists")

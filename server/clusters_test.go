@@ -80,7 +80,7 @@ func TestNamedClusterRun(t *testing.T) {
 	}
 	b := saslBroker(t)
 	file := writeClusterFile(t, "", b.Addr(), clusterPassword)
-	ts := newTestServer(t, func(c *Config) { c.Clusters = namedClusters(t, "lab="+file) })
+	ts := newRunningTestServer(t, func(c *Config) { c.Clusters = namedClusters(t, "lab="+file) })
 
 	id := ts.createRun(t, `{"workload":"producer","label":"lab","target":{"cluster":"lab"},"params":{"num-records":2000,"profile":["cpu"]}}`)
 	r := ts.waitFinal(t, id)
@@ -238,9 +238,7 @@ func TestNamedClusterRefusals(t *testing.T) {
 // queued on a cluster the restarted server no longer names is canceled
 // saying so.
 func TestNamedClusterRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
+	bin := kbenchBin(t)
 	b := saslBroker(t)
 	file := writeClusterFile(t, "", b.Addr(), clusterPassword)
 	dir := t.TempDir()
@@ -255,7 +253,8 @@ func TestNamedClusterRestart(t *testing.T) {
 	// Queue two runs through the server's own validation and storing, on
 	// a server whose queue never started: both stay queued, as when a
 	// server stops before taking them.
-	before, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Clusters: named, Logger: quiet}, st)
+	cfg := Config{DataDir: dir, KbenchCommand: []string{bin}, Clusters: named, Logger: quiet}
+	before, err := New(cfg, testDeps(st, newLifecycle(t, cfg, st)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,11 +283,15 @@ func TestNamedClusterRestart(t *testing.T) {
 	}
 
 	// Restarted still naming lab: the first run executes.
-	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Clusters: named, Logger: quiet}, st)
+	lc := newLifecycle(t, cfg, st)
+	s, err := New(cfg, testDeps(st, lc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &testServer{Server: s, dir: dir, st: st}
+	ts := &testServer{Server: s, local: lc, dir: dir, st: st}
+	if err := lc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -298,6 +301,7 @@ func TestNamedClusterRestart(t *testing.T) {
 		}
 	}
 	s.Close()
+	lc.Close()
 
 	// A run queued again, and a restart without the cluster.
 	req := launch.Request{Workload: "producer", Target: &launch.Target{Cluster: "lab"},
@@ -314,10 +318,16 @@ func TestNamedClusterRestart(t *testing.T) {
 		t.Fatalf("%d runs queued, want 1", len(queued))
 	}
 	other := namedClusters(t, "prod="+file)
-	s2, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Clusters: other, Logger: quiet}, st)
+	cfg2 := Config{DataDir: dir, KbenchCommand: []string{bin}, Clusters: other, Logger: quiet}
+	lc2 := newLifecycle(t, cfg2, st)
+	s2, err := New(cfg2, testDeps(st, lc2))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := lc2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer lc2.Close()
 	if err := s2.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,7 @@ import (
 // configuration, and that the page, the report and its exports show the
 // difference and the runs' short-window warnings.
 func TestCompareComparability(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	a := ts.createRun(t, `{"workload":"producer","label":"none","params":{"num-records":2000,"record-size":128,"profile":"none"}}`)
 	b := ts.createRun(t, `{"workload":"producer","label":"snappy","params":{"num-records":2000,"record-size":128,"profile":"none","producer-props":{"compression.type":"snappy"}}}`)
 	for _, id := range []uint{a, b} {

@@ -323,12 +323,12 @@ func TestCompressNotForEventStreams(t *testing.T) {
 			// before the next is sent: it only arrives if it was flushed.
 			for i := range 3 {
 				text := fmt.Sprintf("line %d\n", i)
-				ts.local.Hub().Publish(run.ID, lifecycle.Event{Name: "output", Data: map[string]string{"text": text, "kind": "output"}})
+				ts.hub().Publish(run.ID, lifecycle.Event{Name: "output", Data: map[string]string{"text": text, "kind": "output"}})
 				next(fmt.Sprintf(`"text":"line %d\n"`, i))
 			}
 		})
 	}
-	ts.local.Hub().Publish(run.ID, lifecycle.Event{Name: "done", Data: map[string]string{"status": "succeeded"}})
+	ts.hub().Publish(run.ID, lifecycle.Event{Name: "done", Data: map[string]string{"status": "succeeded"}})
 }
 
 func TestNegotiate(t *testing.T) {

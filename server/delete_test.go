@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -106,78 +104,5 @@ func TestDeleteRunForm(t *testing.T) {
 	}
 	if _, err := os.Stat(runDir(ts.dir, used.ID)); err != nil {
 		t.Errorf("the kept run's files: %v", err)
-	}
-}
-
-// TestRetainPrunesAtStart: with Retain set, Start deletes the finished runs
-// older than it that no report uses, with their files, and logs how many;
-// recent runs, unfinished runs and runs a report uses stay.
-func TestRetainPrunesAtStart(t *testing.T) {
-	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "kbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ctx := context.Background()
-	now := time.Now().UTC()
-	old := now.Add(-31 * 24 * time.Hour)
-	oldRun := finishedRun(t, st, dir, "old", old)
-	oldRun2 := finishedRun(t, st, dir, "old too", old.Add(-time.Hour))
-	oldReported := finishedRun(t, st, dir, "old, in a report", old)
-	recent := finishedRun(t, st, dir, "recent", now.Add(-29*24*time.Hour))
-	if err := st.CreateReport(ctx, &rundoc.Report{Title: "r", RunIDs: []uint{oldReported.ID}}); err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Retain: 30 * 24 * time.Hour,
-		Logger: slog.New(slog.NewTextHandler(logs, nil))}, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	for _, r := range []*store.Run{oldRun, oldRun2} {
-		if _, err := st.GetRun(ctx, r.ID); err == nil {
-			t.Errorf("run %q (finished 31 days ago) was kept", r.Label)
-		}
-		if _, err := os.Stat(runDir(dir, r.ID)); !os.IsNotExist(err) {
-			t.Errorf("files of pruned run %q: %v", r.Label, err)
-		}
-	}
-	for _, r := range []*store.Run{oldReported, recent} {
-		if _, err := st.GetRun(ctx, r.ID); err != nil {
-			t.Errorf("run %q was pruned: %v", r.Label, err)
-		}
-		if _, err := os.Stat(runDir(dir, r.ID)); err != nil {
-			t.Errorf("files of kept run %q: %v", r.Label, err)
-		}
-	}
-	if !strings.Contains(logs.String(), "pruned runs") || !strings.Contains(logs.String(), "count=2") {
-		t.Errorf("log does not say how many runs were pruned:\n%s", logs)
-	}
-}
-
-// TestRetainZeroKeepsEverything: without Retain nothing is pruned.
-func TestRetainZeroKeepsEverything(t *testing.T) {
-	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "kbench.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ancient := finishedRun(t, st, dir, "ancient", time.Now().Add(-3650*24*time.Hour))
-	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	if _, err := st.GetRun(context.Background(), ancient.ID); err != nil {
-		t.Errorf("a run was pruned without Retain: %v", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // e2e` like the other workloads (its flags from rundoc's option table),
 // and name the field of a bad e2e parameter.
 func TestE2EWorkloadSubmitted(t *testing.T) {
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	held := ts.holdQueue(t)
 	rec := ts.do(t, "POST", "/api/runs", `{"workload":"e2e","params":{"throughput":2000,"num-records":500,"record-size":100,"producer-props":{"linger.ms":50}}}`)
 	if rec.Code != http.StatusCreated {

@@ -19,7 +19,6 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/runimport"
 	"github.com/kbench/kbench/internal/store"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -96,7 +95,7 @@ func readCSVFields(c *gin.Context) (csvImport, rundoc.FieldErrors) {
 func (s *Server) storeCSV(ctx context.Context, in csvImport, name string, r io.Reader) ([]*store.Run, error) {
 	// Kafka's Java client metrics are named too: a CSV of what the
 	// Java tools report keeps every column under its own name.
-	rows, err := runimport.ParseResultsCSV(r, runner.ImportMetrics(in.workload))
+	rows, err := runimport.ParseResultsCSV(r, s.importMetrics(in.workload))
 	if err != nil {
 		return nil, err
 	}

@@ -73,17 +73,14 @@ func resultDir(t *testing.T, dir string) ([]byte, *rundoc.Result, map[string][]b
 // start as its time; and it sits in the series of a server-launched run
 // of the same workload, target and branch.
 func TestImportResultDir(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	launched := ts.waitFinal(t, ts.createRun(t, `{"workload":"producer","label":"server","meta":{"branch":"trunk"},"params":{"num-records":3000,"record-size":100,"profile":["cpu"]}}`))
 	if launched.Status != rundoc.StatusSucceeded {
 		t.Fatalf("server run: %s %s", launched.Status, launched.Error)
 	}
 
 	dir := t.TempDir()
-	cmd := exec.Command(kbenchBin, "run", "producer", "--num-records", "3000", "--record-size", "100", "--profile", "cpu,heap",
+	cmd := exec.Command(kbenchBin(t), "run", "producer", "--num-records", "3000", "--record-size", "100", "--profile", "cpu,heap",
 		"--out", dir, "--meta", "branch=trunk", "--meta", "commit=abc123")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("kbench run: %v\n%s", err, out)
@@ -177,7 +174,7 @@ func TestImportResultDir(t *testing.T) {
 func TestImportResultErrors(t *testing.T) {
 	ts := newTestServer(t, nil)
 	dir := t.TempDir()
-	if out, err := exec.Command(kbenchBin, "run", "producer", "--num-records", "500", "--profile", "cpu", "--out", dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command(kbenchBin(t), "run", "producer", "--num-records", "500", "--profile", "cpu", "--out", dir).CombinedOutput(); err != nil {
 		t.Fatalf("kbench run: %v\n%s", err, out)
 	}
 	data, res, files := resultDir(t, dir)

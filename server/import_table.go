@@ -16,7 +16,6 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/runimport"
 	"github.com/kbench/kbench/internal/store"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/ui"
 )
 
@@ -104,7 +103,7 @@ func (s *Server) importTableRuns(c *gin.Context) ([]*store.Run, error) {
 		return nil, err
 	}
 	defer table.Close()
-	t, err := runimport.ParseResultsTable(table, runner.ImportMetrics(workload))
+	t, err := runimport.ParseResultsTable(table, s.importMetrics(workload))
 	if err != nil {
 		return nil, err
 	}

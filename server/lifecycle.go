@@ -13,18 +13,15 @@ import (
 // It is defined here, where it is consumed, rather than in lifecycle: it
 // lists exactly what the HTTP side needs, so a second implementation
 // (the queue backed by a job engine on PostgreSQL) has to provide no
-// more, and tests of handlers can stand in a hand-written one.
-// lifecycle.Manager is the implementation kbench uses today.
+// more, and tests of handlers stand in a hand-written one.
+// lifecycle.Manager is the implementation kbench uses; the serve command
+// builds it, starts it before the server and closes it after, so starting
+// and stopping are not the server's to ask.
 //
 // The store's status is a run's one state: Submit is called for runs
 // already stored queued, and every change of status is a conditional
 // update in the store, which the implementation makes.
 type Runs interface {
-	// Start recovers what a previous process left (runs left running,
-	// queued runs) and starts executing runs.
-	Start(ctx context.Context) error
-	// Close stops executing runs; none is left running in the store.
-	Close()
 	// Submit queues stored run id after those submitted before it, with
 	// the secrets its process needs, held in memory only. A run whose
 	// Submit fails stays queued in the store and is queued again by the

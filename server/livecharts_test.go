@@ -49,7 +49,7 @@ func TestLiveChartsFragment(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		p := rundoc.SeriesPoint{T: 0.25 * float64(i), Records: 250, RecordsPerSec: 1000 * float64(i), LatencyAvgMs: float64(i)}
 		pts = append(pts, p)
-		ts.local.Hub().PublishRunner(running.ID, rundoc.Event{Type: "interval", Point: &p})
+		ts.hub().PublishRunner(running.ID, rundoc.Event{Type: "interval", Point: &p})
 		code, body, _ = get(running.ID)
 		if want := string(ui.LiveCharts(pts)); code != http.StatusOK || body != want {
 			t.Fatalf("after %d intervals: %d\n%s\nwant\n%s", i, code, body, want)

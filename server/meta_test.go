@@ -34,10 +34,7 @@ func (ts *testServer) getRun(t *testing.T, id uint) apiRun {
 // time and series (its fingerprint on its branch), and when it has run,
 // the version it recorded (the kafka-go of the kbench that ran it).
 func TestAPIRunMeta(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	id := ts.createRun(t, `{"workload":"producer","label":"m","meta":{"commit":"abc123","branch":"trunk"},"params":{"num-records":200,"profile":"none"}}`)
 	queued := ts.getRun(t, id)
 	if !maps.Equal(queued.Meta, map[string]string{"commit": "abc123", "branch": "trunk"}) {
@@ -114,7 +111,7 @@ func TestAPIRunMetaBadInput(t *testing.T) {
 // TestABAndRepetitionsCarryMeta: every run of an A/B submission carries
 // its meta, and repetitions added to a column copy the column's.
 func TestABAndRepetitionsCarryMeta(t *testing.T) {
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	ts.holdQueue(t)
 	rec := ts.do(t, "POST", "/api/runs", `{"workload":"producer","meta":{"commit":"abc","branch":"b1"},"configs":[
 		{"label":"A","params":{"num-records":100,"profile":"none"}},
@@ -145,10 +142,7 @@ func TestABAndRepetitionsCarryMeta(t *testing.T) {
 // TestFormMeta: the form's Metadata field (key=value lines) tags the run;
 // a bad line is shown on the field, with what was typed kept.
 func TestFormMeta(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	rec := ts.formPost(t, "/runs", url.Values{"workload": {"producer"}, "num-records": {"100"}, "profile": {"none"},
 		"meta": {"commit=abc\nBad Key=<x>"}})
 	if rec.Code != http.StatusBadRequest {
@@ -247,7 +241,7 @@ func TestImportMetaTimeSeries(t *testing.T) {
 // series or the metadata: runs differing only in the password share
 // their series, and neither shows it.
 func TestSeriesKeepsNoSecret(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:1") })
+	ts := newRunningTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:1") })
 	ts.holdQueue(t)
 	var runs []apiRun
 	for _, pw := range []string{"Pw-one-never-shown", "Pw-two-never-shown"} {

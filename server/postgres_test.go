@@ -21,7 +21,7 @@ import (
 // a report.
 func TestPostgresSmoke(t *testing.T) {
 	dbURL := pgtest.URL(t)
-	ts := newTestServerOn(t, dbURL, nil)
+	ts := newRunningTestServerOn(t, dbURL, nil)
 	id := ts.createRun(t, smallProducer)
 	r := ts.waitFinal(t, id)
 	if r.Status != rundoc.StatusSucceeded || !r.Complete || len(r.Metrics) == 0 || len(r.Profiles) == 0 {

@@ -141,10 +141,7 @@ func TestDiffEndpoint(t *testing.T) {
 }
 
 func TestUploadErrors(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, func(c *Config) { c.MaxUploadBytes = 64 << 10 })
+	ts := newRunningTestServer(t, func(c *Config) { c.MaxUploadBytes = 64 << 10 })
 	runID := ts.createRun(t, `{"workload":"producer","params":{"num-records":100,"profile":"none"}}`)
 	ts.waitFinal(t, runID)
 	tests := []struct {

@@ -58,7 +58,7 @@ func idsParam(ids []uint) string {
 // columns' repetition groups, from the stored specs; the answer's
 // comparison holds the old runs and the new.
 func TestAddRepetitions(t *testing.T) {
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	held := ts.holdQueue(t)
 	rec := ts.do(t, "POST", "/api/runs", `{"workload":"producer","repetitions":2,"configs":[
 		{"label":"A","params":{"num-records":100,"profile":"none"}},
@@ -242,7 +242,7 @@ func TestAddRepetitionsRefused(t *testing.T) {
 // its new runs hold it in memory only; once no run holds it, it is
 // refused, saying so.
 func TestAddRepetitionsSecrets(t *testing.T) {
-	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
+	ts := newRunningTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	held := ts.holdQueue(t)
 	pw := map[string]string{"A": "Pw-A-rerun-1c2d", "B": "Pw-B-rerun-3e4f"}
 	target := func(label string) string {

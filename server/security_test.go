@@ -162,11 +162,17 @@ func TestRestartCancelsQueuedRunsNoLongerAllowed(t *testing.T) {
 	if err := st.CreateRuns(ctx, runs); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Targets: allowTargets(t, "kafka-*:9092"),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st)
+	cfg := Config{DataDir: dir, KbenchCommand: []string{kbenchBin(t)}, Targets: allowTargets(t, "kafka-*:9092"),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	lc := newLifecycle(t, cfg, st)
+	s, err := New(cfg, testDeps(st, lc))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := lc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
 	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

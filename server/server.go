@@ -1,13 +1,15 @@
 // Package server is kbench's web application: gin routes and handlers.
-// It parses input, calls store, runner, profiles and ui, and renders; the
-// runs it launches are executed by the run lifecycle (package lifecycle)
-// behind the Runs interface.
+// It parses input, calls store, profiles and ui, and renders; the runs it
+// launches are executed by the run lifecycle behind the Runs interface,
+// which the serve command builds and hands to New with the runner's checks
+// (Deps): server imports no runner and so links no Kafka client.
 package server
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -24,26 +26,27 @@ import (
 
 	"github.com/kbench/kbench/internal/clusters"
 	"github.com/kbench/kbench/internal/launch"
-	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/regressions"
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/targets"
 	"github.com/kbench/kbench/internal/toolcatalog"
 	"github.com/kbench/kbench/profiles"
-	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/static"
 	"github.com/kbench/kbench/templates"
 	"github.com/kbench/kbench/ui"
 )
 
-// Config is everything the server needs to know, filled in by main from
-// flags and KBENCH_* environment variables.
+// Config is the settings of kbench serve, filled in by the serve command
+// from flags and KBENCH_* environment variables. Some are the run
+// lifecycle's and the pruning's (Concurrency, KbenchCommand, RunTimeout,
+// Retain), which the serve command reads when it builds them.
 type Config struct {
 	// DataDir holds the database (when the store is opened by main) and
 	// one directory per run with its spec, result and logs.
 	DataDir string
 	// Concurrency is how many runs execute at once. One by default: runs
-	// that share CPU measure each other.
+	// that share CPU measure each other. (The lifecycle's.)
 	Concurrency int
 	// Token, when set, is required for every state-changing request
 	// (Authorization: Bearer, or the cookie the login form sets).
@@ -85,13 +88,16 @@ type Config struct {
 	// server's own worker.
 	AllowToolClassProps bool
 	// KbenchCommand starts kbench for a run; "run --spec … --out …
-	// --progress json" is appended. Default: this executable.
+	// --progress json" is appended. Default: this executable. (The
+	// lifecycle's.)
 	KbenchCommand []string
-	// RunTimeout bounds one run's wall time (default 2h).
+	// RunTimeout bounds one run's wall time (default 2h). (The
+	// lifecycle's.)
 	RunTimeout time.Duration
-	// Retain, when positive, is how long finished runs are kept: at Start
+	// Retain, when positive, is how long finished runs are kept: at start
 	// and then every hour, finished runs older than it that no report
-	// uses are deleted with their files. Zero keeps runs forever.
+	// uses are deleted with their files (lifecycle.Manager.StartPruning,
+	// which the serve command starts). Zero keeps runs forever.
 	Retain time.Duration
 	// NoLocalWorker makes the server execute no runs (kbench serve
 	// --local-worker=false): runs wait in their queues for kbench worker
@@ -152,6 +158,24 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// Deps are what the serve command builds and hands to New besides the
+// settings: the store, the run lifecycle and the runner's checks. The
+// runner's are passed as data, not imported, so that server links no Kafka
+// client; tests hand in a stand-in Runs.
+type Deps struct {
+	Store *store.Store
+	// Runs executes the runs the server queues (lifecycle.Manager). The
+	// serve command starts it before the server's Start and closes it
+	// after the server's Close.
+	Runs Runs
+	// Validate checks a spec's Kafka properties as the runner will take
+	// them (runner.Validate), wherever a spec is read from a request.
+	Validate rundoc.Check
+	// ImportMetrics lists the metrics an import of figures measured
+	// elsewhere may name for a workload (runner.ImportMetrics).
+	ImportMetrics func(rundoc.Workload) []rundoc.Metric
+}
+
 // Server is the web application. It is an http.Handler.
 type Server struct {
 	cfg    Config
@@ -181,6 +205,11 @@ type Server struct {
 	log             *slog.Logger
 	static          http.Handler
 
+	// validate and importMetrics are Deps.Validate and
+	// Deps.ImportMetrics.
+	validate      rundoc.Check
+	importMetrics func(rundoc.Workload) []rundoc.Metric
+
 	// allowHosts are the --allow-host names (see checkHost).
 	allowHosts map[string]bool
 	// trustedProxies are the parsed Config.TrustedProxies.
@@ -190,21 +219,17 @@ type Server struct {
 	sessions sessionStore
 	logins   *loginLimiter
 	clock    func() time.Time
-	// pruner prunes old runs periodically (Config.Retain).
-	pruner background
 	// launcher checks submissions and queues their runs, and its loop
 	// queues sweeps' second phases (package launch).
 	launcher *launch.Launcher
 }
 
-// New builds the server. Call Start to recover state and start executing
-// runs, and Close to stop.
-func New(cfg Config, st *store.Store) (*Server, error) {
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 1
-	}
-	if cfg.RunTimeout <= 0 {
-		cfg.RunTimeout = 2 * time.Hour
+// New builds the server on deps, every one of which must be set. Call
+// Start (after deps.Runs's) to start its background work, and Close to
+// stop it.
+func New(cfg Config, deps Deps) (*Server, error) {
+	if deps.Store == nil || deps.Runs == nil || deps.Validate == nil || deps.ImportMetrics == nil {
+		return nil, errors.New("server: Deps needs a Store, Runs, Validate and ImportMetrics")
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
@@ -224,13 +249,6 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	if len(cfg.KbenchCommand) == 0 {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("server: find the kbench binary: %w", err)
-		}
-		cfg.KbenchCommand = []string{exe}
-	}
 	allowHosts, err := compileAllowHosts(cfg.AllowHosts)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -246,17 +264,14 @@ func New(cfg Config, st *store.Store) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: templates: %w", err)
 	}
-	s := &Server{cfg: cfg, store: st, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
+	s := &Server{cfg: cfg, store: deps.Store, runs: deps.Runs, validate: deps.Validate, importMetrics: deps.ImportMetrics, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
 		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
 	s.regressions = cfg.Regressions
 	if s.regressions == nil {
-		s.regressions, s.ownRegressions = regressions.New(st, ui.RegressionLinks(), cfg.Logger), true
+		s.regressions, s.ownRegressions = regressions.New(deps.Store, ui.RegressionLinks(), cfg.Logger), true
 	}
-	s.runs = lifecycle.NewManager(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
-		RunTimeout: cfg.RunTimeout, Recheck: s.storedTargetsAllowed, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
-		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
-	s.launcher = launch.New(launch.Options{Store: st, Runs: s.runs, Validate: runner.Validate,
+	s.launcher = launch.New(launch.Options{Store: deps.Store, Runs: deps.Runs, Validate: deps.Validate,
 		Allowed: func(addrs []string) error { return asFieldError(s.checkTargets(addrs)) }, Clusters: cfg.Clusters, Tools: cfg.Tools,
 		NoLocalWorker: cfg.NoLocalWorker, TokenRequired: cfg.Token != "", AllowClientFiles: cfg.AllowClientFiles, AllowToolClassProps: cfg.AllowToolClassProps,
 		MaxRunsPerRequest: cfg.MaxRunsPerRequest, MaxQueuedRuns: cfg.MaxQueuedRuns, FindJDK: func() error { return findJDK() }, Logger: cfg.Logger})
@@ -284,17 +299,11 @@ func staticFS() fs.FS { return static.FS }
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
 
-// Start recovers from a previous process and starts executing runs (see
-// lifecycle.Manager.Start: runs left running are marked interrupted, queued
-// runs are queued again unless their secrets were lost or --allow-target
-// no longer allows their target). With Config.Retain it then prunes old
-// runs, and does so again every hour until Close. It warms the
-// regressions cache New built (not one given in Config.Regressions).
+// Start starts the server's background work, once its Runs has started
+// (and recovered what a previous process left): the sweeps' second
+// phases, and the warm-up of the regressions cache New built (not one
+// given in Config.Regressions, which its builder warms).
 func (s *Server) Start(ctx context.Context) error {
-	if err := s.runs.Start(ctx); err != nil {
-		return fmt.Errorf("server: %w", err)
-	}
-	s.startPruner(ctx)
 	if s.ownRegressions {
 		s.regressions.Warm(ctx)
 	}
@@ -302,16 +311,13 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-// Close stops executing runs: running children are interrupted and their
-// runs marked interrupted, so nothing is left in a running state. It also
-// stops pruning old runs.
+// Close stops the server's background work; its Runs is closed after it
+// by whoever started it.
 func (s *Server) Close() {
 	s.launcher.Close()
 	if s.ownRegressions {
 		s.regressions.Close()
 	}
-	s.pruner.close()
-	s.runs.Close()
 }
 
 // randomID returns n random bytes as hex.

@@ -32,31 +32,64 @@ import (
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 	"github.com/kbench/kbench/internal/testutil/silentbroker"
+	"github.com/kbench/kbench/runner"
 )
 
-// kbenchBin is the real kbench binary, built once (see buildKbench): runs
-// execute as its child processes, exactly as in production.
-var kbenchBin string
+// fuzzWorker says this test binary is a fuzz worker, started again by `go
+// test -fuzz`'s coordinator (see buildKbench).
+var fuzzWorker bool
+
+// The kbench binary, built the first time a test asks for it (kbenchBin):
+// its path or the build's error, and kbenchDone, which releases it when
+// the tests are done.
+var (
+	kbenchOnce sync.Once
+	kbenchPath string
+	kbenchErr  error
+	kbenchDone = func() {}
+)
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// A fuzz worker is this test binary started again by `go test -fuzz`'s
-	// coordinator, which built kbench and holds the binary's shared lock
-	// for as long as it runs: a worker waiting for the exclusive lock to
-	// build it again would wait forever, and no input would ever be run.
-	fuzzWorker := false
 	if f := flag.Lookup("test.fuzzworker"); f != nil {
 		fuzzWorker = f.Value.String() == "true"
 	}
-	bin, done, err := buildKbench(fuzzWorker)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "go build kbench: %v\n", err)
-		os.Exit(1)
-	}
-	kbenchBin = bin
 	code := m.Run()
-	done()
+	kbenchDone()
 	os.Exit(code)
+}
+
+// skipExecutingUnderShort skips t under -short: it executes runs as
+// processes, which the fast tier never starts.
+func skipExecutingUnderShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("executes runs as processes; skipped under -short")
+	}
+}
+
+// kbenchBin returns the real kbench binary, built once, when the first
+// test that executes runs asks for it: runs execute as its child
+// processes, exactly as in production. Under -short it skips t: the fast
+// tier starts no kbench process, and its handler tests use fakeRuns.
+func kbenchBin(t testing.TB) string {
+	t.Helper()
+	skipExecutingUnderShort(t)
+	kbenchOnce.Do(func() {
+		// A fuzz worker takes the binary its coordinator built: the
+		// coordinator holds the binary's shared lock for as long as it
+		// runs, so a worker waiting for the exclusive lock to build it
+		// again would wait forever, and no input would ever be run.
+		var done func()
+		kbenchPath, done, kbenchErr = buildKbench(fuzzWorker)
+		if kbenchErr == nil {
+			kbenchDone = done
+		}
+	})
+	if kbenchErr != nil {
+		t.Fatalf("go build kbench: %v", kbenchErr)
+	}
+	return kbenchPath
 }
 
 // buildKbench builds the kbench binary the tests run, and returns its path
@@ -127,14 +160,36 @@ func buildKbench(reuse bool) (string, func(), error) {
 
 type testServer struct {
 	*Server
-	// local is the server's run lifecycle, for tests that act at a point
-	// of a run's life or look at its queue.
+	// local is the server's run lifecycle, for tests that execute runs,
+	// act at a point of a run's life or look at its queue
+	// (newRunningTestServer); nil with fake.
 	local *lifecycle.Manager
-	dir   string
-	logs  *syncBuffer
-	st    *store.Store
+	// fake is the server's stand-in Runs (newTestServer); nil with local.
+	fake *fakeRuns
+	dir  string
+	logs *syncBuffer
+	st   *store.Store
 	// dsn is the database st opened: an SQLite file or a PostgreSQL URL.
 	dsn string
+}
+
+// Close stops the server, then its lifecycle, as kbench serve stops: no
+// run is left running, and the lifecycle's connections to the store are
+// closed. The test's cleanup closes them again, which does nothing.
+func (ts *testServer) Close() {
+	ts.Server.Close()
+	if ts.local != nil {
+		ts.local.Close()
+	}
+}
+
+// hub is where a test publishes a run's live events: the lifecycle's hub,
+// or the fake's.
+func (ts *testServer) hub() *lifecycle.Hub {
+	if ts.local != nil {
+		return ts.local.Hub()
+	}
+	return ts.fake.hub
 }
 
 type syncBuffer struct {
@@ -154,22 +209,52 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// newTestServer starts a server on a fresh store: an SQLite file in its
-// data directory, or a fresh PostgreSQL database (pgtest.URL) when
-// KBENCH_TEST_BACKEND=postgres, which runs the server's tests and
-// benchmarks on PostgreSQL.
+// newTestServer starts a server on a fresh store with a fakeRuns, which
+// executes nothing: for tests of handlers that need no run to execute.
+// The store is an SQLite file in its data directory, or a fresh
+// PostgreSQL database (pgtest.URL) when KBENCH_TEST_BACKEND=postgres,
+// which runs the server's tests and benchmarks on PostgreSQL.
 func newTestServer(t testing.TB, mod func(*Config)) *testServer {
 	t.Helper()
-	dsn := ""
+	return newTestServerOn(t, testDSN(t), mod)
+}
+
+// newRunningTestServer is newTestServer with the real run lifecycle
+// (lifecycle.Manager) executing its runs as kbench processes, as kbench
+// serve does; it skips under -short (kbenchBin), unless the test's Config
+// executes nothing (NoLocalWorker: the lifecycle only queues and cancels).
+func newRunningTestServer(t testing.TB, mod func(*Config)) *testServer {
+	t.Helper()
+	return newRunningTestServerOn(t, testDSN(t), mod)
+}
+
+// testDSN is the database newTestServer opens: "" for an SQLite file in
+// the data directory, or a fresh PostgreSQL database with
+// KBENCH_TEST_BACKEND=postgres.
+func testDSN(t testing.TB) string {
 	if os.Getenv("KBENCH_TEST_BACKEND") == "postgres" {
-		dsn = pgtest.URL(t)
+		return pgtest.URL(t)
 	}
-	return newTestServerOn(t, dsn, mod)
+	return ""
 }
 
 // newTestServerOn is newTestServer on the database dsn names ("": an
 // SQLite file in the data directory).
 func newTestServerOn(t testing.TB, dsn string, mod func(*Config)) *testServer {
+	t.Helper()
+	return newServerOn(t, dsn, mod, false)
+}
+
+// newRunningTestServerOn is newRunningTestServer on the database dsn
+// names.
+func newRunningTestServerOn(t testing.TB, dsn string, mod func(*Config)) *testServer {
+	t.Helper()
+	return newServerOn(t, dsn, mod, true)
+}
+
+// newServerOn builds a test server on dsn: with the real lifecycle when
+// running, else with a fakeRuns.
+func newServerOn(t testing.TB, dsn string, mod func(*Config), running bool) *testServer {
 	t.Helper()
 	dir := t.TempDir()
 	if dsn == "" {
@@ -180,22 +265,60 @@ func newTestServerOn(t testing.TB, dsn string, mod func(*Config)) *testServer {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	cfg := Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Logger: slog.New(slog.NewTextHandler(logs, nil))}
+	cfg := Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	if mod != nil {
 		mod(&cfg)
 	}
-	s, err := New(cfg, st)
+	if running && !cfg.NoLocalWorker {
+		skipExecutingUnderShort(t)
+		if len(cfg.KbenchCommand) == 0 {
+			cfg.KbenchCommand = []string{kbenchBin(t)}
+		}
+	}
+	ts := &testServer{dir: dir, logs: logs, st: st, dsn: dsn}
+	var runs Runs
+	if running {
+		ts.local = newLifecycle(t, cfg, st)
+		runs = ts.local
+	} else {
+		ts.fake = newFakeRuns()
+		runs = ts.fake
+	}
+	s, err := New(cfg, testDeps(st, runs))
 	if err != nil {
 		t.Fatal(err)
+	}
+	ts.Server = s
+	if ts.local != nil {
+		if err := ts.local.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := s.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		s.Close()
+		ts.Close()
 		st.Close()
 	})
-	return &testServer{Server: s, local: s.runs.(*lifecycle.Manager), dir: dir, logs: logs, st: st, dsn: dsn}
+	return ts
+}
+
+// newLifecycle builds the run lifecycle of cfg on st as the serve
+// command does (its --allow-target recheck included), not started: the
+// caller starts it after New and closes it after the server's Close.
+func newLifecycle(t testing.TB, cfg Config, st *store.Store) *lifecycle.Manager {
+	t.Helper()
+	recheck := func(spec string) error { return targetInput(cfg.Targets.AllowsStored(spec, runner.Validate)) }
+	return lifecycle.NewManager(st, lifecycle.Options{Command: cfg.KbenchCommand, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
+		RunTimeout: cfg.RunTimeout, Recheck: recheck, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
+		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
+}
+
+// testDeps are a server's Deps on st and runs, with the runner's checks
+// as the serve command gives them.
+func testDeps(st *store.Store, runs Runs) Deps {
+	return Deps{Store: st, Runs: runs, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics}
 }
 
 func (ts *testServer) do(t *testing.T, method, target string, body string, hdr ...string) *httptest.ResponseRecorder {
@@ -230,6 +353,7 @@ func (ts *testServer) createRun(t *testing.T, body string) uint {
 // waitFinal polls a run until it reaches a final status.
 func (ts *testServer) waitFinal(t *testing.T, id uint) apiRun {
 	t.Helper()
+	ts.mustExecute(t)
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		rec := ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", id), "")
@@ -243,6 +367,15 @@ func (ts *testServer) waitFinal(t *testing.T, id uint) apiRun {
 	}
 	t.Fatalf("run %d did not finish", id)
 	return apiRun{}
+}
+
+// mustExecute fails a test that waits for a run to execute on a server
+// that executes none (newTestServer's fakeRuns).
+func (ts *testServer) mustExecute(t *testing.T) {
+	t.Helper()
+	if ts.local == nil {
+		t.Fatal("this test executes runs: it needs newRunningTestServer")
+	}
 }
 
 // waitEvent reads a run's live event stream (GET /api/runs/:id/events)
@@ -283,10 +416,7 @@ func (ts *testServer) waitEvent(t *testing.T, id uint, name string) {
 const smallProducer = `{"workload":"producer","label":"trunk","params":{"num-records":20000,"record-size":256,"throughput":-1,"profile":["cpu","heap"]}}`
 
 func TestRunLifecycleThroughAPI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	id := ts.createRun(t, smallProducer)
 	r := ts.waitFinal(t, id)
 	if r.Status != rundoc.StatusSucceeded || !r.Complete {
@@ -342,10 +472,7 @@ func TestRunLifecycleThroughAPI(t *testing.T) {
 // TestRoutesConcurrently fetches the route table from many goroutines at
 // once; with -race it checks the handlers share no unsynchronized state.
 func TestRoutesConcurrently(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	id := ts.createRun(t, `{"workload":"producer","params":{"num-records":2000,"profile":["cpu"]}}`)
 	r := ts.waitFinal(t, id)
 	routes := []struct {
@@ -445,10 +572,7 @@ func (ts *testServer) formPost(t *testing.T, target string, form url.Values) *ht
 }
 
 func TestFormErrorsKeepValues(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	form := url.Values{"workload": {"producer"}, "label": {"my <branch>"}, "num-records": {"lots"},
 		"target": {"embedded"}, "sasl-password": {"pw-should-vanish"}, "record-size": {"777"}}
 	rec := ts.formPost(t, "/runs", form)
@@ -517,10 +641,7 @@ func TestToken(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	slow := `{"workload":"producer","params":{"num-records":1000000,"throughput":2000,"profile":"none"}}`
 	running := ts.createRun(t, slow)
 	queued := ts.createRun(t, slow)
@@ -570,7 +691,7 @@ func TestCrashedChildFails(t *testing.T) {
 	}
 	script := filepath.Join(t.TempDir(), "crash.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\necho 'panic: something broke' >&2\nkill -9 $$\n"), 0o755)
-	ts := newTestServer(t, func(c *Config) { c.KbenchCommand = []string{script} })
+	ts := newRunningTestServer(t, func(c *Config) { c.KbenchCommand = []string{script} })
 	id := ts.createRun(t, smallProducer)
 	r := ts.waitFinal(t, id)
 	if r.Status != rundoc.StatusFailed || !strings.Contains(r.Error, "killed") || !strings.Contains(r.Error, "something broke") {
@@ -583,10 +704,7 @@ func TestCrashedChildFails(t *testing.T) {
 }
 
 func TestUnreachableTargetFails(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
+	ts := newRunningTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	id := ts.createRun(t, `{"workload":"producer","target":{"bootstrap_server":"127.0.0.1:1"},"params":{"num-records":100}}`)
 	r := ts.waitFinal(t, id)
 	if r.Status != rundoc.StatusFailed || !strings.Contains(r.Error, "cannot reach broker") {
@@ -595,10 +713,7 @@ func TestUnreachableTargetFails(t *testing.T) {
 }
 
 func TestRepetitionGroup(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, func(c *Config) {})
+	ts := newRunningTestServer(t, func(c *Config) {})
 	rec := ts.do(t, "POST", "/api/runs", `{"workload":"consumer","label":"branch","repetitions":2,"warmup_runs":1,"params":{"messages":3000,"mode":"assign","profile":"none"}}`)
 	if rec.Code != 201 {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
@@ -623,10 +738,7 @@ func TestRepetitionGroup(t *testing.T) {
 }
 
 func TestEventsStream(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	hs := httptest.NewServer(ts)
 	defer hs.Close()
 	id := ts.createRun(t, `{"workload":"producer","params":{"num-records":300000,"record-size":100,"reporting-interval":200,"profile":"none"}}`)
@@ -673,10 +785,16 @@ func TestRestartRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st2)
+	cfg := Config{DataDir: dir, KbenchCommand: []string{kbenchBin(t)}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	lc := newLifecycle(t, cfg, st2)
+	s, err := New(cfg, testDeps(st2, lc))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := lc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
 	if err := s.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -704,7 +822,7 @@ func TestSecretsNeverPersist(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, b.Addr()) })
+	ts := newRunningTestServer(t, func(c *Config) { c.Targets = allowTargets(t, b.Addr()) })
 	body := fmt.Sprintf(`{"workload":"producer","label":"sasl","target":{"bootstrap_server":%q,"security_protocol":"SASL_PLAINTEXT","sasl_mechanism":"SCRAM-SHA-256","sasl_username":"bench","sasl_password":%q},"params":{"num-records":2000,"profile":["cpu"]}}`, b.Addr(), password)
 	id := ts.createRun(t, body)
 	r := ts.waitFinal(t, id)
@@ -751,7 +869,7 @@ func TestSilentBrokerRunFails(t *testing.T) {
 		t.Skip("integration: starts kbench run")
 	}
 	addr := silentbroker.Listen(t).Addr()
-	ts := newTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
+	ts := newRunningTestServer(t, func(c *Config) { c.Targets = allowTargets(t, "127.0.0.1:*") })
 	id := ts.createRun(t, fmt.Sprintf(`{"workload":"producer","target":{"bootstrap_server":%q},"params":{"num-records":100,"profile":"none","producer-props":{"socket.connection.setup.timeout.ms":"500"}}}`, addr))
 	r := ts.waitFinal(t, id)
 	want := "no answer from " + addr + " within 0.5 s"

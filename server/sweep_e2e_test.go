@@ -47,10 +47,7 @@ func TestSweepE2EBadInput(t *testing.T) {
 // runs rate mode at each target rate, and the points are the e2e
 // latency percentiles against consume-rate.
 func TestSweepE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	id := ts.createSweep(t, `{"configs":[{"label":"e2e","params":`+tinyE2ESweepParams+`}],"rates_pct":[30,60],"repetitions":1}`)
 	res := ts.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepDone && allFinal(r, 2) })
 	if len(res.Configs) != 1 {

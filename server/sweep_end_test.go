@@ -49,7 +49,7 @@ func phaseRuns(res sweepResult, phase int) []uint {
 // all ended; a second cancel is a 409; the page offers Cancel only while
 // the sweep runs.
 func TestSweepCancelQueued(t *testing.T) {
-	ts := newTestServer(t, noWorker)
+	ts := newRunningTestServer(t, noWorker)
 	id := ts.createSweep(t, `{"configs":[{"label":"a","params":`+tinySweepParams+`},{"label":"b","params":`+tinySweepParams+`}],"rates_pct":[50,100],"repetitions":2}`)
 	if page := ts.do(t, "GET", "/sweeps/"+id, "").Body.String(); !strings.Contains(page, `action="/sweeps/`+id+`/cancel"`) {
 		t.Fatal("a running sweep's page has no Cancel button")
@@ -118,10 +118,7 @@ func TestSweepCancelAfterFirstPhase(t *testing.T) {
 // TestSweepCancelStopsRunningRun: a sweep's running run is stopped by the
 // sweep's cancel (it ends canceled), its queued ones canceled.
 func TestSweepCancelStopsRunningRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	long := `{"workload":"producer","duration":120,"record-size":100,"profile":["none"]}`
 	id := ts.createSweep(t, `{"configs":[{"label":"a","params":`+long+`},{"label":"b","params":`+long+`}],"rates_pct":[50],"repetitions":1}`)
 	res := ts.waitSweep(t, id, "a run started", func(r sweepResult) bool {

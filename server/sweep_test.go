@@ -94,6 +94,7 @@ func (ts *testServer) getSweep(t *testing.T, id string) sweepResult {
 // waitSweep polls a sweep until done says so.
 func (ts *testServer) waitSweep(t *testing.T, id string, what string, done func(sweepResult) bool) sweepResult {
 	t.Helper()
+	ts.mustExecute(t)
 	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		if res := ts.getSweep(t, id); done(res) {
@@ -124,10 +125,7 @@ func allFinal(res sweepResult, phase int) bool {
 // second phase's runs with their achieved rate and latency percentiles,
 // and the page draws one line per label in each of its three charts.
 func TestSweepPhases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	id := ts.createSweep(t, `{"configs":[{"label":"small","params":`+tinySweepParams+`},{"label":"linger","params":{"workload":"producer","num-records":3000,"record-size":100,"profile":["none"],"producer-props":["linger.ms=5"]}}],"rates_pct":[30,60],"repetitions":1}`)
 	first := ts.getSweep(t, id)
 	if first.Phase != store.SweepMaxRate || len(first.Runs) != 2 {
@@ -222,19 +220,16 @@ func TestSweepPhases(t *testing.T) {
 // no server advanced it gets its second phase from the next server's
 // start.
 func TestSweepContinuesAfterRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	a := newTestServer(t, nil)
+	a := newRunningTestServer(t, nil)
 	a.launcher.Close() // this server runs phase 1 but never advances a sweep
 	id := a.createSweep(t, `{"configs":[{"label":"solo","params":`+tinySweepParams+`}],"rates_pct":[50],"repetitions":1}`)
 	res := a.waitSweep(t, id, "first phase ended", func(r sweepResult) bool { return allFinal(r, 1) })
 	if res.Phase != store.SweepMaxRate {
 		t.Fatalf("phase %s, want max-rate: nothing advanced it", res.Phase)
 	}
-	a.Server.runs.Close()
+	a.local.Close()
 
-	b := newTestServerOn(t, a.dsn, nil)
+	b := newRunningTestServerOn(t, a.dsn, nil)
 	res = b.waitSweep(t, id, "second phase ended", func(r sweepResult) bool { return r.Phase == store.SweepDone && allFinal(r, 2) })
 	if len(res.Points) != 1 || res.Runs[1].Status != rundoc.StatusSucceeded {
 		t.Fatalf("after restart: %d points, runs %+v", len(res.Points), res.Runs)
@@ -245,10 +240,7 @@ func TestSweepContinuesAfterRestart(t *testing.T) {
 // a good form redirects to the sweep's page, which reloads itself while
 // runs are unfinished.
 func TestSweepForm(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	bad := ts.formPost(t, "/sweeps", url.Values{"label-0": {"x"}, "params-0": {`{"num-records": -1}`}, "rates_pct": {"10, abc"}, "repetitions": {"2"}})
 	body := bad.Body.String()
 	if bad.Code != 400 || !strings.Contains(body, "configs[0].params.num-records") || !strings.Contains(body, "rates_pct") || !strings.Contains(body, `value="10, abc"`) {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"github.com/kbench/kbench/internal/targets"
-	"github.com/kbench/kbench/runner"
 )
 
 // checkTargets refuses a spec's bootstrap servers unless each is a
@@ -11,13 +10,6 @@ import (
 // to allow it.
 func (s *Server) checkTargets(addrs []string) error {
 	return targetInput(s.cfg.Targets.Allows(addrs))
-}
-
-// storedTargetsAllowed checks a stored run's spec against today's
-// --allow-target policy (lifecycle.Options.Recheck). A spec that does not
-// parse is left to the queue, which fails the run saying so.
-func (s *Server) storedTargetsAllowed(specJSON string) error {
-	return targetInput(s.cfg.Targets.AllowsStored(specJSON, runner.Validate))
 }
 
 // targetInput turns a refusal of package targets into a bad

@@ -44,7 +44,7 @@ func TestE2ELatencyToolRun(t *testing.T) {
 	record := t.TempDir()
 	t.Setenv("TOOL_RECORD_DIR", record)
 	t.Setenv("BURN_MS", "300")
-	ts := newTestServer(t, func(c *Config) { c.Tools, c.Targets = tools, allowTargets(t, "127.0.0.1:9092") })
+	ts := newRunningTestServer(t, func(c *Config) { c.Tools, c.Targets = tools, allowTargets(t, "127.0.0.1:9092") })
 
 	page := ts.do(t, "GET", "/runs/new", "").Body.String()
 	je := regexp.MustCompile(`<option value="je"( data-queues="local")?>je: Kafka&#39;s kafka-e2e-latency.sh \(e2e\)(, queue local)?</option>`)

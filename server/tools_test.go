@@ -47,7 +47,7 @@ func TestToolRunForm(t *testing.T) {
 	}
 	tools := standInTool(t, "jp", "kafka-producer-perf-test.sh")
 	tool, _ := tools.Get("jp")
-	ts := newTestServer(t, func(c *Config) { c.Tools, c.Targets = tools, allowTargets(t, "127.0.0.1:9092") })
+	ts := newRunningTestServer(t, func(c *Config) { c.Tools, c.Targets = tools, allowTargets(t, "127.0.0.1:9092") })
 	page := ts.do(t, "GET", "/runs/new", "").Body.String()
 	for _, want := range []string{`name="tool"`, `<option value="" selected>kbench&#39;s client (kafka-go)</option>`} {
 		if !strings.Contains(page, want) {
@@ -185,7 +185,7 @@ func TestToolRunJavaProperties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTestServer(t, func(c *Config) {
+	ts := newRunningTestServer(t, func(c *Config) {
 		c.Tools, c.Targets, c.AllowToolClassProps = tools, allowTargets(t, "127.0.0.1:9092"), true
 	})
 	const props = `["client.rack=rack-a","partitioner.class=org.example.Sticky","linger.ms=7"]`

@@ -174,7 +174,7 @@ func TestUpgradeKeepsPages(t *testing.T) {
 		t.Fatalf("open the database of an earlier kbench: %v", err)
 	}
 	defer st.Close()
-	s, err := New(Config{DataDir: dir, KbenchCommand: []string{kbenchBin}}, st)
+	s, err := New(Config{DataDir: dir}, testDeps(st, newFakeRuns()))
 	if err != nil {
 		t.Fatal(err)
 	}

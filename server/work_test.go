@@ -38,10 +38,7 @@ func measuredRecords(t *testing.T, r apiRun) float64 {
 // and when a run has no record count the reasons are sentences, one per
 // reason.
 func TestWorkNormalisationWritePath(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	gather := ts.createRun(t, `{"workload":"writepath","label":"g","params":{"sink":true,"requests":300,"strategy":"gather","records-per-request":16,"profile":"cpu"}}`)
 	perBuffer := ts.createRun(t, `{"workload":"writepath","label":"pb","params":{"sink":true,"requests":300,"strategy":"per-buffer","records-per-request":8,"profile":"cpu"}}`)
 	g, pb := ts.waitFinal(t, gather), ts.waitFinal(t, perBuffer)

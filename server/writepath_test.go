@@ -41,10 +41,7 @@ func checkWritepathRun(t *testing.T, r apiRun) {
 }
 
 func TestWritepathRunThroughAPI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration: starts kbench run")
-	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	id := ts.createRun(t, `{"workload":"writepath","label":"pb","params":{"sink":true,"requests":300,"strategy":"per-buffer","records-per-request":16}}`)
 	r := ts.waitFinal(t, id)
 	checkWritepathRun(t, r)
@@ -131,7 +128,7 @@ func TestWritepathPreset(t *testing.T) {
 		t.Skip("integration: starts kbench run")
 	}
 	withoutJDK(t)
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	rec := ts.do(t, "POST", "/api/presets/writepath", `{"records-per-request":16,"record-size":256,"requests":300,"repetitions":2,"sink":true,"in-flight":5}`)
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("preset = %d %s", rec.Code, rec.Body)
@@ -263,7 +260,7 @@ func TestWritepathPageAndForm(t *testing.T) {
 		t.Skip("integration: starts kbench run")
 	}
 	withoutJDK(t)
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	page := ts.do(t, "GET", "/writepath", "")
 	body := page.Body.String()
 	if page.Code != 200 {
@@ -317,7 +314,7 @@ func TestWritepathPresetJava(t *testing.T) {
 		}
 		t.Skipf("no JDK (set KBENCH_REQUIRE_JDK=1 to fail instead): %v", err)
 	}
-	ts := newTestServer(t, nil)
+	ts := newRunningTestServer(t, nil)
 	page := ts.do(t, "GET", "/writepath", "")
 	if strings.Contains(page.Body.String(), `id="wp-no-java"`) {
 		t.Error("/writepath says the Java strategies are left out, with a JDK here")

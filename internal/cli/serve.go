@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/dirlock"
+	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/ui"
 )
@@ -151,12 +153,8 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	// The regressions cache the pages and the notifier share.
 	regs := regressions.New(st, ui.RegressionLinks(), cfg.Logger)
 	cfg.Regressions = regs
-	srv, err := server.New(cfg, st)
+	srv, stop, err := startServer(ctx, cfg, st)
 	if err != nil {
-		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
-		return 1
-	}
-	if err := srv.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
@@ -172,7 +170,7 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	}
 	ln, err := net.Listen("tcp", set.Listen)
 	if err != nil {
-		srv.Close()
+		stop()
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
 	}
@@ -190,11 +188,53 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 	}
 	// Stop runs first (they are stored as interrupted), then the listener.
-	srv.Close()
+	stop()
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	hs.Shutdown(shutCtx)
 	return 0
+}
+
+// startServer builds the run lifecycle on st (lifecycle.Manager, with the
+// --allow-target recheck of runs a previous process left queued) and the
+// server on it, with the runner's checks; then starts the lifecycle (which
+// recovers what a previous process left), the pruning of runs past
+// cfg.Retain, and the server's background work. stop stops them in the
+// opposite order: the lifecycle last, so nothing is left running in the
+// store.
+func startServer(ctx context.Context, cfg server.Config, st *store.Store) (srv *server.Server, stop func(), err error) {
+	// Runs a previous process left queued are checked again against
+	// today's --allow-target: serve cancels those it no longer allows.
+	recheck := allowsStored(cfg.Targets, "kbench serve")
+	command := cfg.KbenchCommand
+	if len(command) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, nil, fmt.Errorf("find the kbench binary: %w", err)
+		}
+		command = []string{exe}
+	}
+	runs := lifecycle.NewManager(st, lifecycle.Options{Command: command, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
+		RunTimeout: cfg.RunTimeout, Recheck: recheck, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
+		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
+	srv, err = server.New(cfg, server.Deps{Store: st, Runs: runs, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := runs.Start(ctx); err != nil {
+		return nil, nil, err
+	}
+	stopPruning := runs.StartPruning(ctx, cfg.Retain)
+	if err := srv.Start(ctx); err != nil {
+		stopPruning()
+		runs.Close()
+		return nil, nil, err
+	}
+	return srv, func() {
+		srv.Close()
+		stopPruning()
+		runs.Close()
+	}, nil
 }
 
 // lockSQLiteStore takes the lock of the data directory (dirlock, held

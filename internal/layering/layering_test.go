@@ -69,6 +69,19 @@ func TestLifecycleRunsNoClient(t *testing.T) {
 	}
 }
 
+// TestServerLinksNoClient: the server is HTTP only; the runner's checks
+// it applies (runner.Validate, runner.ImportMetrics) reach it as data from
+// the serve command, so it links no Kafka client.
+func TestServerLinksNoClient(t *testing.T) {
+	for _, d := range deps(t, "github.com/kbench/kbench/server") {
+		for _, f := range []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go"} {
+			if strings.HasPrefix(d, f) {
+				t.Errorf("server links %s", d)
+			}
+		}
+	}
+}
+
 // TestLayersPointDown: the engine (runner) and the store never import
 // the layers above them, and the contract imports no kbench package.
 func TestLayersPointDown(t *testing.T) {

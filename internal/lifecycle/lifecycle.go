@@ -3,7 +3,8 @@
 // process (timeouts, cancel and shutdown by SIGINT then SIGKILL of its
 // process group, secrets held in memory only), the ingestion of what a
 // finished run left in its output directory into the store, recovery at
-// start-up, and the hub of live events pages follow.
+// start-up, the hub of live events pages follow, and the pruning of
+// finished runs past kbench serve's --retain.
 //
 // It knows neither HTTP nor the database: it talks to the store through
 // the store's exported methods, and the server calls it through an

@@ -40,9 +40,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/median"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/sysstat"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 )
 
@@ -127,7 +129,11 @@ func run(dsn string, runs, distinct, n, warm int, label, jsonOut string, seedOnl
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv, err := server.New(server.Config{DataDir: filepath.Join(dir, "data"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// The lifecycle is never started: this bench executes no run.
+	lc := lifecycle.NewManager(st, lifecycle.Options{DataDir: filepath.Join(dir, "data"), Logger: quiet})
+	srv, err := server.New(server.Config{DataDir: filepath.Join(dir, "data"), Logger: quiet},
+		server.Deps{Store: st, Runs: lc, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics})
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,9 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/bench/serve/fixture"
+	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
 	"github.com/kbench/kbench/static"
 	"github.com/kbench/kbench/templates"
@@ -99,7 +101,11 @@ func setup(b *testing.B) {
 			env.liveID = live.ID
 			// The real server logs one line per request; so does this one,
 			// into nothing.
-			env.srv, err = server.New(server.Config{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, st)
+			// The lifecycle is never started: no process runs a run.
+			quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+			lc := lifecycle.NewManager(st, lifecycle.Options{DataDir: dir, Logger: quiet})
+			env.srv, err = server.New(server.Config{DataDir: dir, Logger: quiet},
+				server.Deps{Store: st, Runs: lc, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics})
 			return err
 		}()
 	})
