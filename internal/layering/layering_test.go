@@ -1,25 +1,44 @@
-// Package layering holds the test of kbench's one-way imports: what the
-// pages, the comparisons and the run contract may link.
+// Package layering holds the tests of kbench's one-way imports: what the
+// pages, the comparisons, the API client, the server and the run contract
+// may link, and who may import the server.
 package layering
 
 import (
+	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// forbidden are the module paths of what a page or a comparison must not
-// link: a Kafka client, a database (and its cgo driver), the web framework.
-var forbidden = []string{
+// module is kbench's module path; kb names one of its packages.
+const module = "github.com/kbench/kbench"
+
+func kb(p string) string { return module + "/" + p }
+
+// kafkaClients are the module paths of a Kafka client (the engine's,
+// kafka-go, and the embedded broker's, franz-go).
+var kafkaClients = []string{
 	"github.com/segmentio/kafka-go",
 	"github.com/twmb/franz-go",
+}
+
+// databases are the module paths of a database: GORM, the SQLite drivers,
+// pgx, and River (whose drivers link pgx).
+var databases = []string{
 	"gorm.io/",
 	"github.com/mattn/go-sqlite3",
 	"github.com/glebarez/",
 	"modernc.org/sqlite",
 	"github.com/jackc/pgx",
-	"github.com/gin-gonic/gin",
+	"github.com/riverqueue/",
 }
+
+// gin is the web framework, which stays in server.
+const gin = "github.com/gin-gonic/gin"
+
+// forbidden is what a page, a comparison or the API client must not link.
+var forbidden = slices.Concat(kafkaClients, databases, []string{gin})
 
 // deps lists the non-standard packages pkg links, itself included.
 func deps(t *testing.T, pkg string) []string {
@@ -32,26 +51,146 @@ func deps(t *testing.T, pkg string) []string {
 		}
 		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, stderr)
 	}
-	return strings.Fields(string(out))
+	list := strings.Fields(string(out))
+	if !slices.Contains(list, pkg) {
+		// A renamed or moved package would make every check below pass
+		// over nothing.
+		t.Fatalf("go list -deps %s does not list the package itself: %q", pkg, list)
+	}
+	return list
 }
 
-// TestViewsLinkNoClientOrDatabase: ui and compare read runs through the
-// contract (rundoc) only, so that a page or a comparison never links a
-// Kafka client, GORM or SQLite, and the contract itself links nothing
-// outside the standard library.
-func TestViewsLinkNoClientOrDatabase(t *testing.T) {
-	for _, pkg := range []string{"github.com/kbench/kbench/ui", "github.com/kbench/kbench/internal/compare", "github.com/kbench/kbench/internal/rundoc"} {
-		for _, d := range deps(t, pkg) {
-			for _, f := range forbidden {
-				if strings.HasPrefix(d, f) {
-					t.Errorf("%s links %s", pkg, d)
-				}
+// links reports the packages of list under one of the prefixes.
+func links(list, prefixes []string) []string {
+	var hit []string
+	for _, d := range list {
+		for _, p := range prefixes {
+			if strings.HasPrefix(d, p) {
+				hit = append(hit, d)
+				break
 			}
 		}
 	}
-	for _, d := range deps(t, "github.com/kbench/kbench/internal/rundoc") {
-		if d != "github.com/kbench/kbench/internal/rundoc" {
+	return hit
+}
+
+// within reports whether d is package p or one below it.
+func within(d, p string) bool { return d == p || strings.HasPrefix(d, p+"/") }
+
+// TestViewsLinkNoClientOrDatabase: the pages (ui), the comparisons
+// (compare, check, history) and the API client read runs through the
+// contract only, so none of them links a Kafka client, a database or gin.
+func TestViewsLinkNoClientOrDatabase(t *testing.T) {
+	for _, pkg := range []string{kb("ui"), kb("internal/compare"), kb("internal/check"), kb("internal/history"), kb("client"), kb("internal/rundoc")} {
+		for _, d := range links(deps(t, pkg), forbidden) {
+			t.Errorf("%s links %s", pkg, d)
+		}
+	}
+	for _, d := range deps(t, kb("internal/rundoc")) {
+		if d != kb("internal/rundoc") {
 			t.Errorf("rundoc links %s: the contract imports only the standard library", d)
+		}
+	}
+}
+
+// TestClientImportsOnlyTheContract: client is what modules outside kbench
+// use to call its API; it imports the standard library and the contract
+// (whose types it aliases), nothing else.
+func TestClientImportsOnlyTheContract(t *testing.T) {
+	for _, d := range deps(t, kb("client")) {
+		if d != kb("client") && d != kb("internal/rundoc") {
+			t.Errorf("client links %s: it may link only the standard library and internal/rundoc", d)
+		}
+	}
+}
+
+// TestServerLinksNoClient: the server speaks HTTP; the engine's
+// validator and metric catalog reach it as data from the serve command,
+// so it links no Kafka client (a run's client is its child process's).
+func TestServerLinksNoClient(t *testing.T) {
+	for _, pkg := range []string{kb("server"), kb("internal/launch"), kb("internal/lifecycle"), kb("internal/regressions"), kb("internal/targets")} {
+		for _, d := range links(deps(t, pkg), kafkaClients) {
+			t.Errorf("%s links %s", pkg, d)
+		}
+	}
+}
+
+// goPackage is what TestOnlyServeImportsServer reads of go list -json.
+type goPackage struct {
+	ImportPath  string
+	Imports     []string
+	TestImports []string
+}
+
+// TestOnlyServeImportsServer: the server is a leaf of the command line:
+// only internal/cli (the serve command builds it) imports it, and
+// bench/serve/scale, which drives it in process to measure it. Its own
+// external tests may too.
+func TestOnlyServeImportsServer(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	allowed := []string{kb("internal/cli"), kb("bench/serve/scale")}
+	seen := 0
+	for dec := json.NewDecoder(strings.NewReader(string(out))); dec.More(); {
+		var p goPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if p.ImportPath == kb("server") || slices.Contains(allowed, p.ImportPath) {
+			continue
+		}
+		for _, imp := range slices.Concat(p.Imports, p.TestImports) {
+			if imp == kb("server") {
+				t.Errorf("%s imports server: only %v may", p.ImportPath, allowed)
+			}
+		}
+	}
+	if seen < 20 {
+		t.Fatalf("go list listed %d packages", seen)
+	}
+}
+
+// TestLayersPointDown: no layer imports one above it. Each case names a
+// package and the kbench packages it must not link.
+func TestLayersPointDown(t *testing.T) {
+	cases := []struct {
+		pkg    string
+		banned []string
+	}{
+		{"runner", []string{"internal/store", "server", "ui", "internal/compare", "internal/lifecycle", "internal/launch", "internal/cli", "client"}},
+		{"internal/store", []string{"runner", "server", "ui", "internal/compare", "internal/lifecycle", "internal/launch", "profiles", "internal/cli"}},
+		{"internal/compare", []string{"runner", "internal/store", "server", "ui", "internal/lifecycle", "internal/launch"}},
+		{"ui", []string{"runner", "internal/store", "server", "internal/lifecycle", "internal/launch", "internal/cli"}},
+		{"internal/lifecycle", []string{"runner", "server", "ui", "internal/compare", "internal/launch", "internal/cli"}},
+		{"internal/launch", []string{"runner", "server", "internal/cli"}},
+		{"internal/regressions", []string{"runner", "server", "internal/launch", "internal/cli"}},
+		{"internal/clusters", []string{"runner", "internal/store", "server", "ui", "internal/compare", "internal/lifecycle"}},
+		{"internal/targets", []string{"runner", "internal/store", "server", "ui", "internal/compare", "internal/lifecycle"}},
+		{"internal/toolexec", []string{"runner", "internal/store", "server", "ui", "internal/compare", "internal/lifecycle"}},
+		{"server", []string{"runner", "internal/cli"}},
+	}
+	out, err := exec.Command("go", "list", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	all := strings.Fields(string(out))
+	for _, c := range cases {
+		for _, b := range c.banned {
+			// A banned package that no longer exists (moved, renamed)
+			// would make its rule pass over nothing.
+			if !slices.ContainsFunc(all, func(p string) bool { return within(p, kb(b)) }) {
+				t.Errorf("%s: banned package %s does not exist", c.pkg, b)
+			}
+		}
+		for _, d := range deps(t, kb(c.pkg)) {
+			for _, b := range c.banned {
+				if within(d, kb(b)) {
+					t.Errorf("%s imports %s", c.pkg, d)
+				}
+			}
 		}
 	}
 }
@@ -60,68 +199,17 @@ func TestViewsLinkNoClientOrDatabase(t *testing.T) {
 // processes and reads their documents; it links no Kafka client (the
 // engine is the child's) and no web framework (it serves no HTTP).
 func TestLifecycleRunsNoClient(t *testing.T) {
-	for _, d := range deps(t, "github.com/kbench/kbench/internal/lifecycle") {
-		for _, f := range []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go", "github.com/gin-gonic/gin"} {
-			if strings.HasPrefix(d, f) {
-				t.Errorf("lifecycle links %s", d)
-			}
-		}
-	}
-}
-
-// TestServerLinksNoClient: the server is HTTP only; the runner's checks
-// it applies (runner.Validate, runner.ImportMetrics) reach it as data from
-// the serve command, so it links no Kafka client.
-func TestServerLinksNoClient(t *testing.T) {
-	for _, d := range deps(t, "github.com/kbench/kbench/server") {
-		for _, f := range []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go"} {
-			if strings.HasPrefix(d, f) {
-				t.Errorf("server links %s", d)
-			}
-		}
-	}
-}
-
-// TestLayersPointDown: the engine (runner) and the store never import
-// the layers above them, and the contract imports no kbench package.
-func TestLayersPointDown(t *testing.T) {
-	cases := []struct {
-		pkg    string
-		banned []string
-	}{
-		{"github.com/kbench/kbench/runner", []string{"/store", "/server", "/ui", "/compare", "/lifecycle"}},
-		{"github.com/kbench/kbench/internal/store", []string{"/runner", "/server", "/ui", "/compare", "/lifecycle", "/profiles"}},
-		{"github.com/kbench/kbench/internal/compare", []string{"/runner", "/store", "/server", "/ui", "/lifecycle"}},
-		{"github.com/kbench/kbench/ui", []string{"/runner", "/store", "/server", "/lifecycle"}},
-		{"github.com/kbench/kbench/internal/lifecycle", []string{"/runner", "/server", "/ui", "/compare"}},
-		{"github.com/kbench/kbench/internal/clusters", []string{"/runner", "/store", "/server", "/ui", "/compare", "/lifecycle"}},
-		{"github.com/kbench/kbench/internal/targets", []string{"/runner", "/store", "/server", "/ui", "/compare", "/lifecycle"}},
-		{"github.com/kbench/kbench/internal/toolexec", []string{"/store", "/server", "/ui", "/compare", "/lifecycle"}},
-	}
-	for _, c := range cases {
-		for _, d := range deps(t, c.pkg) {
-			for _, b := range c.banned {
-				if d == "github.com/kbench/kbench"+b || strings.HasPrefix(d, "github.com/kbench/kbench"+b+"/") {
-					t.Errorf("%s imports %s", c.pkg, d)
-				}
-			}
-		}
+	for _, d := range links(deps(t, kb("internal/lifecycle")), append(slices.Clone(kafkaClients), gin)) {
+		t.Errorf("lifecycle links %s", d)
 	}
 }
 
 // TestToolexecLinksNoFrameworks: running a command for kbench exec and a
 // tool run's child needs the Kafka output parser (internal/kafkafmt) and
-// the /proc readers (internal/sysstat), not
-// the engine, a Kafka client, GORM or gin.
+// the /proc readers (internal/sysstat), not the engine, a Kafka client,
+// a database or gin.
 func TestToolexecLinksNoFrameworks(t *testing.T) {
-	for _, d := range deps(t, "github.com/kbench/kbench/internal/toolexec") {
-		for _, f := range []string{"github.com/segmentio/kafka-go", "github.com/twmb/franz-go", "github.com/gin-gonic/gin", "gorm.io/", "github.com/kbench/kbench/runner/"} {
-			if strings.HasPrefix(d, f) && d != "github.com/kbench/kbench/internal/kafkafmt" && d != "github.com/kbench/kbench/internal/sysstat" {
-				t.Errorf("toolexec links %s", d)
-			}
-		}
-		if d == "github.com/kbench/kbench/runner" {
-			t.Errorf("toolexec links the engine (%s)", d)
-		}
+	for _, d := range links(deps(t, kb("internal/toolexec")), slices.Concat(forbidden, []string{kb("runner")})) {
+		t.Errorf("toolexec links %s", d)
 	}
 }
