@@ -1,8 +1,12 @@
-// Package server is kbench's web application: gin routes and handlers.
-// It parses input, calls store, profiles and ui, and renders; the runs it
-// launches are executed by the run lifecycle behind the Runs interface,
-// which the serve command builds and hands to New with the runner's checks
-// (Deps): server imports no runner and so links no Kafka client.
+// Package server is kbench's web application, HTTP only: the route table
+// (routes.go), one file per action, the middleware, request decoding, and
+// fail, the one place errors become statuses (errors.go). Handlers decode
+// a request, call the packages that do the work (internal/launch for
+// submissions, internal/regressions, internal/store, profiles, ui) and
+// render. The runs it launches are executed by the run lifecycle behind
+// the Runs interface, which the serve command builds and hands to New
+// with the runner's checks (Deps): server imports no runner and so links
+// no Kafka client. Only the serve command (internal/cli) imports it.
 package server
 
 import (
