@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/toolcatalog"
@@ -51,14 +52,7 @@ type Request struct {
 // Target names a real cluster; the password never leaves memory.
 // Cluster instead names one of the server's named clusters (--cluster),
 // whose properties stay in the server's file.
-type Target struct {
-	Cluster          string `json:"cluster"`
-	BootstrapServer  string `json:"bootstrap_server"`
-	SecurityProtocol string `json:"security_protocol"`
-	SASLMechanism    string `json:"sasl_mechanism"`
-	SASLUsername     string `json:"sasl_username"`
-	SASLPassword     string `json:"sasl_password"`
-}
+type Target = client.Target
 
 // Prepare validates a request for one configuration (not an A/B
 // submission) into a spec. It reports every bad field (a

@@ -87,21 +87,12 @@ var sweepIDRE = regexp.MustCompile(`^[0-9a-f]{12}$`)
 // them (12 hexadecimal digits): any other names no sweep.
 func ValidSweepID(id string) bool { return sweepIDRE.MatchString(id) }
 
-// SweepRequest is the body of POST /api/presets/sweep.
-type SweepRequest struct {
-	Configs     []SweepConfigRequest `json:"configs"`
-	RatesPct    []float64            `json:"rates_pct"`
-	Repetitions *int                 `json:"repetitions"`
-}
+// SweepRequest is the body of POST /api/presets/sweep, as the API
+// client declares it.
+type SweepRequest = client.CreateSweep
 
-// SweepConfigRequest is one configuration: params as POST /api/runs takes
-// them with the workload among them ("workload", producer when absent).
-type SweepConfigRequest struct {
-	Label  string                     `json:"label"`
-	Params map[string]json.RawMessage `json:"params"`
-	Queue  string                     `json:"queue,omitempty"`
-	Target *Target                    `json:"target,omitempty"`
-}
+// SweepConfigRequest is one configuration of a SweepRequest.
+type SweepConfigRequest = client.SweepConfigRequest
 
 // SweepConfig is a configuration as the sweep stores it (store.Sweep's
 // Configs): the redacted spec file, which holds no secret (sweeps refuse
