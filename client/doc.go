@@ -14,7 +14,10 @@
 // cannot import an internal package, but it can use its types through
 // these names.
 //
-// client imports only the standard library and internal/rundoc, so that a
-// program talking to a kbench server links no Kafka client, no database
-// and no web framework (TestDependencies checks it).
+// The types are declared in client/wire, which imports no HTTP client so
+// that kbench's pages and comparisons can encode them, and are aliased
+// here. client imports only the standard library, client/wire and
+// internal/rundoc, so that a program talking to a kbench server links no
+// Kafka client, no database and no web framework (internal/layering
+// checks it).
 package client

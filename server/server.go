@@ -31,6 +31,7 @@ import (
 	"github.com/kbench/kbench/internal/clusters"
 	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/regressions"
+	"github.com/kbench/kbench/internal/regressions/notify"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/targets"
@@ -157,7 +158,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--session-max-age %v: must not be negative", c.SessionMaxAge)
 	}
 	if c.NotifyURL != "" {
-		return regressions.ValidNotifyURL(c.NotifyURL)
+		return notify.ValidURL(c.NotifyURL)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
 )
 
 // SweepsPath is the latency-vs-throughput page: the sweep form and the
@@ -41,7 +41,7 @@ func FormatRates(rates []float64) string {
 // SweepPoint is one run of a sweep's second phase as the chart draws it
 // and the API shows it (client's type): its achieved throughput and
 // latency percentiles.
-type SweepPoint = client.SweepPoint
+type SweepPoint = wire.SweepPoint
 
 // SweepRunRow is one run of a sweep in the page's table.
 type SweepRunRow struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/dirlock"
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/regressions"
+	"github.com/kbench/kbench/internal/regressions/notify"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/runner"
 	"github.com/kbench/kbench/server"
@@ -164,7 +165,7 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	regs.Warm(ctx)
 	defer regs.Close()
 	if cfg.NotifyURL != "" {
-		n := regressions.NewNotifier(regs, st, regressions.NotifierConfig{URL: cfg.NotifyURL, PublicURL: cfg.PublicURL, Logger: cfg.Logger})
+		n := notify.New(regs, st, notify.Config{URL: cfg.NotifyURL, PublicURL: cfg.PublicURL, Logger: cfg.Logger})
 		n.Start(ctx)
 		defer n.Close()
 	}

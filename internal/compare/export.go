@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
 )
 
 // Meta is what a report adds to a table: a title, the author's notes, the
@@ -375,10 +375,10 @@ func csvText(s string) string {
 // The JSON document of [JSON]: the API's types (client), so that the
 // shape is declared once.
 type (
-	jsonTable  = client.Comparison
-	jsonColumn = client.Column
-	jsonRow    = client.Row
-	jsonCell   = client.Cell
+	jsonTable  = wire.Comparison
+	jsonColumn = wire.Column
+	jsonRow    = wire.Row
+	jsonCell   = wire.Cell
 )
 
 // JSON renders t and meta as one indented JSON object with raw numbers,

@@ -4,7 +4,7 @@ import (
 	"encoding/csv"
 	"strings"
 
-	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
 )
 
 // unknownValue shows, in text exports, a setting no run of a column
@@ -82,8 +82,8 @@ func csvComparability(w *csv.Writer, t *Table) {
 // The comparability parts of the JSON document of [JSON], as the API
 // declares them (client).
 type (
-	jsonDifference = client.Difference
-	jsonWarning    = client.Warning
+	jsonDifference = wire.Difference
+	jsonWarning    = wire.Warning
 )
 
 func jsonComparability(t *Table) (diffs []jsonDifference, unknown []uint, warnings []jsonWarning) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -220,10 +220,10 @@ func ReportCSV(t *Table, sw *Sweep) []byte {
 // declares it (client). jsonSweepReport is the document of a report that
 // shows a sweep and compares no runs.
 type (
-	jsonSweep       = client.ReportSweep
-	jsonSweepPoint  = client.ReportSweepPoint
-	jsonSweepFigure = client.SweepFigure
-	jsonSweepReport = client.SweepReport
+	jsonSweep       = wire.ReportSweep
+	jsonSweepPoint  = wire.ReportSweepPoint
+	jsonSweepFigure = wire.SweepFigure
+	jsonSweepReport = wire.SweepReport
 )
 
 func sweepJSON(sw *Sweep) *jsonSweep {

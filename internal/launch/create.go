@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/toolcatalog"
@@ -52,7 +52,7 @@ type Request struct {
 // Target names a real cluster; the password never leaves memory.
 // Cluster instead names one of the server's named clusters (--cluster),
 // whose properties stay in the server's file.
-type Target = client.Target
+type Target = wire.Target
 
 // Prepare validates a request for one configuration (not an A/B
 // submission) into a spec. It reports every bad field (a

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"time"
 
+	"github.com/kbench/kbench/internal/bgloop"
 	"github.com/kbench/kbench/internal/clusters"
 	"github.com/kbench/kbench/internal/jdk"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -79,9 +79,8 @@ type Launcher struct {
 	runs  Runs
 	log   *slog.Logger
 
-	// stop and done are the sweep loop's, between Start and Close.
-	stop context.CancelFunc
-	done chan struct{}
+	// loop is the sweep loop, between Start and Close.
+	loop bgloop.Loop
 }
 
 // New builds a launcher from its dependencies.
@@ -108,24 +107,11 @@ func New(opts Options) *Launcher {
 // run finished here, or, on PostgreSQL, anywhere), until Close; the loop
 // is detached from ctx's cancellation (a caller's start-up context may
 // end before Close). Whoever owns the launcher starts it once.
-func (l *Launcher) Start(ctx context.Context) {
-	ctx, l.stop = context.WithCancel(context.WithoutCancel(ctx))
-	l.done = make(chan struct{})
-	go func() {
-		defer close(l.done)
-		l.sweepLoop(ctx)
-	}()
-}
+func (l *Launcher) Start(ctx context.Context) { l.loop.Start(ctx, l.sweepLoop) }
 
 // Close stops the sweep loop and waits for it; a launcher never started,
 // or closed already, has nothing to stop.
-func (l *Launcher) Close() {
-	if l.stop == nil {
-		return
-	}
-	l.stop()
-	<-l.done
-}
+func (l *Launcher) Close() { l.loop.Close() }
 
 // sweepLoop is Start's loop: a pass at once, then one per sweepPollEvery
 // in which the store's generation moved; a pass that failed is tried
@@ -147,16 +133,7 @@ func (l *Launcher) sweepLoop(ctx context.Context) {
 		first, last = false, g
 	}
 	check()
-	t := time.NewTicker(sweepPollEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			check()
-		}
-	}
+	bgloop.Every(ctx, sweepPollEvery, check)
 }
 
 // randomID returns n random bytes as hex: the ids of groups, batches and

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/median"
 	"github.com/kbench/kbench/internal/numfmt"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -89,10 +89,10 @@ func ValidSweepID(id string) bool { return sweepIDRE.MatchString(id) }
 
 // SweepRequest is the body of POST /api/presets/sweep, as the API
 // client declares it.
-type SweepRequest = client.CreateSweep
+type SweepRequest = wire.CreateSweep
 
 // SweepConfigRequest is one configuration of a SweepRequest.
-type SweepConfigRequest = client.SweepConfigRequest
+type SweepConfigRequest = wire.SweepConfigRequest
 
 // SweepConfig is a configuration as the sweep stores it (store.Sweep's
 // Configs): the redacted spec file, which holds no secret (sweeps refuse
@@ -106,7 +106,7 @@ type SweepConfig struct {
 
 // SweepMax is what phase 1 found for one configuration (store.Sweep's
 // MaxRates).
-type SweepMax = client.SweepMax
+type SweepMax = wire.SweepMax
 
 // PrepareSweep validates a request into its configurations (with specs),
 // rates and repetitions, reporting every bad field.

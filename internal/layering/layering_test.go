@@ -81,7 +81,7 @@ func within(d, p string) bool { return d == p || strings.HasPrefix(d, p+"/") }
 // (compare, check, history) and the API client read runs through the
 // contract only, so none of them links a Kafka client, a database or gin.
 func TestViewsLinkNoClientOrDatabase(t *testing.T) {
-	for _, pkg := range []string{kb("ui"), kb("internal/compare"), kb("internal/check"), kb("internal/history"), kb("client"), kb("internal/rundoc")} {
+	for _, pkg := range []string{kb("ui"), kb("internal/compare"), kb("internal/check"), kb("internal/history"), kb("client"), kb("client/wire"), kb("internal/rundoc")} {
 		for _, d := range links(deps(t, pkg), forbidden) {
 			t.Errorf("%s links %s", pkg, d)
 		}
@@ -94,12 +94,28 @@ func TestViewsLinkNoClientOrDatabase(t *testing.T) {
 }
 
 // TestClientImportsOnlyTheContract: client is what modules outside kbench
-// use to call its API; it imports the standard library and the contract
-// (whose types it aliases), nothing else.
+// use to call its API; it imports the standard library, its wire types
+// (client/wire) and the contract whose types they alias, nothing else.
+// The wire types themselves link no HTTP client, so the pages and the
+// comparisons that encode them do not either.
 func TestClientImportsOnlyTheContract(t *testing.T) {
 	for _, d := range deps(t, kb("client")) {
-		if d != kb("client") && d != kb("internal/rundoc") {
-			t.Errorf("client links %s: it may link only the standard library and internal/rundoc", d)
+		if d != kb("client") && d != kb("client/wire") && d != kb("internal/rundoc") {
+			t.Errorf("client links %s: it may link only the standard library, client/wire and internal/rundoc", d)
+		}
+	}
+	for _, d := range deps(t, kb("client/wire")) {
+		if d != kb("client/wire") && d != kb("internal/rundoc") {
+			t.Errorf("client/wire links %s: it may link only the standard library and internal/rundoc", d)
+		}
+	}
+	for _, pkg := range []string{kb("client/wire"), kb("ui"), kb("internal/compare")} {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		if slices.Contains(strings.Fields(string(out)), "net/http") {
+			t.Errorf("%s links net/http: views and wire types make no requests", pkg)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kbench/kbench/internal/bgloop"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/history"
@@ -66,7 +67,7 @@ type Cache struct {
 	// update series by series avoids (tests check it is not taken).
 	lists int
 	// warm is the warm-up (Warm).
-	warm loop
+	warm bgloop.Loop
 }
 
 // New is an empty cache of the regressions of src's series, whose links
@@ -83,7 +84,7 @@ func New(src Source, links Links, log *slog.Logger) *Cache {
 // regressions page do not wait for every series' detection (about half a
 // second over 20,000 runs). Close stops it.
 func (c *Cache) Warm(ctx context.Context) {
-	c.warm.start(ctx, func(ctx context.Context) {
+	c.warm.Start(ctx, func(ctx context.Context) {
 		if _, err := c.All(ctx, changepoint.Options{}); err != nil && ctx.Err() == nil {
 			c.log.Error("regressions: warm-up", "err", err)
 		}
@@ -91,7 +92,7 @@ func (c *Cache) Warm(ctx context.Context) {
 }
 
 // Close stops the warm-up and waits for it; without one it does nothing.
-func (c *Cache) Close() { c.warm.close() }
+func (c *Cache) Close() { c.warm.Close() }
 
 // maxSets bounds the parameter sets kept (each person trying parameters
 // on the page adds one).

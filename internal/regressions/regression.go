@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
 )
 
 // DefaultThreshold is the smallest change, in percent, the regressions
@@ -36,7 +36,7 @@ func (r Regression) CommitRange() string { return r.CommitBefore + ".." + r.Comm
 
 // APIRegression is one regression as GET /api/regressions and the
 // notifications name it.
-type APIRegression = client.Regression
+type APIRegression = wire.Regression
 
 // NewAPIRegression is r as the API names it.
 func NewAPIRegression(r Regression) APIRegression {

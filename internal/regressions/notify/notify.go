@@ -1,4 +1,9 @@
-package regressions
+// Package notify posts each new regression of a regressions cache to a
+// webhook (kbench serve --notify-url), as Apache Otava notifies: the
+// regression as /api/regressions gives it, with a Slack-compatible text.
+// It is apart from package regressions so that the pages, which use the
+// regressions' types, link no HTTP client.
+package notify
 
 import (
 	"bytes"
@@ -12,16 +17,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/bgloop"
 	"github.com/kbench/kbench/internal/numfmt"
+	"github.com/kbench/kbench/internal/regressions"
 )
 
-// DefaultNotifyEvery is how often a Notifier looks for a write to the
+// DefaultEvery is how often a Notifier looks for a write to the
 // store. Every way a run is stored (the lifecycle finishing a run,
 // imports, CSV back-fills) is a write, so watching the store's
 // generation covers them all without each telling the notifier; and the
 // regressions cache then detects again only the series whose runs
 // changed.
-const DefaultNotifyEvery = 2 * time.Second
+const DefaultEvery = 2 * time.Second
 
 // notifyTimeout bounds one POST.
 const notifyTimeout = 10 * time.Second
@@ -32,15 +39,15 @@ type Generations interface {
 	Generation() uint64
 }
 
-// NotifierConfig is what a Notifier posts, where, and how often it
+// Config is what a Notifier posts, where, and how often it
 // looks.
-type NotifierConfig struct {
+type Config struct {
 	// URL receives a POST of each new regression (serve --notify-url);
 	// PublicURL ("http://host:8080") makes its links absolute.
 	URL       string
 	PublicURL string
 	// Every is how often the store's generation is read (default
-	// DefaultNotifyEvery).
+	// DefaultEvery).
 	Every  time.Duration
 	Logger *slog.Logger
 }
@@ -49,10 +56,10 @@ type NotifierConfig struct {
 // the default detection and threshold, Cache.Default) to a webhook, as
 // Apache Otava notifies.
 type Notifier struct {
-	cfg   NotifierConfig
-	cache *Cache
+	cfg   Config
+	cache *regressions.Cache
 	gens  Generations
-	loop  loop
+	loop  bgloop.Loop
 	// sent are the regressions notified (or known at start), by series,
 	// metric and run: kept in memory, so a restart takes the regressions
 	// present then as notified and never sends one twice, but a POST that
@@ -66,7 +73,7 @@ type regressionKey struct {
 	runID          uint
 }
 
-func keyOf(r Regression) regressionKey {
+func keyOf(r regressions.Regression) regressionKey {
 	return regressionKey{series: r.Series, metric: r.Metric, runID: r.RunID}
 }
 
@@ -74,15 +81,15 @@ func keyOf(r Regression) regressionKey {
 // gives it, with absolute URLs when the server knows its own, and a
 // Slack-compatible one-line text.
 type notification struct {
-	APIRegression
+	regressions.APIRegression
 	Text string `json:"text"`
 }
 
-// NewNotifier is a notifier of cache's regressions to cfg.URL, which
+// New is a notifier of cache's regressions to cfg.URL, which
 // watches gens for writes. Start starts it.
-func NewNotifier(cache *Cache, gens Generations, cfg NotifierConfig) *Notifier {
+func New(cache *regressions.Cache, gens Generations, cfg Config) *Notifier {
 	if cfg.Every <= 0 {
-		cfg.Every = DefaultNotifyEvery
+		cfg.Every = DefaultEvery
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -102,8 +109,8 @@ func (n *Notifier) Start(ctx context.Context) {
 			n.sent[keyOf(r)] = true
 		}
 	}
-	n.loop.start(ctx, func(ctx context.Context) {
-		every(ctx, n.cfg.Every, func() {
+	n.loop.Start(ctx, func(ctx context.Context) {
+		bgloop.Every(ctx, n.cfg.Every, func() {
 			if g := n.gens.Generation(); g != gen {
 				gen = g
 				n.notifyNew(ctx)
@@ -113,7 +120,7 @@ func (n *Notifier) Start(ctx context.Context) {
 }
 
 // Close stops the notifier and waits for it.
-func (n *Notifier) Close() { n.loop.close() }
+func (n *Notifier) Close() { n.loop.Close() }
 
 // notifyNew posts the regressions not notified yet, oldest first. A
 // failure is logged; it never fails what stored the run.
@@ -135,8 +142,8 @@ func (n *Notifier) notifyNew(ctx context.Context) {
 	}
 }
 
-func (n *Notifier) post(ctx context.Context, r Regression) error {
-	msg := notification{APIRegression: NewAPIRegression(r)}
+func (n *Notifier) post(ctx context.Context, r regressions.Regression) error {
+	msg := notification{APIRegression: regressions.NewAPIRegression(r)}
 	msg.CompareURL, msg.HistoryURL = n.absolute(msg.CompareURL), n.absolute(msg.HistoryURL)
 	link := msg.CompareURL
 	if link == "" {
@@ -177,7 +184,7 @@ func (n *Notifier) post(ctx context.Context, r Regression) error {
 // Slack requires, so that a series named "<!channel>" or a commit tag
 // "<https://evil.example|Fix here>" arrives as text, not as a mention or
 // a disguised link.
-func notificationText(r Regression, link string) string {
+func notificationText(r regressions.Regression, link string) string {
 	series := r.Series
 	if r.Name != "" {
 		series = r.Name // what the series is; the key stays in the link
@@ -194,7 +201,7 @@ var slackEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 // slackEscape is s as literal text in a Slack message.
 func slackEscape(s string) string { return slackEscaper.Replace(s) }
 
-// absolute is path on NotifierConfig.PublicURL, or path when the server
+// absolute is path on Config.PublicURL, or path when the server
 // does not know its address.
 func (n *Notifier) absolute(path string) string {
 	if path == "" || n.cfg.PublicURL == "" {
@@ -214,8 +221,8 @@ func RedactURL(u string) string {
 	return p.Scheme + "://" + p.Host
 }
 
-// ValidNotifyURL checks --notify-url: an absolute http or https URL.
-func ValidNotifyURL(u string) error {
+// ValidURL checks --notify-url: an absolute http or https URL.
+func ValidURL(u string) error {
 	p, err := url.Parse(u)
 	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 		return fmt.Errorf("--notify-url %q: want an http:// or https:// URL", RedactURL(u))

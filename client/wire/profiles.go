@@ -1,4 +1,4 @@
-package client
+package wire
 
 // FlameGraph answers GET /api/profiles/{id}/flamegraph. With format=tree
 // (the default) Tree holds the whole graph; with format=compact Compact

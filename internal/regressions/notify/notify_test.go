@@ -1,4 +1,4 @@
-package regressions_test
+package notify_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/regressions"
+	"github.com/kbench/kbench/internal/regressions/notify"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
@@ -34,7 +35,7 @@ type notifyEnv struct {
 // newNotifyEnv opens a store (PostgreSQL under KBENCH_TEST_BACKEND=postgres,
 // else SQLite) and starts a notifier on it that looks for writes every
 // 10 ms, with cfg's URL and PublicURL.
-func newNotifyEnv(t *testing.T, cfg regressions.NotifierConfig) *notifyEnv {
+func newNotifyEnv(t *testing.T, cfg notify.Config) *notifyEnv {
 	t.Helper()
 	dsn := filepath.Join(t.TempDir(), "kbench.db")
 	if os.Getenv("KBENCH_TEST_BACKEND") == "postgres" {
@@ -46,7 +47,7 @@ func newNotifyEnv(t *testing.T, cfg regressions.NotifierConfig) *notifyEnv {
 	}
 	logs := &syncBuffer{}
 	cfg.Every, cfg.Logger = 10*time.Millisecond, slog.New(slog.NewTextHandler(logs, nil))
-	n := regressions.NewNotifier(regressions.New(st, ui.RegressionLinks(), cfg.Logger), st, cfg)
+	n := notify.New(regressions.New(st, ui.RegressionLinks(), cfg.Logger), st, cfg)
 	n.Start(context.Background())
 	t.Cleanup(func() {
 		n.Close()
@@ -149,7 +150,7 @@ func next(t *testing.T, bodies chan map[string]any) map[string]any {
 // write posts only the regression it brought.
 func TestNotifyRegressions(t *testing.T) {
 	rs, bodies := receiver(t, http.StatusOK)
-	ts := newNotifyEnv(t, regressions.NotifierConfig{URL: rs.URL + "/hook", PublicURL: "http://kbench.example:8080"})
+	ts := newNotifyEnv(t, notify.Config{URL: rs.URL + "/hook", PublicURL: "http://kbench.example:8080"})
 	ids := stepSeries(t, ts, "fp-a", time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC), 40, "record-send-rate", "records/s", rundoc.HigherIsBetter, 115000, 105000)
 	m := next(t, bodies)
 	if m["series"] != "fp-a@trunk" || m["metric"] != "record-send-rate" || m["run_id"] != float64(ids[20]) || m["index"] != float64(20) ||
@@ -177,7 +178,7 @@ func TestNotifyRegressions(t *testing.T) {
 // its secret path) and the run is stored all the same.
 func TestNotifyFailureLogged(t *testing.T) {
 	rs, bodies := receiver(t, http.StatusInternalServerError)
-	ts := newNotifyEnv(t, regressions.NotifierConfig{URL: rs.URL + "/secret-path"})
+	ts := newNotifyEnv(t, notify.Config{URL: rs.URL + "/secret-path"})
 	ids := stepSeries(t, ts, "fp-a", time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC), 40, "record-send-rate", "records/s", rundoc.HigherIsBetter, 115000, 105000)
 	next(t, bodies)
 	deadline := time.Now().Add(time.Minute)
@@ -200,7 +201,7 @@ func TestNotifyUnreachableLogged(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	host := strings.TrimPrefix(closed.URL, "http://")
 	closed.Close() // nothing listens there any more: the post fails to connect
-	ts := newNotifyEnv(t, regressions.NotifierConfig{
+	ts := newNotifyEnv(t, notify.Config{
 		URL: "http://hookuser:hookpass@" + host + "/services/T0/B0/secret-path?token=secret-query",
 	})
 	stepSeries(t, ts, "fp-a", time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC), 40, "record-send-rate", "records/s", rundoc.HigherIsBetter, 115000, 105000)
@@ -243,7 +244,7 @@ func TestNotificationTextEscaped(t *testing.T) {
 			"kbench: m of s +12.0% at &lt;https://evil.example|Fix here&gt;..R&amp;D &lt;@U123&gt; (p 1.0e-4): /compare"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := regressions.NotificationText(tt.r, tt.link)
+			got := notify.NotificationText(tt.r, tt.link)
 			if got != tt.want {
 				t.Errorf("notificationText = %q\nwant              %q", got, tt.want)
 			}
@@ -263,7 +264,7 @@ var writePathP99 = []float64{10.5, 185.5, 185.5, 186}
 // --notify-url; the next real regression is the first notification.
 func TestNotifyNotTentative(t *testing.T) {
 	rs, bodies := receiver(t, http.StatusOK)
-	ts := newNotifyEnv(t, regressions.NotifierConfig{URL: rs.URL + "/hook"})
+	ts := newNotifyEnv(t, notify.Config{URL: rs.URL + "/hook"})
 	storeValues(t, ts, "fp-wp", rundoc.Writepath, time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC), "request-latency-p99", "ms", rundoc.LowerIsBetter, writePathP99...)
 	stepSeries(t, ts, "fp-real", time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), 40, "record-latency-p99", "ms", rundoc.LowerIsBetter, 10, 12)
 	if m := next(t, bodies); m["series"] != "fp-real@trunk" {

@@ -1,4 +1,4 @@
-package client
+package wire
 
 // Comparison answers GET /api/compare and is the document of a report's
 // JSON export (GET /r/{slug}.json): a table of metrics, one column per

@@ -1,5 +1,5 @@
-package regressions
+package notify
 
 // NotificationText is notificationText, for the tests of package
-// regressions_test (which import ui, as this package cannot).
+// notify_test (which import ui, as this package cannot).
 var NotificationText = notificationText
