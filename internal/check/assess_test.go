@@ -52,8 +52,8 @@ func (f *fakeSource) History(_ context.Context, q HistoryQuery) (History, error)
 	f.queries = append(f.queries, q)
 	var h History
 	for _, r := range f.runs {
-		if v, _, _, ok := r.metric(q.Metric); ok {
-			h.Points = append(h.Points, HistoryPoint{RunID: r.ID, Time: r.Time, Value: &v})
+		if v, _, _, ok := metric(r, q.Metric); ok {
+			h.Points = append(h.Points, HistoryPoint{RunID: r.ID, Time: r.Time, Value: v})
 		}
 	}
 	for _, i := range f.changePoints {
@@ -71,7 +71,7 @@ func (f *fakeSource) add(v float64, label string) Run {
 	id := uint(len(f.runs) + 1)
 	r := Run{ID: id, Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, SeriesKey: "fp@trunk", Fingerprint: "fp",
 		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(id) * time.Hour)}
-	r.Metrics = append(r.Metrics, RunMetric{rate, v, "records/s", rundoc.HigherIsBetter})
+	r.Metrics = append(r.Metrics, RunMetric{Name: rate, Value: v, Unit: "records/s", Better: rundoc.HigherIsBetter})
 	f.runs = append(f.runs, r)
 	return r
 }

@@ -77,8 +77,8 @@ func historyBaseline(h History, first Run, cands map[uint]bool) []Point {
 func points(h History, from, to int, skip map[uint]bool) []Point {
 	var out []Point
 	for _, pt := range h.Points[max(from, 0):min(to, len(h.Points))] {
-		if pt.Value != nil && !skip[pt.RunID] {
-			out = append(out, Point{RunID: pt.RunID, Value: *pt.Value})
+		if !skip[pt.RunID] {
+			out = append(out, Point{RunID: pt.RunID, Value: pt.Value})
 		}
 	}
 	return out

@@ -119,7 +119,7 @@ func overall(series []SeriesReport) (string, int) {
 // assessSeries decides one series' candidates.
 func assessSeries(ctx context.Context, src Source, cands []Run, bl Baseline, metricNames []string, opts Options) (SeriesReport, error) {
 	first := cands[0]
-	sr := SeriesReport{SeriesKey: first.SeriesKey, Workload: first.Workload, Baseline: "history", Results: []MetricReport{}}
+	sr := SeriesReport{SeriesKey: first.SeriesKey, Workload: string(first.Workload), Baseline: "history", Results: []MetricReport{}}
 	candIDs := map[uint]bool{}
 	for _, r := range cands {
 		sr.Candidates = append(sr.Candidates, r.ID)
@@ -127,7 +127,7 @@ func assessSeries(ctx context.Context, src Source, cands []Run, bl Baseline, met
 	}
 	explicit := len(metricNames) > 0
 	if !explicit {
-		metricNames = compare.HeadlineMetrics(first.Workload)
+		metricNames = compare.HeadlineMetrics(string(first.Workload))
 	}
 	// The baseline runs of an explicit --baseline, fetched once.
 	var baseRuns []Run
@@ -149,7 +149,7 @@ func assessSeries(ctx context.Context, src Source, cands []Run, bl Baseline, met
 	for _, name := range metricNames {
 		in := Input{Metric: name}
 		for _, r := range cands {
-			if v, unit, better, ok := r.metric(name); ok {
+			if v, unit, better, ok := metric(r, name); ok {
 				in.Candidates = append(in.Candidates, Point{RunID: r.ID, Value: v})
 				if in.Unit == "" && in.Better == "" {
 					in.Unit, in.Better = unit, better
@@ -174,7 +174,7 @@ func assessSeries(ctx context.Context, src Source, cands []Run, bl Baseline, met
 			in.Baseline = historyBaseline(h, first, candIDs)
 		default:
 			for _, r := range baseRuns {
-				if v, _, _, ok := r.metric(name); ok {
+				if v, _, _, ok := metric(r, name); ok {
 					in.Baseline = append(in.Baseline, Point{RunID: r.ID, Value: v})
 				}
 			}

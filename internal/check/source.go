@@ -3,8 +3,8 @@ package check
 import (
 	"context"
 	"errors"
-	"time"
 
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/rundoc"
 )
@@ -60,62 +60,25 @@ type HistoryQuery struct {
 	ChangePoint changepoint.Options
 }
 
-// Run is a run as GET /api/runs and /api/runs/{id} show it, the fields
-// check reads.
-type Run struct {
-	ID          uint              `json:"id"`
-	Label       string            `json:"label"`
-	Workload    string            `json:"workload"`
-	Status      rundoc.Status     `json:"status"`
-	Error       string            `json:"error"`
-	Fingerprint string            `json:"fingerprint"`
-	Warmup      bool              `json:"warmup"`
-	Meta        map[string]string `json:"meta"`
-	Time        time.Time         `json:"time"`
-	SeriesKey   string            `json:"series_key"`
-	Metrics     []RunMetric       `json:"metrics"`
-}
-
-// RunMetric is one figure of a Run.
-type RunMetric struct {
-	Name   string        `json:"name"`
-	Value  float64       `json:"value"`
-	Unit   string        `json:"unit"`
-	Better rundoc.Better `json:"better"`
-}
+// Run is a run as GET /api/runs and /api/runs/{id} show it; RunMetric
+// one of its figures. They are the API's own types (client/wire), so the
+// shape check reads is the one the server writes.
+type (
+	Run       = wire.Run
+	RunMetric = wire.Metric
+)
 
 // metric returns the run's first figure named name.
-func (r Run) metric(name string) (value float64, unit string, better rundoc.Better, ok bool) {
-	for _, m := range r.Metrics {
-		if m.Name == name {
-			return m.Value, m.Unit, m.Better, true
-		}
-	}
-	return 0, "", "", false
+func metric(r Run, name string) (value float64, unit string, better rundoc.Better, ok bool) {
+	m, ok := r.Metric(name)
+	return m.Value, m.Unit, m.Better, ok
 }
 
-// History is the answer of GET /api/history.
-type History struct {
-	Points       []HistoryPoint       `json:"points"`
-	ChangePoints []HistoryChangePoint `json:"change_points"`
-}
-
-// HistoryChangePoint is a change point of a History: Index is its first
-// point after the change.
-type HistoryChangePoint struct {
-	Index     int     `json:"index"`
-	RunID     uint    `json:"run_id"`
-	Before    float64 `json:"before"`
-	After     float64 `json:"after"`
-	ChangePct float64 `json:"change_pct"`
-	PValue    float64 `json:"p_value"`
-	Direction string  `json:"direction"`
-}
-
-// HistoryPoint is one run of a history.
-type HistoryPoint struct {
-	RunID uint              `json:"run_id"`
-	Time  time.Time         `json:"time"`
-	Value *float64          `json:"value"`
-	Meta  map[string]string `json:"meta"`
-}
+// History is the answer of GET /api/history; HistoryPoint one run of it,
+// HistoryChangePoint one of its change points (Index is its first point
+// after the change).
+type (
+	History            = wire.History
+	HistoryPoint       = wire.HistoryPoint
+	HistoryChangePoint = wire.ChangePoint
+)
