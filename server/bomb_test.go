@@ -119,7 +119,7 @@ func (ts *testServer) importedRunID(t *testing.T) uint {
 // each is refused, 400 when its content shows early that it is no
 // profile, 413 when it is past a limit (the message says which), and
 // nothing is stored. The server's memory while refusing them is measured
-// with the real binary in the root package's TestE2EUploadBombMemory.
+// with the real binary in acceptance's TestE2EUploadBombMemory.
 func TestUploadBombs(t *testing.T) {
 	valid := validProfile(t)
 	sample := []byte{0x12, 0x04, 0x10, 0x01, 0x10, 0x01} // a sample of two values

@@ -15,7 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/testutil/golden"
 )
 
-// storedSweep stores sweep id as the sweeper leaves one that has ended:
+// storedSweep stores sweep id as the sweep loop leaves one that has ended:
 // phase 1 (one unthrottled run per label), then phase 2 at 50% and 100%
 // of each maximum, every run succeeded with the metrics a producer run
 // stores. finished false leaves it measuring its maximum rates, its

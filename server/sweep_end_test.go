@@ -44,7 +44,7 @@ func phaseRuns(res sweepResult, phase int) []uint {
 }
 
 // TestSweepCancelQueued: canceling a sweep measuring its maximum rates
-// cancels its queued runs, ends it canceled with a note, and the sweeper
+// cancels its queued runs, ends it canceled with a note, and the sweep loop
 // never queues its second phase, even once its first phase's runs have
 // all ended; a second cancel is a 409; the page offers Cancel only while
 // the sweep runs.
@@ -71,12 +71,12 @@ func TestSweepCancelQueued(t *testing.T) {
 			t.Errorf("run %d: %s, want canceled", r.ID, r.Status)
 		}
 	}
-	// Whatever the sweeper does now, no second phase.
+	// Whatever the sweep loop does now, no second phase.
 	if err := ts.launcher.AdvanceSweeps(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if res := ts.getSweep(t, id); res.Phase != store.SweepCanceled || len(res.Runs) != 4 {
-		t.Errorf("after the sweeper: phase %s, %d runs, want canceled with its 4", res.Phase, len(res.Runs))
+		t.Errorf("after the sweep loop: phase %s, %d runs, want canceled with its 4", res.Phase, len(res.Runs))
 	}
 	if rec := ts.do(t, "POST", "/api/sweeps/"+id+"/cancel", ""); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "has ended (canceled)") {
 		t.Errorf("second cancel = %d %s, want 409", rec.Code, rec.Body)
@@ -93,7 +93,7 @@ func TestSweepCancelQueued(t *testing.T) {
 }
 
 // TestSweepCancelAfterFirstPhase: a sweep canceled once its first phase
-// has ended but before the sweeper queued the second gets none; the
+// has ended but before the sweep loop queued the second gets none; the
 // page's Cancel button does it (303 back to the page).
 func TestSweepCancelAfterFirstPhase(t *testing.T) {
 	ts := newTestServer(t, noWorker)

@@ -18,7 +18,7 @@ import (
 )
 
 // maxRepetitions is the most runs one POST /api/runs creates
-// (server/run_create.go's maxRepetitions): a submission of n runs is
+// (internal/launch's MaxRepetitions): a submission of n runs is
 // ceil(n / maxRepetitions) requests.
 const maxRepetitions = 50
 

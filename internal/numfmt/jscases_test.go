@@ -14,7 +14,7 @@ import (
 
 // TestJSCases writes testdata/js_cases.json: inputs and what this package
 // makes of them, for the functions static/format.js offers the pages'
-// scripts. The end-to-end test TestE2EFormatMatchesGo (root package) runs
+// scripts. The end-to-end test TestE2EFormatMatchesGo (package acceptance) runs
 // every case through format.js in Chromium, so the two formatters cannot
 // drift apart: change a rule here, run go test -update, and that test
 // fails until format.js follows.
