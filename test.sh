@@ -130,11 +130,14 @@ export KBENCH_REQUIRE_JDK=1
 go test -race -count=1 -timeout 15m "$@" ./...
 # The packages whose tests open a store, a second time on PostgreSQL:
 # under KBENCH_TEST_BACKEND=postgres the server's newTestServer, the
-# store's own tests outside eachBackend and the lifecycle's test
-# environments open their stores there (pgtest.DSN), so those tests also
-# run on the shared-database backend (the server's take 3 to 4 minutes).
-# internal/jobs needs no second pass: its tests run on both backends.
-KBENCH_TEST_BACKEND=postgres go test -race -count=1 -timeout 15m "$@" ./server/ ./internal/store/ ./internal/lifecycle/
+# store's own tests outside eachBackend, the lifecycle's test
+# environments, the launcher's, the regressions cache's and notifier's
+# and the worker command's open their stores there (pgtest.DSN), so those
+# tests also run on the shared-database backend (the server's take 2 to 4
+# minutes). internal/jobs needs no second pass: its tests run on both
+# backends.
+KBENCH_TEST_BACKEND=postgres go test -race -count=1 -timeout 15m "$@" ./server/ ./internal/store/ ./internal/lifecycle/ \
+  ./internal/launch/ ./internal/regressions/... ./internal/cli/
 # Fuzz the upload reader for a few seconds: it must accept exactly what
 # pprof accepts, gzipped or not (go test -fuzz runs one target at a time).
 go test -run '^$' -fuzz '^FuzzLoadUpload$' -fuzztime 5s ./profiles/

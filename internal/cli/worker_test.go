@@ -14,6 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/targets"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
 // parseTargets is the --allow-target policy of patterns, as serve and
@@ -34,7 +35,7 @@ func parseTargets(t testing.TB, patterns ...string) *targets.Policy {
 // own flag.
 func TestWorkerTargetsFailNotCancel(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(filepath.Join(dir, "kbench.db"))
+	st, err := store.Open(pgtest.DSN(t, filepath.Join(dir, "kbench.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 	"github.com/kbench/kbench/runner"
 )
 
@@ -88,7 +89,7 @@ type testLauncher struct {
 // changes its options.
 func newTestLauncher(t *testing.T, mod func(*Options)) *testLauncher {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "kbench.db"))
+	st, err := store.Open(pgtest.DSN(t, filepath.Join(t.TempDir(), "kbench.db")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,14 +9,17 @@ import (
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/history"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
 
-// openStore opens a store on dsn ("": an SQLite file in a temporary
-// directory), closed when t ends.
+// openStore opens a store on dsn ("": a fresh database of the test
+// backend, pgtest.DSN: an SQLite file in a temporary directory, or a
+// PostgreSQL database under KBENCH_TEST_BACKEND=postgres), closed when t
+// ends.
 func openStore(t testing.TB, dsn string) *store.Store {
 	t.Helper()
 	if dsn == "" {
-		dsn = filepath.Join(t.TempDir(), "kbench.db")
+		dsn = pgtest.DSN(t, filepath.Join(t.TempDir(), "kbench.db"))
 	}
 	st, err := store.Open(dsn)
 	if err != nil {
