@@ -24,6 +24,10 @@ func TestPacer(t *testing.T) {
 		{"1000/s just before item 2", 1000, 10 * ms, 12*ms - 1, 2, 13 * ms, true},
 		{"1000/s at item 2", 1000, 10 * ms, 12 * ms, 3, 13 * ms, true},
 		{"4/s", 4, 0, time.Second, 5, 750 * ms, true},
+		{"1000/s before start", 1000, 10 * ms, 10*ms - 1, 0, 13 * ms, true},
+		// 1/3,000,000 s is 333.33 ns: item 3,000,000 is due at exactly 1 s,
+		// not at 0.999 s as a whole-nanosecond interval would put it.
+		{"3,000,000/s", 3e6, 0, 333 * time.Nanosecond, 1, 1000 * time.Nanosecond, true},
 		{"no rate", 0, 5 * ms, 5 * ms, math.MaxInt64, 5 * ms, false},
 		{"negative rate (e2e's --throughput -1)", -1, 0, time.Hour, math.MaxInt64, 0, false},
 	}
@@ -38,6 +42,9 @@ func TestPacer(t *testing.T) {
 		if got := p.Due(3); got != c.due3 {
 			t.Errorf("%s: Due(3) = %v, want %v", c.name, got, c.due3)
 		}
+	}
+	if got := NewPacer(3e6, 0).Due(3_000_000); got != time.Second {
+		t.Errorf("3,000,000/s: Due(3,000,000) = %v, want 1s", got)
 	}
 }
 
