@@ -18,24 +18,17 @@ import (
 
 	"github.com/kbench/kbench/internal/jdk"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/testutil/jdktest"
 	"github.com/kbench/kbench/profiles/jfr"
 	"github.com/kbench/kbench/runner/send"
 )
 
-// testJDK is the JDK of the Java strategies' tests; they are skipped
-// without one (test.sh installs Debian's openjdk-17-jdk-headless), unless
-// KBENCH_REQUIRE_JDK=1, and under -short (they start a JVM or javac).
+// testJDK is the JDK of the Java strategies' tests, which skip under
+// -short (they start a JVM or javac) and without a JDK (jdktest.Find).
 func testJDK(t *testing.T) jdk.JDK {
 	t.Helper()
 	skipProcesses(t)
-	tools, err := jdk.Find("")
-	if err != nil {
-		if os.Getenv("KBENCH_REQUIRE_JDK") == "1" {
-			t.Fatal(err)
-		}
-		t.Skipf("no JDK (set KBENCH_REQUIRE_JDK=1 to fail instead): %v", err)
-	}
-	return tools
+	return jdktest.Find(t)
 }
 
 // TestWritepathJavaSendsIdenticalBytes: the Java strategies send, byte for
