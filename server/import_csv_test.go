@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"mime/multipart"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,22 +49,16 @@ func decodeCSV(t *testing.T, rec *httptest.ResponseRecorder) csvAnswer {
 	return a
 }
 
-// kafka14020CSV is the KAFKA-14020 story as a CSV: 20 runs at about 115k
-// records/s, then 40 at about 105k, a day apart, each with its commit.
-func kafka14020CSV() string {
-	var b strings.Builder
-	b.WriteString("time,commit,record-send-rate\n")
-	start := time.Date(2022, 5, 1, 10, 0, 0, 0, time.UTC)
-	for i := 0; i < 60; i++ {
-		base := 115000.0
-		if i >= 20 {
-			base = 105000
-		}
-		// ±1.5% of deterministic noise.
-		v := base * (1 + 0.015*math.Sin(float64(i)*1.7))
-		fmt.Fprintf(&b, "%s,c%03d,%.1f\n", start.Add(time.Duration(i)*24*time.Hour).Format(time.RFC3339), i, v)
+// kafka14020CSV is the KAFKA-14020 story as a CSV (testdata of package
+// runimport, whose parser reads it): 20 runs at about 115k records/s, then
+// 40 at about 105k, a day apart, each with its commit.
+func kafka14020CSV(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "internal", "runimport", "testdata", "kafka14020.csv"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.String()
+	return string(b)
 }
 
 // TestImportCSV: a CSV as Otava and spreadsheets hold it becomes one run
@@ -108,7 +103,7 @@ func TestImportCSV(t *testing.T) {
 		t.Errorf("tag note = %q", note)
 	}
 
-	k := decodeCSV(t, ts.postCSV(t, kafka14020CSV(), map[string]string{"series": "kafka-14020", "workload": "producer", "label": "java trunk"}))
+	k := decodeCSV(t, ts.postCSV(t, kafka14020CSV(t), map[string]string{"series": "kafka-14020", "workload": "producer", "label": "java trunk"}))
 	if len(k.Runs) != 60 {
 		t.Fatalf("KAFKA-14020: %d runs", len(k.Runs))
 	}

@@ -3,8 +3,9 @@ package runimport
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,22 +14,15 @@ import (
 	"github.com/kbench/kbench/runner"
 )
 
-// kafka14020CSV is the KAFKA-14020 story as a CSV: 20 runs at about 115k
-// records/s, then 40 at about 105k, a day apart, each with its commit.
-func kafka14020CSV() string {
-	var b strings.Builder
-	b.WriteString("time,commit,record-send-rate\n")
-	start := time.Date(2022, 5, 1, 10, 0, 0, 0, time.UTC)
-	for i := 0; i < 60; i++ {
-		base := 115000.0
-		if i >= 20 {
-			base = 105000
-		}
-		// ±1.5% of deterministic noise.
-		v := base * (1 + 0.015*math.Sin(float64(i)*1.7))
-		fmt.Fprintf(&b, "%s,c%03d,%.1f\n", start.Add(time.Duration(i)*24*time.Hour).Format(time.RFC3339), i, v)
+// kafka14020CSV is the KAFKA-14020 story as a CSV (testdata/kafka14020.csv): 20 runs at about 115k records/s, then
+// 40 at about 105k, a day apart, each with its commit.
+func kafka14020CSV(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "kafka14020.csv"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.String()
+	return string(b)
 }
 
 // TestParseCSVTime: the times a CSV row may give, and the zone names and
@@ -75,7 +69,7 @@ func TestParseCSVTime(t *testing.T) {
 // is storable: a time, at least one finite metric of the workload with
 // its unit, valid tags.
 func FuzzParseResultsCSV(f *testing.F) {
-	f.Add([]byte(kafka14020CSV()))
+	f.Add([]byte(kafka14020CSV(f)))
 	f.Add([]byte("time,commit,branch,record-send-rate,tag:build\n2024.01.01 3:00:00 +0100,aaa0,main,154023,1\n"))
 	f.Add([]byte("time,record-send-rate\n1704250800.5,1e3\n"))
 	f.Add([]byte("\ufefftime,\"record-send-rate\"\n\"2024-01-01\",\"1,5\"\n"))
