@@ -14,8 +14,9 @@ import (
 	"github.com/kbench/kbench/runner"
 )
 
-// kafka14020CSV is the KAFKA-14020 story as a CSV (testdata/kafka14020.csv): 20 runs at about 115k records/s, then
-// 40 at about 105k, a day apart, each with its commit.
+// kafka14020CSV is the KAFKA-14020 story as a CSV
+// (testdata/kafka14020.csv): 20 runs at about 115k records/s, then 40 at
+// about 105k, a day apart, each with its commit.
 func kafka14020CSV(t testing.TB) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "kafka14020.csv"))
