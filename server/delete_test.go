@@ -6,38 +6,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/storetest"
 )
-
-// finishedRun stores a finished run, with a file in its run directory as a
-// launched run leaves one.
-func finishedRun(t *testing.T, st *store.Store, dataDir, label string, finished time.Time) *store.Run {
-	t.Helper()
-	r := &store.Run{Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, CreatedAt: finished.Add(-time.Minute), FinishedAt: &finished,
-		Metrics: []store.Metric{{Name: "records-per-sec", Value: 1}}}
-	if err := st.CreateRuns(context.Background(), []*store.Run{r}); err != nil {
-		t.Fatal(err)
-	}
-	dir := runDir(dataDir, r.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "stderr.log"), []byte("log\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func runDir(dataDir string, id uint) string {
-	return filepath.Join(dataDir, "runs", strconv.FormatUint(uint64(id), 10))
-}
 
 // TestDeleteRunForm: the run page of a finished run has a Delete form; its
 // POST needs the CSRF token, deletes the run and its files like DELETE
@@ -47,8 +23,8 @@ func TestDeleteRunForm(t *testing.T) {
 	ts := newTestServer(t, nil)
 	ctx := context.Background()
 	now := time.Now().UTC()
-	free := finishedRun(t, ts.st, ts.dir, "free", now)
-	used := finishedRun(t, ts.st, ts.dir, "used", now)
+	free := storetest.FinishedRun(t, ts.st, ts.dir, "free", now)
+	used := storetest.FinishedRun(t, ts.st, ts.dir, "used", now)
 	rep := &rundoc.Report{Title: "the <weekly> report", RunIDs: []uint{used.ID}, By: "run"}
 	if err := ts.st.CreateReport(ctx, rep); err != nil {
 		t.Fatal(err)
@@ -99,10 +75,10 @@ func TestDeleteRunForm(t *testing.T) {
 	if rec := ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", free.ID), ""); rec.Code != http.StatusNotFound {
 		t.Errorf("deleted run: GET = %d, want 404", rec.Code)
 	}
-	if _, err := os.Stat(runDir(ts.dir, free.ID)); !os.IsNotExist(err) {
+	if _, err := os.Stat(storetest.RunDir(ts.dir, free.ID)); !os.IsNotExist(err) {
 		t.Errorf("the deleted run's files are still there: %v", err)
 	}
-	if _, err := os.Stat(runDir(ts.dir, used.ID)); err != nil {
+	if _, err := os.Stat(storetest.RunDir(ts.dir, used.ID)); err != nil {
 		t.Errorf("the kept run's files: %v", err)
 	}
 }

@@ -14,30 +14,8 @@ import (
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/storetest"
 )
-
-// finishedRun stores a finished run, with a file in its run directory as a
-// launched run leaves one.
-func finishedRun(t *testing.T, st *store.Store, dataDir, label string, finished time.Time) *store.Run {
-	t.Helper()
-	r := &store.Run{Label: label, Workload: "producer", Status: rundoc.StatusSucceeded, CreatedAt: finished.Add(-time.Minute), FinishedAt: &finished,
-		Metrics: []store.Metric{{Name: "records-per-sec", Value: 1}}}
-	if err := st.CreateRuns(context.Background(), []*store.Run{r}); err != nil {
-		t.Fatal(err)
-	}
-	dir := runDir(dataDir, r.ID)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "stderr.log"), []byte("log\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func runDir(dataDir string, id uint) string {
-	return filepath.Join(dataDir, "runs", uintString(id))
-}
 
 // syncBuffer is a bytes.Buffer that a logger may write to while a test
 // reads it.
@@ -71,10 +49,10 @@ func TestRetainPrunesAtStart(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	old := now.Add(-31 * 24 * time.Hour)
-	oldRun := finishedRun(t, st, dir, "old", old)
-	oldRun2 := finishedRun(t, st, dir, "old too", old.Add(-time.Hour))
-	oldReported := finishedRun(t, st, dir, "old, in a report", old)
-	recent := finishedRun(t, st, dir, "recent", now.Add(-29*24*time.Hour))
+	oldRun := storetest.FinishedRun(t, st, dir, "old", old)
+	oldRun2 := storetest.FinishedRun(t, st, dir, "old too", old.Add(-time.Hour))
+	oldReported := storetest.FinishedRun(t, st, dir, "old, in a report", old)
+	recent := storetest.FinishedRun(t, st, dir, "recent", now.Add(-29*24*time.Hour))
 	if err := st.CreateReport(ctx, &rundoc.Report{Title: "r", RunIDs: []uint{oldReported.ID}}); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +64,7 @@ func TestRetainPrunesAtStart(t *testing.T) {
 		if _, err := st.GetRun(ctx, r.ID); err == nil {
 			t.Errorf("run %q (finished 31 days ago) was kept", r.Label)
 		}
-		if _, err := os.Stat(runDir(dir, r.ID)); !os.IsNotExist(err) {
+		if _, err := os.Stat(storetest.RunDir(dir, r.ID)); !os.IsNotExist(err) {
 			t.Errorf("files of pruned run %q: %v", r.Label, err)
 		}
 	}
@@ -94,7 +72,7 @@ func TestRetainPrunesAtStart(t *testing.T) {
 		if _, err := st.GetRun(ctx, r.ID); err != nil {
 			t.Errorf("run %q was pruned: %v", r.Label, err)
 		}
-		if _, err := os.Stat(runDir(dir, r.ID)); err != nil {
+		if _, err := os.Stat(storetest.RunDir(dir, r.ID)); err != nil {
 			t.Errorf("files of kept run %q: %v", r.Label, err)
 		}
 	}
@@ -111,7 +89,7 @@ func TestRetainZeroKeepsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ancient := finishedRun(t, st, dir, "ancient", time.Now().Add(-3650*24*time.Hour))
+	ancient := storetest.FinishedRun(t, st, dir, "ancient", time.Now().Add(-3650*24*time.Hour))
 	m := NewManager(st, Options{DataDir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	m.StartPruning(context.Background(), 0)()
 	if _, err := st.GetRun(context.Background(), ancient.ID); err != nil {
