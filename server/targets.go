@@ -19,8 +19,5 @@ func targetInput(err error) error {
 	if err == nil {
 		return nil
 	}
-	if addr, ok := targets.NotAllowed(err); ok {
-		return badInput("bootstrap-server", "%v; start kbench serve with --allow-target '%s' to allow it", err, addr)
-	}
-	return badInput("bootstrap-server", "%v", err)
+	return badInput("bootstrap-server", "%v", targets.Explain(err, "kbench serve"))
 }

@@ -95,3 +95,16 @@ func (e *execFlags) check(cmd string, from map[string]string, stderr io.Writer) 
 	e.toolSet, e.targets = tools, allowed
 	return named, true
 }
+
+// allowsStored checks a stored run's spec against the --allow-target
+// policy of command (kbench serve or kbench worker), as the bad
+// bootstrap-server field that the server which queued the run would have
+// reported; a target the command's own flag would allow says so.
+func allowsStored(p *targets.Policy, command string) func(spec string) error {
+	return func(spec string) error {
+		if err := p.AllowsStored(spec, runner.Validate); err != nil {
+			return fmt.Errorf("bootstrap-server: %w", targets.Explain(err, command))
+		}
+		return nil
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/targets"
 	"github.com/kbench/kbench/internal/toolcatalog"
-	"github.com/kbench/kbench/runner"
 )
 
 // Worker is `kbench worker`.
@@ -141,20 +140,3 @@ func workerOptions(set workerSettings, command []string, logger *slog.Logger) li
 // workerAllows checks a stored run's spec against the worker's
 // --allow-target policy, just before the worker executes it.
 func workerAllows(p *targets.Policy) func(spec string) error { return allowsStored(p, "kbench worker") }
-
-// allowsStored checks a stored run's spec against the --allow-target
-// policy of command (kbench serve or kbench worker), as the bad
-// bootstrap-server field that the server which queued the run would have
-// reported; a target the command's own flag would allow says so.
-func allowsStored(p *targets.Policy, command string) func(spec string) error {
-	return func(spec string) error {
-		err := p.AllowsStored(spec, runner.Validate)
-		if addr, ok := targets.NotAllowed(err); ok {
-			return fmt.Errorf("bootstrap-server: %v; start %s with --allow-target '%s' to allow it", err, command, addr)
-		}
-		if err != nil {
-			return fmt.Errorf("bootstrap-server: %w", err)
-		}
-		return nil
-	}
-}

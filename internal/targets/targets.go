@@ -107,6 +107,17 @@ func NotAllowed(err error) (addr string, ok bool) {
 	return "", false
 }
 
+// Explain adds to a refusal of Allows or AllowsStored how to lift it:
+// for an address command's --allow-target would allow, "; start COMMAND
+// with --allow-target 'ADDR' to allow it". Other errors (and nil) come
+// back as they are. Serve's checks and the worker's word it alike.
+func Explain(err error, command string) error {
+	if addr, ok := NotAllowed(err); ok {
+		return fmt.Errorf("%w; start %s with --allow-target '%s' to allow it", err, command, addr)
+	}
+	return err
+}
+
 // Allows returns nil when every one of addrs (a spec's bootstrap servers,
 // rundoc.Spec.Targets) is a well-formed host:port that a pattern matches,
 // else an *Error for the first that is not.

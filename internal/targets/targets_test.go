@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -105,6 +106,16 @@ func TestAllowsWording(t *testing.T) {
 		}
 		if strings.Contains(got, "kbench") || strings.Contains(got, "--allow-target") {
 			t.Errorf("Allows(%q) = %q names a command or its flag", tt.addrs, got)
+		}
+		explained := Explain(err, "kbench worker")
+		switch {
+		case tt.notAllowed != "":
+			want := tt.want + "; start kbench worker with --allow-target '" + tt.notAllowed + "' to allow it"
+			if explained == nil || explained.Error() != want || !errors.Is(explained, err) {
+				t.Errorf("Explain(Allows(%q)) = %v, want %q wrapping the refusal", tt.addrs, explained, want)
+			}
+		case explained != err:
+			t.Errorf("Explain(Allows(%q)) = %v, want the refusal as it is (%v)", tt.addrs, explained, err)
 		}
 		addr, ok := NotAllowed(err)
 		if addr != tt.notAllowed || ok != (tt.notAllowed != "") {
