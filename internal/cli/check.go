@@ -199,10 +199,7 @@ func (c *checkClient) Runs(ctx context.Context, f check.RunFilter, keep func(che
 	q.Set("limit", strconv.Itoa(page))
 	for offset := 0; ; offset += page {
 		q.Set("offset", strconv.Itoa(offset))
-		var ans struct {
-			Runs  []check.Run `json:"runs"`
-			Total int         `json:"total"`
-		}
+		var ans client.RunList
 		if err := c.Get(ctx, "/api/runs?"+q.Encode(), &ans); err != nil {
 			return nil, err
 		}
@@ -211,7 +208,7 @@ func (c *checkClient) Runs(ctx context.Context, f check.RunFilter, keep func(che
 				out = append(out, r)
 			}
 		}
-		if len(ans.Runs) == 0 || offset+len(ans.Runs) >= ans.Total {
+		if len(ans.Runs) == 0 || int64(offset+len(ans.Runs)) >= ans.Total {
 			return out, nil
 		}
 	}
@@ -243,13 +240,8 @@ func (c *checkClient) History(ctx context.Context, hq check.HistoryQuery) (check
 
 // ReportBaseline is the baseline column's runs of GET /r/{slug}.json.
 func (c *checkClient) ReportBaseline(ctx context.Context, slug string) ([]uint, error) {
-	var rep struct {
-		Columns []struct {
-			Baseline bool   `json:"baseline"`
-			Runs     []uint `json:"runs"`
-		} `json:"columns"`
-	}
-	if err := c.Get(ctx, "/r/"+url.PathEscape(slug)+".json", &rep); err != nil {
+	rep, err := c.Report(ctx, slug)
+	if err != nil {
 		return nil, err
 	}
 	var ids []uint
