@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Two tags that break the tag rules, in one field, and their messages.
@@ -85,7 +87,7 @@ func TestFormsShowEveryError(t *testing.T) {
 
 	t.Run("import form", func(t *testing.T) {
 		token := csrfToken(t, ts)
-		body, ct := multipartBody(map[string]string{"label": strings.Repeat("x", maxLabel+1), "meta": badTags, csrfField: token}, []byte("main;f 1\n"))
+		body, ct := multipartBody(map[string]string{"label": strings.Repeat("x", rundoc.MaxLabel+1), "meta": badTags, csrfField: token}, []byte("main;f 1\n"))
 		rec := ts.do(t, "POST", "/import", body, "Content-Type", ct, "Cookie", csrfCookie+"="+token)
 		page := html.UnescapeString(rec.Body.String())
 		if rec.Code != http.StatusBadRequest {

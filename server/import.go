@@ -39,8 +39,8 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	// The label's and the tags' errors are reported together.
 	var errs rundoc.FieldErrors
 	label := strings.TrimSpace(c.PostForm("label"))
-	if len(label) > maxLabel {
-		errs.Add("label", "must be at most %d characters", maxLabel)
+	if len(label) > rundoc.MaxLabel {
+		errs.Add("label", "must be at most %d characters", rundoc.MaxLabel)
 	}
 	tags, err := importTags(c.Request.MultipartForm)
 	if err := errs.Append(asFieldError(err)); err != nil {

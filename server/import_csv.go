@@ -78,13 +78,13 @@ func readCSVFields(c *gin.Context) (csvImport, rundoc.FieldErrors) {
 	if !in.workload.Runnable() {
 		errs.Add("workload", "must be one of %s (its metrics name the CSV's columns), got %q", workloadList(), in.workload)
 	}
-	if len(in.label) > maxLabel {
-		errs.Add("label", "must be at most %d characters", maxLabel)
+	if len(in.label) > rundoc.MaxLabel {
+		errs.Add("label", "must be at most %d characters", rundoc.MaxLabel)
 	}
 	if in.label == "" {
 		in.label = in.series
-		if len(in.label) > maxLabel {
-			in.label = in.label[:maxLabel]
+		if len(in.label) > rundoc.MaxLabel {
+			in.label = in.label[:rundoc.MaxLabel]
 		}
 	}
 	return in, errs

@@ -53,8 +53,8 @@ func (s *Server) importResult(c *gin.Context) (*rundoc.Run, error) {
 		}
 	}
 	label := strings.TrimSpace(c.PostForm("label"))
-	if len(label) > maxLabel {
-		return nil, badInput("label", "must be at most %d characters", maxLabel)
+	if len(label) > rundoc.MaxLabel {
+		return nil, badInput("label", "must be at most %d characters", rundoc.MaxLabel)
 	}
 	tags, err := importTags(form)
 	if err != nil {

@@ -23,9 +23,6 @@ const (
 	DefaultMaxQueuedRuns     = launch.DefaultMaxQueuedRuns
 )
 
-// maxLabel bounds a run's label, as launch checks it.
-const maxLabel = launch.MaxLabel
-
 func (s *Server) newRunPage(c *gin.Context) {
 	v := s.newRunForm(c.Request.Context(), url.Values{}, nil)
 	v.Page = s.page(c, "New run")

@@ -207,7 +207,7 @@ func (l *Launcher) CreateAB(ctx context.Context, req *Request) (*ABResult, error
 
 // checkConfigLabel checks the label of configuration i of an A/B or sweep
 // submission, trimmed, which it returns: required (it names the
-// configuration's `names`), at most maxLabel characters and unlike the
+// configuration's `names`), at most rundoc.MaxLabel bytes and unlike the
 // labels before it, which labels records.
 func checkConfigLabel(errs *rundoc.FieldErrors, labels map[string]int, i int, label, names string) string {
 	field := fmt.Sprintf("configs[%d].label", i)
@@ -216,8 +216,8 @@ func checkConfigLabel(errs *rundoc.FieldErrors, labels map[string]int, i int, la
 	switch {
 	case label == "":
 		errs.Add(field, "is required: it names the configuration's %s", names)
-	case len(label) > MaxLabel:
-		errs.Add(field, "must be at most %d characters", MaxLabel)
+	case len(label) > rundoc.MaxLabel:
+		errs.Add(field, "must be at most %d characters", rundoc.MaxLabel)
 	case seen:
 		errs.Add(field, "%q is the label of configs[%d] too: each configuration needs its own", label, first)
 	default:

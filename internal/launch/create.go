@@ -73,8 +73,8 @@ func (l *Launcher) Prepare(req *Request) (rundoc.Spec, error) {
 		checkToolRun(kind, req, &errs)
 	}
 	workloadOK := checkWorkload(req.Workload, &errs)
-	if len(req.Label) > MaxLabel {
-		errs.Add("label", "must be at most %d characters", MaxLabel)
+	if len(req.Label) > rundoc.MaxLabel {
+		errs.Add("label", "must be at most %d characters", rundoc.MaxLabel)
 	}
 	checkCounts(req, &errs)
 	if err := errs.Append(rundoc.ValidateMeta(req.Meta)); err != nil {
@@ -408,12 +408,11 @@ func EncodeSpec(spec rundoc.Spec) (specJSON, fingerprint string, err error) {
 }
 
 // Limits of a request: repetitions of one configuration, warm-up runs,
-// the length of a label, and the runs one comparison holds (which an A/B
-// submission and added repetitions make).
+// and the runs one comparison holds (which an A/B submission and added
+// repetitions make). A label's is rundoc.MaxLabel.
 const (
 	MaxRepetitions = 50
 	maxWarmupRuns  = 10
-	MaxLabel       = 200
 	MaxCompareRuns = 50
 )
 

@@ -8,9 +8,14 @@ import (
 	"time"
 )
 
+// MaxLabel bounds a run's label, in bytes, however the run comes in (a
+// submission, an import, a table's header): the store keeps labels of
+// this size.
+const MaxLabel = 200
+
 // Run is a stored run as pages, comparisons and the API read it: the
-// store maps its tables to this type in one place (store/docs.go), so
-// readers never see how it is kept.
+// store maps its tables to this type in one place (internal/store/docs.go),
+// so readers never see how it is kept.
 type Run struct {
 	ID       uint
 	Label    string

@@ -7,10 +7,6 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
-// MaxLabel bounds a run's label, as a table's headers give them: the
-// server's bound on every label.
-const MaxLabel = 200
-
 // CellError is a bad cell or line of an uploaded file (a CSV back-fill's
 // "file", a table's "table"): it names the line and column (1-based;
 // column 0 when the whole line is wrong). It is bad input on Field

@@ -339,8 +339,8 @@ func tableFromLines(lines []tline, known []rundoc.Metric) (*ResultsTable, error)
 		switch {
 		case label == "":
 			return nil, bad("column %d has no header: each run is labelled by its column's header", i+2)
-		case len(label) > MaxLabel:
-			return nil, bad("the header %.40q… is over %d characters", label, MaxLabel)
+		case len(label) > rundoc.MaxLabel:
+			return nil, bad("the header %.40q… is over %d characters", label, rundoc.MaxLabel)
 		case strings.ContainsFunc(label, unicode.IsControl):
 			return nil, bad("the header %q holds a control character (a line break in a quoted cell?)", label)
 		}
