@@ -15,14 +15,6 @@ import (
 	"github.com/kbench/kbench/ui"
 )
 
-// Default limits on queued runs (Config.MaxRunsPerRequest,
-// Config.MaxQueuedRuns; serve's --max-runs-per-request and
-// --max-queued-runs): launch's.
-const (
-	DefaultMaxRunsPerRequest = launch.DefaultMaxRunsPerRequest
-	DefaultMaxQueuedRuns     = launch.DefaultMaxQueuedRuns
-)
-
 func (s *Server) newRunPage(c *gin.Context) {
 	v := s.newRunForm(c.Request.Context(), url.Values{}, nil)
 	v.Page = s.page(c, "New run")

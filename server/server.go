@@ -110,10 +110,10 @@ type Config struct {
 	NoLocalWorker bool
 	// MaxRunsPerRequest bounds the runs one request may queue
 	// (repetitions, A/B, presets, sweeps with both their phases): more
-	// is a 400 naming the field (default DefaultMaxRunsPerRequest).
+	// is a 400 naming the field (default launch.DefaultMaxRunsPerRequest).
 	MaxRunsPerRequest int
 	// MaxQueuedRuns bounds the runs waiting in the queues: a request
-	// that would pass it is a 429 (default DefaultMaxQueuedRuns).
+	// that would pass it is a 429 (default launch.DefaultMaxQueuedRuns).
 	MaxQueuedRuns int
 	// MaxBodyBytes bounds request bodies (default 1 MiB).
 	MaxBodyBytes int64
@@ -238,12 +238,6 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
-	}
-	if cfg.MaxRunsPerRequest <= 0 {
-		cfg.MaxRunsPerRequest = DefaultMaxRunsPerRequest
-	}
-	if cfg.MaxQueuedRuns <= 0 {
-		cfg.MaxQueuedRuns = DefaultMaxQueuedRuns
 	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = 64 << 20

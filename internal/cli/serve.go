@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/dirlock"
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/regressions/notify"
@@ -45,8 +46,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	private := fs.Bool("private", false, "require the token for reading too")
 	retain := fs.String("retain", "0", "delete finished runs older than this many `days` that no report uses, with their files (at start, then hourly); 0 keeps them forever")
 	notifyURL := fs.String("notify-url", "", "POST each new regression there as JSON, with a Slack-compatible text (a webhook URL)")
-	maxPerRequest := fs.Int("max-runs-per-request", server.DefaultMaxRunsPerRequest, "most runs one request may queue (repetitions, A/B, presets, a sweep's both phases); more is a 400")
-	maxQueued := fs.Int("max-queued-runs", server.DefaultMaxQueuedRuns, "most runs waiting in the queues; a request that would queue more is a 429")
+	maxPerRequest := fs.Int("max-runs-per-request", launch.DefaultMaxRunsPerRequest, "most runs one request may queue (repetitions, A/B, presets, a sweep's both phases); more is a 400")
+	maxQueued := fs.Int("max-queued-runs", launch.DefaultMaxQueuedRuns, "most runs waiting in the queues; a request that would queue more is a 429")
 	ex := addExecFlags(fs.FlagSet, "host:port pattern a run may target besides the embedded broker (repeatable; * matches within one DNS label, never a dot; port * for any)")
 	allowClientFiles := fs.Bool("allow-client-files", false, "without --token, accept requests whose Kafka properties name files (ssl.*.location): files on the machine that runs the client, read by the run, never by the server; refused without (name a cluster with --cluster instead)")
 	var allowHosts listFlag

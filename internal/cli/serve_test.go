@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/server"
 )
 
@@ -22,7 +23,7 @@ func TestServeEnvironment(t *testing.T) {
 	// What `kbench serve` runs with when nothing is set.
 	defaults := serveSettings{Listen: "127.0.0.1:8080", Config: server.Config{
 		DataDir: "./kbench-data", Concurrency: 1, Loopback: true, RunTimeout: 2 * time.Hour,
-		MaxRunsPerRequest: server.DefaultMaxRunsPerRequest, MaxQueuedRuns: server.DefaultMaxQueuedRuns, SessionMaxAge: server.DefaultSessionMaxAge}}
+		MaxRunsPerRequest: launch.DefaultMaxRunsPerRequest, MaxQueuedRuns: launch.DefaultMaxQueuedRuns, SessionMaxAge: server.DefaultSessionMaxAge}}
 	tests := []struct {
 		name string
 		env  map[string]string
