@@ -223,8 +223,14 @@ func significance(base, target []RunInput, q float64, minRuns int) SignificanceR
 	res.Decided = nb >= minRuns && nt >= minRuns
 
 	pooledTotal := 0.0
+	var basePseudo, targetPseudo []float64
 	for _, r := range runs {
 		pooledTotal += r.total
+		if r.targetSide {
+			targetPseudo = append(targetPseudo, r.pseudo)
+		} else {
+			basePseudo = append(basePseudo, r.pseudo)
+		}
 	}
 	at := func(vs []float64, id int) float64 {
 		if id < len(vs) {
@@ -247,9 +253,6 @@ func significance(base, target []RunInput, q float64, minRuns int) SignificanceR
 		}
 		f.BaseRuns, f.BaseRunsFlat = cut(nb), cut(nb)
 		f.TargetRuns, f.TargetRunsFlat = cut(nt), cut(nt)
-		// Log values for the tests, in the same run order.
-		lx, ly := make([]float64, 0, nb), make([]float64, 0, nt)
-		fx, fy := make([]float64, 0, nb), make([]float64, 0, nt)
 		bi, ti := 0, 0
 		pooled, pooledFlat := 0.0, 0.0
 		for _, r := range runs {
@@ -259,13 +262,9 @@ func significance(base, target []RunInput, q float64, minRuns int) SignificanceR
 			if r.targetSide {
 				f.TargetRuns[ti], f.TargetRunsFlat[ti] = c, fl
 				ti++
-				ly = append(ly, math.Log(c+r.pseudo))
-				fy = append(fy, math.Log(fl+r.pseudo))
 			} else {
 				f.BaseRuns[bi], f.BaseRunsFlat[bi] = c, fl
 				bi++
-				lx = append(lx, math.Log(c+r.pseudo))
-				fx = append(fx, math.Log(fl+r.pseudo))
 			}
 		}
 		f.BaseMean, f.TargetMean = meanOr0(f.BaseRuns), meanOr0(f.TargetRuns)
@@ -279,11 +278,11 @@ func significance(base, target []RunInput, q float64, minRuns int) SignificanceR
 		}
 		if f.Pooled >= FamilyShare {
 			cumIdx = append(cumIdx, id)
-			cumX, cumY = append(cumX, lx), append(cumY, ly)
+			cumX, cumY = append(cumX, logShares(f.BaseRuns, basePseudo)), append(cumY, logShares(f.TargetRuns, targetPseudo))
 		}
 		if f.PooledFlat >= FamilyShare {
 			flatIdx = append(flatIdx, id)
-			flatX, flatY = append(flatX, fx), append(flatY, fy)
+			flatX, flatY = append(flatX, logShares(f.BaseRunsFlat, basePseudo)), append(flatY, logShares(f.TargetRunsFlat, targetPseudo))
 		}
 	}
 	if res.Decided {
@@ -320,6 +319,16 @@ func testFamily(fns []FunctionSignificance, ids []int, xs, ys [][]float64, q flo
 		}
 	}
 	return len(ps)
+}
+
+// logShares returns log(share + pseudo) run by run: the values the tests
+// compare.
+func logShares(shares, pseudo []float64) []float64 {
+	out := make([]float64, len(shares))
+	for i, s := range shares {
+		out[i] = math.Log(s + pseudo[i])
+	}
+	return out
 }
 
 func meanOr0(xs []float64) float64 {
