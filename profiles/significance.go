@@ -112,7 +112,8 @@ type SignificanceResult struct {
 	// (0 when not Decided).
 	Tested     int `json:"tested"`
 	TestedFlat int `json:"tested_flat"`
-	// Functions holds every function seen in a run, sorted by name.
+	// Functions holds every function with a value in a run used, sorted
+	// by name.
 	Functions []FunctionSignificance `json:"functions"`
 }
 
@@ -289,6 +290,13 @@ func significance(base, target []RunInput, q float64, minRuns int) SignificanceR
 		res.Tested = testFamily(fns, cumIdx, cumX, cumY, q, false)
 		res.TestedFlat = testFamily(fns, flatIdx, flatX, flatY, q, true)
 	}
+	// The stacker names every location of a profile, and runs left out
+	// were read too: keep the functions some used run has a value for.
+	// (A flat value counts in the cum too.)
+	nonzero := func(v float64) bool { return v != 0 }
+	fns = slices.DeleteFunc(fns, func(f FunctionSignificance) bool {
+		return !slices.ContainsFunc(f.BaseRuns, nonzero) && !slices.ContainsFunc(f.TargetRuns, nonzero)
+	})
 	slices.SortFunc(fns, func(a, b FunctionSignificance) int { return strings.Compare(a.Name, b.Name) })
 	res.Functions = fns
 	return res
