@@ -6,13 +6,14 @@ import (
 	"sync"
 
 	"github.com/kbench/kbench/internal/median"
+	"github.com/kbench/kbench/internal/stats"
 )
 
 // This file holds the statistics of a change between two samples that
 // benchmath does not offer: the Hodges-Lehmann estimate of the shift
-// between them, its distribution-free confidence interval from the
-// Mann-Whitney U distribution, and the Benjamini-Hochberg adjustment of
-// a table's p-values.
+// between them and its distribution-free confidence interval from the
+// Mann-Whitney U distribution. The Benjamini-Hochberg adjustment of a
+// table's p-values is internal/stats's (bhAdjust).
 //
 // With x the baseline's m values and y the candidate's n, let D(1) ≤ … ≤
 // D(mn) be the sorted pairwise differences y_j − x_i (of log values, so
@@ -193,34 +194,6 @@ func allPositive(vs []float64) bool {
 	return true
 }
 
-// bhAdjust returns the Benjamini-Hochberg adjusted p-values of ps, in the
-// same order: with the k p-values sorted ascending, the i-th smallest
-// gets min over j ≥ i of k·p(j)/j, at most 1. A change is significant at
-// false discovery rate q exactly when its adjusted p-value is ≤ q, which
-// is the step-up rule "find the largest i with p(i) ≤ i·q/k, reject the
-// first i".
-func bhAdjust(ps []float64) []float64 {
-	k := len(ps)
-	order := make([]int, k)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case ps[a] < ps[b]:
-			return -1
-		case ps[a] > ps[b]:
-			return 1
-		}
-		return 0
-	})
-	adj := make([]float64, k)
-	running := 1.0
-	for r := k - 1; r >= 0; r-- {
-		i := order[r]
-		// k/(r+1) ≥ 1 first, so that rounding never takes a p-value below itself.
-		running = math.Min(running, ps[i]*(float64(k)/float64(r+1)))
-		adj[i] = math.Min(running, 1)
-	}
-	return adj
-}
+// bhAdjust is stats.BHAdjust, the one Benjamini-Hochberg adjustment that
+// the table and the profiles' per-function significance share.
+func bhAdjust(ps []float64) []float64 { return stats.BHAdjust(ps) }
