@@ -239,8 +239,12 @@ func (pw *profWindows) write(path string) (note string, err error) {
 		os.Remove(filepath.Join(pw.dir, s.file))
 	}
 	restarts := len(pw.spans) - 1
+	distinct := map[string]bool{}
+	for _, n := range names {
+		distinct[n] = true
+	}
 	note = fmt.Sprintf("client cpu profile: %d windows of at least %v aligned with the interval series, each sample labelled %s=START-END (seconds since the window opened)",
-		len(pw.spans), rundoc.MinProfileWindow, rundoc.WindowLabel)
+		len(distinct), rundoc.MinProfileWindow, rundoc.WindowLabel)
 	if restarts > 0 {
 		note += fmt.Sprintf("; Go's profiler is read by stopping it, and its %d restarts left %.1f ms without samples (%.2f ms each)",
 			restarts, ms(lost), ms(lost)/float64(restarts))
