@@ -48,6 +48,7 @@ func (s *Server) runPage(c *gin.Context) {
 				return "", nil, err
 			}
 			v.Regressions = ui.NewRegressionBadges(regressed[id])
+			s.profileWindows(ctx, run, &v)
 		}
 		v.Page = ui.Page{Title: fmt.Sprintf("Run %d", id), CSRF: csrf}
 		return "run", v, nil
