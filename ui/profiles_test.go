@@ -76,7 +76,7 @@ func TestNewProfileView(t *testing.T) {
 		{"PprofURL", v.PprofURL, "/profiles/7/pprof/?si=cpu"},
 		{"DownloadURL", v.DownloadURL, "/api/profiles/7/download"},
 		{"FileName", v.FileName, "run42-client-cpu.pb.gz"},
-		{"Focus", v.FlameGraph.Focus, "runtime.main;main.a%3Bb"},
+		{"Zoom", v.FlameGraph.Zoom, "runtime.main;main.a%3Bb"},
 		{"Size", v.Size, "47.1 KiB"},
 		{"WritePaths.Total", v.WritePaths.Total, "4 s"},
 		// Rows are ordered write before read; shares come from Value/Total.
@@ -122,7 +122,7 @@ func TestNewCompareProfilesView(t *testing.T) {
 		t.Errorf("diff URL %q, want %q", v.Diff.DataURL, want)
 	}
 	if v.Diff.Mode != "diff" || v.Base.FlameGraph.DataURL != "/api/profiles/7/flamegraph?format=compact&sample=cpu" ||
-		v.Target.FlameGraph.FocusParam != "target_focus" || v.Base.FlameGraph.SearchParam != "search" {
+		v.Target.FlameGraph.ZoomParam != "target_zoom" || v.Base.FlameGraph.SearchParam != "search" {
 		t.Errorf("graphs: %+v / %+v / %+v", v.Diff, v.Base.FlameGraph, v.Target.FlameGraph)
 	}
 	if v.PprofURL != "/diff/7/9/pprof/?si=cpu" || v.SwapURL != "/compare/profiles?base=9&normalize=work&sample=cpu&target=7" {
