@@ -32,6 +32,9 @@ func fixtureProfileView() ProfileView {
 	base, _ := fixtureMeta()
 	v := NewProfileView(base, []string{"samples/count", "cpu/nanoseconds"}, "cpu",
 		"runtime.main;main.a%3Bb", `Writev|syscall\.`, fixtureWritePaths(1))
+	v.Filters = NewFilterBar(url.Values{"sample": {"cpu"}, "zoom": {"runtime.main;main.a%3Bb"}, "ignore": {"runtime\\."},
+		"tagfocus": {LabelFocus("thread", "kafka-producer-network-thread | p-1"), "window=^(10-12)$"}, "order": {"left-heavy"}},
+		map[string][]string{"thread": {"main", "kafka-producer-network-thread | p-1"}, "state": {"RUNNABLE", "WAITING"}}, "zoom", "search")
 	v.CSRF = "tok"
 	return v
 }
