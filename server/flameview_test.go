@@ -262,6 +262,12 @@ func TestProfilePageInlinesFirstView(t *testing.T) {
 	if !strings.Contains(page, `data-src="/api/profiles/`+fmt.Sprint(id)+`/flamegraph?format=rows&amp;order=left-heavy&amp;sample=samples"`) {
 		t.Error("the graph's data-src is not the rows API with the page's order")
 	}
+	// A filter the server cannot read: no inline view, so that the page
+	// asks and shows the 400 naming it.
+	rec = ts.do(t, "GET", fmt.Sprintf("/profiles/%d?sample=samples&ignore=%s", id, url.QueryEscape("a(")), "")
+	if rec.Code != 200 || strings.Contains(rec.Body.String(), `id="flamegraph-data"`) || !strings.Contains(rec.Body.String(), "ignore=a%28") {
+		t.Errorf("bad filter: %d, want the page without an inline view, the filter in data-src", rec.Code)
+	}
 }
 
 // Legacy zoom links: a focus= that is a zoom path of the page's graph

@@ -41,6 +41,9 @@ type loadedProfile struct {
 	// views holds the graphs built with filters or another order
 	// (viewFlat), bounded by maxViewFlats.
 	views map[string]*profiles.Flat
+	// labels are the profile's string labels (profiles.Labels), listed
+	// once: every rows answer carries them.
+	labels map[string][]string
 	// wps holds the write-path report of each sample index shown: the
 	// profile page shows it on every visit.
 	wps map[int]profiles.WritePathReport

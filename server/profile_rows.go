@@ -134,6 +134,16 @@ func (lp *loadedProfile) filtered(f profiles.Filters) (*profile.Profile, error) 
 	return p, nil
 }
 
+// stringLabels returns the profile's string labels, listed once.
+func (lp *loadedProfile) stringLabels() map[string][]string {
+	lp.flatMu.Lock()
+	defer lp.flatMu.Unlock()
+	if lp.labels == nil {
+		lp.labels = profiles.Labels(lp.prof)
+	}
+	return lp.labels
+}
+
 // maxViewFlats bounds the flattened graphs a profile keeps: each filter
 // and order asked for builds one.
 const maxViewFlats = 8
@@ -176,7 +186,7 @@ func profileRows(lp *loadedProfile, idx int, v viewParams) (*client.FlameGraph, 
 	rows := f.Rows(v.zoom, v.width, v.search)
 	meta := lp.meta
 	return &client.FlameGraph{Profile: &meta, SampleTypes: sampleTypes(lp.prof), Sample: st.Type, Unit: st.Unit,
-		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: profiles.Labels(lp.prof), Rows: wireRows(rows)}, nil
+		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels(), Rows: wireRows(rows)}, nil
 }
 
 // wireRows is rows as client names them.
@@ -248,16 +258,25 @@ func (s *Server) diffRows(c *gin.Context, cmp *comparison) {
 		}
 		whole = profiles.NewDiffFlat(wt, profiles.OrderName)
 	}
-	labels := profiles.Labels(cmp.base.prof)
-	for k, vs := range profiles.Labels(cmp.target.prof) {
-		labels[k] = mergeSorted(labels[k], vs)
-	}
+	labels := unionLabels(cmp.base.stringLabels(), cmp.target.stringLabels())
 	st := cmp.target.prof.SampleType[cmp.st]
 	bm, tm := cmp.base.meta, cmp.target.meta
 	norm := client.Normalization{Mode: cmp.norm.Mode, Scale: cmp.norm.Scale, Explain: cmp.norm.Explain}
 	s.writeJSON(c, &client.Diff{Base: &bm, Target: &tm, Sample: st.Type, Unit: st.Unit, Normalization: &norm,
 		Total: f.Total(), BaseTotal: f.BaseTotal(), WholeTotal: whole.Total(), WholeBaseTotal: whole.BaseTotal(),
 		Labels: labels, Rows: wireRows(f.Rows(v.zoom, v.width, v.search))})
+}
+
+// unionLabels merges two profiles' label lists into a new map.
+func unionLabels(a, b map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(a)+len(b))
+	for k, vs := range a {
+		out[k] = mergeSorted(nil, vs)
+	}
+	for k, vs := range b {
+		out[k] = mergeSorted(out[k], vs)
+	}
+	return out
 }
 
 // mergeSorted merges two sorted lists of label values, each value once,
@@ -323,10 +342,7 @@ func compareLegacyZoom(c *gin.Context, cmp *comparison) bool {
 // of both profiles) and passes the page's filters and order on to its
 // three graphs.
 func comparePageFilters(v *ui.CompareProfilesView, q url.Values, cmp *comparison) {
-	labels := profiles.Labels(cmp.base.prof)
-	for k, vs := range profiles.Labels(cmp.target.prof) {
-		labels[k] = mergeSorted(labels[k], vs)
-	}
+	labels := unionLabels(cmp.base.stringLabels(), cmp.target.stringLabels())
 	v.Filters = ui.NewFilterBar(q, labels, "zoom", "base_zoom", "target_zoom", "search")
 	for _, fg := range []*ui.FlameGraph{&v.Diff, &v.Base.FlameGraph, &v.Target.FlameGraph} {
 		fg.DataURL = ui.WithView(fg.DataURL, q)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"net/url"
 
 	"github.com/gin-gonic/gin"
 	"github.com/kbench/kbench/profiles"
@@ -105,18 +104,16 @@ func (s *Server) profilePage(c *gin.Context) {
 	wp := uiWritePaths(lp.writePaths(idx))
 	q := c.Request.URL.Query()
 	v := ui.NewProfileView(s.uiMeta(c.Request.Context(), lp.meta), sampleNames(lp.prof), st.Type+"/"+st.Unit, q.Get("zoom"), q.Get("search"), wp)
-	v.Filters = ui.NewFilterBar(q, profiles.Labels(lp.prof), "zoom", "search")
+	v.Filters = ui.NewFilterBar(q, lp.stringLabels(), "zoom", "search")
 	v.FlameGraph.DataURL = ui.WithView(v.FlameGraph.DataURL, q)
 	// The first view goes into the page: the graph draws without a
-	// request. Parameters the server cannot read are drawn without; the
-	// page asks again and shows the server's error.
-	view, verr := readView(q)
-	if verr != nil {
-		view, _ = readView(url.Values{"zoom": {q.Get("zoom")}})
-	}
-	if a, err := profileRows(lp, idx, view); err == nil {
-		if body, err := json.Marshal(a); err == nil {
-			v.FlameGraph.Initial = template.JS(body)
+	// request. With parameters the server cannot read there is none: the
+	// page asks and shows the server's 400, which names the parameter.
+	if view, err := readView(q); err == nil {
+		if a, err := profileRows(lp, idx, view); err == nil {
+			if body, err := json.Marshal(a); err == nil {
+				v.FlameGraph.Initial = template.JS(body)
+			}
 		}
 	}
 	title := v.Page.Title
