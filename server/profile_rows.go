@@ -233,30 +233,17 @@ func (s *Server) diffRows(c *gin.Context, cmp *comparison) {
 		s.fail(c, err)
 		return
 	}
-	bp, err := cmp.base.filtered(v.filters)
+	f, err := diffFlat(cmp, v.filters, v.order)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	tp, err := cmp.target.filtered(v.filters)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	tree, err := profiles.Diff(bp, tp, cmp.sb, cmp.st, cmp.norm.Scale)
-	if err != nil {
-		s.fail(c, badInput("base", "%v", err))
-		return
-	}
-	f := profiles.NewDiffFlat(tree, v.order)
 	whole := f
 	if !v.filters.Empty() {
-		wt, err := profiles.Diff(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale)
-		if err != nil {
-			s.fail(c, badInput("base", "%v", err))
+		if whole, err = diffFlat(cmp, profiles.Filters{}, profiles.OrderName); err != nil {
+			s.fail(c, err)
 			return
 		}
-		whole = profiles.NewDiffFlat(wt, profiles.OrderName)
 	}
 	labels := unionLabels(cmp.base.stringLabels(), cmp.target.stringLabels())
 	st := cmp.target.prof.SampleType[cmp.st]
@@ -277,6 +264,41 @@ func unionLabels(a, b map[string][]string) map[string][]string {
 		out[k] = mergeSorted(out[k], vs)
 	}
 	return out
+}
+
+// diffFlat returns the flattened differential graph of cmp with filters
+// f applied to both profiles, children in order: built once per (base,
+// sample, scale, filters, order) and kept among the target profile's
+// flats (maxViewFlats), since a page's every zoom and search asks again.
+func diffFlat(cmp *comparison, f profiles.Filters, order profiles.Order) (*profiles.Flat, error) {
+	lp := cmp.target
+	key := fmt.Sprintf("diff/%d/%d/%d/%v/%s/%s", cmp.base.meta.ID, cmp.sb, cmp.st, cmp.norm.Scale, order, f.Key())
+	lp.flatMu.Lock()
+	if fl, ok := lp.views[key]; ok {
+		lp.flatMu.Unlock()
+		return fl, nil
+	}
+	lp.flatMu.Unlock()
+	bp, err := cmp.base.filtered(f)
+	if err != nil {
+		return nil, err
+	}
+	tp, err := cmp.target.filtered(f)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := profiles.Diff(bp, tp, cmp.sb, cmp.st, cmp.norm.Scale)
+	if err != nil {
+		return nil, badInput("base", "%v", err)
+	}
+	fl := profiles.NewDiffFlat(tree, order)
+	lp.flatMu.Lock()
+	defer lp.flatMu.Unlock()
+	if lp.views == nil || len(lp.views) >= maxViewFlats {
+		lp.views = map[string]*profiles.Flat{}
+	}
+	lp.views[key] = fl
+	return fl, nil
 }
 
 // mergeSorted merges two sorted lists of label values, each value once,
