@@ -298,6 +298,11 @@ func TestLegacyFocusRedirects(t *testing.T) {
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "focus=Write%24") || !strings.Contains(rec.Body.String(), `id="fg-focus" name="focus" value="Write$"`) {
 		t.Errorf("focus regexp page: %d", rec.Code)
 	}
+	// The comparison passes its filters and order to its three graphs.
+	rec = ts.do(t, "GET", fmt.Sprintf("/compare/profiles?base=%d&target=%d&focus=Write&order=left-heavy", id, other), "")
+	if n := strings.Count(rec.Body.String(), "focus=Write&amp;format=rows&amp;"); rec.Code != 200 || n != 3 || strings.Count(rec.Body.String(), "order=left-heavy") != 3 || !strings.Contains(rec.Body.String(), `value="left-heavy" checked`) {
+		t.Errorf("compare page with filters: %d, %d graphs filtered", rec.Code, n)
+	}
 	// With zoom= present, focus= is never a zoom.
 	if rec := ts.do(t, "GET", fmt.Sprintf("/profiles/%d?zoom=main.main&focus=main.main", id), ""); rec.Code != 200 {
 		t.Errorf("zoom and focus: %d", rec.Code)
