@@ -30,7 +30,6 @@ type (
 	HistoryParams      = wire.HistoryParams
 	HistoryPoint       = wire.HistoryPoint
 	Mark               = wire.Mark
-	MatchTotals        = wire.MatchTotals
 	Metric             = wire.Metric
 	Normalization      = wire.Normalization
 	Profile            = wire.Profile
@@ -38,7 +37,8 @@ type (
 	ProfileMeta        = wire.ProfileMeta
 	ProfileRole        = wire.ProfileRole
 	Profiles           = wire.Profiles
-	Pruned             = wire.Pruned
+	FlameRows          = wire.FlameRows
+	RowsMatch          = wire.RowsMatch
 	Regression         = wire.Regression
 	Regressions        = wire.Regressions
 	ReportCreated      = wire.ReportCreated

@@ -19,6 +19,9 @@ func (s *Server) runPage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	if legacyZoom(c, nil, anyZoom) {
+		return
+	}
 	ctx := c.Request.Context()
 	s.cachedRender(c, fmt.Sprintf("run/%d", id), func(csrf string) (string, any, error) {
 		run, err := s.store.GetRun(ctx, id)
