@@ -376,11 +376,11 @@ type treeBuilder struct {
 	// base and tgt are parallel to nodes, only for diffs, whose values
 	// are floats (a side is a mean of scaled runs); nodes' own values
 	// are then unused.
-	base  []sideValues
-	tgt   []sideValues
-	diff  bool
-	wide  map[uint64]int32 // parent<<32 | name → child, for wide parents
-	buf   []int32
+	base []sideValues
+	tgt  []sideValues
+	diff bool
+	wide map[uint64]int32 // parent<<32 | name → child, for wide parents
+	buf  []int32
 }
 
 func newTreeBuilder(diff bool) *treeBuilder {
