@@ -2,6 +2,8 @@ package profiles
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/google/pprof/profile"
 )
@@ -125,4 +127,47 @@ func NormalizeRuns(mode string, base, target []RunInput, unit string) (Normaliza
 			withUnit(formatAmount(rt), unit), sides, per)}, nil
 	}
 	return Normalization{}, fmt.Errorf("profiles: normalize: unknown mode %q", mode)
+}
+
+// SumWritePaths adds up the write-path reports of a side's runs: totals,
+// values and sample counts summed, frames united, percentages of the
+// summed total. Runs weigh by their own totals (the reports are of
+// unscaled profiles). No report gives an empty one.
+func SumWritePaths(reps ...WritePathReport) WritePathReport {
+	if len(reps) == 1 {
+		return reps[0]
+	}
+	var out WritePathReport
+	type key struct{ dir, path string }
+	index := map[key]int{}
+	frames := map[key]map[string]bool{}
+	for _, r := range reps {
+		out.Total += r.Total
+		if out.Unit == "" {
+			out.Unit = r.Unit
+		}
+		for _, row := range r.Rows {
+			k := key{row.Direction, row.Path}
+			i, ok := index[k]
+			if !ok {
+				i = len(out.Rows)
+				index[k] = i
+				out.Rows = append(out.Rows, WritePathRow{Direction: row.Direction, Path: row.Path})
+				frames[k] = map[string]bool{}
+			}
+			out.Rows[i].Value += row.Value
+			out.Rows[i].Samples += row.Samples
+			for _, f := range row.Frames {
+				frames[k][f] = true
+			}
+		}
+	}
+	for i := range out.Rows {
+		row := &out.Rows[i]
+		row.Frames = slices.Sorted(maps.Keys(frames[key{row.Direction, row.Path}]))
+		if out.Total != 0 {
+			row.Percent = 100 * float64(row.Value) / float64(out.Total)
+		}
+	}
+	return out
 }
