@@ -19,6 +19,7 @@ type (
 	CreateSweep        = wire.CreateSweep
 	Created            = wire.Created
 	Diff               = wire.Diff
+	DiffCompact        = wire.DiffCompact
 	DiffNode           = wire.DiffNode
 	DiffWritePaths     = wire.DiffWritePaths
 	Difference         = wire.Difference
@@ -38,6 +39,7 @@ type (
 	ProfileMeta        = wire.ProfileMeta
 	ProfileRole        = wire.ProfileRole
 	Profiles           = wire.Profiles
+	SkippedRun         = wire.SkippedRun
 	Pruned             = wire.Pruned
 	Regression         = wire.Regression
 	Regressions        = wire.Regressions
