@@ -64,8 +64,10 @@ func DiffRuns(base, target []RunInput) (*DiffNode, error) {
 	return diffTree(ins...), nil
 }
 
-// runInputs turns both sides into tree inputs whose scale includes the
-// division by the side's number of runs.
+// runInputs turns both sides into tree inputs, each run's scale its
+// RunScales factor; the sums are divided by the sides' numbers of runs
+// at the end (diffTree, topChanges), so that n copies of one profile
+// average to exactly its values.
 func runInputs(base, target []RunInput) ([]input, error) {
 	bs, ts, err := RunScales(base, target)
 	if err != nil {
@@ -73,10 +75,10 @@ func runInputs(base, target []RunInput) ([]input, error) {
 	}
 	ins := make([]input, 0, len(base)+len(target))
 	for i, r := range base {
-		ins = append(ins, input{p: r.Prof, index: r.SampleIndex, scale: bs[i] / float64(len(base)), base: true})
+		ins = append(ins, input{p: r.Prof, index: r.SampleIndex, scale: bs[i], base: true})
 	}
 	for i, r := range target {
-		ins = append(ins, input{p: r.Prof, index: r.SampleIndex, scale: ts[i] / float64(len(target))})
+		ins = append(ins, input{p: r.Prof, index: r.SampleIndex, scale: ts[i]})
 	}
 	return ins, nil
 }
@@ -130,15 +132,29 @@ func RunScales(base, target []RunInput) (baseScales, targetScales []float64, err
 	return scales(base), scales(target), nil
 }
 
+// sideRuns counts the base and target inputs: each side's sums are
+// divided by its count.
+func sideRuns(ins []input) (nb, nt float64) {
+	for _, in := range ins {
+		if in.base {
+			nb++
+		} else {
+			nt++
+		}
+	}
+	return max(nb, 1), max(nt, 1)
+}
+
 func diffTree(ins ...input) *DiffNode {
 	b := newTreeBuilder(true)
 	b.build(ins...)
+	nb, nt := sideRuns(ins)
 
 	nodes := make([]DiffNode, len(b.nodes))
 	ptrs := make([]*DiffNode, len(b.nodes)-1)
 	b.walkSorted(func(i int, kids []int32) {
 		a, bv, tv := &b.nodes[i], b.base[i], b.tgt[i]
-		nodes[i] = DiffNode{Name: b.names.list[a.name], Value: tv.value, Self: tv.self, Base: bv.value, BaseSelf: bv.self}
+		nodes[i] = DiffNode{Name: b.names.list[a.name], Value: tv.value / nt, Self: tv.self / nt, Base: bv.value / nb, BaseSelf: bv.self / nb}
 		if len(kids) > 0 {
 			cs := ptrs[:len(kids):len(kids)]
 			ptrs = ptrs[len(kids):]
@@ -429,18 +445,19 @@ func topChanges(ins []input, n int) []Change {
 			ts = functionValues(in.p, in.index, in.scale, names, ts)
 		}
 	}
+	nb, nt := sideRuns(ins)
 	var out []Change
 	for id, name := range names.list {
 		var c Change
 		c.Name = name
 		if id < len(bs) {
-			c.BaseFlat, c.BaseCum = bs[id].flat, bs[id].cum
+			c.BaseFlat, c.BaseCum = bs[id].flat/nb, bs[id].cum/nb
 		}
 		if id < len(ts) {
-			c.TargetFlat, c.TargetCum = ts[id].flat, ts[id].cum
+			c.TargetFlat, c.TargetCum = ts[id].flat/nt, ts[id].cum/nt
 		}
-		c.DeltaFlat = c.TargetFlat - c.BaseFlat
-		c.DeltaCum = c.TargetCum - c.BaseCum
+		c.DeltaFlat = delta(c.TargetFlat, c.BaseFlat)
+		c.DeltaCum = delta(c.TargetCum, c.BaseCum)
 		if c.DeltaFlat == 0 && c.DeltaCum == 0 {
 			continue
 		}
@@ -467,6 +484,16 @@ func topChanges(ins []input, n int) []Change {
 		out = out[:n:n]
 	}
 	return out
+}
+
+// delta is target − base, with a difference within float rounding of the
+// values (runs scaled by factors like 1/3 and summed) taken as none.
+func delta(target, base float64) float64 {
+	d := target - base
+	if math.Abs(d) <= 1e-12*math.Max(math.Abs(target), math.Abs(base)) {
+		return 0
+	}
+	return d
 }
 
 func deltaPct(delta, base float64) float64 {
