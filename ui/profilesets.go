@@ -63,6 +63,26 @@ func DiffRunSetsProfileURL(side string, baseRuns, targetRuns []uint, kind, role,
 	return DiffAPIPath + "/profile.pb.gz?" + q.Encode()
 }
 
+// DiffRunSetsDataURL is the run-set diff as the flame graph widget reads
+// it (compact JSON).
+func DiffRunSetsDataURL(baseRuns, targetRuns []uint, kind, role, normalize string) string {
+	q := RunSetsQuery(baseRuns, targetRuns, kind, role, normalize, "")
+	q.Set("format", "compact")
+	return DiffAPIPath + "?" + q.Encode()
+}
+
+// runsText names runs for a label: "run #3" or "runs #3, #4, #5".
+func runsText(ids []uint) string {
+	if len(ids) == 1 {
+		return "run #" + uintStr(ids[0])
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = "#" + uintStr(id)
+	}
+	return "runs " + strings.Join(s, ", ")
+}
+
 // JoinIDs writes ids as a query holds them: "3,4,5".
 func JoinIDs(ids []uint) string {
 	s := make([]string, len(ids))
