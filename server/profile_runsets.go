@@ -100,20 +100,20 @@ func (s *Server) pprofRunSetsDiffUI(c *gin.Context) {
 	}
 	prefix := ui.DiffRunSetsPprofURL(q.BaseRuns, q.TargetRuns, q.Kind, q.Role)
 	prefix = prefix[:len(prefix)-1]
-	load := func() (*comparison, error) {
-		ctx := c.Request.Context()
-		set, err := profileset.Load(ctx, s.store, s.parsedProfile, q)
-		if err != nil {
-			return nil, err
-		}
-		return s.normalized(set, "none")
+	// The set is read on every request (one query; the profiles come
+	// from the parse cache): pprof's handlers are cached by the profiles
+	// merged, so a profile attached to a run later is not missed.
+	set, err := profileset.Load(c.Request.Context(), s.store, s.parsedProfile, q)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	cmp, err := s.normalized(set, "none")
+	if err != nil {
+		s.fail(c, err)
+		return
 	}
 	if view, ok := readsServerFiles(c.Request.URL.Path); ok {
-		cmp, err := load()
-		if err != nil {
-			s.fail(c, err)
-			return
-		}
 		base, err := s.loadProfile(c.Request.Context(), cmp.set.Base[0].ProfileID)
 		if err != nil {
 			s.fail(c, err)
@@ -127,11 +127,8 @@ func (s *Server) pprofRunSetsDiffUI(c *gin.Context) {
 		s.pprofLocalPage(c, view, target.meta, &base.meta, prefix+"/")
 		return
 	}
-	s.servePprof(c, prefix, "diffruns"+prefix, func() (*profile.Profile, error) {
-		cmp, err := load()
-		if err != nil {
-			return nil, err
-		}
+	key := fmt.Sprintf("diffruns/%v/%v", profileIDs(cmp.set.Base), profileIDs(cmp.set.Target))
+	s.servePprof(c, prefix, key, func() (*profile.Profile, error) {
 		bp, err := s.mergedSide(c.Request.Context(), cmp, "base")
 		if err != nil {
 			return nil, err
