@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -107,6 +108,11 @@ func (s *Server) compareRuns(c *gin.Context, normalize string) (*comparison, err
 // normalized turns a loaded set into a comparison with its normalisation.
 func (s *Server) normalized(set *profileset.Set, normalize string) (*comparison, error) {
 	cmp := &comparison{set: set}
+	for _, m := range slices.Concat(set.Base, set.Target) {
+		if m.WorkErr != nil && !errors.Is(m.WorkErr, profileset.ErrNoRecordCount) {
+			s.log.Error("read a run's record count", "run", m.RunID, "err", m.WorkErr)
+		}
+	}
 	reasons := set.WorkReasons()
 	cmp.workAvailable = len(reasons) == 0
 	if !cmp.workAvailable {
