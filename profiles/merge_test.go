@@ -186,3 +186,23 @@ func TestMergeRuns(t *testing.T) {
 		t.Errorf("merge of a CPU and a heap profile: %v", err)
 	}
 }
+
+// BenchmarkDiffRunsLarge is the merged diff of 10 runs against 10 of the
+// large public profile, to set against BenchmarkDiffLarge's one pairwise
+// diff: the tree is one, the samples ten times as many.
+func BenchmarkDiffRunsLarge(b *testing.B) {
+	p := largeProfile(b)
+	idx, _ := PickSample(p, "")
+	tot, _ := SampleTotal(p, idx)
+	var base, target []RunInput
+	for i := range 10 {
+		base = append(base, RunInput{RunID: uint(i + 1), Prof: p, SampleIndex: idx, Ref: float64(tot) * (1 + float64(i)/100)})
+		target = append(target, RunInput{RunID: uint(i + 11), Prof: p, SampleIndex: idx, Ref: float64(tot)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DiffRuns(base, target); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
