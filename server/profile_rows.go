@@ -146,6 +146,17 @@ func (lp *loadedProfile) stringLabels() map[string][]string {
 	return lp.labels
 }
 
+// nameVariants returns the raw frame names merged under each normalised
+// name of the profile, listed once.
+func (lp *loadedProfile) nameVariants() map[string][]string {
+	lp.flatMu.Lock()
+	defer lp.flatMu.Unlock()
+	if !lp.variantsDone {
+		lp.variants, lp.variantsDone = profiles.NameVariants(lp.prof), true
+	}
+	return lp.variants
+}
+
 // maxViewFlats bounds the flattened graphs a profile keeps: each filter
 // and order asked for builds one.
 const maxViewFlats = 8
@@ -188,7 +199,7 @@ func profileRows(lp *loadedProfile, idx int, v viewParams) (*client.FlameGraph, 
 	rows := f.Rows(v.zoom, v.width, v.search)
 	meta := lp.meta
 	return &client.FlameGraph{Profile: &meta, SampleTypes: sampleTypes(lp.prof), Sample: st.Type, Unit: st.Unit,
-		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels(), Rows: wireRows(rows)}, nil
+		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels(), NameVariants: lp.nameVariants(), Rows: wireRows(rows)}, nil
 }
 
 // wireRows is rows as client names them.

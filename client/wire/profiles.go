@@ -4,20 +4,22 @@ package wire
 // Rows holds the frames of one view (zoom, width, filters, order) laid
 // out as rows, with a search's answer in Rows.Match, Total the total
 // kept by the filters and WholeTotal the profile's; Labels lists the
-// string labels to filter on. With format=tree (the default, deprecated)
+// string labels to filter on and NameVariants the raw frame names merged
+// under each normalised one (JVM lambdas' addresses). With format=tree (the default, deprecated)
 // Tree holds the whole graph; with format=compact (deprecated) Compact
 // holds it flattened.
 type FlameGraph struct {
-	Compact     *FlameCompact       `json:"compact,omitempty"`
-	Labels      map[string][]string `json:"labels,omitempty"`
-	Profile     *ProfileMeta        `json:"profile,omitempty"`
-	Rows        *FlameRows          `json:"rows,omitempty"`
-	Sample      string              `json:"sample"`
-	SampleTypes []SampleType        `json:"sample_types,omitempty"`
-	Total       int64               `json:"total"`
-	Tree        *FlameNode          `json:"tree,omitempty"`
-	Unit        string              `json:"unit"`
-	WholeTotal  int64               `json:"whole_total,omitempty"`
+	Compact      *FlameCompact       `json:"compact,omitempty"`
+	Labels       map[string][]string `json:"labels,omitempty"`
+	NameVariants map[string][]string `json:"name_variants,omitempty"`
+	Profile      *ProfileMeta        `json:"profile,omitempty"`
+	Rows         *FlameRows          `json:"rows,omitempty"`
+	Sample       string              `json:"sample"`
+	SampleTypes  []SampleType        `json:"sample_types,omitempty"`
+	Total        int64               `json:"total"`
+	Tree         *FlameNode          `json:"tree,omitempty"`
+	Unit         string              `json:"unit"`
+	WholeTotal   int64               `json:"whole_total,omitempty"`
 }
 
 // ProfileMeta is a profile as the flame graph and diff answers name it.
