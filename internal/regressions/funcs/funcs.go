@@ -178,6 +178,11 @@ func (n *Namer) Regression(ctx context.Context, r regressions.Regression) (wire.
 	return n.Lookup(ctx, r.BeforeRuns, r.AfterRuns)
 }
 
+// WaitRegression is Wait for r's segments: the notifier's.
+func (n *Namer) WaitRegression(ctx context.Context, r regressions.Regression) (wire.Functions, error) {
+	return n.Wait(ctx, r.BeforeRuns, r.AfterRuns)
+}
+
 // Lookup answers what is known of the change between before (the runs
 // before it, in time order) and after (the runs from it on, in time
 // order): the functions named, or status "computing" after asking the
