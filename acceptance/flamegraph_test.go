@@ -29,7 +29,7 @@ func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 	b.do(t, "open the profile page", chromedp.Navigate(fmt.Sprintf("%s/profiles/%d?sample=samples", srv.URL, id)))
 	b.waitFor(t, "the flame graph's first paint", `document.querySelector("#flamegraph[data-rendered=true]") !== null`)
 	type state struct {
-		Focus   string `json:"focus"`
+		Zoom    string `json:"zoom"`
 		Search  string `json:"search"`
 		Nodes   int    `json:"nodes"`
 		Match   string `json:"match"`
@@ -72,12 +72,12 @@ func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 	if got := e2eEval[string](t, b, "zoom into a hidden frame", e2eFG+`.zoomTo("main.main;main.narrow007")`); got != "main.main;main.narrow007" {
 		t.Fatalf("zoomTo = %q", got)
 	}
-	b.poll(t, "the zoomed subtree", e2eFG+`.state().focus === "main.main;main.narrow007" && `+e2eFG+`.frameBox("main.main;main.narrow007;main.d00;main.d01") !== null`)
+	b.poll(t, "the zoomed subtree", e2eFG+`.state().zoom === "main.main;main.narrow007" && `+e2eFG+`.frameBox("main.main;main.narrow007;main.d00;main.d01") !== null`)
 	st = e2eEval[state](t, b, "state", e2eFG+`.state()`)
 	if st.Fetches != 1 {
 		t.Errorf("zoomed: %+v, want one fetch", st)
 	}
-	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "focus=main.main%3Bmain.narrow007") || !strings.Contains(u, "search=main.d39") {
+	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "zoom=main.main%3Bmain.narrow007") || !strings.Contains(u, "search=main.d39") {
 		t.Errorf("the zoom and search are not in the URL: %s", u)
 	}
 	// Within the zoom, the search's share of the zoomed frame: all of it
@@ -90,15 +90,20 @@ func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 
 	// Back to the whole profile: the first view is kept, no new request.
 	e2eEval[bool](t, b, "reset", `(`+e2eFG+`.reset(), true)`)
-	b.poll(t, "the first view again", e2eFG+`.state().focus === "" && `+e2eFG+`.state().pruned`)
+	b.poll(t, "the first view again", e2eFG+`.state().zoom === "" && `+e2eFG+`.state().pruned`)
 	if st := e2eEval[state](t, b, "state", e2eFG+`.state()`); st.Fetches != 1 {
 		t.Errorf("zooming out fetched again: %+v", st)
 	}
 
-	// The shared link opens the zoomed view from the page itself.
+	// The shared link opens the zoomed view from the page itself; a
+	// link from before the rename (focus= holding a zoom path) is
+	// redirected to zoom= and opens the same view.
 	shared := fmt.Sprintf("%s/profiles/%d?sample=samples&focus=%s&search=main.d39", srv.URL, id, "main.main%3Bmain.narrow150")
-	b.do(t, "open a shared zoom", chromedp.Navigate(shared))
-	b.waitFor(t, "the shared view", `(() => { const g = document.getElementById("flamegraph").flameGraph; return !!g && g.state().focus === "main.main;main.narrow150"; })()`)
+	b.do(t, "open a shared zoom of before the rename", chromedp.Navigate(shared))
+	b.waitFor(t, "the shared view", `(() => { const g = document.getElementById("flamegraph").flameGraph; return !!g && g.state().zoom === "main.main;main.narrow150"; })()`)
+	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "zoom=main.main%3Bmain.narrow150") || strings.Contains(u, "focus=") || !strings.Contains(u, "search=main.d39") {
+		t.Errorf("the legacy link was not redirected to zoom=: %s", u)
+	}
 	b.poll(t, "the shared zoom drawn", e2eFG+`.frameBox("main.main;main.narrow150;main.d00") !== null`)
 	if st := e2eEval[state](t, b, "state", e2eFG+`.state()`); st.Fetches != 0 || st.Search != "main.d39" {
 		t.Errorf("shared view: %+v, want it drawn from the page with the search", st)
@@ -142,8 +147,8 @@ func TestE2EFlameGraph(t *testing.T) {
 		t.Fatalf("main.encode is not drawn: %v", box)
 	}
 	b.do(t, "click main.encode", chromedp.MouseClickXY(box["x"], box["y"]))
-	b.waitFor(t, "the zoom", `document.getElementById("flamegraph").flameGraph.state().focus === "main.main;main.encode"`)
-	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "focus=") {
+	b.waitFor(t, "the zoom", `document.getElementById("flamegraph").flameGraph.state().zoom === "main.main;main.encode"`)
+	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "zoom=") {
 		t.Errorf("the zoom is not in the URL: %s", u)
 	}
 	b.do(t, "search", chromedp.SendKeys("#flamegraph-search", "crc"))
@@ -158,7 +163,7 @@ func TestE2EFlameGraph(t *testing.T) {
 	}
 	// The link shows the same view to whoever opens it.
 	b.do(t, "open the shared link", chromedp.Navigate(shared))
-	b.waitFor(t, "the shared view", `(() => { const s = document.getElementById("flamegraph").flameGraph; return s && s.state().focus === "main.main;main.encode" && s.state().search === "crc"; })()`)
+	b.waitFor(t, "the shared view", `(() => { const s = document.getElementById("flamegraph").flameGraph; return s && s.state().zoom === "main.main;main.encode" && s.state().search === "crc"; })()`)
 
 	b.do(t, "open the comparison", chromedp.Navigate(fmt.Sprintf("%s/compare/profiles?base=%d&target=%d&normalize=none&sample=samples", srv.URL, base, target)))
 	b.waitFor(t, "the differential graph", `document.querySelector("#diff-flamegraph[data-rendered=true]") !== null`)

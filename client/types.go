@@ -32,7 +32,6 @@ type (
 	HistoryParams      = wire.HistoryParams
 	HistoryPoint       = wire.HistoryPoint
 	Mark               = wire.Mark
-	MatchTotals        = wire.MatchTotals
 	Metric             = wire.Metric
 	MovedFunction      = wire.MovedFunction
 	Normalization      = wire.Normalization
@@ -41,7 +40,8 @@ type (
 	ProfileMeta        = wire.ProfileMeta
 	ProfileRole        = wire.ProfileRole
 	Profiles           = wire.Profiles
-	Pruned             = wire.Pruned
+	FlameRows          = wire.FlameRows
+	RowsMatch          = wire.RowsMatch
 	Regression         = wire.Regression
 	Regressions        = wire.Regressions
 	ReportCreated      = wire.ReportCreated

@@ -93,8 +93,8 @@ func TestRankFunctionsExplained(t *testing.T) {
 	} {
 		var base, target []RunInput
 		for i := range 3 {
-			base = append(base, RunInput{RunID: uint(i + 1), Prof: foldedProfile(t, c.base), Ref: 1})
-			target = append(target, RunInput{RunID: uint(i + 10), Prof: foldedProfile(t, c.target), Ref: 1})
+			base = append(base, RunInput{RunID: uint(i + 1), Prof: foldedRun(t, c.base), Ref: 1})
+			target = append(target, RunInput{RunID: uint(i + 10), Prof: foldedRun(t, c.target), Ref: 1})
 		}
 		res := Significance(base, target, 0.05)
 		var got []string

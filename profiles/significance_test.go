@@ -10,7 +10,7 @@ import (
 )
 
 // foldedProfile parses folded stacks for a test.
-func foldedProfile(t *testing.T, text string) *profile.Profile {
+func foldedRun(t *testing.T, text string) *profile.Profile {
 	t.Helper()
 	p, err := ParseFolded(strings.NewReader(text), 0)
 	if err != nil {
@@ -26,7 +26,7 @@ func foldedProfile(t *testing.T, text string) *profile.Profile {
 func TestSignificanceShares(t *testing.T) {
 	// Sample index 0 counts samples; Ref divides them.
 	run := func(id uint, text string, ref float64) RunInput {
-		return RunInput{RunID: id, Prof: foldedProfile(t, text), SampleIndex: 0, Ref: ref}
+		return RunInput{RunID: id, Prof: foldedRun(t, text), SampleIndex: 0, Ref: ref}
 	}
 	// 200 samples a run; rare holds 1 of 800 pooled (0.125 %).
 	base := []RunInput{
@@ -37,9 +37,9 @@ func TestSignificanceShares(t *testing.T) {
 		run(3, "main;a;b 140\nmain;a 20\nmain;c 39\nmain;rare 1", 1),
 		run(4, "main;a;b 150\nmain;a 10\nmain;c 40", 1),
 		{RunID: 5, Prof: nil, Ref: 1},
-		{RunID: 6, Prof: foldedProfile(t, "main 1"), SampleIndex: 7, Ref: 1},
-		{RunID: 7, Prof: foldedProfile(t, "main 1"), SampleIndex: 0, Ref: 0},
-		{RunID: 8, Prof: foldedProfile(t, "main;only8 1"), SampleIndex: 1, Ref: 1}, // nanoseconds, not a count
+		{RunID: 6, Prof: foldedRun(t, "main 1"), SampleIndex: 7, Ref: 1},
+		{RunID: 7, Prof: foldedRun(t, "main 1"), SampleIndex: 0, Ref: 0},
+		{RunID: 8, Prof: foldedRun(t, "main;only8 1"), SampleIndex: 1, Ref: 1}, // nanoseconds, not a count
 	}
 	r := Significance(base, target, 0.05)
 	if r.Decided || r.RunsNeeded != 3 || r.Tested != 0 {

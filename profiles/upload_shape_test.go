@@ -68,7 +68,7 @@ func TestUploadDepthLimitEveryFormat(t *testing.T) {
 		p, err := loadBytes(tc.data(tc.depth))
 		if err != nil {
 			t.Errorf("%s: %d frames refused: %v", tc.name, tc.depth, err)
-		} else if n := len(NewFlat(BuildTree(p, 0)).names); n == 0 {
+		} else if n := len(NewFlat(BuildTree(p, 0), OrderName).names); n == 0 {
 			t.Errorf("%s: drew nothing", tc.name)
 		}
 		_, err = loadBytes(tc.data(tc.depth + 1))
@@ -158,7 +158,7 @@ func TestDrawAtTheLimits(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	tree := BuildTree(p, 0)
-	flat := NewFlat(tree)
+	flat := NewFlat(tree, OrderName)
 	body, err := json.Marshal(tree.Compact())
 	runtime.ReadMemStats(&after)
 	if err != nil {

@@ -198,7 +198,7 @@ func (r *run) readUntil(ctx context.Context, c consumer, stats *consumeStats, ba
 			}
 		}
 	}()
-	err = c.read(ctx, stats, target)
+	withRole(ctx, roleReceive, func(ctx context.Context) { err = c.read(ctx, stats, target) })
 	timeUp = errors.Is(context.Cause(ctx), errDurationReached)
 	cancel()
 	<-watchdog

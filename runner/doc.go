@@ -16,7 +16,9 @@
 //   - the metrics: latency histograms (latency.go), intervals and series
 //     (series.go), the metric catalog (catalog.go, metrichelp.go), the
 //     measured window with its process figures and its pprof captures of
-//     kbench and of the broker child (window.go), the harness checks
+//     kbench and of the broker child (window.go), the CPU profile in
+//     windows of the series (cpuwindows.go), the pprof labels of its
+//     goroutines (roles.go), the harness checks
 //     (harness.go), the notes on Kafka's output (outputnotes.go) and the
 //     environment and target of the result (result.go, apiguess.go);
 //   - the reporter (progress.go), which writes Kafka's text or, for serve,

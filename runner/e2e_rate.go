@@ -118,8 +118,12 @@ func (r *run) e2eRate(ctx context.Context) error {
 	stopProgress := r.tickProgress("measure", n, es.receivedCount)
 	stopSeries := r.recordSeries(es.seriesPoint)
 	cctx, stopConsumer := context.WithCancel(ctx)
-	consumed := cons.start(cctx)
-	sendErr := t.client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: r.spec.Throughput, Measured: true})
+	var consumed <-chan error
+	withRole(cctx, roleReceive, func(cctx context.Context) { consumed = cons.start(cctx) })
+	var sendErr error
+	withRole(ctx, roleSend, func(ctx context.Context) {
+		sendErr = t.client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: r.spec.Throughput, Measured: true})
+	})
 	stats.mu.Lock()
 	acked, firstErr, failures := stats.records, stats.firstErr, stats.errors
 	stats.mu.Unlock()

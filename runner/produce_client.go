@@ -707,11 +707,13 @@ func (c *clientSender) request(bi int, batches []*clientBatch) {
 	}()
 	errs := make([]error, len(batches))
 	var ready []*clientBatch
-	for i, b := range batches {
-		if errs[i] = c.encode(b); errs[i] == nil {
-			ready = append(ready, b)
+	withRole(c.reqCtx, roleEncode, func(context.Context) {
+		for i, b := range batches {
+			if errs[i] = c.encode(b); errs[i] == nil {
+				ready = append(ready, b)
+			}
 		}
-	}
+	})
 	// Out: wait for an in-flight slot (it is free at once unless this
 	// request was encoded ahead).
 	select {

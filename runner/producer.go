@@ -446,7 +446,9 @@ func (r *run) produce(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Rate: rate, Measured: measured})
+				withRole(ctx, roleSend, func(ctx context.Context) {
+					errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Rate: rate, Measured: measured})
+				})
 			}()
 		}
 		wg.Wait()

@@ -198,7 +198,7 @@ func (r *run) finish(err error) {
 
 // openWindow starts the measured window of this run.
 func (r *run) openWindow() error {
-	w, err := openWindow(r.opts.OutDir, r.spec.Profiles, r.child, r.ext)
+	w, err := openWindow(r.opts.OutDir, r.spec.Profiles, r.child, r.ext, r.spec.WantsProfileWindows())
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ func (r *run) recordSeries(sample func(secs float64) rundoc.SeriesPoint) (stop f
 					step *= 2
 					tick.Reset(step)
 				}
+				r.win.tick(now, step)
 			}
 		}
 	}()

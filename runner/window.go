@@ -49,6 +49,10 @@ type window struct {
 	cpu      sysstat.CPUSummary
 	cpuFile  *os.File
 	allocs0  *profile.Profile
+	// windows, when set, records the CPU profile in windows
+	// (--profile-windows; cpuwindows.go) instead of cpuFile, or, for
+	// the JVM, only their boundaries.
+	windows *profWindows
 
 	profiles []rundoc.ProfileFile
 	notes    []string
@@ -107,7 +111,8 @@ func (w *window) wants(kind string) bool { return w.dir != "" && slices.Contains
 
 // open starts the measured window: profiles first, counters last, so the
 // counters see as little of the profilers' start-up as possible.
-func openWindow(dir string, kinds []string, broker *childBroker, ext *extProcess) (*window, error) {
+// With windows the CPU profile is recorded in windows (profWindows).
+func openWindow(dir string, kinds []string, broker *childBroker, ext *extProcess, windows bool) (*window, error) {
 	w := &window{dir: dir, kinds: kinds, broker: broker, ext: ext}
 	w.brokerCPU = w.wants("cpu")
 	if ext != nil {
@@ -128,7 +133,21 @@ func openWindow(dir string, kinds []string, broker *childBroker, ext *extProcess
 	if w.wants("block") {
 		runtime.SetBlockProfileRate(blockProfileRateNs)
 	}
-	if w.wants("cpu") {
+	switch {
+	case windows && w.wants("cpu"):
+		pw, err := startProfWindows(dir, true, w.cpuTime)
+		if err != nil {
+			return nil, err
+		}
+		w.windows = pw
+	case windows && ext != nil && dir != "":
+		// The JVM's samples are named by the same windows.
+		pw, err := startProfWindows(dir, false, w.cpuTime)
+		if err != nil {
+			return nil, err
+		}
+		w.windows = pw
+	case w.wants("cpu"):
 		f, err := os.Create(filepath.Join(dir, "client-cpu.pb.gz"))
 		if err != nil {
 			return nil, fmt.Errorf("runner: cpu profile: %w", err)
@@ -152,6 +171,9 @@ func openWindow(dir string, kinds []string, broker *childBroker, ext *extProcess
 	w.demand0, w.demandErr = w.threadDemand()
 	w.sampler = sysstat.StartCPUSamplerOf(cpuSampleInterval, w.cpuTime)
 	w.start = time.Now()
+	if w.windows != nil {
+		w.windows.begin(w.start)
+	}
 	return w, nil
 }
 
@@ -180,6 +202,21 @@ func (w *window) stop() {
 			w.profiles = append(w.profiles, rundoc.ProfileFile{Role: "client", Kind: "cpu", File: "client-cpu.pb.gz"})
 		}
 		w.cpuFile = nil
+	}
+	if pw := w.windows; pw != nil {
+		err := pw.stop(w.end)
+		if pw.goProfile {
+			note := ""
+			if err == nil {
+				note, err = pw.write(filepath.Join(w.dir, "client-cpu.pb.gz"))
+			}
+			if err != nil {
+				w.notes = append(w.notes, "client CPU profile not captured: "+err.Error())
+			} else {
+				w.notes = append(w.notes, note)
+				w.profiles = append(w.profiles, rundoc.ProfileFile{Role: "client", Kind: "cpu", File: "client-cpu.pb.gz"})
+			}
+		}
 	}
 	if w.broker != nil && w.brokerCPU {
 		if err := w.broker.stopCPUProfile(); err != nil {
@@ -286,6 +323,14 @@ func subtractProfile(end, base *profile.Profile) (*profile.Profile, error) {
 		p.DurationNanos = 0
 	}
 	return p, nil
+}
+
+// tick passes the series' tick at now, its step then step, to the
+// profile's windows; any goroutine may call it.
+func (w *window) tick(now time.Time, step time.Duration) {
+	if w.windows != nil {
+		w.windows.tick(now, step)
+	}
 }
 
 // since is how far into the window t lies, in seconds. It reads only the

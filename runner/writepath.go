@@ -173,7 +173,10 @@ func (r *run) writepath(ctx context.Context) error {
 		before := stats.respondedCount()
 		stop := r.tickProgress(name, n, func() int64 { return stats.respondedCount() - before })
 		defer stop()
-		err := client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: rate, Measured: measured})
+		var err error
+		withRole(ctx, roleSend, func(ctx context.Context) {
+			err = client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: rate, Measured: measured})
+		})
 		if serr := stats.Err(); serr != nil {
 			err = serr
 		}
@@ -511,7 +514,14 @@ func goProfileKinds(kinds []string) []string {
 // client's wall profile.
 func (r *run) windowJFR(ctx context.Context, jc *writepath.JavaClient) {
 	const file = "client-wall.pb.gz"
-	sum, err := jc.StopJFR(ctx, filepath.Join(r.opts.OutDir, file))
+	var window func(time.Time) string
+	if pw := r.win.windows; pw != nil {
+		// JFR prints its events' times on the wall clock (the recording
+		// converts the JVM's ticks with its own clock), which this
+		// process's window start is read on too: the same machine.
+		window = pw.namer()
+	}
+	sum, err := jc.StopJFR(ctx, filepath.Join(r.opts.OutDir, file), window)
 	if err != nil {
 		r.win.notes = append(r.win.notes, "the JVM's Flight Recorder profile not captured: "+err.Error())
 		return

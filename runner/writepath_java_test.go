@@ -162,3 +162,41 @@ func TestWritepathJavaNeedsJDK(t *testing.T) {
 		t.Fatalf("err = %v, want a strategy field error saying what to install", err)
 	}
 }
+
+// TestWritepathJavaJFRWindowLabels: with --profile-windows the JVM's
+// samples are named by the run's windows from their events' times: a
+// 4.5 s run has the windows 0-2 and 2-5 (its last half second joins the
+// window before), every sample carries one, and both hold samples.
+func TestWritepathJavaJFRWindowLabels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration: starts a JVM")
+	}
+	testJDK(t)
+	opts, out := sinkOptions(t)
+	spec := mustParse(t, rundoc.Writepath, "--sink", "--strategy", rundoc.StrategyJavaGather, "--duration", "4.5", "--profile", "cpu")
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	f, err := os.Open(filepath.Join(opts.OutDir, "client-wall.pb.gz"))
+	if err != nil {
+		t.Fatalf("%v; notes %q", err, res.Measurement.Notes)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rundoc.WindowName(2, res.Measurement.WindowSeconds)
+	byWindow := map[string]int64{}
+	for _, s := range p.Sample {
+		w := s.Label[rundoc.WindowLabel]
+		if len(w) != 1 || (w[0] != "0-2" && w[0] != want) {
+			t.Fatalf("a sample's window is %q, want 0-2 or %s", w, want)
+		}
+		byWindow[w[0]] += s.Value[0]
+	}
+	if byWindow["0-2"] == 0 || byWindow[want] == 0 {
+		t.Errorf("samples by window %v: want samples in 0-2 and %s", byWindow, want)
+	}
+}

@@ -186,14 +186,15 @@ func TestClientParity(t *testing.T) {
 		"GET /api/profiles/:id/flamegraph": {
 			get(fmt.Sprintf("/api/profiles/%d/flamegraph", prof), &client.FlameGraph{}),
 			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=compact", prof), &client.FlameGraph{}),
-			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=pruned&width=800&search=encode", prof), &client.FlameGraph{}),
-			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=match&search=encode", prof), &client.FlameGraph{}),
+			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows&width=800&search=encode", prof), &client.FlameGraph{}),
+			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows&search=encode&zoom=main&order=left-heavy&ignore=x&only_matching=1", prof), &client.FlameGraph{}),
 		},
 		"GET /api/profiles/:id/writepaths": {get(fmt.Sprintf("/api/profiles/%d/writepaths", prof), &client.WritePaths{})},
 		"GET /api/diff": {
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d", base, target), &client.Diff{}),
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=compact&normalize=total", base, target), &client.Diff{}),
-			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=match&search=encode", base, target), &client.Diff{}),
+			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&search=encode", base, target), &client.Diff{}),
+			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&focus=encode&width=300", base, target), &client.Diff{}),
 		},
 		"POST /api/runs/:id/profiles": {upload(fmt.Sprintf("/api/runs/%d/profiles", run), http.StatusCreated, &client.Profiles{}, nil,
 			[3]string{"profile", "a.folded", "main;produce;write 5\n"})},

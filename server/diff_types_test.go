@@ -66,8 +66,8 @@ func TestDiffRefusesDifferentSampleTypes(t *testing.T) {
 		{"/api/diff compact, total (report, A/B, write-path lab)", func(b, t uint) string {
 			return fmt.Sprintf("/api/diff?base=%d&target=%d&normalize=total&format=compact", b, t)
 		}, true},
-		{"/api/diff match", func(b, t uint) string {
-			return fmt.Sprintf("/api/diff?base=%d&target=%d&format=match&search=main", b, t)
+		{"/api/diff rows", func(b, t uint) string {
+			return fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&search=main", b, t)
 		}, true},
 		{"/compare/profiles", func(b, t uint) string { return fmt.Sprintf("/compare/profiles?base=%d&target=%d", b, t) }, false},
 		{"pprof diff UI", func(b, t uint) string { return fmt.Sprintf("/diff/%d/%d/pprof/top", b, t) }, false},

@@ -153,8 +153,8 @@ func (s *Server) diff(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if c.Query("format") == "match" {
-		s.diffMatch(c, cmp)
+	if c.Query("format") == "rows" {
+		s.diffRows(c, cmp)
 		return
 	}
 	tree, err := profiles.Diff(cmp.base.prof, cmp.target.prof, cmp.sb, cmp.st, cmp.norm.Scale)
@@ -178,36 +178,10 @@ func (s *Server) diff(c *gin.Context) {
 	case "compact":
 		body["compact"] = tree.Compact()
 	default:
-		s.fail(c, badInput("format", "must be tree, compact or match"))
+		s.fail(c, badInput("format", "must be rows, tree or compact"))
 		return
 	}
 	c.JSON(http.StatusOK, body)
-}
-
-// diffMatch answers GET /api/diff?format=match&search=: the names of the
-// differential graph's frames (those of either profile) that the search
-// matches, for the page to highlight without running the expression.
-func (s *Server) diffMatch(c *gin.Context, cmp *comparison) {
-	re, err := compileSearch(c.Query("search"))
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	if re == nil {
-		s.fail(c, badInput("search", "required with format=match"))
-		return
-	}
-	names := cmp.base.flat(cmp.sb).MatchNames(re)
-	seen := make(map[string]bool, len(names))
-	for _, n := range names {
-		seen[n] = true
-	}
-	for _, n := range cmp.target.flat(cmp.st).MatchNames(re) {
-		if !seen[n] {
-			names = append(names, n)
-		}
-	}
-	c.JSON(http.StatusOK, gin.H{"matched_names": names})
 }
 
 // compareProfilesPage is /compare/profiles: both flame graphs, the
@@ -218,6 +192,9 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 	cmp, err := s.compareQuery(c, normalize)
 	if err != nil {
 		s.fail(c, err)
+		return
+	}
+	if compareLegacyZoom(c, cmp) {
 		return
 	}
 	var changes []ui.Change
@@ -231,6 +208,7 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 	v := ui.NewCompareProfilesView(s.uiMeta(c.Request.Context(), cmp.base.meta), s.uiMeta(c.Request.Context(), cmp.target.meta), st.Type+"/"+st.Unit, normalize, norm,
 		cmp.workAvailable, cmp.workUnavailable, changes,
 		uiWritePaths(profiles.WritePaths(cmp.base.prof, cmp.sb)), uiWritePaths(profiles.WritePaths(cmp.target.prof, cmp.st)))
+	comparePageFilters(&v, c.Request.URL.Query(), cmp)
 	title := v.Page.Title
 	v.Page = s.page(c, title)
 	s.render(c, http.StatusOK, "compare_profiles", v)

@@ -38,6 +38,12 @@ type loadedProfile struct {
 	// cache bounds how many are kept.
 	flatMu sync.Mutex
 	flats  map[int]*profiles.Flat
+	// views holds the graphs built with filters or another order
+	// (viewFlat), bounded by maxViewFlats.
+	views map[string]*profiles.Flat
+	// labels are the profile's string labels (profiles.Labels), listed
+	// once: every rows answer carries them.
+	labels map[string][]string
 	// wps holds the write-path report of each sample index shown: the
 	// profile page shows it on every visit.
 	wps map[int]profiles.WritePathReport
@@ -65,7 +71,7 @@ func (lp *loadedProfile) flat(idx int) *profiles.Flat {
 	if f, ok := lp.flats[idx]; ok {
 		return f
 	}
-	f := profiles.NewFlat(profiles.BuildTree(lp.prof, idx))
+	f := profiles.NewFlat(profiles.BuildTree(lp.prof, idx), profiles.OrderName)
 	if lp.flats == nil {
 		lp.flats = map[int]*profiles.Flat{}
 	}

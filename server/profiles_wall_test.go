@@ -129,7 +129,7 @@ func TestWallProfileViews(t *testing.T) {
 	}
 
 	run := ts.do(t, "GET", fmt.Sprintf("/runs/%d", gatherRun), "")
-	if !strings.Contains(run.Body.String(), fmt.Sprintf(`data-src="/api/profiles/%d/flamegraph?format=compact"`, gather)) ||
+	if !strings.Contains(run.Body.String(), fmt.Sprintf(`data-src="/api/profiles/%d/flamegraph?format=rows"`, gather)) ||
 		!strings.Contains(run.Body.String(), `id="run-flamegraph-note"`) {
 		t.Errorf("run page: %d, lacks the wall flame graph or its note", run.Code)
 	}

@@ -158,6 +158,9 @@ func (s *Server) report(c *gin.Context) {
 		s.reportExport(c, slug, ext)
 		return
 	}
+	if reportLegacyZoom(c) {
+		return
+	}
 	hide := c.Query("hide_unchanged") == "1"
 	s.cachedRender(c, fmt.Sprintf("report/%s?%t@%s", slug, hide, c.Request.Host), func(csrf string) (string, any, error) {
 		rep, t, runs, err := s.loadReport(ctx, slug, hide, store.AllRunParts)

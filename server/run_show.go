@@ -19,6 +19,9 @@ func (s *Server) runPage(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	if legacyZoom(c, nil, anyZoom) {
+		return
+	}
 	ctx := c.Request.Context()
 	s.cachedRender(c, fmt.Sprintf("run/%d", id), func(csrf string) (string, any, error) {
 		run, err := s.store.GetRun(ctx, id)
@@ -48,6 +51,7 @@ func (s *Server) runPage(c *gin.Context) {
 				return "", nil, err
 			}
 			v.Regressions = ui.NewRegressionBadges(regressed[id])
+			s.profileWindows(ctx, run, &v)
 		}
 		v.Page = ui.Page{Title: fmt.Sprintf("Run %d", id), CSRF: csrf}
 		return "run", v, nil

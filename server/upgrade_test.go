@@ -274,6 +274,26 @@ func TestUpgradeKeepsPages(t *testing.T) {
 	if len(recorded) > 0 {
 		t.Logf("recorded %d answers of this code", len(recorded))
 	}
+	// Issue 25's additions, which the record predates: the row format of
+	// every upgraded profile draws the recorded total, and a legacy
+	// focus= zoom link redirects to zoom=.
+	for _, id := range profileIDs {
+		var tree, rows struct {
+			Total float64 `json:"total"`
+			Rows  *struct {
+				Levels [][]float64 `json:"levels"`
+			} `json:"rows"`
+		}
+		_, tb, _ := strings.Cut(get(fmt.Sprintf("/api/profiles/%d/flamegraph", id)), "\n\n")
+		_, rb, _ := strings.Cut(get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows", id)), "\n\n")
+		if json.Unmarshal([]byte(tb), &tree) != nil || json.Unmarshal([]byte(rb), &rows) != nil || rows.Rows == nil || len(rows.Rows.Levels) == 0 ||
+			rows.Total != tree.Total || rows.Rows.Levels[0][2] != tree.Total {
+			t.Errorf("profile %d: format=rows %.200s, want the tree's total %v at the root", id, rb, tree.Total)
+		}
+	}
+	if got := get(fmt.Sprintf("/profiles/%d?focus=root-is-no-frame", profileIDs[0])); !strings.HasPrefix(got, "200 ") {
+		t.Errorf("a focus= that is no zoom path: %.100s, want the page (pprof's focus)", got)
+	}
 }
 
 // upgradeAdditions are the fields the API's run objects gained since the

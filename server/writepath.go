@@ -167,6 +167,9 @@ func (s *Server) writepathRuns(ctx context.Context, batch string) ([]rundoc.Run,
 // differential flame graphs per-buffer vs gather and, with Java runs,
 // java-per-buffer vs java-gather.
 func (s *Server) writepathResult(c *gin.Context) {
+	if legacyZoom(c, map[string]string{"jfocus": "jzoom"}, anyZoom) {
+		return
+	}
 	ctx := c.Request.Context()
 	batch := c.Param("batch")
 	runs, err := s.writepathRuns(ctx, batch)

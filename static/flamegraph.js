@@ -3,22 +3,23 @@
 //
 // It mounts on every <div class="flamegraph" data-src="URL"> of the page:
 //
-//   data-src           JSON to draw: {"compact":{"names":[…],"nodes":[…]}}, a
-//                      pre-order flat array of (name index, value, self, child
-//                      count) quadruples, or {"tree":{"name","value","self",
-//                      "base","base_self","children":[…]}}; a diff may also
-//                      come compact with "stride":6 (name index, value, self,
-//                      base, base self, child count), which decodes faster
-//   data-mode          "tree" (default) or "diff": a tree whose frames carry
+//   data-src           the flame graph API in the row format (format=rows
+//                      of /api/profiles/:id/flamegraph or /api/diff, with
+//                      the page's filters and order): the script adds
+//                      zoom=, width= and search=, and draws the rows (see
+//                      decodeRows). The profile page inlines its first
+//                      answer (an inert <script type="application/json"
+//                      id="ID-data">): it draws without a request.
+//   data-mode          "tree" (default) or "diff": rows whose frames carry
 //                      base values too (already normalised by the server)
-//   data-focus         the zoomed frame: frame names from the root's child
+//   data-zoom          the zoomed frame: frame names from the root's child
 //                      down, joined with ";" (";" and "%" inside a name are
 //                      written %3B and %25)
 //   data-search        a regular expression to highlight (Go's RE2
 //                      syntax): the server runs it, never this script
 //   data-unit          the values' unit when the JSON gives none
-//   data-focus-param,  the query parameters that keep focus and search in the
-//   data-search-param  page's URL (history.replaceState); default "focus" and
+//   data-zoom-param,   the query parameters that keep zoom and search in the
+//   data-search-param  page's URL (history.replaceState); default "zoom" and
 //                      "search", "" for none. Graphs sharing a search
 //                      parameter share their search.
 //
@@ -199,172 +200,121 @@
 
   // ---- decoding ----
 
-  // finish derives parent, depth and subtree end (exclusive) from the
-  // pre-order child counts: node i's children are i+1, end[i+1], … < end[i].
-  function finish(t, kids) {
-    var n = t.n;
-    t.parent = new Int32Array(n);
-    t.depth = new Int32Array(n);
-    t.end = new Int32Array(n);
-    var stackNode = new Int32Array(n + 1), left = new Int32Array(n + 1);
-    var sp = 0, maxDepth = 0;
-    for (var i = 0; i < n; i++) {
-      if (i > 0 && sp === 0) { throw new Error('the tree has more than one root'); }
-      if (sp > 0) {
-        t.parent[i] = stackNode[sp - 1];
-        left[sp - 1]--;
-      } else {
-        t.parent[i] = -1;
-      }
-      t.depth[i] = sp;
-      if (sp > maxDepth) { maxDepth = sp; }
-      stackNode[sp] = i;
-      left[sp] = kids[i];
-      sp++;
-      while (sp > 0 && left[sp - 1] <= 0) {
-        sp--;
-        t.end[stackNode[sp]] = i + 1;
-      }
-    }
-    while (sp > 0) { // truncated input: close what is open
-      sp--;
-      t.end[stackNode[sp]] = n;
-    }
-    t.maxDepth = maxDepth;
-    return t;
-  }
+  // RUN_NAME names the stand-in frames of the rows' folded runs: no real
+  // frame has it, and no search matches it.
+  var RUN_NAME = '\u0000other';
 
-  // decodeCompact reads the flat encoding: stride 4 (name index, value,
-  // self, child count) or, for a diff, stride 6 (name index, value, self,
-  // base, base self, child count).
-  function decodeCompact(c, diff) {
-    var names = c && c.names, q = c && c.nodes, stride = c && c.stride === 6 ? 6 : 4;
-    if (!Array.isArray(names) || !Array.isArray(q) || q.length < stride || q.length % stride !== 0) {
-      throw new Error('malformed compact tree');
+  // decodeRows reads a format=rows answer (json.rows): Levels[d] holds the
+  // frames at depth d left to right, Stride numbers each: offset (gap
+  // after the previous frame of the row), width, value, self, [base,
+  // base self,] name index; name index -1 is a folded run of narrow
+  // siblings (self: how many frames). A frame's parent is the frame of
+  // the row above whose span holds its left edge. The frames are stored
+  // in pre-order, in typed columns: parent, depth, end (exclusive end of
+  // the subtree), x and w (left edge and width, in value units), runN (>
+  // 0 for a run). t.cut is the frame the view was cut for and t.cutScale
+  // the pixels per value unit it was cut at: a frame at or under t.cut
+  // shown at a scale no larger holds every frame wide enough to draw.
+  function decodeRows(r) {
+    var levels = r && r.levels, names = r && r.names, stride = r && r.stride;
+    if (!Array.isArray(levels) || !Array.isArray(names) || (stride !== 5 && stride !== 7) || levels.length === 0) {
+      throw new Error('malformed rows');
     }
-    var n = q.length / stride;
-    names = names.map(String);
-    var hasBase = diff && stride === 6;
-    var t = {
-      n: n, names: names, nameIdx: new Int32Array(n), value: new Float64Array(n), self: new Float64Array(n),
-      base: hasBase ? new Float64Array(n) : null, baseSelf: hasBase ? new Float64Array(n) : null
-    };
-    var kids = new Int32Array(n);
-    var bad = -1;
-    for (var i = 0, k = 0; i < n; i++, k += stride) {
-      var ni = q[k];
-      if (!(ni >= 0 && ni < names.length)) {
-        if (bad < 0) { bad = names.length; names.push('?'); }
-        ni = bad;
-      }
-      t.nameIdx[i] = ni;
-      t.value[i] = +q[k + 1] || 0;
-      t.self[i] = +q[k + 2] || 0;
-      if (hasBase) {
-        t.base[i] = +q[k + 3] || 0;
-        t.baseSelf[i] = +q[k + 4] || 0;
-      }
-      var kc = q[k + stride - 1];
-      kids[i] = kc > 0 ? kc : 0;
-    }
-    return finish(t, kids);
-  }
-
-  function decodeNested(root, diff) {
-    if (!root || typeof root !== 'object') { throw new Error('no tree'); }
-    // Count first, so that the columns are typed arrays from the start.
-    var n = 0, stack = [root];
-    while (stack.length > 0) {
-      var c = stack.pop().children;
-      n++;
-      if (Array.isArray(c)) { for (var k = 0; k < c.length; k++) { stack.push(c[k]); } }
-    }
-    var names = [], index = new Map();
-    var t = {
-      n: n, names: names, nameIdx: new Int32Array(n), value: new Float64Array(n), self: new Float64Array(n),
-      base: diff ? new Float64Array(n) : null, baseSelf: diff ? new Float64Array(n) : null
-    };
-    var kids = new Int32Array(n);
-    stack.push(root);
-    for (var j = 0; stack.length > 0; j++) {
-      var nd = stack.pop();
-      var name = typeof nd.name === 'string' ? nd.name : String(nd.name);
-      var ni = index.get(name);
-      if (ni === undefined) {
-        ni = names.length;
-        names.push(name);
-        index.set(name, ni);
-      }
-      t.nameIdx[j] = ni;
-      t.value[j] = +nd.value || 0;
-      t.self[j] = +nd.self || 0;
-      if (diff) {
-        t.base[j] = +nd.base || 0;
-        t.baseSelf[j] = +nd.base_self || 0;
-      }
-      var ch = nd.children;
-      if (Array.isArray(ch)) {
-        kids[j] = ch.length;
-        for (var i = ch.length - 1; i >= 0; i--) { stack.push(ch[i]); }
-      }
-    }
-    return finish(t, kids);
-  }
-
-  // RUN_NAME names the stand-in frames of a pruned answer's runs (see
-  // decodePruned): no real frame has it, and no search matches it.
-  var RUN_NAME = '\u0000pruned';
-
-  // decodePruned reads a format=pruned answer: the compact quadruples of
-  // one view, where name index -1 stands for a run of adjacent sibling
-  // frames left out as too narrow (value: their width, then how many
-  // frames). t.runN[i] > 0 marks such a run; t.cut is the view's focused
-  // frame and t.cutScale the pixels per value unit it was cut for: a
-  // frame at or under t.cut shown at a scale no larger holds every frame
-  // wide enough to draw.
-  function decodePruned(p) {
-    var names = p && p.names, q = p && p.nodes;
-    if (!Array.isArray(names) || !Array.isArray(q) || q.length < 4 || q.length % 4 !== 0) {
-      throw new Error('malformed pruned tree');
-    }
-    var n = q.length / 4;
+    var diff = stride === 7;
     names = names.map(String);
     var runName = names.length;
     names.push(RUN_NAME);
+    // Pass 1: absolute edges per row, and each frame's parent (by row
+    // position) through a walk along the row above.
+    var n = 0, rowStart = [], k, d;
+    for (d = 0; d < levels.length; d++) {
+      if (!Array.isArray(levels[d]) || levels[d].length % stride !== 0) { throw new Error('malformed row ' + d); }
+      rowStart.push(n);
+      n += levels[d].length / stride;
+    }
+    var rx = new Float64Array(n), rw = new Float64Array(n), rparent = new Int32Array(n), rdepth = new Int32Array(n);
+    var total = levels[0].length >= stride ? +levels[0][1] || 0 : 0;
+    var eps = Math.abs(total) * 1e-9;
+    for (d = 0; d < levels.length; d++) {
+      var lv = levels[d], end = 0, i0 = rowStart[d], p = d > 0 ? rowStart[d - 1] : -1;
+      var pEnd = d > 0 ? rowStart[d] : -1, best = -1;
+      for (k = 0; k < lv.length; k += stride) {
+        var i = i0 + k / stride;
+        rx[i] = end + (+lv[k] || 0);
+        rw[i] = +lv[k + 1] || 0;
+        end = rx[i] + rw[i];
+        rdepth[i] = d;
+        if (d === 0) { rparent[i] = -1; continue; }
+        // The parent: the last frame (not a run) of the row above whose
+        // left edge is at or before this one's.
+        for (; p < pEnd && rx[p] <= rx[i] + eps; p++) {
+          if (+levels[d - 1][(p - rowStart[d - 1]) * stride + stride - 1] !== -1) { best = p; }
+        }
+        if (best < 0) { throw new Error('a frame of row ' + d + ' has no parent'); }
+        rparent[i] = best;
+      }
+    }
+    // Pass 2: children lists, then a pre-order walk.
+    var kids = new Array(n);
+    for (var c = 1; c < n; c++) {
+      var pp = rparent[c];
+      if (pp < 0) { throw new Error('rows hold more than one root'); }
+      (kids[pp] || (kids[pp] = [])).push(c);
+    }
     var t = {
       n: n, names: names, nameIdx: new Int32Array(n), value: new Float64Array(n), self: new Float64Array(n),
-      base: null, baseSelf: null, runN: new Float64Array(n), runs: 0, runName: runName
+      base: diff ? new Float64Array(n) : null, baseSelf: diff ? new Float64Array(n) : null,
+      runN: new Float64Array(n), runs: 0, runName: runName,
+      parent: new Int32Array(n), depth: new Int32Array(n), end: new Int32Array(n), x: new Float64Array(n), w: new Float64Array(n)
     };
-    var kids = new Int32Array(n);
-    for (var i = 0, k = 0; i < n; i++, k += 4) {
-      var ni = q[k];
-      t.value[i] = +q[k + 1] || 0;
-      if (ni === -1) {
-        t.nameIdx[i] = runName;
-        t.runN[i] = +q[k + 2] || 0;
-        t.runs++;
-        continue;
+    var order = new Int32Array(n), stack = [0], pos = 0, maxDepth = 0;
+    var newIdx = new Int32Array(n);
+    while (stack.length > 0) {
+      var ri = stack.pop();
+      if (ri < 0) { t.end[newIdx[-ri - 1]] = pos; continue; }
+      var j = pos++;
+      order[j] = ri;
+      newIdx[ri] = j;
+      var rd = rdepth[ri], row = levels[rd], off = (ri - rowStart[rd]) * stride;
+      var ni = +row[off + stride - 1];
+      t.value[j] = +row[off + 2] || 0;
+      t.x[j] = rx[ri];
+      t.w[j] = rw[ri];
+      t.depth[j] = rd;
+      t.parent[j] = rparent[ri] >= 0 ? newIdx[rparent[ri]] : -1;
+      if (rd > maxDepth) { maxDepth = rd; }
+      if (diff) {
+        t.base[j] = +row[off + 4] || 0;
+        t.baseSelf[j] = ni === -1 ? 0 : +row[off + 5] || 0;
       }
-      t.nameIdx[i] = ni >= 0 && ni < runName ? ni : runName;
-      t.self[i] = +q[k + 2] || 0;
-      var kc = q[k + 3];
-      kids[i] = kc > 0 ? kc : 0;
+      if (ni === -1) {
+        t.nameIdx[j] = runName;
+        t.runN[j] = +row[off + 3] || 0;
+        t.runs++;
+      } else {
+        t.nameIdx[j] = ni >= 0 && ni < runName ? ni : runName;
+        t.self[j] = +row[off + 3] || 0;
+      }
+      stack.push(-ri - 1);
+      var ks = kids[ri];
+      if (ks) { for (var m = ks.length - 1; m >= 0; m--) { stack.push(ks[m]); } }
     }
-    finish(t, kids);
-    t.cutPath = typeof p.focus === 'string' ? p.focus : '';
-    t.cutMissing = !!p.focus_missing;
-    t.cutWidth = +p.width || 0;
+    t.maxDepth = maxDepth;
+    t.cutPath = typeof r.zoom === 'string' ? r.zoom : '';
+    t.cutMissing = !!r.zoom_missing;
+    t.cutWidth = +r.width || 0;
+    t.match = r.match || null;
     return t;
   }
 
-  // resolveIn finds the frame at the end of a focus path in t, and
+  // resolveIn finds the frame at the end of a zoom path in t, and
   // whether the whole path was found.
   function resolveIn(t, path) {
     var cur = 0, parts = path ? path.split(';') : [];
     for (var k = 0; k < parts.length; k++) {
       var want = decodeFrame(parts[k]), found = -1;
       for (var c = cur + 1; c < t.end[cur]; c = t.end[c]) {
-        if (t.names[t.nameIdx[c]] === want && !(t.runN && t.runN[c] > 0)) { found = c; break; }
+        if (t.names[t.nameIdx[c]] === want && !(t.runN[c] > 0)) { found = c; break; }
       }
       if (found < 0) { return { i: cur, missing: true }; }
       cur = found;
@@ -372,9 +322,8 @@
     return { i: cur, missing: false };
   }
 
-  // cutOf sets t.cut and t.cutScale once t is laid out.
+  // cutOf sets t.cut and t.cutScale.
   function cutOf(t) {
-    if (!t.runN) { return; }
     t.cut = resolveIn(t, t.cutPath).i;
     t.cutScale = t.w[t.cut] > 0 ? t.cutWidth / t.w[t.cut] : Infinity;
   }
@@ -382,47 +331,15 @@
   // covers says whether t holds every frame wide enough to draw when
   // frame f spans W pixels.
   function covers(t, f, W) {
-    if (!t.runN || t.runs === 0) { return true; }
+    if (t.runs === 0) { return true; }
     if (f < t.cut || f >= t.end[t.cut]) { return false; }
     if (!(t.w[f] > 0)) { return true; }
     return W / t.w[f] <= t.cutScale * (1 + 1e-9);
   }
 
-  function decode(json, diff) {
-    if (json && json.pruned) { return decodePruned(json.pruned); }
-    if (json && json.compact) { return decodeCompact(json.compact, diff); }
-    if (json && json.tree) { return decodeNested(json.tree, diff); }
-    throw new Error('the response holds no flame graph');
-  }
-
-  // layout computes each frame's width w and left edge x, in value units.
-  // A diff frame that vanished from the candidate (value 0, base > 0)
-  // keeps its base width so that it stays visible:
-  //   w = value > 0 ? max(value, self + Σ w(children)) : max(base, Σ w(children))
-  function layout(t) {
-    var n = t.n, w = new Float64Array(n), acc = new Float64Array(n);
-    var value = t.value, self = t.self, base = t.base, parent = t.parent;
-    for (var i = n - 1; i >= 0; i--) {
-      var v = value[i], cs = acc[i], wi;
-      if (v > 0) {
-        wi = Math.max(v, self[i] + cs);
-      } else {
-        wi = Math.max(base ? base[i] : 0, cs);
-      }
-      w[i] = wi;
-      if (parent[i] >= 0) { acc[parent[i]] += wi; }
-    }
-    var x = new Float64Array(n);
-    for (var j = 0; j < n; j++) { // acc becomes each frame's next child's x
-      var p = parent[j];
-      if (p >= 0) {
-        x[j] = acc[p];
-        acc[p] += w[j];
-      }
-      acc[j] = x[j];
-    }
-    t.w = w;
-    t.x = x;
+  function decode(json) {
+    if (json && json.rows) { return decodeRows(json.rows); }
+    throw new Error('the response holds no flame graph rows');
   }
 
   // classify gives every frame a package and its paint. Native frames
@@ -461,7 +378,7 @@
     t.shortNames = new Array(t.names.length);
   }
 
-  // ---- focus paths in URLs ----
+  // ---- zoom paths in URLs ----
 
   function encodeFrame(name) { return name.replace(/[%;]/g, function (c) { return c === '%' ? '%25' : '%3B'; }); }
   function decodeFrame(s) { return s.replace(/%(25|3B)/gi, function (m, c) { return c === '25' ? '%' : ';'; }); }
@@ -515,7 +432,7 @@
     this.el = el;
     this.mode = el.getAttribute('data-mode') === 'diff' ? 'diff' : 'tree';
     this.unit = el.getAttribute('data-unit') || '';
-    this.focusParam = attr(el, 'data-focus-param', 'focus');
+    this.zoomParam = attr(el, 'data-zoom-param', 'zoom');
     this.searchParam = attr(el, 'data-search-param', 'search');
     this.t = null;
     this.focus = 0;
@@ -538,11 +455,18 @@
     this.dirty = false; // a redraw is asked for (schedule)
     this.draws = 0;     // canvas paints, for tests
     this.legendKey = '';
-    // viewSrc (data-view-src) is the format=pruned API: the graph then
-    // holds only the frames wide enough to draw for the current zoom
-    // (see decodePruned), fetches a zoomed frame's subtree when it needs
-    // more, and asks the server for a search's totals.
-    this.viewSrc = el.getAttribute('data-view-src') || '';
+    // viewSrc (data-src) is the format=rows API: the graph holds only
+    // the frames wide enough to draw for the current zoom (see
+    // decodeRows), fetches a zoomed frame's subtree when it needs more,
+    // and asks the server for a search's totals and matches.
+    this.viewSrc = el.getAttribute('data-src') || '';
+    // onlyMatching: the server keeps only the stacks the search matches,
+    // so a new search is a new graph.
+    try {
+      this.onlyMatching = new URL(this.viewSrc, window.location.href).searchParams.get('only_matching') === '1';
+    } catch (e) {
+      this.onlyMatching = false;
+    }
     this.views = [];
     this.viewSeq = 0;
     this.matchSeq = 0;
@@ -649,9 +573,8 @@
   }
 
   // prepare decodes an answer and lays it out.
-  function prepare(json, diff) {
-    var t = decode(json, diff);
-    layout(t);
+  function prepare(json) {
+    var t = decode(json);
     classify(t);
     cutOf(t);
     return t;
@@ -663,7 +586,7 @@
     var t0 = performance.now();
     // The profile page inlines its first view (an inert JSON script
     // element): it draws without waiting for a request.
-    var inline = this.viewSrc ? document.getElementById(el.id + '-data') : null;
+    var inline = document.getElementById(el.id + '-data');
     var fail = function (err) {
       el.setAttribute('data-state', 'error');
       g.message.hidden = false;
@@ -674,18 +597,15 @@
     var show = function (body) {
       var t1 = performance.now();
       var json = JSON.parse(body);
-      var t = decode(json, g.mode === 'diff');
+      var t = decode(json);
       var t2 = performance.now();
-      layout(t);
       classify(t);
       cutOf(t);
       var t3 = performance.now();
       if (json.unit) { g.unit = String(json.unit); }
       g.t = t;
       g.keepView(t);
-      var q0 = el.getAttribute('data-search') || readParam(g.searchParam) || '';
-      if (json.match && t.runN) { g.serverMatch = { q: q0, focus: t.cutPath, m: json.match }; }
-      if (q0 && Array.isArray(json.matched_names)) { g.found = { q: q0, names: new Set(json.matched_names) }; }
+      g.takeMatch(t, el.getAttribute('data-search') || readParam(g.searchParam) || '');
       g.start();
       var t4 = performance.now();
       var timing = {
@@ -707,25 +627,37 @@
       }
       return;
     }
-    var src = this.viewSrc ? this.viewURL('pruned', el.getAttribute('data-focus') || readParam(this.focusParam) || '', this.canvas.clientWidth || el.clientWidth)
-      : el.getAttribute('data-src');
+    var q0 = el.getAttribute('data-search') || readParam(this.searchParam) || '';
+    var src = this.viewURL(el.getAttribute('data-zoom') || readParam(this.zoomParam) || '', this.canvas.clientWidth || el.clientWidth, q0);
     fetchJSON(src).then(show).catch(fail);
   };
 
-  // viewURL is the pruned-view API's address for a format, focus path and
-  // width (CSS pixels).
-  Graph.prototype.viewURL = function (format, path, width) {
+  // viewURL is the rows API's address for a zoom path, a width (CSS
+  // pixels) and a search.
+  Graph.prototype.viewURL = function (path, width, q) {
     var u = new URL(this.viewSrc, window.location.href);
-    u.searchParams.set('format', format);
-    if (path) { u.searchParams.set('focus', path); } else { u.searchParams.delete('focus'); }
-    if (format === 'pruned') { u.searchParams.set('width', String(Math.max(1, Math.ceil(width || 1)))); }
+    u.searchParams.set('format', 'rows');
+    if (path) { u.searchParams.set('zoom', path); } else { u.searchParams.delete('zoom'); }
+    u.searchParams.set('width', String(Math.max(1, Math.ceil(width || 1))));
+    if (q) { u.searchParams.set('search', q); } else { u.searchParams.delete('search'); }
     return u.pathname + u.search;
   };
 
-  // keepView remembers a pruned view for zooming back to it; the first
-  // (the page's own) stays.
+  // takeMatch keeps the search's answer a view came with: the names it
+  // matches and its totals at the view's zoom.
+  Graph.prototype.takeMatch = function (t, q) {
+    if (!q || !t.match) { return; }
+    var names = new Set();
+    (Array.isArray(t.match.names) ? t.match.names : []).forEach(function (i) {
+      if (i >= 0 && i < t.runName) { names.add(t.names[i]); }
+    });
+    this.found = { q: q, names: names };
+    this.serverMatch = { q: q, zoom: t.cutPath, m: t.match };
+  };
+
+  // keepView remembers a view for zooming back to it; the first (the
+  // page's own) stays.
   Graph.prototype.keepView = function (t) {
-    if (!t.runN) { return; }
     this.views.push(t);
     if (this.views.length > 8) { this.views.splice(1, 1); }
   };
@@ -735,15 +667,16 @@
   // narrow frame, a wider window).
   Graph.prototype.ensureView = function () {
     var t = this.t;
-    if (!this.viewSrc || !t || !t.runN || covers(t, this.focus, this.width)) { return; }
+    if (!this.viewSrc || !t || covers(t, this.focus, this.width)) { return; }
     this.zoomPath(this.pathOf(this.focus));
   };
 
-  // zoomPath zooms to the frame at path in a pruned graph: from a view
-  // kept that covers it, else from the server.
-  Graph.prototype.zoomPath = function (path) {
+  // zoomPath zooms to the frame at path: from a view kept that covers
+  // it, else from the server (always, with fresh set: a new search of an
+  // only-matching graph).
+  Graph.prototype.zoomPath = function (path, fresh) {
     var W = this.width || this.canvas.clientWidth;
-    for (var k = this.views.length - 1; k >= 0; k--) {
+    for (var k = fresh ? -1 : this.views.length - 1; k >= 0; k--) {
       var v = this.views[k], r = resolveIn(v, path);
       if (!r.missing && covers(v, r.i, W)) {
         this.useTree(v, r.i);
@@ -753,10 +686,13 @@
     var g = this, el = this.el, seq = ++this.viewSeq;
     el.setAttribute('data-state', 'loading');
     this.fetches++;
-    fetchJSON(this.viewURL('pruned', path, W)).then(function (body) {
+    var q = this.query;
+    fetchJSON(this.viewURL(path, W, q)).then(function (body) {
       if (seq !== g.viewSeq) { return; }
-      var t = prepare(JSON.parse(body), false);
+      var t = prepare(JSON.parse(body));
+      if (fresh) { g.views = []; }
       g.keepView(t);
+      g.takeMatch(t, q);
       el.setAttribute('data-state', 'ready');
       el.setAttribute('data-fetches', String(g.fetches));
       g.useTree(t, t.cut);
@@ -794,14 +730,12 @@
       this.message.hidden = false;
       this.message.textContent = 'This profile has no samples of this type.';
     }
-    var focus = el.getAttribute('data-focus') || readParam(this.focusParam) || '';
+    var zoom = el.getAttribute('data-zoom') || readParam(this.zoomParam) || '';
     var search = this.searched ? this.query : el.getAttribute('data-search') || readParam(this.searchParam) || '';
-    this.focus = focus ? this.resolve(focus) : 0;
-    if (t.runN) { // the view was cut for this focus: the server resolved it
-      this.focus = t.cut;
-      t.focusMissing = !!t.cutMissing;
-    }
-    if (focus && this.t.focusMissing) {
+    // The view was cut for this zoom: the server resolved it.
+    this.focus = t.cut;
+    t.focusMissing = !!t.cutMissing;
+    if (zoom && this.t.focusMissing) {
       this.message.hidden = false;
       this.message.textContent = 'Some frames of the zoom path are not in this profile: zoomed to the deepest one that is.';
     }
@@ -813,7 +747,7 @@
     this.updateMatch();
   };
 
-  // resolve finds the frame at the end of a focus path.
+  // resolve finds the frame at the end of a zoom path.
   Graph.prototype.resolve = function (path) {
     var r = resolveIn(this.t, path);
     this.t.focusMissing = r.missing;
@@ -849,7 +783,7 @@
     for (var i = 0; i < names.length; i++) {
       if (f.names.has(names[i])) { m[i] = 1; }
     }
-    if (this.t.runN) { m[this.t.runName] = 0; }
+    m[this.t.runName] = 0;
     this.nameMatch = m;
   };
 
@@ -858,6 +792,11 @@
     if (q === this.query && this.input.value === q) { return; }
     if (this.input.value !== q) { this.input.value = q; }
     this.searched = true;
+    if (this.onlyMatching && this.t) {
+      // The stacks kept depend on the search: draw the server's new graph.
+      this.query = q;
+      this.zoomPath(this.pathOf(this.focus), true);
+    }
     this.compile(q);
     if (this.t) {
       this.draw();
@@ -877,7 +816,7 @@
   Graph.prototype.setFocus = function (i, fetched) {
     if (!this.t) { return; }
     if (i < 0 || i >= this.t.n) { i = 0; }
-    if (!fetched && this.viewSrc && this.t.runN && !covers(this.t, i, this.width)) {
+    if (!fetched && this.viewSrc && !covers(this.t, i, this.width)) {
       this.hover = null;
       this.hideTooltip();
       this.zoomPath(this.pathOf(i));
@@ -890,74 +829,24 @@
     this.updateControls();
     this.updateMatch();
     var upd = {};
-    upd[this.focusParam] = this.pathOf(i);
+    upd[this.zoomParam] = this.pathOf(i);
     writeParams(upd);
-    this.el.setAttribute('data-current-focus', this.pathOf(i));
+    this.el.setAttribute('data-current-zoom', this.pathOf(i));
   };
 
   Graph.prototype.updateControls = function () {
     this.reset.disabled = this.focus === 0;
-    this.el.setAttribute('data-current-focus', this.pathOf(this.focus));
+    this.el.setAttribute('data-current-zoom', this.pathOf(this.focus));
   };
 
-  // matched sums the values of matching frames, none counted twice (a
-  // match inside a match is already in its ancestor's value).
-  Graph.prototype.matched = function (arr) {
-    var t = this.t, m = this.nameMatch, f = this.focus;
-    var total = 0, zoom = 0, count = 0;
-    for (var i = 1; i < t.n;) {
-      if (m[t.nameIdx[i]]) {
-        total += arr[i];
-        count++;
-        i = t.end[i];
-      } else {
-        i++;
-      }
-    }
-    var covered = false;
-    for (var a = f; a > 0; a = t.parent[a]) {
-      if (m[t.nameIdx[a]]) { covered = true; }
-    }
-    if (covered) {
-      zoom = arr[f];
-    } else {
-      for (var j = f + 1; j < t.end[f];) {
-        if (m[t.nameIdx[j]]) {
-          zoom += arr[j];
-          j = t.end[j];
-        } else {
-          j++;
-        }
-      }
-    }
-    return { total: total, zoom: zoom, count: count };
-  };
-
-  // matchTotals is the search's totals: counted here when the graph holds
-  // every frame, else the server's for this search and zoom (null while
-  // they are on their way; asked for here).
+  // matchTotals is the server's answer to the search at the current zoom
+  // (null while it is on its way; asked for here). The page counts
+  // nothing itself: the server counts every frame of the whole graph.
   Graph.prototype.matchTotals = function () {
-    var t = this.t;
-    if (!t.runN || t.runs === 0) { return this.matched(t.value); }
     var path = this.pathOf(this.focus), sm = this.serverMatch;
-    if (sm && sm.q === this.query && sm.focus === path) { return sm.m; }
+    if (sm && sm.q === this.query && sm.zoom === path) { return sm.m; }
     this.fetchMatch(path);
     return null;
-  };
-
-  // matchURL is the server's search over this graph's frames
-  // (format=match): the names matched and, for the pruned-view API, the
-  // totals over every frame with path zoomed.
-  Graph.prototype.matchURL = function (q, path) {
-    var u;
-    if (this.viewSrc) {
-      u = new URL(this.viewURL('match', path, 0), window.location.href);
-    } else {
-      u = new URL(this.el.getAttribute('data-src'), window.location.href);
-      u.searchParams.set('format', 'match');
-    }
-    u.searchParams.set('search', q);
-    return u.pathname + u.search;
   };
 
   // fetchMatch asks the server what the current search matches (Go's
@@ -969,12 +858,12 @@
     this.matchPending = key;
     this.el.setAttribute('data-search-state', 'pending');
     var seq = ++this.matchSeq;
-    fetchJSON(this.matchURL(q, path)).then(function (body) {
+    fetchJSON(this.viewURL(path, this.width || this.canvas.clientWidth, q)).then(function (body) {
       if (seq !== g.matchSeq) { return; }
       g.matchPending = '';
-      var json = JSON.parse(body);
-      g.found = { q: q, names: new Set(Array.isArray(json.matched_names) ? json.matched_names.map(String) : []) };
-      if (json.match) { g.serverMatch = { q: q, focus: path, m: json.match }; }
+      var t = decode(JSON.parse(body));
+      g.takeMatch(t, q);
+      if (!g.serverMatch || g.serverMatch.q !== q) { g.serverMatch = { q: q, zoom: t.cutPath, m: { total: 0, zoom: 0, count: 0 } }; }
       g.searchAnswered(q);
     }).catch(function (err) {
       if (seq !== g.matchSeq) { return; }
@@ -1030,8 +919,7 @@
       text += ', ' + fmtPct(zp) + ' of the zoomed frame';
     }
     if (t.base && t.base[0] > 0) {
-      var b = this.matched(t.base);
-      text += ' (base: ' + fmtPct(b.total / t.base[0]) + ')';
+      text += ' (base: ' + fmtPct((+r.base_total || 0) / t.base[0]) + ')';
     }
     if (r.count === 0) { text += ': no frame matches'; }
     out.textContent = text;
@@ -1429,9 +1317,9 @@
     return {
       zoomTo: function (path) {
         path = path || '';
-        if (g.viewSrc && g.t && g.t.runN) {
-          // A frame the pruned view left out comes from the server: the
-          // zoom lands when it has arrived.
+        if (g.viewSrc && g.t) {
+          // A frame the view left out comes from the server: the zoom
+          // lands when it has arrived.
           var r = resolveIn(g.t, path);
           if (r.missing || !covers(g.t, r.i, g.width)) {
             g.hover = null;
@@ -1447,11 +1335,17 @@
       search: function (q) { g.setSearch(q, { sync: true }); },
       state: function () {
         return {
-          focus: g.t ? g.pathOf(g.focus) : '', search: g.query, mode: g.mode, unit: g.unit,
+          zoom: g.t ? g.pathOf(g.focus) : '', search: g.query, mode: g.mode, unit: g.unit,
           nodes: g.t ? g.t.n : 0, match: g.match.textContent,
-          // pruned: the frames held are a view's, cut by the server;
+          // pruned: the view holds folded runs of narrow frames;
           // fetches: how many zooms fetched a subtree.
-          pruned: !!(g.t && g.t.runN && g.t.runs > 0), fetches: g.fetches,
+          pruned: !!(g.t && g.t.runs > 0), fetches: g.fetches,
+          // rows: the frame names held, row by row from the zoomed frame
+          // (runs as "…"), for tests of the order.
+          rows: g.rowNames(),
+          // total: the root's value (what the filters kept); highlighted:
+          // how many frames held the server's answer marks.
+          total: g.t ? g.t.value[0] : 0, highlighted: g.highlighted(),
           // draws: how often the canvas was painted.
           draws: g.draws
         };
@@ -1469,6 +1363,27 @@
         return null;
       }
     };
+  };
+
+  // rowNames lists the names of the frames held under the zoomed frame,
+  // row by row, left to right (runs as "…").
+  Graph.prototype.rowNames = function () {
+    var t = this.t, out = [];
+    if (!t) { return out; }
+    var f = this.focus;
+    for (var i = f; i < t.end[f]; i++) {
+      var d = t.depth[i] - t.depth[f];
+      while (out.length <= d) { out.push([]); }
+      out[d].push(t.runN[i] > 0 ? '…' : t.names[t.nameIdx[i]]);
+    }
+    return out;
+  };
+
+  Graph.prototype.highlighted = function () {
+    var t = this.t, m = this.nameMatch, n = 0;
+    if (!t || !m) { return 0; }
+    for (var i = 0; i < t.n; i++) { if (m[t.nameIdx[i]]) { n++; } }
+    return n;
   };
 
   // ---- page wiring ----

@@ -273,8 +273,123 @@
     });
   }
 
+  // A drag over an interval chart selects the windows of the run's
+  // windowed CPU profile it covers (each window is "START-END" in whole
+  // seconds; the server lists them in data-windows) and links to their
+  // flame graph: the profile page with tagfocus=window=^(A|B)$. A click
+  // without a drag selects the window under it.
+  function windowsOf(names) {
+    return names.split(' ').map(function (n) {
+      var m = /^(\d+)-(\d+)$/.exec(n);
+      return m ? { name: n, start: Number(m[1]), end: Number(m[2]) } : null;
+    }).filter(function (w) { return w !== null; });
+  }
+
+  function selectWindows(windows, a, b) {
+    var lo = Math.min(a, b);
+    var hi = Math.max(a, b);
+    var picked = windows.filter(function (w) {
+      return lo === hi ? (w.start <= lo && lo < w.end) : (w.start < hi && w.end > lo);
+    });
+    if (picked.length === 0 && windows.length > 0) {
+      // Before the first window or past the last one: the nearest.
+      picked = [hi < windows[0].start ? windows[0] : windows[windows.length - 1]];
+    }
+    return picked;
+  }
+
+  function initWindowSelection() {
+    var box = document.getElementById('window-charts');
+    var out = document.getElementById('window-selection');
+    if (!box || !out) {
+      return;
+    }
+    var windows = windowsOf(box.getAttribute('data-windows') || '');
+    var profileURL = box.getAttribute('data-profile-url');
+    var flameAPI = box.getAttribute('data-flame-api');
+    var drag = null;
+
+    function at(svg, ev) {
+      var pt = svg.createSVGPoint();
+      pt.x = ev.clientX;
+      pt.y = ev.clientY;
+      var p = pt.matrixTransform(svg.getScreenCTM().inverse());
+      var l = Number(svg.dataset.plotLeft);
+      var r = Number(svg.dataset.plotRight);
+      var lo = Number(svg.dataset.xLo);
+      var hi = Number(svg.dataset.xHi);
+      var x = Math.min(Math.max(p.x, l), r);
+      return { x: x, t: lo + (x - l) / (r - l) * (hi - lo) };
+    }
+
+    function band(svg) {
+      var rect = svg.querySelector('rect.window-band');
+      if (!rect) {
+        rect = document.createElementNS(svg.namespaceURI, 'rect');
+        rect.setAttribute('class', 'window-band');
+        rect.setAttribute('fill', '#0072b2');
+        rect.setAttribute('fill-opacity', '0.15');
+        svg.appendChild(rect);
+      }
+      return rect;
+    }
+
+    function drawBand(svg, x0, x1) {
+      Array.prototype.forEach.call(box.querySelectorAll('rect.window-band'), function (r) {
+        if (r.ownerSVGElement !== svg) { r.remove(); }
+      });
+      var rect = band(svg);
+      var top = Number(svg.dataset.plotTop);
+      rect.setAttribute('x', String(Math.min(x0, x1)));
+      rect.setAttribute('width', String(Math.max(Math.abs(x1 - x0), 1)));
+      rect.setAttribute('y', String(top));
+      rect.setAttribute('height', String(Number(svg.dataset.plotBottom) - top));
+    }
+
+    function show(a, b) {
+      var picked = selectWindows(windows, a, b);
+      if (picked.length === 0) {
+        return;
+      }
+      var names = picked.map(function (w) { return w.name; });
+      var focus = 'window=^(' + names.join('|') + ')$';
+      var link = document.createElement('a');
+      link.id = 'window-flame-link';
+      link.href = profileURL + '?tagfocus=' + focus;
+      link.setAttribute('data-api', flameAPI + '?tagfocus=' + encodeURIComponent(focus));
+      link.textContent = 'Flame graph of ' + picked[0].start + '–' + picked[picked.length - 1].end + ' s';
+      out.textContent = '';
+      out.appendChild(link);
+      out.appendChild(document.createTextNode(' (client CPU, window' + (names.length > 1 ? 's ' : ' ') + names.join(', ') + ')'));
+      out.hidden = false;
+    }
+
+    Array.prototype.forEach.call(box.querySelectorAll('svg[data-x-lo]'), function (svg) {
+      svg.addEventListener('mousedown', function (ev) {
+        if (ev.button !== 0) { return; }
+        ev.preventDefault();
+        var p = at(svg, ev);
+        drag = { svg: svg, x: p.x, t: p.t };
+        drawBand(svg, p.x, p.x);
+      });
+    });
+    document.addEventListener('mousemove', function (ev) {
+      if (!drag) { return; }
+      drawBand(drag.svg, drag.x, at(drag.svg, ev).x);
+    });
+    document.addEventListener('mouseup', function (ev) {
+      if (!drag) { return; }
+      var d = drag;
+      drag = null;
+      var p = at(d.svg, ev);
+      drawBand(d.svg, d.x, p.x);
+      show(d.t, p.t);
+    });
+  }
+
   function init() {
     initCopy();
+    initWindowSelection();
     var root = document.getElementById('run');
     if (root && root.getAttribute('data-live') === 'true') {
       initLive(root);

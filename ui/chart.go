@@ -39,6 +39,12 @@ type Chart struct {
 	// Points whose Y is not positive cannot be drawn on it and are
 	// skipped, as non-finite ones are.
 	LogY bool
+	// Selectable gives the SVG the X axis' range and the plot's bounds
+	// (data-x-lo, data-x-hi, data-plot-left, data-plot-right,
+	// data-plot-top, data-plot-bottom, in SVG units), so a page's script
+	// can turn a drag over the plot into an X range: the run page's
+	// interval charts select profile windows that way.
+	Selectable bool
 }
 
 // ChartSeries is one line. X and Y pair up by index; extra values of the
@@ -233,7 +239,12 @@ func LineChart(c Chart) template.HTML {
 		bottom += math.Ceil(extra)
 	}
 
-	b.WriteString(`<svg class="chart" viewBox="0 0 ` + itoa(w) + ` ` + itoa(h) + `" width="` + itoa(w) + `" height="` + itoa(h) + `" role="img" aria-label="` + esc(c.Title) + `">`)
+	b.WriteString(`<svg class="chart" viewBox="0 0 ` + itoa(w) + ` ` + itoa(h) + `" width="` + itoa(w) + `" height="` + itoa(h) + `" role="img" aria-label="` + esc(c.Title) + `"`)
+	if c.Selectable {
+		b.WriteString(` data-x-lo="` + strconv.FormatFloat(xt.lo, 'g', -1, 64) + `" data-x-hi="` + strconv.FormatFloat(xt.hi, 'g', -1, 64) + `" data-plot-left="` + ftoa(left) + `" data-plot-right="` + ftoa(right) +
+			`" data-plot-top="` + ftoa(top) + `" data-plot-bottom="` + ftoa(bottom) + `"`)
+	}
+	b.WriteString(`>`)
 	b.WriteString(`<title>` + esc(c.Title) + `</title>`)
 	b.WriteString(`<rect class="chart-bg" x="0" y="0" width="` + itoa(w) + `" height="` + itoa(h) + `" fill="#ffffff"/>`)
 	b.WriteString(`<text class="chart-title" x="` + itoa(chartMarginLeft) + `" y="20" font-size="15" font-weight="600" fill="#1b1f24">` + esc(c.Title) + `</text>`)

@@ -93,23 +93,23 @@ type WritePathRow struct {
 // FlameGraph is what a page needs to place a flame graph: the attributes
 // of the <div class="flamegraph"> flamegraph.js mounts on.
 type FlameGraph struct {
-	ID      string // element id; its parts get ID-search, ID-match, …
-	DataURL string // data-src
+	ID string // element id; its parts get ID-search, ID-match, …
+	// DataURL (data-src) is the format=rows API the graph draws from:
+	// only the frames wide enough to draw at the current zoom, a subtree
+	// fetched on zoom, a search's totals and matches from the server. It
+	// carries the page's filters and order (WithView); the page adds
+	// zoom, width and search.
+	DataURL string
 	Mode    string // tree or diff
-	Focus   string // initial zoom: frame names below the root joined with ";"
+	Zoom    string // initial zoom: frame names below the root joined with ";"
 	Search  string // initial search regexp
 	Unit    string
-	// FocusParam and SearchParam name the query parameters that keep the
+	// ZoomParam and SearchParam name the query parameters that keep the
 	// graph's zoom and search in the page's URL.
-	FocusParam  string
+	ZoomParam   string
 	SearchParam string
 	Label       string // what the graph shows, for screen readers
-	// ViewURL, when set, is the format=pruned API the graph draws from
-	// (data-view-src): only the frames wide enough to draw at the current
-	// zoom, a subtree fetched on zoom, search totals from the server.
-	// DataURL stays the whole tree (the compact JSON).
-	ViewURL string
-	// Initial is the first view's format=pruned answer, inlined in the
+	// Initial is the first view's format=rows answer, inlined in the
 	// page as an inert JSON script element so the graph draws without a
 	// request; it comes from json.Marshal, which escapes <, > and &.
 	Initial template.JS
@@ -154,6 +154,8 @@ type ProfileView struct {
 	SampleTypes []Option
 	PageURL     string // the page itself, without a query: the forms' action
 	FlameGraph  FlameGraph
+	// Filters is the filter bar above the graph.
+	Filters     FilterBar
 	DownloadURL string
 	FileName    string
 	PprofURL    string
@@ -188,6 +190,8 @@ type CompareProfilesView struct {
 	Page
 	Base   CompareSide
 	Target CompareSide
+	// Filters is the filter bar above the graphs: it filters all three.
+	Filters FilterBar
 	// KindNote says what the profiles' samples are when their kind needs
 	// saying (the server compares wall profiles only with each other).
 	KindNote string
@@ -293,30 +297,20 @@ func DiffPprofURL(base, target uint) string {
 	return "/diff/" + uintStr(base) + "/" + uintStr(target) + "/pprof/"
 }
 
-// FlameGraphDataURL is a profile's flame graph as compact JSON; sample ""
-// leaves the choice to the server.
+// FlameGraphDataURL is a profile's flame graph API in the row format
+// (format=rows); sample "" leaves the choice to the server.
 func FlameGraphDataURL(id uint, sample string) string {
-	q := url.Values{"format": {"compact"}}
+	q := url.Values{"format": {"rows"}}
 	if sample != "" {
 		q.Set("sample", sample)
 	}
 	return "/api/profiles/" + uintStr(id) + "/flamegraph?" + q.Encode()
 }
 
-// FlameGraphViewURL is the flame graph's pruned-view API (format=pruned):
-// the page adds focus and width.
-func FlameGraphViewURL(id uint, sample string) string {
-	q := url.Values{"format": {"pruned"}}
-	if sample != "" {
-		q.Set("sample", sample)
-	}
-	return "/api/profiles/" + uintStr(id) + "/flamegraph?" + q.Encode()
-}
-
-// DiffDataURL is the differential flame graph's JSON.
+// DiffDataURL is the differential flame graph's API in the row format.
 func DiffDataURL(base, target uint, normalize, sample string) string {
 	q := compareQuery(base, target, normalize, sample)
-	q.Set("format", "compact") // flat rows decode in half the time of nested JSON
+	q.Set("format", "rows")
 	return DiffAPIPath + "?" + q.Encode()
 }
 
@@ -341,9 +335,9 @@ func uintStr(n uint) string { return strconv.FormatUint(uint64(n), 10) }
 // NewProfileView builds a profile's page. sampleTypes are the profile's
 // sample types, as "cpu" or "cpu/nanoseconds" ("type/unit" also gives the
 // unit); sample is the one asked for ("" picks the last, pprof's default);
-// focus and search come from the query and set the flame graph's initial
+// zoom and search come from the query and set the flame graph's initial
 // zoom and search. wp is nil when the server has no write-path report.
-func NewProfileView(meta ProfileMeta, sampleTypes []string, sample, focus, search string, wp *WritePaths) ProfileView {
+func NewProfileView(meta ProfileMeta, sampleTypes []string, sample, zoom, search string, wp *WritePaths) ProfileView {
 	types := parseSampleTypes(sampleTypes)
 	sample, unit := splitSample(sample)
 	if sample == "" && len(types) > 0 {
@@ -393,12 +387,11 @@ func NewProfileView(meta ProfileMeta, sampleTypes []string, sample, focus, searc
 	v.FlameGraph = FlameGraph{
 		ID:          "flamegraph",
 		DataURL:     FlameGraphDataURL(meta.ID, sample),
-		ViewURL:     FlameGraphViewURL(meta.ID, sample),
 		Mode:        "tree",
-		Focus:       focus,
+		Zoom:        zoom,
 		Search:      search,
 		Unit:        unit,
-		FocusParam:  "focus",
+		ZoomParam:   "zoom",
 		SearchParam: "search",
 		Label:       "Flame graph of profile #" + uintStr(meta.ID) + sampleSuffix(sample),
 	}
@@ -481,7 +474,7 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		DataURL:     DiffDataURL(base.ID, target.ID, mode, sample),
 		Mode:        "diff",
 		Unit:        unit,
-		FocusParam:  "focus",
+		ZoomParam:   "zoom",
 		SearchParam: "search",
 		Label:       "Differential flame graph: profile #" + uintStr(target.ID) + " against profile #" + uintStr(base.ID),
 	}
@@ -550,7 +543,7 @@ func compareSide(label string, m ProfileMeta, sample, unit, which string) Compar
 			DataURL:     FlameGraphDataURL(m.ID, sample),
 			Mode:        "tree",
 			Unit:        unit,
-			FocusParam:  which + "_focus",
+			ZoomParam:   which + "_zoom",
 			SearchParam: "search",
 			Label:       "Flame graph of the " + which + " profile #" + uintStr(m.ID),
 		},
@@ -841,7 +834,7 @@ func runFlameGraph(rows []ProfileRow) *RunFlameGraph {
 			ID:          "run-flamegraph",
 			DataURL:     FlameGraphDataURL(p.ID, ""),
 			Mode:        "tree",
-			FocusParam:  "focus",
+			ZoomParam:   "zoom",
 			SearchParam: "search",
 			Label:       "Flame graph of the " + what + " profile #" + uintStr(p.ID),
 		},

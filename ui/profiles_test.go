@@ -32,6 +32,9 @@ func fixtureProfileView() ProfileView {
 	base, _ := fixtureMeta()
 	v := NewProfileView(base, []string{"samples/count", "cpu/nanoseconds"}, "cpu",
 		"runtime.main;main.a%3Bb", `Writev|syscall\.`, fixtureWritePaths(1))
+	v.Filters = NewFilterBar(url.Values{"sample": {"cpu"}, "zoom": {"runtime.main;main.a%3Bb"}, "ignore": {"runtime\\."},
+		"tagfocus": {LabelFocus("thread", "kafka-producer-network-thread | p-1"), "window=^(10-12)$"}, "order": {"left-heavy"}},
+		map[string][]string{"thread": {"main", "kafka-producer-network-thread | p-1"}, "state": {"RUNNABLE", "WAITING"}}, "zoom", "search")
 	v.CSRF = "tok"
 	return v
 }
@@ -72,11 +75,11 @@ func TestNewProfileView(t *testing.T) {
 		{"RunURL", v.RunURL, "/runs/42"},
 		{"RunText", v.RunText, "run #42 · trunk"},
 		{"Unit", v.Unit, "nanoseconds"},
-		{"DataURL", v.FlameGraph.DataURL, "/api/profiles/7/flamegraph?format=compact&sample=cpu"},
+		{"DataURL", v.FlameGraph.DataURL, "/api/profiles/7/flamegraph?format=rows&sample=cpu"},
 		{"PprofURL", v.PprofURL, "/profiles/7/pprof/?si=cpu"},
 		{"DownloadURL", v.DownloadURL, "/api/profiles/7/download"},
 		{"FileName", v.FileName, "run42-client-cpu.pb.gz"},
-		{"Focus", v.FlameGraph.Focus, "runtime.main;main.a%3Bb"},
+		{"Zoom", v.FlameGraph.Zoom, "runtime.main;main.a%3Bb"},
 		{"Size", v.Size, "47.1 KiB"},
 		{"WritePaths.Total", v.WritePaths.Total, "4 s"},
 		// Rows are ordered write before read; shares come from Value/Total.
@@ -100,7 +103,7 @@ func TestNewProfileView(t *testing.T) {
 	}
 	// A sample type named without a unit: the unit of Go's sample types.
 	n := NewProfileView(ProfileMeta{ID: 3}, []string{"samples", "cpu"}, "samples", "", "", nil)
-	if n.Unit != "count" || n.FlameGraph.DataURL != "/api/profiles/3/flamegraph?format=compact&sample=samples" {
+	if n.Unit != "count" || n.FlameGraph.DataURL != "/api/profiles/3/flamegraph?format=rows&sample=samples" {
 		t.Errorf("unit %q, data URL %q", n.Unit, n.FlameGraph.DataURL)
 	}
 	// A sample type the list lacks stays selectable; query values are escaped.
@@ -108,7 +111,7 @@ func TestNewProfileView(t *testing.T) {
 	if last := odd.SampleTypes[len(odd.SampleTypes)-1]; !last.Selected || last.Value != "a b&c" {
 		t.Errorf("unknown sample: %+v", odd.SampleTypes)
 	}
-	if want := "/api/profiles/3/flamegraph?format=compact&sample=a+b%26c"; odd.FlameGraph.DataURL != want {
+	if want := "/api/profiles/3/flamegraph?format=rows&sample=a+b%26c"; odd.FlameGraph.DataURL != want {
 		t.Errorf("escaped data URL %q, want %q", odd.FlameGraph.DataURL, want)
 	}
 }
@@ -118,11 +121,11 @@ func TestNewCompareProfilesView(t *testing.T) {
 	if v.Normalize != "total" || v.Requested != "per unit of work" || v.NormScale != "0.831" || v.NormLabel != "same total" {
 		t.Errorf("normalisation: mode %q requested %q scale %q label %q", v.Normalize, v.Requested, v.NormScale, v.NormLabel)
 	}
-	if want := "/api/diff?base=7&format=compact&normalize=total&sample=cpu&target=9"; v.Diff.DataURL != want {
+	if want := "/api/diff?base=7&format=rows&normalize=total&sample=cpu&target=9"; v.Diff.DataURL != want {
 		t.Errorf("diff URL %q, want %q", v.Diff.DataURL, want)
 	}
-	if v.Diff.Mode != "diff" || v.Base.FlameGraph.DataURL != "/api/profiles/7/flamegraph?format=compact&sample=cpu" ||
-		v.Target.FlameGraph.FocusParam != "target_focus" || v.Base.FlameGraph.SearchParam != "search" {
+	if v.Diff.Mode != "diff" || v.Base.FlameGraph.DataURL != "/api/profiles/7/flamegraph?format=rows&sample=cpu" ||
+		v.Target.FlameGraph.ZoomParam != "target_zoom" || v.Base.FlameGraph.SearchParam != "search" {
 		t.Errorf("graphs: %+v / %+v / %+v", v.Diff, v.Base.FlameGraph, v.Target.FlameGraph)
 	}
 	if v.PprofURL != "/diff/7/9/pprof/?si=cpu" || v.SwapURL != "/compare/profiles?base=9&normalize=work&sample=cpu&target=7" {
@@ -216,7 +219,7 @@ func TestCompareViewDefaults(t *testing.T) {
 	}
 	// Nothing known: no normalize parameter, the server decides.
 	v = NewCompareProfilesView(base, target, "", "bogus", Normalization{}, true, "", nil, nil, nil)
-	if v.Diff.DataURL != "/api/diff?base=7&format=compact&target=9" || v.Normalize != "" {
+	if v.Diff.DataURL != "/api/diff?base=7&format=rows&target=9" || v.Normalize != "" {
 		t.Errorf("data URL %q mode %q", v.Diff.DataURL, v.Normalize)
 	}
 	// At most MaxChangeRows rows, and how many there were.
@@ -321,7 +324,7 @@ func TestRunFlameGraph(t *testing.T) {
 		t.Errorf("run view flame graph %+v, profiles %+v", v.FlameGraph, v.Profiles)
 	}
 	got := render(t, newTestUI(t), "run", v)
-	for _, want := range []string{`class="flamegraph" data-src="/api/profiles/7/flamegraph?format=compact"`, `<a href="/profiles/8">profile #8: broker cpu</a>`, `/static/flamegraph.js?v=`, `/static/flamegraph.css?v=`} {
+	for _, want := range []string{`class="flamegraph" data-src="/api/profiles/7/flamegraph?format=rows"`, `<a href="/profiles/8">profile #8: broker cpu</a>`, `/static/flamegraph.js?v=`, `/static/flamegraph.css?v=`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("run page lacks %s", want)
 		}
@@ -411,7 +414,7 @@ func TestProfilePagesContract(t *testing.T) {
 	u := newTestUI(t)
 	got := render(t, u, "profile", fixtureProfileView())
 	for _, want := range []string{
-		`<div id="flamegraph" class="flamegraph" data-src="/api/profiles/7/flamegraph?format=compact&amp;sample=cpu" data-mode="tree" data-focus="runtime.main;main.a%3Bb"`,
+		`<div id="flamegraph" class="flamegraph" data-src="/api/profiles/7/flamegraph?format=rows&amp;sample=cpu" data-mode="tree" data-zoom="runtime.main;main.a%3Bb"`,
 		`id="flamegraph-search" class="fg-search" name="search"`,
 		`id="flamegraph-reset" class="button fg-reset" hidden`,
 		`id="flamegraph-match" class="fg-match"`,
@@ -430,9 +433,9 @@ func TestProfilePagesContract(t *testing.T) {
 	}
 	got = render(t, u, "compare_profiles", fixtureCompareView())
 	for _, want := range []string{
-		`<div id="base-flamegraph" class="flamegraph" data-src="/api/profiles/7/flamegraph?format=compact&amp;sample=cpu" data-mode="tree"`,
-		`<div id="target-flamegraph" class="flamegraph" data-src="/api/profiles/9/flamegraph?format=compact&amp;sample=cpu" data-mode="tree"`,
-		`<div id="diff-flamegraph" class="flamegraph" data-src="/api/diff?base=7&amp;format=compact&amp;normalize=total&amp;sample=cpu&amp;target=9" data-mode="diff"`,
+		`<div id="base-flamegraph" class="flamegraph" data-src="/api/profiles/7/flamegraph?format=rows&amp;sample=cpu" data-mode="tree"`,
+		`<div id="target-flamegraph" class="flamegraph" data-src="/api/profiles/9/flamegraph?format=rows&amp;sample=cpu" data-mode="tree"`,
+		`<div id="diff-flamegraph" class="flamegraph" data-src="/api/diff?base=7&amp;format=rows&amp;normalize=total&amp;sample=cpu&amp;target=9" data-mode="diff"`,
 		`<input type="radio" id="norm-work" name="normalize" value="work" disabled aria-describedby="norm-work-reason">`,
 		`<input type="radio" id="norm-total" name="normalize" value="total" checked>`,
 		`Unavailable: the base run recorded no record count.`,

@@ -131,6 +131,40 @@ type RunView struct {
 	// FlameGraph is the run's first CPU profile (the client's first),
 	// drawn inline; nil when the run has no CPU profile.
 	FlameGraph *RunFlameGraph
+	// ProfileWindows, when set, are the windows of the run's windowed
+	// client CPU profile (SetProfileWindows): a drag over an interval
+	// chart links to the flame graph of the windows it covers.
+	ProfileWindows *ProfileWindows
+}
+
+// ProfileWindows is what the run page's script needs to turn a time
+// range into a windowed profile's selection: the windows' names
+// ("0-2 2-4 …"), the profile's page and its flame graph API.
+type ProfileWindows struct {
+	Names      string
+	ProfileURL string
+	FlameAPI   string
+}
+
+// WindowRange is one window of a windowed profile: its label value
+// ("10-12") and the whole seconds it spans.
+type WindowRange struct {
+	Name       string
+	Start, End int
+}
+
+// SetProfileWindows records the windows of profile id, the run's
+// windowed client CPU profile; none leaves the page without selection.
+func (v *RunView) SetProfileWindows(id uint, windows []WindowRange) {
+	if len(windows) == 0 {
+		return
+	}
+	names := make([]string, len(windows))
+	for i, w := range windows {
+		names[i] = w.Name
+	}
+	v.ProfileWindows = &ProfileWindows{Names: strings.Join(names, " "), ProfileURL: ProfileURL(id),
+		FlameAPI: "/api/profiles/" + strconv.FormatUint(uint64(id), 10) + "/flamegraph"}
 }
 
 // ReportLink names a report and links to it.
@@ -447,17 +481,17 @@ func seriesCharts(pts []rundoc.SeriesPoint) []template.HTML {
 	}
 	charts := []template.HTML{
 		LineChart(Chart{Title: "Records per second", XLabel: windowAxis, YLabel: "throughput", Unit: "records/s",
-			Series: []ChartSeries{{Name: "records/s", X: t, Y: rps}}}),
+			Series: []ChartSeries{{Name: "records/s", X: t, Y: rps}}, Selectable: true}),
 		LineChart(Chart{Title: "MB per second", XLabel: windowAxis, YLabel: "data rate", Unit: "MB/s",
-			Series: []ChartSeries{{Name: "MB/s", X: t, Y: mbs}}}),
+			Series: []ChartSeries{{Name: "MB/s", X: t, Y: mbs}}, Selectable: true}),
 	}
 	if hasLatency {
 		charts = append(charts, LineChart(Chart{Title: "Latency", XLabel: windowAxis, YLabel: "latency", Unit: "ms",
-			Series: []ChartSeries{{Name: "average", X: t, Y: avg}, {Name: "maximum", X: t, Y: mx}}}))
+			Series: []ChartSeries{{Name: "average", X: t, Y: avg}, {Name: "maximum", X: t, Y: mx}}, Selectable: true}))
 	}
 	if hasCPU {
 		charts = append(charts, LineChart(Chart{Title: "Process CPU", XLabel: windowAxis, YLabel: "CPU", Unit: "%",
-			Series: []ChartSeries{{Name: "CPU", X: t, Y: cpu}}}))
+			Series: []ChartSeries{{Name: "CPU", X: t, Y: cpu}}, Selectable: true}))
 	}
 	return charts
 }

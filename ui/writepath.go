@@ -336,7 +336,7 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 	if b, t := first(rundoc.StrategyGather), first(rundoc.StrategyPerBuffer); b != 0 && t != 0 {
 		v.DiffURL = CompareProfilesURL(b, t, wpDiffNormalize, "")
 		v.Diff = &FlameGraph{ID: "wp-diff", DataURL: DiffDataURL(b, t, wpDiffNormalize, ""), Mode: "diff",
-			FocusParam: "focus", SearchParam: "search",
+			ZoomParam: "zoom", SearchParam: "search",
 			Label: "Differential flame graph: per-buffer's client CPU against gather's"}
 	} else {
 		v.NoDiff = "No differential flame graph: gather and per-buffer each need a succeeded run with a client CPU profile."
@@ -345,7 +345,7 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 	if b, t := first(rundoc.StrategyJavaGather), first(rundoc.StrategyJavaPerBuffer); b != 0 && t != 0 {
 		v.JavaDiffURL = CompareProfilesURL(b, t, wpDiffNormalize, "")
 		v.JavaDiff = &FlameGraph{ID: "wp-java-diff", DataURL: DiffDataURL(b, t, wpDiffNormalize, ""), Mode: "diff",
-			FocusParam: "jfocus", SearchParam: "jsearch",
+			ZoomParam: "jzoom", SearchParam: "jsearch",
 			Label: "Differential flame graph: java-per-buffer's JVM wall profile against java-gather's"}
 	} else if v.HasJava {
 		v.NoJavaDiff = "No Java differential flame graph: java-gather and java-per-buffer each need a succeeded run with the JVM's wall profile (recorded with --profile cpu)."

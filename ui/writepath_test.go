@@ -67,7 +67,7 @@ func TestWritepathResultRatios(t *testing.T) {
 	if len(v.Panels) != 1 || v.Panels[0].Strategy != "gather" || v.Panels[0].ProfileURL != "/profiles/10" {
 		t.Errorf("panels %+v", v.Panels)
 	}
-	if v.Diff == nil || v.Diff.DataURL != "/api/diff?base=10&format=compact&normalize=work&target=20" || v.Diff.Mode != "diff" {
+	if v.Diff == nil || v.Diff.DataURL != "/api/diff?base=10&format=rows&normalize=work&target=20" || v.Diff.Mode != "diff" {
 		t.Errorf("inline diff %+v", v.Diff)
 	}
 	if v.DiffURL != "/compare/profiles?base=10&normalize=work&target=20" {
@@ -164,7 +164,7 @@ func TestWritepathResultJava(t *testing.T) {
 	}
 	wp := &WritePaths{Unit: "count", Total: 10, Rows: []WritePathRow{{Direction: "write", Path: "gather", Value: 4, Samples: 4}}}
 	v := NewWritepathResult("0123456789ab", runs, table, map[string]*WritePaths{rundoc.StrategyJavaGather: wp})
-	if !v.HasJava || v.JavaDiffURL != "/compare/profiles?base=30&normalize=work&target=40" || v.JavaDiff == nil || v.JavaDiff.DataURL != "/api/diff?base=30&format=compact&normalize=work&target=40" {
+	if !v.HasJava || v.JavaDiffURL != "/compare/profiles?base=30&normalize=work&target=40" || v.JavaDiff == nil || v.JavaDiff.DataURL != "/api/diff?base=30&format=rows&normalize=work&target=40" {
 		t.Errorf("Java diff: has %v url %q graph %+v", v.HasJava, v.JavaDiffURL, v.JavaDiff)
 	}
 	if len(v.Panels) != 1 || v.Panels[0].ProfileURL != "/profiles/30" {

@@ -1,21 +1,23 @@
 package wire
 
-// FlameGraph answers GET /api/profiles/{id}/flamegraph. With format=tree
-// (the default) Tree holds the whole graph; with format=compact Compact
-// holds it flattened; with format=pruned Pruned holds the frames of one
-// view wide enough to draw; with a search (format=match, or pruned with
-// search=) Match and MatchedNames say what it matches.
+// FlameGraph answers GET /api/profiles/{id}/flamegraph. With format=rows
+// Rows holds the frames of one view (zoom, width, filters, order) laid
+// out as rows, with a search's answer in Rows.Match, Total the total
+// kept by the filters and WholeTotal the profile's; Labels lists the
+// string labels to filter on. With format=tree (the default, deprecated)
+// Tree holds the whole graph; with format=compact (deprecated) Compact
+// holds it flattened.
 type FlameGraph struct {
-	Compact      *FlameCompact `json:"compact,omitempty"`
-	Match        *MatchTotals  `json:"match,omitempty"`
-	MatchedNames []string      `json:"matched_names,omitempty"`
-	Profile      *ProfileMeta  `json:"profile,omitempty"`
-	Pruned       *Pruned       `json:"pruned,omitempty"`
-	Sample       string        `json:"sample"`
-	SampleTypes  []SampleType  `json:"sample_types,omitempty"`
-	Total        int64         `json:"total"`
-	Tree         *FlameNode    `json:"tree,omitempty"`
-	Unit         string        `json:"unit"`
+	Compact     *FlameCompact       `json:"compact,omitempty"`
+	Labels      map[string][]string `json:"labels,omitempty"`
+	Profile     *ProfileMeta        `json:"profile,omitempty"`
+	Rows        *FlameRows          `json:"rows,omitempty"`
+	Sample      string              `json:"sample"`
+	SampleTypes []SampleType        `json:"sample_types,omitempty"`
+	Total       int64               `json:"total"`
+	Tree        *FlameNode          `json:"tree,omitempty"`
+	Unit        string              `json:"unit"`
+	WholeTotal  int64               `json:"whole_total,omitempty"`
 }
 
 // ProfileMeta is a profile as the flame graph and diff answers name it.
@@ -56,43 +58,58 @@ type FlameCompact struct {
 	Stride int      `json:"stride,omitempty"`
 }
 
-// Pruned is the frames of one view of a flame graph (a focus, a width in
-// pixels) wide enough to draw; Frames is the number of frames of the
-// whole tree, Sent how many Nodes holds.
-type Pruned struct {
-	Names        []string `json:"names"`
-	Nodes        []int64  `json:"nodes"`
-	Width        int      `json:"width"`
-	Focus        string   `json:"focus"`
-	FocusMissing bool     `json:"focus_missing,omitempty"`
-	Frames       int      `json:"frames"`
-	Sent         int      `json:"sent"`
+// FlameRows is one view of a flame graph cut to a width (format=rows;
+// profiles.Rows documents it): Levels[d] the frames at depth d, Stride
+// numbers each (offset, width, value, self[, base, base_self], name
+// index; name index -1 a folded run of narrow siblings).
+type FlameRows struct {
+	Names       []string    `json:"names"`
+	Levels      [][]float64 `json:"levels"`
+	Stride      int         `json:"stride"`
+	Width       int         `json:"width"`
+	Order       string      `json:"order"`
+	Zoom        string      `json:"zoom"`
+	ZoomMissing bool        `json:"zoom_missing,omitempty"`
+	Frames      int         `json:"frames"`
+	Sent        int         `json:"sent"`
+	Match       *RowsMatch  `json:"match,omitempty"`
 }
 
-// MatchTotals are a search's totals: of the whole graph (Total), within
-// the focused frame (Zoom), and the number of matching frames.
-type MatchTotals struct {
-	Total int64  `json:"total"`
-	Zoom  int64  `json:"zoom"`
-	Count int    `json:"count"`
-	Focus string `json:"focus"`
+// RowsMatch is a search's answer over the whole tree: the matched totals
+// (Total, within the zoomed frame Zoom; a diff's base too), the frames
+// counted, and the indexes into FlameRows.Names of the names matched.
+type RowsMatch struct {
+	Total     float64 `json:"total"`
+	Zoom      float64 `json:"zoom"`
+	Count     int     `json:"count"`
+	BaseTotal float64 `json:"base_total,omitempty"`
+	BaseZoom  float64 `json:"base_zoom,omitempty"`
+	Names     []int   `json:"names"`
 }
 
 // Diff answers GET /api/diff: the differential flame graph of a target
 // profile against a base one (Tree, or Compact with format=compact), the
 // functions that changed most and both write-path panels. With
-// format=match only MatchedNames is set.
+// format=rows, Rows (with base columns) replaces the tree, changes and
+// panels; Total and BaseTotal are what the filters kept, WholeTotal and
+// WholeBaseTotal the unfiltered totals, Labels both profiles' string
+// labels.
 type Diff struct {
-	Base          *ProfileMeta     `json:"base,omitempty"`
-	Changes       []FunctionChange `json:"changes,omitempty"`
-	Compact       *FlameCompact    `json:"compact,omitempty"`
-	MatchedNames  []string         `json:"matched_names,omitempty"`
-	Normalization *Normalization   `json:"normalization,omitempty"`
-	Sample        string           `json:"sample,omitempty"`
-	Target        *ProfileMeta     `json:"target,omitempty"`
-	Tree          *DiffNode        `json:"tree,omitempty"`
-	Unit          string           `json:"unit,omitempty"`
-	WritePaths    *DiffWritePaths  `json:"write_paths,omitempty"`
+	Base           *ProfileMeta        `json:"base,omitempty"`
+	BaseTotal      float64             `json:"base_total,omitempty"`
+	Changes        []FunctionChange    `json:"changes,omitempty"`
+	Compact        *FlameCompact       `json:"compact,omitempty"`
+	Labels         map[string][]string `json:"labels,omitempty"`
+	Normalization  *Normalization      `json:"normalization,omitempty"`
+	Rows           *FlameRows          `json:"rows,omitempty"`
+	Sample         string              `json:"sample,omitempty"`
+	Target         *ProfileMeta        `json:"target,omitempty"`
+	Total          float64             `json:"total,omitempty"`
+	Tree           *DiffNode           `json:"tree,omitempty"`
+	Unit           string              `json:"unit,omitempty"`
+	WholeBaseTotal float64             `json:"whole_base_total,omitempty"`
+	WholeTotal     float64             `json:"whole_total,omitempty"`
+	WritePaths     *DiffWritePaths     `json:"write_paths,omitempty"`
 }
 
 // DiffNode is one frame of a differential flame graph: Value and Self are

@@ -65,6 +65,11 @@ type Spec struct {
 	Partitions        int      `json:"partitions"`
 	Threads           int      `json:"threads"`
 	Profiles          []string `json:"profile"`
+	// ProfileWindows is --profile-windows: on, off, or empty for the
+	// default (WantsProfileWindows). Empty is left out of the JSON, so a
+	// spec that keeps the default reaches a worker older than the option,
+	// which refuses parameters it does not know, as it always did.
+	ProfileWindows string `json:"profile-windows,omitempty"`
 
 	// Consumer only.
 	Group             string `json:"group,omitempty"`
@@ -391,6 +396,7 @@ func options() []option {
 		{name: "profile", kind: kindList,
 			help: "profiles to capture over the measured window: " + strings.Join(names(ProfileKinds()), ",") + " or none",
 			set:  profileSetter},
+		profileWindowsOption(),
 		{name: "group", kind: kindString, workloads: []Workload{Consumer},
 			help: "consumer group id (default perf-consumer-<random>)",
 			set:  func(s *Spec, v []string) error { s.Group = v[0]; return nil }},
@@ -920,6 +926,8 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
 	check(s.Duration > 0 && s.Duration < MinDuration, "duration", "must be at least %v s, got %v", MinDuration, s.Duration)
 	check(s.Duration > MaxDuration, "duration", "must be at most %v s (7 days), got %v", MaxDuration, s.Duration)
+	check(s.ProfileWindows == ProfileWindowsOn && !slices.Contains(s.Profiles, string(KindCPU)), "profile-windows",
+		"windows a cpu profile: give --profile cpu with it")
 	if s.Workload == Writepath {
 		s.validateWritepath(errs)
 	} else {

@@ -3,8 +3,10 @@ package jfr_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/profiles/jfr"
@@ -62,4 +64,59 @@ func containsStr(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestConvertWindows: with Options.Window every sample carries the window
+// its event's time falls in, events of one stack in two windows are two
+// samples, and the windows' samples add up to the events.
+func TestConvertWindows(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gather.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The recording's events span 17:15:53.43 to 17:15:54.31; cut it at
+	// 53.8 and count the events on each side from the file itself.
+	cut := time.Date(2026, 12, 1, 17, 15, 53, 800_000_000, time.UTC)
+	var before, after int64
+	for _, m := range regexp.MustCompile(`"startTime":"([^"]+)"`).FindAllStringSubmatch(string(data), -1) {
+		ts, err := time.Parse(time.RFC3339Nano, m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts.Before(cut) {
+			before++
+		} else {
+			after++
+		}
+	}
+	if before == 0 || after == 0 {
+		t.Fatalf("the cut leaves %d events before and %d after: pick another", before, after)
+	}
+	p, _, err := jfr.ConvertWith(strings.NewReader(string(data)), jfr.Options{Window: func(ts time.Time) string {
+		if ts.Before(cut) {
+			return "0-2"
+		}
+		return "2-4"
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, s := range p.Sample {
+		w := s.Label[jfr.LabelWindow]
+		if len(w) != 1 {
+			t.Fatalf("sample with window label %q", w)
+		}
+		got[w[0]] += s.Value[0]
+	}
+	if got["0-2"] != before || got["2-4"] != after || len(got) != 2 {
+		t.Errorf("samples by window %v; the file has %d events before the cut and %d after", got, before, after)
+	}
+	plain, _, err := jfr.Convert(strings.NewReader(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sample) <= len(plain.Sample) {
+		t.Errorf("%d windowed samples, %d without windows: a stack seen in both windows must be two samples", len(p.Sample), len(plain.Sample))
+	}
 }

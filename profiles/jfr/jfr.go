@@ -38,8 +38,11 @@ const (
 
 // Sample label keys and the states of the "state" label.
 const (
-	LabelThread  = "thread"
-	LabelState   = "state"
+	LabelThread = "thread"
+	LabelState  = "state"
+	// LabelWindow names the window of a windowed profile a sample fell
+	// in (Options.Window), as kbench's Go CPU profiles do.
+	LabelWindow  = "window"
 	StateRunning = "running"
 	StateNative  = "native"
 )
@@ -121,9 +124,25 @@ type frame struct {
 // their line numbers where JFR has them. Identical stacks of one thread
 // in one state are one pprof sample with their count.
 func Convert(r io.Reader) (*profile.Profile, Summary, error) {
+	return ConvertWith(r, Options{})
+}
+
+// Options are what ConvertWith and FromRecordingWith add to the samples.
+type Options struct {
+	// Window, when set, names the window of an event from its start time
+	// (the wall-clock time jfr prints, the JVM's timestamp converted by
+	// the recording's own clock): the sample gets the label LabelWindow
+	// with that name unless it is "". Events of one stack, thread and
+	// state in different windows are different samples.
+	Window func(time.Time) string
+}
+
+// ConvertWith is Convert with opts.
+func ConvertWith(r io.Reader, opts Options) (*profile.Profile, Summary, error) {
 	lr := &markReader{r: r, limit: maxEventBytes}
 	dec := json.NewDecoder(lr)
 	b := newBuilder()
+	b.window = opts.Window
 	var sum Summary
 
 	// {"recording": {"events": [ … ]}}, other members skipped.
@@ -258,6 +277,8 @@ type builder struct {
 	first time.Time
 	last  time.Time
 	key   []byte // the key of the sample being added, reused
+	// window names an event's window (Options.Window), or is nil.
+	window func(time.Time) string
 }
 
 type locKey struct {
@@ -317,6 +338,7 @@ func (b *builder) add(ev *event, sum *Summary) error {
 			locs = append(locs, loc)
 		}
 	}
+	win := ""
 	if t, err := time.Parse(time.RFC3339Nano, v.StartTime); err == nil {
 		if b.first.IsZero() || t.Before(b.first) {
 			b.first = t
@@ -324,9 +346,14 @@ func (b *builder) add(ev *event, sum *Summary) error {
 		if t.After(b.last) {
 			b.last = t
 		}
+		if b.window != nil {
+			win = b.window(t)
+		}
 	}
 
 	b.key = append(b.key[:0], state...)
+	b.key = append(b.key, 0)
+	b.key = append(b.key, win...)
 	b.key = append(b.key, 0)
 	b.key = append(b.key, name...)
 	for _, l := range locs {
@@ -345,6 +372,9 @@ func (b *builder) add(ev *event, sum *Summary) error {
 		}
 		if name != "" {
 			s.Label[LabelThread] = []string{name}
+		}
+		if win != "" {
+			s.Label[LabelWindow] = []string{win}
 		}
 		b.samples[string(b.key)] = s
 		b.order = append(b.order, s)

@@ -25,6 +25,11 @@ var PrintArgs = []string{"print", "--json", "--stack-depth", "2048", "--events",
 // stderr when it fails. It starts a JVM, so in a test binary run with
 // -short it panics (tier.Refuse) and starts nothing.
 func FromRecording(ctx context.Context, jfrTool, path string) (*profile.Profile, Summary, error) {
+	return FromRecordingWith(ctx, jfrTool, path, Options{})
+}
+
+// FromRecordingWith is FromRecording converting with opts (ConvertWith).
+func FromRecordingWith(ctx context.Context, jfrTool, path string, opts Options) (*profile.Profile, Summary, error) {
 	tier.Refuse("jfr.FromRecording " + jfrTool)
 	cmd := exec.CommandContext(ctx, jfrTool, append(append([]string(nil), PrintArgs...), path)...)
 	stderr := tailbuf.New(2048)
@@ -36,7 +41,7 @@ func FromRecording(ctx context.Context, jfrTool, path string) (*profile.Profile,
 	if err := cmd.Start(); err != nil {
 		return nil, Summary{}, fmt.Errorf("jfr: print %s: %w", path, err)
 	}
-	p, sum, convErr := Convert(out)
+	p, sum, convErr := ConvertWith(out, opts)
 	if convErr != nil {
 		// Stop the tool rather than wait for it to print what nobody reads.
 		_ = cmd.Process.Kill()

@@ -371,13 +371,14 @@ func (c *JavaClient) StartJFR(ctx context.Context) error {
 }
 
 // StopJFR stops the recording and converts it into a wall profile at
-// path.
-func (c *JavaClient) StopJFR(ctx context.Context, path string) (jfr.Summary, error) {
+// path; window, when set, names each sample's window from its event's
+// time (jfr.Options.Window).
+func (c *JavaClient) StopJFR(ctx context.Context, path string, window func(time.Time) string) (jfr.Summary, error) {
 	rec := filepath.Join(c.tmp, "window.jfr")
 	if _, err := c.command(ctx, "jfr-stop "+rec, 'J'); err != nil {
 		return jfr.Summary{}, err
 	}
-	p, sum, err := jfr.FromRecording(ctx, c.tools.JFR, rec)
+	p, sum, err := jfr.FromRecordingWith(ctx, c.tools.JFR, rec, jfr.Options{Window: window})
 	if err != nil {
 		return sum, err
 	}
