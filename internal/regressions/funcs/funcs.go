@@ -27,8 +27,9 @@ package funcs
 
 import (
 	"context"
-	"errors"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -85,6 +86,10 @@ type Options struct {
 	// DefaultPoll).
 	Poll   time.Duration
 	Logger *slog.Logger
+	// Generation, when set, changes after every write to the store
+	// (store.Store's Generation): which runs of a segment have profiles
+	// is then read once per generation, not on every page render.
+	Generation func() uint64
 }
 
 // Namer names the functions of changes, lazily, and keeps what it named
@@ -102,6 +107,10 @@ type Namer struct {
 	wake    chan struct{}
 	// computed counts the sets computed (tests read it).
 	computed int
+	// picked memoizes nearest by the side's ids while the store's
+	// generation is pickedGen (with Options.Generation).
+	picked    map[uint64][]uint
+	pickedGen uint64
 }
 
 // entry is one run-id set: queued, then done.
@@ -290,6 +299,44 @@ func plural(n int) string {
 // nearest to the change, in time order: the last of ids when fromEnd
 // (the runs before a change), else the first.
 func (n *Namer) nearest(ctx context.Context, ids []uint, fromEnd bool) ([]uint, error) {
+	if n.opts.Generation == nil {
+		return n.pick(ctx, ids, fromEnd)
+	}
+	gen := n.opts.Generation()
+	h := fnv.New64a()
+	var b [8]byte
+	if fromEnd {
+		h.Write([]byte{1})
+	}
+	for _, id := range ids {
+		binary.LittleEndian.PutUint64(b[:], uint64(id))
+		h.Write(b[:])
+	}
+	key := h.Sum64()
+	n.mu.Lock()
+	if n.picked == nil || n.pickedGen != gen || len(n.picked) >= maxEntries {
+		n.picked, n.pickedGen = map[uint64][]uint{}, gen
+	}
+	got, ok := n.picked[key]
+	n.mu.Unlock()
+	if ok {
+		return got, nil
+	}
+	got, err := n.pick(ctx, ids, fromEnd)
+	if err != nil {
+		return nil, err
+	}
+	// Kept only if no write happened meanwhile (the read may predate it).
+	n.mu.Lock()
+	if n.pickedGen == gen && n.opts.Generation() == gen {
+		n.picked[key] = got
+	}
+	n.mu.Unlock()
+	return got, nil
+}
+
+// pick is nearest read from the store.
+func (n *Namer) pick(ctx context.Context, ids []uint, fromEnd bool) ([]uint, error) {
 	cands := make([]uint, 0, len(ids))
 	if fromEnd {
 		for i := len(ids) - 1; i >= 0; i-- {
@@ -427,7 +474,3 @@ func unitOf(base, target []profiles.RunInput, norm string) string {
 	}
 	return "per record"
 }
-
-// ErrNoNamer is returned where a caller needs a Namer that was not
-// configured.
-var ErrNoNamer = errors.New("regressions: functions are not named on this server")

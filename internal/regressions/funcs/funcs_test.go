@@ -43,14 +43,16 @@ type fakeRun struct {
 
 // fakeSets is RunSets over runs in memory, counting the loads.
 type fakeSets struct {
-	mu     sync.Mutex
-	runs   map[uint]fakeRun
-	inputs int
+	mu       sync.Mutex
+	runs     map[uint]fakeRun
+	inputs   int
+	profiled int // Profiled calls
 }
 
 func (f *fakeSets) Profiled(_ context.Context, ids []uint) ([]uint, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.profiled++
 	var out []uint
 	for _, id := range ids {
 		if f.runs[id].prof != nil {
@@ -347,5 +349,26 @@ func TestDiffURL(t *testing.T) {
 	}
 	if DiffURL(nil, []uint{3}) != "" {
 		t.Error("a side without runs has no diff")
+	}
+}
+
+// TestProfiledOncePerGeneration: with the store's generation, which runs
+// of a segment have profiles is read once until the next write.
+func TestProfiledOncePerGeneration(t *testing.T) {
+	sets, before, after := history(7)
+	var gen atomic.Uint64
+	n := New(sets, Options{Generation: gen.Load})
+	for range 3 {
+		if _, err := n.Lookup(context.Background(), before, after); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sets.profiled != 2 {
+		t.Errorf("%d Profiled calls for 3 lookups, want 2 (one a side)", sets.profiled)
+	}
+	gen.Add(1)
+	n.Lookup(context.Background(), before, after)
+	if sets.profiled != 4 {
+		t.Errorf("%d Profiled calls after a write, want 4", sets.profiled)
 	}
 }
