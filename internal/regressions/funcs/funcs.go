@@ -162,6 +162,14 @@ func (n *Namer) Start(ctx context.Context) {
 // Close stops the background computation and waits for it.
 func (n *Namer) Close() { n.loop.Close() }
 
+// Computed is how many run-id sets were computed since New: a set asked
+// for again is not counted again.
+func (n *Namer) Computed() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.computed
+}
+
 // next takes the oldest queued set (nil for none).
 func (n *Namer) next() *entry {
 	n.mu.Lock()

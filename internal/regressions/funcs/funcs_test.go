@@ -3,6 +3,7 @@ package funcs
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -256,7 +257,7 @@ func TestCachedByRunSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Status != wire.FunctionsNamed || !slices.Equal(names(again.Functions), names(first.Functions)) || sets.loads() != 1 {
+	if again.Status != wire.FunctionsNamed || !slices.Equal(names(again.Functions), names(first.Functions)) || sets.loads() != 1 || n.Computed() != 1 {
 		t.Fatalf("second lookup: %q %v, %d loads", again.Status, names(again.Functions), sets.loads())
 	}
 	// A run without a profile joins the segment after: same set.
@@ -330,7 +331,7 @@ func TestWaitIdle(t *testing.T) {
 // "failed" with the reason.
 func TestFailedLoadIsSaid(t *testing.T) {
 	sets, before, after := history(6)
-	n := started(t, failingSets{sets}, Options{})
+	n := started(t, failingSets{sets}, Options{Logger: slog.New(slog.DiscardHandler)})
 	f := wait(t, n, before, after)
 	if f.Status != wire.FunctionsFailed || f.Reason == "" {
 		t.Fatalf("%q %q", f.Status, f.Reason)
