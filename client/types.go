@@ -19,6 +19,7 @@ type (
 	CreateSweep        = wire.CreateSweep
 	Created            = wire.Created
 	Diff               = wire.Diff
+	DiffCompact        = wire.DiffCompact
 	DiffNode           = wire.DiffNode
 	DiffWritePaths     = wire.DiffWritePaths
 	Difference         = wire.Difference
@@ -42,6 +43,7 @@ type (
 	Profiles           = wire.Profiles
 	FlameRows          = wire.FlameRows
 	RowsMatch          = wire.RowsMatch
+	SkippedRun         = wire.SkippedRun
 	Regression         = wire.Regression
 	Regressions        = wire.Regressions
 	ReportCreated      = wire.ReportCreated

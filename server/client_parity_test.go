@@ -58,9 +58,12 @@ var parityExcluded = map[string]string{
 	"ANY /profiles/:id/pprof/*path":       "pprof's web UI",
 	"ANY /diff/:base/:target/pprof":       "pprof's web UI",
 	"ANY /diff/:base/:target/pprof/*path": "pprof's web UI",
-	"GET /static/*filepath":               "static files",
-	"GET /favicon.ico":                    "icon",
-	"GET /healthz":                        "plain text ok",
+	"ANY /diff/runs/:kind/:role/:base/:target/pprof":       "pprof's web UI",
+	"ANY /diff/runs/:kind/:role/:base/:target/pprof/*path": "pprof's web UI",
+	"GET /api/diff/profile.pb.gz":                          "download: a merged side's gzipped pprof bytes",
+	"GET /static/*filepath":                                "static files",
+	"GET /favicon.ico":                                     "icon",
+	"GET /healthz":                                         "plain text ok",
 }
 
 // parityRequest is one live request of a parity case and the client type
@@ -195,6 +198,10 @@ func TestClientParity(t *testing.T) {
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=compact&normalize=total", base, target), &client.Diff{}),
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&search=encode", base, target), &client.Diff{}),
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&focus=encode&width=300", base, target), &client.Diff{}),
+			// Run sets; the queued run has no profile and is skipped.
+			get(fmt.Sprintf("/api/diff?base_runs=%d,%d&target_runs=%d&kind=cpu&role=client", fx.runs[0], fx.queued, fx.runs[1]), &client.Diff{}),
+			get(fmt.Sprintf("/api/diff?base_runs=%d&target_runs=%d,%d&kind=cpu&role=client&format=rows&normalize=work&search=encode", fx.runs[0], fx.runs[1], fx.runs[0]), &client.Diff{}),
+			get(fmt.Sprintf("/api/diff?base_runs=%d&target_runs=%d,%d&kind=cpu&role=client&format=compact", fx.runs[0], fx.runs[1], fx.runs[0]), &client.Diff{}),
 		},
 		"POST /api/runs/:id/profiles": {upload(fmt.Sprintf("/api/runs/%d/profiles", run), http.StatusCreated, &client.Profiles{}, nil,
 			[3]string{"profile", "a.folded", "main;produce;write 5\n"})},
