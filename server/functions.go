@@ -12,21 +12,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
+	"slices"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/history"
+	"github.com/kbench/kbench/internal/profileset"
 	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/ui"
 )
-
-// maxFunctionRuns bounds each side of GET /api/functions, as a run-set
-// diff's (the nearest RunsPerSide with profiles are compared).
-const maxFunctionRuns = 50
 
 // volatileAnswer is a JSON answer cachedJSON serves but does not keep:
 // it says "computing" for some change's functions.
@@ -117,31 +113,17 @@ func (s *Server) apiFunctions(c *gin.Context) {
 	c.JSON(200, f)
 }
 
-// parseFunctionRuns reads a comma-separated list of at most maxFunctionRuns
-// run ids, each once.
+// parseFunctionRuns reads a side of GET /api/functions as a run-set
+// diff's (profileset.ParseIDs: at most 50 run ids), each run once.
 func parseFunctionRuns(field, v string) ([]uint, error) {
-	var ids []uint
-	for part := range strings.SplitSeq(v, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		n, err := strconv.ParseUint(part, 10, 32)
-		if err != nil || n == 0 {
-			return nil, badInput(field, "%q is not a run id", part)
-		}
-		for _, id := range ids {
-			if id == uint(n) {
-				return nil, badInput(field, "names run %d twice", n)
-			}
-		}
-		ids = append(ids, uint(n))
-		if len(ids) > maxFunctionRuns {
-			return nil, badInput(field, "names more than %d runs; at most %d a side", maxFunctionRuns, maxFunctionRuns)
-		}
+	ids, err := profileset.ParseIDs(field, v)
+	if err != nil {
+		return nil, err
 	}
-	if len(ids) == 0 {
-		return nil, badInput(field, "must name at least one run")
+	for i, id := range ids {
+		if slices.Contains(ids[:i], id) {
+			return nil, badInput(field, "names run %d twice", id)
+		}
 	}
 	return ids, nil
 }

@@ -208,11 +208,3 @@ func getJSON(t *testing.T, ts *testServer, path string, into any) {
 		t.Fatal(err)
 	}
 }
-
-func joinUints(ids []uint) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = fmt.Sprint(id)
-	}
-	return strings.Join(s, ",")
-}
