@@ -210,6 +210,29 @@ func (c *Client) Regressions(ctx context.Context, q url.Values) (*Regressions, e
 	return &r, nil
 }
 
+// Functions fetches the functions that moved from the base runs to the
+// target runs (GET /api/functions; each side in time order, at most 50):
+// Status "computing" until the server has named them, so ask again.
+func (c *Client) Functions(ctx context.Context, base, target []uint) (*Functions, error) {
+	q := url.Values{}
+	q.Set("base_runs", joinIDs(base))
+	q.Set("target_runs", joinIDs(target))
+	var f Functions
+	if err := c.Get(ctx, withQuery("/api/functions", q), &f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// joinIDs is "1,2,3".
+func joinIDs(ids []uint) string {
+	s := make([]string, len(ids))
+	for i, v := range ids {
+		s[i] = id(v)
+	}
+	return strings.Join(s, ",")
+}
+
 // Compare fetches the comparison of runs (GET /api/compare), q holding
 // runs and by, at, hide_unchanged.
 func (c *Client) Compare(ctx context.Context, q url.Values) (*Comparison, error) {

@@ -27,11 +27,14 @@ type (
 	FlameGraph         = wire.FlameGraph
 	FlameNode          = wire.FlameNode
 	FunctionChange     = wire.FunctionChange
+	FunctionNaming     = wire.FunctionNaming
+	Functions          = wire.Functions
 	History            = wire.History
 	HistoryParams      = wire.HistoryParams
 	HistoryPoint       = wire.HistoryPoint
 	Mark               = wire.Mark
 	Metric             = wire.Metric
+	MovedFunction      = wire.MovedFunction
 	Normalization      = wire.Normalization
 	Profile            = wire.Profile
 	ProfileKind        = wire.ProfileKind

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
+	"github.com/kbench/kbench/internal/regressions/funcs"
 )
 
 // parityExcluded are the routes of the route table that answer no JSON,
@@ -90,7 +92,16 @@ type parityFixture struct {
 // route without a case (or an exclusion, with its reason) fails, so a
 // new route brings its case, and its answer's type in package client.
 func TestClientParity(t *testing.T) {
-	ts := newTestServer(t, noWorker)
+	// Change points and regressions name functions (from synthetic
+	// profiles of the step's runs), so that their fields are decoded.
+	sets := &synthSets{}
+	namer := funcs.New(sets, funcs.Options{})
+	namer.Start(t.Context())
+	t.Cleanup(namer.Close)
+	ts := newTestServer(t, func(c *Config) {
+		noWorker(c)
+		c.Functions = namer
+	})
 	srv := httptest.NewServer(ts)
 	defer srv.Close()
 	c := client.New(srv.URL, "")
@@ -111,6 +122,10 @@ func TestClientParity(t *testing.T) {
 	}
 	// The series regressions need: a step in record-send-rate.
 	stepped := stepSeries(t, ts, "parity", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 12, "record-send-rate", "records/s", "higher", 1000, 500)
+	sets.profileRuns(stepped[:6], stepped[6:])
+	if f, err := namer.Wait(ctx, stepped[:6], stepped[6:]); err != nil || f.Status != wire.FunctionsNamed || len(f.Functions) == 0 {
+		t.Fatalf("the step's functions: %+v, %v", f, err)
+	}
 	created, err := c.CreateRuns(ctx, client.CreateRuns{Workload: "producer", Label: "queued", Params: rawParams(`{"num-records":100,"profile":"none"}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +220,9 @@ func TestClientParity(t *testing.T) {
 			get(fmt.Sprintf("/api/history?run=%d&metric=record-send-rate", run), &client.History{}),
 			get(fmt.Sprintf("/api/history?run=%d&metric=record-send-rate&min_segment=2", stepped[0]), history),
 		},
-		"GET /api/regressions":          {get("/api/regressions?min_segment=2", regressions)},
+		"GET /api/regressions": {get("/api/regressions?min_segment=2", regressions)},
+		"GET /api/functions": {get("/api/functions?base_runs="+joinUints(stepped[:6])+"&target_runs="+joinUints(stepped[6:]), &client.Functions{}),
+			get("/api/functions?base_runs="+joinUints(stepped[:2])+"&target_runs="+joinUints(stepped[6:]), &client.Functions{})},
 		"POST /api/reports":             {post("/api/reports", fmt.Sprintf(`{"title":"t","runs":[%d,%d]}`, fx.runs[0], fx.runs[1]), http.StatusCreated, &client.ReportCreated{})},
 		"POST /api/compare/repetitions": {post("/api/compare/repetitions", fmt.Sprintf(`{"runs":[%d,%d],"by":"label","n":1}`, created.ID, second.ID), http.StatusCreated, &client.Created{})},
 		"POST /api/presets/writepath":   {post("/api/presets/writepath", `{"requests":10,"repetitions":1}`, http.StatusCreated, &client.Created{})},
@@ -280,6 +297,9 @@ func TestClientParity(t *testing.T) {
 	}
 	if len(history.ChangePoints) == 0 || len(regressions.Regressions) == 0 {
 		t.Errorf("the fixture's step gave %d change points and %d regressions: the cases decode no element of them", len(history.ChangePoints), len(regressions.Regressions))
+	}
+	if len(history.ChangePoints) > 0 && len(history.ChangePoints[0].Functions) == 0 || len(regressions.Regressions) > 0 && len(regressions.Regressions[0].Functions) == 0 {
+		t.Error("the fixture's change point and regression name no function: the cases decode none")
 	}
 }
 

@@ -56,6 +56,7 @@ func (s *Server) routes() {
 	api.GET("/compare", s.apiCompare)
 	api.GET("/history", s.apiHistory)
 	api.GET("/regressions", s.apiRegressions)
+	api.GET("/functions", s.apiFunctions)
 	api.POST("/reports", s.apiCreateReport)
 	api.POST("/compare/repetitions", s.apiAddRepetitions)
 	api.POST("/presets/writepath", s.apiWritepathPreset)
