@@ -200,6 +200,13 @@ func (s *Server) diff(c *gin.Context) {
 		s.fail(c, badInput("base", "%v", err))
 		return
 	}
+	sides, err := s.comparedProfiles(c.Request.Context(), cmp)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	stats := diffStatsOf(cmp, sides)
+	stats.res.Mark(tree)
 	skipped := cmp.set.Skipped
 	if skipped == nil {
 		skipped = []profileset.Skip{}
@@ -207,7 +214,8 @@ func (s *Server) diff(c *gin.Context) {
 	body := gin.H{
 		"sample": cmp.sample, "unit": cmp.unit,
 		"normalization": cmp.norm,
-		"changes":       profiles.TopChangesRuns(cmp.base, cmp.target, 30),
+		"changes":       stats.apiChanges(),
+		"significance":  stats.summary(),
 		"write_paths": gin.H{
 			"base":   s.sideWritePaths(cmp.set.Base),
 			"target": s.sideWritePaths(cmp.set.Target),

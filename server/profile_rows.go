@@ -259,6 +259,9 @@ func (s *Server) diffRows(c *gin.Context, cmp *comparison) {
 	body.Total, body.BaseTotal, body.WholeTotal, body.WholeBaseTotal = f.Total(), f.BaseTotal(), whole.Total(), whole.BaseTotal()
 	body.Labels = sides.labels()
 	body.Rows = wireRows(f.Rows(v.zoom, v.width, v.search))
+	stats := diffStatsOf(cmp, sides)
+	body.Changes, body.Significance = stats.apiChanges(), stats.summary()
+	body.Rows.Significant = stats.verdicts(body.Rows.Names)
 	s.writeJSON(c, body)
 }
 
