@@ -397,6 +397,20 @@ var upgradeAdditions = []struct {
 	}, "issue 25: the runs a run-set diff left out"},
 	{"kind", func(doc map[string]any) error { return sameAs(doc, "kind") }, "issue 25: the kind of profile a diff compares"},
 	{"role", func(doc map[string]any) error { return sameAs(doc, "role") }, "issue 25: the role whose profiles a diff compares"},
+	{"significance", func(doc map[string]any) error {
+		sig, _ := doc["significance"].(map[string]any)
+		if sig == nil || sig["method"] != "welch-log-share" || sig["decided"] != false || sig["runs_needed"] != 3.0 {
+			return fmt.Errorf("significance %v, want welch-log-share, undecided for one profile a side, 3 runs needed", doc["significance"])
+		}
+		return nil
+	}, "issue 25: how a diff's changes are tested"},
+	{"q_value", func(ch map[string]any) error { return nullField(ch, "q_value") }, "issue 25: a change's q value"},
+	{"significant", func(ch map[string]any) error { return nullField(ch, "significant") }, "issue 25: a change's verdict"},
+	{"flat_q_value", func(ch map[string]any) error { return nullField(ch, "flat_q_value") }, "issue 25: a change's flat q value"},
+	{"base_runs", func(ch map[string]any) error { return oneRun(ch, "base_runs") }, "issue 25: a change's per-run shares"},
+	{"target_runs", func(ch map[string]any) error { return oneRun(ch, "target_runs") }, "issue 25: a change's per-run shares"},
+	{"base_runs_flat", func(ch map[string]any) error { return oneRun(ch, "base_runs_flat") }, "issue 25: a change's per-run shares"},
+	{"target_runs_flat", func(ch map[string]any) error { return oneRun(ch, "target_runs_flat") }, "issue 25: a change's per-run shares"},
 }
 
 // oneOf checks that a diff's list field holds exactly its side's
@@ -406,6 +420,23 @@ func oneOf(doc map[string]any, list, side, field string) error {
 	m, _ := doc[side].(map[string]any)
 	if len(l) != 1 || m == nil || l[0] != m[field] {
 		return fmt.Errorf("%s %v, want [the %s profile's %s]", list, doc[list], side, field)
+	}
+	return nil
+}
+
+// nullField checks that a change of a diff of one profile a side has no
+// verdict: one run cannot decide.
+func nullField(ch map[string]any, field string) error {
+	if v, ok := ch[field]; !ok || v != nil {
+		return fmt.Errorf("%s %v, want null for one profile a side", field, ch[field])
+	}
+	return nil
+}
+
+// oneRun checks that a change's per-run shares list one run.
+func oneRun(ch map[string]any, field string) error {
+	if l, ok := ch[field].([]any); !ok || len(l) != 1 {
+		return fmt.Errorf("%s %v, want one run's share", field, ch[field])
 	}
 	return nil
 }
