@@ -1407,6 +1407,13 @@
           draws: g.draws
         };
       },
+      // fill is the colour a frame is painted with (a diff's red, blue or
+      // grey), null when the path is not in the graph.
+      fill: function (path) {
+        if (!g.t) { return null; }
+        var r = resolveIn(g.t, path || '');
+        return r.missing ? null : g.paintOf(r.i).fill;
+      },
       // frameBox gives a drawn frame's box in CSS pixels relative to the
       // canvas, or null when the path is not drawn.
       frameBox: function (path) {
