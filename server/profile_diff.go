@@ -288,10 +288,10 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 		return
 	}
 	var changes []ui.Change
-	for _, ch := range profiles.TopChangesRuns(cmp.base, cmp.target, 50) {
+	for _, ch := range diffStatsOf(cmp, sides).changes {
 		changes = append(changes, ui.Change{Name: ch.Name, BaseFlat: ch.BaseFlat, TargetFlat: ch.TargetFlat,
 			BaseCum: ch.BaseCum, TargetCum: ch.TargetCum, DeltaFlat: ch.DeltaFlat, DeltaCum: ch.DeltaCum,
-			DeltaFlatPct: ch.DeltaFlatPct, DeltaCumPct: ch.DeltaCumPct})
+			DeltaFlatPct: ch.DeltaFlatPct, DeltaCumPct: ch.DeltaCumPct, QValue: ch.QValue, Significant: ch.Significant})
 	}
 	ctx := c.Request.Context()
 	norm := ui.Normalization{Mode: cmp.norm.Mode, Scale: cmp.norm.Scale, Explain: cmp.norm.Explain}

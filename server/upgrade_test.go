@@ -247,7 +247,12 @@ func TestUpgradeKeepsPages(t *testing.T) {
 			return
 		}
 		for _, a := range upgradeTextAdditions {
-			if loc := a.re.FindStringIndex(got); loc != nil && !a.re.Match(want) {
+			if a.re.Match(want) {
+				continue
+			}
+			locs := a.re.FindAllStringIndex(got, -1)
+			for i := len(locs) - 1; i >= 0; i-- {
+				loc := locs[i]
 				if err := a.check(got[loc[0]:loc[1]]); err != nil {
 					t.Errorf("%s: %s: %v", target, a.why, err)
 				}
@@ -324,6 +329,16 @@ var upgradeTextAdditions = []struct {
 		}
 		return nil
 	}, "issue 25: the Markdown export's Profiles section"},
+	{regexp.MustCompile(`\n *<th scope="colgroup" colspan="2" class="group-head">Significance \(cumulative\)</th>`), func(string) error { return nil },
+		"issue 25: the changes table's significance columns"},
+	{regexp.MustCompile(`\n *<th scope="col" class="num group-start">q</th><th scope="col">Significant</th>`), func(string) error { return nil },
+		"issue 25: the changes table's significance columns"},
+	{regexp.MustCompile(`\n *<td class="num group-start">[^<]*</td>\n *<td class="sig">[^<]*</td>`), func(part string) error {
+		if !strings.Contains(part, `<td class="sig">—</td>`) {
+			return fmt.Errorf("%q: want no verdict for one profile a side", part)
+		}
+		return nil
+	}, "issue 25: the changes table's q value and verdict"},
 }
 
 // upgradeAdditions are the fields the API's run objects gained since the

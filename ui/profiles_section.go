@@ -285,3 +285,23 @@ func profileChangeRow(c compare.FunctionChange, pc *compare.ProfileChanges) Prof
 	}
 	return r
 }
+
+// qValueText formats a q value, "—" when the function was not tested.
+func qValueText(q *float64) string {
+	if q == nil {
+		return "—"
+	}
+	return numfmt.PValue(*q)
+}
+
+// verdictText words a significance verdict: "yes", "no", or "—" when
+// the function was not tested.
+func verdictText(sig *bool) string {
+	switch {
+	case sig == nil:
+		return "—"
+	case *sig:
+		return "yes"
+	}
+	return "no"
+}
