@@ -70,9 +70,9 @@ func TestE2ECompareProfilesSection(t *testing.T) {
 
 	b.do(t, "open 2 runs against 2", chromedp.Navigate(fmt.Sprintf("%s/compare?by=label&runs=%s", srv.URL, ids(base[0], base[1], target[0], target[1]))))
 	b.waitFor(t, "the inline diff", `document.querySelector("#profiles-diff[data-rendered=true]") !== null`)
-	text := e2eEval[string](t, b, "the banners", `Array.from(document.querySelectorAll("#profiles .fg-banner:not([hidden])")).map(e => e.innerText).join("\n")`)
-	if !strings.Contains(text, "3 runs per side") {
-		t.Errorf("banners %q, want one saying 3 runs per side would decide", text)
+	banners := e2eEval[[]string](t, b, "the banners", `Array.from(document.querySelectorAll("#profiles .fg-banner:not([hidden])")).map(e => e.innerText)`)
+	if len(banners) != 1 || !strings.Contains(banners[0], "3 runs per side") {
+		t.Errorf("banners %q, want one saying 3 runs per side would decide", banners)
 	}
 	if f := e2eEval[string](t, b, "steady's fill", `document.getElementById("profiles-diff").flameGraph.fill("main;steady")`); f == "rgb(160,164,171)" {
 		t.Error("an undecided diff draws the grey of noise")

@@ -1188,7 +1188,10 @@
   Graph.prototype.showSignificance = function (json) {
     var s = json && json.significance;
     if (this.mode !== 'diff' || !s || typeof s !== 'object') { return; }
-    var el = this.el, banner = el.querySelector('.fg-banner');
+    // A banner the page rendered just before the graph (the Profiles
+    // section's) is the graph's own: it is not said twice.
+    var el = this.el, prev = el.previousElementSibling;
+    var banner = el.querySelector('.fg-banner') || (prev && prev.classList.contains('fg-banner') ? prev : null);
     if (s.decided) {
       if (banner) { banner.hidden = true; }
       return;
