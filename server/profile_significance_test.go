@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -112,5 +114,39 @@ func TestDiffSignificanceUndecided(t *testing.T) {
 		if d.Rows != nil && d.Rows.Significant != nil {
 			t.Errorf("rows: verdicts %v on an undecided diff", d.Rows.Significant)
 		}
+	}
+}
+
+// TestDiffSignificanceCached: a page's zooms and searches ask for rows
+// again; the comparison's tests run once and are kept beside its flats.
+func TestDiffSignificanceCached(t *testing.T) {
+	ts := newTestServer(t, nil)
+	base, target := plantedRuns(t, ts, 3)
+	q := fmt.Sprintf("base_runs=%s&target_runs=%s&kind=cpu&role=client&normalize=work&format=rows", joinUints(base), joinUints(target))
+	first := getDiff(t, ts, q)
+	zoomed := getDiff(t, ts, q+"&zoom=main%3Bwork&search=hot")
+	a, _ := json.Marshal(first.Changes)
+	b, _ := json.Marshal(zoomed.Changes)
+	if !bytes.Equal(a, b) || *first.Significance != *zoomed.Significance {
+		t.Errorf("a zoom changed the tests: %+v against %+v", zoomed.Significance, first.Significance)
+	}
+	lp, err := ts.loadProfile(t.Context(), first.ProfilesTarget[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp.flatMu.Lock()
+	n := len(lp.stats)
+	var kept *diffStats
+	for _, st := range lp.stats {
+		kept = st
+	}
+	lp.flatMu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d sets of tests kept for one comparison, want 1", n)
+	}
+	// The kept result is what the next answer is built from.
+	kept.changes[0].Name = "kept"
+	if again := getDiff(t, ts, q+"&width=400"); again.Changes[0].Name != "kept" {
+		t.Errorf("the next answer recomputed the tests (first change %q)", again.Changes[0].Name)
 	}
 }
