@@ -12,6 +12,12 @@
 //                      id="ID-data">): it draws without a request.
 //   data-mode          "tree" (default) or "diff": rows whose frames carry
 //                      base values too (already normalised by the server)
+//                      and, when the server's significance test decided,
+//                      rows.significant (per name: true, false, null):
+//                      tested, not significant frames are drawn dark grey
+//                      and the legend says so; an undecided answer
+//                      (significance.decided false) gets a .fg-banner
+//                      saying how many runs per side would decide
 //   data-zoom          the zoomed frame: frame names from the root's child
 //                      down, joined with ";" (";" and "%" inside a name are
 //                      written %3B and %25)
