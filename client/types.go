@@ -21,6 +21,7 @@ type (
 	Diff               = wire.Diff
 	DiffCompact        = wire.DiffCompact
 	DiffNode           = wire.DiffNode
+	DiffSignificance   = wire.DiffSignificance
 	DiffWritePaths     = wire.DiffWritePaths
 	Difference         = wire.Difference
 	FlameCompact       = wire.FlameCompact

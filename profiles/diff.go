@@ -23,6 +23,10 @@ type DiffNode struct {
 	// Base and BaseSelf are the base's, after scaling.
 	Base     float64 `json:"base"`
 	BaseSelf float64 `json:"base_self"`
+	// Significant is the frame's function's SignificanceResult verdict
+	// (cumulative share), set by SignificanceResult.Mark: nil when it was
+	// not tested (below the family share, or too few runs a side).
+	Significant *bool `json:"significant,omitempty"`
 	// Children are sorted by name.
 	Children []*DiffNode `json:"children,omitempty"`
 }

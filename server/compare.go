@@ -180,12 +180,15 @@ func (s *Server) comparePage(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	s.cachedRender(c, "compare?"+q.Values().Encode(), func(csrf string) (string, any, error) {
+	base := s.baseURL(c)
+	s.cachedRender(c, "compare?"+q.Values().Encode()+"@"+c.Request.Host, func(csrf string) (string, any, error) {
 		t, runs, err := s.comparison(ctx, q, store.AllRunParts)
 		if err != nil {
 			return "", nil, err
 		}
-		v := ui.NewCompareView(t, runs, q, compare.Markdown(t, compare.Meta{}))
+		sec, pc := s.profilesSection(ctx, t, runs, base)
+		v := ui.NewCompareView(t, runs, q, compare.Markdown(t, compare.Meta{Profiles: pc}))
+		v.Profiles = sec
 		v.Page.CSRF = csrf
 		v.AddRuns = s.addRepetitionsView(q, runs, t.MoreRepetitions, csrf)
 		return "compare", v, nil

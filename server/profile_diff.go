@@ -200,6 +200,13 @@ func (s *Server) diff(c *gin.Context) {
 		s.fail(c, badInput("base", "%v", err))
 		return
 	}
+	sides, err := s.comparedProfiles(c.Request.Context(), cmp)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	stats := diffStatsOf(cmp, sides)
+	stats.res.Mark(tree)
 	skipped := cmp.set.Skipped
 	if skipped == nil {
 		skipped = []profileset.Skip{}
@@ -207,7 +214,8 @@ func (s *Server) diff(c *gin.Context) {
 	body := gin.H{
 		"sample": cmp.sample, "unit": cmp.unit,
 		"normalization": cmp.norm,
-		"changes":       profiles.TopChangesRuns(cmp.base, cmp.target, 30),
+		"changes":       stats.apiChanges(),
+		"significance":  stats.summary(),
 		"write_paths": gin.H{
 			"base":   s.sideWritePaths(cmp.set.Base),
 			"target": s.sideWritePaths(cmp.set.Target),
@@ -280,10 +288,10 @@ func (s *Server) compareProfilesPage(c *gin.Context) {
 		return
 	}
 	var changes []ui.Change
-	for _, ch := range profiles.TopChangesRuns(cmp.base, cmp.target, 50) {
+	for _, ch := range diffStatsOf(cmp, sides).changes {
 		changes = append(changes, ui.Change{Name: ch.Name, BaseFlat: ch.BaseFlat, TargetFlat: ch.TargetFlat,
 			BaseCum: ch.BaseCum, TargetCum: ch.TargetCum, DeltaFlat: ch.DeltaFlat, DeltaCum: ch.DeltaCum,
-			DeltaFlatPct: ch.DeltaFlatPct, DeltaCumPct: ch.DeltaCumPct})
+			DeltaFlatPct: ch.DeltaFlatPct, DeltaCumPct: ch.DeltaCumPct, QValue: ch.QValue, Significant: ch.Significant})
 	}
 	ctx := c.Request.Context()
 	norm := ui.Normalization{Mode: cmp.norm.Mode, Scale: cmp.norm.Scale, Explain: cmp.norm.Explain}

@@ -41,6 +41,9 @@ type loadedProfile struct {
 	// views holds the graphs built with filters or another order
 	// (viewFlat), bounded by maxViewFlats.
 	views map[string]*profiles.Flat
+	// stats holds the tested changes of the comparisons this profile is
+	// the first target of (diffStatsOf), bounded like views.
+	stats map[string]*diffStats
 	// labels are the profile's string labels (profiles.Labels), listed
 	// once: every rows answer carries them.
 	labels map[string][]string

@@ -246,22 +246,30 @@ func (s *Server) diffRows(c *gin.Context, cmp *comparison) {
 		s.fail(c, err)
 		return
 	}
-	ctx := c.Request.Context()
-	sides, err := s.comparedProfiles(ctx, cmp)
+	body, _, err := s.diffRowsAnswer(c.Request.Context(), cmp, v)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
+	s.writeJSON(c, body)
+}
+
+// diffRowsAnswer is the format=rows answer of cmp for view v, with the
+// comparison's tested changes (also returned: the pages' tables use
+// them).
+func (s *Server) diffRowsAnswer(ctx context.Context, cmp *comparison, v viewParams) (*client.Diff, *diffStats, error) {
+	sides, err := s.comparedProfiles(ctx, cmp)
+	if err != nil {
+		return nil, nil, err
+	}
 	f, err := diffFlat(cmp, sides, v.filters, v.order)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return nil, nil, err
 	}
 	whole := f
 	if !v.filters.Empty() {
 		if whole, err = diffFlat(cmp, sides, profiles.Filters{}, profiles.OrderName); err != nil {
-			s.fail(c, err)
-			return
+			return nil, nil, err
 		}
 	}
 	norm := client.Normalization{Mode: cmp.norm.Mode, Scale: cmp.norm.Scale, Explain: cmp.norm.Explain}
@@ -270,7 +278,10 @@ func (s *Server) diffRows(c *gin.Context, cmp *comparison) {
 	body.Total, body.BaseTotal, body.WholeTotal, body.WholeBaseTotal = f.Total(), f.BaseTotal(), whole.Total(), whole.BaseTotal()
 	body.Labels = sides.labels()
 	body.Rows = wireRows(f.Rows(v.zoom, v.width, v.search))
-	s.writeJSON(c, body)
+	stats := diffStatsOf(cmp, sides)
+	body.Changes, body.Significance = stats.apiChanges(), stats.summary()
+	body.Rows.Significant = stats.verdicts(body.Rows.Names)
+	return body, stats, nil
 }
 
 // comparedSides is the stored profiles of a comparison's runs, in the

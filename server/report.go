@@ -171,7 +171,13 @@ func (s *Server) report(c *gin.Context) {
 		if err != nil {
 			return "", nil, err
 		}
-		v := ui.NewReportView(rep, t, runs, compare.ReportMarkdown(t, sw, s.reportMeta(c, rep)))
+		meta := s.reportMeta(c, rep)
+		var sec ui.ProfilesSection
+		if t != nil {
+			sec, meta.Profiles = s.profilesSection(ctx, t, runs, s.baseURL(c))
+		}
+		v := ui.NewReportView(rep, t, runs, compare.ReportMarkdown(t, sw, meta))
+		v.Profiles = sec
 		v.Sweep = sv
 		v.Page.CSRF = csrf
 		return "report", v, nil
@@ -214,12 +220,13 @@ func (s *Server) baseURL(c *gin.Context) string {
 }
 
 // reportExportParts are the parts of the runs each export shows beside
-// the table: the Markdown quotes the runs' Kafka output; the CSV and
-// JSON hold the table alone, so they read no output, series or profiles.
-var reportExportParts = map[string]store.RunParts{".md": {Output: true}, ".csv": {}, ".json": {}}
+// the table: the Markdown quotes the runs' Kafka output and lists the top
+// changes of their profiles' diff; the CSV and JSON hold the table alone,
+// so they read no output, series or profiles.
+var reportExportParts = map[string]store.RunParts{".md": {Output: true, Profiles: true}, ".csv": {}, ".json": {}}
 
 func (s *Server) reportExport(c *gin.Context, slug, ext string) {
-	rep, t, _, err := s.loadReport(c.Request.Context(), slug, false, reportExportParts[ext])
+	rep, t, runs, err := s.loadReport(c.Request.Context(), slug, false, reportExportParts[ext])
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -233,6 +240,10 @@ func (s *Server) reportExport(c *gin.Context, slug, ext string) {
 	var body []byte
 	switch ext {
 	case ".md":
+		// The Markdown carries the Profiles section's top changes.
+		if t != nil {
+			_, meta.Profiles = s.profilesSection(c.Request.Context(), t, runs, s.baseURL(c))
+		}
 		body = []byte(compare.ReportMarkdown(t, sw, meta))
 	case ".csv":
 		body = compare.ReportCSV(t, sw)

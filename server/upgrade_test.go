@@ -246,6 +246,19 @@ func TestUpgradeKeepsPages(t *testing.T) {
 			t.Errorf("%s: no record of what the earlier code served (%v)", target, err)
 			return
 		}
+		for _, a := range upgradeTextAdditions {
+			if a.re.Match(want) {
+				continue
+			}
+			locs := a.re.FindAllStringIndex(got, -1)
+			for i := len(locs) - 1; i >= 0; i-- {
+				loc := locs[i]
+				if err := a.check(got[loc[0]:loc[1]]); err != nil {
+					t.Errorf("%s: %s: %v", target, a.why, err)
+				}
+				got = got[:loc[0]] + got[loc[1]:]
+			}
+		}
 		for _, f := range upgradeFixes {
 			if f.target == target {
 				if !bytes.Contains(want, []byte(f.old)) {
@@ -294,6 +307,38 @@ func TestUpgradeKeepsPages(t *testing.T) {
 	if got := get(fmt.Sprintf("/profiles/%d?focus=root-is-no-frame", profileIDs[0])); !strings.HasPrefix(got, "200 ") {
 		t.Errorf("a focus= that is no zoom path: %.100s, want the page (pprof's focus)", got)
 	}
+}
+
+// upgradeTextAdditions are parts the pages and the Markdown export
+// gained since the record: where the record lacks one, it is checked and
+// taken out of what the code serves before comparing.
+var upgradeTextAdditions = []struct {
+	re    *regexp.Regexp
+	check func(part string) error
+	why   string
+}{
+	{regexp.MustCompile(`(?s)\n?<table class="changes-table" id="profiles-changes">.*?</table>`), func(part string) error {
+		if !strings.Contains(part, `<td class="sig">—</td>`) {
+			return fmt.Errorf("%.300s: want the verdicts undecided (one run a side)", part)
+		}
+		return nil
+	}, "issue 25: the Profiles section's top changes"},
+	{regexp.MustCompile(`(?s)### Profiles: .*?\nΔ is candidate[^\n]*\n\n`), func(part string) error {
+		if !strings.Contains(part, "**Not decided.**") || !strings.Contains(part, "| Function |") {
+			return fmt.Errorf("%.300s: want the top changes, undecided", part)
+		}
+		return nil
+	}, "issue 25: the Markdown export's Profiles section"},
+	{regexp.MustCompile(`\n *<th scope="colgroup" colspan="2" class="group-head">Significance \(cumulative\)</th>`), func(string) error { return nil },
+		"issue 25: the changes table's significance columns"},
+	{regexp.MustCompile(`\n *<th scope="col" class="num group-start">q</th><th scope="col">Significant</th>`), func(string) error { return nil },
+		"issue 25: the changes table's significance columns"},
+	{regexp.MustCompile(`\n *<td class="num group-start">[^<]*</td>\n *<td class="sig">[^<]*</td>`), func(part string) error {
+		if !strings.Contains(part, `<td class="sig">—</td>`) {
+			return fmt.Errorf("%q: want no verdict for one profile a side", part)
+		}
+		return nil
+	}, "issue 25: the changes table's q value and verdict"},
 }
 
 // upgradeAdditions are the fields the API's run objects gained since the
@@ -397,6 +442,20 @@ var upgradeAdditions = []struct {
 	}, "issue 25: the runs a run-set diff left out"},
 	{"kind", func(doc map[string]any) error { return sameAs(doc, "kind") }, "issue 25: the kind of profile a diff compares"},
 	{"role", func(doc map[string]any) error { return sameAs(doc, "role") }, "issue 25: the role whose profiles a diff compares"},
+	{"significance", func(doc map[string]any) error {
+		sig, _ := doc["significance"].(map[string]any)
+		if sig == nil || sig["method"] != "welch-log-share" || sig["decided"] != false || sig["runs_needed"] != 3.0 {
+			return fmt.Errorf("significance %v, want welch-log-share, undecided for one profile a side, 3 runs needed", doc["significance"])
+		}
+		return nil
+	}, "issue 25: how a diff's changes are tested"},
+	{"q_value", func(ch map[string]any) error { return nullField(ch, "q_value") }, "issue 25: a change's q value"},
+	{"significant", func(ch map[string]any) error { return nullField(ch, "significant") }, "issue 25: a change's verdict"},
+	{"flat_q_value", func(ch map[string]any) error { return nullField(ch, "flat_q_value") }, "issue 25: a change's flat q value"},
+	{"base_runs", func(ch map[string]any) error { return oneRun(ch, "base_runs") }, "issue 25: a change's per-run shares"},
+	{"target_runs", func(ch map[string]any) error { return oneRun(ch, "target_runs") }, "issue 25: a change's per-run shares"},
+	{"base_runs_flat", func(ch map[string]any) error { return oneRun(ch, "base_runs_flat") }, "issue 25: a change's per-run shares"},
+	{"target_runs_flat", func(ch map[string]any) error { return oneRun(ch, "target_runs_flat") }, "issue 25: a change's per-run shares"},
 }
 
 // oneOf checks that a diff's list field holds exactly its side's
@@ -406,6 +465,23 @@ func oneOf(doc map[string]any, list, side, field string) error {
 	m, _ := doc[side].(map[string]any)
 	if len(l) != 1 || m == nil || l[0] != m[field] {
 		return fmt.Errorf("%s %v, want [the %s profile's %s]", list, doc[list], side, field)
+	}
+	return nil
+}
+
+// nullField checks that a change of a diff of one profile a side has no
+// verdict: one run cannot decide.
+func nullField(ch map[string]any, field string) error {
+	if v, ok := ch[field]; !ok || v != nil {
+		return fmt.Errorf("%s %v, want null for one profile a side", field, ch[field])
+	}
+	return nil
+}
+
+// oneRun checks that a change's per-run shares list one run.
+func oneRun(ch map[string]any, field string) error {
+	if l, ok := ch[field].([]any); !ok || len(l) != 1 {
+		return fmt.Errorf("%s %v, want one run's share", field, ch[field])
 	}
 	return nil
 }

@@ -12,6 +12,12 @@
 //                      id="ID-data">): it draws without a request.
 //   data-mode          "tree" (default) or "diff": rows whose frames carry
 //                      base values too (already normalised by the server)
+//                      and, when the server's significance test decided,
+//                      rows.significant (per name: true, false, null):
+//                      tested, not significant frames are drawn dark grey
+//                      and the legend says so; an undecided answer
+//                      (significance.decided false) gets a .fg-banner
+//                      saying how many runs per side would decide
 //   data-zoom          the zoomed frame: frame names from the root's child
 //                      down, joined with ";" (";" and "%" inside a name are
 //                      written %3B and %25)
@@ -198,6 +204,11 @@
 
   var NARROW = paint([228, 231, 235]);
 
+  // NOISE paints a frame whose function the server tested and found not
+  // significant (rows.significant false): whatever its Δ, the runs
+  // cannot tell it from run-to-run noise.
+  var NOISE = paint([160, 164, 171]);
+
   // ---- decoding ----
 
   // RUN_NAME names the stand-in frames of the rows' folded runs: no real
@@ -304,6 +315,10 @@
     t.cutMissing = !!r.zoom_missing;
     t.cutWidth = +r.width || 0;
     t.match = r.match || null;
+    // significant (diffs): per name index, the server's verdict on the
+    // function (true, false: tested, not significant; null: not tested);
+    // absent when the runs could not decide.
+    t.sig = Array.isArray(r.significant) && r.significant.length === runName ? r.significant : null;
     return t;
   }
 
@@ -604,6 +619,7 @@
       var t3 = performance.now();
       if (json.unit) { g.unit = String(json.unit); }
       g.variants = json.name_variants && typeof json.name_variants === 'object' ? json.name_variants : null;
+      g.showSignificance(json);
       g.t = t;
       g.keepView(t);
       g.takeMatch(t, el.getAttribute('data-search') || readParam(g.searchParam) || '');
@@ -1004,7 +1020,7 @@
   Graph.prototype.paintOf = function (i) {
     var t = this.t, p;
     if (this.mode === 'diff' && t.base) {
-      p = i === 0 ? diffPaints.same : diffPaint(t.value[i], t.base[i]);
+      p = i === 0 ? diffPaints.same : (t.sig && t.sig[t.nameIdx[i]] === false ? NOISE : diffPaint(t.value[i], t.base[i]));
     } else {
       p = t.packages[t.pkgOf[i]].paint;
     }
@@ -1119,13 +1135,19 @@
   Graph.prototype.updateLegend = function () {
     var t = this.t, ul = this.legend;
     if (this.mode === 'diff' && t.base) {
-      if (this.legendKey === 'diff') { return; }
-      this.legendKey = 'diff';
+      var key = t.sig ? 'diff-sig' : 'diff';
+      if (this.legendKey === key) { return; }
+      this.legendKey = key;
       ul.textContent = '';
-      [['fg-swatch-grew', 'candidate spends more than the base'],
+      var items = t.sig ? [['fg-swatch-grew', 'candidate spends more than the base: significant, or not tested (under 1 % of the total)'],
+        ['fg-swatch-shrank', 'candidate spends less: significant, or not tested (frames gone from the candidate keep their base width)'],
+        ['fg-swatch-noise', 'tested, not significant: the change is within the runs\' noise'],
+        ['fg-swatch-same', 'unchanged'],
+        ['fg-swatch-narrow', 'frames too narrow to draw']] : [['fg-swatch-grew', 'candidate spends more than the base'],
         ['fg-swatch-shrank', 'candidate spends less (frames gone from the candidate keep their base width)'],
         ['fg-swatch-same', 'unchanged'],
-        ['fg-swatch-narrow', 'frames too narrow to draw']].forEach(function (e) {
+        ['fg-swatch-narrow', 'frames too narrow to draw']];
+      items.forEach(function (e) {
         var li = document.createElement('li');
         var sw = document.createElement('span');
         sw.className = 'fg-swatch ' + e[0];
@@ -1164,6 +1186,36 @@
       li.textContent = '+' + more + ' more';
       ul.appendChild(li);
     }
+  };
+
+  // showSignificance shows, above a diff, the banner of an answer whose
+  // runs are too few for the significance test (json.significance not
+  // decided): the colours then show every change, noise included.
+  Graph.prototype.showSignificance = function (json) {
+    var s = json && json.significance;
+    if (this.mode !== 'diff' || !s || typeof s !== 'object') { return; }
+    // A banner the page rendered just before the graph (the Profiles
+    // section's) is the graph's own: it is not said twice.
+    var el = this.el, prev = el.previousElementSibling;
+    var banner = el.querySelector('.fg-banner') || (prev && prev.classList.contains('fg-banner') ? prev : null);
+    if (s.decided) {
+      if (banner) { banner.hidden = true; }
+      return;
+    }
+    if (!banner) {
+      banner = document.createElement('p');
+      banner.className = 'fg-banner';
+      banner.setAttribute('role', 'note');
+      var scroll = this.canvas.parentNode;
+      scroll.parentNode.insertBefore(banner, scroll);
+    }
+    var nb = Array.isArray(json.runs_base) ? json.runs_base.length : 1;
+    var nt = Array.isArray(json.runs_target) ? json.runs_target.length : 1;
+    var need = +s.runs_needed || 3;
+    banner.textContent = 'This diff cannot separate a change from noise: it has ' + nb + (nb === 1 ? ' run' : ' runs') +
+      ' on the base side and ' + nt + ' on the candidate side. ' + need +
+      ' runs per side would let the significance test (Welch\'s t on log shares) tell which changes are real; until then every change is coloured, noise included.';
+    banner.hidden = false;
   };
 
   // ---- pointer ----
@@ -1304,6 +1356,10 @@
       if (v === 0 && b > 0) { pct += ', gone from the candidate'; }
       row(dl, 'Δ', fmtSigned(dv, unit) + ' (' + pct + ')', dv > 0 ? 'fg-grew' : (dv < 0 ? 'fg-shrank' : ''));
       row(dl, 'Δ self', fmtSigned(s - bs, unit));
+      if (t.sig && id > 0 && t.runN[id] === 0) {
+        var sv = t.sig[t.nameIdx[id]];
+        row(dl, 'Significance', sv === true ? 'significant' : (sv === false ? 'not significant: within the runs\' noise' : 'not tested (under 1 % of the total)'));
+      }
       row(dl, 'Share', shares(v));
     } else {
       row(dl, 'Total', fmtValue(v, unit) + ' (' + shares(v) + ')');
@@ -1359,6 +1415,13 @@
           // draws: how often the canvas was painted.
           draws: g.draws
         };
+      },
+      // fill is the colour a frame is painted with (a diff's red, blue or
+      // grey), null when the path is not in the graph.
+      fill: function (path) {
+        if (!g.t) { return null; }
+        var r = resolveIn(g.t, path || '');
+        return r.missing ? null : g.paintOf(r.i).fill;
       },
       // frameBox gives a drawn frame's box in CSS pixels relative to the
       // canvas, or null when the path is not drawn.

@@ -375,6 +375,8 @@ type CompareView struct {
 	// add interleaved repetitions (abtest.go).
 	Progress CompareProgress
 	AddRuns  AddRepetitionsView
+	// Profiles is the Profiles section (the server fills it).
+	Profiles ProfilesSection
 	// Histories link the history of each series the compared runs belong
 	// to, in the order the runs come.
 	Histories []HistoryLink
@@ -503,16 +505,6 @@ func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdow
 	return v
 }
 
-// ReportDiff is the differential flame graph of a candidate column's run
-// against the baseline's, from their client CPU profiles.
-type ReportDiff struct {
-	// Base and Target are the runs of each side with a client CPU
-	// profile: the diff merges them (the mean of the runs).
-	Base, Target []RunLink
-	CompareURL   string // the full profile comparison page
-	FlameGraph   FlameGraph
-}
-
 // ExportLink links to an export of a report.
 type ExportLink struct {
 	Label string
@@ -533,10 +525,9 @@ type ReportView struct {
 	Table      ComparisonTable
 	Runs       []RunLink
 	Charts     []template.HTML
-	Diffs      []ReportDiff
-	// NoDiffs says why there is no differential flame graph, "" when
-	// there is one.
-	NoDiffs    string
+	// Profiles is the Profiles section (the server fills it: its inline
+	// diff is computed from the runs' profiles).
+	Profiles   ProfilesSection
 	Markdown   string
 	Exports    []ExportLink
 	CompareURL string // the live comparison of the same runs
@@ -568,37 +559,6 @@ func NewReportView(rep *rundoc.Report, t *compare.Table, runs []rundoc.Run, mark
 		v.Runs = append(v.Runs, runLink(r))
 	}
 	v.Charts = overlayCharts(runs, reportConfigs(t, rep.By, byID))
-
-	// One differential flame graph per candidate column: the merged
-	// client CPU profiles of all its measured runs against the baseline
-	// column's (each side the mean of its runs).
-	profiled := func(c compare.ColumnInfo) (ids []uint, links []RunLink) {
-		for _, id := range c.Runs {
-			if r := byID[id]; clientCPU(r) != 0 {
-				ids = append(ids, id)
-				links = append(links, runLink(r))
-			}
-		}
-		return ids, links
-	}
-	if len(t.Columns) > 0 {
-		baseIDs, baseLinks := profiled(t.Columns[0])
-		for i, c := range t.Columns[1:] {
-			targetIDs, targetLinks := profiled(c)
-			if len(baseIDs) == 0 || len(targetIDs) == 0 {
-				continue
-			}
-			n := strconv.Itoa(i + 1)
-			v.Diffs = append(v.Diffs, ReportDiff{Base: baseLinks, Target: targetLinks,
-				CompareURL: CompareRunSetsURL(baseIDs, targetIDs, "cpu", "client", "", ""),
-				FlameGraph: FlameGraph{ID: "diff-flamegraph-" + n, DataURL: DiffRunSetsDataURL(baseIDs, targetIDs, "cpu", "client", ""), Mode: "diff",
-					ZoomParam: "zoom-" + n, SearchParam: "search-" + n,
-					Label: "Differential flame graph: " + runsText(targetIDs) + " against " + runsText(baseIDs)}})
-		}
-	}
-	if len(v.Diffs) == 0 {
-		v.NoDiffs = "No differential flame graph: the baseline and the other columns' runs need a client CPU profile each."
-	}
 	return v
 }
 

@@ -83,8 +83,11 @@ func TestCompareAndReportViews(t *testing.T) {
 
 	rep := &rundoc.Report{Slug: "abc", Title: "T", Notes: "N", RunIDs: []uint{1, 2, 3}, By: "run", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	rv := NewReportView(rep, tab, runs, "## T")
-	if len(rv.Diffs) != 1 || rv.Diffs[0].FlameGraph.DataURL != "/api/diff?base_runs=1&format=rows&kind=cpu&role=client&target_runs=2" || rv.Diffs[0].FlameGraph.Mode != "diff" {
-		t.Errorf("diffs = %+v (run 3 has no profile)", rv.Diffs)
+	plans := PlanProfileDiffs(tab, runs)
+	rv.Profiles = NewProfilesSection(plans, runs, &InlineDiffData{Normalize: "work"})
+	if d := rv.Profiles.Inline; len(plans) != 1 || d == nil || d.FlameGraph.DataURL != "/api/diff?base_runs=1&format=rows&kind=cpu&normalize=work&role=client&target_runs=2" ||
+		d.FlameGraph.Mode != "diff" || len(rv.Profiles.Links) != 0 {
+		t.Errorf("plans %+v, profiles %+v (run 3 has no profile)", plans, rv.Profiles)
 	}
 	if len(rv.Charts) != 2 || !strings.Contains(string(rv.Charts[0]), "#2 branch") {
 		t.Errorf("charts: %d", len(rv.Charts))
@@ -106,10 +109,9 @@ func TestCompareAndReportViews(t *testing.T) {
 			t.Errorf("%s page: inline style/script or no table", name)
 		}
 	}
-	rv.Diffs = nil
-	rv.NoDiffs = "none"
-	if out, _ := u.RenderBytes("report", rv); strings.Contains(string(out), "flamegraph.js") {
-		t.Error("report without diffs loads flamegraph.js")
+	rv.Profiles = NewProfilesSection(nil, runs, nil)
+	if out, _ := u.RenderBytes("report", rv); strings.Contains(string(out), "flamegraph.js") || !strings.Contains(string(out), `id="profiles-none"`) {
+		t.Error("report without profiles loads flamegraph.js or does not say it has none")
 	}
 }
 

@@ -173,6 +173,7 @@ func TestGoldenReportNotes(t *testing.T) {
 	rep := &rundoc.Report{Slug: "notes23456723456723456723ab", Title: "Notes", Notes: notes, RunIDs: []uint{1, 2, 3}, By: "run",
 		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	v := NewReportView(rep, tab, runs, "## Notes")
+	v.Profiles = NewProfilesSection(PlanProfileDiffs(tab, runs), runs, nil)
 	page := render(t, newTestUI(t), "report", v)
 	for _, want := range []string{
 		"<strong>Noisy</strong>",

@@ -68,6 +68,11 @@ type Change struct {
 	DeltaFlat, DeltaCum  float64
 	DeltaFlatPct         float64
 	DeltaCumPct          float64
+	// QValue is the adjusted p-value of the function's cumulative test
+	// and Significant its verdict: nil when not tested (too few runs a
+	// side, or under 1 % of the total).
+	QValue      *float64
+	Significant *bool
 }
 
 // WritePaths tells how a profile's system calls moved bytes: writev/readv,
@@ -275,6 +280,10 @@ type ChangeRow struct {
 	DeltaCum     string
 	DeltaCumPct  string
 	CumClass     string
+	// Q and Verdict are the significance test's q value and verdict on
+	// the cumulative share ("yes", "no", "—" not tested).
+	Q       string
+	Verdict string
 }
 
 // WritePathCompareRow is one direction and path of both profiles.
@@ -522,6 +531,8 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 			DeltaCum:     numfmt.SignedProfileValue(c.TargetCum-c.BaseCum, unit),
 			DeltaCumPct:  formatDeltaPct(c.BaseCum, c.TargetCum),
 			CumClass:     deltaClass(c.TargetCum - c.BaseCum),
+			Q:            qValueText(c.QValue),
+			Verdict:      verdictText(c.Significant),
 		})
 	}
 

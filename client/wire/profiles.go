@@ -75,6 +75,11 @@ type FlameRows struct {
 	Frames      int         `json:"frames"`
 	Sent        int         `json:"sent"`
 	Match       *RowsMatch  `json:"match,omitempty"`
+	// Significant (diffs only) is, per entry of Names, that function's
+	// significance verdict on its cumulative share (Diff.Significance):
+	// true changed, false tested and not changed, null not tested. It is
+	// absent when the diff could not decide (too few runs a side).
+	Significant []*bool `json:"significant,omitempty"`
 }
 
 // RowsMatch is a search's answer over the whole tree: the matched totals
@@ -116,6 +121,7 @@ type Diff struct {
 	RunsBase       []uint              `json:"runs_base,omitempty"`
 	RunsTarget     []uint              `json:"runs_target,omitempty"`
 	Sample         string              `json:"sample,omitempty"`
+	Significance   *DiffSignificance   `json:"significance,omitempty"`
 	Skipped        []SkippedRun        `json:"skipped,omitempty"`
 	Target         *ProfileMeta        `json:"target,omitempty"`
 	Total          float64             `json:"total,omitempty"`
@@ -147,12 +153,31 @@ type DiffCompact struct {
 // the target's, Base and BaseSelf the base's after scaling; each side is
 // the mean of its runs, so values may be fractions.
 type DiffNode struct {
-	Name     string      `json:"name"`
-	Value    float64     `json:"value"`
-	Self     float64     `json:"self"`
-	Base     float64     `json:"base"`
-	BaseSelf float64     `json:"base_self"`
-	Children []*DiffNode `json:"children,omitempty"`
+	Name     string  `json:"name"`
+	Value    float64 `json:"value"`
+	Self     float64 `json:"self"`
+	Base     float64 `json:"base"`
+	BaseSelf float64 `json:"base_self"`
+	// Significant is the frame's function's verdict (see FunctionChange),
+	// absent when it was not tested.
+	Significant *bool       `json:"significant,omitempty"`
+	Children    []*DiffNode `json:"children,omitempty"`
+}
+
+// DiffSignificance says how a diff's changes were tested: Method
+// "welch-log-share" (Welch's t on the log of each run's share of the
+// function, Benjamini-Hochberg over the family at Q), the runs each side
+// needs (RunsNeeded) and whether both sides have them (Decided; when not,
+// every significant and q value is null and the diff cannot separate a
+// change from noise). Tested and TestedFlat are the family sizes: the
+// functions holding at least 1 % of the pooled total (cumulative, flat).
+type DiffSignificance struct {
+	Method     string  `json:"method"`
+	Q          float64 `json:"q"`
+	RunsNeeded int     `json:"runs_needed"`
+	Decided    bool    `json:"decided"`
+	Tested     int     `json:"tested"`
+	TestedFlat int     `json:"tested_flat"`
 }
 
 // Normalization says how base values are scaled before they are compared
@@ -176,6 +201,23 @@ type FunctionChange struct {
 	DeltaCum     float64 `json:"delta_cum"`
 	DeltaFlatPct float64 `json:"delta_flat_pct"`
 	DeltaCumPct  float64 `json:"delta_cum_pct"`
+	// QValue is the Benjamini-Hochberg adjusted p-value of the test on
+	// the function's cumulative share, Significant whether it is at most
+	// the diff's q, FlatQValue the flat share's: null when the function
+	// was not tested (below 1 % of the pooled total) or the diff is not
+	// decided (Diff.Significance).
+	QValue      *float64 `json:"q_value"`
+	Significant *bool    `json:"significant"`
+	FlatQValue  *float64 `json:"flat_q_value"`
+	// The per-run values the tests compare: each run's cumulative
+	// (BaseRuns, TargetRuns) and flat (BaseRunsFlat, TargetRunsFlat)
+	// share, its value divided by the run's reference (per record with
+	// normalize=work, a fraction of the run's total with total), in the
+	// order of Diff.RunsBase and RunsTarget.
+	BaseRuns       []float64 `json:"base_runs"`
+	TargetRuns     []float64 `json:"target_runs"`
+	BaseRunsFlat   []float64 `json:"base_runs_flat"`
+	TargetRunsFlat []float64 `json:"target_runs_flat"`
 }
 
 // DiffWritePaths are the write-path panels of both profiles of a diff.

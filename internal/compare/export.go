@@ -19,6 +19,9 @@ type Meta struct {
 	Notes   string
 	URL     string
 	Created time.Time
+	// Profiles is the top-changes table of the comparison's first
+	// profile diff (its Profiles section), nil for none.
+	Profiles *ProfileChanges
 }
 
 // ChangeMethod and HLMethod say, in the JSON export, what a cell's
@@ -92,7 +95,7 @@ func markdownHead(b *strings.Builder, meta Meta) {
 
 // markdownTable writes t: the settings that differ, the table, the
 // suggestion, legend and notes, and the runs' output.
-func markdownTable(b *strings.Builder, t *Table) {
+func markdownTable(b *strings.Builder, t *Table, prof *ProfileChanges) {
 	b.Grow(len(t.Rows)*len(t.Columns)*32 + outputsLen(t))
 	markdownComparability(b, t)
 	if e := t.EmbeddedText(); e != "" {
@@ -201,6 +204,10 @@ func markdownTable(b *strings.Builder, t *Table) {
 		b.WriteString("- ")
 		b.WriteString(escapeInline(n))
 		b.WriteString("\n")
+	}
+
+	if prof != nil {
+		markdownProfiles(b, prof)
 	}
 
 	first := true

@@ -172,7 +172,7 @@ func ReportMarkdown(t *Table, sw *Sweep, meta Meta) string {
 		markdownSweep(&b, sw)
 	}
 	if t != nil {
-		markdownTable(&b, t)
+		markdownTable(&b, t, meta.Profiles)
 	}
 	return b.String()
 }
