@@ -38,6 +38,8 @@ type (
 	ProfileRole        = wire.ProfileRole
 	Profiles           = wire.Profiles
 	FlameRows          = wire.FlameRows
+	FlameTop           = wire.FlameTop
+	TopFunction        = wire.TopFunction
 	RowsMatch          = wire.RowsMatch
 	Regression         = wire.Regression
 	Regressions        = wire.Regressions

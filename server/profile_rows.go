@@ -32,6 +32,7 @@ type viewParams struct {
 	search  *regexp.Regexp
 	order   profiles.Order
 	filters profiles.Filters
+	graph   graphView // view=, function=, sort=, limit= (profile_views.go)
 }
 
 // readView reads zoom=, width=, search=, order=, only_matching= (1: keep
@@ -54,6 +55,9 @@ func readView(q url.Values) (viewParams, error) {
 		return v, badInput("order", "must be name or left-heavy")
 	}
 	if v.filters, err = readFilters(q); err != nil {
+		return v, err
+	}
+	if v.graph, err = readGraphView(q); err != nil {
 		return v, err
 	}
 	switch q.Get("only_matching") {
@@ -183,10 +187,18 @@ func profileRows(lp *loadedProfile, idx int, v viewParams) (*client.FlameGraph, 
 		return nil, err
 	}
 	st := lp.prof.SampleType[idx]
-	rows := f.Rows(v.zoom, v.width, v.search)
 	meta := lp.meta
-	return &client.FlameGraph{Profile: &meta, SampleTypes: sampleTypes(lp.prof), Sample: st.Type, Unit: st.Unit,
-		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels(), Rows: wireRows(rows)}, nil
+	a := &client.FlameGraph{Profile: &meta, SampleTypes: sampleTypes(lp.prof), Sample: st.Type, Unit: st.Unit,
+		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels()}
+	if v.graph.view == viewTop {
+		a.Top, err = topTable(f, v.graph, false)
+	} else {
+		a.Rows, a.Function, err = viewRows(f, v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // wireRows is rows as client names them.
@@ -249,9 +261,19 @@ func (s *Server) diffRows(c *gin.Context, cmp *comparison) {
 	st := cmp.target.prof.SampleType[cmp.st]
 	bm, tm := cmp.base.meta, cmp.target.meta
 	norm := client.Normalization{Mode: cmp.norm.Mode, Scale: cmp.norm.Scale, Explain: cmp.norm.Explain}
-	s.writeJSON(c, &client.Diff{Base: &bm, Target: &tm, Sample: st.Type, Unit: st.Unit, Normalization: &norm,
+	a := &client.Diff{Base: &bm, Target: &tm, Sample: st.Type, Unit: st.Unit, Normalization: &norm,
 		Total: f.Total(), BaseTotal: f.BaseTotal(), WholeTotal: whole.Total(), WholeBaseTotal: whole.BaseTotal(),
-		Labels: labels, Rows: wireRows(f.Rows(v.zoom, v.width, v.search))})
+		Labels: labels}
+	if v.graph.view == viewTop {
+		a.Top, err = topTable(f, v.graph, true)
+	} else {
+		a.Rows, a.Function, err = viewRows(f, v)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.writeJSON(c, a)
 }
 
 // unionLabels merges two profiles' label lists into a new map.

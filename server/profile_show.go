@@ -109,7 +109,7 @@ func (s *Server) profilePage(c *gin.Context) {
 	// The first view goes into the page: the graph draws without a
 	// request. With parameters the server cannot read there is none: the
 	// page asks and shows the server's 400, which names the parameter.
-	if view, err := readView(q); err == nil {
+	if view, err := readView(pageGraphQuery(q)); err == nil {
 		if a, err := profileRows(lp, idx, view); err == nil {
 			if body, err := json.Marshal(a); err == nil {
 				v.FlameGraph.Initial = template.JS(body)

@@ -588,7 +588,7 @@ func NewReportView(rep *rundoc.Report, t *compare.Table, runs []rundoc.Run, mark
 			v.Diffs = append(v.Diffs, ReportDiff{Base: runLink(base), Target: runLink(target),
 				CompareURL: CompareProfilesURL(bp, tp, "", ""),
 				FlameGraph: FlameGraph{ID: "diff-flamegraph-" + n, DataURL: DiffDataURL(bp, tp, "", ""), Mode: "diff",
-					ZoomParam: "zoom-" + n, SearchParam: "search-" + n,
+					ZoomParam: "zoom-" + n, SearchParam: "search-" + n, Views: "sort-" + n,
 					Label: "Differential flame graph: run #" + uintStr(target.ID) + " against run #" + uintStr(base.ID)}})
 		}
 	}

@@ -386,8 +386,11 @@ func TestProfilePagesCSPAndNoExternalURLs(t *testing.T) {
 	handler := regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
 	for name, got := range pages {
 		tags := inlineScript.FindAllString(got, -1)
-		if len(tags) != 2 || !strings.Contains(tags[0], ` src="/static/format.js?v=`) || !strings.Contains(tags[1], ` src="/static/flamegraph.js?v=`) {
-			t.Errorf("%s: scripts %q, want format.js and flamegraph.js only, in this order", name, tags)
+		// flameviews.js comes before flamegraph.js: it sets the graphs'
+		// views (data-src) before they mount.
+		if len(tags) != 3 || !strings.Contains(tags[0], ` src="/static/format.js?v=`) || !strings.Contains(tags[1], ` src="/static/flameviews.js?v=`) ||
+			!strings.Contains(tags[2], ` src="/static/flamegraph.js?v=`) {
+			t.Errorf("%s: scripts %q, want format.js, flameviews.js and flamegraph.js only, in this order", name, tags)
 		}
 		if !strings.Contains(got, `<link rel="stylesheet" href="/static/flamegraph.css?v=`) {
 			t.Errorf("%s: no flamegraph.css", name)
