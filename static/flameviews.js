@@ -195,7 +195,7 @@
     var total = +j.total || 0;
     var filters = !!document.getElementById('fg-filter-form');
     s.note.classList.remove('fg-error');
-    s.note.textContent = 'The ' + top.functions.length + ' largest of ' + top.count + ' functions by ' + top.sort.replace('_', ' ') +
+    s.note.textContent = 'The ' + top.functions.length + ' largest of ' + top.count + ' functions by ' + SORT_LABELS[top.sort] +
       ', over the whole graph' + (filters ? ' with its filters' : '') + '. ' +
       (filters ? 'Click a function to focus the graphs on it (pprof’s focus), “sandwich” for its callers and callees.' : 'Click “sandwich” for a function’s callers and callees.');
     var t = s.table;
@@ -265,6 +265,8 @@
     t.appendChild(tb);
   }
 
+  var SORT_LABELS = { self: 'self', total: 'total', delta_self: '|Δ self|', delta_total: '|Δ total|' };
+
   function delta(d) { return d > 0 ? ' fg-grew' : (d < 0 ? ' fg-shrank' : ''); }
 
   // sortBy sorts the top table again (on the server) and keeps the sort
@@ -299,9 +301,12 @@
     return s === null ? (el.getAttribute('data-current-zoom') || '') : s;
   }
 
-  // select outlines the frame at path (a zoom path) of graph el.
+  // select outlines the frame at path (a zoom path) of graph el. The
+  // outline shows once the keys were used on the graph: until then the
+  // selection is the zoomed frame, and nothing needs outlining.
   function select(el, path) {
     el.setAttribute('data-selected', path);
+    el.setAttribute('data-keyed', 'true');
     outline(el);
   }
 
@@ -315,6 +320,10 @@
       box.appendChild(o);
     }
     var path = selected(el);
+    if (!el.hasAttribute('data-keyed')) {
+      o.hidden = true;
+      return;
+    }
     var b = el.flameGraph.frameBox(path);
     var f = el.flameGraph.frame(path);
     if (!b || !f) {
@@ -441,6 +450,10 @@
         break;
       default:
         return;
+    }
+    if (key !== '?' && key !== '/' && !el.hasAttribute('data-keyed')) {
+      el.setAttribute('data-keyed', 'true');
+      outline(el);
     }
     ev.preventDefault();
   }
