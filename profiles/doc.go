@@ -12,7 +12,9 @@
 //
 // Transforming: flame-graph trees (nested, and the compact pre-order
 // encoding static/flamegraph.js decodes), diffs (tree, the -diff_base
-// profile, normalisation, top changes), and write/read-path classification.
+// profile, normalisation, top changes), the viewer's views of a flattened
+// graph (Flat: rows, top table, inverted, a function's callers and
+// callees), and write/read-path classification.
 //
 // UI is pprof's own web UI embedded: handler sets built with driver.PProf
 // without a port, serialized, in a bounded LRU. Its /source and /disasm

@@ -176,3 +176,19 @@ func pageGraphQuery(q url.Values) url.Values {
 	}
 	return out
 }
+
+// withGraphView adds a page's view=inverted to its graph's API address
+// (dataURL): the page draws the graph bottom-up from its first view on.
+func withGraphView(dataURL string, q url.Values) string {
+	if q.Get("view") != viewInverted {
+		return dataURL
+	}
+	u, err := url.Parse(dataURL)
+	if err != nil {
+		return dataURL
+	}
+	dq := u.Query()
+	dq.Set("view", viewInverted)
+	u.RawQuery = dq.Encode()
+	return u.String()
+}

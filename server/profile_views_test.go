@@ -157,6 +157,14 @@ func TestProfilePageViews(t *testing.T) {
 	if got := strings.Join(inline("&view=inverted").names(1), ","); got != "enc,flush,gc,memmove,rec" {
 		t.Errorf("view=inverted: row 1 %s", got)
 	}
+	rec := ts.do(t, "GET", fmt.Sprintf("/profiles/%d?sample=samples&view=inverted", id), "")
+	if !strings.Contains(rec.Body.String(), fmt.Sprintf(`data-src="/api/profiles/%d/flamegraph?format=rows&amp;sample=samples&amp;view=inverted"`, id)) {
+		t.Error("view=inverted: the graph's data-src draws no inverted view")
+	}
+	rec = ts.do(t, "GET", fmt.Sprintf("/profiles/%d?sample=samples&view=top", id), "")
+	if strings.Contains(rec.Body.String(), "view=top") {
+		t.Error("view=top reached the graph's data-src")
+	}
 	for _, q := range []string{"&view=top&sort=total", "&view=callers", "&sort=delta_self&limit=x", "&sandwich=enc"} {
 		if got := strings.Join(inline(q).names(1), ","); got != "gc,main" {
 			t.Errorf("%s: row 1 %s, want the flame graph's", q, got)

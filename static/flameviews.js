@@ -1,5 +1,6 @@
 // flameviews.js: the views around the flame graphs of static/flamegraph.js
-// (loaded right before it): the keyboard, copying a stack, and, on the
+// (deferred, before it on pages whose graphs wait too, after it on the
+// profile page, whose graph draws at once): the keyboard, copying a stack, and, on the
 // graphs whose element has data-views, the top table, the sandwich of a
 // function and the inverted view. Everything is computed by the server
 // from the whole, filtered graph (view= of the format=rows routes); this
@@ -73,9 +74,10 @@
     var p = names(el), src = el.getAttribute('data-src') || '';
     var flat = withParams(src, { view: null, 'function': null });
     var inverted = pageParam(p.view) === 'inverted';
-    if (inverted) {
-      // The page's own graph draws bottom-up (the profile page's inlined
-      // first view is cut so by the server already).
+    if (inverted && !el.flameGraph) {
+      // The page's own graph draws bottom-up. A graph already drawn (the
+      // profile page's) has it from the server: its inlined first view
+      // and its data-src.
       el.setAttribute('data-src', withParams(src, { view: 'inverted' }));
     }
     el.setAttribute('data-view', inverted ? 'inverted' : 'flame');
@@ -501,6 +503,7 @@
   var tops = [];
   document.querySelectorAll('.flamegraph[data-views]').forEach(function (el) { tops.push(prepare(el)); });
   document.addEventListener('flamegraph:rendered', function (ev) { setup(ev.target); });
+  document.querySelectorAll('.flamegraph[data-rendered=true]').forEach(setup);
   window.addEventListener('keydown', onKey, true);
   document.addEventListener('pointerdown', onPointer, true);
   document.addEventListener('focusin', onPointer, true);
