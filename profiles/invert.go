@@ -16,30 +16,45 @@ import (
 // children's values, so the browser lays them out as any graph; a diff's
 // base columns are carried through the same way.
 
-// vnode is a node of a derived tree while it is merged.
-type vnode struct {
-	name                        int32 // index into the source Flat's names
-	value, self, base, baseSelf float64
-	kids                        map[int32]*vnode
-	children                    []*vnode
+// vtree is a derived tree while it is merged: its nodes in one slice
+// (the root first), a child found by its parent and name in one map.
+type vtree struct {
+	f     *Flat
+	nodes []vnode
+	index map[uint64]int32 // parent<<32 | name → node
 }
 
-func (n *vnode) child(name int32) *vnode {
-	if n.kids == nil {
-		n.kids = map[int32]*vnode{}
+// vnode is a node of a vtree.
+type vnode struct {
+	name                        int32 // index into the source Flat's names
+	parent                      int32
+	value, self, base, baseSelf float64
+	kids                        []*vnode // set by flat, once no node is added
+}
+
+// newVtree starts a tree of about size nodes under a root named root.
+func newVtree(f *Flat, root int32, size int) *vtree {
+	nodes := make([]vnode, 1, max(size, 1))
+	nodes[0] = vnode{name: root, parent: -1}
+	return &vtree{f: f, nodes: nodes, index: make(map[uint64]int32, size)}
+}
+
+// child returns the child of node p named name, added when missing.
+func (t *vtree) child(p, name int32) int32 {
+	key := uint64(p)<<32 | uint64(uint32(name))
+	if c, ok := t.index[key]; ok {
+		return c
 	}
-	c := n.kids[name]
-	if c == nil {
-		c = &vnode{name: name}
-		n.kids[name] = c
-	}
+	c := int32(len(t.nodes))
+	t.nodes = append(t.nodes, vnode{name: name, parent: p})
+	t.index[key] = c
 	return c
 }
 
-// add adds a value and a base value to n.
-func (n *vnode) add(value, base float64) {
-	n.value += value
-	n.base += base
+// add adds a value and a base value to node i.
+func (t *vtree) add(i int32, value, base float64) {
+	t.nodes[i].value += value
+	t.nodes[i].base += base
 }
 
 // parents returns each frame's parent (-1 for the root).
@@ -57,32 +72,28 @@ func (f *Flat) parents() []int32 {
 	return p
 }
 
-// derived flattens a tree merged from f: names from f, children by name
-// (or by order), the base columns kept when f has them.
-func (f *Flat) derived(root *vnode) *Flat {
-	var sortKids func(n *vnode)
-	sortKids = func(n *vnode) {
-		n.children = make([]*vnode, 0, len(n.kids))
-		for _, c := range n.kids {
-			n.children = append(n.children, c)
-		}
-		slices.SortFunc(n.children, func(a, b *vnode) int { return strings.Compare(f.names[a.name], f.names[b.name]) })
-		for _, c := range n.children {
-			sortKids(c)
-		}
+// flat flattens the tree: names from f, children by name (or by f's
+// order), the base columns kept when f has them.
+func (t *vtree) flat() *Flat {
+	f := t.f
+	for i := 1; i < len(t.nodes); i++ {
+		p := &t.nodes[t.nodes[i].parent]
+		p.kids = append(p.kids, &t.nodes[i])
 	}
-	sortKids(root)
+	for i := range t.nodes {
+		slices.SortFunc(t.nodes[i].kids, func(a, b *vnode) int { return strings.Compare(f.names[a.name], f.names[b.name]) })
+	}
 	r := flatNode[vnode]{
 		name:     func(n *vnode) string { return f.names[n.name] },
 		value:    func(n *vnode) float64 { return n.value },
 		self:     func(n *vnode) float64 { return n.self },
-		children: func(n *vnode) []*vnode { return n.children },
+		children: func(n *vnode) []*vnode { return n.kids },
 	}
 	if f.base != nil {
 		r.base = func(n *vnode) float64 { return n.base }
 		r.baseSelf = func(n *vnode) float64 { return n.baseSelf }
 	}
-	return newFlat(root, f.order, r)
+	return newFlat(&t.nodes[0], f.order, r)
 }
 
 // rootName is the name index of f's root (the synthetic "root").
@@ -110,9 +121,10 @@ func (f *Flat) cols(i int32) (value, self, base, baseSelf float64) {
 // there (the outermost frame of the stack). The root's value is the
 // graph's total self value, which is its total.
 func (f *Flat) Inverted() *Flat {
-	root := &vnode{name: f.rootName()}
+	// The inverted tree has about as many frames as the graph.
+	t := newVtree(f, f.rootName(), len(f.name))
 	if len(f.name) == 0 {
-		return f.derived(root)
+		return t.flat()
 	}
 	parent := f.parents()
 	for i := int32(1); i < int32(len(f.name)); i++ {
@@ -120,19 +132,20 @@ func (f *Flat) Inverted() *Flat {
 		if self == 0 && baseSelf == 0 {
 			continue
 		}
-		root.add(self, baseSelf)
-		n := root
+		t.add(0, self, baseSelf)
+		n := int32(0)
 		for a := i; a > 0; a = parent[a] {
-			n = n.child(f.name[a])
-			n.add(self, baseSelf)
+			n = t.child(n, f.name[a])
+			t.add(n, self, baseSelf)
 		}
-		n.self += self
-		n.baseSelf += baseSelf
+		t.nodes[n].self += self
+		t.nodes[n].baseSelf += baseSelf
 	}
+	root := &t.nodes[0]
 	root.self, root.baseSelf = f.rootSelf()
 	root.value += root.self
 	root.base += root.baseSelf
-	return f.derived(root)
+	return t.flat()
 }
 
 // rootSelf is the root's own self values (normally 0).
@@ -173,19 +186,19 @@ func (f *Flat) Callers(name string) (g *Flat, ok bool) {
 		return nil, false
 	}
 	parent := f.parents()
-	root := &vnode{name: f.name[occ[0]]}
+	t := newVtree(f, f.name[occ[0]], 0)
 	for _, i := range occ {
 		value, _, base, _ := f.cols(i)
-		root.add(value, base)
-		n := root
+		t.add(0, value, base)
+		n := int32(0)
 		for a := parent[i]; a > 0; a = parent[a] {
-			n = n.child(f.name[a])
-			n.add(value, base)
+			n = t.child(n, f.name[a])
+			t.add(n, value, base)
 		}
-		n.self += value
-		n.baseSelf += base
+		t.nodes[n].self += value
+		t.nodes[n].baseSelf += base
 	}
-	return f.derived(root), true
+	return t.flat(), true
 }
 
 // Callees is the lower half of the sandwich of the function named name:
@@ -199,19 +212,23 @@ func (f *Flat) Callees(name string) (g *Flat, ok bool) {
 	if len(occ) == 0 {
 		return nil, false
 	}
-	root := &vnode{name: f.name[occ[0]]}
-	var merge func(dst *vnode, i int32)
-	merge = func(dst *vnode, i int32) {
+	size := 0
+	for _, i := range occ {
+		size += int(f.end[i] - i)
+	}
+	t := newVtree(f, f.name[occ[0]], size)
+	var merge func(dst, i int32)
+	merge = func(dst, i int32) {
 		value, self, base, baseSelf := f.cols(i)
-		dst.add(value, base)
-		dst.self += self
-		dst.baseSelf += baseSelf
+		t.add(dst, value, base)
+		t.nodes[dst].self += self
+		t.nodes[dst].baseSelf += baseSelf
 		for c := i + 1; c < f.end[i]; c = f.end[c] {
-			merge(dst.child(f.name[c]), c)
+			merge(t.child(dst, f.name[c]), c)
 		}
 	}
 	for _, i := range occ {
-		merge(root, i)
+		merge(0, i)
 	}
-	return f.derived(root), true
+	return t.flat(), true
 }
