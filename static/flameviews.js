@@ -197,6 +197,11 @@
     var total = +j.total || 0;
     var filters = !!document.getElementById('fg-filter-form');
     s.note.classList.remove('fg-error');
+    s.table.textContent = '';
+    if (top.functions.length === 0) {
+      s.note.textContent = 'No function holds a value in this graph.';
+      return;
+    }
     s.note.textContent = 'The ' + top.functions.length + ' largest of ' + top.count + ' functions by ' + SORT_LABELS[top.sort] +
       ', over the whole graph' + (filters ? ' with its filters' : '') + '. ' +
       (filters ? 'Click a function to focus the graphs on it (pprof’s focus), “sandwich” for its callers and callees.' : 'Click “sandwich” for a function’s callers and callees.');
