@@ -16,9 +16,8 @@ import (
 // per second chart from 2.5 s to 5.5 s links to the flame graph of the
 // windows it covers, 2-4 and 4-6, as the profile page's
 // tagfocus=window=^(2-4|4-6)$, and names the flame graph API request of
-// that selection. (The API's tagfocus is the viewer's work, in another
-// branch: here the request is checked to be the one the selection
-// means, and to be answered.)
+// that selection, whose answer holds part of the profile: the samples of
+// those windows.
 func TestE2EProfileWindowSelection(t *testing.T) {
 	e2eSkip(t)
 	srv := startE2EServer(t)
@@ -59,15 +58,26 @@ func TestE2EProfileWindowSelection(t *testing.T) {
 	if _, err := fmt.Sscanf(href, "/profiles/%d?", &profileID); err != nil {
 		t.Fatalf("link %q: %v", href, err)
 	}
-	if want := fmt.Sprintf("/profiles/%d?tagfocus=window=^(2-4|4-6)$", profileID); href != want {
-		t.Errorf("the selection links to %q, want %q", href, want)
+	if hu, err := url.Parse(href); err != nil || hu.Path != fmt.Sprintf("/profiles/%d", profileID) || hu.Query().Get("tagfocus") != "window=^(2-4|4-6)$" || len(hu.Query()) != 1 {
+		t.Errorf("the selection links to %q (%v), want /profiles/%d?tagfocus=window=^(2-4|4-6)$", href, err, profileID)
+	}
+	if vis := e2eEval[string](t, b, "the band", `document.querySelector("#window-charts rect.window-band[visibility=visible]") ? "shown" : "hidden"`); vis != "shown" {
+		t.Error("the drag shows no band over the chart")
 	}
 	api := e2eEval[string](t, b, "the API request", `document.getElementById("window-flame-link").dataset.api`)
 	u, err := url.Parse(api)
 	if err != nil || u.Path != fmt.Sprintf("/api/profiles/%d/flamegraph", profileID) || u.Query().Get("tagfocus") != "window=^(2-4|4-6)$" || len(u.Query()) != 1 {
 		t.Errorf("the selection asks %q (%v), want the flame graph of profile %d with tagfocus=window=^(2-4|4-6)$", api, err, profileID)
 	}
-	srv.api(t, http.MethodGet, api, nil, http.StatusOK, nil)
+	var fg struct {
+		Total  float64             `json:"total"`
+		Whole  float64             `json:"whole_total"`
+		Labels map[string][]string `json:"labels"`
+	}
+	srv.api(t, http.MethodGet, api+"&format=rows", nil, http.StatusOK, &fg)
+	if !(fg.Total > 0) || !(fg.Total < fg.Whole) || len(fg.Labels["window"]) < 4 {
+		t.Errorf("the selection's flame graph holds %v of %v (labels %v): want a part of the profile, the samples of two of its windows", fg.Total, fg.Whole, fg.Labels)
+	}
 	if text := e2eEval[string](t, b, "the selection's text", `document.getElementById("window-selection").textContent`); text != "Flame graph of 2–6 s (client CPU, windows 2-4, 4-6)" {
 		t.Errorf("the selection reads %q", text)
 	}

@@ -210,6 +210,29 @@ func (c *Client) Regressions(ctx context.Context, q url.Values) (*Regressions, e
 	return &r, nil
 }
 
+// Functions fetches the functions that moved from the base runs to the
+// target runs (GET /api/functions; each side in time order, at most 50):
+// Status "computing" until the server has named them, so ask again.
+func (c *Client) Functions(ctx context.Context, base, target []uint) (*Functions, error) {
+	q := url.Values{}
+	q.Set("base_runs", joinIDs(base))
+	q.Set("target_runs", joinIDs(target))
+	var f Functions
+	if err := c.Get(ctx, withQuery("/api/functions", q), &f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// joinIDs is "1,2,3".
+func joinIDs(ids []uint) string {
+	s := make([]string, len(ids))
+	for i, v := range ids {
+		s[i] = id(v)
+	}
+	return strings.Join(s, ",")
+}
+
 // Compare fetches the comparison of runs (GET /api/compare), q holding
 // runs and by, at, hide_unchanged.
 func (c *Client) Compare(ctx context.Context, q url.Values) (*Comparison, error) {
@@ -358,14 +381,42 @@ func (c *Client) WritePaths(ctx context.Context, profileID uint, q url.Values) (
 	return &w, nil
 }
 
-// Diff fetches the differential flame graph of two profiles (GET
-// /api/diff), q holding base, target and normalize, format, search.
+// Diff fetches a differential flame graph (GET /api/diff): of two
+// profiles, q holding base and target (profile ids), or of the merged
+// profiles of two run sets, q holding base_runs and target_runs (run ids,
+// comma-separated, at most 50 a side), kind and role (RunSetsQuery
+// builds it); and normalize, sample, format, search.
 func (c *Client) Diff(ctx context.Context, q url.Values) (*Diff, error) {
 	var d Diff
 	if err := c.Get(ctx, withQuery("/api/diff", q), &d); err != nil {
 		return nil, err
 	}
 	return &d, nil
+}
+
+// RunSetsQuery is the query of a run-set diff: base_runs, target_runs,
+// kind and role. Add normalize, sample or format to it as needed.
+func RunSetsQuery(baseRuns, targetRuns []uint, kind, role string) url.Values {
+	join := func(ids []uint) string {
+		s := make([]string, len(ids))
+		for i, v := range ids {
+			s[i] = id(v)
+		}
+		return strings.Join(s, ",")
+	}
+	return url.Values{"base_runs": {join(baseRuns)}, "target_runs": {join(targetRuns)}, "kind": {kind}, "role": {role}}
+}
+
+// DownloadDiffProfile fetches one side ("base" or "target") of a diff
+// merged into one gzipped pprof profile (GET /api/diff/profile.pb.gz),
+// q as Diff's.
+func (c *Client) DownloadDiffProfile(ctx context.Context, side string, q url.Values) ([]byte, error) {
+	q2 := url.Values{}
+	for k, v := range q {
+		q2[k] = v
+	}
+	q2.Set("side", side)
+	return c.Do(ctx, http.MethodGet, withQuery("/api/diff/profile.pb.gz", q2), nil, "", http.StatusOK, readTimeout, readLimit)
 }
 
 // DownloadProfile fetches a profile's bytes as stored, gzipped pprof

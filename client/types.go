@@ -19,6 +19,7 @@ type (
 	CreateSweep        = wire.CreateSweep
 	Created            = wire.Created
 	Diff               = wire.Diff
+	DiffCompact        = wire.DiffCompact
 	DiffNode           = wire.DiffNode
 	DiffWritePaths     = wire.DiffWritePaths
 	Difference         = wire.Difference
@@ -26,11 +27,14 @@ type (
 	FlameGraph         = wire.FlameGraph
 	FlameNode          = wire.FlameNode
 	FunctionChange     = wire.FunctionChange
+	FunctionNaming     = wire.FunctionNaming
+	Functions          = wire.Functions
 	History            = wire.History
 	HistoryParams      = wire.HistoryParams
 	HistoryPoint       = wire.HistoryPoint
 	Mark               = wire.Mark
 	Metric             = wire.Metric
+	MovedFunction      = wire.MovedFunction
 	Normalization      = wire.Normalization
 	Profile            = wire.Profile
 	ProfileKind        = wire.ProfileKind
@@ -41,6 +45,7 @@ type (
 	FlameTop           = wire.FlameTop
 	TopFunction        = wire.TopFunction
 	RowsMatch          = wire.RowsMatch
+	SkippedRun         = wire.SkippedRun
 	Regression         = wire.Regression
 	Regressions        = wire.Regressions
 	ReportCreated      = wire.ReportCreated

@@ -12,30 +12,32 @@ import (
 )
 
 // DiffNode is one frame of a differential flame graph: the union of the
-// base and target trees.
+// base and target trees. Values are floats: a side is the mean of its
+// runs, each scaled (DiffRuns), so a frame may hold a fraction of a
+// sample.
 type DiffNode struct {
 	Name string `json:"name"`
 	// Value and Self are the target's cumulative and flat values.
-	Value int64 `json:"value"`
-	Self  int64 `json:"self"`
+	Value float64 `json:"value"`
+	Self  float64 `json:"self"`
 	// Base and BaseSelf are the base's, after scaling.
-	Base     int64 `json:"base"`
-	BaseSelf int64 `json:"base_self"`
+	Base     float64 `json:"base"`
+	BaseSelf float64 `json:"base_self"`
 	// Children are sorted by name.
 	Children []*DiffNode `json:"children,omitempty"`
 }
 
 // Diff builds the differential flame graph of target against base, for
 // sample type sampleIndexBase of base and sampleIndexTarget of target (both
-// must have the same unit).
+// must have the same unit): DiffRuns of one run a side, with base values
+// multiplied by scale.
 //
-// Base values are multiplied by scale and rounded to the nearest integer
-// sample by sample, as profile.Scale (and so DiffProfile and pprof) does,
-// before they are added up: the root's Base is the scaled base total and its
-// Value the target total. The tree is built exactly as BuildTree builds each
-// side and holds the union of both: a frame only in base has Value 0 and
-// Base > 0, a frame only in target Base 0. Samples whose (scaled) value is 0
-// are left out. scale must be positive and finite.
+// Scaled values are not rounded: the root's Base is the scaled base total
+// and its Value the target total. The tree is built exactly as BuildTree
+// builds each side (frame names through NormalizeFrameName) and holds the
+// union of both: a frame only in base has Value 0 and Base > 0, a frame
+// only in target Base 0. Samples whose value is 0 are left out. scale must
+// be positive and finite.
 func Diff(base, target *profile.Profile, sampleIndexBase, sampleIndexTarget int, scale float64) (*DiffNode, error) {
 	if err := checkScale(scale); err != nil {
 		return nil, err
@@ -43,15 +45,116 @@ func Diff(base, target *profile.Profile, sampleIndexBase, sampleIndexTarget int,
 	if err := checkComparable(base, target, sampleIndexBase, sampleIndexTarget); err != nil {
 		return nil, err
 	}
+	return diffTree(input{p: base, index: sampleIndexBase, scale: scale, base: true},
+		input{p: target, index: sampleIndexTarget, scale: 1}), nil
+}
+
+// DiffRuns builds the differential flame graph of the target runs against
+// the base runs: each side is the mean over its runs of each run's values
+// multiplied by RunScales' factor, so the target side is in the target's
+// own units per run and the base side in the same units. One run against
+// one gives Diff with the scale target.Ref / base.Ref. The sides must be
+// non-empty, with references positive and finite and sample types of one
+// unit (RunScales).
+func DiffRuns(base, target []RunInput) (*DiffNode, error) {
+	ins, err := runInputs(base, target)
+	if err != nil {
+		return nil, err
+	}
+	return diffTree(ins...), nil
+}
+
+// runInputs turns both sides into tree inputs, each run's scale its
+// RunScales factor; the sums are divided by the sides' numbers of runs
+// at the end (diffTree, topChanges), so that n copies of one profile
+// average to exactly its values.
+func runInputs(base, target []RunInput) ([]input, error) {
+	bs, ts, err := RunScales(base, target)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]input, 0, len(base)+len(target))
+	for i, r := range base {
+		ins = append(ins, input{p: r.Prof, index: r.SampleIndex, scale: bs[i], base: true})
+	}
+	for i, r := range target {
+		ins = append(ins, input{p: r.Prof, index: r.SampleIndex, scale: ts[i]})
+	}
+	return ins, nil
+}
+
+// RunScales returns the factor by which each run's values are multiplied
+// before a side is averaged: R_t / r_i, where r_i is the run's Ref and R_t
+// the mean Ref of the target side. So a target side is in its own units,
+// one run against one scales base by r_t / r_b (as Diff's callers always
+// did), and 5 runs against 3 compare per run, never as −40 %. An empty
+// side, a missing profile, a Ref that is not positive and finite, a sample
+// index out of range or units that differ are errors.
+func RunScales(base, target []RunInput) (baseScales, targetScales []float64, err error) {
+	if len(base) == 0 {
+		return nil, nil, fmt.Errorf("profiles: no base runs")
+	}
+	if len(target) == 0 {
+		return nil, nil, fmt.Errorf("profiles: no target runs")
+	}
+	first := target[0]
+	if first.Prof == nil {
+		return nil, nil, fmt.Errorf("profiles: target run %d has no profile", first.RunID)
+	}
+	var sum float64
+	for _, side := range []struct {
+		name string
+		runs []RunInput
+	}{{"base", base}, {"target", target}} {
+		for _, r := range side.runs {
+			if r.Prof == nil {
+				return nil, nil, fmt.Errorf("profiles: %s run %d has no profile", side.name, r.RunID)
+			}
+			if !(r.Ref > 0) || math.IsInf(r.Ref, 0) {
+				return nil, nil, fmt.Errorf("profiles: %s run %d: reference %v must be positive and finite", side.name, r.RunID, r.Ref)
+			}
+			if err := checkComparable(r.Prof, first.Prof, r.SampleIndex, first.SampleIndex); err != nil {
+				return nil, nil, fmt.Errorf("%w (%s run %d against target run %d)", err, side.name, r.RunID, first.RunID)
+			}
+		}
+	}
+	for _, r := range target {
+		sum += r.Ref
+	}
+	rt := sum / float64(len(target))
+	scales := func(runs []RunInput) []float64 {
+		out := make([]float64, len(runs))
+		for i, r := range runs {
+			out[i] = rt / r.Ref
+		}
+		return out
+	}
+	return scales(base), scales(target), nil
+}
+
+// sideRuns counts the base and target inputs: each side's sums are
+// divided by its count.
+func sideRuns(ins []input) (nb, nt float64) {
+	for _, in := range ins {
+		if in.base {
+			nb++
+		} else {
+			nt++
+		}
+	}
+	return max(nb, 1), max(nt, 1)
+}
+
+func diffTree(ins ...input) *DiffNode {
 	b := newTreeBuilder(true)
-	b.build(input{p: base, index: sampleIndexBase, scale: scale, base: true},
-		input{p: target, index: sampleIndexTarget, scale: 1})
+	b.build(ins...)
+	nb, nt := sideRuns(ins)
 
 	nodes := make([]DiffNode, len(b.nodes))
 	ptrs := make([]*DiffNode, len(b.nodes)-1)
 	b.walkSorted(func(i int, kids []int32) {
-		a, bv := &b.nodes[i], b.base[i]
-		nodes[i] = DiffNode{Name: b.names.list[a.name], Value: a.value, Self: a.self, Base: bv.value, BaseSelf: bv.self}
+		a, bv, tv := &b.nodes[i], b.base[i], b.tgt[i]
+		nodes[i] = DiffNode{Name: b.names.list[a.name], Value: tv.value / nt, Self: tv.self / nt, Base: bv.value / nb, BaseSelf: bv.self / nb}
 		if len(kids) > 0 {
 			cs := ptrs[:len(kids):len(kids)]
 			ptrs = ptrs[len(kids):]
@@ -61,11 +164,12 @@ func Diff(base, target *profile.Profile, sampleIndexBase, sampleIndexTarget int,
 			nodes[i].Children = cs
 		}
 	})
-	return &nodes[0], nil
+	return &nodes[0]
 }
 
 // DiffCompact is a diff tree flattened for the browser like Compact, with
-// six integers per node instead of four:
+// six numbers per node instead of four (the values are floats, the other
+// three integers):
 //
 //	Nodes[6*i+0]  index into Names of node i's name
 //	Nodes[6*i+1]  target value (cumulative)
@@ -77,19 +181,19 @@ func Diff(base, target *profile.Profile, sampleIndexBase, sampleIndexTarget int,
 // in the same pre-order, with Names interned the same way. Stride is always
 // 6, so a decoder can tell the two encodings apart.
 type DiffCompact struct {
-	Names  []string `json:"names"`
-	Nodes  []int64  `json:"nodes"`
-	Stride int      `json:"stride"`
+	Names  []string  `json:"names"`
+	Nodes  []float64 `json:"nodes"`
+	Stride int       `json:"stride"`
 }
 
 // Compact flattens the diff tree under n into the DiffCompact encoding.
 func (n *DiffNode) Compact() DiffCompact {
 	if n == nil {
-		return DiffCompact{Names: []string{}, Nodes: []int64{}, Stride: 6}
+		return DiffCompact{Names: []string{}, Nodes: []float64{}, Stride: 6}
 	}
 	names, nodes := flatten(n, 6, func(x *DiffNode) []*DiffNode { return x.Children }, func(x *DiffNode) string { return x.Name },
-		func(dst []int64, x *DiffNode, id int64) []int64 {
-			return append(dst, id, x.Value, x.Self, x.Base, x.BaseSelf, int64(len(x.Children)))
+		func(dst []float64, x *DiffNode, id int64) []float64 {
+			return append(dst, float64(id), x.Value, x.Self, x.Base, x.BaseSelf, float64(len(x.Children)))
 		})
 	return DiffCompact{Names: names, Nodes: nodes, Stride: 6}
 }
@@ -284,16 +388,16 @@ func total(p *profile.Profile, i int) (int64, bool) {
 }
 
 // Change is how one function's values moved between base and target. Base
-// values are already scaled.
+// values are already scaled; like DiffNode's, values are floats.
 type Change struct {
-	Name       string `json:"name"`
-	BaseFlat   int64  `json:"base_flat"`
-	TargetFlat int64  `json:"target_flat"`
-	BaseCum    int64  `json:"base_cum"`
-	TargetCum  int64  `json:"target_cum"`
+	Name       string  `json:"name"`
+	BaseFlat   float64 `json:"base_flat"`
+	TargetFlat float64 `json:"target_flat"`
+	BaseCum    float64 `json:"base_cum"`
+	TargetCum  float64 `json:"target_cum"`
 	// DeltaFlat = TargetFlat − BaseFlat; DeltaCum = TargetCum − BaseCum.
-	DeltaFlat int64 `json:"delta_flat"`
-	DeltaCum  int64 `json:"delta_cum"`
+	DeltaFlat float64 `json:"delta_flat"`
+	DeltaCum  float64 `json:"delta_cum"`
 	// Percentages of the base value: 100 × Delta / |Base|. When the base
 	// value is 0 they are +100 if the delta is positive, −100 if negative,
 	// and 0 if there is no change, never ±Inf or NaN.
@@ -301,36 +405,59 @@ type Change struct {
 	DeltaCumPct  float64 `json:"delta_cum_pct"`
 }
 
-// TopChanges compares base (sample type sb, values scaled by scale and
-// rounded per sample) with target (sample type st) function by function
-// (functions are matched by name, inlined calls count as their own
-// functions) and returns the n largest changes (all when n <= 0).
+// TopChanges compares base (sample type sb, values multiplied by scale)
+// with target (sample type st) function by function: TopChangesRuns of one
+// run a side. An index out of range or a scale that is not positive and
+// finite gives nil.
+func TopChanges(base, target *profile.Profile, sb, st int, scale float64, n int) []Change {
+	if checkScale(scale) != nil || checkComparable(base, target, sb, st) != nil {
+		return nil
+	}
+	return topChanges([]input{{p: base, index: sb, scale: scale, base: true}, {p: target, index: st, scale: 1}}, n)
+}
+
+// TopChangesRuns compares the base runs with the target runs function by
+// function, each side the mean of its runs scaled as DiffRuns scales them
+// (functions are matched by normalised name, inlined calls count as their
+// own functions), and returns the n largest changes (all when n <= 0).
 //
 // Flat is the value of samples whose leaf is the function; cum the value of
 // samples with the function anywhere on the stack, counted once per sample
 // even when it recurses. These are pprof's -top flat and cum. Functions
 // whose flat and cum are both unchanged are left out. Order: |DeltaCum|
-// descending, then |DeltaFlat| descending, then name. An index out of
-// range or a scale that is not positive and finite gives nil.
-func TopChanges(base, target *profile.Profile, sb, st int, scale float64, n int) []Change {
-	if checkScale(scale) != nil || checkComparable(base, target, sb, st) != nil {
+// descending, then |DeltaFlat| descending, then name. Sides RunScales
+// refuses give nil.
+func TopChangesRuns(base, target []RunInput, n int) []Change {
+	ins, err := runInputs(base, target)
+	if err != nil {
 		return nil
 	}
+	return topChanges(ins, n)
+}
+
+func topChanges(ins []input, n int) []Change {
 	names := newNameTable()
-	bs := functionValues(base, sb, scale, names)
-	ts := functionValues(target, st, 1, names)
+	var bs, ts []flatCum
+	for _, in := range ins {
+		if in.base {
+			bs = functionValues(in.p, in.index, in.scale, names, bs)
+		} else {
+			ts = functionValues(in.p, in.index, in.scale, names, ts)
+		}
+	}
+	nb, nt := sideRuns(ins)
 	var out []Change
 	for id, name := range names.list {
 		var c Change
 		c.Name = name
 		if id < len(bs) {
-			c.BaseFlat, c.BaseCum = bs[id].flat, bs[id].cum
+			c.BaseFlat, c.BaseCum = bs[id].flat/nb, bs[id].cum/nb
 		}
 		if id < len(ts) {
-			c.TargetFlat, c.TargetCum = ts[id].flat, ts[id].cum
+			c.TargetFlat, c.TargetCum = ts[id].flat/nt, ts[id].cum/nt
 		}
-		c.DeltaFlat = subSat(c.TargetFlat, c.BaseFlat)
-		c.DeltaCum = subSat(c.TargetCum, c.BaseCum)
+		c.DeltaFlat = delta(c.TargetFlat, c.BaseFlat)
+		c.DeltaCum = delta(c.TargetCum, c.BaseCum)
 		if c.DeltaFlat == 0 && c.DeltaCum == 0 {
 			continue
 		}
@@ -339,13 +466,13 @@ func TopChanges(base, target *profile.Profile, sb, st int, scale float64, n int)
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b Change) int {
-		if x, y := absInt(a.DeltaCum), absInt(b.DeltaCum); x != y {
+		if x, y := math.Abs(a.DeltaCum), math.Abs(b.DeltaCum); x != y {
 			if x > y {
 				return -1
 			}
 			return 1
 		}
-		if x, y := absInt(a.DeltaFlat), absInt(b.DeltaFlat); x != y {
+		if x, y := math.Abs(a.DeltaFlat), math.Abs(b.DeltaFlat); x != y {
 			if x > y {
 				return -1
 			}
@@ -359,7 +486,17 @@ func TopChanges(base, target *profile.Profile, sb, st int, scale float64, n int)
 	return out
 }
 
-func deltaPct(delta, base int64) float64 {
+// delta is target − base, with a difference within float rounding of the
+// values (runs scaled by factors like 1/3 and summed) taken as none.
+func delta(target, base float64) float64 {
+	d := target - base
+	if math.Abs(d) <= 1e-12*math.Max(math.Abs(target), math.Abs(base)) {
+		return 0
+	}
+	return d
+}
+
+func deltaPct(delta, base float64) float64 {
 	if base == 0 {
 		switch {
 		case delta > 0:
@@ -369,52 +506,35 @@ func deltaPct(delta, base int64) float64 {
 		}
 		return 0
 	}
-	return 100 * float64(delta) / math.Abs(float64(base))
+	return 100 * delta / math.Abs(base)
 }
 
-// subSat is a − b, saturated at the ends of int64: one profile's sums fit
-// (uploads are checked), but a diff profile's negative values against
-// another's positive ones may not.
-func subSat(a, b int64) int64 {
-	d := a - b
-	switch {
-	case b < 0 && d < a:
-		return math.MaxInt64
-	case b > 0 && d > a:
-		return math.MinInt64
-	}
-	return d
-}
+type flatCum struct{ flat, cum float64 }
 
-func absInt(v int64) uint64 {
-	if v < 0 {
-		return uint64(-(v + 1)) + 1
-	}
-	return uint64(v)
-}
-
-type flatCum struct{ flat, cum int64 }
-
-// functionValues returns flat and cum per name ID of names.
-func functionValues(p *profile.Profile, i int, scale float64, names *nameTable) []flatCum {
+// functionValues adds the flat and cum values of p's sample type i, each
+// sample multiplied by scale, to vals (indexed by name ID of names) and
+// returns it grown to the table's size.
+func functionValues(p *profile.Profile, i int, scale float64, names *nameTable, vals []flatCum) []flatCum {
 	st := newStacker(p, names)
-	var vals []flatCum
 	var seen []int // seen[id] = 1 + index of the last sample that counted id
 	var buf []int32
 	for si, x := range p.Sample {
 		if x == nil {
 			continue
 		}
-		v, ok := sampleValue(x, i, scale)
-		if !ok || v == 0 {
+		raw, ok := sampleValue(x, i, 1)
+		if !ok || raw == 0 {
 			continue
 		}
+		v := float64(raw) * scale
 		buf = st.stack(x, buf[:0])
 		if len(buf) == 0 {
 			continue
 		}
 		if n := len(names.list); n > len(vals) {
 			vals = append(vals, make([]flatCum, n-len(vals))...)
+		}
+		if n := len(names.list); n > len(seen) {
 			seen = append(seen, make([]int, n-len(seen))...)
 		}
 		vals[buf[len(buf)-1]].flat += v

@@ -50,27 +50,28 @@ func TestDiffTotalsAndUnion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scaled := base.Copy()
-			scaled.Scale(tc.scale)
-			wantBase, _ := total(scaled, sb)
+			// Base values are scaled exactly, not rounded per sample.
+			bt, _ := total(base, sb)
+			wantBase := float64(bt) * tc.scale
 			wantTarget, _ := total(target, st)
-			if d.Name != "root" || d.Value != wantTarget || d.Base != wantBase {
-				t.Errorf("root = %s value %d base %d, want root, target total %d, base×scale total %d", d.Name, d.Value, d.Base, wantTarget, wantBase)
+			if d.Name != "root" || d.Value != float64(wantTarget) || !near(d.Base, wantBase) {
+				t.Errorf("root = %s value %v base %v, want root, target total %d, base×scale total %v", d.Name, d.Value, d.Base, wantTarget, wantBase)
 			}
-			// Each side of the diff tree is exactly that side's own tree.
+			// Each side of the diff tree is exactly that side's own tree
+			// (the base's times scale).
 			paths := diffPaths(d, "root", nil)
 			tp := treePaths(BuildTree(target, st), "root", nil)
-			bp := treePaths(BuildTree(scaled, sb), "root", nil)
+			bp := treePaths(BuildTree(base, sb), "root", nil)
 			for path, n := range paths {
-				var tv, ts, bv, bs int64
+				var tv, ts, bv, bs float64
 				if x := tp[path]; x != nil {
-					tv, ts = x.Value, x.Self
+					tv, ts = float64(x.Value), float64(x.Self)
 				}
 				if x := bp[path]; x != nil {
-					bv, bs = x.Value, x.Self
+					bv, bs = float64(x.Value)*tc.scale, float64(x.Self)*tc.scale
 				}
-				if n.Value != tv || n.Self != ts || n.Base != bv || n.BaseSelf != bs {
-					t.Errorf("%s: got value %d self %d base %d base_self %d, want %d %d %d %d", path, n.Value, n.Self, n.Base, n.BaseSelf, tv, ts, bv, bs)
+				if n.Value != tv || n.Self != ts || !near(n.Base, bv) || !near(n.BaseSelf, bs) {
+					t.Errorf("%s: got value %v self %v base %v base_self %v, want %v %v %v %v", path, n.Value, n.Self, n.Base, n.BaseSelf, tv, ts, bv, bs)
 				}
 			}
 			for path := range tp {
@@ -97,10 +98,12 @@ func TestDiffTotalsAndUnion(t *testing.T) {
 }
 
 func TestDiffMatchesDiffProfile(t *testing.T) {
-	// BuildTree of the merged pprof diff is target − scale×base, node by
-	// node, because both round base values per sample.
+	// BuildTree of the merged pprof diff is target − base, node by node.
+	// (With a scale other than 1 DiffProfile rounds per sample, as
+	// profile.Scale does, and Diff does not: they then differ by the
+	// rounding.)
 	base, target := loadFixture(t, fixtureBase), loadFixture(t, fixtureTarget)
-	const scale = 0.9
+	const scale = 1
 	d, err := Diff(base, target, 0, 0, scale)
 	if err != nil {
 		t.Fatal(err)
@@ -114,12 +117,12 @@ func TestDiffMatchesDiffProfile(t *testing.T) {
 		m := merged[path]
 		if m == nil {
 			if n.Value != n.Base || n.Self != n.BaseSelf {
-				t.Errorf("%s: missing from the merged diff but %d − %d ≠ 0", path, n.Value, n.Base)
+				t.Errorf("%s: missing from the merged diff but %v − %v ≠ 0", path, n.Value, n.Base)
 			}
 			continue
 		}
-		if m.Value != n.Value-n.Base || m.Self != n.Self-n.BaseSelf {
-			t.Errorf("%s: merged value %d self %d, want %d, %d", path, m.Value, m.Self, n.Value-n.Base, n.Self-n.BaseSelf)
+		if float64(m.Value) != n.Value-n.Base || float64(m.Self) != n.Self-n.BaseSelf {
+			t.Errorf("%s: merged value %d self %d, want %v, %v", path, m.Value, m.Self, n.Value-n.Base, n.Self-n.BaseSelf)
 		}
 	}
 	// The base samples are labelled, negated and scaled.
@@ -132,8 +135,8 @@ func TestDiffMatchesDiffProfile(t *testing.T) {
 			neg -= s.Value[0]
 		}
 	}
-	if neg != d.Base {
-		t.Errorf("labelled base samples add up to %d, want the diff's base total %d", neg, d.Base)
+	if float64(neg) != d.Base {
+		t.Errorf("labelled base samples add up to %d, want the diff's base total %v", neg, d.Base)
 	}
 	// The inputs are untouched.
 	if b, _ := total(base, 0); b != 148 {
@@ -168,8 +171,8 @@ func TestDiffProfileMatchesPprofDiffBase(t *testing.T) {
 	}
 	for _, r := range parseTop(t, want) {
 		c := changes[r.name]
-		if c.DeltaFlat != r.flat || c.DeltaCum != r.cum {
-			t.Errorf("%s: TopChanges delta flat %d cum %d, want (pprof -diff_base) %d, %d", r.name, c.DeltaFlat, c.DeltaCum, r.flat, r.cum)
+		if c.DeltaFlat != float64(r.flat) || c.DeltaCum != float64(r.cum) {
+			t.Errorf("%s: TopChanges delta flat %v cum %v, want (pprof -diff_base) %d, %d", r.name, c.DeltaFlat, c.DeltaCum, r.flat, r.cum)
 		}
 	}
 }
@@ -224,7 +227,7 @@ func TestDiffGolden(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-32s %6s %6s %6s %6s %6s %6s %9s %9s\n", "name", "bflat", "tflat", "bcum", "tcum", "dflat", "dcum", "dflat%", "dcum%")
 	for _, c := range TopChanges(base, target, 0, 0, 0.9, 0) {
-		fmt.Fprintf(&b, "%-32s %6d %6d %6d %6d %6d %6d %9.2f %9.2f\n", c.Name, c.BaseFlat, c.TargetFlat, c.BaseCum, c.TargetCum, c.DeltaFlat, c.DeltaCum, c.DeltaFlatPct, c.DeltaCumPct)
+		fmt.Fprintf(&b, "%-32s %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f %9.2f %9.2f\n", c.Name, c.BaseFlat, c.TargetFlat, c.BaseCum, c.TargetCum, c.DeltaFlat, c.DeltaCum, c.DeltaFlatPct, c.DeltaCumPct)
 	}
 	golden.Check(t, "go-cpu.topchanges.golden", b.String())
 }
@@ -237,9 +240,9 @@ func TestTopChanges(t *testing.T) {
 		byName[c.Name] = c
 		if i > 0 {
 			p := all[i-1]
-			ok := absInt(p.DeltaCum) > absInt(c.DeltaCum) ||
-				absInt(p.DeltaCum) == absInt(c.DeltaCum) && (absInt(p.DeltaFlat) > absInt(c.DeltaFlat) ||
-					absInt(p.DeltaFlat) == absInt(c.DeltaFlat) && p.Name < c.Name)
+			ok := math.Abs(p.DeltaCum) > math.Abs(c.DeltaCum) ||
+				math.Abs(p.DeltaCum) == math.Abs(c.DeltaCum) && (math.Abs(p.DeltaFlat) > math.Abs(c.DeltaFlat) ||
+					math.Abs(p.DeltaFlat) == math.Abs(c.DeltaFlat) && p.Name < c.Name)
 			if !ok {
 				t.Errorf("order: %+v before %+v", p, c)
 			}
@@ -415,7 +418,7 @@ func TestDiffCompact(t *testing.T) {
 	var root *DiffNode
 	for i := 0; i < len(c.Nodes); i += 6 {
 		q := c.Nodes[i : i+6]
-		n := &DiffNode{Name: c.Names[q[0]], Value: q[1], Self: q[2], Base: q[3], BaseSelf: q[4]}
+		n := &DiffNode{Name: c.Names[int(q[0])], Value: q[1], Self: q[2], Base: q[3], BaseSelf: q[4]}
 		if len(stack) == 0 {
 			root = n
 		} else {
@@ -423,7 +426,7 @@ func TestDiffCompact(t *testing.T) {
 			top.n.Children = append(top.n.Children, n)
 			top.left--
 		}
-		stack = append(stack, open{n, q[5]})
+		stack = append(stack, open{n, int64(q[5])})
 		for len(stack) > 0 && stack[len(stack)-1].left == 0 {
 			stack = stack[:len(stack)-1]
 		}
@@ -438,8 +441,8 @@ func TestDiffCompact(t *testing.T) {
 
 // TestTopChangesExtremes: each profile's sums stay within int64 (uploads
 // are checked), but the change between a diff profile's most negative
-// values and another's most positive ones would not: it saturates rather
-// than wrapping into a change of the wrong sign.
+// values and another's most positive ones would not: as a float it keeps
+// its sign rather than wrapping into a change of the wrong sign.
 func TestTopChangesExtremes(t *testing.T) {
 	mk := func(v int64) *profile.Profile {
 		fn := &profile.Function{ID: 1, Name: "main.f"}
@@ -449,15 +452,21 @@ func TestTopChangesExtremes(t *testing.T) {
 			Sample: []*profile.Sample{{Location: []*profile.Location{loc}, Value: []int64{v}}}}
 	}
 	for _, tc := range []struct {
-		base, target, want int64
+		base, target int64
+		want         float64
 	}{
-		{math.MinInt64 + 1, math.MaxInt64, math.MaxInt64},
-		{math.MaxInt64, math.MinInt64 + 1, math.MinInt64},
+		{math.MinInt64 + 1, math.MaxInt64, 0x1p64},
+		{math.MaxInt64, math.MinInt64 + 1, -0x1p64},
 		{-5, 7, 12},
 	} {
 		ch := TopChanges(mk(tc.base), mk(tc.target), 0, 0, 1, 0)
 		if len(ch) != 1 || ch[0].DeltaFlat != tc.want || ch[0].DeltaCum != tc.want {
-			t.Errorf("%d → %d: %+v, want a change of %d", tc.base, tc.target, ch, tc.want)
+			t.Errorf("%d → %d: %+v, want a change of %v", tc.base, tc.target, ch, tc.want)
 		}
 	}
+}
+
+// near: equal up to float rounding of sums in another order.
+func near(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }

@@ -12,9 +12,13 @@
 //
 // Transforming: flame-graph trees (nested, and the compact pre-order
 // encoding static/flamegraph.js decodes), diffs (tree, the -diff_base
-// profile, normalisation, top changes), the viewer's views of a flattened
-// graph (Flat: rows, top table, inverted, a function's callers and
-// callees), and write/read-path classification.
+// profile, normalisation, top changes) of one profile a side or of merged
+// run sets (DiffRuns, TopChangesRuns, MergeRuns over RunInput: each run
+// scaled by R_t / r_i, each side the mean of its runs, values float64),
+// frame names normalised across JVMs (NormalizeFrameName, applied by the
+// stacker every tree and table is built through), the viewer's views of a
+// flattened graph (Flat: rows, top table, inverted, a function's callers
+// and callees), and write/read-path classification.
 //
 // UI is pprof's own web UI embedded: handler sets built with driver.PProf
 // without a port, serialized, in a bounded LRU. Its /source and /disasm

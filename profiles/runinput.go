@@ -2,15 +2,18 @@ package profiles
 
 import "github.com/google/pprof/profile"
 
-// RunInput is one run's profile in a comparison of run sets (a merged
-// diff, the per-function significance): RunID names the run, Prof is its
-// profile and SampleIndex the sample type compared (an index into
-// Prof.SampleType). Ref is the run's normaliser, the reference its values
-// are divided by: its work in records (normalize=work), its total of the
-// sample type (normalize=total), or 1 (normalize=none).
+// RunInput is one run's profile as a member of a side of a comparison:
+// DiffRuns, TopChangesRuns and MergeRuns merge the runs of a side, and
+// Significance tests them run by run.
 type RunInput struct {
-	RunID       uint
-	Prof        *profile.Profile
+	// RunID names the run, for messages.
+	RunID uint
+	// Prof is the run's profile; it is only read.
+	Prof *profile.Profile
+	// SampleIndex is the sample type compared (PickSample).
 	SampleIndex int
-	Ref         float64
+	// Ref is the run's reference amount for normalisation: its total of
+	// the sample type (normalize=total), the records it moved
+	// (normalize=work) or 1 (normalize=none). Positive and finite.
+	Ref float64
 }

@@ -363,7 +363,7 @@ func shares(in RunInput, names *nameTable) (runShares, string) {
 	if !(one > 0) {
 		return runShares{}, "no sample of the type"
 	}
-	vals := functionValues(p, in.SampleIndex, 1, names)
+	vals := functionValues(p, in.SampleIndex, 1, names, nil)
 	rs := runShares{
 		id:     in.RunID,
 		cum:    make([]float64, len(vals)),
@@ -373,11 +373,11 @@ func shares(in RunInput, names *nameTable) (runShares, string) {
 	}
 	total := 0.0
 	for id, v := range vals {
-		rs.cum[id] = float64(v.cum) / in.Ref
-		rs.flat[id] = float64(v.flat) / in.Ref
+		rs.cum[id] = v.cum / in.Ref
+		rs.flat[id] = v.flat / in.Ref
 		// Every counted sample has exactly one leaf: the flat values add
 		// up to the run's total.
-		total += float64(v.flat)
+		total += v.flat
 	}
 	if !(total > 0) {
 		return runShares{}, "no sample of the type"

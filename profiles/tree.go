@@ -153,7 +153,7 @@ func (n *Node) Compact() Compact {
 // flatten walks a tree in pre-order and appends each node's row (stride
 // integers, the name's index first) to one flat slice, interning names in
 // order of first appearance. Shared by the flame-graph and diff encodings.
-func flatten[T any](root *T, stride int, children func(*T) []*T, name func(*T) string, row func([]int64, *T, int64) []int64) ([]string, []int64) {
+func flatten[T any, V int64 | float64](root *T, stride int, children func(*T) []*T, name func(*T) string, row func([]V, *T, int64) []V) ([]string, []V) {
 	// Size the output exactly: one walk to count is cheaper than growing
 	// a slice of millions of integers.
 	count := 0
@@ -164,7 +164,7 @@ func flatten[T any](root *T, stride int, children func(*T) []*T, name func(*T) s
 		count++
 	}
 	names := []string{}
-	nodes := make([]int64, 0, stride*count)
+	nodes := make([]V, 0, stride*count)
 	index := make(map[string]int64)
 	stack = append(stack[:0], root)
 	for len(stack) > 0 {
@@ -305,7 +305,7 @@ func (s *stacker) lineName(l *profile.Location, ln profile.Line) int32 {
 	if name == "" {
 		name = addressName(l)
 	}
-	id := s.names.id(name)
+	id := s.names.id(NormalizeFrameName(name))
 	s.fn[f] = id
 	return id
 }
@@ -362,8 +362,9 @@ type arenaNode struct {
 	value, self int64
 }
 
-// baseValues are a node's values from the base profile of a diff.
-type baseValues struct{ value, self int64 }
+// sideValues are a node's values from one side of a diff: sums of
+// scaled samples, unrounded.
+type sideValues struct{ value, self float64 }
 
 // wideFanout is the child count above which child lookups go through a map
 // instead of a list walk.
@@ -372,17 +373,22 @@ const wideFanout = 8
 type treeBuilder struct {
 	names *nameTable
 	nodes []arenaNode
-	base  []baseValues // parallel to nodes, only for diffs
-	diff  bool
-	wide  map[uint64]int32 // parent<<32 | name → child, for wide parents
-	buf   []int32
+	// base and tgt are parallel to nodes, only for diffs, whose values
+	// are floats (a side is a mean of scaled runs); nodes' own values
+	// are then unused.
+	base []sideValues
+	tgt  []sideValues
+	diff bool
+	wide map[uint64]int32 // parent<<32 | name → child, for wide parents
+	buf  []int32
 }
 
 func newTreeBuilder(diff bool) *treeBuilder {
 	b := &treeBuilder{names: newNameTable(), nodes: make([]arenaNode, 1, 1024), diff: diff}
 	b.nodes[0] = arenaNode{name: b.names.id("root"), firstChild: -1, nextSibling: -1}
 	if diff {
-		b.base = make([]baseValues, 1, 1024)
+		b.base = make([]sideValues, 1, 1024)
+		b.tgt = make([]sideValues, 1, 1024)
 	}
 	return b
 }
@@ -403,7 +409,8 @@ func (b *treeBuilder) child(parent int32, name int32) int32 {
 	c := int32(len(b.nodes))
 	b.nodes = append(b.nodes, arenaNode{name: name, firstChild: -1, nextSibling: pn.firstChild})
 	if b.diff {
-		b.base = append(b.base, baseValues{})
+		b.base = append(b.base, sideValues{})
+		b.tgt = append(b.tgt, sideValues{})
 	}
 	pn = &b.nodes[parent]
 	pn.firstChild = c
@@ -424,7 +431,8 @@ func (b *treeBuilder) child(parent int32, name int32) int32 {
 }
 
 // input is one profile's contribution to a tree: which sample type, how it
-// is scaled, and whether it fills the base columns.
+// is scaled, and whether it fills the base columns. A single tree rounds
+// each scaled sample to an integer; a diff adds them unrounded.
 type input struct {
 	p     *profile.Profile
 	index int
@@ -446,7 +454,7 @@ func (b *treeBuilder) build(ins ...input) {
 			if x == nil {
 				continue
 			}
-			if v, ok := sampleValue(x, in.index, in.scale); ok && v != 0 {
+			if v, ok := b.value(x, *in); ok && v != 0 {
 				for _, l := range x.Location {
 					if l != nil {
 						frames += len(in.st.frames(l))
@@ -462,10 +470,21 @@ func (b *treeBuilder) build(ins ...input) {
 	b.nodes = slices.Grow(b.nodes, frames)
 	if b.diff {
 		b.base = slices.Grow(b.base, frames)
+		b.tgt = slices.Grow(b.tgt, frames)
 	}
 	for _, in := range ins {
 		b.add(in)
 	}
+}
+
+// value is the sample's value as the tree counts it: scaled and rounded
+// for a single tree, raw for a diff (whose add scales it unrounded), so
+// that a diff leaves out only samples whose value is 0.
+func (b *treeBuilder) value(x *profile.Sample, in input) (int64, bool) {
+	if b.diff {
+		return sampleValue(x, in.index, 1)
+	}
+	return sampleValue(x, in.index, in.scale)
 }
 
 func (b *treeBuilder) add(in input) {
@@ -473,19 +492,25 @@ func (b *treeBuilder) add(in input) {
 		if x == nil {
 			continue
 		}
-		v, ok := sampleValue(x, in.index, in.scale)
+		v, ok := b.value(x, in)
 		if !ok || v == 0 {
 			continue
 		}
 		b.buf = in.st.stack(x, b.buf[:0])
 		n := int32(0)
-		if in.base {
-			b.base[0].value += v
+		if b.diff {
+			// child may grow the slice: index it through its field.
+			side := &b.tgt
+			if in.base {
+				side = &b.base
+			}
+			fv := float64(v) * in.scale
+			(*side)[0].value += fv
 			for _, name := range b.buf {
 				n = b.child(n, name)
-				b.base[n].value += v
+				(*side)[n].value += fv
 			}
-			b.base[n].self += v
+			(*side)[n].self += fv
 			continue
 		}
 		b.nodes[0].value += v

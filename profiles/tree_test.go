@@ -230,9 +230,9 @@ func treeFunctions(root *Node) map[string]flatCum {
 	var walk func(n *Node)
 	walk = func(n *Node) {
 		fc := out[n.Name]
-		fc.flat += n.Self
+		fc.flat += float64(n.Self)
 		if open[n.Name] == 0 {
-			fc.cum += n.Value
+			fc.cum += float64(n.Value)
 		}
 		out[n.Name] = fc
 		open[n.Name]++
@@ -268,13 +268,13 @@ func TestBuildTreeMatchesPprofTop(t *testing.T) {
 				seen := map[string]bool{}
 				for _, r := range rows {
 					seen[r.name] = true
-					if g := got[r.name]; g.flat != r.flat || g.cum != r.cum {
-						t.Errorf("%s: got flat %d cum %d, want (pprof) flat %d cum %d", r.name, g.flat, g.cum, r.flat, r.cum)
+					if g := got[r.name]; g.flat != float64(r.flat) || g.cum != float64(r.cum) {
+						t.Errorf("%s: got flat %v cum %v, want (pprof) flat %d cum %d", r.name, g.flat, g.cum, r.flat, r.cum)
 					}
 				}
 				for name, g := range got {
 					if !seen[name] && (g.flat != 0 || g.cum != 0) {
-						t.Errorf("%s: got flat %d cum %d, pprof does not list it", name, g.flat, g.cum)
+						t.Errorf("%s: got flat %v cum %v, pprof does not list it", name, g.flat, g.cum)
 					}
 				}
 			})
@@ -703,7 +703,7 @@ func TestBuildTreeMatchesNaive(t *testing.T) {
 			}
 			for path, n := range diffPaths(d, "root", nil) {
 				if n.Value != n.Base || n.Self != n.BaseSelf {
-					t.Fatalf("seed %d: %s: value %d self %d, base %d %d", seed, path, n.Value, n.Self, n.Base, n.BaseSelf)
+					t.Fatalf("seed %d: %s: value %v self %v, base %v %v", seed, path, n.Value, n.Self, n.Base, n.BaseSelf)
 				}
 			}
 		}

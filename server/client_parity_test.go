@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
+	"github.com/kbench/kbench/internal/regressions/funcs"
 )
 
 // parityExcluded are the routes of the route table that answer no JSON,
@@ -56,9 +58,12 @@ var parityExcluded = map[string]string{
 	"ANY /profiles/:id/pprof/*path":       "pprof's web UI",
 	"ANY /diff/:base/:target/pprof":       "pprof's web UI",
 	"ANY /diff/:base/:target/pprof/*path": "pprof's web UI",
-	"GET /static/*filepath":               "static files",
-	"GET /favicon.ico":                    "icon",
-	"GET /healthz":                        "plain text ok",
+	"ANY /diff/runs/:kind/:role/:base/:target/pprof":       "pprof's web UI",
+	"ANY /diff/runs/:kind/:role/:base/:target/pprof/*path": "pprof's web UI",
+	"GET /api/diff/profile.pb.gz":                          "download: a merged side's gzipped pprof bytes",
+	"GET /static/*filepath":                                "static files",
+	"GET /favicon.ico":                                     "icon",
+	"GET /healthz":                                         "plain text ok",
 }
 
 // parityRequest is one live request of a parity case and the client type
@@ -87,7 +92,16 @@ type parityFixture struct {
 // route without a case (or an exclusion, with its reason) fails, so a
 // new route brings its case, and its answer's type in package client.
 func TestClientParity(t *testing.T) {
-	ts := newTestServer(t, noWorker)
+	// Change points and regressions name functions (from synthetic
+	// profiles of the step's runs), so that their fields are decoded.
+	sets := &synthSets{}
+	namer := funcs.New(sets, funcs.Options{})
+	namer.Start(t.Context())
+	t.Cleanup(namer.Close)
+	ts := newTestServer(t, func(c *Config) {
+		noWorker(c)
+		c.Functions = namer
+	})
 	srv := httptest.NewServer(ts)
 	defer srv.Close()
 	c := client.New(srv.URL, "")
@@ -108,6 +122,10 @@ func TestClientParity(t *testing.T) {
 	}
 	// The series regressions need: a step in record-send-rate.
 	stepped := stepSeries(t, ts, "parity", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), 12, "record-send-rate", "records/s", "higher", 1000, 500)
+	sets.profileRuns(stepped[:6], stepped[6:])
+	if f, err := namer.Wait(ctx, stepped[:6], stepped[6:]); err != nil || f.Status != wire.FunctionsNamed || len(f.Functions) == 0 {
+		t.Fatalf("the step's functions: %+v, %v", f, err)
+	}
 	created, err := c.CreateRuns(ctx, client.CreateRuns{Workload: "producer", Label: "queued", Params: rawParams(`{"num-records":100,"profile":"none"}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +203,10 @@ func TestClientParity(t *testing.T) {
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&focus=encode&width=300", base, target), &client.Diff{}),
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&view=top&sort=delta_total", base, target), &client.Diff{}),
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&view=callees&function=main", base, target), &client.Diff{}),
+			// Run sets; the queued run has no profile and is skipped.
+			get(fmt.Sprintf("/api/diff?base_runs=%d,%d&target_runs=%d&kind=cpu&role=client", fx.runs[0], fx.queued, fx.runs[1]), &client.Diff{}),
+			get(fmt.Sprintf("/api/diff?base_runs=%d&target_runs=%d,%d&kind=cpu&role=client&format=rows&normalize=work&search=encode", fx.runs[0], fx.runs[1], fx.runs[0]), &client.Diff{}),
+			get(fmt.Sprintf("/api/diff?base_runs=%d&target_runs=%d,%d&kind=cpu&role=client&format=compact", fx.runs[0], fx.runs[1], fx.runs[0]), &client.Diff{}),
 		},
 		"POST /api/runs/:id/profiles": {upload(fmt.Sprintf("/api/runs/%d/profiles", run), http.StatusCreated, &client.Profiles{}, nil,
 			[3]string{"profile", "a.folded", "main;produce;write 5\n"})},
@@ -203,7 +225,9 @@ func TestClientParity(t *testing.T) {
 			get(fmt.Sprintf("/api/history?run=%d&metric=record-send-rate", run), &client.History{}),
 			get(fmt.Sprintf("/api/history?run=%d&metric=record-send-rate&min_segment=2", stepped[0]), history),
 		},
-		"GET /api/regressions":          {get("/api/regressions?min_segment=2", regressions)},
+		"GET /api/regressions": {get("/api/regressions?min_segment=2", regressions)},
+		"GET /api/functions": {get("/api/functions?base_runs="+joinUints(stepped[:6])+"&target_runs="+joinUints(stepped[6:]), &client.Functions{}),
+			get("/api/functions?base_runs="+joinUints(stepped[:2])+"&target_runs="+joinUints(stepped[6:]), &client.Functions{})},
 		"POST /api/reports":             {post("/api/reports", fmt.Sprintf(`{"title":"t","runs":[%d,%d]}`, fx.runs[0], fx.runs[1]), http.StatusCreated, &client.ReportCreated{})},
 		"POST /api/compare/repetitions": {post("/api/compare/repetitions", fmt.Sprintf(`{"runs":[%d,%d],"by":"label","n":1}`, created.ID, second.ID), http.StatusCreated, &client.Created{})},
 		"POST /api/presets/writepath":   {post("/api/presets/writepath", `{"requests":10,"repetitions":1}`, http.StatusCreated, &client.Created{})},
@@ -278,6 +302,9 @@ func TestClientParity(t *testing.T) {
 	}
 	if len(history.ChangePoints) == 0 || len(regressions.Regressions) == 0 {
 		t.Errorf("the fixture's step gave %d change points and %d regressions: the cases decode no element of them", len(history.ChangePoints), len(regressions.Regressions))
+	}
+	if len(history.ChangePoints) > 0 && len(history.ChangePoints[0].Functions) == 0 || len(regressions.Regressions) > 0 && len(regressions.Regressions[0].Functions) == 0 {
+		t.Error("the fixture's change point and regression name no function: the cases decode none")
 	}
 }
 

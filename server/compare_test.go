@@ -209,7 +209,7 @@ func TestReports(t *testing.T) {
 		`<h1 id="report-title">Producer: trunk vs branch</h1>`, "Batching | rewritten.",
 		`<table class="comparison-table"`, `1,500,000`, `&#43;21.5% ✓?`,
 		`<svg`, "Throughput", "Average latency",
-		`class="flamegraph" data-src="/api/diff?base=`, `data-mode="diff"`, `format=rows`,
+		`class="flamegraph" data-src="/api/diff?base_runs=`, `data-mode="diff"`, `format=rows`,
 		fmt.Sprintf(`href="/runs/%d">run #%d branch</a>`, ids[1], ids[1]),
 		`href="/r/` + slug + `.md"`, `href="/r/` + slug + `.csv"`, `href="/r/` + slug + `.json"`,
 		`id="copy-markdown"`, "## Producer: trunk vs branch",

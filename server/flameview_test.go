@@ -18,6 +18,7 @@ type rowsAnswer struct {
 	BaseTotal  float64             `json:"base_total"`
 	WholeTotal float64             `json:"whole_total"`
 	Labels     map[string][]string `json:"labels"`
+	Variants   map[string][]string `json:"name_variants"`
 	Rows       *struct {
 		Names       []string    `json:"names"`
 		Levels      [][]float64 `json:"levels"`
@@ -392,6 +393,39 @@ func TestPprofPivotLinks(t *testing.T) {
 			if c.code == 400 && !strings.Contains(rec.Body.String(), "p: ") {
 				t.Errorf("%s?p=%s: the refusal does not name p: %.300s", base, c.p, rec.Body)
 			}
+		}
+	}
+}
+
+// A profile whose JVM lambda is named with two addresses (two class
+// loads) draws it as one frame, and the answer lists the names merged, for
+// the tooltip; on both routes.
+func TestRowsNameVariants(t *testing.T) {
+	ts := newTestServer(t, nil)
+	a, b := "Foo$$Lambda$7+0x00007fb8c4a1b2c8.495053715.run", "Foo$$Lambda$7+0x00007f38aa001000.12.run"
+	id := ts.importRun(t, "lambdas", "main;"+a+" 5\nmain;"+b+" 3\nmain;0x4a1b2c 2\n")
+	for _, u := range []string{
+		fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows", id),
+		fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&normalize=none", id, id),
+	} {
+		got := getRows(t, ts, u)
+		if v := got.Variants["Foo$$Lambda$7.run"]; len(v) != 2 || v[0] != b || v[1] != a || len(got.Variants) != 1 {
+			t.Errorf("%s: name_variants %v, want both raw names of Foo$$Lambda$7.run only", u, got.Variants)
+		}
+		n := 0
+		for _, name := range got.Rows.Names {
+			if strings.Contains(name, "Lambda") {
+				n++
+				if name != "Foo$$Lambda$7.run" {
+					t.Errorf("%s: frame %q", u, name)
+				}
+			}
+			if name == "0x4a1b2c" {
+				n += 10
+			}
+		}
+		if n != 11 {
+			t.Errorf("%s: names %q, want the lambda once and the address-only frame as it was", u, got.Rows.Names)
 		}
 	}
 }

@@ -244,6 +244,9 @@ func (s *Server) apiHistory(c *gin.Context) {
 		if a.Name, err = s.seriesName(ctx, series); err != nil {
 			return nil, err
 		}
+		if computing, err := s.historyFunctions(ctx, h, &a, nil); err != nil || computing {
+			return volatileAnswer{a}, err
+		}
 		return a, nil
 	})
 }
@@ -264,6 +267,9 @@ func (s *Server) historyPage(c *gin.Context) {
 		}
 		v := ui.NewHistoryView(h, series, metrics, q)
 		if v.Name, err = s.seriesName(ctx, series); err != nil {
+			return "", nil, err
+		}
+		if v.Computing, err = s.historyFunctions(ctx, h, nil, &v); err != nil {
 			return "", nil, err
 		}
 		v.Page.CSRF = csrf

@@ -86,13 +86,16 @@ func (s *Server) cachedJSON(c *gin.Context, key string, build func() (any, error
 		s.fail(c, err)
 		return
 	}
+	// An answer that says "computing" for some change's functions is
+	// served, never kept: asking again shows them once named.
+	_, volatile := v.(volatileAnswer)
 	// encoding/json as gin's c.JSON encodes: the same bytes either way.
 	body, err := json.Marshal(v)
 	if err != nil {
 		s.fail(c, fmt.Errorf("encode %s: %w", key, err))
 		return
 	}
-	if s.store.Generation() == gen && len(body) <= maxCachedAnswerBytes {
+	if !volatile && s.store.Generation() == gen && len(body) <= maxCachedAnswerBytes {
 		s.answers.Add(key, cachedPage{gen: gen, body: body})
 	}
 	c.Data(http.StatusOK, contentType, body)

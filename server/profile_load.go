@@ -44,6 +44,11 @@ type loadedProfile struct {
 	// labels are the profile's string labels (profiles.Labels), listed
 	// once: every rows answer carries them.
 	labels map[string][]string
+	// variants are the raw frame names merged under each normalised one
+	// (profiles.NameVariants), for the tooltip; variantsDone says they
+	// were listed (nil is a valid answer: nothing was rewritten).
+	variants     map[string][]string
+	variantsDone bool
 	// wps holds the write-path report of each sample index shown: the
 	// profile page shows it on every visit.
 	wps map[int]profiles.WritePathReport

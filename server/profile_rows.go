@@ -7,6 +7,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -20,6 +21,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/google/pprof/profile"
 	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/internal/profileset"
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/ui"
 )
@@ -148,6 +150,17 @@ func (lp *loadedProfile) stringLabels() map[string][]string {
 	return lp.labels
 }
 
+// nameVariants returns the raw frame names merged under each normalised
+// name of the profile, listed once.
+func (lp *loadedProfile) nameVariants() map[string][]string {
+	lp.flatMu.Lock()
+	defer lp.flatMu.Unlock()
+	if !lp.variantsDone {
+		lp.variants, lp.variantsDone = profiles.NameVariants(lp.prof), true
+	}
+	return lp.variants
+}
+
 // maxViewFlats bounds the flattened graphs a profile keeps: each filter
 // and order asked for builds one.
 const maxViewFlats = 8
@@ -189,7 +202,7 @@ func profileRows(lp *loadedProfile, idx int, v viewParams) (*client.FlameGraph, 
 	st := lp.prof.SampleType[idx]
 	meta := lp.meta
 	a := &client.FlameGraph{Profile: &meta, SampleTypes: sampleTypes(lp.prof), Sample: st.Type, Unit: st.Unit,
-		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels()}
+		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels(), NameVariants: lp.nameVariants()}
 	if v.graph.view == viewTop {
 		a.Top, err = topTable(f, v.graph, false)
 	} else {
@@ -236,44 +249,96 @@ func (s *Server) writeJSON(c *gin.Context, v any) {
 }
 
 // diffRows answers GET /api/diff?format=rows: the differential graph of
-// the filtered profiles (both sides filtered alike; the normalisation is
-// the unfiltered one, so a filter shows a part of the same comparison),
-// cut as rows with base columns.
+// the filtered profiles (every run of both sides filtered alike; the
+// normalisation is the unfiltered one, so a filter shows a part of the
+// same comparison), cut as rows with base columns.
 func (s *Server) diffRows(c *gin.Context, cmp *comparison) {
 	v, err := readView(c.Request.URL.Query())
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	f, err := diffFlat(cmp, v.filters, v.order)
+	ctx := c.Request.Context()
+	sides, err := s.comparedProfiles(ctx, cmp)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	f, err := diffFlat(cmp, sides, v.filters, v.order)
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
 	whole := f
 	if !v.filters.Empty() {
-		if whole, err = diffFlat(cmp, profiles.Filters{}, profiles.OrderName); err != nil {
+		if whole, err = diffFlat(cmp, sides, profiles.Filters{}, profiles.OrderName); err != nil {
 			s.fail(c, err)
 			return
 		}
 	}
-	labels := unionLabels(cmp.base.stringLabels(), cmp.target.stringLabels())
-	st := cmp.target.prof.SampleType[cmp.st]
-	bm, tm := cmp.base.meta, cmp.target.meta
 	norm := client.Normalization{Mode: cmp.norm.Mode, Scale: cmp.norm.Scale, Explain: cmp.norm.Explain}
-	a := &client.Diff{Base: &bm, Target: &tm, Sample: st.Type, Unit: st.Unit, Normalization: &norm,
-		Total: f.Total(), BaseTotal: f.BaseTotal(), WholeTotal: whole.Total(), WholeBaseTotal: whole.BaseTotal(),
-		Labels: labels}
+	body := cmp.answer()
+	body.Normalization = &norm
+	body.Total, body.BaseTotal, body.WholeTotal, body.WholeBaseTotal = f.Total(), f.BaseTotal(), whole.Total(), whole.BaseTotal()
+	body.Labels = sides.labels()
 	if v.graph.view == viewTop {
-		a.Top, err = topTable(f, v.graph, true)
+		body.Top, err = topTable(f, v.graph, true)
 	} else {
-		a.Rows, a.Function, err = viewRows(f, v)
+		body.Rows, body.Function, err = viewRows(f, v)
 	}
 	if err != nil {
 		s.fail(c, err)
 		return
 	}
-	s.writeJSON(c, a)
+	s.writeJSON(c, body)
+}
+
+// comparedSides is the stored profiles of a comparison's runs, in the
+// order of cmp.base and cmp.target.
+type comparedSides struct{ base, target []*loadedProfile }
+
+// comparedProfiles loads (from the server's cache) the stored profile of
+// every run of cmp: filters work on private copies of them.
+func (s *Server) comparedProfiles(ctx context.Context, cmp *comparison) (*comparedSides, error) {
+	out := &comparedSides{}
+	for _, side := range []struct {
+		ms  []profileset.Member
+		dst *[]*loadedProfile
+	}{{cmp.set.Base, &out.base}, {cmp.set.Target, &out.target}} {
+		for _, m := range side.ms {
+			lp, err := s.loadProfile(ctx, m.ProfileID)
+			if err != nil {
+				return nil, err
+			}
+			*side.dst = append(*side.dst, lp)
+		}
+	}
+	return out, nil
+}
+
+// labels is the string labels of every profile of both sides.
+func (cs *comparedSides) labels() map[string][]string {
+	out := map[string][]string{}
+	for _, lp := range slices.Concat(cs.base, cs.target) {
+		out = unionLabels(out, lp.stringLabels())
+	}
+	return out
+}
+
+// resolves says whether path is a zoom path of any compared profile.
+func (cs *comparedSides) resolves(cmp *comparison, path string) bool {
+	z := profiles.SplitZoom(path)
+	for i, lp := range cs.base {
+		if lp.flat(cmp.base[i].SampleIndex).Resolves(z) {
+			return true
+		}
+	}
+	for i, lp := range cs.target {
+		if lp.flat(cmp.target[i].SampleIndex).Resolves(z) {
+			return true
+		}
+	}
+	return false
 }
 
 // unionLabels merges two profiles' label lists into a new map.
@@ -289,27 +354,47 @@ func unionLabels(a, b map[string][]string) map[string][]string {
 }
 
 // diffFlat returns the flattened differential graph of cmp with filters
-// f applied to both profiles, children in order: built once per (base,
-// sample, scale, filters, order) and kept among the target profile's
-// flats (maxViewFlats), since a page's every zoom and search asks again.
-func diffFlat(cmp *comparison, f profiles.Filters, order profiles.Order) (*profiles.Flat, error) {
-	lp := cmp.target
-	key := fmt.Sprintf("diff/%d/%d/%d/%v/%s/%s", cmp.base.meta.ID, cmp.sb, cmp.st, cmp.norm.Scale, order, f.Key())
+// f applied to every profile, children in order: built once per (the
+// profiles and references of both sides, filters, order) and kept among
+// the first target profile's flats (maxViewFlats), since a page's every
+// zoom and search asks again.
+func diffFlat(cmp *comparison, sides *comparedSides, f profiles.Filters, order profiles.Order) (*profiles.Flat, error) {
+	var key strings.Builder
+	key.WriteString("diff")
+	for _, in := range slices.Concat(cmp.base, []profiles.RunInput{{}}, cmp.target) {
+		fmt.Fprintf(&key, "/%d:%d:%g", in.RunID, in.SampleIndex, in.Ref)
+	}
+	for _, m := range slices.Concat(cmp.set.Base, cmp.set.Target) {
+		fmt.Fprintf(&key, "/p%d", m.ProfileID)
+	}
+	fmt.Fprintf(&key, "/%s/%s", order, f.Key())
+	lp := sides.target[0]
 	lp.flatMu.Lock()
-	if fl, ok := lp.views[key]; ok {
+	if fl, ok := lp.views[key.String()]; ok {
 		lp.flatMu.Unlock()
 		return fl, nil
 	}
 	lp.flatMu.Unlock()
-	bp, err := cmp.base.filtered(f)
+	filter := func(ins []profiles.RunInput, lps []*loadedProfile) ([]profiles.RunInput, error) {
+		out := slices.Clone(ins)
+		for i := range out {
+			p, err := lps[i].filtered(f)
+			if err != nil {
+				return nil, err
+			}
+			out[i].Prof = p
+		}
+		return out, nil
+	}
+	bIn, err := filter(cmp.base, sides.base)
 	if err != nil {
 		return nil, err
 	}
-	tp, err := cmp.target.filtered(f)
+	tIn, err := filter(cmp.target, sides.target)
 	if err != nil {
 		return nil, err
 	}
-	tree, err := profiles.Diff(bp, tp, cmp.sb, cmp.st, cmp.norm.Scale)
+	tree, err := profiles.DiffRuns(bIn, tIn)
 	if err != nil {
 		return nil, badInput("base", "%v", err)
 	}
@@ -319,7 +404,7 @@ func diffFlat(cmp *comparison, f profiles.Filters, order profiles.Order) (*profi
 	if lp.views == nil || len(lp.views) >= maxViewFlats {
 		lp.views = map[string]*profiles.Flat{}
 	}
-	lp.views[key] = fl
+	lp.views[key.String()] = fl
 	return fl, nil
 }
 
@@ -374,20 +459,19 @@ func legacyZoom(c *gin.Context, renames map[string]string, resolves func(path st
 
 // compareLegacyZoom is legacyZoom for /compare/profiles: base_focus and
 // target_focus become base_zoom and target_zoom; focus= becomes zoom=
-// when it is a zoom path of the differential graph (of either profile).
-func compareLegacyZoom(c *gin.Context, cmp *comparison) bool {
+// when it is a zoom path of the differential graph (of any profile
+// compared).
+func compareLegacyZoom(c *gin.Context, cmp *comparison, sides *comparedSides) bool {
 	return legacyZoom(c, map[string]string{"base_focus": "base_zoom", "target_focus": "target_zoom"}, func(path string) bool {
-		z := profiles.SplitZoom(path)
-		return cmp.base.flat(cmp.sb).Resolves(z) || cmp.target.flat(cmp.st).Resolves(z)
+		return sides.resolves(cmp, path)
 	})
 }
 
 // comparePageFilters gives /compare/profiles its filter bar (the labels
-// of both profiles) and passes the page's filters and order on to its
-// three graphs.
-func comparePageFilters(v *ui.CompareProfilesView, q url.Values, cmp *comparison) {
-	labels := unionLabels(cmp.base.stringLabels(), cmp.target.stringLabels())
-	v.Filters = ui.NewFilterBar(q, labels, "zoom", "base_zoom", "target_zoom", "search")
+// of every profile compared) and passes the page's filters and order on
+// to its graphs.
+func comparePageFilters(v *ui.CompareProfilesView, q url.Values, sides *comparedSides) {
+	v.Filters = ui.NewFilterBar(q, sides.labels(), "zoom", "base_zoom", "target_zoom", "search")
 	for _, fg := range []*ui.FlameGraph{&v.Diff, &v.Base.FlameGraph, &v.Target.FlameGraph} {
 		fg.DataURL = ui.WithView(fg.DataURL, q)
 	}

@@ -67,6 +67,9 @@ func (s *Server) apiRegressions(c *gin.Context) {
 		for _, r := range regs {
 			out = append(out, regressions.NewAPIRegression(r))
 		}
+		if computing, err := s.regressionFunctions(ctx, regs, out, nil); err != nil || computing {
+			return volatileAnswer{client.Regressions{Regressions: out}}, err
+		}
 		return client.Regressions{Regressions: out}, nil
 	})
 }
@@ -86,6 +89,9 @@ func (s *Server) regressionsPage(c *gin.Context) {
 			return "", nil, err
 		}
 		v := ui.NewRegressionsView(regs, q)
+		if v.Computing, err = s.regressionFunctions(ctx, regs, nil, v.Rows); err != nil {
+			return "", nil, err
+		}
 		v.Page.CSRF = csrf
 		return "regressions", v, nil
 	})

@@ -49,12 +49,14 @@ func (s *Server) routes() {
 	api.GET("/profiles/:id/flamegraph", s.flameGraph)
 	api.GET("/profiles/:id/writepaths", s.writePaths)
 	api.GET("/diff", s.diff)
+	api.GET("/diff/profile.pb.gz", s.diffProfileDownload)
 	api.POST("/runs/:id/profiles", s.attachProfiles)
 	api.POST("/import", s.importProfiles)
 	api.POST("/import/csv", s.importCSV)
 	api.GET("/compare", s.apiCompare)
 	api.GET("/history", s.apiHistory)
 	api.GET("/regressions", s.apiRegressions)
+	api.GET("/functions", s.apiFunctions)
 	api.POST("/reports", s.apiCreateReport)
 	api.POST("/compare/repetitions", s.apiAddRepetitions)
 	api.POST("/presets/writepath", s.apiWritepathPreset)
@@ -69,6 +71,8 @@ func (s *Server) routes() {
 	r.Any("/profiles/:id/pprof/*path", s.pprofUI)
 	r.Any("/diff/:base/:target/pprof", s.pprofDiffUI)
 	r.Any("/diff/:base/:target/pprof/*path", s.pprofDiffUI)
+	r.Any("/diff/runs/:kind/:role/:base/:target/pprof", s.pprofRunSetsDiffUI)
+	r.Any("/diff/runs/:kind/:role/:base/:target/pprof/*path", s.pprofRunSetsDiffUI)
 
 	r.GET("/static/*filepath", func(c *gin.Context) {
 		c.Header("Cache-Control", "public, max-age=3600")

@@ -31,6 +31,7 @@ import (
 	"github.com/kbench/kbench/internal/clusters"
 	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/regressions"
+	"github.com/kbench/kbench/internal/regressions/funcs"
 	"github.com/kbench/kbench/internal/regressions/notify"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
@@ -130,6 +131,11 @@ type Config struct {
 	// notifies from it). nil: New builds one over the store, which Start
 	// warms and Close stops.
 	Regressions *regressions.Cache
+	// Functions names the functions that moved at each change point and
+	// regression (package internal/regressions/funcs), built and started
+	// by the serve command. nil: none are named, and the answers carry
+	// no functions.
+	Functions *funcs.Namer
 	// TrustedProxies (--trusted-proxy) are the addresses or CIDRs of
 	// reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are
 	// believed: a request from one with X-Forwarded-Proto https gets
@@ -201,6 +207,9 @@ type Server struct {
 	// stops it.
 	regressions    *regressions.Cache
 	ownRegressions bool
+	// functions names regressions' functions (Config.Functions; nil for
+	// none).
+	functions *funcs.Namer
 	// seriesIndex is what /series shows of each series (series.go).
 	seriesIndex seriesIndexCache
 	// csrfPlaceholder stands for the visitor's token in cached pages.
@@ -266,7 +275,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{cfg: cfg, store: deps.Store, runs: deps.Runs, validate: deps.Validate, importMetrics: deps.ImportMetrics, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
 		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
-	s.regressions = cfg.Regressions
+	s.regressions, s.functions = cfg.Regressions, cfg.Functions
 	if s.regressions == nil {
 		s.regressions, s.ownRegressions = regressions.New(deps.Store, ui.RegressionLinks(), cfg.Logger), true
 	}

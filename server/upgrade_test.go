@@ -385,6 +385,38 @@ var upgradeAdditions = []struct {
 		}
 		return nil
 	}, "issue 23: a comparison of runs on the embedded broker says so"},
+	{"runs_base", func(doc map[string]any) error { return oneOf(doc, "runs_base", "base", "run_id") }, "issue 25: the runs a diff's base merges"},
+	{"runs_target", func(doc map[string]any) error { return oneOf(doc, "runs_target", "target", "run_id") }, "issue 25: the runs a diff's target merges"},
+	{"profiles_base", func(doc map[string]any) error { return oneOf(doc, "profiles_base", "base", "id") }, "issue 25: the profiles a diff's base merges"},
+	{"profiles_target", func(doc map[string]any) error { return oneOf(doc, "profiles_target", "target", "id") }, "issue 25: the profiles a diff's target merges"},
+	{"skipped", func(doc map[string]any) error {
+		if s, ok := doc["skipped"].([]any); !ok || len(s) != 0 {
+			return fmt.Errorf("skipped %v, want [] for a diff of two profiles", doc["skipped"])
+		}
+		return nil
+	}, "issue 25: the runs a run-set diff left out"},
+	{"kind", func(doc map[string]any) error { return sameAs(doc, "kind") }, "issue 25: the kind of profile a diff compares"},
+	{"role", func(doc map[string]any) error { return sameAs(doc, "role") }, "issue 25: the role whose profiles a diff compares"},
+}
+
+// oneOf checks that a diff's list field holds exactly its side's
+// profile's field (a diff of two profiles is a run set of one a side).
+func oneOf(doc map[string]any, list, side, field string) error {
+	l, _ := doc[list].([]any)
+	m, _ := doc[side].(map[string]any)
+	if len(l) != 1 || m == nil || l[0] != m[field] {
+		return fmt.Errorf("%s %v, want [the %s profile's %s]", list, doc[list], side, field)
+	}
+	return nil
+}
+
+// sameAs checks that a diff's field is the target profile's.
+func sameAs(doc map[string]any, field string) error {
+	m, _ := doc["target"].(map[string]any)
+	if m == nil || doc[field] != m[field] {
+		return fmt.Errorf("%s %v, want the target profile's", field, doc[field])
+	}
+	return nil
 }
 
 // withoutAdditions is the answer got without the upgradeAdditions the

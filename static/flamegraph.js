@@ -603,6 +603,7 @@
       cutOf(t);
       var t3 = performance.now();
       if (json.unit) { g.unit = String(json.unit); }
+      g.variants = json.name_variants && typeof json.name_variants === 'object' ? json.name_variants : null;
       g.t = t;
       g.keepView(t);
       g.takeMatch(t, el.getAttribute('data-search') || readParam(g.searchParam) || '');
@@ -1284,6 +1285,15 @@
       sub.className = 'fg-tip-pkg';
       sub.textContent = pkg.name + (pkg.family === 'other' || pkg.family === 'native' ? '' : ' · ' + FAMILIES[pkg.family].label);
       tip.appendChild(sub);
+    }
+    // The names the server merged into this one (JVM lambdas of several
+    // processes): name_variants of the answer.
+    var variants = this.variants && Object.prototype.hasOwnProperty.call(this.variants, name) ? this.variants[name] : null;
+    if (Array.isArray(variants) && variants.length > 0) {
+      var vs = document.createElement('p');
+      vs.className = 'fg-tip-variants';
+      vs.textContent = 'Merged from ' + variants.length + (variants.length === 1 ? ' name: ' : ' names: ') + variants.join(', ');
+      tip.appendChild(vs);
     }
     var v = t.value[id], s = t.self[id];
     if (this.mode === 'diff' && t.base) {

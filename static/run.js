@@ -322,28 +322,20 @@
       return { x: x, t: lo + (x - l) / (r - l) * (hi - lo) };
     }
 
+    // band is the chart's selection band, drawn hidden by the server.
     function band(svg) {
-      var rect = svg.querySelector('rect.window-band');
-      if (!rect) {
-        rect = document.createElementNS(svg.namespaceURI, 'rect');
-        rect.setAttribute('class', 'window-band');
-        rect.setAttribute('fill', '#0072b2');
-        rect.setAttribute('fill-opacity', '0.15');
-        svg.appendChild(rect);
-      }
-      return rect;
+      return svg.querySelector('rect.window-band');
     }
 
     function drawBand(svg, x0, x1) {
       Array.prototype.forEach.call(box.querySelectorAll('rect.window-band'), function (r) {
-        if (r.ownerSVGElement !== svg) { r.remove(); }
+        if (r.ownerSVGElement !== svg) { r.setAttribute('visibility', 'hidden'); }
       });
       var rect = band(svg);
-      var top = Number(svg.dataset.plotTop);
+      if (!rect) { return; }
       rect.setAttribute('x', String(Math.min(x0, x1)));
       rect.setAttribute('width', String(Math.max(Math.abs(x1 - x0), 1)));
-      rect.setAttribute('y', String(top));
-      rect.setAttribute('height', String(Number(svg.dataset.plotBottom) - top));
+      rect.setAttribute('visibility', 'visible');
     }
 
     function show(a, b) {
@@ -355,7 +347,7 @@
       var focus = 'window=^(' + names.join('|') + ')$';
       var link = document.createElement('a');
       link.id = 'window-flame-link';
-      link.href = profileURL + '?tagfocus=' + focus;
+      link.href = profileURL + '?tagfocus=' + encodeURIComponent(focus);
       link.setAttribute('data-api', flameAPI + '?tagfocus=' + encodeURIComponent(focus));
       link.textContent = 'Flame graph of ' + picked[0].start + '–' + picked[picked.length - 1].end + ' s';
       out.textContent = '';

@@ -248,6 +248,11 @@ func LineChart(c Chart) template.HTML {
 	b.WriteString(`<title>` + esc(c.Title) + `</title>`)
 	b.WriteString(`<rect class="chart-bg" x="0" y="0" width="` + itoa(w) + `" height="` + itoa(h) + `" fill="#ffffff"/>`)
 	b.WriteString(`<text class="chart-title" x="` + itoa(chartMarginLeft) + `" y="20" font-size="15" font-weight="600" fill="#1b1f24">` + esc(c.Title) + `</text>`)
+	if c.Selectable && len(lines) > 0 {
+		// The selection's band, under the lines: the page's script only
+		// moves it and shows it (the charts are drawn here, not there).
+		b.WriteString(`<rect class="window-band" x="` + ftoa(left) + `" y="` + ftoa(top) + `" width="0" height="` + ftoa(bottom-top) + `" fill="#0072b2" fill-opacity="0.15" visibility="hidden"/>`)
+	}
 
 	if len(lines) == 0 {
 		empty := c.Empty

@@ -506,7 +506,9 @@ func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdow
 // ReportDiff is the differential flame graph of a candidate column's run
 // against the baseline's, from their client CPU profiles.
 type ReportDiff struct {
-	Base, Target RunLink
+	// Base and Target are the runs of each side with a client CPU
+	// profile: the diff merges them (the mean of the runs).
+	Base, Target []RunLink
 	CompareURL   string // the full profile comparison page
 	FlameGraph   FlameGraph
 }
@@ -567,29 +569,31 @@ func NewReportView(rep *rundoc.Report, t *compare.Table, runs []rundoc.Run, mark
 	}
 	v.Charts = overlayCharts(runs, reportConfigs(t, rep.By, byID))
 
-	// One differential flame graph per candidate column: its first
-	// measured run against the baseline column's.
-	firstRun := func(c compare.ColumnInfo) *rundoc.Run {
-		if len(c.Runs) == 0 {
-			return nil
+	// One differential flame graph per candidate column: the merged
+	// client CPU profiles of all its measured runs against the baseline
+	// column's (each side the mean of its runs).
+	profiled := func(c compare.ColumnInfo) (ids []uint, links []RunLink) {
+		for _, id := range c.Runs {
+			if r := byID[id]; clientCPU(r) != 0 {
+				ids = append(ids, id)
+				links = append(links, runLink(r))
+			}
 		}
-		return byID[c.Runs[0]]
+		return ids, links
 	}
 	if len(t.Columns) > 0 {
-		base := firstRun(t.Columns[0])
-		bp := clientCPU(base)
+		baseIDs, baseLinks := profiled(t.Columns[0])
 		for i, c := range t.Columns[1:] {
-			target := firstRun(c)
-			tp := clientCPU(target)
-			if bp == 0 || tp == 0 {
+			targetIDs, targetLinks := profiled(c)
+			if len(baseIDs) == 0 || len(targetIDs) == 0 {
 				continue
 			}
 			n := strconv.Itoa(i + 1)
-			v.Diffs = append(v.Diffs, ReportDiff{Base: runLink(base), Target: runLink(target),
-				CompareURL: CompareProfilesURL(bp, tp, "", ""),
-				FlameGraph: FlameGraph{ID: "diff-flamegraph-" + n, DataURL: DiffDataURL(bp, tp, "", ""), Mode: "diff",
+			v.Diffs = append(v.Diffs, ReportDiff{Base: baseLinks, Target: targetLinks,
+				CompareURL: CompareRunSetsURL(baseIDs, targetIDs, "cpu", "client", "", ""),
+				FlameGraph: FlameGraph{ID: "diff-flamegraph-" + n, DataURL: DiffRunSetsDataURL(baseIDs, targetIDs, "cpu", "client", ""), Mode: "diff",
 					ZoomParam: "zoom-" + n, SearchParam: "search-" + n, Views: "sort-" + n,
-					Label: "Differential flame graph: run #" + uintStr(target.ID) + " against run #" + uintStr(base.ID)}})
+					Label: "Differential flame graph: " + runsText(targetIDs) + " against " + runsText(baseIDs)}})
 		}
 	}
 	if len(v.Diffs) == 0 {

@@ -83,7 +83,7 @@ func TestCompareAndReportViews(t *testing.T) {
 
 	rep := &rundoc.Report{Slug: "abc", Title: "T", Notes: "N", RunIDs: []uint{1, 2, 3}, By: "run", CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	rv := NewReportView(rep, tab, runs, "## T")
-	if len(rv.Diffs) != 1 || rv.Diffs[0].FlameGraph.DataURL != "/api/diff?base=10&format=rows&target=20" || rv.Diffs[0].FlameGraph.Mode != "diff" {
+	if len(rv.Diffs) != 1 || rv.Diffs[0].FlameGraph.DataURL != "/api/diff?base_runs=1&format=rows&kind=cpu&role=client&target_runs=2" || rv.Diffs[0].FlameGraph.Mode != "diff" {
 		t.Errorf("diffs = %+v (run 3 has no profile)", rv.Diffs)
 	}
 	if len(rv.Charts) != 2 || !strings.Contains(string(rv.Charts[0]), "#2 branch") {

@@ -128,7 +128,14 @@ type HistoryView struct {
 	// Name is what the series is (its label, or its workload and defining
 	// settings); Series stays its key, for URLs.
 	Name string
+	// Computing is set while a change's functions are being named: the
+	// page is then not cached, so that reloading it shows them.
+	Computing bool
 }
+
+// Volatile reports whether the page must not be cached: it shows
+// "computing…" for some change's functions.
+func (v HistoryView) Volatile() bool { return v.Computing }
 
 // DetectFields are the detection parameters' fields of a form (the
 // history and regressions pages share them), the values in use.
@@ -170,6 +177,9 @@ type HistoryChange struct {
 	// TentativeNote says so.
 	Tentative     bool
 	TentativeNote string
+	// Functions are the functions that moved at it (the server fills
+	// them in; empty for tentative change points).
+	Functions FunctionsCell
 }
 
 // HistoryMark is a run where what measured the metric changed.

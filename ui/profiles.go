@@ -230,6 +230,13 @@ type CompareProfilesView struct {
 	WritePathUnit string
 	BaseWPTotal   string
 	TargetWPTotal string
+	// Sets is set when the sides are merged run sets (NewCompareRunSetsView);
+	// the page then lists their runs instead of one profile a side.
+	Sets *RunSets
+	// FormFields are the hidden fields naming what is compared.
+	FormFields []HiddenField
+	// BaseDownloadURL and TargetDownloadURL download the merged sides.
+	BaseDownloadURL, TargetDownloadURL string
 }
 
 // Sides are the base and the candidate, in that order.
@@ -448,6 +455,7 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		FormAction:  CompareProfilesPath,
 		PprofURL:    pprofURL(DiffPprofURL(base.ID, target.ID), sample),
 		SwapURL:     CompareProfilesURL(target.ID, base.ID, normalize, sample),
+		FormFields:  []HiddenField{{"base", uintStr(base.ID)}, {"target", uintStr(target.ID)}},
 	}
 	if v.KindNote == "" {
 		v.KindNote = KindNote(base.Kind)

@@ -54,7 +54,14 @@ type RegressionsView struct {
 	Threshold string
 	Detect    DetectFields
 	JSONURL   string
+	// Computing is set while a regression's functions are being named:
+	// the page is then not cached.
+	Computing bool
 }
+
+// Volatile reports whether the page must not be cached: it shows
+// "computing…" for some regression's functions.
+func (v RegressionsView) Volatile() bool { return v.Computing }
 
 // RegressionRow is one regression as the table shows it.
 type RegressionRow struct {
@@ -70,6 +77,9 @@ type RegressionRow struct {
 
 	// Name is the series' name, "" when unknown (the key is shown).
 	Name string
+	// Functions are the functions that moved at it (the server fills
+	// them in).
+	Functions FunctionsCell
 }
 
 // NewRegressionsView is the page of regs (newest first) found with q.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/testutil/golden"
@@ -35,13 +36,24 @@ func TestGoldenRegressions(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := RegressionsQuery{Threshold: 5, Options: changepoint.Options{MaxPValue: 0.01}}
-	out := render(t, u, "regressions", NewRegressionsView(sampleRegressions(), q))
+	v := NewRegressionsView(sampleRegressions(), q)
+	// The first regression's functions are named, the second's are being
+	// named.
+	v.Rows[0].Functions = NewFunctionsCell([]wire.MovedFunction{{Name: "send.encode", Delta: 612, DeltaPct: 30.7, Base: 1990, Target: 2602, QValue: 1e-20},
+		{Name: "crc32.Update", Delta: -80, DeltaPct: -6.2, Base: 1290, Target: 1210, QValue: 0.01}},
+		&wire.FunctionNaming{Status: wire.FunctionsNamed, Unit: "nanoseconds/record", RunsBase: []uint{58, 59}, RunsTarget: []uint{60, 61},
+			DiffURL: "/compare/profiles?base_runs=58,59&target_runs=60,61&kind=cpu&role=client"})
+	v.Rows[1].Functions = NewFunctionsCell(nil, &wire.FunctionNaming{Status: wire.FunctionsComputing})
+	out := render(t, u, "regressions", v)
 	golden.Check(t, "regressions.html", out)
 	for _, want := range []string{
 		`<a href="/history?metric=record-send-rate&amp;series=imported%3Aproducer%3Aperf%40trunk"><span class="series-name">perf (producer) on trunk</span></a><br><code class="series">imported:producer:perf@trunk</code>`,
 		`<code>c19..c20</code>`, `-8.7%`, `&#43;25.0%`, `<a class="before-after" href="/compare?at=60&amp;by=change&amp;runs=58%2C59%2C60%2C61">`,
 		`name="threshold" value="5"`, `name="max_pvalue" value="0.01"`, `name="window" value="50"`,
 		`href="/api/regressions?max_pvalue=0.01&amp;threshold=5"`, `<a href="/regressions" aria-current="page">Regressions</a>`,
+		`<code class="moved-function" title="1.99 µs/record → 2.60 µs/record, q = 1.0e-20, 2 runs against 2">send.encode</code> <span class="num">&#43;30.7% (&#43;612 ns/record)</span>`,
+		`<a class="moved-functions-diff" href="/compare/profiles?base_runs=58,59&amp;target_runs=60,61&amp;kind=cpu&amp;role=client">differential flame graph</a>`,
+		`<span class="moved-functions-computing">computing…</span>`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %s", want)

@@ -323,28 +323,44 @@ func NewWritepathResult(batch string, runs []rundoc.Run, table *compare.Table, p
 		v.Panels = append(v.Panels, panel)
 	}
 
-	first := func(label string) uint {
+	// The diffs merge every succeeded run of a strategy that has the
+	// profile of the kind its first such run has (client CPU, else the
+	// JVM's wall profile): the mean of the repetitions, not one of them.
+	profiled := func(label string) (ids []uint, kind string) {
 		for _, r := range byLabel[label] {
-			if r.Status == rundoc.StatusSucceeded {
-				if id := WritepathProfile(r); id != 0 {
-					return id
+			if r.Status != rundoc.StatusSucceeded {
+				continue
+			}
+			id := WritepathProfile(r)
+			if id == 0 {
+				continue
+			}
+			for _, p := range r.Profiles {
+				if p.ID == id && (kind == "" || string(p.Kind) == kind) {
+					kind = string(p.Kind)
+					ids = append(ids, r.ID)
 				}
 			}
 		}
-		return 0
+		return ids, kind
 	}
-	if b, t := first(rundoc.StrategyGather), first(rundoc.StrategyPerBuffer); b != 0 && t != 0 {
-		v.DiffURL = CompareProfilesURL(b, t, wpDiffNormalize, "")
-		v.Diff = &FlameGraph{ID: "wp-diff", DataURL: DiffDataURL(b, t, wpDiffNormalize, ""), Mode: "diff",
+	pair := func(base, target string) (b, t []uint, kind string, ok bool) {
+		b, bk := profiled(base)
+		t, tk := profiled(target)
+		return b, t, tk, len(b) > 0 && len(t) > 0 && bk == tk
+	}
+	if b, t, kind, ok := pair(rundoc.StrategyGather, rundoc.StrategyPerBuffer); ok {
+		v.DiffURL = CompareRunSetsURL(b, t, kind, string(rundoc.RoleClient), wpDiffNormalize, "")
+		v.Diff = &FlameGraph{ID: "wp-diff", DataURL: DiffRunSetsDataURL(b, t, kind, string(rundoc.RoleClient), wpDiffNormalize), Mode: "diff",
 			ZoomParam: "zoom", SearchParam: "search",
 			Label: "Differential flame graph: per-buffer's client CPU against gather's"}
 	} else {
 		v.NoDiff = "No differential flame graph: gather and per-buffer each need a succeeded run with a client CPU profile."
 	}
 	v.HasJava = len(byLabel[rundoc.StrategyJavaGather])+len(byLabel[rundoc.StrategyJavaPerBuffer]) > 0
-	if b, t := first(rundoc.StrategyJavaGather), first(rundoc.StrategyJavaPerBuffer); b != 0 && t != 0 {
-		v.JavaDiffURL = CompareProfilesURL(b, t, wpDiffNormalize, "")
-		v.JavaDiff = &FlameGraph{ID: "wp-java-diff", DataURL: DiffDataURL(b, t, wpDiffNormalize, ""), Mode: "diff",
+	if b, t, kind, ok := pair(rundoc.StrategyJavaGather, rundoc.StrategyJavaPerBuffer); ok {
+		v.JavaDiffURL = CompareRunSetsURL(b, t, kind, string(rundoc.RoleClient), wpDiffNormalize, "")
+		v.JavaDiff = &FlameGraph{ID: "wp-java-diff", DataURL: DiffRunSetsDataURL(b, t, kind, string(rundoc.RoleClient), wpDiffNormalize), Mode: "diff",
 			ZoomParam: "jzoom", SearchParam: "jsearch",
 			Label: "Differential flame graph: java-per-buffer's JVM wall profile against java-gather's"}
 	} else if v.HasJava {

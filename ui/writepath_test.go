@@ -67,10 +67,11 @@ func TestWritepathResultRatios(t *testing.T) {
 	if len(v.Panels) != 1 || v.Panels[0].Strategy != "gather" || v.Panels[0].ProfileURL != "/profiles/10" {
 		t.Errorf("panels %+v", v.Panels)
 	}
-	if v.Diff == nil || v.Diff.DataURL != "/api/diff?base=10&format=rows&normalize=work&target=20" || v.Diff.Mode != "diff" {
+	if v.Diff == nil || v.Diff.DataURL != "/api/diff?base_runs=1%2C3&format=rows&kind=cpu&normalize=work&role=client&target_runs=2" || v.Diff.Mode != "diff" {
 		t.Errorf("inline diff %+v", v.Diff)
 	}
-	if v.DiffURL != "/compare/profiles?base=10&normalize=work&target=20" {
+	// Every succeeded gather run with a profile (1 and 3) is merged.
+	if v.DiffURL != "/compare/profiles?base_runs=1%2C3&kind=cpu&normalize=work&role=client&target_runs=2" {
 		t.Errorf("diff url %q", v.DiffURL)
 	}
 	// No succeeded per-buffer run with a profile: no diff, and why.
@@ -164,7 +165,8 @@ func TestWritepathResultJava(t *testing.T) {
 	}
 	wp := &WritePaths{Unit: "count", Total: 10, Rows: []WritePathRow{{Direction: "write", Path: "gather", Value: 4, Samples: 4}}}
 	v := NewWritepathResult("0123456789ab", runs, table, map[string]*WritePaths{rundoc.StrategyJavaGather: wp})
-	if !v.HasJava || v.JavaDiffURL != "/compare/profiles?base=30&normalize=work&target=40" || v.JavaDiff == nil || v.JavaDiff.DataURL != "/api/diff?base=30&format=rows&normalize=work&target=40" {
+	if !v.HasJava || v.JavaDiffURL != "/compare/profiles?base_runs=3&kind=wall&normalize=work&role=client&target_runs=4" || v.JavaDiff == nil ||
+		v.JavaDiff.DataURL != "/api/diff?base_runs=3&format=rows&kind=wall&normalize=work&role=client&target_runs=4" {
 		t.Errorf("Java diff: has %v url %q graph %+v", v.HasJava, v.JavaDiffURL, v.JavaDiff)
 	}
 	if len(v.Panels) != 1 || v.Panels[0].ProfileURL != "/profiles/30" {

@@ -56,6 +56,12 @@ type ChangePoint struct {
 	RunsAfter       int    `json:"runs_after"`
 	Tentative       bool   `json:"tentative"`
 	TentativeReason string `json:"tentative_reason,omitempty"`
+	// Functions are the functions that moved at the change (at most
+	// 10, the largest change first; see MovedFunction), FunctionNaming
+	// how they were named and whether that is done. Both are absent on
+	// tentative change points.
+	Functions      []MovedFunction `json:"functions,omitempty"`
+	FunctionNaming *FunctionNaming `json:"function_naming,omitempty"`
 }
 
 // Segment is the points between two change points, Points[Start:End],
@@ -110,4 +116,7 @@ type Regression struct {
 	Time         time.Time `json:"time"`
 	Unit         string    `json:"unit"`
 	Workload     string    `json:"workload"`
+	// Functions and FunctionNaming are as a ChangePoint's.
+	Functions      []MovedFunction `json:"functions,omitempty"`
+	FunctionNaming *FunctionNaming `json:"function_naming,omitempty"`
 }

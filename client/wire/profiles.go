@@ -4,22 +4,24 @@ package wire
 // Rows holds the frames of one view (zoom, width, filters, order) laid
 // out as rows, with a search's answer in Rows.Match, Total the total
 // kept by the filters and WholeTotal the profile's; Labels lists the
-// string labels to filter on. With format=tree (the default, deprecated)
+// string labels to filter on and NameVariants the raw frame names merged
+// under each normalised one (JVM lambdas' addresses). With format=tree (the default, deprecated)
 // Tree holds the whole graph; with format=compact (deprecated) Compact
 // holds it flattened.
 type FlameGraph struct {
-	Compact     *FlameCompact       `json:"compact,omitempty"`
-	Function    *TopFunction        `json:"function,omitempty"`
-	Labels      map[string][]string `json:"labels,omitempty"`
-	Profile     *ProfileMeta        `json:"profile,omitempty"`
-	Rows        *FlameRows          `json:"rows,omitempty"`
-	Sample      string              `json:"sample"`
-	SampleTypes []SampleType        `json:"sample_types,omitempty"`
-	Top         *FlameTop           `json:"top,omitempty"`
-	Total       int64               `json:"total"`
-	Tree        *FlameNode          `json:"tree,omitempty"`
-	Unit        string              `json:"unit"`
-	WholeTotal  int64               `json:"whole_total,omitempty"`
+	Compact      *FlameCompact       `json:"compact,omitempty"`
+	Function     *TopFunction        `json:"function,omitempty"`
+	Labels       map[string][]string `json:"labels,omitempty"`
+	NameVariants map[string][]string `json:"name_variants,omitempty"`
+	Profile      *ProfileMeta        `json:"profile,omitempty"`
+	Rows         *FlameRows          `json:"rows,omitempty"`
+	Sample       string              `json:"sample"`
+	SampleTypes  []SampleType        `json:"sample_types,omitempty"`
+	Top          *FlameTop           `json:"top,omitempty"`
+	Total        int64               `json:"total"`
+	Tree         *FlameNode          `json:"tree,omitempty"`
+	Unit         string              `json:"unit"`
+	WholeTotal   int64               `json:"whole_total,omitempty"`
 }
 
 // ProfileMeta is a profile as the flame graph and diff answers name it.
@@ -113,23 +115,35 @@ type RowsMatch struct {
 	Names     []int   `json:"names"`
 }
 
-// Diff answers GET /api/diff: the differential flame graph of a target
-// profile against a base one (Tree, or Compact with format=compact), the
-// functions that changed most and both write-path panels. With
-// format=rows, Rows (with base columns) replaces the tree, changes and
-// panels; Total and BaseTotal are what the filters kept, WholeTotal and
-// WholeBaseTotal the unfiltered totals, Labels both profiles' string
-// labels.
+// Diff answers GET /api/diff: the differential flame graph of the target
+// side against the base side, the functions that changed most and both
+// write-path panels. A side is one profile (?base=&target= profile ids;
+// Base and Target are set) or the merged profiles of a run set
+// (?base_runs=&target_runs=&kind=&role=): RunsBase/RunsTarget are the runs
+// merged, ProfilesBase/ProfilesTarget their profiles, Skipped the runs
+// left out for lacking one. With format=rows, Rows (with base columns)
+// replaces the tree; Total and BaseTotal are what the filters kept,
+// WholeTotal and WholeBaseTotal the unfiltered totals, Labels both sides'
+// string labels. Tree (format=tree) and Compact (format=compact) are the
+// deprecated whole-tree formats.
 type Diff struct {
 	Base           *ProfileMeta        `json:"base,omitempty"`
 	BaseTotal      float64             `json:"base_total,omitempty"`
 	Changes        []FunctionChange    `json:"changes,omitempty"`
-	Compact        *FlameCompact       `json:"compact,omitempty"`
+	Compact        *DiffCompact        `json:"compact,omitempty"`
 	Function       *TopFunction        `json:"function,omitempty"`
+	Kind           string              `json:"kind,omitempty"`
 	Labels         map[string][]string `json:"labels,omitempty"`
+	NameVariants   map[string][]string `json:"name_variants,omitempty"`
 	Normalization  *Normalization      `json:"normalization,omitempty"`
+	ProfilesBase   []uint              `json:"profiles_base,omitempty"`
+	ProfilesTarget []uint              `json:"profiles_target,omitempty"`
+	Role           string              `json:"role,omitempty"`
 	Rows           *FlameRows          `json:"rows,omitempty"`
+	RunsBase       []uint              `json:"runs_base,omitempty"`
+	RunsTarget     []uint              `json:"runs_target,omitempty"`
 	Sample         string              `json:"sample,omitempty"`
+	Skipped        []SkippedRun        `json:"skipped,omitempty"`
 	Target         *ProfileMeta        `json:"target,omitempty"`
 	Top            *FlameTop           `json:"top,omitempty"`
 	Total          float64             `json:"total,omitempty"`
@@ -140,14 +154,32 @@ type Diff struct {
 	WritePaths     *DiffWritePaths     `json:"write_paths,omitempty"`
 }
 
+// SkippedRun is a run of a run set left out of a diff, and why (it has
+// no profile of the kind and role compared). Side is "base" or "target".
+type SkippedRun struct {
+	RunID  uint   `json:"run_id"`
+	Side   string `json:"side"`
+	Reason string `json:"reason"`
+}
+
+// DiffCompact is a diff flattened: the frames in pre-order, six numbers
+// each (name index, value, self, base, base_self, child count; the
+// values may be fractions), names interned in Names.
+type DiffCompact struct {
+	Names  []string  `json:"names"`
+	Nodes  []float64 `json:"nodes"`
+	Stride int       `json:"stride,omitempty"`
+}
+
 // DiffNode is one frame of a differential flame graph: Value and Self are
-// the target's, Base and BaseSelf the base's after scaling.
+// the target's, Base and BaseSelf the base's after scaling; each side is
+// the mean of its runs, so values may be fractions.
 type DiffNode struct {
 	Name     string      `json:"name"`
-	Value    int64       `json:"value"`
-	Self     int64       `json:"self"`
-	Base     int64       `json:"base"`
-	BaseSelf int64       `json:"base_self"`
+	Value    float64     `json:"value"`
+	Self     float64     `json:"self"`
+	Base     float64     `json:"base"`
+	BaseSelf float64     `json:"base_self"`
 	Children []*DiffNode `json:"children,omitempty"`
 }
 
@@ -160,15 +192,16 @@ type Normalization struct {
 }
 
 // FunctionChange is how one function's values moved between base and
-// target (base values scaled); the percentages are of the base value.
+// target (base values scaled, each side a mean of its runs); the
+// percentages are of the base value.
 type FunctionChange struct {
 	Name         string  `json:"name"`
-	BaseFlat     int64   `json:"base_flat"`
-	TargetFlat   int64   `json:"target_flat"`
-	BaseCum      int64   `json:"base_cum"`
-	TargetCum    int64   `json:"target_cum"`
-	DeltaFlat    int64   `json:"delta_flat"`
-	DeltaCum     int64   `json:"delta_cum"`
+	BaseFlat     float64 `json:"base_flat"`
+	TargetFlat   float64 `json:"target_flat"`
+	BaseCum      float64 `json:"base_cum"`
+	TargetCum    float64 `json:"target_cum"`
+	DeltaFlat    float64 `json:"delta_flat"`
+	DeltaCum     float64 `json:"delta_cum"`
 	DeltaFlatPct float64 `json:"delta_flat_pct"`
 	DeltaCumPct  float64 `json:"delta_cum_pct"`
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/rundoc"
 )
@@ -39,6 +40,13 @@ type (
 		// "runs", "label=L", "branch=B" or "report=SLUG".
 		Baseline string         `json:"baseline"`
 		Results  []MetricReport `json:"results"`
+		// Functions are the functions that moved from the baseline's
+		// runs to the candidates' (their CPU profiles of the client),
+		// as the server names a regression's; FunctionNaming says from
+		// which runs and whether that is done. Absent when the server
+		// names no functions.
+		Functions      []wire.MovedFunction `json:"functions,omitempty"`
+		FunctionNaming *wire.FunctionNaming `json:"function_naming,omitempty"`
 	}
 	// MetricReport is a Result as the report shows it.
 	MetricReport struct {
@@ -190,7 +198,38 @@ func assessSeries(ctx context.Context, src Source, cands []Run, bl Baseline, met
 			Baseline: toSide(r.Baseline), Candidate: toSide(r.Candidate), ChangePct: r.ChangePct, PValue: r.PValue,
 			Method: r.Method, Verdict: r.Verdict, Reason: r.Reason})
 	}
+	if fs, ok := src.(FunctionSource); ok {
+		if err := nameFunctions(ctx, fs, &sr); err != nil {
+			return sr, err
+		}
+	}
 	return sr, nil
+}
+
+// nameFunctions names the functions that moved from the series'
+// baseline runs (those of its first result with any, in time order, the
+// last MaxFunctionRuns) to its candidates (the first MaxFunctionRuns).
+func nameFunctions(ctx context.Context, fs FunctionSource, sr *SeriesReport) error {
+	var base []uint
+	for _, r := range sr.Results {
+		if len(r.Baseline.Runs) > 0 {
+			base = r.Baseline.Runs
+			break
+		}
+	}
+	if len(base) == 0 || len(sr.Candidates) == 0 {
+		return nil
+	}
+	base = base[max(0, len(base)-MaxFunctionRuns):]
+	f, err := fs.Functions(ctx, base, sr.Candidates[:min(len(sr.Candidates), MaxFunctionRuns)])
+	if err != nil {
+		return fmt.Errorf("name the functions that moved: %w", err)
+	}
+	if f.Status == "" { // a server that names no functions
+		return nil
+	}
+	sr.Functions, sr.FunctionNaming = f.Functions, &f.FunctionNaming
+	return nil
 }
 
 // Markdown renders the report for a pull-request comment, its runs
@@ -232,8 +271,43 @@ func (rep Report) Markdown(base string) string {
 			}
 		}
 		b.WriteString("\n")
+		if line := functionsLine(s.Functions, s.FunctionNaming, base); line != "" {
+			b.WriteString("\n" + line + "\n")
+		}
 	}
 	return b.String()
+}
+
+// functionsLine is the report's line on the functions that moved: the
+// top three with their change, "" when no run has profiles or the server
+// names none.
+func functionsLine(fs []wire.MovedFunction, n *wire.FunctionNaming, base string) string {
+	if n == nil || n.Status == wire.FunctionsNoProfiles {
+		return ""
+	}
+	link := ""
+	if n.DiffURL != "" {
+		link = fmt.Sprintf(" ([differential flame graph](%s%s))", base, n.DiffURL)
+	}
+	runs := fmt.Sprintf("%d baseline runs against %d candidates with CPU profiles", len(n.RunsBase), len(n.RunsTarget))
+	switch n.Status {
+	case wire.FunctionsComputing:
+		return "Functions that moved: still being named on the server (" + runs + "); run again to see them" + link + "."
+	case wire.FunctionsNamed:
+		if len(fs) == 0 {
+			return "Functions that moved: none significantly (" + runs + ")" + link + "."
+		}
+		var parts []string
+		for _, f := range fs[:min(3, len(fs))] {
+			parts = append(parts, fmt.Sprintf("`%s` %s", strings.ReplaceAll(f.Name, "`", "'"), compare.FormatDelta(f.DeltaPct)))
+		}
+		per := "per record"
+		if n.Normalize != "work" {
+			per = "as shares of the total"
+		}
+		return "Functions that moved (" + runs + ", " + per + "): " + mdCell(strings.Join(parts, ", ")) + link + "."
+	}
+	return "Functions that moved: " + mdCell(n.Reason) + link + "."
 }
 
 func baselineText(kind string) string {

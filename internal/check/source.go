@@ -30,6 +30,18 @@ type Source interface {
 	ReportBaseline(ctx context.Context, slug string) ([]uint, error)
 }
 
+// FunctionSource is a Source that also names the functions that moved
+// between two sets of runs (GET /api/functions), each side in time
+// order, at most MaxFunctionRuns a side. Assess names them when its
+// Source has it; an answer still "computing" is reported so.
+type FunctionSource interface {
+	Functions(ctx context.Context, base, target []uint) (wire.Functions, error)
+}
+
+// MaxFunctionRuns is the most runs a side FunctionSource is asked about
+// (the server compares the nearest 25 with profiles).
+const MaxFunctionRuns = 50
+
 // ErrNotFound is matched by a Source's error for a run it does not know.
 var ErrNotFound = errors.New("not found")
 

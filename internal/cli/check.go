@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/check"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -236,6 +237,37 @@ func (c *checkClient) History(ctx context.Context, hq check.HistoryQuery) (check
 		return h, fmt.Errorf("%w (a server without the history API answers so: upgrade it, or give --baseline runs=…)", err)
 	}
 	return h, err
+}
+
+// checkFunctionsWait bounds how long check waits for the server to name
+// the functions that moved (it pauses while a run executes there); then
+// the report says they are still being named.
+const checkFunctionsWait = 2 * time.Minute
+
+// Functions is GET /api/functions, asked again every checkPollInterval
+// while the server answers "computing", at most checkFunctionsWait. A
+// server without the route (404) names none: the zero answer.
+func (c *checkClient) Functions(ctx context.Context, base, target []uint) (wire.Functions, error) {
+	deadline := time.Now().Add(checkFunctionsWait)
+	for {
+		f, err := c.Client.Functions(ctx, base, target)
+		if client.StatusCode(err) == http.StatusNotFound {
+			return wire.Functions{}, nil
+		}
+		if err != nil {
+			return wire.Functions{}, err
+		}
+		if f.Status != wire.FunctionsComputing || !time.Now().Add(checkPollInterval).Before(deadline) {
+			return *f, nil
+		}
+		t := time.NewTimer(checkPollInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return *f, nil
+		case <-t.C:
+		}
+	}
 }
 
 // ReportBaseline is the baseline column's runs of GET /r/{slug}.json.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/changepoint"
 	"github.com/kbench/kbench/internal/check"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -59,6 +60,11 @@ type fakeServer struct {
 	reports   map[string][]uint
 	// historyQueries are the queries /api/history was asked.
 	historyQueries []url.Values
+	// functions are /api/functions' answers in turn, the last repeated
+	// (none: 404, a server that names no functions); functionQueries
+	// the queries it was asked.
+	functions       []wire.Functions
+	functionQueries []url.Values
 }
 
 func (f *fakeServer) handler() http.Handler {
@@ -67,6 +73,18 @@ func (f *fakeServer) handler() http.Handler {
 	mux.HandleFunc("GET /api/runs/{id}", f.get)
 	mux.HandleFunc("GET /api/history", f.history)
 	mux.HandleFunc("GET /r/{file}", f.report)
+	mux.HandleFunc("GET /api/functions", func(w http.ResponseWriter, r *http.Request) {
+		if len(f.functions) == 0 {
+			http.NotFound(w, r)
+			return
+		}
+		f.functionQueries = append(f.functionQueries, r.URL.Query())
+		ans := f.functions[0]
+		if len(f.functions) > 1 {
+			f.functions = f.functions[1:]
+		}
+		writeJSON(w, http.StatusOK, ans)
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if f.token != "" && r.Header.Get("Authorization") != "Bearer "+f.token {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "token required"})
@@ -535,5 +553,40 @@ func TestCheckBadUsage(t *testing.T) {
 		if code := Main(append([]string{"check"}, args...), &out, &errb); code != 2 {
 			t.Errorf("kbench check %s: exit %d, want 2\n%s", strings.Join(args, " "), code, errb.String())
 		}
+	}
+}
+
+// TestCheckNamesFunctions: kbench check asks the server for the
+// functions that moved from the baseline to the candidates, again while
+// it answers "computing", and reports them: functions in --json, a line
+// in the Markdown.
+func TestCheckNamesFunctions(t *testing.T) {
+	defer func(d time.Duration) { checkPollInterval = d }(checkPollInterval)
+	checkPollInterval = time.Millisecond
+	f, url := kafka14020(t)
+	cand := f.add(105000, nil)
+	naming := wire.FunctionNaming{Kind: "cpu", Role: "client", RunsBase: []uint{18, 19, 20}, RunsTarget: []uint{cand.ID}, RunsNeeded: 3,
+		Normalize: "work", Unit: "nanoseconds/record", DiffURL: "/compare/profiles?base_runs=18,19,20&target_runs=21&kind=cpu&role=client"}
+	computing, named := naming, naming
+	computing.Status, named.Status = wire.FunctionsComputing, wire.FunctionsNamed
+	f.functions = []wire.Functions{{FunctionNaming: computing, Functions: []wire.MovedFunction{}},
+		{FunctionNaming: named, Functions: []wire.MovedFunction{{Name: "send.encode", Delta: 612, DeltaPct: 30.7, Base: 1990, Target: 2602, QValue: 1e-9}}}}
+	_, js, _ := runCheck(t, "--server", url, "--run", strconv.Itoa(int(cand.ID)), "--min-segment", "1", "--json")
+	var rep check.Report
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Series) != 1 || len(rep.Series[0].Functions) != 1 || rep.Series[0].Functions[0].Name != "send.encode" ||
+		rep.Series[0].FunctionNaming == nil || rep.Series[0].FunctionNaming.Status != wire.FunctionsNamed {
+		t.Errorf("--json series %+v", rep.Series)
+	}
+	if len(f.functionQueries) != 2 || f.functionQueries[0].Get("target_runs") != strconv.Itoa(int(cand.ID)) ||
+		!strings.HasSuffix(f.functionQueries[0].Get("base_runs"), ",20") {
+		t.Errorf("asked %v", f.functionQueries)
+	}
+	_, md, _ := runCheck(t, "--server", url, "--run", strconv.Itoa(int(cand.ID)), "--min-segment", "1")
+	if !strings.Contains(md, "Functions that moved (3 baseline runs against 1 candidates with CPU profiles, per record): `send.encode` +30.7%") ||
+		!strings.Contains(md, "[differential flame graph]("+url+"/compare/profiles?base_runs=18,19,20&target_runs=21&kind=cpu&role=client)") {
+		t.Errorf("Markdown lacks the functions line:\n%s", md)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/regressions"
+	"github.com/kbench/kbench/internal/regressions/funcs"
 	"github.com/kbench/kbench/internal/regressions/notify"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/runner"
@@ -155,7 +156,7 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	// The regressions cache the pages and the notifier share.
 	regs := regressions.New(st, ui.RegressionLinks(), cfg.Logger)
 	cfg.Regressions = regs
-	srv, stop, err := startServer(ctx, cfg, st)
+	srv, namer, stop, err := startServer(ctx, cfg, st)
 	if err != nil {
 		fmt.Fprintf(stderr, "kbench serve: %v\n", err)
 		return 1
@@ -166,7 +167,7 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 	regs.Warm(ctx)
 	defer regs.Close()
 	if cfg.NotifyURL != "" {
-		n := notify.New(regs, st, notify.Config{URL: cfg.NotifyURL, PublicURL: cfg.PublicURL, Logger: cfg.Logger})
+		n := notify.New(regs, st, notify.Config{URL: cfg.NotifyURL, PublicURL: cfg.PublicURL, Logger: cfg.Logger, Functions: namer})
 		n.Start(ctx)
 		defer n.Close()
 	}
@@ -203,8 +204,10 @@ func serve(ctx context.Context, set serveSettings, stdout, stderr io.Writer) int
 // recovers what a previous process left), the pruning of runs past
 // cfg.Retain, and the server's background work. stop stops them in the
 // opposite order: the lifecycle last, so nothing is left running in the
-// store.
-func startServer(ctx context.Context, cfg server.Config, st *store.Store) (srv *server.Server, stop func(), err error) {
+// store. namer names the functions that moved at each regression
+// (server.Config.Functions, built here unless given, and started and
+// stopped with the rest), pausing while the lifecycle executes a run.
+func startServer(ctx context.Context, cfg server.Config, st *store.Store) (srv *server.Server, namer *funcs.Namer, stop func(), err error) {
 	// Runs a previous process left queued are checked again against
 	// today's --allow-target: serve cancels those it no longer allows.
 	recheck := allowsStored(cfg.Targets, "kbench serve")
@@ -212,27 +215,35 @@ func startServer(ctx context.Context, cfg server.Config, st *store.Store) (srv *
 	if len(command) == 0 {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, nil, fmt.Errorf("find the kbench binary: %w", err)
+			return nil, nil, nil, fmt.Errorf("find the kbench binary: %w", err)
 		}
 		command = []string{exe}
 	}
 	runs := lifecycle.NewManager(st, lifecycle.Options{Command: command, DataDir: cfg.DataDir, Concurrency: cfg.Concurrency,
 		RunTimeout: cfg.RunTimeout, Recheck: recheck, NoWorker: cfg.NoLocalWorker, Clusters: cfg.Clusters, Tools: cfg.Tools,
 		AllowToolClassProps: cfg.AllowToolClassProps, Logger: cfg.Logger})
+	// The functions that moved at each regression, named in the
+	// background, never while a run executes here.
+	if cfg.Functions == nil {
+		cfg.Functions = newFunctionNamer(st, runs.Executing, cfg.Logger)
+	}
+	namer = cfg.Functions
 	srv, err = server.New(cfg, server.Deps{Store: st, Runs: runs, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := runs.Start(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	stopPruning := runs.StartPruning(ctx, cfg.Retain)
 	if err := srv.Start(ctx); err != nil {
 		stopPruning()
 		runs.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return srv, func() {
+	namer.Start(ctx)
+	return srv, namer, func() {
+		namer.Close()
 		srv.Close()
 		stopPruning()
 		runs.Close()

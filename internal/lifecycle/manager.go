@@ -193,6 +193,16 @@ func (q *Manager) Pending() []uint {
 	return ids
 }
 
+// Executing reports whether this process is executing a run: a worker
+// has taken one and its outcome is not stored yet. Background CPU work
+// of the server (naming the functions of regressions) waits while it
+// does, so that a benchmark never shares its cores with it.
+func (q *Manager) Executing() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.taken) > 0
+}
+
 // Submit queues stored run id to be executed after those submitted
 // before it, with secrets (held in memory only) for its child process.
 // It fails before Start and after Close; the run then stays queued in

@@ -188,11 +188,13 @@ func (c *Cache) seriesRegressions(ctx context.Context, si rundoc.SeriesInfo, opt
 				continue
 			}
 			before := h.Points[cp.Index-1].RunID
+			segBefore, segAfter := h.BeforeAfter(k, len(h.Points))
 			out = append(out, Regression{Series: si.Key, Workload: si.Workload, Metric: m, Unit: h.Unit,
 				RunID: cp.RunID, Index: cp.Index, Time: h.Points[cp.Index].Time,
 				Before: cp.Before, After: cp.After, ChangePct: cp.ChangePct, PValue: cp.PValue,
 				CompareURL: c.links.BeforeAfter(h, k),
-				HistoryURL: c.links.History(si.Key, m, opts.WithoutDefaults())})
+				HistoryURL: c.links.History(si.Key, m, opts.WithoutDefaults()),
+				BeforeRuns: segBefore, AfterRuns: segAfter})
 			befores = append(befores, before)
 			ids = append(ids, before, cp.RunID)
 		}

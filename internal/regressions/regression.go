@@ -29,6 +29,11 @@ type Regression struct {
 	// CompareURL is the before/after comparison ("" when a side has no
 	// run), HistoryURL the series' history of the metric.
 	CompareURL, HistoryURL string
+	// BeforeRuns and AfterRuns are the runs of the segments either side
+	// of the change, in time order: what the functions that moved are
+	// named from (package funcs). They are shared: callers must not
+	// modify them.
+	BeforeRuns, AfterRuns []uint
 }
 
 // CommitRange is "abc123..def456".

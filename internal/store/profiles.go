@@ -120,3 +120,29 @@ func (s *Store) AddProfiles(ctx context.Context, runID uint, ps []Profile) ([]ru
 	}
 	return profileDocs(out), nil
 }
+
+// ProfiledRuns returns those of the runs ids that have a profile of kind
+// and role, in the order of ids: one query, which the naming of a
+// regression's functions asks for each segment's nearest runs.
+func (s *Store) ProfiledRuns(ctx context.Context, ids []uint, kind, role string) ([]uint, error) {
+	if len(ids) == 0 {
+		return []uint{}, nil
+	}
+	var have []uint
+	err := s.db.WithContext(ctx).Model(&Profile{}).Distinct("run_id").
+		Where("run_id IN ? AND kind = ? AND role = ?", ids, kind, role).Pluck("run_id", &have).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: profiles of runs %v: %w", ids, err)
+	}
+	set := make(map[uint]bool, len(have))
+	for _, id := range have {
+		set[id] = true
+	}
+	out := []uint{}
+	for _, id := range ids {
+		if set[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}

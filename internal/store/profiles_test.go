@@ -69,3 +69,37 @@ func testGenerationChangesOnWritesOnly(t *testing.T) {
 		t.Error("StartRun did not change the generation")
 	}
 }
+
+func TestProfiledRuns(t *testing.T) { eachBackend(t, testProfiledRuns) }
+
+// testProfiledRuns: ProfiledRuns keeps, in the order asked, the runs with
+// a profile of the kind and role, once each however many they have.
+func testProfiledRuns(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	runs := []*Run{{Label: "a", Workload: "producer", Spec: "{}"}, {Label: "b", Workload: "producer", Spec: "{}"},
+		{Label: "c", Workload: "producer", Spec: "{}"}, {Label: "d", Workload: "producer", Spec: "{}"}}
+	if err := s.CreateRuns(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	add := func(r *Run, ps ...Profile) {
+		if _, err := s.AddProfiles(ctx, r.ID, ps); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(runs[0], Profile{Role: "client", Kind: "cpu", Data: []byte("a")}, Profile{Role: "client", Kind: "cpu", Data: []byte("b")})
+	add(runs[1], Profile{Role: "client", Kind: "heap", Data: []byte("c")})
+	add(runs[2], Profile{Role: "broker", Kind: "cpu", Data: []byte("d")})
+	add(runs[3], Profile{Role: "client", Kind: "cpu", Data: []byte("e")})
+	ids := []uint{runs[3].ID, runs[2].ID, runs[1].ID, runs[0].ID, 9999}
+	got, err := s.ProfiledRuns(ctx, ids, "cpu", "client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint{runs[3].ID, runs[0].ID}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("ProfiledRuns = %v, want %v", got, want)
+	}
+	if got, err := s.ProfiledRuns(ctx, nil, "cpu", "client"); err != nil || len(got) != 0 {
+		t.Errorf("no ids: %v, %v", got, err)
+	}
+}

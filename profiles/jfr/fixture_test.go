@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/kbench/kbench/profiles"
 	"github.com/kbench/kbench/profiles/jfr"
 )
@@ -118,5 +120,54 @@ func TestConvertWindows(t *testing.T) {
 	}
 	if len(p.Sample) <= len(plain.Sample) {
 		t.Errorf("%d windowed samples, %d without windows: a stack seen in both windows must be two samples", len(p.Sample), len(plain.Sample))
+	}
+}
+
+// TestWritePathDiffNamesTheLambdaOnce: the two recordings ran the same
+// reader thread, WriteLoop$$Lambda$90, in two JVMs that gave its class
+// different addresses (+0x00007f1c… and +0x00007f56…). Their diff holds
+// it once, under its normalised name, with the raw names as variants.
+func TestWritePathDiffNamesTheLambdaOnce(t *testing.T) {
+	var ps []*profile.Profile
+	for _, file := range []string{"gather.json", "per-buffer.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := jfr.Convert(strings.NewReader(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	d, err := profiles.DiffRuns([]profiles.RunInput{{RunID: 1, Prof: ps[0], Ref: 1}}, []profiles.RunInput{{RunID: 2, Prof: ps[1], Ref: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lambdas []*profiles.DiffNode
+	var walk func(n *profiles.DiffNode)
+	walk = func(n *profiles.DiffNode) {
+		if strings.Contains(n.Name, "WriteLoop$$Lambda") {
+			lambdas = append(lambdas, n)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(d)
+	if len(lambdas) != 1 || lambdas[0].Name != "WriteLoop$$Lambda$90.run" || lambdas[0].Base == 0 || lambdas[0].Value == 0 {
+		for _, n := range lambdas {
+			t.Logf("frame %q base %v value %v", n.Name, n.Base, n.Value)
+		}
+		t.Fatalf("%d WriteLoop lambda frames, want one WriteLoop$$Lambda$90.run in both sides", len(lambdas))
+	}
+	for _, c := range profiles.TopChanges(ps[0], ps[1], 0, 0, 1, 0) {
+		if strings.Contains(c.Name, "+0x") {
+			t.Errorf("change %q names a JVM address", c.Name)
+		}
+	}
+	v := profiles.NameVariants(ps...)["WriteLoop$$Lambda$90.run"]
+	if len(v) != 2 || !strings.Contains(v[0], "0x00007f1c28007a08") || !strings.Contains(v[1], "0x00007f56b8007a08") {
+		t.Errorf("variants %q, want both JVMs' names", v)
 	}
 }

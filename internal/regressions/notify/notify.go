@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/bgloop"
 	"github.com/kbench/kbench/internal/numfmt"
 	"github.com/kbench/kbench/internal/regressions"
@@ -50,6 +51,24 @@ type Config struct {
 	// DefaultEvery).
 	Every  time.Duration
 	Logger *slog.Logger
+	// Functions, when set, names each regression's functions for its
+	// notification (*funcs.Namer); the notifier waits for them at most
+	// FunctionsWait (default DefaultFunctionsWait), then posts what is
+	// known (status "computing" and no functions).
+	Functions     Functions
+	FunctionsWait time.Duration
+}
+
+// DefaultFunctionsWait bounds the wait for a regression's functions
+// before its notification is posted without them: naming pauses while a
+// local run executes, and a queue of runs must not hold the notification
+// back for hours.
+const DefaultFunctionsWait = 2 * time.Minute
+
+// Functions names the functions that moved at a regression;
+// *funcs.Namer has it. It answers "computing" when ctx ends first.
+type Functions interface {
+	WaitRegression(ctx context.Context, r regressions.Regression) (wire.Functions, error)
 }
 
 // Notifier posts each regression the regressions list gains (those of
@@ -93,6 +112,9 @@ func New(cache *regressions.Cache, gens Generations, cfg Config) *Notifier {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.FunctionsWait <= 0 {
+		cfg.FunctionsWait = DefaultFunctionsWait
 	}
 	return &Notifier{cfg: cfg, cache: cache, gens: gens, sent: map[regressionKey]bool{}, client: &http.Client{Timeout: notifyTimeout}}
 }
@@ -150,6 +172,18 @@ func (n *Notifier) post(ctx context.Context, r regressions.Regression) error {
 		link = msg.HistoryURL
 	}
 	msg.Text = notificationText(r, link)
+	if n.cfg.Functions != nil {
+		wctx, cancel := context.WithTimeout(ctx, n.cfg.FunctionsWait)
+		f, err := n.cfg.Functions.WaitRegression(wctx, r)
+		cancel()
+		if err != nil {
+			n.cfg.Logger.Error("notify: name the regression's functions", "series", r.Series, "metric", r.Metric, "run", r.RunID, "err", err)
+		} else {
+			f.DiffURL = n.absolute(f.DiffURL)
+			msg.Functions, msg.FunctionNaming = f.Functions, &f.FunctionNaming
+			msg.Text += functionsText(f.Functions)
+		}
+	}
 	body, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("encode the notification: %w", err)
@@ -192,6 +226,21 @@ func notificationText(r regressions.Regression, link string) string {
 	return "kbench: " + slackEscape(r.Metric) + " of " + slackEscape(series) + " " +
 		strings.Replace(numfmt.SignedPercent(r.ChangePct), "-", "−", 1) +
 		" at " + slackEscape(r.CommitRange()) + " (p " + numfmt.PValue(r.PValue) + "): " + slackEscape(link)
+}
+
+// functionsText is the end of a notification's text naming the top
+// functions that moved (none: ""), escaped for Slack as the rest is:
+// function names come from the profiles, and a C++ or Java name holds
+// < and > (templates, generics, <init>).
+func functionsText(fs []wire.MovedFunction) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, f := range fs[:min(len(fs), 3)] {
+		parts = append(parts, slackEscape(f.Name)+" "+strings.Replace(numfmt.SignedPercent(f.DeltaPct), "-", "−", 1))
+	}
+	return " · functions: " + strings.Join(parts, ", ")
 }
 
 // slackEscaper replaces the three characters Slack's message formatting

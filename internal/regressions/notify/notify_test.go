@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/regressions"
 	"github.com/kbench/kbench/internal/regressions/notify"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -269,5 +270,68 @@ func TestNotifyNotTentative(t *testing.T) {
 	stepSeries(t, ts, "fp-real", time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), 40, "record-latency-p99", "ms", rundoc.LowerIsBetter, 10, 12)
 	if m := next(t, bodies); m["series"] != "fp-real@trunk" {
 		t.Errorf("first notification %v, want fp-real's (the 1/2/1 series is tentative)", m)
+	}
+}
+
+// fakeFunctions names the same functions for every regression, counting
+// the regressions asked about.
+type fakeFunctions struct {
+	mu    sync.Mutex
+	asked []uint
+	f     wire.Functions
+}
+
+func (f *fakeFunctions) WaitRegression(_ context.Context, r regressions.Regression) (wire.Functions, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, r.RunID)
+	return f.f, nil
+}
+
+// TestNotifyFunctions: a notification carries the regression's functions
+// as /api/regressions does (functions, function_naming with an absolute
+// diff link), and its text names the top three, escaped for Slack.
+func TestNotifyFunctions(t *testing.T) {
+	rs, bodies := receiver(t, http.StatusOK)
+	fake := &fakeFunctions{f: wire.Functions{
+		FunctionNaming: wire.FunctionNaming{Status: wire.FunctionsNamed, Kind: "cpu", Role: "client", RunsBase: []uint{1, 2, 3}, RunsTarget: []uint{4, 5, 6},
+			Normalize: "work", Unit: "nanoseconds/record", RunsNeeded: 3, DiffURL: "/compare/profiles?base_runs=1,2,3&target_runs=4,5,6&kind=cpu&role=client"},
+		Functions: []wire.MovedFunction{{Name: "send.encode", Delta: 612, DeltaPct: 30.7, Base: 1990, Target: 2602, QValue: 1e-20},
+			{Name: "std::vector<int>::push_back", Delta: 100, DeltaPct: 12, QValue: 1e-3}}}}
+	ts := newNotifyEnv(t, notify.Config{URL: rs.URL + "/hook", PublicURL: "http://kbench.example:8080", Functions: fake})
+	ids := stepSeries(t, ts, "fp-a", time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC), 40, "record-send-rate", "records/s", rundoc.HigherIsBetter, 115000, 105000)
+	m := next(t, bodies)
+	fs, _ := m["functions"].([]any)
+	naming, _ := m["function_naming"].(map[string]any)
+	if len(fs) != 2 || fs[0].(map[string]any)["name"] != "send.encode" || fs[1].(map[string]any)["name"] != "std::vector<int>::push_back" ||
+		naming["status"] != "named" || naming["normalize"] != "work" ||
+		naming["diff_url"] != "http://kbench.example:8080/compare/profiles?base_runs=1,2,3&target_runs=4,5,6&kind=cpu&role=client" {
+		t.Errorf("functions %v, naming %v", fs, naming)
+	}
+	text, _ := m["text"].(string)
+	if !strings.HasSuffix(text, " · functions: send.encode +30.7%, std::vector&lt;int&gt;::push_back +12.0%") || strings.Contains(text, "\n") {
+		t.Errorf("text %q", text)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if len(fake.asked) != 1 || fake.asked[0] != ids[20] {
+		t.Errorf("asked about %v, want run %d's regression", fake.asked, ids[20])
+	}
+}
+
+// TestFunctionsTextEscaped: function names reach Slack as text.
+func TestFunctionsTextEscaped(t *testing.T) {
+	for _, tt := range []struct {
+		fs   []wire.MovedFunction
+		want string
+	}{
+		{nil, ""},
+		{[]wire.MovedFunction{{Name: "a", DeltaPct: -5}}, " · functions: a −5.0%"},
+		{[]wire.MovedFunction{{Name: "<!channel>", DeltaPct: 30}, {Name: "Foo.<init>", DeltaPct: 1}, {Name: "R&D", DeltaPct: 2}, {Name: "fourth", DeltaPct: 3}},
+			" · functions: &lt;!channel&gt; +30.0%, Foo.&lt;init&gt; +1.0%, R&amp;D +2.0%"},
+	} {
+		if got := notify.FunctionsText(tt.fs); got != tt.want {
+			t.Errorf("FunctionsText(%v) = %q, want %q", tt.fs, got, tt.want)
+		}
 	}
 }
