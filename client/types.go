@@ -43,6 +43,8 @@ type (
 	ProfileRole        = wire.ProfileRole
 	Profiles           = wire.Profiles
 	FlameRows          = wire.FlameRows
+	FlameTop           = wire.FlameTop
+	TopFunction        = wire.TopFunction
 	RowsMatch          = wire.RowsMatch
 	SkippedRun         = wire.SkippedRun
 	Regression         = wire.Regression

@@ -16,8 +16,9 @@
 // run sets (DiffRuns, TopChangesRuns, MergeRuns over RunInput: each run
 // scaled by R_t / r_i, each side the mean of its runs, values float64),
 // frame names normalised across JVMs (NormalizeFrameName, applied by the
-// stacker every tree and table is built through), and write/read-path
-// classification.
+// stacker every tree and table is built through), the viewer's views of a
+// flattened graph (Flat: rows, top table, inverted, a function's callers
+// and callees), and write/read-path classification.
 //
 // UI is pprof's own web UI embedded: handler sets built with driver.PProf
 // without a port, serialized, in a bounded LRU. Its /source and /disasm

@@ -191,6 +191,9 @@ func TestClientParity(t *testing.T) {
 			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=compact", prof), &client.FlameGraph{}),
 			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows&width=800&search=encode", prof), &client.FlameGraph{}),
 			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows&search=encode&zoom=main&order=left-heavy&ignore=x&only_matching=1", prof), &client.FlameGraph{}),
+			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows&view=top&sort=total&limit=5", prof), &client.FlameGraph{}),
+			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows&view=inverted", prof), &client.FlameGraph{}),
+			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=rows&view=callers&function=main", prof), &client.FlameGraph{}),
 		},
 		"GET /api/profiles/:id/writepaths": {get(fmt.Sprintf("/api/profiles/%d/writepaths", prof), &client.WritePaths{})},
 		"GET /api/diff": {
@@ -198,6 +201,8 @@ func TestClientParity(t *testing.T) {
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=compact&normalize=total", base, target), &client.Diff{}),
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&search=encode", base, target), &client.Diff{}),
 			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&focus=encode&width=300", base, target), &client.Diff{}),
+			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&view=top&sort=delta_total", base, target), &client.Diff{}),
+			get(fmt.Sprintf("/api/diff?base=%d&target=%d&format=rows&view=callees&function=main", base, target), &client.Diff{}),
 			// Run sets; the queued run has no profile and is skipped.
 			get(fmt.Sprintf("/api/diff?base_runs=%d,%d&target_runs=%d&kind=cpu&role=client", fx.runs[0], fx.queued, fx.runs[1]), &client.Diff{}),
 			get(fmt.Sprintf("/api/diff?base_runs=%d&target_runs=%d,%d&kind=cpu&role=client&format=rows&normalize=work&search=encode", fx.runs[0], fx.runs[1], fx.runs[0]), &client.Diff{}),

@@ -34,6 +34,7 @@ type viewParams struct {
 	search  *regexp.Regexp
 	order   profiles.Order
 	filters profiles.Filters
+	graph   graphView // view=, function=, sort=, limit= (profile_views.go)
 }
 
 // readView reads zoom=, width=, search=, order=, only_matching= (1: keep
@@ -56,6 +57,9 @@ func readView(q url.Values) (viewParams, error) {
 		return v, badInput("order", "must be name or left-heavy")
 	}
 	if v.filters, err = readFilters(q); err != nil {
+		return v, err
+	}
+	if v.graph, err = readGraphView(q); err != nil {
 		return v, err
 	}
 	switch q.Get("only_matching") {
@@ -196,10 +200,18 @@ func profileRows(lp *loadedProfile, idx int, v viewParams) (*client.FlameGraph, 
 		return nil, err
 	}
 	st := lp.prof.SampleType[idx]
-	rows := f.Rows(v.zoom, v.width, v.search)
 	meta := lp.meta
-	return &client.FlameGraph{Profile: &meta, SampleTypes: sampleTypes(lp.prof), Sample: st.Type, Unit: st.Unit,
-		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels(), NameVariants: lp.nameVariants(), Rows: wireRows(rows)}, nil
+	a := &client.FlameGraph{Profile: &meta, SampleTypes: sampleTypes(lp.prof), Sample: st.Type, Unit: st.Unit,
+		Total: int64(f.Total()), WholeTotal: int64(lp.flat(idx).Total()), Labels: lp.stringLabels(), NameVariants: lp.nameVariants()}
+	if v.graph.view == viewTop {
+		a.Top, err = topTable(f, v.graph, false)
+	} else {
+		a.Rows, a.Function, err = viewRows(f, v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // wireRows is rows as client names them.
@@ -277,10 +289,19 @@ func (s *Server) diffRowsAnswer(ctx context.Context, cmp *comparison, v viewPara
 	body.Normalization = &norm
 	body.Total, body.BaseTotal, body.WholeTotal, body.WholeBaseTotal = f.Total(), f.BaseTotal(), whole.Total(), whole.BaseTotal()
 	body.Labels = sides.labels()
-	body.Rows = wireRows(f.Rows(v.zoom, v.width, v.search))
+	if v.graph.view == viewTop {
+		body.Top, err = topTable(f, v.graph, true)
+	} else {
+		body.Rows, body.Function, err = viewRows(f, v)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	stats := diffStatsOf(cmp, sides)
 	body.Changes, body.Significance = stats.apiChanges(), stats.summary()
-	body.Rows.Significant = stats.verdicts(body.Rows.Names)
+	if body.Rows != nil {
+		body.Rows.Significant = stats.verdicts(body.Rows.Names)
+	}
 	return body, stats, nil
 }
 

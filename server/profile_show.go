@@ -105,11 +105,11 @@ func (s *Server) profilePage(c *gin.Context) {
 	q := c.Request.URL.Query()
 	v := ui.NewProfileView(s.uiMeta(c.Request.Context(), lp.meta), sampleNames(lp.prof), st.Type+"/"+st.Unit, q.Get("zoom"), q.Get("search"), wp)
 	v.Filters = ui.NewFilterBar(q, lp.stringLabels(), "zoom", "search")
-	v.FlameGraph.DataURL = ui.WithView(v.FlameGraph.DataURL, q)
+	v.FlameGraph.DataURL = withGraphView(ui.WithView(v.FlameGraph.DataURL, q), q)
 	// The first view goes into the page: the graph draws without a
 	// request. With parameters the server cannot read there is none: the
 	// page asks and shows the server's 400, which names the parameter.
-	if view, err := readView(q); err == nil {
+	if view, err := readView(pageGraphQuery(q)); err == nil {
 		if a, err := profileRows(lp, idx, view); err == nil {
 			if body, err := json.Marshal(a); err == nil {
 				v.FlameGraph.Initial = template.JS(body)

@@ -1434,6 +1434,23 @@
           if (rowHits[k + 2] === i) { return { x: rowHits[k], y: g.t.depth[i] * ROW, width: rowHits[k + 1], height: ROW - 1 }; }
         }
         return null;
+      },
+      // frame describes the frame at a zoom path in the view held (null
+      // when the view lacks it), for flameviews.js's keyboard and stack
+      // copy: its names from the root's child down, its parent's path
+      // (null for the root), its children's paths and values left to
+      // right (folded runs left out).
+      frame: function (path) {
+        if (!g.t) { return null; }
+        var r = resolveIn(g.t, path || '');
+        if (r.missing) { return null; }
+        var t = g.t, i = r.i, names = [], kids = [];
+        for (var a = i; a > 0; a = t.parent[a]) { names.push(t.names[t.nameIdx[a]]); }
+        names.reverse();
+        for (var c = i + 1; c < t.end[i]; c = t.end[c]) {
+          if (!(t.runN[c] > 0)) { kids.push({ path: g.pathOf(c), value: t.value[c] }); }
+        }
+        return { path: g.pathOf(i), names: names, parent: i > 0 ? g.pathOf(t.parent[i]) : null, children: kids, value: t.value[i] };
       }
     };
   };

@@ -114,6 +114,13 @@ type FlameGraph struct {
 	ZoomParam   string
 	SearchParam string
 	Label       string // what the graph shows, for screen readers
+	// Views (data-views) turns on static/flameviews.js's views of the
+	// graph (the top table, the sandwich, the inverted view): it names
+	// the query parameter that keeps the top table's sort, "sort" or
+	// "sort-N"; the suffix after "sort" names the graph's other view
+	// parameters (view, sandwich, callers_zoom, callees_zoom). "" for
+	// none.
+	Views string
 	// Initial is the first view's format=rows answer, inlined in the
 	// page as an inert JSON script element so the graph draws without a
 	// request; it comes from json.Marshal, which escapes <, > and &.
@@ -410,6 +417,7 @@ func NewProfileView(meta ProfileMeta, sampleTypes []string, sample, zoom, search
 		ZoomParam:   "zoom",
 		SearchParam: "search",
 		Label:       "Flame graph of profile #" + uintStr(meta.ID) + sampleSuffix(sample),
+		Views:       "sort",
 	}
 	if wp != nil {
 		v.WritePaths = newWritePathsView(*wp, unit)
@@ -494,6 +502,7 @@ func NewCompareProfilesView(base, target ProfileMeta, sample, normalize string, 
 		ZoomParam:   "zoom",
 		SearchParam: "search",
 		Label:       "Differential flame graph: profile #" + uintStr(target.ID) + " against profile #" + uintStr(base.ID),
+		Views:       "sort",
 	}
 
 	sorted := append([]Change(nil), changes...)

@@ -26,6 +26,8 @@ var goldenStatic = fstest.MapFS{
 	"flamegraph.js":       {Data: []byte("// flame graph")},
 	"format.js":           {Data: []byte("// format")},
 	"flamegraph.css":      {Data: []byte("/* flame graph */")},
+	"flameviews.js":       {Data: []byte("// flame views")},
+	"flameviews.css":      {Data: []byte("/* flame views */")},
 	"compare.js":          {Data: []byte("// compare")},
 	"writepath.css":       {Data: []byte("/* write path */")},
 	"favicon.ico":         {Data: []byte("icon")},

@@ -1081,7 +1081,7 @@ const collectResult = `(function () {
   var data = nav;
   if (el) {
     (performance.getEntriesByType('resource') || []).forEach(function (r) {
-      if (r.name.indexOf('/flamegraph?') >= 0) { data = r; }
+      if (r.name.indexOf('/flamegraph?') >= 0 && r.name.indexOf('view=top') < 0) { data = r; } // not the top table's
     });
   }
   return {

@@ -10,12 +10,14 @@ package wire
 // holds it flattened.
 type FlameGraph struct {
 	Compact      *FlameCompact       `json:"compact,omitempty"`
+	Function     *TopFunction        `json:"function,omitempty"`
 	Labels       map[string][]string `json:"labels,omitempty"`
 	NameVariants map[string][]string `json:"name_variants,omitempty"`
 	Profile      *ProfileMeta        `json:"profile,omitempty"`
 	Rows         *FlameRows          `json:"rows,omitempty"`
 	Sample       string              `json:"sample"`
 	SampleTypes  []SampleType        `json:"sample_types,omitempty"`
+	Top          *FlameTop           `json:"top,omitempty"`
 	Total        int64               `json:"total"`
 	Tree         *FlameNode          `json:"tree,omitempty"`
 	Unit         string              `json:"unit"`
@@ -80,6 +82,30 @@ type FlameRows struct {
 	// true changed, false tested and not changed, null not tested. It is
 	// absent when the diff could not decide (too few runs a side).
 	Significant []*bool `json:"significant,omitempty"`
+	// View is the graph the rows cut (view=): "" for the flame graph
+	// itself, inverted, callers or callees (a function's sandwich).
+	View string `json:"view,omitempty"`
+}
+
+// FlameTop answers view=top: the functions of the (filtered) graph,
+// largest first by Sort, at most Limit of them; Count is how many
+// functions the whole graph has.
+type FlameTop struct {
+	Sort      string        `json:"sort"`
+	Limit     int           `json:"limit"`
+	Count     int           `json:"count"`
+	Functions []TopFunction `json:"functions"`
+}
+
+// TopFunction is one function of a top table: Self its flat value summed
+// over its frames, Total its cumulative value counted once per stack; a
+// diff's BaseSelf and BaseTotal are the base's (normalised; absent: 0).
+type TopFunction struct {
+	Name      string  `json:"name"`
+	Self      float64 `json:"self"`
+	Total     float64 `json:"total"`
+	BaseSelf  float64 `json:"base_self,omitempty"`
+	BaseTotal float64 `json:"base_total,omitempty"`
 }
 
 // RowsMatch is a search's answer over the whole tree: the matched totals
@@ -110,6 +136,7 @@ type Diff struct {
 	BaseTotal      float64             `json:"base_total,omitempty"`
 	Changes        []FunctionChange    `json:"changes,omitempty"`
 	Compact        *DiffCompact        `json:"compact,omitempty"`
+	Function       *TopFunction        `json:"function,omitempty"`
 	Kind           string              `json:"kind,omitempty"`
 	Labels         map[string][]string `json:"labels,omitempty"`
 	NameVariants   map[string][]string `json:"name_variants,omitempty"`
@@ -124,6 +151,7 @@ type Diff struct {
 	Significance   *DiffSignificance   `json:"significance,omitempty"`
 	Skipped        []SkippedRun        `json:"skipped,omitempty"`
 	Target         *ProfileMeta        `json:"target,omitempty"`
+	Top            *FlameTop           `json:"top,omitempty"`
 	Total          float64             `json:"total,omitempty"`
 	Tree           *DiffNode           `json:"tree,omitempty"`
 	Unit           string              `json:"unit,omitempty"`
