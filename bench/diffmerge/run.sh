@@ -29,7 +29,7 @@ for r in $(seq 1 "$ROUNDS"); do
     merged=$(run BenchmarkDiffRunsLarge); pair=$(run BenchmarkDiffLarge)
   fi
   echo "$pair $merged" >>"$TMP/rounds"
-  printf 'round %d: pairwise %.0f ms, merged 10+10 %.0f ms, ratio %.2f\n' "$r" "$(echo "$pair/1e6" | bc -l)" "$(echo "$merged/1e6" | bc -l)" "$(echo "$merged/$pair" | bc -l)"
+  awk -v r="$r" -v p="$pair" -v m="$merged" 'BEGIN { printf "round %d: pairwise %.0f ms, merged 10+10 %.0f ms, ratio %.2f\n", r, p / 1e6, m / 1e6, m / p }'
 done
 awk '
   function median(a, n,   i, j, t) {
