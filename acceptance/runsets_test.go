@@ -67,6 +67,9 @@ func TestE2ERunSetsDiff(t *testing.T) {
 	}
 	const lambda = "Thread.run;WritePath$$Lambda$7.run"
 	box := e2eEval[map[string]float64](t, b, "the lambda's box", fmt.Sprintf(`(() => {
+		// The page's tables and legends put the graph below the fold:
+		// bring it into view, where the mouse can reach it.
+		document.getElementById("diff-flamegraph-canvas").scrollIntoView({block: "center"});
 		const r = document.getElementById("diff-flamegraph").flameGraph.frameBox(%q);
 		const c = document.getElementById("diff-flamegraph-canvas").getBoundingClientRect();
 		return r ? {x: c.left + r.x + r.width / 2, y: c.top + r.y + r.height / 2, w: r.width, top: c.top} : {};
