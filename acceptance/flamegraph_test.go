@@ -84,9 +84,12 @@ func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 	// Within the zoom, the search's share of the zoomed frame: all of it
 	// is main.d00…d39, one stack, and main.d39 is 1 of its 1 sample.
 	b.waitFor(t, "the zoomed share", `(document.getElementById("flamegraph-match").dataset.zoomPct || "") === "100"`)
+	// 43 rows: the box scrolls over all of them, and the canvas (no
+	// taller than the box, see TestE2EFlameGraphDrawsWhatIsScrolledIntoView)
+	// paints every row it shows.
 	rows := e2eEval[e2eRows](t, b, "read the zoomed canvas", e2eRowsJS)
-	if rows.Painted != 43 {
-		t.Errorf("zoomed: %d rows painted, want 43", rows.Painted)
+	if rows.ScrollHeight != 43*18 || rows.Painted != rows.Rows {
+		t.Errorf("zoomed: the graph scrolls over %v px and %d of the canvas's %d rows are painted, want 774 px (43 rows), every row shown painted", rows.ScrollHeight, rows.Painted, rows.Rows)
 	}
 
 	// Back to the whole profile: the first view is kept, no new request.
