@@ -2,6 +2,7 @@ package acceptance
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -84,9 +85,12 @@ func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 	// Within the zoom, the search's share of the zoomed frame: all of it
 	// is main.d00…d39, one stack, and main.d39 is 1 of its 1 sample.
 	b.waitFor(t, "the zoomed share", `(document.getElementById("flamegraph-match").dataset.zoomPct || "") === "100"`)
+	// 43 rows: the box scrolls over all of them, and the canvas (no
+	// taller than the box, see TestE2EFlameGraphDrawsWhatIsScrolledIntoView)
+	// paints every row it shows.
 	rows := e2eEval[e2eRows](t, b, "read the zoomed canvas", e2eRowsJS)
-	if rows.Painted != 43 {
-		t.Errorf("zoomed: %d rows painted, want 43", rows.Painted)
+	if rows.ScrollHeight != 43*18 || rows.Painted != rows.Rows {
+		t.Errorf("zoomed: the graph scrolls over %v px and %d of the canvas's %d rows are painted, want 774 px (43 rows), every row shown painted", rows.ScrollHeight, rows.Painted, rows.Rows)
 	}
 
 	// Back to the whole profile: the first view is kept, no new request.
@@ -313,17 +317,21 @@ func TestE2EFlameGraphFitsItsRows(t *testing.T) {
 	}
 
 	// Zoomed into one of the deep stacks, every frame of it is wide: the
-	// canvas grows to all its rows and its box scrolls.
+	// graph grows to all its rows and its box scrolls; the canvas grows
+	// only to the box's height and is painted all the way down
+	// (TestE2EFlameGraphDrawsWhatIsScrolledIntoView scrolls it).
 	if got := e2eEval[string](t, b, "zoom into a deep stack", `document.getElementById("flamegraph").flameGraph.zoomTo("main.main;main.narrow007")`); got != "main.main;main.narrow007" {
 		t.Fatalf("zoomed to %q", got)
 	}
 	b.poll(t, "the taller canvas", `document.getElementById("flamegraph-canvas").getBoundingClientRect().height > 72`)
 	deep := e2eEval[e2eRows](t, b, "read the zoomed canvas", e2eRowsJS)
-	if deep.Painted != 43 || deep.Rows != 43 {
-		t.Errorf("zoomed: %d rows, %d painted, want 43 (root, main.main, main.narrow007 and 40 frames)", deep.Rows, deep.Painted)
+	// root, main.main, main.narrow007 and 40 frames: 43 rows.
+	if deep.ScrollHeight != 43*18 || deep.Painted != deep.Rows || deep.Rows < 5 {
+		t.Errorf("zoomed: the box scrolls over %v px and the canvas paints %d of its %d rows, want 774 px (43 rows) and every row the canvas holds painted",
+			deep.ScrollHeight, deep.Painted, deep.Rows)
 	}
-	if deep.Scrolls != "auto" || deep.ViewHeight >= deep.Height || deep.ScrollHeight < deep.Height {
-		t.Errorf("zoomed: a %v px canvas shown in a %v px box (scroll height %v, overflow-y %s), want a shorter box that scrolls",
+	if deep.Scrolls != "auto" || deep.ViewHeight >= deep.ScrollHeight || math.Abs(deep.Height-deep.ViewHeight) >= 1 {
+		t.Errorf("zoomed: a %v px canvas shown in a %v px box (scroll height %v, overflow-y %s), want a shorter box that scrolls and a canvas as tall as the box",
 			deep.Height, deep.ViewHeight, deep.ScrollHeight, deep.Scrolls)
 	}
 	b.screenshot(t, "flamegraph-zoomed-deep")

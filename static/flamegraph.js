@@ -33,9 +33,13 @@
 // search input .fg-search, a .fg-reset button and the .fg-match output,
 // the canvas .fg-canvas (inside a .fg-scroll box it adds), the tooltip
 // .fg-tooltip, the legend .fg-legend and the status line .fg-message.
-// The canvas is as tall as the rows it draws for the current zoom and
-// width: frames too narrow to draw do not make it taller. The .fg-scroll
-// box caps the height shown and scrolls (app CSS). After the first paint the element gets
+// The rows drawn for the current zoom and width set the graph's height:
+// frames too narrow to draw do not make it taller. The .fg-scroll box caps
+// the height shown and scrolls (app CSS); the canvas is no taller than that
+// box (it sticks to the box's top, a .fg-spacer below it makes up the
+// rest of the height) and draws the rows scrolled into view, again on
+// every scroll, so a tall graph's bitmap costs no more to fill and hand
+// to the compositor than a short one's. After the first paint the element gets
 // data-rendered="true" and data-timing (milliseconds) and fires a bubbling
 // "flamegraph:rendered" event; element.flameGraph is a small API for tests.
 //
@@ -466,6 +470,11 @@
     this.width = 0;
     this.dpr = 1;
     this.rows = 1;
+    // viewH: the canvas's CSS height, the part of the graph's height
+    // (rows × ROW) its box shows; scrollY: the box's scrollTop, kept
+    // from its scroll events so that a draw never forces a layout.
+    this.viewH = 0;
+    this.scrollY = 0;
     this.pending = 0;
     this.dirty = false; // a redraw is asked for (schedule)
     this.draws = 0;     // canvas paints, for tests
@@ -537,6 +546,8 @@
       this.canvas.parentNode.insertBefore(box, this.canvas);
       box.appendChild(this.canvas);
     }
+    this.box = this.canvas.parentNode;
+    this.spacer = child(this.box, 'fg-spacer', 'div');
     this.canvas.tabIndex = 0;
     this.canvas.setAttribute('role', 'img');
     if (!this.canvas.hasAttribute('aria-label')) { this.canvas.setAttribute('aria-label', 'Flame graph'); }
@@ -564,6 +575,14 @@
     this.canvas.addEventListener('mouseleave', function () { g.onLeave(); });
     this.canvas.addEventListener('click', function (ev) { g.onClick(ev); });
     this.canvas.addEventListener('focus', function () { active = g; });
+    // The canvas shows the box's visible part: a scroll draws what came
+    // into view (scroll events come once a frame, before its paint).
+    this.box.addEventListener('scroll', function () {
+      var y = g.box.scrollTop;
+      if (y === g.scrollY) { return; }
+      g.scrollY = y;
+      if (g.t) { g.draw(); }
+    }, { passive: true });
     if (window.ResizeObserver) {
       new ResizeObserver(function () { g.schedule(true); }).observe(el);
     }
@@ -983,20 +1002,37 @@
     return Math.min(deepest + 1, cap);
   };
 
+  // viewCap is the most CSS pixels of height the .fg-scroll box shows
+  // (its max-height; Infinity when it has none).
+  Graph.prototype.viewCap = function () {
+    var cap = parseFloat(window.getComputedStyle(this.box).maxHeight);
+    return cap > 0 ? cap : Infinity;
+  };
+
   Graph.prototype.resize = function () {
     var w = this.canvas.clientWidth || this.el.clientWidth;
     var dpr = window.devicePixelRatio || 1;
     var rows = this.visibleRows(w);
     this.rows = rows;
     var h = rows * ROW;
-    if (w === this.width && dpr === this.dpr && h === this.height) { return false; }
+    // The canvas is as tall as what the box shows, never the whole graph.
+    var view = Math.min(h, this.viewCap());
+    if (w === this.width && dpr === this.dpr && h === this.height && view === this.viewH) { return false; }
     this.width = w;
     this.height = h;
+    this.viewH = view;
     this.dpr = dpr;
     this.canvas.width = Math.max(1, Math.round(w * dpr));
-    this.canvas.height = Math.max(1, Math.round(h * dpr));
-    this.canvas.style.height = h + 'px';
+    this.canvas.height = Math.max(1, Math.round(view * dpr));
+    this.canvas.style.height = view + 'px';
+    this.spacer.style.height = (h - view) + 'px';
     return true;
+  };
+
+  // top is the graph's y (CSS pixels) at the canvas's top edge: the box's
+  // scroll, as far as the graph's height allows.
+  Graph.prototype.top = function () {
+    return Math.max(0, Math.min(this.scrollY, this.height - this.viewH));
   };
 
   // schedule redraws in the next animation frame. With resized set (the
@@ -1035,8 +1071,13 @@
     var t = this.t, ctx = this.ctx, W = this.width;
     if (W <= 0) { return; }
     this.draws++;
-    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    ctx.clearRect(0, 0, W, this.height);
+    // The canvas shows rows [rowFrom, rowTo) of the graph: frames in other
+    // rows are kept for hit-testing and the legend but not painted.
+    var top = this.top();
+    this.rowFrom = Math.floor(top / ROW);
+    this.rowTo = Math.ceil((top + this.viewH) / ROW);
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, -top * this.dpr);
+    ctx.clearRect(0, top, W, this.viewH);
     ctx.font = FONT;
     ctx.textBaseline = 'middle';
     if (!this.charW) { this.charW = ctx.measureText('MMMMMMMMMM').width / 10 || 7; }
@@ -1099,8 +1140,10 @@
   Graph.prototype.flushNarrow = function (run) {
     if (run.n > 0 && run.x1 - run.x0 >= 1 && run.d < this.rows) {
       var ctx = this.ctx, y = run.d * ROW;
-      ctx.fillStyle = NARROW.fill;
-      ctx.fillRect(run.x0, y, run.x1 - run.x0, ROW - 1);
+      if (run.d >= this.rowFrom && run.d < this.rowTo) {
+        ctx.fillStyle = NARROW.fill;
+        ctx.fillRect(run.x0, y, run.x1 - run.x0, ROW - 1);
+      }
       var id = this.narrow.length;
       this.narrow.push({ n: run.n, parent: run.parent, value: run.value });
       this.hits[run.d].push(run.x0, run.x1 - run.x0, -1 - id);
@@ -1112,13 +1155,14 @@
   Graph.prototype.frame = function (i, px, pw) {
     var t = this.t, ctx = this.ctx, d = t.depth[i], y = d * ROW;
     if (d >= this.rows) { return; }
+    this.hits[d].push(px, pw, i);
+    this.pkgWidth[t.pkgOf[i]] += pw;
+    if (i === this.hover) { this.hoverRect = [px, y, pw]; }
+    if (d < this.rowFrom || d >= this.rowTo) { return; } // scrolled out of view
     var p = this.paintOf(i);
     var miss = this.nameMatch && !this.nameMatch[t.nameIdx[i]];
     ctx.fillStyle = miss ? p.faded : p.fill;
     ctx.fillRect(px, y, pw > 2 ? pw - 1 : pw, ROW - 1);
-    this.hits[d].push(px, pw, i);
-    this.pkgWidth[t.pkgOf[i]] += pw;
-    if (i === this.hover) { this.hoverRect = [px, y, pw]; }
     if (pw < PAD * 2 + this.charW * 2) { return; }
     var ni = t.nameIdx[i], name = t.names[ni];
     var max = Math.floor((pw - PAD * 2) / this.charW);
@@ -1234,15 +1278,17 @@
     return row[best * 3 + 2];
   };
 
-  function pointer(canvas, ev) {
-    var r = canvas.getBoundingClientRect();
-    return { x: ev.clientX - r.left, y: ev.clientY - r.top };
+  // pointer is where an event is in the graph (CSS pixels): the canvas
+  // shows the graph from top() down.
+  function pointer(g, ev) {
+    var r = g.canvas.getBoundingClientRect();
+    return { x: ev.clientX - r.left, y: ev.clientY - r.top + g.top() };
   }
 
   Graph.prototype.onMove = function (ev) {
     if (!this.t) { return; }
     active = this;
-    var p = pointer(this.canvas, ev);
+    var p = pointer(this, ev);
     var id = this.hitAt(p.x, p.y);
     this.canvas.classList.toggle('fg-pointer', id !== null);
     if (id === null) {
@@ -1275,7 +1321,7 @@
   Graph.prototype.onClick = function (ev) {
     if (!this.t) { return; }
     active = this;
-    var p = pointer(this.canvas, ev);
+    var p = pointer(this, ev);
     var id = this.hitAt(p.x, p.y);
     if (id === null) { return; }
     if (id < 0) { id = this.narrow[-1 - id].parent; }
@@ -1413,7 +1459,10 @@
           // how many frames held the server's answer marks.
           total: g.t ? g.t.value[0] : 0, highlighted: g.highlighted(),
           // draws: how often the canvas was painted.
-          draws: g.draws
+          draws: g.draws,
+          // view: the graph's height, the canvas's (what its box shows),
+          // the box's scroll and the rows [from, to) the canvas shows.
+          view: { height: g.height, canvas: g.viewH, top: g.t ? g.top() : 0, from: g.rowFrom || 0, to: g.rowTo || 0 }
         };
       },
       // fill is the colour a frame is painted with (a diff's red, blue or
@@ -1424,14 +1473,15 @@
         return r.missing ? null : g.paintOf(r.i).fill;
       },
       // frameBox gives a drawn frame's box in CSS pixels relative to the
-      // canvas, or null when the path is not drawn.
+      // canvas as scrolled (y < 0 or past the canvas: scrolled out of
+      // view), or null when the path is not drawn.
       frameBox: function (path) {
         if (!g.t) { return null; }
         var i = path ? g.resolve(path) : 0;
         if (g.t.focusMissing) { return null; }
         var rowHits = g.hits[g.t.depth[i]] || [];
         for (var k = 0; k < rowHits.length; k += 3) {
-          if (rowHits[k + 2] === i) { return { x: rowHits[k], y: g.t.depth[i] * ROW, width: rowHits[k + 1], height: ROW - 1 }; }
+          if (rowHits[k + 2] === i) { return { x: rowHits[k], y: g.t.depth[i] * ROW - g.top(), width: rowHits[k + 1], height: ROW - 1 }; }
         }
         return null;
       },

@@ -3,7 +3,7 @@
 # flame graph page, for the large public CPU profile and the Java collapsed
 # stacks, in headless Chromium; then the embedded pprof UI's memory.
 #
-#   bash bench/flame/run.sh                       # 7 rounds, 20 variants (~5 min)
+#   bash bench/flame/run.sh                       # 15 rounds, 20 variants
 #   ROUNDS=3 VARIANTS=0 TRACE=0 bash bench/flame/run.sh   # quick look
 #   KBENCH_BIN=/path/to/kbench bash bench/flame/run.sh    # a prebuilt candidate
 #
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-ROUNDS=${ROUNDS:-7}
+ROUNDS=${ROUNDS:-15}
 VARIANTS=${VARIANTS:-20}
 MODES=${MODES:-warm,cold}
 TRACE=${TRACE:-1}
