@@ -20,10 +20,12 @@ import (
 // TestProfileWindowsMatchCPU runs an 8 s producer against the embedded
 // broker child with the default --profile-windows: its client CPU profile
 // is one profile whose every sample carries a window label, the windows
-// are 0-2, 2-4, 4-6 and 6-8 (or 6-9), each window's samples × period agree within
-// 10 % with the process CPU time (getrusage, what the window's CPU
-// sampler reads) over the time its profiler ran, a selection of windows
-// (the run page's tagfocus=window=^(2-4|4-6)$) holds exactly those
+// are 2 s each from 0-2 on, the last ending with the measured window
+// (checkWindowNames), each window's samples × period agree within 10 %
+// with the process CPU time (getrusage, what the window's CPU sampler
+// reads) over the time its profiler ran (or within three standard
+// deviations of the sample count, when wider: sampleTolerance), a
+// selection of windows (the run page's tagfocus=window=^(2-4|4-6)$) holds exactly those
 // windows' samples, and the goroutines' role labels are there.
 //
 // Go's CPU profile of this workload holds less than the process's CPU
@@ -59,9 +61,11 @@ func TestProfileWindowsMatchCPU(t *testing.T) {
 	}
 	sort.Slice(names, func(i, j int) bool { return windowStart(names[i]) < windowStart(names[j]) })
 	// --duration 8 sends for 8 s, then the window runs on until the last
-	// records are acknowledged: the last window ends there.
-	if want := []string{"0-2", "2-4", "4-6", rundoc.WindowName(6, res.Measurement.WindowSeconds)}; !slices.Equal(names, want) {
-		t.Fatalf("windows %v, want %v (window of %.2f s)", names, want, res.Measurement.WindowSeconds)
+	// records are acknowledged, seconds later on a loaded machine (or
+	// under -race): the windows go on, 2 s each, and the last one ends
+	// with the measured window, a last part shorter than 2 s joined to it.
+	if err := checkWindowNames(names, res.Measurement.WindowSeconds); err != nil {
+		t.Fatalf("windows %v (window of %.2f s): %v", names, res.Measurement.WindowSeconds, err)
 	}
 	ns := map[string]int64{} // sampled CPU ns by window
 	var total int64
@@ -95,8 +99,8 @@ func TestProfileWindowsMatchCPU(t *testing.T) {
 		if cpu[n] < 200*time.Millisecond {
 			t.Fatalf("window %s: %v of CPU is too little to compare", n, cpu[n])
 		}
-		if r := sampled.Seconds() / (seen * cpu[n].Seconds()); math.Abs(r-1) > 0.10 {
-			t.Errorf("window %s: samples × period %v against %v of process CPU × %.2f (%.2f×), want within 10%%", n, sampled, cpu[n], seen, r)
+		if r, tol := sampled.Seconds()/(seen*cpu[n].Seconds()), sampleTolerance(seen*cpu[n].Seconds(), p.Period); math.Abs(r-1) > tol {
+			t.Errorf("window %s: samples × period %v against %v of process CPU × %.2f (%.2f×), want within %.0f%%", n, sampled, cpu[n], seen, r, 100*tol)
 		}
 	}
 
@@ -111,7 +115,7 @@ func TestProfileWindowsMatchCPU(t *testing.T) {
 	if want := time.Duration(ns["2-4"] + ns["4-6"]); sel != want {
 		t.Errorf("the selection 2-4|4-6 holds %v, its windows %v", sel, want)
 	}
-	if got, want := sel.Seconds(), seen*(cpu["2-4"]+cpu["4-6"]).Seconds(); math.Abs(got/want-1) > 0.10 {
+	if got, want := sel.Seconds(), seen*(cpu["2-4"]+cpu["4-6"]).Seconds(); math.Abs(got/want-1) > sampleTolerance(want, p.Period) {
 		t.Errorf("the selection 2-4|4-6 holds %v of samples against %v of process CPU in those windows", sel, cpu["2-4"]+cpu["4-6"])
 	}
 
@@ -186,8 +190,78 @@ func windowCPU(t *testing.T, p *profile.Profile) map[string]time.Duration {
 	return out
 }
 
+// sampleTolerance is how far a window's sampled CPU may stray from the
+// CPU time it should hold (secs, at a sampling period of periodNs): 10 %,
+// or three standard deviations of the sample count when that is wider.
+// Samples arrive as a Poisson process: a 2 s window of a 2-core machine
+// holds at most ~400 samples at Go's 100 Hz, whose count alone varies by
+// 5 %, so a flat 10 % would fail a correct profile on a busy machine.
+func sampleTolerance(secs float64, periodNs int64) float64 {
+	if periodNs <= 0 {
+		periodNs = int64(10 * time.Millisecond)
+	}
+	n := secs * 1e9 / float64(periodNs)
+	if n <= 0 {
+		return 0.10
+	}
+	return max(0.10, 3/math.Sqrt(n))
+}
+
+// checkWindowNames says what is wrong with a run's window names, in
+// order, for a measured window of secs seconds: they must start at 0-2,
+// follow one another, each 2 s long but the last, which ends with the
+// window (rundoc.WindowName) and is 2 to 4 s long.
+func checkWindowNames(names []string, secs float64) error {
+	if len(names) < 2 {
+		return fmt.Errorf("want at least two windows")
+	}
+	next := 0
+	for i, n := range names {
+		var a, b int
+		if _, err := fmt.Sscanf(n, "%d-%d", &a, &b); err != nil {
+			return fmt.Errorf("window %q: %v", n, err)
+		}
+		if a != next {
+			return fmt.Errorf("window %q starts at %d s, want %d s", n, a, next)
+		}
+		last := i == len(names)-1
+		switch {
+		case !last && b-a != 2:
+			return fmt.Errorf("window %q is not 2 s long", n)
+		case last && n != rundoc.WindowName(float64(a), secs):
+			return fmt.Errorf("the last window is %q, want %q", n, rundoc.WindowName(float64(a), secs))
+		case last && (b-a < 2 || b-a > 4):
+			return fmt.Errorf("the last window %q is not 2 to 4 s long", n)
+		}
+		next = b
+	}
+	return nil
+}
+
 func windowStart(name string) int {
 	var a, b int
 	fmt.Sscanf(name, "%d-%d", &a, &b)
 	return a
+}
+
+// checkWindowNames accepts a run's windows only in order, 2 s each, the
+// last ending with the measured window.
+func TestCheckWindowNames(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		secs  float64
+		ok    bool
+	}{
+		{[]string{"0-2", "2-4", "4-6", "6-8"}, 8.3, true},
+		{[]string{"0-2", "2-4", "4-6", "6-9"}, 9.1, true},
+		{[]string{"0-2", "2-4", "18-20"}, 20.28, false},
+		{[]string{"0-2", "2-4", "4-6", "6-8"}, 9.6, false},
+		{[]string{"2-4", "4-6"}, 6, false},
+		{[]string{"0-2", "2-5", "5-7"}, 7, false},
+		{[]string{"0-2"}, 2, false},
+	} {
+		if err := checkWindowNames(c.names, c.secs); (err == nil) != c.ok {
+			t.Errorf("%v over %.2f s: %v, want ok=%v", c.names, c.secs, err, c.ok)
+		}
+	}
 }
