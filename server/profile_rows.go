@@ -372,14 +372,7 @@ func unionLabels(a, b map[string][]string) map[string][]string {
 // zoom and search asks again.
 func diffFlat(cmp *comparison, sides *comparedSides, f profiles.Filters, order profiles.Order) (*profiles.Flat, error) {
 	var key strings.Builder
-	key.WriteString("diff")
-	for _, in := range slices.Concat(cmp.base, []profiles.RunInput{{}}, cmp.target) {
-		fmt.Fprintf(&key, "/%d:%d:%g", in.RunID, in.SampleIndex, in.Ref)
-	}
-	for _, m := range slices.Concat(cmp.set.Base, cmp.set.Target) {
-		fmt.Fprintf(&key, "/p%d", m.ProfileID)
-	}
-	fmt.Fprintf(&key, "/%s/%s", order, f.Key())
+	fmt.Fprintf(&key, "diff%s/%s/%s", statsKey(cmp), order, f.Key())
 	lp := sides.target[0]
 	lp.flatMu.Lock()
 	if fl, ok := lp.views[key.String()]; ok {

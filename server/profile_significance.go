@@ -50,7 +50,8 @@ func (st *diffStats) verdicts(names []string) []*bool {
 }
 
 // statsKey names a comparison's sides: each run's sample index and
-// reference, and the profiles read.
+// reference, and the profiles read. It keys the comparison's tests here
+// and, with the filters and order, its merged graphs (diffFlat).
 func statsKey(cmp *comparison) string {
 	var key strings.Builder
 	for _, in := range slices.Concat(cmp.base, []profiles.RunInput{{}}, cmp.target) {
