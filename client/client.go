@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Timeouts and answer sizes of a request: an upload may take a while to
@@ -215,22 +217,13 @@ func (c *Client) Regressions(ctx context.Context, q url.Values) (*Regressions, e
 // Status "computing" until the server has named them, so ask again.
 func (c *Client) Functions(ctx context.Context, base, target []uint) (*Functions, error) {
 	q := url.Values{}
-	q.Set("base_runs", joinIDs(base))
-	q.Set("target_runs", joinIDs(target))
+	q.Set("base_runs", rundoc.JoinIDs(base))
+	q.Set("target_runs", rundoc.JoinIDs(target))
 	var f Functions
 	if err := c.Get(ctx, withQuery("/api/functions", q), &f); err != nil {
 		return nil, err
 	}
 	return &f, nil
-}
-
-// joinIDs is "1,2,3".
-func joinIDs(ids []uint) string {
-	s := make([]string, len(ids))
-	for i, v := range ids {
-		s[i] = id(v)
-	}
-	return strings.Join(s, ",")
 }
 
 // Compare fetches the comparison of runs (GET /api/compare), q holding

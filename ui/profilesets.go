@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // RunSets names the sides of a comparison of merged run sets: the runs
@@ -83,14 +85,8 @@ func runsText(ids []uint) string {
 	return "runs " + strings.Join(s, ", ")
 }
 
-// JoinIDs writes ids as a query holds them: "3,4,5".
-func JoinIDs(ids []uint) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.FormatUint(uint64(id), 10)
-	}
-	return strings.Join(s, ",")
-}
+// JoinIDs writes ids as a query holds them: "3,4,5" (rundoc.JoinIDs).
+func JoinIDs(ids []uint) string { return rundoc.JoinIDs(ids) }
 
 // NewCompareRunSetsView builds the comparison of two merged run sets: the
 // page NewCompareProfilesView builds, with its links, forms and diff

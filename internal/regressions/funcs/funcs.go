@@ -31,14 +31,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/bgloop"
 	"github.com/kbench/kbench/internal/regressions"
+	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/profiles"
 )
 
@@ -371,22 +370,10 @@ func (n *Namer) pick(ctx context.Context, ids []uint, fromEnd bool) ([]uint, err
 	return found, nil
 }
 
+// setKey names a run-id set: "BASE|TARGET", each side as the API lists
+// ids.
 func setKey(base, target []uint) string {
-	var b strings.Builder
-	for i, id := range base {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatUint(uint64(id), 10))
-	}
-	b.WriteByte('|')
-	for i, id := range target {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatUint(uint64(id), 10))
-	}
-	return b.String()
+	return rundoc.JoinIDs(base) + "|" + rundoc.JoinIDs(target)
 }
 
 // DiffURL is the run-set differential flame graph of base against target
@@ -395,9 +382,7 @@ func DiffURL(base, target []uint) string {
 	if len(base) == 0 || len(target) == 0 {
 		return ""
 	}
-	k := setKey(base, target)
-	b, t, _ := strings.Cut(k, "|")
-	return "/compare/profiles?base_runs=" + b + "&target_runs=" + t + "&kind=" + Kind + "&role=" + Role
+	return "/compare/profiles?base_runs=" + rundoc.JoinIDs(base) + "&target_runs=" + rundoc.JoinIDs(target) + "&kind=" + Kind + "&role=" + Role
 }
 
 // WaitIdle returns once busy reports no local run executing (asking every
