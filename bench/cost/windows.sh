@@ -2,17 +2,27 @@
 # What --profile-windows costs: client CPU seconds per million records of
 # `kbench run producer --mode raw --profile cpu` with the CPU profile in
 # windows (--profile-windows on) against one profile of the whole window
-# (--profile-windows off), interleaved, over ROUNDS rounds, against ONE
-# `kbench broker` process. Runs are timed (--duration), so each holds
-# several windows. See bench/README.md, section "Instrument cost".
+# (--profile-windows off), paired by round (PAIRING), over ROUNDS rounds,
+# against ONE `kbench broker` process. Runs are timed (--duration), so each holds
+# several windows, and throttled (--throughput): the broker shares the
+# machine's cores, and unthrottled runs moved 6x in rate between rounds,
+# which moves the CPU a record costs (batch sizes) more than the profiler
+# does. See bench/README.md, section "CPU profile windows".
 #
-#   bash bench/cost/windows.sh                 # 5 rounds of 8 s runs
+#   bash bench/cost/windows.sh                 # 15 rounds of 12 s runs, both sides at once
+#   PAIRING=interleaved bash bench/cost/windows.sh
 #   ROUNDS=3 DURATION=6 bash bench/cost/windows.sh
 #
 # Environment:
-#   ROUNDS     rounds (default 5); each side runs once per round, the order
-#              alternating
-#   DURATION   seconds per run (default 8: four 2 s windows)
+#   ROUNDS     rounds (default 15); each side runs once per round
+#   DURATION   seconds per run (default 12: six 2 s windows)
+#   THROUGHPUT records/s of every run (default 100000, below what the
+#              broker sustains here when the machine is busy; -1: no limit)
+#   PAIRING    concurrent (default: both sides of a round at once, against
+#              the same broker, the one started first alternating: on a
+#              shared machine whose load moves within minutes they meet the
+#              same contention, which narrows the per-round ratios) or
+#              interleaved (one after the other, the order alternating)
 #   SIZE       record size in bytes (default 256)
 #   OUT        output directory (default bench/out/cost-windows-<UTC time>)
 #   KBENCH_BIN measure this prebuilt kbench binary instead of building the
@@ -22,8 +32,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 
-ROUNDS=${ROUNDS:-5}
-DURATION=${DURATION:-8}
+ROUNDS=${ROUNDS:-15}
+DURATION=${DURATION:-12}
+THROUGHPUT=${THROUGHPUT:-100000}
+PAIRING=${PAIRING:-concurrent}
+case "$PAIRING" in interleaved|concurrent) ;; *) echo "cost/windows.sh: PAIRING is interleaved or concurrent, not $PAIRING" >&2; exit 2 ;; esac
 SIZE=${SIZE:-256}
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$ROOT/bench/out/cost-windows-$STAMP}
@@ -67,7 +80,7 @@ done
   echo "kbench --profile-windows cost $STAMP"
   echo "kbench: ${KBENCH_BIN:-built from $ROOT ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown))}"
   echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(go version | cut -d' ' -f3-)"
-  echo "rounds: $ROUNDS; producer --mode raw --duration $DURATION, $SIZE B records, --profile cpu, --profile-windows on vs off"
+  echo "rounds: $ROUNDS; producer --mode raw --duration $DURATION --throughput $THROUGHPUT, $SIZE B records, --profile cpu, --profile-windows on vs off, $PAIRING"
   echo "figure: process CPU (user + system) over the measured window / records measured × 1e6"
 } | tee "$OUT/header.txt"
 
@@ -76,7 +89,7 @@ run() {
   local side=$1 round=$2 name="produce-$1-r$2" topic="cost-windows-$1-r$2"
   log "round $round: --profile-windows $side"
   "$WORK/kbench" run producer --bootstrap-server "$ADDR" --topic "$topic" --duration "$DURATION" \
-    --record-size "$SIZE" --partitions 1 --mode raw --profile cpu --profile-windows "$side" \
+    --throughput "$THROUGHPUT" --record-size "$SIZE" --partitions 1 --mode raw --profile cpu --profile-windows "$side" \
     --out "$OUT/runs/$name" --producer-props "${PRODUCER_PROPS[@]}" >"$OUT/runs/$name.log" 2>&1 \
     || { tail -5 "$OUT/runs/$name.log" >&2; exit 1; }
   jq -c --arg side "$side" --argjson round "$round" '{side:$side, round:$round,
@@ -87,7 +100,14 @@ run() {
 }
 
 for r in $(seq 1 "$ROUNDS"); do
-  if [ $((r % 2)) = 1 ]; then run on "$r"; run off "$r"; else run off "$r"; run on "$r"; fi
+  if [ "$PAIRING" = concurrent ]; then
+    # Both at once; the one started first alternates.
+    if [ $((r % 2)) = 1 ]; then first=on second=off; else first=off second=on; fi
+    run "$first" "$r" & p1=$!
+    run "$second" "$r" & p2=$!
+    wait "$p1" || exit 1
+    wait "$p2" || exit 1
+  elif [ $((r % 2)) = 1 ]; then run on "$r"; run off "$r"; else run off "$r"; run on "$r"; fi
 done
 
 jq -rs '
