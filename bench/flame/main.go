@@ -38,7 +38,14 @@
 //     after a forced garbage collection), its DOM node count and its
 //     script/layout/style time (CDP Performance.getMetrics);
 //   - the resident memory of the kbench server and of the pprof process
-//     (/proc/PID/status VmRSS and VmHWM).
+//     (/proc/PID/status VmRSS and VmHWM);
+//   - the floor: in every round and load mode, the same fresh tab opens an
+//     empty page (a heading and a paragraph, no style sheet, one inline
+//     script that signals "drawn" as the parser reaches it) from a plain
+//     net/http server on 127.0.0.1. Its first paint is what Chromium on this
+//     machine takes to show any page at all, so pprof / floor is the most
+//     any page could reach against pprof: a first-paint target above it
+//     cannot be met by drawing faster.
 //
 // The report gives each side's median with its spread (25th–75th
 // percentile, min–max over the rounds) and the ratio pprof / kbench two
@@ -96,6 +103,10 @@ const (
 
 	sideKbench = "kbench"
 	sidePprof  = "pprof"
+	// sideFloor is the empty page (floorPage): the first paint no page can
+	// beat. Its samples have no input (floorInput).
+	sideFloor  = "floor"
+	floorInput = "(empty page)"
 
 	// modeWarm: a fresh tab in the browser's one default context, so
 	// kbench's static files come from the HTTP cache filled by the warm-up
@@ -121,6 +132,9 @@ type config struct {
 	keep         bool
 	trace        bool
 	modes        []string
+	// floorDir, when set, is served as the floor instead of floorPage:
+	// its index.html calls window.__flameBenchSeen itself.
+	floorDir string
 	// acceptEncoding is sent with the Go GETs of the data ("" sends none).
 	acceptEncoding string
 	// targets: an input's least first-paint ratio pprof / kbench, by file
@@ -168,6 +182,7 @@ func main() {
 	flag.BoolVar(&cfg.trace, "trace", true, "after the rounds, load each page once more with Chrome tracing on and summarise its main thread (trace files in -out)")
 	flag.StringVar(&cfg.acceptEncoding, "accept-encoding", chromiumAcceptEncoding, "Accept-Encoding of the Go GETs (time to data); \"\" asks for no compression")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (data, converted files, variants)")
+	flag.StringVar(&cfg.floorDir, "floor", "", "serve this directory as the floor instead of the built-in empty page (its index.html must call window.__flameBenchSeen('…') where the page counts as drawn): to find what part of a page costs its first paint")
 	modes := flag.String("modes", "warm,cold", "page loads per round: warm (fresh tab, shared HTTP cache) and/or cold (fresh tab in a fresh browser context)")
 	flag.Parse()
 	for _, m := range strings.Split(*modes, ",") {
@@ -555,6 +570,27 @@ func run(ctx context.Context, cfg config) error {
 		}
 		return nil
 	}
+	// The floor: an empty page from a server of its own.
+	floorURL, stopFloor, err := serveFloor(cfg.floorDir)
+	if err != nil {
+		return err
+	}
+	defer stopFloor()
+	res.Signals = append(res.Signals, "floor: an empty page (no style sheet) calls the signal from an inline script after its text; served by a plain net/http server on 127.0.0.1")
+	measureFloor := func(round int, modes []string) error {
+		for _, mode := range modes {
+			busy := waitIdle(ctx)
+			ps, err := br.paint(ctx, cfg, floorURL, sideFloor, mode == modeCold)
+			if err != nil {
+				return fmt.Errorf("paint the empty page (%s): %w", mode, err)
+			}
+			ps.Input, ps.Side, ps.Round, ps.Mode, ps.BusyBefore = floorInput, sideFloor, round, mode, busy
+			res.Paint = append(res.Paint, ps)
+			logf("round %d %-24s %-6s %-4s drawn %7.1f painted %7.1f ms wall %7.1f | cpu busy before %3.0f%%",
+				round, floorInput, sideFloor, mode, ps.DrawnMS, ps.PaintedMS, ps.WallMS, busy*100)
+		}
+		return nil
+	}
 	// Warm-up (round 0): Chromium's first pages (and kbench's static
 	// files into the browser's cache), not in the medians.
 	for _, in := range res.Inputs {
@@ -563,6 +599,9 @@ func run(ctx context.Context, cfg config) error {
 				return err
 			}
 		}
+	}
+	if err := measureFloor(0, []string{modeWarm}); err != nil {
+		return err
 	}
 	for r := 1; r <= cfg.rounds; r++ {
 		sides := []string{sideKbench, sidePprof}
@@ -573,11 +612,23 @@ func run(ctx context.Context, cfg config) error {
 			slices.Reverse(ins)
 			slices.Reverse(modes)
 		}
+		// The empty page's place in the round alternates too: first in
+		// odd rounds, last in even ones.
+		if r%2 == 1 {
+			if err := measureFloor(r, modes); err != nil {
+				return err
+			}
+		}
 		for _, in := range ins {
 			for _, side := range sides {
 				if err := measure(in, side, r, modes); err != nil {
 					return err
 				}
+			}
+		}
+		if r%2 == 0 {
+			if err := measureFloor(r, modes); err != nil {
+				return err
 			}
 		}
 	}
@@ -1129,6 +1180,45 @@ const injectKbench = `document.addEventListener('flamegraph:rendered', function 
     if (el && el.getAttribute && el.getAttribute('data-rendered') === 'true') { window.__flameBenchSeen('flamegraph:rendered'); }
   }, true);`
 
+// serveFloor serves floorPage (or, with dir, that directory) on a free
+// loopback port; stop closes the server.
+func serveFloor(dir string) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("empty page: %w", err)
+	}
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		io.WriteString(w, floorPage)
+	})
+	if dir != "" {
+		// Files other than the page are cached for an hour, as kbench
+		// serves its static files: a warm load takes them from the cache.
+		files := http.FileServer(http.Dir(dir))
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/" || strings.HasSuffix(r.URL.Path, ".html") {
+				w.Header().Set("Cache-Control", "no-store")
+			} else {
+				w.Header().Set("Cache-Control", "public, max-age=3600")
+			}
+			files.ServeHTTP(w, r)
+		})
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String() + "/", func() { srv.Close() }, nil
+}
+
+// floorPage is the floor's empty page: it signals "drawn" from an inline
+// script, which runs as the parser reaches it, after the text above it.
+const floorPage = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>floor</title></head>
+<body><h1>An empty page</h1><p>The first paint of any page, for comparison.</p>
+<script>window.__flameBenchSeen && window.__flameBenchSeen('floor: inline script');</script>
+</body></html>
+`
+
 const injectPprof = `var mo = new MutationObserver(function () {
     var chart = document.getElementById('stack-chart');
     if (chart && chart.querySelector('.boxbg')) { mo.disconnect(); window.__flameBenchSeen('#stack-chart .boxbg'); }
@@ -1414,6 +1504,15 @@ func report(w io.Writer, cfg config, res *results) {
 			painted := pairPaint(res.Paint, in.Name, mode, func(p paintSample) float64 { return p.PaintedMS })
 			notes = append(notes, spreadNote(mode+": first paint, nav start → drawn (ms)", drawn), spreadNote(mode+": first paint, nav start → frame rendered (ms)", painted))
 			ofMedians, perRound := painted.ratios()
+			floor := pairFloor(res.Paint, in.Name, mode)
+			if len(floor.kbench) > 0 {
+				fOfMedians, fPerRound := floor.ratios()
+				notes = append(notes, fmt.Sprintf("   %s: the floor, an empty page's first paint (nav start → frame rendered, ms), %d rounds: %s; kbench's page %.0f ms above it (medians); pprof / floor: ratio of medians %.2f×, per round %s×: the most any page could reach against pprof here",
+					mode, len(floor.kbench), spreadOf(floor.kbench).String(1), med(painted.kbench)-med(floor.kbench), fOfMedians, spreadOf(floor.perRound()).String(2)))
+				if min(fOfMedians, fPerRound) < target {
+					notes = append(notes, fmt.Sprintf("   %s: the target %.2g× is above the floor's %.2f×: no page reaches it on this machine", mode, target, min(fOfMedians, fPerRound)))
+				}
+			}
 			verdicts = append(verdicts, fmt.Sprintf("first paint (%s) %s (median of per-round ratios %.2f×, ratio of medians %.2f×)",
 				mode, verdict(min(ofMedians, perRound), target), perRound, ofMedians))
 		}
@@ -1522,6 +1621,31 @@ func pairPaint(ps []paintSample, input, mode string, f func(paintSample) float64
 			}
 			by[p.Round][p.Side] = f(p)
 		}
+	}
+	return pairRounds(by)
+}
+
+// pairFloor pairs, by round, the empty page's first paint (in the
+// kbench slot) with pprof's of one input: its ratios are pprof / floor.
+func pairFloor(ps []paintSample, input, mode string) paired {
+	by := map[int]map[string]float64{}
+	for _, p := range ps {
+		if p.Mode != mode || p.Round <= 0 {
+			continue
+		}
+		side := ""
+		switch {
+		case p.Side == sideFloor:
+			side = sideKbench
+		case p.Side == sidePprof && p.Input == input:
+			side = sidePprof
+		default:
+			continue
+		}
+		if by[p.Round] == nil {
+			by[p.Round] = map[string]float64{}
+		}
+		by[p.Round][side] = p.PaintedMS
 	}
 	return pairRounds(by)
 }
