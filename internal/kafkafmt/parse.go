@@ -136,7 +136,9 @@ func parseErr(n int, s, format string, args ...any) *ParseError {
 // is then the measured one, and periodic lines printed before "In steady
 // state." (warm-up windows) are left out of the intervals. Lines of
 // --payload-file ("Reading payloads from: …", "Number of messages read:
-// N") become notes.
+// N", records in Kafka 4.2) become notes, and so does Kafka 4.2's notice of
+// a deprecated flag ("Option --producer-props has been deprecated … Use
+// --command-property instead.").
 //
 // Consumer: the header and summary row (10 columns since Kafka 2.0; 6
 // without the rebalance and fetch columns as printed by 0.9–1.x; 7 with
@@ -147,7 +149,9 @@ func parseErr(n int, s, format string, args ...any) *ParseError {
 // Java prints no summary with --show-detailed-stats, so the figures are
 // then computed from the rows (said in Notes). Dates may use any
 // --date-format without ", ". "WARNING: …" lines (the --timeout warning
-// among them) become notes.
+// among them, "messages" before Kafka 4.2, "records" since) and 4.2's
+// notices of deprecated flags ("Warning: --messages is deprecated. Use
+// --num-records instead.", printed before the header) become notes.
 //
 // EndToEndLatency (kafka-e2e-latency.sh, and kafka.tools.EndToEndLatency
 // of kafka-run-class.sh before 3.x): optional progress lines "i<TAB>ms"
@@ -350,9 +354,11 @@ func (p *importParser) line(n int, raw string) error {
 		}
 		p.warnings = append(p.warnings, "payloads from a file: "+strings.ToValidUTF8(s, "\uFFFD"))
 		return nil
-	case strings.HasPrefix(s, "Number of messages read: "):
-		if _, ok := parseJavaInt(strings.TrimPrefix(s, "Number of messages read: ")); !ok {
-			return parseErr(n, s, `expected "Number of messages read: N" with an integer N`)
+	case strings.HasPrefix(s, "Number of messages read: "), strings.HasPrefix(s, "Number of records read: "):
+		// Kafka 4.2 says records.
+		_, count, _ := strings.Cut(s, " read: ")
+		if _, ok := parseJavaInt(count); !ok {
+			return parseErr(n, s, `expected "Number of records read: N" with an integer N`)
 		}
 		if err := p.setTool(n, s, ToolProducer); err != nil {
 			return err
@@ -361,6 +367,18 @@ func (p *importParser) line(n int, raw string) error {
 		return nil
 	case strings.HasPrefix(s, "WARNING: "):
 		return p.warning(n, s)
+	case importProducerDeprecation.MatchString(s):
+		// Kafka 4.2's ProducerPerformance on a flag KIP-1147 renamed.
+		if err := p.setTool(n, s, ToolProducer); err != nil {
+			return err
+		}
+		p.warnings = append(p.warnings, s)
+		return nil
+	case importConsumerDeprecation.MatchString(s):
+		// Kafka 4.2's consumer perf tools on a renamed flag: the same line
+		// from both, so it names neither.
+		p.warnings = append(p.warnings, s)
+		return nil
 	case strings.HasPrefix(s, "start.time,"), strings.HasPrefix(s, "time,"):
 		if err := p.setTool(n, s, ToolConsumer); err != nil {
 			return err
@@ -403,7 +421,8 @@ func (p *importParser) setTool(n int, s, tool string) error {
 // warning handles a "WARNING: " line of the consumer tool.
 func (p *importParser) warning(n int, s string) error {
 	switch {
-	case strings.HasPrefix(s, "WARNING: Exiting before consuming the expected number of messages"):
+	case strings.HasPrefix(s, "WARNING: Exiting before consuming the expected number of messages"),
+		strings.HasPrefix(s, "WARNING: Exiting before consuming the expected number of records"): // Kafka 4.2
 		if err := p.setTool(n, s, ToolConsumer); err != nil {
 			return err
 		}
@@ -500,6 +519,19 @@ func (p *importParser) add(out *Imported, name string, v float64, unit, better s
 	}
 	out.Metrics = append(out.Metrics, ImportedMetric{Name: name, Unit: unit, Better: better, Value: v})
 }
+
+// Kafka 4.2's notices of the perf tools' flags KIP-1147 renamed, which
+// the tools print on stdout before their output.
+var (
+	// ProducerPerformance: "Option --producer-props has been deprecated and
+	// will be removed in a future version. Use --command-property
+	// instead." (and --producer.config, --command-config).
+	importProducerDeprecation = regexp.MustCompile(`^Option --[\w.-]+ has been deprecated and will be removed in a future version\. Use --[\w.-]+ instead\.$`)
+	// ConsumerPerformance and ShareConsumerPerformance: "Warning:
+	// --messages is deprecated. Use --num-records instead." (and
+	// --consumer.config, --command-config).
+	importConsumerDeprecation = regexp.MustCompile(`^Warning: --[\w.-]+ is deprecated\. Use --[\w.-]+ instead\.$`)
+)
 
 // Lines to skip.
 var (

@@ -509,6 +509,35 @@ func TestParseOutputVariants(t *testing.T) {
 					t.Errorf("got %+v", m)
 				}
 			}},
+		// Kafka 4.2 (KIP-1147): the notices of renamed flags, printed on
+		// stdout before the output, as ProducerPerformance and
+		// ConsumerPerformance print them.
+		{name: "4.2 producer notices", in: "Option --producer-props has been deprecated and will be removed in a future version. Use --command-property instead.\n" +
+			"Option --producer.config has been deprecated and will be removed in a future version. Use --command-config instead.\n" +
+			"Reading payloads from: /data/payloads.txt\nNumber of records read: 1000\n" + summary,
+			check: func(t *testing.T, im *Imported) {
+				if im.Tool != ToolProducer || !impHasNote(im, "Option --producer-props has been deprecated") ||
+					!impHasNote(im, "Use --command-config instead.") || !impHasNote(im, "Number of records read: 1000") {
+					t.Errorf("tool %s, notes %q", im.Tool, im.Notes)
+				}
+			}},
+		{name: "4.2 consumer notices", in: "Warning: --messages is deprecated. Use --num-records instead.\n" +
+			"Warning: --consumer.config is deprecated. Use --command-config instead.\n" +
+			ConsumerHeader(false) + ConsumerSummaryRow(impConsumer.Row(impUTC)),
+			check: func(t *testing.T, im *Imported) {
+				if im.Tool != ToolConsumer || !impHasNote(im, "Warning: --messages is deprecated. Use --num-records instead.") ||
+					!impHasNote(im, "Warning: --consumer.config is deprecated") {
+					t.Errorf("tool %s, notes %q", im.Tool, im.Notes)
+				}
+			}},
+		{name: "4.2 consumer timeout warning", in: ConsumerHeader(false) +
+			"WARNING: Exiting before consuming the expected number of records: timeout (10000 ms) exceeded. You can use the --timeout option to increase the timeout.\n" +
+			ConsumerSummaryRow(impConsumer.Row(impUTC)),
+			check: func(t *testing.T, im *Imported) {
+				if im.Tool != ToolConsumer || !impHasNote(im, "the consumer stopped before reading --messages records") {
+					t.Errorf("tool %s, notes %q", im.Tool, im.Notes)
+				}
+			}},
 		{name: "consumer pausing warning", in: "WARNING: Pausing all 3 partitions. No data will be consumed this poll.\n" +
 			ConsumerSummaryRow(impConsumer.Row(impUTC)),
 			check: func(t *testing.T, im *Imported) {
