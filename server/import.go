@@ -23,8 +23,8 @@ import (
 )
 
 // importRun creates an imported run from a multipart request: the text
-// output of kafka-producer-perf-test, kafka-consumer-perf-test or
-// kafka-e2e-latency (field "output", a file or pasted text, with the
+// output of kafka-producer-perf-test, kafka-consumer-perf-test,
+// kafka-share-consumer-perf-test or kafka-e2e-latency (field "output", a file or pasted text, with the
 // command line that printed it in "command" if known) and/or uploaded
 // profiles (field "profile"). Everything is checked before anything is stored, and the run
 // with its metrics, series and profiles is stored in one CreateRuns call:
@@ -71,7 +71,7 @@ func (s *Server) importRun(c *gin.Context) (*rundoc.Run, error) {
 	}
 	files := c.Request.MultipartForm.File["profile"]
 	if out == nil && len(files) == 0 {
-		return nil, badInput("profile", "no file given: attach the output of kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency (\"output\"), a pprof profile or folded stacks (\"profile\")")
+		return nil, badInput("profile", "no file given: attach the output of kafka-producer-perf-test, kafka-consumer-perf-test, kafka-share-consumer-perf-test or kafka-e2e-latency (\"output\"), a pprof profile or folded stacks (\"profile\")")
 	}
 	var ups []uploaded
 	if len(files) > 0 {
@@ -328,7 +328,7 @@ func importedOutcome(o *store.Outcome, out *importedOutput) rundoc.Workload {
 		WindowSeconds: f.WindowSeconds, Lines: imp.Lines, Notes: notes}
 	o.Environment = &rundoc.Environment{Source: rundoc.SourceImported, Tool: cmd,
 		Broker: "imported: " + cmd + " does not print its environment"}
-	return rundoc.Workload(imp.Tool)
+	return rundoc.Workload(kafkafmt.Workload(imp.Tool))
 }
 
 // importProfiles handles POST /api/import with profiles: a new imported

@@ -84,7 +84,8 @@ func (ts *testServer) countRuns(t *testing.T) int64 {
 }
 
 // TestImportKafkaOutputs imports every sample output: each becomes one
-// succeeded, imported producer, consumer or e2e run whose metrics carry
+// succeeded, imported producer, consumer (the share consumer tool's too)
+// or e2e run whose metrics carry
 // kbench's names, and imported runs compare with each other.
 func TestImportKafkaOutputs(t *testing.T) {
 	ts := newTestServer(t, nil)
@@ -96,14 +97,17 @@ func TestImportKafkaOutputs(t *testing.T) {
 	for _, f := range files {
 		name := filepath.Base(f)
 		text := readImportFile(t, name)
-		tool := rundoc.Producer
+		kafkaTool := kafkafmt.ToolProducer
 		switch {
+		case strings.HasPrefix(name, "share_consumer"):
+			kafkaTool = kafkafmt.ToolShareConsumer // a consumer run
 		case strings.HasPrefix(name, "consumer"):
-			tool = rundoc.Consumer
+			kafkaTool = kafkafmt.ToolConsumer
 		case strings.HasPrefix(name, "e2e"):
-			tool = rundoc.E2E
+			kafkaTool = kafkafmt.ToolE2E
 		}
-		command := kafkafmt.Command(string(tool))
+		tool := rundoc.Workload(kafkafmt.Workload(kafkaTool))
+		command := kafkafmt.Command(kafkaTool)
 		r := decodeRun(t, ts.importOutput(t, name, text, nil, map[string]string{"label": "java " + name}))
 		ids[name] = r.ID
 		if r.Workload != tool || r.Source != "imported" || r.Status != "succeeded" || !r.Complete || r.Label != "java "+name {
@@ -121,7 +125,7 @@ func TestImportKafkaOutputs(t *testing.T) {
 			Files          []string
 		}
 		json.Unmarshal(full.Spec, &spec)
-		if spec.Workload != "imported" || spec.Tool != string(tool) || len(spec.Files) != 1 || spec.Files[0] != name {
+		if spec.Workload != "imported" || spec.Tool != kafkaTool || len(spec.Files) != 1 || spec.Files[0] != name {
 			t.Errorf("%s: spec %s", name, full.Spec)
 		}
 		var meas struct {

@@ -33,7 +33,8 @@ const importUsage = `usage: kbench import --label L [--server URL] [--token T] [
        kbench import --table FILE --workload producer|consumer|e2e|writepath [--meta KEY=VALUE]... [--time RFC3339]
 
 Sends the text output of Kafka's kafka-producer-perf-test,
-kafka-consumer-perf-test or kafka-e2e-latency (EndToEndLatency) (FILE, or -
+kafka-consumer-perf-test, kafka-share-consumer-perf-test or
+kafka-e2e-latency (EndToEndLatency) (FILE, or -
 for stdin) to a running kbench server, which stores it as an imported
 producer, consumer or e2e run with kbench's metric names, so it compares side by side with kbench's own runs. Profiles
 (pprof or folded stacks) given with --profile are attached to the same run.

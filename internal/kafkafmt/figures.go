@@ -9,15 +9,28 @@ import (
 
 // Command is the name users know a tool by: kafka-producer-perf-test for
 // ToolProducer, kafka-consumer-perf-test for ToolConsumer,
-// kafka-e2e-latency for ToolE2E.
+// kafka-share-consumer-perf-test for ToolShareConsumer, kafka-e2e-latency
+// for ToolE2E.
 func Command(tool string) string {
 	switch tool {
 	case ToolConsumer:
 		return "kafka-consumer-perf-test"
 	case ToolE2E:
 		return "kafka-e2e-latency"
+	case ToolShareConsumer:
+		return "kafka-share-consumer-perf-test"
 	}
 	return "kafka-producer-perf-test"
+}
+
+// Workload is the kbench workload whose runs measure what tool's do
+// (rundoc.Workload's values): the tool's own name, but consumer for the
+// share consumer tool.
+func Workload(tool string) string {
+	if tool == ToolShareConsumer {
+		return ToolConsumer
+	}
+	return tool
 }
 
 // Figures are an import's figures as kbench stores a run's: the one
@@ -58,7 +71,7 @@ func (imp *Imported) Figures() Figures {
 	switch imp.Tool {
 	case ToolProducer:
 		records, rate = values["records-sent"], values["record-send-rate"]
-	case ToolConsumer:
+	case ToolConsumer, ToolShareConsumer:
 		records, rate = values["records-consumed-total"], values["records-consumed-rate"]
 	}
 	f.MeasuredRecords = int64(records)

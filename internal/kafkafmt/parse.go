@@ -32,13 +32,18 @@ const (
 	ToolProducer = "producer" // kafka-producer-perf-test (ProducerPerformance)
 	ToolConsumer = "consumer" // kafka-consumer-perf-test (ConsumerPerformance)
 	ToolE2E      = "e2e"      // kafka-e2e-latency (EndToEndLatency)
+	// ToolShareConsumer is kafka-share-consumer-perf-test
+	// (ShareConsumerPerformance): a consumer run, of a share group.
+	ToolShareConsumer = "share-consumer"
 )
 
 // Imported is what [ParseOutput] reads from the output of one run of
-// kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency.
+// kafka-producer-perf-test, kafka-consumer-perf-test,
+// kafka-share-consumer-perf-test or kafka-e2e-latency.
 type Imported struct {
-	// Tool is ToolProducer, ToolConsumer or ToolE2E: the name of the
-	// workload of kbench's that measures the same (rundoc.Workload).
+	// Tool is ToolProducer, ToolConsumer, ToolShareConsumer or ToolE2E;
+	// [Workload] of it names the workload of kbench's that measures the
+	// same (rundoc.Workload).
 	Tool string `json:"tool"`
 	// Metrics are the run's figures under kbench's metric names and units
 	// (the ones runner gives its own runs), then the --print-metrics
@@ -163,6 +168,19 @@ func parseErr(n int, s, format string, args ...any) *ParseError {
 // e2e runs: e2e-latency-avg, -p50, -p99 and -p999 (ms, lower); the tool
 // prints no count, maximum or times, so there are none of those.
 //
+// ShareConsumerPerformance (kafka-share-consumer-perf-test, Kafka 4.1 and
+// later, KIP-932's share groups; [ToolShareConsumer], a consumer run):
+// [ShareConsumerHeader] and the share group's row, which it always prints
+// last ("%s, %s, %.4f, %.4f, %.4f, %d, %d": nMsg.sec before
+// data.consumed.in.nMsg, and fetch.time.ms its whole run), after
+// --show-consumer-stats rows ("Share consumer N having client id X
+// consumption metrics- ROW", 4.1 without the client id; notes) and
+// --show-detailed-stats rows ("ROW for share consumer N", the consumer's
+// totals so far and the interval's rates and length; with several
+// consumers' threads printing at once one line may hold several rows).
+// The rows of one consumer make the intervals; several consumers report on
+// timers of their own, so their rows make none.
+//
 // Both perf tools: an optional --print-metrics block (an empty line, the header
 // "Metric Name" padded plus "   Value", and "group:name:{tags} : value"
 // lines). The block may come alone, without the summary, as people paste
@@ -280,10 +298,11 @@ type importParser struct {
 
 	warnings []string // notes from the tools' own lines, in order
 
-	prod importProducerState
-	cons importConsumerState
-	e2e  importE2EState
-	mets importMetricsState
+	prod  importProducerState
+	cons  importConsumerState
+	e2e   importE2EState
+	share importShareState
+	mets  importMetricsState
 }
 
 // line handles line n of the input.
@@ -379,6 +398,16 @@ func (p *importParser) line(n int, raw string) error {
 		// from both, so it names neither.
 		p.warnings = append(p.warnings, s)
 		return nil
+	case isShareHeader(s):
+		if err := p.setTool(n, s, ToolShareConsumer); err != nil {
+			return err
+		}
+		return p.shareHeader(n, s)
+	case strings.HasPrefix(s, "Share consumer "), strings.Contains(s, " for share consumer "):
+		if err := p.setTool(n, s, ToolShareConsumer); err != nil {
+			return err
+		}
+		return p.shareLine(n, s)
 	case strings.HasPrefix(s, "start.time,"), strings.HasPrefix(s, "time,"):
 		if err := p.setTool(n, s, ToolConsumer); err != nil {
 			return err
@@ -394,6 +423,8 @@ func (p *importParser) line(n int, raw string) error {
 		return err
 	}
 	switch {
+	case p.tool == ToolShareConsumer:
+		return p.shareLine(n, s)
 	case p.tool == ToolConsumer || (strings.Contains(s, ",") && s[0] >= '0' && s[0] <= '9'):
 		if err := p.setTool(n, s, ToolConsumer); err != nil {
 			return err
@@ -423,8 +454,12 @@ func (p *importParser) warning(n int, s string) error {
 	switch {
 	case strings.HasPrefix(s, "WARNING: Exiting before consuming the expected number of messages"),
 		strings.HasPrefix(s, "WARNING: Exiting before consuming the expected number of records"): // Kafka 4.2
-		if err := p.setTool(n, s, ToolConsumer); err != nil {
-			return err
+		// Both consumer tools print it; in the share tool's output it
+		// comes after the header.
+		if p.tool != ToolShareConsumer {
+			if err := p.setTool(n, s, ToolConsumer); err != nil {
+				return err
+			}
 		}
 		p.warnings = append(p.warnings, "the consumer stopped before reading --messages records, the figures cover what it read: "+
 			strings.ToValidUTF8(s, "\uFFFD"))
@@ -450,6 +485,8 @@ func (p *importParser) finish(lines int) (*Imported, error) {
 		err = p.finishConsumer(out)
 	case ToolE2E:
 		err = p.finishE2E(out)
+	case ToolShareConsumer:
+		err = p.finishShare(out)
 	default:
 		switch {
 		case len(p.mets.lines) > 0:
@@ -462,7 +499,7 @@ func (p *importParser) finish(lines int) (*Imported, error) {
 		case p.mets.header != 0:
 			err = &ParseError{Msg: "only an empty --print-metrics block: no summary line and no metric"}
 		default:
-			err = &ParseError{Msg: "no kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency output found"}
+			err = &ParseError{Msg: "no kafka-producer-perf-test, kafka-consumer-perf-test, kafka-share-consumer-perf-test or kafka-e2e-latency output found"}
 		}
 	}
 	if err != nil {
@@ -470,6 +507,10 @@ func (p *importParser) finish(lines int) (*Imported, error) {
 	}
 	out.Notes = append(out.Notes, p.warnings...)
 	p.finishMetrics(out)
+	if len(out.Metrics) == 0 {
+		// A --print-metrics block alone whose values are all text.
+		return nil, parseErr(p.lastLine, p.lastText, "no figure: the --print-metrics block holds text values only, and there is no summary line")
+	}
 	if p.cons.pausedAll > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("the consumer paused all its partitions for %d polls (--paused-partitions-percent)", p.cons.pausedAll))
 	}

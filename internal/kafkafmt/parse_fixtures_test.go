@@ -274,7 +274,39 @@ func impFixtures() []impFixture {
 		// the progress lines does not.
 		{"e2e_latency_decimal_comma.txt", regexp.MustCompile(`(Avg latency: \d+)\.`).ReplaceAllString(impE2EText(impE2ENanos), "$1,")},
 		{"e2e_latency_summary.txt", E2ESummary(impE2ENanos[:999])},
+		{"share_consumer_summary.txt", ShareConsumerHeader + "\n" + impShareFinal},
+		{"share_consumer_detailed_4.2.txt", impShareDeprecations + ShareConsumerHeader + "\n" + impShareProgress1 +
+			impShareConsumer("1 having client id perf-share-consumer-client") + impShareTimeout + impShareFinal},
+		{"share_consumer_threads_4.1.txt", impSLF4J + ShareConsumerHeader + "\n" + impShareProgress2 +
+			impShareConsumer("1") + impShareConsumer("2") + impShareFinal},
 	}
+}
+
+// kafka-share-consumer-perf-test (ShareConsumerPerformance), as Kafka 4.1
+// and 4.2 print it, written from its printf formats: the group's row
+// "%s, %s, %.4f, %.4f, %.4f, %d, %d%n" (start, end, MB, MB/s, records/s,
+// records, end − start in ms), --show-consumer-stats rows "Share consumer
+// %s having client id %s consumption metrics- …" (4.2; 4.1 without the
+// client id), --show-detailed-stats rows "… for share consumer %d" (the
+// consumer's MB and records so far, the interval's rates and length).
+const (
+	impShareFinal        = "2026-02-10 09:27:32:123, 2026-02-10 09:27:42:456, 95.3674, 9.2294, 9677.7315, 100000, 10333\n"
+	impShareDeprecations = "Warning: --messages is deprecated. Use --num-records instead.\n" +
+		"Warning: --consumer.config is deprecated. Use --command-config instead.\n"
+	impShareTimeout = "WARNING: Exiting before consuming the expected number of records: timeout (10000 ms) exceeded. " +
+		"You can use the --timeout option to increase the timeout.\n"
+	// One consumer: three windows of 5 s and a last one.
+	impShareProgress1 = "2026-02-10 09:27:32:123, 2026-02-10 09:27:37:133, 46.7300, 9.3273, 9780.4391, 49000, 5010 for share consumer 1\n" +
+		"2026-02-10 09:27:37:133, 2026-02-10 09:27:42:140, 95.3674, 9.7137, 10185.7400, 100000, 5007 for share consumer 1\n"
+	// Two consumers: their threads print at once, so the second one's row
+	// may land on the first one's line.
+	impShareProgress2 = "2026-02-10 09:27:32:123, 2026-02-10 09:27:37:133, 23.8419, 4.7589, 4990.0200, 25000, 5010 for share consumer 1" +
+		"2026-02-10 09:27:32:124, 2026-02-10 09:27:37:138, 23.8419, 4.7551, 4986.0391, 25000, 5014 for share consumer 2\n\n"
+)
+
+// impShareConsumer is a --show-consumer-stats row of consumer who.
+func impShareConsumer(who string) string {
+	return "Share consumer " + who + " consumption metrics- 2026-02-10 09:27:32:123, 2026-02-10 09:27:42:456, 47.6837, 4.6147, 4838.8658, 50000, 10333\n"
 }
 
 // impE2ENanos are the round trips, in nanoseconds, of an EndToEndLatency

@@ -33,6 +33,10 @@ func FuzzParseOutput(f *testing.F) {
 		"Avg latency: 1.0 ms\nPercentiles: 50th = -1, 99th = 2147483647, 99.9th = 3\n",
 		E2ETopicCreation("t", 1, 1) + "Creation of topic t failed\n",
 		"0    0.0\r\nAvg latency: 0.0000 ms\r\n\r\nPercentiles: 50th = 0, 99th = 0, 99.9th = 0\r\n",
+		// kafka-share-consumer-perf-test: rows of two consumers on one
+		// line, NaN rates, a consumer row without its client id.
+		ShareConsumerHeader + "\nx, y, 1, NaN, Infinity, 5, 0 for share consumer 12x, y, 1, 1, 1, 6, 0 for share consumer 2\n" +
+			"Share consumer 1 having client id a b consumption metrics- x, y, 1,5, 1, 1, 1, 1\nx, y, 1, 1, 1, 1, 1\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -55,7 +59,7 @@ func FuzzParseOutput(f *testing.F) {
 			}
 			return
 		}
-		if im.Tool != ToolProducer && im.Tool != ToolConsumer && im.Tool != ToolE2E {
+		if im.Tool != ToolProducer && im.Tool != ToolConsumer && im.Tool != ToolShareConsumer && im.Tool != ToolE2E {
 			t.Fatalf("tool %q", im.Tool)
 		}
 		if im.Lines != lines {

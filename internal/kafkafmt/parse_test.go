@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,14 @@ var (
 		"fetch-time":             {28645, "ms", ""},
 		"fetch-records-per-sec":  {34910.1065, "records/s", "higher"},
 		"fetch-mb-per-sec":       {3.3293, "MB/s", "higher"},
+	}
+	// kafka-share-consumer-perf-test's group row (impShareFinal).
+	impWantShare = map[string]impWant{
+		"records-consumed-total": {100000, "records", ""},
+		"records-consumed-rate":  {9677.7315, "records/s", "higher"},
+		"bytes-consumed-total":   {99999967, "bytes", ""}, // round(95.3674 × 1048576)
+		"mb-per-sec":             {9.2294, "MB/s", "higher"},
+		"fetch-time":             {10333, "ms", ""},
 	}
 	// The detailed rows add up to 231424 messages, 22.0703 MB, 8036 ms of
 	// rebalance and 22012 ms of fetching.
@@ -229,6 +238,19 @@ func TestParseOutputFixtures(t *testing.T) {
 				"at least 3001 records were sent"}, impWantE2ENotes...)},
 		{file: "e2e_latency_positional_4.2.txt", tool: ToolE2E, lines: 7, metrics: impWantE2E,
 			notes: append([]string{"WARNING: Positional argument usage is deprecated"}, impWantE2ENotes...)},
+		{file: "share_consumer_summary.txt", tool: ToolShareConsumer, lines: 2, metrics: impWantShare,
+			notes: []string{"a share group's run (KIP-932): fetch-time is the share tool's fetch.time.ms, its whole run"}},
+		{file: "share_consumer_detailed_4.2.txt", tool: ToolShareConsumer, lines: 8, metrics: impWantShare,
+			intervals: []impWantInterval{
+				{T: 5.010, Records: 49000, RecordsPerSec: 9780.4391, MBPerSec: 9.3273},
+				{T: 10.017, Records: 51000, RecordsPerSec: 10185.7400, MBPerSec: 9.7137},
+			},
+			notes: []string{"Warning: --messages is deprecated. Use --num-records instead.", "Warning: --consumer.config is deprecated",
+				"the consumer stopped before reading --messages records",
+				"share consumer 1 (client id perf-share-consumer-client): 50000 records, 4838.8658 records/s, 4.6147 MB/s over 10333 ms"}},
+		{file: "share_consumer_threads_4.1.txt", tool: ToolShareConsumer, lines: 11, metrics: impWantShare,
+			notes: []string{"skipped 5 log lines", "share consumer 1: 50000 records", "share consumer 2: 50000 records",
+				"2 progress lines of 2 share consumers, each on its own reporting timer: no interval series"}},
 		{file: "e2e_latency_scala.txt", tool: ToolE2E, lines: 7, metrics: impWantE2E, notes: impWantE2ENotes},
 		{file: "e2e_latency_copied.txt", tool: ToolE2E, lines: 6, metrics: impWantE2E, notes: []string{"4 progress lines"}},
 		{file: "e2e_latency_decimal_comma.txt", tool: ToolE2E, lines: 6, metrics: impWantE2E},
@@ -578,6 +600,52 @@ func TestParseOutputVariants(t *testing.T) {
 	}
 }
 
+// TestSplitShareProgress: rows of several share consumers that landed on
+// one line are told apart where a consumer's number meets the next row's
+// start time.
+func TestSplitShareProgress(t *testing.T) {
+	row := func(start string) string {
+		return start + ", 2026-02-10 09:27:37:133, 23.8419, 4.7589, 4990.0200, 25000, 5010"
+	}
+	for _, c := range []struct {
+		name string
+		line string
+		want []int64
+	}{
+		{"one row", row("2026-02-10 09:27:32:123") + " for share consumer 3", []int64{3}},
+		{"two rows on a line", row("2026-02-10 09:27:32:123") + " for share consumer 1" + row("2026-02-10 09:27:32:124") + " for share consumer 2", []int64{1, 2}},
+		{"consumer 12, then a row", row("2026-02-10 09:27:32:123") + " for share consumer 12" + row("2026-02-10 09:27:32:124") + " for share consumer 7", []int64{12, 7}},
+		{"epoch-millisecond dates", "1770715652123, 1770715657133, 1.0, 1.0, 1.0, 1, 5010 for share consumer 1" +
+			"1770715652124, 1770715657138, 1.0, 1.0, 1.0, 1, 5014 for share consumer 2", []int64{1, 2}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, err := splitShareProgress(1, c.line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, r := range rows {
+				got = append(got, r.consumer)
+				if r.msgs != 25000 && r.msgs != 1 {
+					t.Errorf("row %+v", r)
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("consumers %v, want %v", got, c.want)
+			}
+		})
+	}
+	for _, bad := range []string{
+		row("2026-02-10 09:27:32:123") + " for share consumer ",
+		row("2026-02-10 09:27:32:123") + " for share consumer 1 and more",
+		"for share consumer 1",
+	} {
+		if _, err := splitShareProgress(1, bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
 func impHasNote(im *Imported, s string) bool {
 	for _, n := range im.Notes {
 		if strings.Contains(n, s) {
@@ -601,8 +669,18 @@ func TestParseOutputErrors(t *testing.T) {
 		line int
 		msg  string // substring of Error()
 	}{
-		{"empty", "", 0, "no kafka-producer-perf-test, kafka-consumer-perf-test or kafka-e2e-latency output"},
+		{"empty", "", 0, "no kafka-producer-perf-test, kafka-consumer-perf-test, kafka-share-consumer-perf-test or kafka-e2e-latency output"},
 		{"blank and logs only", "\n\n[2025-01-01 12:00:00,123] WARN x (a.B)\n", 0, "no kafka-producer"},
+		{"share header only", ShareConsumerHeader + "\n", 1, "no share group row"},
+		{"share row of 6 columns", ShareConsumerHeader + "\n" + impShareFinal[:strings.LastIndex(impShareFinal, ", ")] + "\n", 2,
+			"expected 7 columns as in kafka-share-consumer-perf-test's header"},
+		{"share row with a text count", ShareConsumerHeader + "\n" + strings.Replace(impShareFinal, "100000", "many", 1), 2,
+			"column 6 (data.consumed.in.nMsg): expected an integer"},
+		{"share progress without its consumer", ShareConsumerHeader + "\n" + strings.TrimSuffix(impShareFinal, "\n") + " for share consumer x\n", 2,
+			`expected "start.time, end.time, data.consumed.in.MB, MB.sec, nMsg.sec, data.consumed.in.nMsg, fetch.time.ms for share consumer N" rows`},
+		{"share row after the group's", ShareConsumerHeader + "\n" + impShareFinal + impShareFinal, 3, "goes on after the share group's row of line 2"},
+		{"share header in consumer output", header + "\n" + ShareConsumerHeader + "\n" + row, 2,
+			"a kafka-share-consumer-perf-test line in kafka-consumer-perf-test output (recognised on line 1)"},
 		{"garbage line", window + "\nhello world\n" + summary, 2, "unrecognized line"},
 		{"garbage after summary", summary + "\n\nDone.\n", 3, "unrecognized line"},
 		{"truncated summary", window + "\n" + summary[:strings.Index(summary, " 95th")], 2, `line ends early (cut short?): expected " ms 95th, "`},

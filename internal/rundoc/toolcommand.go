@@ -17,6 +17,8 @@ const (
 	toolProducerPerf = "kafka-producer-perf-test"
 	toolConsumerPerf = "kafka-consumer-perf-test"
 	toolE2ELatency   = "kafka-e2e-latency"
+	// toolShareConsumerPerf is KIP-932's share group consumer (Kafka 4.1+).
+	toolShareConsumerPerf = "kafka-share-consumer-perf-test"
 )
 
 // commandTool finds the word of argv naming one of Kafka's perf tools
@@ -25,6 +27,9 @@ const (
 func commandTool(argv []string) (tool string, args []string) {
 	for i, a := range argv {
 		switch b := strings.ToLower(filepath.Base(a)); {
+		// The share consumer's names hold the consumer's: it goes first.
+		case strings.Contains(b, "share-consumer-perf-test"), strings.Contains(b, "shareconsumerperformance"):
+			return toolShareConsumerPerf, argv[i+1:]
 		case strings.Contains(b, "producer-perf-test"), strings.Contains(b, "producerperformance"):
 			return toolProducerPerf, argv[i+1:]
 		case strings.Contains(b, "consumer-perf-test"), strings.Contains(b, "consumerperformance"):
@@ -38,7 +43,8 @@ func commandTool(argv []string) (tool string, args []string) {
 
 // ToolCommandTool is the Kafka perf tool a command line runs
 // ("kafka-producer-perf-test", "kafka-consumer-perf-test",
-// "kafka-e2e-latency"), "" when it names none.
+// "kafka-share-consumer-perf-test", "kafka-e2e-latency"), "" when it names
+// none.
 func ToolCommandTool(argv []string) string {
 	tool, _ := commandTool(argv)
 	return tool
@@ -50,7 +56,8 @@ func ToolCommandTool(argv []string) string {
 // (--num-records, --messages), record-size, throughput, warmup-records,
 // payload (a --payload-file), and client properties under their Kafka
 // names (--producer-props and --command-property pairs, acks -1 read as
-// all; the consumer's --fetch-size as max.partition.fetch.bytes and its
+// all; the consumer's --fetch-size as max.partition.fetch.bytes, the share
+// consumer's as fetch.max.bytes; the consumer's
 // auto.offset.reset, which the tool sets from --from-latest). Connection
 // and secret properties are left out: they are no setting of the
 // workload. Properties files (--producer.config, --command-config) are
@@ -139,7 +146,11 @@ func ToolCommandSettings(argv []string) []Setting {
 			}
 		case "--fetch-size":
 			if v, ok := next(); ok {
-				set("max.partition.fetch.bytes", v)
+				if tool == toolShareConsumerPerf {
+					set("fetch.max.bytes", v) // what the share tool sets
+				} else {
+					set("max.partition.fetch.bytes", v)
+				}
 			}
 		case "--from-latest":
 			fromLatest = true

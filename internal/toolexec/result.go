@@ -71,7 +71,7 @@ func ToResult(e *Execution, o ResultOptions) *rundoc.Result {
 	imp, perr := kafkafmt.ParseOutput(strings.NewReader(e.Stdout))
 	switch {
 	case perr == nil:
-		r.Workload = rundoc.Workload(imp.Tool)
+		r.Workload = rundoc.Workload(kafkafmt.Workload(imp.Tool))
 		addImported(r, imp)
 		m.Notes = append([]string{runBy, "figures from Kafka's " + m.Tool + " output"}, imp.Notes...)
 	default:
