@@ -39,6 +39,19 @@ func TestParseArgs(t *testing.T) {
 				t.Errorf("props = %v, want %v", s.Props, want)
 			}
 		}},
+		// Kafka 4.2's names (KIP-1147) for the properties and their file.
+		{"kafka 4.2 producer names", Producer, []string{"--command-property", "acks=0", "--command-config", cfg}, func(t *testing.T, s Spec) {
+			want := map[string]string{"acks": "0", "linger.ms": "20", "client.id": "from-file"}
+			if !reflect.DeepEqual(s.Props, want) {
+				t.Errorf("props = %v, want %v", s.Props, want)
+			}
+		}},
+		{"kafka 4.2 consumer names", Consumer, []string{"--num-records", "42", "--command-config", cfg, "--command-property", "max.poll.records=7"}, func(t *testing.T, s Spec) {
+			want := map[string]string{"acks": "1", "linger.ms": "20", "client.id": "from-file", "max.poll.records": "7"}
+			if s.NumRecords != 42 || !reflect.DeepEqual(s.Props, want) {
+				t.Errorf("records %d, props = %v, want %v", s.NumRecords, s.Props, want)
+			}
+		}},
 		{"consumer alias and mode", Consumer, []string{"--messages", "42", "--mode", "assign", "--fetch-size", "4096"}, func(t *testing.T, s Spec) {
 			if s.NumRecords != 42 || s.Mode != ModeAssign || s.FetchSize != 4096 || s.Timeout != 10000 {
 				t.Errorf("got %+v", s)
