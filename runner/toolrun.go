@@ -89,7 +89,7 @@ func executeTool(ctx context.Context, spec rundoc.Spec, cmd rundoc.RunCommand, r
 	if conf != "" {
 		defer os.Remove(conf)
 	}
-	args, err := toolcatalog.Args(tool.Kind, spec, conf)
+	args, err := toolcatalog.Args(tool.Kind, tool.Version, spec, conf)
 	if err != nil {
 		return nil, err
 	}

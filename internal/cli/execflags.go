@@ -17,7 +17,7 @@ import (
 const clusterUsage = "NAME=FILE: a Kafka cluster runs may target by name, FILE its client properties (bootstrap.servers, security.protocol, sasl.*, ssl.*), read on this machine only, again at each run's start (repeatable)"
 
 // toolUsage is the --tool flag's help, serve's and worker's.
-const toolUsage = "NAME=PATH or NAME=KIND:PATH: a Kafka tool runs may name (\"tool\"), run with an argument template filled from the run's fields; KIND is producer-perf-test, consumer-perf-test or e2e-latency, else told from PATH's name (kafka-producer-perf-test.sh, kafka-e2e-latency.sh); PATH must be executable (repeatable)"
+const toolUsage = "NAME=PATH, NAME=KIND:PATH or NAME=KIND@VERSION:PATH: a Kafka tool runs may name (\"tool\"), run with an argument template filled from the run's fields; KIND is producer-perf-test, consumer-perf-test, share-consumer-perf-test or e2e-latency, else told from PATH's name (kafka-producer-perf-test.sh, kafka-e2e-latency.sh); VERSION (4.2) makes the template use Kafka 4.2's flag names; PATH must be executable (repeatable)"
 
 // execFlags are the flags of a process that executes runs, read and
 // checked the same way by kbench serve (for its local worker) and kbench

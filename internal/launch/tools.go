@@ -59,7 +59,9 @@ func (l *Launcher) checkTool(req *Request, errs *rundoc.FieldErrors) toolcatalog
 func toolWorkloads() string {
 	var ws []string
 	for _, k := range toolcatalog.Kinds() {
-		ws = append(ws, string(k.Workload()))
+		if w := string(k.Workload()); !slices.Contains(ws, w) {
+			ws = append(ws, w) // the share consumer's runs are consumer runs
+		}
 	}
 	if len(ws) < 2 {
 		return strings.Join(ws, "")

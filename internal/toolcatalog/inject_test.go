@@ -51,13 +51,13 @@ func TestArgsRefuseInjectedOptions(t *testing.T) {
 	}
 	group := base
 	group.Workload, group.Group = rundoc.Consumer, "--consumer.config=/etc/kbench/prod.properties"
-	if args, err := Args(ConsumerPerfTest, group, ""); err == nil {
+	if args, err := Args(ConsumerPerfTest, "", group, ""); err == nil {
 		t.Errorf("a group that reads as an option: Args took it: %q", args)
 	}
 	// The rule the spec's validation applies, exactly: a C1 control
 	// character (U+0085, a line break to some readers) is no group name.
 	group.Group = "g\u0085x"
-	if args, err := Args(ConsumerPerfTest, group, ""); err == nil {
+	if args, err := Args(ConsumerPerfTest, "", group, ""); err == nil {
 		t.Errorf("a group holding U+0085: Args took it: %q", args)
 	}
 	if err := rundoc.CheckGroup(group.Group); err == nil {
@@ -67,11 +67,13 @@ func TestArgsRefuseInjectedOptions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := base
 			spec.Topic, spec.Props = tt.topic, tt.props
-			for _, k := range []Kind{ProducerPerfTest, ConsumerPerfTest, E2ELatency} {
-				spec.Workload = k.Workload()
-				args, err := Args(k, spec, "")
-				if err == nil {
-					t.Errorf("%s: Args took it: %q", k, args)
+			for _, k := range Kinds() {
+				for _, v := range []Version{"", "4.2"} {
+					spec.Workload = k.Workload()
+					args, err := Args(k, v, spec, "")
+					if err == nil {
+						t.Errorf("%s@%s: Args took it: %q", k, v, args)
+					}
 				}
 			}
 		})
@@ -80,7 +82,7 @@ func TestArgsRefuseInjectedOptions(t *testing.T) {
 	// properties (those of the producer's --producer-props are key=value).
 	spec := base
 	spec.Props = map[string]string{"acks": "all", "client.id": "c-1", "ssl.truststore.certificates": "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----"}
-	args, err := Args(ProducerPerfTest, spec, "conf")
+	args, err := Args(ProducerPerfTest, "", spec, "conf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,12 +110,13 @@ func FuzzArgs(f *testing.F) {
 	f.Add("t1", "client.id", "a b\tc")
 	f.Add("..", "a=b", "c")
 	f.Fuzz(func(t *testing.T, topic, key, value string) {
-		for _, k := range []Kind{ProducerPerfTest, ConsumerPerfTest, E2ELatency} {
+		for i, k := range Kinds() {
+			v := Version([]string{"", "4.2"}[i%2]) // old and new flag names
 			spec := rundoc.DefaultSpec(k.Workload())
 			spec.Tool, spec.Topic, spec.NumRecords, spec.BootstrapServer = "p", topic, 100, "k1:9092"
-			plain, perr := Args(k, spec, "conf")
+			plain, perr := Args(k, v, spec, "conf")
 			spec.Props = map[string]string{key: value}
-			args, err := Args(k, spec, "conf")
+			args, err := Args(k, v, spec, "conf")
 			if err != nil {
 				continue
 			}

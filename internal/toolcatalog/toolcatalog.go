@@ -14,7 +14,16 @@
 // template and which workload: it is given as NAME=KIND:PATH, or read from
 // the basename of PATH (kafka-producer-perf-test, with or without .sh,
 // is a producer-perf-test; kafka-e2e-latency an e2e-latency, Kafka's
-// EndToEndLatency, whose runs are e2e runs).
+// EndToEndLatency, whose runs are e2e runs; kafka-share-consumer-perf-test
+// a share-consumer-perf-test, KIP-932's share group consumer, whose runs
+// are consumer runs).
+//
+// NAME=KIND@VERSION:PATH declares the tool's Kafka version. The templates
+// write the flag names every version takes (the old ones, which Kafka 4.2
+// deprecated and keeps until 5.0) unless the tool is declared 4.2 or later:
+// then they write KIP-1147's names (--command-property, --command-config,
+// --num-records) and EndToEndLatency's named arguments (KIP-1172), so
+// the tool prints no deprecation notices.
 //
 // The set of tools travels from the process that has the flag (serve or
 // worker) to a run's child in the child's environment (EnvVar), never
@@ -46,17 +55,22 @@ const (
 	ProducerPerfTest Kind = "producer-perf-test" // kafka-producer-perf-test(.sh), ProducerPerformance
 	ConsumerPerfTest Kind = "consumer-perf-test" // kafka-consumer-perf-test(.sh), ConsumerPerformance
 	E2ELatency       Kind = "e2e-latency"        // kafka-e2e-latency(.sh), EndToEndLatency
+	// ShareConsumerPerfTest is kafka-share-consumer-perf-test(.sh),
+	// ShareConsumerPerformance (Kafka 4.1+): consumers of a share group.
+	ShareConsumerPerfTest Kind = "share-consumer-perf-test"
 )
 
 // Kinds lists the kinds, in the order help and messages give them.
-func Kinds() []Kind { return []Kind{ProducerPerfTest, ConsumerPerfTest, E2ELatency} }
+func Kinds() []Kind {
+	return []Kind{ProducerPerfTest, ConsumerPerfTest, ShareConsumerPerfTest, E2ELatency}
+}
 
 // Workload is the workload a kind's runs are: what its output is.
 func (k Kind) Workload() rundoc.Workload {
 	switch k {
 	case ProducerPerfTest:
 		return rundoc.Producer
-	case ConsumerPerfTest:
+	case ConsumerPerfTest, ShareConsumerPerfTest:
 		return rundoc.Consumer
 	case E2ELatency:
 		return rundoc.E2E
@@ -64,7 +78,8 @@ func (k Kind) Workload() rundoc.Workload {
 	return ""
 }
 
-// KindOfWorkload is the kind whose runs are workload w, "" for none.
+// KindOfWorkload is the kind whose runs are workload w, "" for none: for
+// consumer runs the consumer's, not the share group's.
 func KindOfWorkload(w rundoc.Workload) Kind {
 	for _, k := range Kinds() {
 		if k.Workload() == w {
@@ -88,6 +103,11 @@ func (k Kind) Params() []string {
 		return []string{"topic", "num-records", "record-size", "throughput", "producer-props", "print-metrics", "warmup-records"}
 	case ConsumerPerfTest:
 		return []string{"topic", "messages", "timeout", "fetch-size", "group", "from-latest", "show-detailed-stats",
+			"reporting-interval", "consumer-props", "print-metrics"}
+	case ShareConsumerPerfTest:
+		// A share group has no offsets of its own to start from: no
+		// --from-latest.
+		return []string{"topic", "messages", "timeout", "fetch-size", "group", "show-detailed-stats",
 			"reporting-interval", "consumer-props", "print-metrics"}
 	case E2ELatency:
 		// acks is a producer property; the others go to its file.
@@ -118,25 +138,62 @@ func kindOf(s string) (Kind, bool) {
 }
 
 // KindFromPath tells the kind from a program's basename: it ends with
-// producer-perf-test, consumer-perf-test or e2e-latency, once .sh, .bat
-// or .cmd is taken off.
+// producer-perf-test, consumer-perf-test, share-consumer-perf-test or
+// e2e-latency, once .sh, .bat or .cmd is taken off. The longest ending
+// wins: kafka-share-consumer-perf-test ends with consumer-perf-test too.
 func KindFromPath(path string) (Kind, bool) {
 	base := filepath.Base(path)
 	for _, ext := range []string{".sh", ".bat", ".cmd"} {
 		base = strings.TrimSuffix(base, ext)
 	}
+	var found Kind
 	for _, k := range Kinds() {
-		if strings.HasSuffix(base, string(k)) {
-			return k, true
+		if strings.HasSuffix(base, string(k)) && len(k) > len(found) {
+			found = k
 		}
 	}
-	return "", false
+	return found, found != ""
 }
+
+// Version is a tool's declared Kafka version, "major.minor" ("" when not
+// declared: the templates then write the flag names every version takes).
+type Version string
+
+// parseVersion reads "4.2" or "4.2.1" (the patch is dropped).
+func parseVersion(s string) (Version, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return "", false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > 4 || strings.Trim(p, "0123456789") != "" {
+			return "", false
+		}
+	}
+	return Version(parts[0] + "." + parts[1]), true
+}
+
+// atLeast reports whether v is declared and at least major.minor.
+func (v Version) atLeast(major, minor int) bool {
+	if v == "" {
+		return false
+	}
+	a, b, _ := strings.Cut(string(v), ".")
+	ma, _ := strconv.Atoi(a)
+	mi, _ := strconv.Atoi(b)
+	return ma > major || (ma == major && mi >= minor)
+}
+
+// NewFlagNames reports whether a tool of version v takes Kafka 4.2's flag
+// names (KIP-1147, and EndToEndLatency's named arguments, KIP-1172).
+func (v Version) NewFlagNames() bool { return v.atLeast(4, 2) }
 
 // Tool is one program a machine offers.
 type Tool struct {
 	Name string `json:"name"`
 	Kind Kind   `json:"kind"`
+	// Version is the Kafka version NAME=KIND@VERSION:PATH declared.
+	Version Version `json:"version,omitempty"`
 	// Path is absolute, on the machine that offers it.
 	Path string `json:"path"`
 }
@@ -157,7 +214,8 @@ func kindList() string {
 	return strings.Join(s, " or ")
 }
 
-// Parse reads the values of --tool, each NAME=PATH or NAME=KIND:PATH,
+// Parse reads the values of --tool, each NAME=PATH, NAME=KIND:PATH or
+// NAME=KIND@VERSION:PATH,
 // and checks that every program exists and is executable. A PATH without
 // a slash is looked up in PATH; every path is made absolute. Every bad
 // value is reported, each error naming it. No values give nil.
@@ -191,15 +249,23 @@ func parseOne(v string) (Tool, error) {
 	name, rest, ok := strings.Cut(v, "=")
 	name, rest = strings.TrimSpace(name), strings.TrimSpace(rest)
 	if !ok || name == "" || rest == "" {
-		return Tool{}, fmt.Errorf("%q: want NAME=PATH or NAME=KIND:PATH (a name for the tool, then the program: KIND is %s)", v, kindList())
+		return Tool{}, fmt.Errorf("%q: want NAME=PATH, NAME=KIND:PATH or NAME=KIND@VERSION:PATH (a name for the tool, then the program: KIND is %s)", v, kindList())
 	}
 	if !rundoc.ValidToolName(name) {
 		return Tool{}, fmt.Errorf("%s: the name %q must be letters, digits, '.', '_' or '-' (starting with a letter or digit), at most 64 bytes", v, name)
 	}
 	t := Tool{Name: name, Path: rest}
 	if k, path, ok := strings.Cut(rest, ":"); ok {
+		k, ver, versioned := strings.Cut(k, "@")
 		if kind, known := kindOf(k); known {
 			t.Kind, t.Path = kind, path
+			if versioned {
+				version, ok := parseVersion(ver)
+				if !ok {
+					return Tool{}, fmt.Errorf("%s: %q is not a Kafka version: want MAJOR.MINOR, such as 4.2", v, ver)
+				}
+				t.Version = version
+			}
 		}
 	}
 	if t.Kind == "" {
@@ -336,7 +402,11 @@ func FromEnv(getenv func(string) string) (*Set, error) {
 	}
 	values := make([]string, 0, len(list))
 	for _, t := range list {
-		values = append(values, t.Name+"="+string(t.Kind)+":"+t.Path)
+		kind := string(t.Kind)
+		if t.Version != "" {
+			kind += "@" + string(t.Version)
+		}
+		values = append(values, t.Name+"="+kind+":"+t.Path)
 	}
 	return Parse(values)
 }
@@ -354,23 +424,27 @@ func CheckSpec(k Kind, toolName string, given []string, errs *rundoc.FieldErrors
 	}
 }
 
-// Args fills kind k's template from spec: the tool's arguments, without
-// the program. configFile is the properties file WriteConfig wrote ("" when
-// it wrote none). Only known fields of the spec go in; its bootstrap
-// servers are its target (the BootstrapServer field, else the
-// bootstrap.servers property).
+// Args fills kind k's template from spec for a tool of Kafka version v:
+// the tool's arguments, without the program. configFile is the properties
+// file WriteConfig wrote ("" when it wrote none). Only known fields of the
+// spec go in; its bootstrap servers are its target (the BootstrapServer
+// field, else the bootstrap.servers property).
 //
-// EndToEndLatency takes positional arguments, broker_list topic
-// num_messages producer_acks message_size_bytes [properties_file]: every
-// version from 0.9 to 4.x reads them (4.2 also takes named ones, and
-// prints a deprecation warning for these, which the import keeps as a
-// note), so one template serves all.
+// The flag names are those every version takes unless v is 4.2 or later
+// (Version.NewFlagNames): --producer-props, --producer.config,
+// --messages and --consumer.config, which 4.2 deprecated, or then
+// --command-property, --command-config and --num-records. EndToEndLatency
+// takes positional arguments, broker_list topic num_messages producer_acks
+// message_size_bytes [properties_file], in every version from 0.9 to 4.x
+// (4.2 prints a deprecation notice for them, which the import keeps as a
+// note), or from 4.2 the named --bootstrap-server, --topic,
+// --num-records, --producer-acks, --record-size and --command-config.
 //
 // Every value that goes on the command line is checked first, whatever
 // validated the spec before: a topic, a server list or a property that
 // the tool's parser could read as an option or as two arguments is an
 // error, so no spec can add an option to the template's.
-func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
+func Args(k Kind, v Version, spec rundoc.Spec, configFile string) ([]string, error) {
 	servers := spec.BootstrapServer
 	if servers == "" {
 		servers = spec.Props["bootstrap.servers"]
@@ -382,6 +456,11 @@ func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 		return nil, err
 	}
 	num := func(n int64) string { return strconv.FormatInt(n, 10) }
+	// The names of the flags KIP-1147 renamed.
+	propsFlag, producerFile, countFlag, consumerFile := "--producer-props", "--producer.config", "--messages", "--consumer.config"
+	if v.NewFlagNames() {
+		propsFlag, producerFile, countFlag, consumerFile = "--command-property", "--command-config", "--num-records", "--command-config"
+	}
 	var args []string
 	switch k {
 	case ProducerPerfTest:
@@ -395,31 +474,31 @@ func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 		for _, key := range sortedKeys(public) {
 			props = append(props, key+"="+public[key])
 		}
-		args = append(args, "--producer-props")
+		args = append(args, propsFlag)
 		args = append(args, props...)
 		if configFile != "" {
-			args = append(args, "--producer.config", configFile)
+			args = append(args, producerFile, configFile)
 		}
 		if spec.WarmupRecords > 0 {
 			args = append(args, "--warmup-records", num(spec.WarmupRecords))
 		}
-	case ConsumerPerfTest:
+	case ConsumerPerfTest, ShareConsumerPerfTest:
 		if spec.NumRecords < 1 {
-			return nil, errors.New("toolcatalog: a consumer perf test needs --messages (it has no --duration)")
+			return nil, fmt.Errorf("toolcatalog: a %s needs --messages (it has no --duration)", strings.ReplaceAll(string(k), "-", " "))
 		}
-		args = []string{"--bootstrap-server", servers, "--topic", spec.Topic, "--messages", num(spec.NumRecords),
+		args = []string{"--bootstrap-server", servers, "--topic", spec.Topic, countFlag, num(spec.NumRecords),
 			"--timeout", num(spec.Timeout), "--fetch-size", strconv.Itoa(spec.FetchSize), "--reporting-interval", num(spec.ReportingInterval)}
 		if spec.Group != "" {
 			args = append(args, "--group", spec.Group)
 		}
-		if spec.FromLatest {
+		if spec.FromLatest && k == ConsumerPerfTest {
 			args = append(args, "--from-latest")
 		}
 		if spec.ShowDetailedStats {
 			args = append(args, "--show-detailed-stats")
 		}
 		if configFile != "" {
-			args = append(args, "--consumer.config", configFile)
+			args = append(args, consumerFile, configFile)
 		}
 	case E2ELatency:
 		if spec.NumRecords < 1 {
@@ -428,6 +507,14 @@ func Args(k Kind, spec rundoc.Spec, configFile string) ([]string, error) {
 		acks, err := E2EAcks(spec.Props)
 		if err != nil {
 			return nil, err
+		}
+		if v.NewFlagNames() {
+			args = []string{"--bootstrap-server", servers, "--topic", spec.Topic, "--num-records", num(spec.NumRecords),
+				"--producer-acks", acks, "--record-size", strconv.Itoa(spec.RecordSize)}
+			if configFile != "" {
+				args = append(args, "--command-config", configFile)
+			}
+			return args, nil
 		}
 		args = []string{servers, spec.Topic, num(spec.NumRecords), acks, strconv.Itoa(spec.RecordSize)}
 		if configFile != "" {

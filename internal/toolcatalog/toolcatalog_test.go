@@ -89,7 +89,7 @@ func TestArgs(t *testing.T) {
 	p.Props = map[string]string{"acks": "all", "linger.ms": "5", "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-256",
 		"sasl.username": "alice", "sasl.password": `s3cr"et`}
 	p.PrintMetrics = true
-	args, err := Args(ProducerPerfTest, p, "/run/7/"+ConfigFileName)
+	args, err := Args(ProducerPerfTest, "", p, "/run/7/"+ConfigFileName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestArgs(t *testing.T) {
 	c := rundoc.DefaultSpec(rundoc.Consumer)
 	c.Tool, c.Topic, c.NumRecords, c.Group, c.ShowDetailedStats, c.FromLatest = "c", "t2", 500, "g1", true, true
 	c.Props = map[string]string{"bootstrap.servers": "k3:9093", "fetch.min.bytes": "1", "sasl.jaas.config": `x required password="p";`}
-	args, err = Args(ConsumerPerfTest, c, "cfg")
+	args, err = Args(ConsumerPerfTest, "", c, "cfg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestArgs(t *testing.T) {
 	e.BootstrapServer = "k1:9092"
 	e.Props = map[string]string{"acks": "1", "client.id": "lat-bench", "security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN",
 		"sasl.username": "bob", "sasl.password": "pw-e2e"}
-	args, err = Args(E2ELatency, e, "/run/8/"+ConfigFileName)
+	args, err = Args(E2ELatency, "", e, "/run/8/"+ConfigFileName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,19 +151,66 @@ func TestArgs(t *testing.T) {
 	// Without acks: all, as kbench's e2e runs; without a file: five
 	// arguments.
 	e.Props = nil
-	if args, err := Args(E2ELatency, e, ""); err != nil || !slices.Equal(args, []string{"k1:9092", "lat", "20000", "all", "512"}) {
+	if args, err := Args(E2ELatency, "", e, ""); err != nil || !slices.Equal(args, []string{"k1:9092", "lat", "20000", "all", "512"}) {
 		t.Errorf("e2e args without properties: %q %v", args, err)
 	}
 	for _, acks := range []string{"0", "-1", "2"} {
 		e.Props = map[string]string{"acks": acks}
-		if _, err := Args(E2ELatency, e, ""); err == nil || !strings.Contains(err.Error(), "acks 1 or all") {
+		if _, err := Args(E2ELatency, "", e, ""); err == nil || !strings.Contains(err.Error(), "acks 1 or all") {
 			t.Errorf("acks=%s: %v, want refused", acks, err)
 		}
 	}
 
 	noTarget := rundoc.DefaultSpec(rundoc.Producer)
-	if _, err := Args(ProducerPerfTest, noTarget, ""); err == nil {
+	if _, err := Args(ProducerPerfTest, "", noTarget, ""); err == nil {
 		t.Errorf("a run without a target got arguments")
+	}
+
+	// The share group's consumers: the consumer's template without
+	// --from-latest, which the tool does not take.
+	args, err = Args(ShareConsumerPerfTest, "", c, "cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"--bootstrap-server", "k3:9093", "--topic", "t2", "--messages", "500", "--timeout", "10000", "--fetch-size", "1048576",
+		"--reporting-interval", "5000", "--group", "g1", "--show-detailed-stats", "--consumer.config", "cfg"}
+	if !slices.Equal(args, want) {
+		t.Errorf("share consumer args\n got %q\nwant %q", args, want)
+	}
+}
+
+// TestArgsKafka42: a tool declared 4.2 or later gets KIP-1147's flag
+// names and EndToEndLatency's named arguments; one declared older, or
+// not at all, the names every version takes.
+func TestArgsKafka42(t *testing.T) {
+	p := rundoc.DefaultSpec(rundoc.Producer)
+	p.Topic, p.NumRecords, p.RecordSize, p.Throughput, p.BootstrapServer = "t1", 1000, 100, -1, "k1:9092"
+	p.Props = map[string]string{"acks": "all"}
+	c := rundoc.DefaultSpec(rundoc.Consumer)
+	c.Topic, c.NumRecords, c.BootstrapServer = "t2", 500, "k3:9093"
+	e := rundoc.DefaultSpec(rundoc.E2E)
+	e.Topic, e.NumRecords, e.RecordSize, e.BootstrapServer = "lat", 20000, 512, "k1:9092"
+	for _, tc := range []struct {
+		kind Kind
+		v    Version
+		spec rundoc.Spec
+		want string
+	}{
+		{ProducerPerfTest, "4.2", p, "--topic t1 --num-records 1000 --record-size 100 --throughput -1 --command-property bootstrap.servers=k1:9092 acks=all --command-config f"},
+		{ProducerPerfTest, "4.1", p, "--topic t1 --num-records 1000 --record-size 100 --throughput -1 --producer-props bootstrap.servers=k1:9092 acks=all --producer.config f"},
+		{ConsumerPerfTest, "4.2", c, "--bootstrap-server k3:9093 --topic t2 --num-records 500 --timeout 10000 --fetch-size 1048576 --reporting-interval 5000 --command-config f"},
+		{ShareConsumerPerfTest, "5.0", c, "--bootstrap-server k3:9093 --topic t2 --num-records 500 --timeout 10000 --fetch-size 1048576 --reporting-interval 5000 --command-config f"},
+		{ShareConsumerPerfTest, "", c, "--bootstrap-server k3:9093 --topic t2 --messages 500 --timeout 10000 --fetch-size 1048576 --reporting-interval 5000 --consumer.config f"},
+		{E2ELatency, "4.2", e, "--bootstrap-server k1:9092 --topic lat --num-records 20000 --producer-acks all --record-size 512 --command-config f"},
+		{E2ELatency, "3.9", e, "k1:9092 lat 20000 all 512 f"},
+	} {
+		args, err := Args(tc.kind, tc.v, tc.spec, "f")
+		if err != nil {
+			t.Fatalf("%s@%s: %v", tc.kind, tc.v, err)
+		}
+		if got := strings.Join(args, " "); got != tc.want {
+			t.Errorf("%s@%s\n got %s\nwant %s", tc.kind, tc.v, got, tc.want)
+		}
 	}
 }
 
@@ -194,6 +241,49 @@ func TestWriteConfig(t *testing.T) {
 	}
 }
 
+// TestParseVersions: NAME=KIND@VERSION:PATH declares the tool's Kafka
+// version, which travels to a run's child with the tool; a share consumer
+// tool is told from its name although it ends like the consumer's.
+func TestParseVersions(t *testing.T) {
+	dir := t.TempDir()
+	share := program(t, dir, "kafka-share-consumer-perf-test.sh", 0o755)
+	prod := program(t, dir, "kafka-producer-perf-test.sh", 0o755)
+	s, err := Parse([]string{"s=" + share, "p42=producer-perf-test@4.2:" + prod, "p421=producer-perf-test@4.2.1:" + prod, "p39=producer-perf-test@3.9:" + prod})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]Tool{
+		"s":    {Kind: ShareConsumerPerfTest},
+		"p42":  {Kind: ProducerPerfTest, Version: "4.2"},
+		"p421": {Kind: ProducerPerfTest, Version: "4.2"},
+		"p39":  {Kind: ProducerPerfTest, Version: "3.9"},
+	} {
+		if tool, _ := s.Get(name); tool.Kind != want.Kind || tool.Version != want.Version {
+			t.Errorf("%s: %+v, want kind %s version %q", name, tool, want.Kind, want.Version)
+		}
+	}
+	back, err := FromEnv(func(string) string { return s.Env() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tool, _ := back.Get("p42"); tool.Version != "4.2" || tool.Kind != ProducerPerfTest {
+		t.Errorf("through the environment: %+v", tool)
+	}
+	for _, v := range []string{"x=producer-perf-test@four:" + prod, "x=producer-perf-test@4:" + prod, "x=producer-perf-test@4.2.1.0:" + prod, "x=producer-perf-test@:" + prod} {
+		if _, err := Parse([]string{v}); err == nil || !strings.Contains(err.Error(), "is not a Kafka version") {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+	for _, tc := range []struct {
+		v    Version
+		want bool
+	}{{"", false}, {"3.9", false}, {"4.1", false}, {"4.2", true}, {"4.10", true}, {"5.0", true}} {
+		if got := tc.v.NewFlagNames(); got != tc.want {
+			t.Errorf("Version(%q).NewFlagNames() = %v", tc.v, got)
+		}
+	}
+}
+
 func TestCheckSpec(t *testing.T) {
 	var errs rundoc.FieldErrors
 	CheckSpec(ProducerPerfTest, "p", []string{"topic", "mode", "props", "bootstrap-server", "num-records", "key-size"}, &errs)
@@ -217,8 +307,14 @@ func TestKinds(t *testing.T) {
 		{ProducerPerfTest, rundoc.Producer, "kafka-producer-perf-test.sh"},
 		{ConsumerPerfTest, rundoc.Consumer, "kafka-consumer-perf-test.sh"},
 		{E2ELatency, rundoc.E2E, "kafka-e2e-latency.sh"},
+		{ShareConsumerPerfTest, rundoc.Consumer, "kafka-share-consumer-perf-test.sh"},
 	} {
-		if tc.kind.Workload() != tc.workload || KindOfWorkload(tc.workload) != tc.kind || tc.kind.Script() != tc.script {
+		// Consumer runs are the consumer's by default, not the share group's.
+		wantKind := tc.kind
+		if tc.kind == ShareConsumerPerfTest {
+			wantKind = ConsumerPerfTest
+		}
+		if tc.kind.Workload() != tc.workload || KindOfWorkload(tc.workload) != wantKind || tc.kind.Script() != tc.script {
 			t.Errorf("%s: workload %s, script %s; KindOfWorkload(%s) = %s", tc.kind, tc.kind.Workload(), tc.kind.Script(), tc.workload, KindOfWorkload(tc.workload))
 		}
 		if k, ok := KindFromPath("/opt/kafka/bin/" + tc.script); !ok || k != tc.kind {

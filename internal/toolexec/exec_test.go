@@ -409,3 +409,25 @@ func TestChildEnv(t *testing.T) {
 		t.Errorf("ChildEnv = %q, want %q", got, want)
 	}
 }
+
+// TestToResultShareConsumer: kafka-share-consumer-perf-test's output is a
+// consumer run of that tool; output that does not parse still names the
+// tool the command line ran.
+func TestToResultShareConsumer(t *testing.T) {
+	argv := []string{"/opt/kafka/bin/kafka-share-consumer-perf-test.sh", "--bootstrap-server", "k:9092", "--topic", "t", "--num-records", "100000"}
+	out := "start.time, end.time, data.consumed.in.MB, MB.sec, nMsg.sec, data.consumed.in.nMsg, fetch.time.ms\n" +
+		"2026-02-10 09:27:32:123, 2026-02-10 09:27:42:456, 95.3674, 9.2294, 9677.7315, 100000, 10333\n"
+	now := time.Now()
+	r := ToResult(&Execution{Argv: argv, Stdout: out, Started: now, Finished: now.Add(11 * time.Second)}, ResultOptions{})
+	if r.Workload != rundoc.Consumer || !r.Complete || r.Measurement.Tool != "kafka-share-consumer-perf-test" {
+		t.Fatalf("workload %s complete %v tool %q error %q", r.Workload, r.Complete, r.Measurement.Tool, r.Error)
+	}
+	if m, ok := r.Metric("records-consumed-rate"); !ok || m.Value != 9677.7315 {
+		t.Errorf("records-consumed-rate %+v %v", m, ok)
+	}
+	r = ToResult(&Execution{Argv: argv, Stdout: strings.SplitAfter(out, "\n")[0], Started: now, Finished: now}, ResultOptions{})
+	if r.Complete || r.Workload != rundoc.Consumer || r.Measurement.Tool != "kafka-share-consumer-perf-test" ||
+		!strings.Contains(strings.Join(r.Measurement.Notes, "\n"), "did not parse as kafka-share-consumer-perf-test output") {
+		t.Errorf("cut output: complete %v workload %s tool %q notes %q", r.Complete, r.Workload, r.Measurement.Tool, r.Measurement.Notes)
+	}
+}

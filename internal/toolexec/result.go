@@ -50,6 +50,16 @@ func GuessWorkload(argv []string) rundoc.Workload {
 	return ""
 }
 
+// wantTool is the Kafka tool whose output a command that did not parse
+// was to print: the tool its command line names (the share consumer's
+// among them, whose runs are consumer runs), else workload want's.
+func wantTool(argv []string, want rundoc.Workload) string {
+	if tool := rundoc.ToolCommandTool(argv); tool != "" {
+		return tool
+	}
+	return kafkafmt.Command(string(want))
+}
+
 // ToResult turns an execution into a run document (see the package doc):
 // the output's figures when it parses, the tree's CPU, the exit status,
 // and on failure the error and whatever was printed.
@@ -91,14 +101,14 @@ func ToResult(e *Execution, o ResultOptions) *rundoc.Result {
 		case want == "":
 			m.Notes = append(m.Notes, "the output is no Kafka tool's output ("+msg+"): the run holds CPU and profiles only")
 		default:
-			m.Notes = append(m.Notes, "the output did not parse as "+kafkafmt.Command(string(want))+" output: "+msg)
+			m.Notes = append(m.Notes, "the output did not parse as "+wantTool(e.Argv, want)+" output: "+msg)
 		}
 		if want != "" {
 			failure = append(failure, "no Kafka figures: "+msg)
 		}
 		m.Tool = filepath.Base(e.Argv[0])
 		if want != "" {
-			m.Tool = kafkafmt.Command(string(want))
+			m.Tool = wantTool(e.Argv, want)
 		}
 	}
 	if e.StdoutCut > 0 {
