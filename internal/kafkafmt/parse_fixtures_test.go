@@ -255,9 +255,15 @@ func impFixtures() []impFixture {
 		{"producer_crlf.txt", crlf.String()},
 		{"producer_decimal_comma.txt", impDecimalCommas(windows.String() + ProducerSummary(total))},
 		{"producer_metrics.txt", impProducerText(impWindows, total) + impProducerMetrics()},
+		// Kafka 4.2 run with KIP-1147's deprecated names: the notices come
+		// first, on stdout (ProducerPerformance's println).
+		{"producer_notices_4.2.txt", impProducerDeprecations + windows.String() + ProducerSummary(total)},
 		{"consumer_summary.txt", impSLF4J + impConsumerConfig + "WARNING: option [threads] and [num-fetch-threads] have been deprecated and will be ignored by the test\n" +
 			ConsumerHeader(false) + row},
 		{"consumer_hide_header.txt", row},
+		// Kafka 4.2's ConsumerPerformance with --messages and
+		// --consumer.config: its notices before the header.
+		{"consumer_notices_4.2.txt", impShareDeprecations + ConsumerHeader(false) + row},
 		{"consumer_summary_metrics.txt", ConsumerHeader(false) + row + impConsumerMetrics()},
 		{"consumer_detailed.txt", detailed.String()},
 		{"consumer_detailed_hide_header.txt", strings.Join(rows, "")},
@@ -281,6 +287,12 @@ func impFixtures() []impFixture {
 			impShareConsumer("1") + impShareConsumer("2") + impShareFinal},
 	}
 }
+
+// impProducerDeprecations are Kafka 4.2's ProducerPerformance notices of
+// --producer-props and --producer.config (KIP-1147), as its println
+// calls write them.
+const impProducerDeprecations = "Option --producer-props has been deprecated and will be removed in a future version. Use --command-property instead.\n" +
+	"Option --producer.config has been deprecated and will be removed in a future version. Use --command-config instead.\n"
 
 // kafka-share-consumer-perf-test (ShareConsumerPerformance), as Kafka 4.1
 // and 4.2 print it, written from its printf formats: the group's row
