@@ -10,6 +10,13 @@
 // kbench carries its own because the module's download (a 14 MiB zip) was
 // the third-largest part of a fresh `go run . serve`, for some 200 lines
 // (bench/README.md, "First start"). Not safe for concurrent use.
+//
+// Encode and Decode (encode.go) write and read HdrHistogram's compressed V2
+// encoding, base64 with padding, which HdrHistogram's libraries and log
+// tools share: kbench's encoding of every test case decodes in
+// hdrhistogram-go to the counts recorded, and that module's encoding
+// decodes here to the same counters (once inflated, the two are the same
+// bytes; only the zlib streams differ).
 package hdr
 
 import (
@@ -55,8 +62,16 @@ func New(lowest, highest int64, digits int) *Histogram {
 	h.subMask = (h.subCount - 1) << h.unitMagnitude
 	h.leadingZerosBucket0 = 64 - int(h.unitMagnitude) - int(h.subHalfMagnitude) - 1
 
-	// Buckets until the highest value is trackable.
-	buckets := 1
+	h.counts = make([]int64, h.countersTo(highest))
+	return h
+}
+
+// countersTo is how many counters a histogram of h's precision and
+// lowest value needs to track values up to highest: buckets, each
+// doubling the range, until highest is trackable; the first uses all its
+// sub-buckets, every later one its upper half.
+func (h *Histogram) countersTo(highest int64) int64 {
+	buckets := int64(1)
 	for limit := h.subCount << h.unitMagnitude; limit <= highest; buckets++ {
 		if limit > math.MaxInt64/2 {
 			buckets++
@@ -64,8 +79,7 @@ func New(lowest, highest int64, digits int) *Histogram {
 		}
 		limit <<= 1
 	}
-	h.counts = make([]int64, (int64(buckets)+1)*h.subHalfCount)
-	return h
+	return (buckets + 1) * h.subHalfCount
 }
 
 // bucketOf is the bucket of v: 0 for values below subMask, then one per
