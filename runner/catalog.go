@@ -55,7 +55,7 @@ var catalog = map[rundoc.Workload][]catalogEntry{
 		{"records-sent", "records", ""},
 		{"record-send-rate", "records/s", higher},
 		{"mb-per-sec", "MB/s", higher},
-	}, latencyEntries("record-latency"), latencyEntries("record-latency-intended"), []catalogEntry{
+	}, latencyEntries("record-latency"), latencyEntries("record-latency-intended"), latencyEntries("publish-delay"), []catalogEntry{
 		{"record-error-total", "records", lower},
 		{"request-rate", "requests/s", ""},
 		{"request-latency-avg", "ms", lower},
@@ -91,7 +91,7 @@ var catalog = map[rundoc.Workload][]catalogEntry{
 	// e2e.go: both modes report e2e-latency and the counts; rate mode
 	// adds the intended-time latency, publish latency and rates.
 	rundoc.E2E: slices.Concat(quantileEntries("e2e-latency", e2eQuantiles), quantileEntries("e2e-latency-intended", e2eQuantiles),
-		latencyEntries("publish-latency"), []catalogEntry{
+		latencyEntries("publish-latency"), latencyEntries("publish-delay"), []catalogEntry{
 			{"records-sent", "records", ""},
 			{"records-received", "records", ""},
 			{"records-lost", "records", lower},

@@ -12,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/internal/kafkafmt"
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Kafka's EndToEndLatency tool: for each of --num-records records, send
@@ -143,10 +144,8 @@ func (r *run) e2eKafka(ctx context.Context) error {
 }
 
 func (r *run) e2eKafkaResults(sent int64, es *e2eStats) {
-	if es.hist.count() > 0 {
-		help := fmt.Sprintf("round trip of each of %d records: synchronous send, then fetched back (Kafka's EndToEndLatency); HdrHistogram µs, 3 significant digits", es.hist.count())
-		r.res.Metrics = append(r.res.Metrics, es.hist.metricsAt("e2e-latency", help, e2eQuantiles)...)
-	}
+	r.addLatency(es.hist, rundoc.HistE2ELatency,
+		fmt.Sprintf("round trip of each of %d records: synchronous send, then fetched back (Kafka's EndToEndLatency); HdrHistogram µs, 3 significant digits", es.hist.count()), e2eQuantiles)
 	r.e2eCounts(sent, es)
 	es.mu.Lock()
 	b := es.bytes

@@ -80,7 +80,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 	// --mode rate with --throughput -1 sends as fast as the producer can
 	// (a sweep's maximum): no schedule, so no intended-time latency.
 	throttled := r.spec.Throughput > 0
-	stats := &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist()}
+	stats := newProduceStats(throttled)
 	es := newE2EStats()
 	es.throttled = throttled
 	t := &producerThread{credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(0, 1)}
@@ -174,20 +174,17 @@ func waitReceived(ctx context.Context, es *e2eStats, want int64, consumed <-chan
 
 func (r *run) e2eRateResults(acked int64, stats *produceStats, es *e2eStats) {
 	es.mu.Lock()
-	if es.hist.count() > 0 {
-		help := fmt.Sprintf("from each record's send to the consumer's receipt, all %d records received; HdrHistogram µs, 3 significant digits", es.hist.count())
-		r.res.Metrics = append(r.res.Metrics, es.hist.metricsAt("e2e-latency", help, e2eQuantiles)...)
-	}
-	if es.intended.count() > 0 {
-		r.res.Metrics = append(r.res.Metrics, es.intended.metricsAt("e2e-latency-intended",
-			"from the time the rate schedule wanted each record sent to the consumer's receipt: includes the queueing a stalled producer would otherwise hide (coordinated omission)", e2eQuantiles)...)
-	}
+	r.addLatency(es.hist, rundoc.HistE2ELatency,
+		fmt.Sprintf("from each record's send to the consumer's receipt, all %d records received; HdrHistogram µs, 3 significant digits", es.hist.count()), e2eQuantiles)
+	r.addLatency(es.intended, rundoc.HistE2ELatencyIntended,
+		"from the time the rate schedule wanted each record sent to the consumer's receipt: includes the queueing a stalled producer would otherwise hide (coordinated omission)", e2eQuantiles)
 	b := es.bytes
 	es.mu.Unlock()
 	stats.mu.Lock()
-	if stats.hist.count() > 0 {
-		r.res.Metrics = append(r.res.Metrics, stats.hist.metrics("publish-latency",
-			fmt.Sprintf("send → acknowledgement, all %d records, HdrHistogram µs, 3 significant digits", stats.hist.count()))...)
+	r.addLatency(stats.hist, rundoc.HistPublishLatency,
+		fmt.Sprintf("send → acknowledgement, all %d records, HdrHistogram µs, 3 significant digits", stats.hist.count()), latencyQuantiles)
+	if stats.throttled {
+		r.addLatency(stats.delay, rundoc.HistPublishDelay, publishDelayHelp, latencyQuantiles)
 	}
 	stats.mu.Unlock()
 	r.e2eCounts(acked, es)

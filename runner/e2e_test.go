@@ -46,6 +46,7 @@ func TestE2EKafkaMode(t *testing.T) {
 	if res.Environment.Config.Mode != "kafka" {
 		t.Errorf("config mode %q, want kafka", res.Environment.Config.Mode)
 	}
+	checkHistograms(t, res, 2001, rundoc.HistE2ELatency)
 	// The output imports as the tool's would: an e2e run whose average
 	// is kbench's own (exact nanoseconds printed to 0.0001 ms against the
 	// histogram's 3 significant digits).
@@ -114,6 +115,7 @@ func TestE2ERateLinger(t *testing.T) {
 	}
 	metric(t, res, "publish-latency-p99")
 	metric(t, res, "consume-rate")
+	checkHistograms(t, res, 5000, rundoc.HistE2ELatency, rundoc.HistE2ELatencyIntended, rundoc.HistPublishLatency, rundoc.HistPublishDelay)
 	if len(res.Series) == 0 {
 		t.Error("no interval series")
 	}
@@ -144,6 +146,7 @@ func TestE2ERateUnthrottled(t *testing.T) {
 		t.Errorf("consume-rate %v, record-send-rate %v: want equal and positive (one window, every record received)", got, sent)
 	}
 	metric(t, res, "e2e-latency-p99")
+	checkHistograms(t, res, 20000, rundoc.HistE2ELatency, rundoc.HistPublishLatency)
 	for _, m := range res.Metrics {
 		if strings.HasPrefix(m.Name, "e2e-latency-intended") {
 			t.Errorf("unthrottled run reports %s: there is no schedule", m.Name)

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"slices"
 	"time"
 
 	"github.com/kbench/kbench/internal/hdr"
@@ -9,12 +8,13 @@ import (
 )
 
 // Latency histograms hold every record's latency in microseconds, from 1 µs
-// to one hour, with 3 significant digits: percentiles are within 0.1% of
-// the exact value of the same data (checked against a sort in the tests).
+// to one hour, with 3 significant digits (rundoc's histogram layout):
+// percentiles are within 0.1% of the exact value of the same data (checked
+// against a sort in the tests).
 const (
-	latencyMinMicros = 1
-	latencyMaxMicros = int64(time.Hour / time.Microsecond)
-	latencySigFigs   = 3
+	latencyMinMicros = rundoc.HistogramLowest
+	latencyMaxMicros = rundoc.HistogramHighest
+	latencySigFigs   = rundoc.HistogramDigits
 )
 
 type latencyHist struct {
@@ -61,12 +61,21 @@ type latencyQuantile struct {
 // latencyQuantiles are the percentiles metrics reports.
 var latencyQuantiles = []latencyQuantile{{"p50", 50}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}}
 
-// metrics reports the histogram as prefix-avg, prefix-p50, -p95, -p99,
-// -p999 and prefix-max, in ms, lower being better, all with the same help;
-// the percentiles named in skip are left out.
-func (l *latencyHist) metrics(prefix, help string, skip ...string) []rundoc.Metric {
-	qs := slices.DeleteFunc(slices.Clone(latencyQuantiles), func(q latencyQuantile) bool { return slices.Contains(skip, q.suffix) })
-	return l.metricsAt(prefix, help, qs)
+// windowHistogram is the histogram of the measured window (secs long) as
+// result.json keeps it, of kind.
+func (l *latencyHist) windowHistogram(kind string, secs float64) rundoc.Histogram {
+	return rundoc.Histogram{Kind: kind, Scope: rundoc.HistogramWindow, EndS: secs, Count: l.count(), Data: l.h.Encode()}
+}
+
+// addLatency reports h of kind, when it holds any value: its metrics
+// (kind-avg, the percentiles qs, kind-max) and its histogram of the
+// measured window.
+func (r *run) addLatency(h *latencyHist, kind, help string, qs []latencyQuantile) {
+	if h.count() == 0 {
+		return
+	}
+	r.res.Metrics = append(r.res.Metrics, h.metricsAt(kind, help, qs)...)
+	r.res.Histograms = append(r.res.Histograms, h.windowHistogram(kind, r.win.seconds()))
 }
 
 // metricsAt reports the histogram as prefix-avg, the percentiles qs and

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/hdr"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -50,14 +51,15 @@ func TestLatencyPercentilesMatchSort(t *testing.T) {
 }
 
 // TestLatencyMetrics: a histogram reports as named metrics in ms, in the
-// order result pages show them, and skipped percentiles are left out.
+// order result pages show them, the percentiles asked for only, and its
+// window histogram decodes to the same percentiles.
 func TestLatencyMetrics(t *testing.T) {
 	h := newLatencyHist()
 	for ms := 1; ms <= 1000; ms++ {
 		h.record(time.Duration(ms) * time.Millisecond)
 	}
 	var names []string
-	for _, m := range h.metrics("x-latency", "why") {
+	for _, m := range h.metricsAt("x-latency", "why", latencyQuantiles) {
 		names = append(names, m.Name)
 		if m.Unit != "ms" || m.Better != rundoc.LowerIsBetter || m.Help != "why" {
 			t.Errorf("%s: %+v", m.Name, m)
@@ -66,11 +68,24 @@ func TestLatencyMetrics(t *testing.T) {
 	if want := "x-latency-avg x-latency-p50 x-latency-p95 x-latency-p99 x-latency-p999 x-latency-max"; strings.Join(names, " ") != want {
 		t.Errorf("names %q, want %q", names, want)
 	}
-	ms := h.metrics("y", "", "p95")
+	ms := h.metricsAt("y", "", []latencyQuantile{{"p50", 50}, {"p99", 99}, {"p999", 99.9}})
 	if len(ms) != 5 || ms[2].Name != "y-p99" {
-		t.Errorf("skipping p95 gives %+v", ms)
+		t.Errorf("p50, p99 and p999 give %+v", ms)
 	}
 	if p50, max := ms[1].Value, ms[4].Value; math.Abs(p50-500) > 0.5 || math.Abs(max-1000) > 1 {
 		t.Errorf("p50 %.3f ms, max %.3f ms; want 500 and 1000", p50, max)
+	}
+	w := h.windowHistogram("y", 12.5)
+	if w.Kind != "y" || w.Scope != rundoc.HistogramWindow || w.StartS != 0 || w.EndS != 12.5 || w.Count != 1000 {
+		t.Fatalf("window histogram %+v", w)
+	}
+	back, err := hdr.Decode(w.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []float64{50, 99, 99.9, 100} {
+		if got, want := float64(back.ValueAtQuantile(q))/1000, h.quantileMs(q); got != want {
+			t.Errorf("decoded p%v = %v ms, recorded %v ms", q, got, want)
+		}
 	}
 }

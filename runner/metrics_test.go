@@ -7,11 +7,13 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/hdr"
 	"github.com/kbench/kbench/internal/rundoc"
 
 	"github.com/kbench/kbench/internal/embeddedbroker"
@@ -149,7 +151,9 @@ func TestProducerMetricsByMode(t *testing.T) {
 			}
 			for _, p := range []string{"avg", "p50", "p95", "p99", "p999", "max"} {
 				metric(t, res, "record-latency-intended-"+p)
+				metric(t, res, "publish-delay-"+p)
 			}
+			checkHistograms(t, res, 3000, rundoc.HistRecordLatency, rundoc.HistRecordLatencyIntended, rundoc.HistPublishDelay)
 			if p50, p95, p99 := metric(t, res, "record-latency-intended-p50"), metric(t, res, "record-latency-intended-p95"),
 				metric(t, res, "record-latency-intended-p99"); p95 < p50 || p95 > p99 {
 				t.Errorf("intended p50 %v, p95 %v, p99 %v: not in order", p50, p95, p99)
@@ -183,5 +187,34 @@ func TestProducerMetricsByMode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkHistograms fails t unless res holds exactly the window histograms
+// of kinds, each decoding to as many values as records, to the ms
+// percentiles its kind's metrics report, and to the window's length.
+func checkHistograms(t *testing.T, res *rundoc.Result, records int64, kinds ...string) {
+	t.Helper()
+	var got []string
+	for _, h := range res.Histograms {
+		got = append(got, h.Kind)
+		if h.Scope != rundoc.HistogramWindow || h.StartS != 0 || !(h.EndS > 0) || h.Count != records {
+			t.Errorf("%s: %+v, want the window's, %d values", h.Kind, h, records)
+			continue
+		}
+		back, err := hdr.Decode(h.Data)
+		if err != nil {
+			t.Errorf("%s: %v", h.Kind, err)
+			continue
+		}
+		if back.TotalCount() != records || back.Lowest() != rundoc.HistogramLowest || back.Highest() != rundoc.HistogramHighest || back.Digits() != rundoc.HistogramDigits {
+			t.Errorf("%s: decoded %d values in %d..%d/%d", h.Kind, back.TotalCount(), back.Lowest(), back.Highest(), back.Digits())
+		}
+		if p99 := float64(back.ValueAtQuantile(99)) / 1000; p99 != metric(t, res, h.Kind+"-p99") {
+			t.Errorf("%s: the histogram's p99 is %v ms, its metric %v ms", h.Kind, p99, metric(t, res, h.Kind+"-p99"))
+		}
+	}
+	if !slices.Equal(got, kinds) {
+		t.Errorf("histograms %v, want %v", got, kinds)
 	}
 }

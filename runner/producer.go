@@ -42,6 +42,7 @@ type produceStats struct {
 	mu       sync.Mutex
 	hist     *latencyHist // send → ack
 	intended *latencyHist // intended send → ack (throttled runs only)
+	delay    *latencyHist // intended send → send (throttled runs only)
 	acked    int64        // all phases, for progress
 	records  int64        // measured
 	bytes    int64        // measured payload bytes
@@ -55,6 +56,16 @@ type produceStats struct {
 }
 
 func (s *produceStats) now() time.Duration { return time.Since(s.base) }
+
+// newProduceStats starts the statistics of a producer's records, timed from
+// now.
+func newProduceStats(throttled bool) *produceStats {
+	return &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist(), delay: newLatencyHist()}
+}
+
+// publishDelayHelp is the help of publish-delay.
+const publishDelayHelp = "from the time the rate schedule wanted each record sent to when it was sent: how far behind its schedule the producer ran " +
+	"(OMB's publishDelayLatency); HdrHistogram µs, 3 significant digits"
 
 // complete records a kafka-go Writer batch: each message carries its slot.
 func (s *produceStats) complete(msgs []kafka.Message, err error) (bytes int64) {
@@ -103,6 +114,7 @@ func (s *produceStats) recordLocked(slot *sendSlot, now time.Duration, err error
 	s.hist.record(lat)
 	if s.throttled {
 		s.intended.record(now - slot.intended)
+		s.delay.record(slot.sent - slot.intended)
 	}
 	s.records++
 	s.bytes += size
@@ -387,7 +399,7 @@ func (r *run) produce(ctx context.Context) error {
 			"mode writer: the kafka-go Writer's per-message partition-count lookups are answered from a cache refreshed every %d lookups (see runner/metacache.go)", metadataReuse))
 	}
 	throttled := r.spec.Throughput > 0
-	stats := &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist()}
+	stats := newProduceStats(throttled)
 	threads := make([]*producerThread, r.spec.Threads)
 	for i := range threads {
 		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock), stats: stats,
@@ -577,13 +589,11 @@ func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *reco
 	add("records-sent", float64(stats.records), "records", "", "records acknowledged in the measured window")
 	add("record-send-rate", recRate, "records/s", rundoc.HigherIsBetter, "acknowledged records / window seconds")
 	add("mb-per-sec", mbRate, "MB/s", rundoc.HigherIsBetter, "payload MB/s; MB = 1,048,576 bytes, as Kafka's tools")
-	if h.count() > 0 {
-		lat := fmt.Sprintf("send → acknowledgement, all %d records, HdrHistogram µs, 3 significant digits", h.count())
-		r.res.Metrics = append(r.res.Metrics, h.metrics("record-latency", lat)...)
-	}
-	if stats.throttled && stats.intended.count() > 0 {
-		help := "from the intended send time of a throttled producer to acknowledgement: includes queueing a stalled producer would otherwise hide (coordinated omission)"
-		r.res.Metrics = append(r.res.Metrics, stats.intended.metrics("record-latency-intended", help)...)
+	r.addLatency(h, rundoc.HistRecordLatency, fmt.Sprintf("send → acknowledgement, all %d records, HdrHistogram µs, 3 significant digits", h.count()), latencyQuantiles)
+	if stats.throttled {
+		r.addLatency(stats.intended, rundoc.HistRecordLatencyIntended,
+			"from the intended send time of a throttled producer to acknowledgement: includes queueing a stalled producer would otherwise hide (coordinated omission)", latencyQuantiles)
+		r.addLatency(stats.delay, rundoc.HistPublishDelay, publishDelayHelp, latencyQuantiles)
 	}
 	add("record-error-total", float64(stats.errors), "records", rundoc.LowerIsBetter, "records kafka-go reported as failed after its retries")
 

@@ -455,10 +455,7 @@ func (r *run) writepathResults(shape *writepath.Shape, st *wpStats, client write
 			m.Notes = append(m.Notes, s)
 		}
 	}
-	if h.count() > 0 {
-		lat := fmt.Sprintf("write start → response, all %d requests, HdrHistogram µs, 3 significant digits", h.count())
-		r.res.Metrics = append(r.res.Metrics, h.metrics("request-latency", lat)...)
-	}
+	r.addLatency(h, rundoc.HistRequestLatency, fmt.Sprintf("write start → response, all %d requests, HdrHistogram µs, 3 significant digits", h.count()), latencyQuantiles)
 	syscalls, perSyscall := -1.0, 0.0
 	if r.win.ioErr == nil && requests > 0 {
 		io := r.win.io1.Sub(r.win.io0)

@@ -94,6 +94,8 @@ func TestWritepathRunAgainstSink(t *testing.T) {
 			if got := metric(t, onDisk, "requests-sent"); got != requests {
 				t.Errorf("requests-sent = %v, want %d", got, requests)
 			}
+			// result.json carries the requests' whole histogram.
+			checkHistograms(t, onDisk, requests, rundoc.HistRequestLatency)
 			if got := onDisk.Measurement.MeasuredRecords; got != requests*16 {
 				t.Errorf("measured records = %d, want %d", got, requests*16)
 			}

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,4 +245,43 @@ func FuzzDecode(f *testing.F) {
 		}
 		sameCounts(t, "re-encoded", again, h)
 	})
+}
+
+// BenchmarkDecodeMerge100: what combining 100 runs' window histograms
+// costs: decoding 100 encodings of 50,000 log-normal latencies each (1 µs
+// to 1 h, 3 digits, as runs keep them) and merging them into one, whose
+// p99 is then read.
+//
+//	go test -run - -bench DecodeMerge100 -count 5 ./internal/hdr
+func BenchmarkDecodeMerge100(b *testing.B) {
+	c := config{1, 3_600_000_000, 3}
+	encs := make([]string, 100)
+	var bytes int
+	for i := range encs {
+		h := New(c.lowest, c.highest, c.digits)
+		for _, v := range seeded(uint64(100+i), 50000, func(r *rand.Rand, _ config) int64 {
+			return int64(math.Exp(r.NormFloat64()*1.2+7.5)) + 1
+		})(c) {
+			h.RecordValue(v)
+		}
+		encs[i] = h.Encode()
+		bytes += len(encs[i])
+	}
+	b.ResetTimer()
+	for range b.N {
+		all := New(c.lowest, c.highest, c.digits)
+		for _, e := range encs {
+			h, err := Decode(e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := all.Merge(h); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if all.TotalCount() != 100*50000 || all.ValueAtQuantile(99) <= 0 {
+			b.Fatal("merged wrong")
+		}
+	}
+	b.ReportMetric(float64(bytes)/100, "bytes/histogram")
 }

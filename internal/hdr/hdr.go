@@ -150,6 +150,12 @@ func (h *Histogram) RecordValue(v int64) error {
 	return nil
 }
 
+// Lowest, Highest and Digits are the layout New was given (or, for a
+// decoded histogram, its encoding's header).
+func (h *Histogram) Lowest() int64  { return h.lowest }
+func (h *Histogram) Highest() int64 { return h.highest }
+func (h *Histogram) Digits() int    { return h.digits }
+
 // TotalCount is how many values were recorded.
 func (h *Histogram) TotalCount() int64 { return h.total }
 

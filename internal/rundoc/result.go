@@ -140,7 +140,10 @@ type Result struct {
 	Measurement Measurement   `json:"measurement"`
 	Metrics     []Metric      `json:"metrics"`
 	Series      []SeriesPoint `json:"series"`
-	Profiles    []ProfileFile `json:"profiles"`
+	// Histograms are the run's latency histograms (histogram.go), the
+	// measured window's of every latency it measured.
+	Histograms []Histogram   `json:"histograms,omitempty"`
+	Profiles   []ProfileFile `json:"profiles"`
 	// Output is the Kafka-format text the run printed.
 	Output string `json:"output"`
 	// Meta is the run's metadata (--meta key=value; version defaults to
