@@ -7,16 +7,10 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
-// Latency histograms hold every record's latency in microseconds, from 1 µs
-// to one hour, with 3 significant digits (rundoc's histogram layout):
+// Latency histograms hold every record's latency in microseconds, in
+// rundoc's histogram layout (1 µs to one hour, 3 significant digits):
 // percentiles are within 0.1% of the exact value of the same data (checked
 // against a sort in the tests).
-const (
-	latencyMinMicros = rundoc.HistogramLowest
-	latencyMaxMicros = rundoc.HistogramHighest
-	latencySigFigs   = rundoc.HistogramDigits
-)
-
 type latencyHist struct {
 	h *hdr.Histogram
 	// clamped counts values outside the histogram's range, which are
@@ -25,16 +19,16 @@ type latencyHist struct {
 }
 
 func newLatencyHist() *latencyHist {
-	return &latencyHist{h: hdr.New(latencyMinMicros, latencyMaxMicros, latencySigFigs)}
+	return &latencyHist{h: hdr.New(rundoc.HistogramLowest, rundoc.HistogramHighest, rundoc.HistogramDigits)}
 }
 
 func (l *latencyHist) record(d time.Duration) {
 	v := d.Microseconds()
 	switch {
-	case v < latencyMinMicros:
-		v = latencyMinMicros // sub-microsecond: below the clock's useful resolution
-	case v > latencyMaxMicros:
-		v = latencyMaxMicros
+	case v < rundoc.HistogramLowest:
+		v = rundoc.HistogramLowest // sub-microsecond: below the clock's useful resolution
+	case v > rundoc.HistogramHighest:
+		v = rundoc.HistogramHighest
 		l.clamped++
 	}
 	// RecordValue only fails for values outside the range, excluded above.

@@ -371,23 +371,16 @@ func (p *importParser) consumerIntervals(out *Imported) error {
 	}
 
 	lastMsgs := map[int64]int64{}
-	var dropped []int
+	ivs := importIntervals{out: out}
 	for i, r := range rows {
 		prev := lastMsgs[r.thread]
 		if r.msgs < prev {
 			return parseErr(r.line, r.text, "data.consumed.in.nMsg went down from %d to %d: it is a running total (several runs in one file?)", prev, r.msgs)
 		}
 		lastMsgs[r.thread] = r.msgs
-		iv := ImportedInterval{T: ts[i], Records: r.msgs - prev, RecordsPerSec: r.msgsPerSec, MBPerSec: r.mbPerSec}
-		if !importIntervalFinite(iv) {
-			dropped = append(dropped, r.line)
-			continue
-		}
-		out.Intervals = append(out.Intervals, iv)
+		ivs.add(r.line, ImportedInterval{T: ts[i], Records: r.msgs - prev, RecordsPerSec: r.msgsPerSec, MBPerSec: r.mbPerSec})
 	}
-	if len(dropped) > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("rows with NaN or Infinity left out of the intervals: lines %s", importJoinInts(dropped)))
-	}
+	ivs.note("rows")
 	return nil
 }
 

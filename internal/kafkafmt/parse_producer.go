@@ -224,7 +224,7 @@ func (p *importParser) finishProducer(out *Imported) error {
 		out.Notes = append(out.Notes, "Kafka prints no times on periodic producer lines: interval times add up each window's records ÷ records/sec")
 	}
 	var t float64
-	var dropped []int
+	ivs := importIntervals{out: out}
 	for _, w := range windows {
 		// Java's window lasts 1000 × records / records/sec ms (the rate
 		// is printed to 0.1 record/s); Kafka's reporting interval, 5 s,
@@ -235,18 +235,34 @@ func (p *importParser) finishProducer(out *Imported) error {
 		} else {
 			t += 5
 		}
-		iv := ImportedInterval{T: t, Records: w.records, RecordsPerSec: w.recsPerSec, MBPerSec: w.mbPerSec,
-			LatencyAvgMs: w.avgLatency, LatencyMaxMs: w.maxLatency}
-		if !importIntervalFinite(iv) {
-			dropped = append(dropped, w.line)
-			continue
-		}
-		out.Intervals = append(out.Intervals, iv)
+		ivs.add(w.line, ImportedInterval{T: t, Records: w.records, RecordsPerSec: w.recsPerSec, MBPerSec: w.mbPerSec,
+			LatencyAvgMs: w.avgLatency, LatencyMaxMs: w.maxLatency})
 	}
-	if len(dropped) > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("periodic lines with NaN or Infinity left out of the intervals: lines %s", importJoinInts(dropped)))
-	}
+	ivs.note("periodic lines")
 	return nil
+}
+
+// importIntervals appends intervals to out, leaving out those holding a
+// figure Java printed as NaN or Infinity (a zero duration): JSON and the
+// series hold none. note says which lines were left out.
+type importIntervals struct {
+	out     *Imported
+	dropped []int
+}
+
+func (ivs *importIntervals) add(line int, iv ImportedInterval) {
+	if !importIntervalFinite(iv) {
+		ivs.dropped = append(ivs.dropped, line)
+		return
+	}
+	ivs.out.Intervals = append(ivs.out.Intervals, iv)
+}
+
+// note adds the note of the lines left out, what naming them.
+func (ivs *importIntervals) note(what string) {
+	if len(ivs.dropped) > 0 {
+		ivs.out.Notes = append(ivs.out.Notes, fmt.Sprintf("%s with NaN or Infinity left out of the intervals: lines %s", what, importJoinInts(ivs.dropped)))
+	}
 }
 
 func importIntervalFinite(iv ImportedInterval) bool {

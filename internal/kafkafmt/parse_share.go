@@ -247,7 +247,7 @@ func (p *importParser) finishShare(out *Imported) error {
 	}
 	var t float64
 	var prev int64
-	var dropped []int
+	ivs := importIntervals{out: out}
 	for _, pr := range sh.progress {
 		t += float64(pr.ms) / 1000
 		records := pr.msgs - prev
@@ -255,15 +255,8 @@ func (p *importParser) finishShare(out *Imported) error {
 			return parseErr(pr.line, pr.text, "data.consumed.in.nMsg went down from %d: a progress line holds the consumer's total so far", prev)
 		}
 		prev = pr.msgs
-		iv := ImportedInterval{T: t, Records: records, RecordsPerSec: pr.msgsPerSec, MBPerSec: pr.mbPerSec}
-		if !importIntervalFinite(iv) {
-			dropped = append(dropped, pr.line)
-			continue
-		}
-		out.Intervals = append(out.Intervals, iv)
+		ivs.add(pr.line, ImportedInterval{T: t, Records: records, RecordsPerSec: pr.msgsPerSec, MBPerSec: pr.mbPerSec})
 	}
-	if len(dropped) > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("progress lines with NaN or Infinity left out of the intervals: lines %s", importJoinInts(dropped)))
-	}
+	ivs.note("progress lines")
 	return nil
 }
