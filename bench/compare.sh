@@ -45,12 +45,10 @@ CONSUME_DESC_KBENCH="kbench consumer --mode assign: a kafka-go Conn per partitio
 CONSUME_DESC_KGO="kgo consumer: ConsumeTopics + ConsumeResetOffset(start), no group, FetchMinBytes 1, FetchMaxWait 500ms, FetchMaxPartitionBytes 1 MiB, FetchMaxBytes 1 MiB"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kbench-compare.XXXXXX")
-BROKER_PID=""
+# shellcheck source=bench/lib/broker.sh
+. "$ROOT/bench/lib/broker.sh"
 cleanup() {
-  if [ -n "$BROKER_PID" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
-    kill -TERM "$BROKER_PID" 2>/dev/null || true
-    wait "$BROKER_PID" 2>/dev/null || true
-  fi
+  stop_broker
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -74,16 +72,7 @@ mkdir -p "$OUT/runs"
 : >"$RUNS"
 
 # One broker for the whole comparison, on a free loopback port.
-"$KBENCH" broker --listen 127.0.0.1:0 >"$WORK/broker.out" 2>"$OUT/broker.err" &
-BROKER_PID=$!
-ADDR=""
-for _ in $(seq 1 100); do
-  ADDR=$(sed -n 's/^kbench broker listening on //p' "$WORK/broker.out" 2>/dev/null || true)
-  [ -n "$ADDR" ] && break
-  kill -0 "$BROKER_PID" 2>/dev/null || { cat "$OUT/broker.err" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$ADDR" ] || { echo "compare.sh: broker did not start" >&2; exit 1; }
+start_broker "$KBENCH" "$WORK" "$OUT/broker.err"
 log "broker pid $BROKER_PID at $ADDR"
 
 {

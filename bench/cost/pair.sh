@@ -52,12 +52,10 @@ RUNS=$OUT/runs.jsonl
 PRODUCER_PROPS=(batch.size=1048576 linger.ms=10 max.in.flight.requests.per.connection=1)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kbench-cost-pair.XXXXXX")
-BROKER_PID=""
+# shellcheck source=bench/lib/broker.sh
+. "$ROOT/bench/lib/broker.sh"
 cleanup() {
-  if [ -n "$BROKER_PID" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
-    kill -TERM "$BROKER_PID" 2>/dev/null || true
-    wait "$BROKER_PID" 2>/dev/null || true
-  fi
+  stop_broker
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -70,16 +68,7 @@ cp "$B_BIN" "$WORK/kbench-b"
 mkdir -p "$OUT/runs"
 : >"$RUNS"
 
-"$WORK/kbench-b" broker --listen 127.0.0.1:0 >"$WORK/broker.out" 2>"$OUT/broker.err" &
-BROKER_PID=$!
-ADDR=""
-for _ in $(seq 1 100); do
-  ADDR=$(sed -n 's/^kbench broker listening on //p' "$WORK/broker.out" 2>/dev/null || true)
-  [ -n "$ADDR" ] && break
-  kill -0 "$BROKER_PID" 2>/dev/null || { cat "$OUT/broker.err" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$ADDR" ] || { echo "cost/pair.sh: broker did not start" >&2; exit 1; }
+start_broker "$WORK/kbench-b" "$WORK" "$OUT/broker.err"
 
 {
   echo "$TITLE $STAMP"

@@ -30,12 +30,10 @@ STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$ROOT/bench/out/e2e-$STAMP}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kbench-e2e.XXXXXX")
-BROKER_PID=""
+# shellcheck source=bench/lib/broker.sh
+. "$ROOT/bench/lib/broker.sh"
 cleanup() {
-  if [ -n "$BROKER_PID" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
-    kill -TERM "$BROKER_PID" 2>/dev/null || true
-    wait "$BROKER_PID" 2>/dev/null || true
-  fi
+  stop_broker
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -55,16 +53,7 @@ KBENCH=$WORK/kbench
 PEER=$WORK/kgopeer
 mkdir -p "$OUT/runs"
 
-"$KBENCH" broker --listen 127.0.0.1:0 >"$WORK/broker.out" 2>"$OUT/broker.err" &
-BROKER_PID=$!
-ADDR=""
-for _ in $(seq 1 100); do
-  ADDR=$(sed -n 's/^kbench broker listening on //p' "$WORK/broker.out" 2>/dev/null || true)
-  [ -n "$ADDR" ] && break
-  kill -0 "$BROKER_PID" 2>/dev/null || { cat "$OUT/broker.err" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$ADDR" ] || { echo "e2e/run.sh: broker did not start" >&2; exit 1; }
+start_broker "$KBENCH" "$WORK" "$OUT/broker.err"
 
 {
   echo "kbench e2e added latency $STAMP"
