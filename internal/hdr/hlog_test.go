@@ -1,18 +1,40 @@
 package hdr
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// hlogCasesStartMilli is hlogCases's start time, ms since the epoch.
-const hlogCasesStartMilli = 1_700_000_000_250
+var writeHlog = flag.Bool("write-hlog", false, "write testdata/"+hlogFile+" and testdata/"+hlogCasesFile+", hloggen's input")
+
+const (
+	// hlogFile is WriteLog's log of hlogCases, which testdata/hloggen
+	// read with hdrhistogram-go's log reader into hlogReadFile.
+	hlogFile     = "kbench.hlog"
+	hlogReadFile = "kbench-hlog-read-by-hdrhistogram-go-v1.4.0.txt"
+	// hlogCasesFile is hlogCases as text (times in ms, histograms in
+	// kbench's encoding), from which testdata/hloggen wrote the logs of
+	// hdrhistogram-go's log writer: relative starts, and absolute ones.
+	hlogCasesFile       = "kbench-hlog-cases.txt"
+	hlogGoRelativeFile  = "hdrhistogram-go-v1.4.0-relative.hlog"
+	hlogGoAbsoluteFile  = "hdrhistogram-go-v1.4.0-absolute.hlog"
+	hlogCasesStartMilli = 1_700_000_000_250
+)
+
+// hlogQuantiles are the quantiles hloggen writes for each histogram it
+// read.
+var hlogQuantiles = []float64{50, 90, 99, 99.9, 100}
 
 // hlogCases is a log of the kind kbench writes: two tagged series and an
 // untagged one, one interval a second with the jitter of real timers
@@ -403,6 +425,123 @@ func TestWriteLogRefuses(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 	})
+}
+
+// TestReadLogHdrHistogramGoWriter: logs hdrhistogram-go's log writer
+// (v1.4.0) wrote of hlogCases, by testdata/hloggen, read to the same
+// tags and counters. Its StartTime line keeps whole seconds only (it
+// drops the 250 ms of hlogCases's start): its relative starts come back
+// as hlogCases's, its absolute ones 0.250 s later, measured from the
+// second it wrote.
+func TestReadLogHdrHistogramGoWriter(t *testing.T) {
+	want := hlogCases(t)
+	for _, tc := range []struct {
+		file   string
+		shiftS float64
+	}{{hlogGoRelativeFile, 0}, {hlogGoAbsoluteFile, 0.250}} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got, err := ReadLog(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.StartTime.UnixMilli() != hlogCasesStartMilli/1000*1000 {
+				t.Errorf("start time %v, want %v", got.StartTime, time.UnixMilli(hlogCasesStartMilli/1000*1000))
+			}
+			sameLog(t, tc.file, got, want, tc.shiftS)
+		})
+	}
+}
+
+// TestHdrHistogramGoReadsWriteLog: hdrhistogram-go's log reader (v1.4.0)
+// read WriteLog's log of hlogCases (testdata/hloggen) to the tags,
+// absolute times (which it truncates to the millisecond, so within 1 ms),
+// counts, max and quantiles this package gives the cases. With
+// -write-hlog, writes hloggen's inputs instead.
+func TestHdrHistogramGoReadsWriteLog(t *testing.T) {
+	cases := hlogCases(t)
+	if *writeHlog {
+		var b bytes.Buffer
+		if err := WriteLog(&b, cases); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", hlogFile), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var c strings.Builder
+		fmt.Fprintf(&c, "start\t%d\n", cases.StartTime.UnixMilli())
+		for _, e := range cases.Entries {
+			fmt.Fprintf(&c, "%s\t%d\t%d\t%d\t%s\n", e.Tag, int64(math.Round(e.StartS*1000)), int64(math.Round(e.LengthS*1000)), e.Hist.TotalCount(), e.Hist.Encode())
+		}
+		if err := os.WriteFile(filepath.Join("testdata", hlogCasesFile), []byte(c.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Skipf("wrote testdata/%s and testdata/%s: run testdata/hloggen on them (see its doc)", hlogFile, hlogCasesFile)
+	}
+
+	// The committed log is WriteLog's of the cases (compared by what it
+	// holds: zlib's bytes may change with Go).
+	f, err := os.Open(filepath.Join("testdata", hlogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	committed, err := ReadLog(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameLog(t, hlogFile, committed, cases, 0)
+
+	r, err := os.Open(filepath.Join("testdata", hlogReadFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	i := 0
+	for ; sc.Scan(); i++ {
+		if i >= len(cases.Entries) {
+			t.Fatalf("%s: more lines than the %d cases", hlogReadFile, len(cases.Entries))
+		}
+		e := cases.Entries[i]
+		// TAG START_MS LENGTH_MS COUNT MAX P50 P90 P99 P99.9 P100
+		fields := strings.Split(sc.Text(), "\t")
+		if len(fields) != 5+len(hlogQuantiles) {
+			t.Fatalf("%s: line %d: %q", hlogReadFile, i+1, sc.Text())
+		}
+		n := make([]int64, len(fields)-1)
+		for j := range n {
+			if n[j], err = strconv.ParseInt(fields[j+1], 10, 64); err != nil {
+				t.Fatalf("%s: line %d: %v", hlogReadFile, i+1, err)
+			}
+		}
+		startMs := cases.StartTime.UnixMilli() + int64(math.Round(e.StartS*1000))
+		endMs := startMs + int64(math.Round(e.LengthS*1000))
+		within1 := func(a, b int64) bool { return a-b >= -1 && a-b <= 1 }
+		if fields[0] != e.Tag || !within1(n[0], startMs) || !within1(n[1], endMs-startMs) {
+			t.Errorf("entry %d: hdrhistogram-go read tag %q start %d ms length %d ms, want %q, %d and %d", i, fields[0], n[0], n[1], e.Tag, startMs, endMs-startMs)
+		}
+		want := []int64{e.Hist.TotalCount(), e.Hist.Max()}
+		for _, q := range hlogQuantiles {
+			want = append(want, e.Hist.ValueAtQuantile(q))
+		}
+		for j, w := range want {
+			if n[j+2] != w {
+				t.Errorf("entry %d: hdrhistogram-go read (count, max, p%v) %v, want %v", i, hlogQuantiles, n[2:], want)
+				break
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if i != len(cases.Entries) {
+		t.Fatalf("%s: %d lines, want %d (go test -write-hlog, then testdata/hloggen)", hlogReadFile, i, len(cases.Entries))
+	}
 }
 
 // FuzzReadLog: ReadLog never panics, refuses only with an ErrLog, keeps
