@@ -17,6 +17,12 @@
 // hdrhistogram-go to the counts recorded, and that module's encoding
 // decodes here to the same counters (once inflated, the two are the same
 // bytes; only the zlib streams differ).
+//
+// WriteLog and ReadLog (hlog.go) write and read HdrHistogram's log format
+// (.hlog) of interval histograms: hdrhistogram-go's log reader reads
+// WriteLog's log to the same times, counts and quantiles, and ReadLog
+// reads that module's logs (relative and absolute starts) to the
+// counters written.
 package hdr
 
 import (
