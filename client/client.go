@@ -343,6 +343,28 @@ func (c *Client) Profiles(ctx context.Context, runID uint) (*Profiles, error) {
 	return &p, nil
 }
 
+// Histograms fetches a run's latency histograms (GET
+// /api/runs/{id}/histograms), q holding kind and scope.
+func (c *Client) Histograms(ctx context.Context, runID uint, q url.Values) (*RunHistograms, error) {
+	var h RunHistograms
+	if err := c.Get(ctx, withQuery("/api/runs/"+id(runID)+"/histograms", q), &h); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// HistogramLog fetches a run's interval histograms as an HdrHistogram
+// log (GET /api/runs/{id}/histograms?format=hlog), q holding kind and
+// scope.
+func (c *Client) HistogramLog(ctx context.Context, runID uint, q url.Values) ([]byte, error) {
+	q2 := url.Values{}
+	for k, v := range q {
+		q2[k] = v
+	}
+	q2.Set("format", "hlog")
+	return c.Do(ctx, http.MethodGet, withQuery("/api/runs/"+id(runID)+"/histograms", q2), nil, "", http.StatusOK, readTimeout, readLimit)
+}
+
 // UploadProfiles adds profiles to a run from a multipart body (POST
 // /api/runs/{id}/profiles) and returns those added.
 func (c *Client) UploadProfiles(ctx context.Context, runID uint, body []byte, contentType string) (*Profiles, error) {

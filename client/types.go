@@ -30,6 +30,7 @@ type (
 	FunctionChange     = wire.FunctionChange
 	FunctionNaming     = wire.FunctionNaming
 	Functions          = wire.Functions
+	Histogram          = wire.Histogram
 	History            = wire.History
 	HistoryParams      = wire.HistoryParams
 	HistoryPoint       = wire.HistoryPoint
@@ -38,6 +39,7 @@ type (
 	MovedFunction      = wire.MovedFunction
 	Normalization      = wire.Normalization
 	Profile            = wire.Profile
+	RunHistograms      = wire.RunHistograms
 	ProfileKind        = wire.ProfileKind
 	ProfileMeta        = wire.ProfileMeta
 	ProfileRole        = wire.ProfileRole

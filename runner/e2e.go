@@ -39,7 +39,7 @@ type e2eStats struct {
 }
 
 func newE2EStats() *e2eStats {
-	return &e2eStats{hist: newLatencyHist(), intended: newLatencyHist()}
+	return &e2eStats{hist: newLatencyHist(), intended: newLatencyHist(), point: pointCounters()}
 }
 
 // receive records record seq's receipt, lat after its send and late

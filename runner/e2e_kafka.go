@@ -97,6 +97,7 @@ func (r *run) e2eKafka(ctx context.Context) error {
 	r.rep.phase("measure", n)
 	stopProgress := r.tickProgress("measure", n, es.receivedCount)
 	stopSeries := r.recordSeries(es.seriesPoint)
+	stopLog := r.logIntervals(loggedHist{rundoc.HistE2ELatency, &es.mu, es.hist})
 	var sent int64
 	var loopErr error
 	for i := int64(0); i < n; i++ {
@@ -128,6 +129,7 @@ func (r *run) e2eKafka(ctx context.Context) error {
 	r.win.stop()
 	stopProgress()
 	stopSeries()
+	stopLog()
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
 	if loopErr == nil && ctx.Err() == nil {

@@ -117,6 +117,15 @@ func (r *run) e2eRate(ctx context.Context) error {
 	r.rep.phase("measure", n)
 	stopProgress := r.tickProgress("measure", n, es.receivedCount)
 	stopSeries := r.recordSeries(es.seriesPoint)
+	logged := []loggedHist{{rundoc.HistE2ELatency, &es.mu, es.hist}}
+	if es.throttled {
+		logged = append(logged, loggedHist{rundoc.HistE2ELatencyIntended, &es.mu, es.intended})
+	}
+	logged = append(logged, loggedHist{rundoc.HistPublishLatency, &stats.mu, stats.hist})
+	if stats.throttled {
+		logged = append(logged, loggedHist{rundoc.HistPublishDelay, &stats.mu, stats.delay})
+	}
+	stopLog := r.logIntervals(logged...)
 	cctx, stopConsumer := context.WithCancel(ctx)
 	var consumed <-chan error
 	withRole(cctx, roleReceive, func(cctx context.Context) { consumed = cons.start(cctx) })
@@ -136,6 +145,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 	r.win.stop()
 	stopProgress()
 	stopSeries()
+	stopLog()
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
 	r.e2eRateResults(acked, stats, es)

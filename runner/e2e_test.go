@@ -116,6 +116,7 @@ func TestE2ERateLinger(t *testing.T) {
 	metric(t, res, "publish-latency-p99")
 	metric(t, res, "consume-rate")
 	checkHistograms(t, res, 5000, rundoc.HistE2ELatency, rundoc.HistE2ELatencyIntended, rundoc.HistPublishLatency, rundoc.HistPublishDelay)
+	checkIntervalLog(t, opts.OutDir, res)
 	if len(res.Series) == 0 {
 		t.Error("no interval series")
 	}

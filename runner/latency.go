@@ -13,26 +13,53 @@ import (
 // against a sort in the tests).
 type latencyHist struct {
 	h *hdr.Histogram
+	// slot holds the values since the interval log's last tick, and
+	// spare the previous slot's, which the log encodes outside the
+	// owner's lock (intervalLog).
+	slot, spare *hdr.Histogram
 	// clamped counts values outside the histogram's range, which are
 	// recorded at the nearest bound; a non-zero count is reported as a note.
 	clamped int64
 }
 
+func newHist() *hdr.Histogram {
+	return hdr.New(rundoc.HistogramLowest, rundoc.HistogramHighest, rundoc.HistogramDigits)
+}
+
 func newLatencyHist() *latencyHist {
-	return &latencyHist{h: hdr.New(rundoc.HistogramLowest, rundoc.HistogramHighest, rundoc.HistogramDigits)}
+	return &latencyHist{h: newHist(), slot: newHist(), spare: newHist()}
+}
+
+// histValue is d as a histogram records it: microseconds within the
+// layout's range, and whether it was above it.
+func histValue(d time.Duration) (v int64, clamped bool) {
+	v = d.Microseconds()
+	switch {
+	case v < rundoc.HistogramLowest:
+		return rundoc.HistogramLowest, false // sub-microsecond: below the clock's useful resolution
+	case v > rundoc.HistogramHighest:
+		return rundoc.HistogramHighest, true
+	}
+	return v, false
 }
 
 func (l *latencyHist) record(d time.Duration) {
-	v := d.Microseconds()
-	switch {
-	case v < rundoc.HistogramLowest:
-		v = rundoc.HistogramLowest // sub-microsecond: below the clock's useful resolution
-	case v > rundoc.HistogramHighest:
-		v = rundoc.HistogramHighest
+	v, clamped := histValue(d)
+	if clamped {
 		l.clamped++
 	}
 	// RecordValue only fails for values outside the range, excluded above.
 	_ = l.h.RecordValue(v)
+	_ = l.slot.RecordValue(v)
+}
+
+// takeSlot returns the values recorded since the last call and starts a
+// new slot; the owner's lock is held. The histogram returned is read
+// before the next call, which reuses it.
+func (l *latencyHist) takeSlot() *hdr.Histogram {
+	l.spare.Reset()
+	l.slot, l.spare = l.spare, l.slot
+	return l.spare
 }
 
 func (l *latencyHist) count() int64 { return l.h.TotalCount() }

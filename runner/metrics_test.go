@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/kbench/kbench/internal/hdr"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runhist"
 
 	"github.com/kbench/kbench/internal/embeddedbroker"
 	"github.com/kbench/kbench/internal/sysstat"
@@ -154,6 +157,7 @@ func TestProducerMetricsByMode(t *testing.T) {
 				metric(t, res, "publish-delay-"+p)
 			}
 			checkHistograms(t, res, 3000, rundoc.HistRecordLatency, rundoc.HistRecordLatencyIntended, rundoc.HistPublishDelay)
+			checkIntervalLog(t, opts.OutDir, res)
 			if p50, p95, p99 := metric(t, res, "record-latency-intended-p50"), metric(t, res, "record-latency-intended-p95"),
 				metric(t, res, "record-latency-intended-p99"); p95 < p50 || p95 > p99 {
 				t.Errorf("intended p50 %v, p95 %v, p99 %v: not in order", p50, p95, p99)
@@ -216,5 +220,51 @@ func checkHistograms(t *testing.T, res *rundoc.Result, records int64, kinds ...s
 	}
 	if !slices.Equal(got, kinds) {
 		t.Errorf("histograms %v, want %v", got, kinds)
+	}
+}
+
+// checkIntervalLog fails t unless the run wrote its histogram log in
+// dir: for each window histogram, intervals of its kind that tile the
+// window from 0 on the 1 s grid (the last one shorter) and hold its
+// values between them; and unless each series point with latencies has
+// percentiles in order, within its maximum.
+func checkIntervalLog(t *testing.T, dir string, res *rundoc.Result) {
+	t.Helper()
+	if res.HistogramLog != rundoc.HistogramLogFile {
+		t.Fatalf("result names histogram log %q, want %q", res.HistogramLog, rundoc.HistogramLogFile)
+	}
+	f, err := os.Open(filepath.Join(dir, res.HistogramLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, intervals, err := runhist.ReadLog(f)
+	if err != nil {
+		t.Fatalf("the run's histogram log: %v", err)
+	}
+	for _, w := range res.Histograms {
+		var sum int64
+		end := 0.0
+		for _, h := range intervals {
+			if h.Kind != w.Kind {
+				continue
+			}
+			if math.Abs(h.StartS-end) > 0.0015 || h.EndS-h.StartS > rundoc.HistogramLogStep.Seconds()+0.05 {
+				t.Errorf("%s: interval %v–%v s after one ending at %v s: not the 1 s grid", w.Kind, h.StartS, h.EndS, end)
+			}
+			sum += h.Count
+			end = h.EndS
+		}
+		if sum != w.Count || math.Abs(end-w.EndS) > 0.0015 {
+			t.Errorf("%s: intervals hold %d values up to %v s, the window %d up to %v s", w.Kind, sum, end, w.Count, w.EndS)
+		}
+	}
+	for i, p := range res.Series {
+		if p.LatencyMaxMs == 0 {
+			continue
+		}
+		if !(p.LatencyP50Ms > 0 && p.LatencyP50Ms <= p.LatencyP99Ms && p.LatencyP99Ms <= p.LatencyP999Ms && p.LatencyP999Ms <= p.LatencyMaxMs*1.001+0.001) {
+			t.Errorf("series point %d: p50 %v, p99 %v, p99.9 %v, max %v ms: not in order", i, p.LatencyP50Ms, p.LatencyP99Ms, p.LatencyP999Ms, p.LatencyMaxMs)
+		}
 	}
 }

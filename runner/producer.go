@@ -60,7 +60,18 @@ func (s *produceStats) now() time.Duration { return time.Since(s.base) }
 // newProduceStats starts the statistics of a producer's records, timed from
 // now.
 func newProduceStats(throttled bool) *produceStats {
-	return &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist(), delay: newLatencyHist()}
+	return &produceStats{base: time.Now(), throttled: throttled, hist: newLatencyHist(), intended: newLatencyHist(), delay: newLatencyHist(),
+		point: pointCounters()}
+}
+
+// logged are the histograms of s whose intervals the run logs: the
+// latency, and when throttled the intended-time latency and the delay.
+func (s *produceStats) logged() []loggedHist {
+	hs := []loggedHist{{rundoc.HistRecordLatency, &s.mu, s.hist}}
+	if s.throttled {
+		hs = append(hs, loggedHist{rundoc.HistRecordLatencyIntended, &s.mu, s.intended}, loggedHist{rundoc.HistPublishDelay, &s.mu, s.delay})
+	}
+	return hs
 }
 
 // publishDelayHelp is the help of publish-delay.
@@ -495,6 +506,7 @@ func (r *run) produce(ctx context.Context) error {
 		return err
 	}
 	stopIntervals := r.producerIntervals(stats)
+	stopLog := r.logIntervals(stats.logged()...)
 	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
 		stats.mu.Lock()
 		c := stats.point.take()
@@ -514,6 +526,7 @@ func (r *run) produce(ctx context.Context) error {
 	r.win.stop()
 	stopIntervals()
 	stopSeries()
+	stopLog()
 	var ws []threadStats
 	for _, t := range threads {
 		ws = append(ws, t.takeStats())

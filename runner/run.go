@@ -61,6 +61,9 @@ type run struct {
 	// ext is the process the window measures instead of kbench (the JVM
 	// of a Java write-path strategy); nil for kbench itself.
 	ext *extProcess
+	// intervals are the interval histograms logIntervals kept, written
+	// next to result.json as its histogram log; guarded by rep.mu.
+	intervals []rundoc.Histogram
 	// apiFrom and apiVersions are the preflight's ApiVersions answer.
 	apiFrom     string
 	apiVersions []kafka.ApiVersion
@@ -104,6 +107,9 @@ func Run(ctx context.Context, spec rundoc.Spec, opts Options) (*rundoc.Result, e
 	}
 	r.finish(err)
 	if opts.OutDir != "" {
+		if werr := r.writeHistogramLog(opts.OutDir); werr != nil && err == nil {
+			err = werr
+		}
 		if werr := rundoc.WriteResult(opts.OutDir, r.res); werr != nil && err == nil {
 			err = werr
 		}

@@ -3,6 +3,7 @@ package runner
 import (
 	"time"
 
+	"github.com/kbench/kbench/internal/hdr"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -121,19 +122,36 @@ func (r *run) addPoint(pt rundoc.SeriesPoint) (coarsened bool) {
 type ivCounters struct {
 	records, bytes int64
 	latSum, latMax time.Duration
+	// lat, when set (pointCounters), holds the interval's latencies for
+	// its percentiles; spare is the previous interval's, which the
+	// caller of take reads until it takes again.
+	lat, spare *hdr.Histogram
 }
+
+// pointCounters are the counters of a series point: with its latencies'
+// histogram, so the point has their percentiles.
+func pointCounters() ivCounters { return ivCounters{lat: newHist(), spare: newHist()} }
 
 func (c *ivCounters) add(records, bytes int64, lat time.Duration) {
 	c.records += records
 	c.bytes += bytes
 	c.latSum += lat
 	c.latMax = max(c.latMax, lat)
+	if c.lat != nil {
+		v, _ := histValue(lat)
+		_ = c.lat.RecordValue(v)
+	}
 }
 
-// take returns the counters and resets them.
+// take returns the counters and resets them. A histogram of latencies
+// goes with them and is read before the next take, which reuses it.
 func (c *ivCounters) take() ivCounters {
 	v := *c
-	*c = ivCounters{}
+	next := c.spare
+	if next != nil {
+		next.Reset()
+	}
+	*c = ivCounters{lat: next, spare: v.lat}
 	return v
 }
 
@@ -147,6 +165,10 @@ func (c ivCounters) point(secs float64, records, bytes, n int64) rundoc.SeriesPo
 	}
 	if n > 0 {
 		pt.LatencyAvgMs = ms(c.latSum) / float64(n)
+	}
+	if c.lat != nil && c.lat.TotalCount() > 0 {
+		q := func(p float64) float64 { return float64(c.lat.ValueAtQuantile(p)) / 1000 }
+		pt.LatencyP50Ms, pt.LatencyP99Ms, pt.LatencyP999Ms = q(50), q(99), q(99.9)
 	}
 	return pt
 }

@@ -113,7 +113,7 @@ func (r *run) writepath(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	stats := &wpStats{hist: newLatencyHist()}
+	stats := &wpStats{hist: newLatencyHist(), point: pointCounters()}
 	shape := &writepath.Shape{
 		Topic:     r.spec.Topic,
 		ClientID:  r.clientID("writepath"),
@@ -218,6 +218,7 @@ func (r *run) writepath(ctx context.Context) error {
 		return err
 	}
 	stopIntervals := r.writepathIntervals(shape, stats)
+	stopLog := r.logIntervals(loggedHist{rundoc.HistRequestLatency, &stats.mu, stats.hist})
 	stopSeries := r.recordSeries(func(secs float64) rundoc.SeriesPoint {
 		stats.mu.Lock()
 		c := stats.point.take()
@@ -233,6 +234,7 @@ func (r *run) writepath(ctx context.Context) error {
 	r.win.stop()
 	stopIntervals()
 	stopSeries()
+	stopLog()
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
 	if recordJFR && phaseErr == nil {

@@ -85,6 +85,8 @@ type parityFixture struct {
 	queued   uint   // a queued run (the server has no worker)
 	report   string // a report's slug
 	sweep    string // a sweep's id
+	// histograms is a run with window histograms and a histogram log.
+	histograms uint
 }
 
 // TestClientParity: every JSON route of the route table answers, live, a
@@ -108,6 +110,7 @@ func TestClientParity(t *testing.T) {
 	ctx := t.Context()
 
 	fx := parityFixture{runs: seedCompare(t, ts)}
+	fx.histograms, _, _ = seedHistogramRun(t, ts, "histograms")
 	for _, id := range fx.runs {
 		ps, err := ts.st.ListProfiles(ctx, id)
 		if err != nil {
@@ -186,6 +189,8 @@ func TestClientParity(t *testing.T) {
 		"DELETE /api/runs/:id":       {{method: "DELETE", path: fmt.Sprintf("/api/runs/%d", fx.runs[2]), status: http.StatusNoContent}},
 		"POST /api/runs/:id/cancel":  {post(fmt.Sprintf("/api/runs/%d/cancel", fx.queued), "", http.StatusAccepted, &client.Canceling{})},
 		"GET /api/runs/:id/profiles": {get(fmt.Sprintf("/api/runs/%d/profiles", run), &client.Profiles{})},
+		"GET /api/runs/:id/histograms": {get(fmt.Sprintf("/api/runs/%d/histograms", fx.histograms), &client.RunHistograms{}),
+			get(fmt.Sprintf("/api/runs/%d/histograms?kind=record-latency&scope=window", fx.histograms), &client.RunHistograms{})},
 		"GET /api/profiles/:id/flamegraph": {
 			get(fmt.Sprintf("/api/profiles/%d/flamegraph", prof), &client.FlameGraph{}),
 			get(fmt.Sprintf("/api/profiles/%d/flamegraph?format=compact", prof), &client.FlameGraph{}),

@@ -140,7 +140,11 @@ func (s *Server) comparison(ctx context.Context, q ui.CompareQuery, parts store.
 	if q.By == compare.ByChange {
 		cols = compare.ChangeColumns(runs, q.At)
 	}
-	t, err := compare.Build(cols, compare.Options{HideUnchanged: q.HideUnchanged})
+	hs, err := s.store.RunsHistograms(ctx, q.Runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := compare.Build(cols, compare.Options{HideUnchanged: q.HideUnchanged, Histograms: hs})
 	if err != nil {
 		if errors.Is(err, compare.ErrUnitMismatch) {
 			return nil, nil, badInput("runs", "%v", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runhist"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
 )
@@ -92,9 +93,18 @@ func (s *Server) importResult(c *gin.Context) (*rundoc.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	histLog, err := readHistogramLogField(form, res)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range res.Histograms {
+		if _, err := runhist.Check(h); err != nil {
+			return nil, badInput("result", "histograms: %v", err)
+		}
+	}
 	outcome, err := lifecycle.ResultOutcome(res, func(pf rundoc.ProfileFile) (store.Profile, error) {
 		return loadResultProfile(ups, pf)
-	})
+	}, histLog)
 	if err != nil {
 		return nil, err
 	}
@@ -226,4 +236,40 @@ func loadResultProfile(ups map[string]*multipart.FileHeader, pf rundoc.ProfileFi
 		return store.Profile{}, fmt.Errorf("server: encode %s: %w", fh.Filename, err)
 	}
 	return store.Profile{Data: buf.Bytes(), Samples: int64(len(p.Sample)), Uploaded: true}, nil
+}
+
+// readHistogramLogField reads the "histogram_log" file of a result
+// import: the log result.json names (at most
+// lifecycle.MaxHistogramLogBytes), checked line by line; nil when it
+// names none.
+func readHistogramLogField(form *multipart.Form, res *rundoc.Result) ([]byte, error) {
+	fhs := form.File["histogram_log"]
+	switch {
+	case len(fhs) > 1:
+		return nil, badInput("histogram_log", "give one histogram log, not %d", len(fhs))
+	case res.HistogramLog == "" && len(fhs) == 1:
+		return nil, badInput("histogram_log", "%s: result.json names no histogram log", fhs[0].Filename)
+	case res.HistogramLog == "":
+		return nil, nil
+	case len(fhs) == 0:
+		return nil, badInput("histogram_log", "result.json names %s, but it was not sent (attach it as the \"histogram_log\" file)", res.HistogramLog)
+	case fhs[0].Size > lifecycle.MaxHistogramLogBytes:
+		return nil, &limitError{field: "histogram_log", msg: fmt.Sprintf("%s is %d bytes, at most %d", fhs[0].Filename, fhs[0].Size, lifecycle.MaxHistogramLogBytes)}
+	}
+	f, err := fhs[0].Open()
+	if err != nil {
+		return nil, fmt.Errorf("server: open histogram log: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, lifecycle.MaxHistogramLogBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("server: read histogram log: %w", err)
+	}
+	if len(data) > lifecycle.MaxHistogramLogBytes {
+		return nil, &limitError{field: "histogram_log", msg: fmt.Sprintf("%s is over %d bytes", fhs[0].Filename, lifecycle.MaxHistogramLogBytes)}
+	}
+	if _, _, err := runhist.ReadLog(bytes.NewReader(data)); err != nil {
+		return nil, badInput("histogram_log", "%s: %v", fhs[0].Filename, err)
+	}
+	return data, nil
 }

@@ -21,7 +21,8 @@ import (
 
 // postResult posts a `kbench run --out DIR` directory to /api/import as
 // kbench import DIR does: result.json as the "result" file, each profile
-// it names as a "profile" file of that name, and fields.
+// it names as a "profile" file of that name, its histogram log (files'
+// rundoc.HistogramLogFile) as the "histogram_log" file, and fields.
 func (ts *testServer) postResult(t *testing.T, result []byte, profiles map[string][]byte, fields map[string][]string) *httptest.ResponseRecorder {
 	t.Helper()
 	var body bytes.Buffer
@@ -36,7 +37,11 @@ func (ts *testServer) postResult(t *testing.T, result []byte, profiles map[strin
 		w.Write(result)
 	}
 	for name, data := range profiles {
-		w, _ := mw.CreateFormFile("profile", name)
+		field := "profile"
+		if name == rundoc.HistogramLogFile {
+			field = "histogram_log"
+		}
+		w, _ := mw.CreateFormFile(field, name)
 		w.Write(data)
 	}
 	mw.Close()
@@ -44,7 +49,7 @@ func (ts *testServer) postResult(t *testing.T, result []byte, profiles map[strin
 }
 
 // resultDir reads a result directory: result.json, the document, and the
-// profiles it names.
+// profiles and histogram log it names.
 func resultDir(t *testing.T, dir string) ([]byte, *rundoc.Result, map[string][]byte) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
@@ -62,6 +67,13 @@ func resultDir(t *testing.T, dir string) ([]byte, *rundoc.Result, map[string][]b
 			t.Fatal(err)
 		}
 		profiles[p.File] = b
+	}
+	if res.HistogramLog != "" {
+		b, err := os.ReadFile(filepath.Join(dir, res.HistogramLog))
+		if err != nil {
+			t.Fatal(err)
+		}
+		profiles[res.HistogramLog] = b
 	}
 	return data, res, profiles
 }
@@ -86,8 +98,8 @@ func TestImportResultDir(t *testing.T) {
 		t.Fatalf("kbench run: %v\n%s", err, out)
 	}
 	data, res, files := resultDir(t, dir)
-	if len(files) < 2 {
-		t.Fatalf("the run wrote %d profiles, want cpu and heap", len(files))
+	if len(res.Profiles) < 2 {
+		t.Fatalf("the run wrote %d profiles, want cpu and heap", len(res.Profiles))
 	}
 	r := decodeRun(t, ts.postResult(t, data, files, map[string][]string{"label": {"ci"}, "meta": {"commit=def456", "runner=ci-7"}}))
 	got := ts.getRun(t, r.ID)
@@ -154,6 +166,10 @@ func TestImportResultDir(t *testing.T) {
 			t.Errorf("profile %d download: %d", i, rec.Code)
 		}
 	}
+	// Its histograms, whole and per second, are result.json's and the
+	// log's: the same counts once decoded.
+	checkHistogramsAPI(t, ts, r.ID, res.Histograms, files[rundoc.HistogramLogFile])
+
 	// The run page shows kbench's measurement of it, as for its own runs.
 	page := ts.do(t, "GET", r.URL, "")
 	if page.Code != http.StatusOK || !strings.Contains(page.Body.String(), "Measured records") {

@@ -52,6 +52,11 @@ func (s *Server) runPage(c *gin.Context) {
 			}
 			v.Regressions = ui.NewRegressionBadges(regressed[id])
 			s.profileWindows(ctx, run, &v)
+			hs, err := s.store.RunsHistograms(ctx, []uint{id})
+			if err != nil {
+				return "", nil, err
+			}
+			v.SetHistograms(hs[id])
 		}
 		v.Page = ui.Page{Title: fmt.Sprintf("Run %d", id), CSRF: csrf}
 		return "run", v, nil

@@ -111,9 +111,13 @@ type RunView struct {
 	KeyFigures   []DefItem
 	Metrics      []MetricRow
 	Charts       []template.HTML
-	Measurement  []DefItem
-	Notes        []string
-	Environment  []DefItem
+	// Spectra are the run's latency histograms drawn by percentile
+	// (SetHistograms); HistogramsURL is their API.
+	Spectra       []template.HTML
+	HistogramsURL string
+	Measurement   []DefItem
+	Notes         []string
+	Environment   []DefItem
 	// Config is the client configuration the run recorded, after
 	// defaults (environment.config), its mode first; ConfigRecorded is
 	// false when there is none (imported runs, older runs).
@@ -473,10 +477,14 @@ func seriesCharts(pts []rundoc.SeriesPoint) []template.HTML {
 	n := len(pts)
 	t := make([]float64, n)
 	rps, mbs, avg, mx, cpu := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	hasLatency, hasCPU := false, false
+	p50, p99, p999 := make([]float64, n), make([]float64, n), make([]float64, n)
+	hasLatency, hasCPU, hasPercentiles, approx := false, false, false, false
 	for i, p := range pts {
 		t[i], rps[i], mbs[i], avg[i], mx[i], cpu[i] = p.T, p.RecordsPerSec, p.MBPerSec, p.LatencyAvgMs, p.LatencyMaxMs, p.CPUPercent
+		p50[i], p99[i], p999[i] = p.LatencyP50Ms, p.LatencyP99Ms, p.LatencyP999Ms
 		hasLatency = hasLatency || p.LatencyAvgMs > 0 || p.LatencyMaxMs > 0
+		hasPercentiles = hasPercentiles || p.LatencyP50Ms > 0
+		approx = approx || p.PercentilesApprox
 		hasCPU = hasCPU || p.CPUPercent > 0
 	}
 	charts := []template.HTML{
@@ -486,8 +494,19 @@ func seriesCharts(pts []rundoc.SeriesPoint) []template.HTML {
 			Series: []ChartSeries{{Name: "MB/s", X: t, Y: mbs}}, Selectable: true}),
 	}
 	if hasLatency {
-		charts = append(charts, LineChart(Chart{Title: "Latency", XLabel: windowAxis, YLabel: "latency", Unit: "ms",
-			Series: []ChartSeries{{Name: "average", X: t, Y: avg}, {Name: "maximum", X: t, Y: mx}}, Selectable: true}))
+		lines := []ChartSeries{{Name: "average", X: t, Y: avg}}
+		title := "Latency"
+		if hasPercentiles {
+			lines = append(lines, ChartSeries{Name: "p50", X: t, Y: p50}, ChartSeries{Name: "p99", X: t, Y: p99}, ChartSeries{Name: "p99.9", X: t, Y: p999})
+			if approx {
+				// A merged point cannot know its percentiles: it draws the
+				// largest of those it merges.
+				title = "Latency (percentiles of merged intervals are their parts' largest: upper bounds)"
+			}
+		}
+		lines = append(lines, ChartSeries{Name: "maximum", X: t, Y: mx})
+		charts = append(charts, LineChart(Chart{Title: title, XLabel: windowAxis, YLabel: "latency", Unit: "ms",
+			Series: lines, Selectable: true}))
 	}
 	if hasCPU {
 		charts = append(charts, LineChart(Chart{Title: "Process CPU", XLabel: windowAxis, YLabel: "CPU", Unit: "%",
@@ -624,4 +643,19 @@ func metaTags(m map[string]string) []MetaTag {
 		out = append(out, MetaTag{k, m[k]})
 	}
 	return out
+}
+
+// SetHistograms draws the run's whole-window latency histograms by
+// percentile; a histogram that does not decode is said in the run's
+// warnings instead.
+func (v *RunView) SetHistograms(hs []rundoc.Histogram) {
+	if len(hs) == 0 {
+		return
+	}
+	charts, problems := runSpectrumCharts(hs)
+	v.Spectra = charts
+	v.HistogramsURL = "/api/runs/" + uintStr(v.ID) + "/histograms"
+	for _, p := range problems {
+		v.Warnings = append(v.Warnings, "a stored latency histogram cannot be drawn: "+p)
+	}
 }

@@ -224,9 +224,10 @@ func reportPostError(stderr io.Writer, prefix, file string, err error) {
 
 // resultBody builds the multipart request of a result directory: the
 // fields (empty ones left out), result.json as the "result" file and
-// every profile it names as a "profile" file of that name. The server
-// checks the document (its schema included); this reads only which
-// profiles to send.
+// every profile it names as a "profile" file of that name, and the
+// histogram log it names as the "histogram_log" file. The server checks
+// the document (its schema included); this reads only which files to
+// send.
 func resultBody(dir string, fields [][2]string) ([]byte, string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -236,7 +237,8 @@ func resultBody(dir string, fields [][2]string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	var names struct {
-		Profiles []rundoc.ProfileFile `json:"profiles"`
+		Profiles     []rundoc.ProfileFile `json:"profiles"`
+		HistogramLog string               `json:"histogram_log"`
 	}
 	if err := json.Unmarshal(data, &names); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", filepath.Join(dir, "result.json"), err)
@@ -265,6 +267,16 @@ func resultBody(dir string, fields [][2]string) ([]byte, string, error) {
 			return nil, "", fmt.Errorf("result.json names profile %s: %w", name, err)
 		}
 		if err := add("profile", name, p); err != nil {
+			return nil, "", err
+		}
+	}
+	if names.HistogramLog != "" {
+		name := filepath.Base(names.HistogramLog)
+		log, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, "", fmt.Errorf("result.json names histogram log %s: %w", name, err)
+		}
+		if err := add("histogram_log", name, log); err != nil {
 			return nil, "", err
 		}
 	}

@@ -15,6 +15,11 @@ import (
 
 // Options tune [Build]. The zero value is the default.
 type Options struct {
+	// Histograms are the runs' whole-window latency histograms, by run
+	// id: each column's of a kind are merged (Table.Merged), and each
+	// latency percentile row gets a merged row beside it when a column
+	// merges two runs or more. Nil merges nothing.
+	Histograms map[uint][]rundoc.Histogram
 	// HideUnchanged drops rows whose non-baseline cells are all
 	// unchanged: "~" (no significant difference) or exactly equal to the
 	// baseline. Rows with an untested or untestable change stay.
@@ -118,6 +123,10 @@ type Table struct {
 	// Rows are ordered by section (see [Sections]), then by the order in
 	// which metrics first appear in the columns' runs.
 	Rows []Row
+	// Merged are the columns' merged latency histograms
+	// (Options.Histograms), for the percentile spectra; rows named
+	// metric+MergedSuffix hold their figures.
+	Merged []MergedHistogram
 	// Hidden lists the metrics HideUnchanged dropped, in row order.
 	Hidden []string
 	// HideUnchanged, Alpha and Confidence are the options in effect.
@@ -477,6 +486,9 @@ func Build(cols []Column, opts Options) (*Table, error) {
 		row.Decimals = rowDecimals(row.Cells)
 		t.Rows = append(t.Rows, row)
 	}
+	var histProblems []string
+	t.Merged, histProblems = mergeHistograms(measured, opts.Histograms)
+	t.addMergedRows()
 	slices.SortStableFunc(t.Rows, func(a, b Row) int { return sectionRank(a.Section) - sectionRank(b.Section) })
 	for _, row := range t.Rows {
 		if row.Headline {
@@ -498,6 +510,13 @@ func Build(cols []Column, opts Options) (*Table, error) {
 	}
 
 	t.Notes = append(t.notes(cols, measured), notes...)
+	if slices.ContainsFunc(t.Rows, func(r Row) bool { return strings.HasSuffix(r.Metric, MergedSuffix) }) {
+		t.Notes = append(t.Notes, "Rows ending \"(merged)\" show the percentile of all of a column's runs' values together (their HdrHistograms added); "+
+			"the row above each shows the median of the runs' own percentiles. Merged rows are descriptive: not tested.")
+	}
+	for _, p := range histProblems {
+		t.Notes = append(t.Notes, "A latency histogram was left out of the merge: "+p+".")
+	}
 	measuredFs := measuredFacts(measured)
 	t.Comparability, t.ComparabilityUnknown = comparability(measured, measuredFs)
 	if n := comparabilityNote(t.ComparabilityUnknown); n != "" {

@@ -198,15 +198,7 @@ func (h *Histogram) ValueAtQuantile(q float64) int64 {
 		return 0
 	}
 	q = min(max(q, 0), 100)
-	var want int64
-	switch rank := q/100*float64(h.total) + 0.5; {
-	case !(rank >= 1): // also NaN
-		want = 1
-	case rank >= float64(h.total):
-		want = h.total
-	default:
-		want = int64(rank)
-	}
+	want := h.rankOf(q)
 	var seen int64
 	for i, c := range h.counts {
 		seen += c
@@ -218,6 +210,19 @@ func (h *Histogram) ValueAtQuantile(q float64) int64 {
 		}
 	}
 	return 0
+}
+
+// rankOf is the count at which quantile q (0..100) is reached:
+// round(q% of the total), kept within 1..total.
+func (h *Histogram) rankOf(q float64) int64 {
+	switch rank := q/100*float64(h.total) + 0.5; {
+	case !(rank >= 1): // also NaN
+		return 1
+	case rank >= float64(h.total):
+		return h.total
+	default:
+		return int64(rank)
+	}
 }
 
 // Merge adds o's counts to h's; both must have been made by New with the
@@ -233,4 +238,64 @@ func (h *Histogram) Merge(o *Histogram) error {
 	h.total += o.total
 	h.max = max(h.max, o.max)
 	return nil
+}
+
+// Reset empties h, keeping its layout and its memory.
+func (h *Histogram) Reset() {
+	clear(h.counts)
+	h.total, h.max = 0, 0
+}
+
+// SpectrumPoint is one point of a percentile spectrum: the value at
+// quantile Q (0..100).
+type SpectrumPoint struct {
+	Q     float64
+	Value int64
+}
+
+// Spectrum is h's percentile spectrum as HdrHistogram's percentile
+// distribution lists it: quantiles that halve the distance to 100% again
+// and again (0, 50, 75, 87.5, …), ticksPerHalf of them in each halving,
+// as far as the quantile 1 − 1/total, beyond which one value is left; the
+// last point is the max at that quantile. Plotted against 1/(1−q) on a
+// log axis every halving takes the same width, and the last point sits at
+// the total count. Each value is ValueAtQuantile's, found in one walk of
+// the counters. Empty for an empty histogram.
+func (h *Histogram) Spectrum(ticksPerHalf int) []SpectrumPoint {
+	if h.total == 0 {
+		return nil
+	}
+	ticksPerHalf = max(ticksPerHalf, 1)
+	last := 100 * (1 - 1/float64(h.total))
+	var qs []float64
+	for half := 0; half < 64; half++ {
+		lo := 100 * (1 - math.Pow(0.5, float64(half)))
+		hi := 100 * (1 - math.Pow(0.5, float64(half+1)))
+		for t := range ticksPerHalf {
+			q := lo + (hi-lo)*float64(t)/float64(ticksPerHalf)
+			if q >= last {
+				half = 64
+				break
+			}
+			qs = append(qs, q)
+		}
+	}
+	out := make([]SpectrumPoint, 0, len(qs)+1)
+	var seen int64
+	i := 0
+	for _, q := range qs {
+		want := h.rankOf(q)
+		for ; i < len(h.counts); i++ {
+			if seen+h.counts[i] >= want {
+				break
+			}
+			seen += h.counts[i]
+		}
+		v := h.highestEquivalent(h.valueAt(min(i, len(h.counts)-1)))
+		if q == 0 {
+			v = h.lowestEquivalent(h.valueAt(min(i, len(h.counts)-1)))
+		}
+		out = append(out, SpectrumPoint{Q: q, Value: v})
+	}
+	return append(out, SpectrumPoint{Q: last, Value: h.Max()})
 }

@@ -205,3 +205,49 @@ func TestRecordOutOfRange(t *testing.T) {
 		t.Error("merging different ranges: no error")
 	}
 }
+
+// TestSpectrum checks the spectrum's quantiles (halvings, ticks, the max
+// last at 1 − 1/total) and that each value is ValueAtQuantile's.
+func TestSpectrum(t *testing.T) {
+	h := New(1, 3_600_000_000, 3)
+	if got := h.Spectrum(5); got != nil {
+		t.Fatalf("empty histogram: spectrum %v, want none", got)
+	}
+	for v := int64(1); v <= 100_000; v++ {
+		_ = h.RecordValue(v * 7)
+	}
+	sp := h.Spectrum(4)
+	if sp[0].Q != 0 || sp[1].Q != 12.5 || sp[4].Q != 50 || sp[8].Q != 75 {
+		t.Errorf("quantiles start %v, want 0, 12.5, 25, 37.5, 50, … 75 at the 9th", sp[:9])
+	}
+	lastQ := 100 * (1 - 1/float64(h.TotalCount()))
+	if end := sp[len(sp)-1]; end.Q != lastQ || end.Value != h.Max() {
+		t.Errorf("last point %+v, want the max %d at q %v", end, h.Max(), lastQ)
+	}
+	for i, p := range sp[:len(sp)-1] {
+		if want := h.ValueAtQuantile(p.Q); p.Value != want {
+			t.Errorf("point %d: value %d at q %v, ValueAtQuantile says %d", i, p.Value, p.Q, want)
+		}
+		if i > 0 && (p.Q <= sp[i-1].Q || p.Value < sp[i-1].Value) {
+			t.Errorf("point %d (%+v) does not follow %+v", i, p, sp[i-1])
+		}
+	}
+	one := New(1, 1000, 3)
+	_ = one.RecordValue(42)
+	if got := one.Spectrum(5); len(got) != 1 || got[0].Value != 42 || got[0].Q != 0 {
+		t.Errorf("one value: spectrum %+v, want only the max, 42 at q 0", got)
+	}
+}
+
+func TestReset(t *testing.T) {
+	h := New(1, 1000, 3)
+	_ = h.RecordValue(500)
+	h.Reset()
+	if h.TotalCount() != 0 || h.Max() != 0 || h.ValueAtQuantile(50) != 0 {
+		t.Errorf("after Reset: count %d max %d p50 %d, want all 0", h.TotalCount(), h.Max(), h.ValueAtQuantile(50))
+	}
+	_ = h.RecordValue(7)
+	if h.ValueAtQuantile(100) != 7 {
+		t.Errorf("after Reset and one value 7: p100 %d", h.ValueAtQuantile(100))
+	}
+}

@@ -50,7 +50,9 @@ const (
 	// together (8 bytes each, so 256 MiB): the entries hold whole
 	// layouts, and a line of a hundred bytes may ask Decode for up to
 	// MaxCounters of them. A histogram of kbench's layout (1 µs to an
-	// hour, 3 digits) has 23,552, so a log holds 1,424 of them.
+	// hour, 3 digits) has 23,552, so ReadLog holds 1,424 of them;
+	// ScanLog, which keeps none, and WriteLog of encoded entries (Data)
+	// have no such limit.
 	MaxLogCounters = 1 << 25
 	// maxLogLineSlack is what a line may hold beside its histogram's
 	// base64 (at most MaxEncodedLen): the tag and the three numbers.
@@ -94,6 +96,12 @@ type LogEntry struct {
 	LengthS float64
 	// Hist is the interval's histogram.
 	Hist *Histogram
+	// Data is the histogram's encoding as the line holds it (compressed
+	// V2, base64), set by ReadLog and ScanLog: a reader that keeps
+	// entries as text need not encode them again. WriteLog writes it
+	// when Hist is nil, decoding it only for the max column, so a log of
+	// any length is written in the memory of its text.
+	Data string
 }
 
 // Log is an HdrHistogram log: its start time and its entries in file
@@ -152,7 +160,10 @@ func WriteLog(w io.Writer, l Log) error {
 			return fmt.Errorf("hdr: WriteLog: entry %d: length %v s: want 0 to %g", i, e.LengthS, maxLogSeconds)
 		}
 		if e.Hist == nil {
-			return fmt.Errorf("hdr: WriteLog: entry %d: no histogram", i)
+			if e.Data == "" {
+				return fmt.Errorf("hdr: WriteLog: entry %d: no histogram", i)
+			}
+			continue // checked when its line is written
 		}
 		n := int64(len(e.Hist.counts))
 		if n > MaxCounters {
@@ -196,15 +207,24 @@ func WriteLog(w io.Writer, l Log) error {
 	}
 	var line []byte
 	for i, e := range l.Entries {
-		enc := e.Hist.Encode()
+		h, enc := e.Hist, e.Data
+		if h != nil {
+			enc = h.Encode()
+		}
 		if len(enc) > MaxEncodedLen {
 			return refuse("entry %d: an encoding of %d bytes, more than %d", i, len(enc), MaxEncodedLen)
+		}
+		if h == nil {
+			var err error
+			if h, err = Decode(enc); err != nil {
+				return refuse("entry %d: %w", i, err)
+			}
 		}
 		// Java writes the max of a histogram that holds only zeros (or
 		// nothing) as 0, whatever the zero bucket's highest value.
 		var maxV int64
-		if e.Hist.max != 0 {
-			maxV = e.Hist.Max()
+		if h.max != 0 {
+			maxV = h.Max()
 		}
 		// maxV / 1,000,000 to three decimals, rounded half up as Java's
 		// "%.3f" does, is maxV in thousands so rounded: exact in
@@ -289,16 +309,46 @@ func checkLogTag(tag string) error {
 // the intervals after it only). Each such error wraps ErrLog (and
 // ErrEncoding for a histogram Decode refused) and names the line, but
 // for a log over MaxLogBytes, which may be found ahead of it. An error
-// reading r is returned wrapped, without ErrLog.
+// reading r is returned wrapped, without ErrLog. ReadLog keeps every
+// histogram whole; ScanLog reads a longer log one entry at a time.
 func ReadLog(r io.Reader) (Log, error) {
+	var l Log
+	var counters int64
+	tooMany := false
+	start, err := ScanLog(r, func(e LogEntry) error {
+		counters += int64(len(e.Hist.counts))
+		if counters > maxLogCounters {
+			tooMany = true
+			return fmt.Errorf("histograms of more than %d counters in all", maxLogCounters)
+		}
+		l.Entries = append(l.Entries, e)
+		return nil
+	})
+	if tooMany {
+		return Log{}, fmt.Errorf("%w: %w", ErrLog, err)
+	}
+	if err != nil {
+		return Log{}, err
+	}
+	l.StartTime = start
+	return l, nil
+}
+
+// ScanLog reads a log as ReadLog does, but hands each entry to fn as it
+// is read, then lets it go: a caller that keeps what it needs of each
+// (its Data, its count) reads a log of any number of histograms, up to
+// MaxLogBytes and MaxLogEntries, in the memory of one. An error fn
+// returns ends the scan and is returned, with its line number. It
+// returns the log's StartTime (zero for none).
+func ScanLog(r io.Reader, fn func(LogEntry) error) (time.Time, error) {
 	lr := &io.LimitedReader{R: r, N: maxLogBytes + 1}
 	sc := bufio.NewScanner(lr)
 	sc.Buffer(make([]byte, 0, min(64<<10, maxLogLine)), maxLogLine)
 
 	var (
-		l        Log
-		lineNo   int
-		counters int64
+		start   time.Time
+		entries int
+		lineNo  int
 		// startSec and baseSec are Java's reader's startTimeSec and
 		// baseTimeSec, valid once set.
 		startSec, baseSec float64
@@ -311,7 +361,7 @@ func ReadLog(r io.Reader) (Log, error) {
 	for sc.Scan() {
 		lineNo++
 		if lr.N == 0 {
-			return Log{}, fmt.Errorf("%w: more than %d bytes", ErrLog, maxLogBytes)
+			return time.Time{}, fmt.Errorf("%w: more than %d bytes", ErrLog, maxLogBytes)
 		}
 		line := sc.Text()
 		switch {
@@ -324,20 +374,20 @@ func ReadLog(r io.Reader) (Log, error) {
 				name = "StartTime"
 			}
 			switch {
-			case len(l.Entries) > 0:
-				return Log{}, bad("a %s line after the first interval", name)
+			case entries > 0:
+				return time.Time{}, bad("a %s line after the first interval", name)
 			case isStart && startSet, !isStart && baseSet:
-				return Log{}, bad("a second %s line", name)
+				return time.Time{}, bad("a second %s line", name)
 			}
 			rest := strings.TrimLeft(line[len("#["+name+":"):], " ")
 			tok := rest[:strings.IndexAny(rest+" ", " ,]")]
 			v, err := parseLogTime(tok)
 			if err != nil || v < 0 {
-				return Log{}, bad("%s %q: want seconds since the epoch", name, tok)
+				return time.Time{}, bad("%s %q: want seconds since the epoch", name, tok)
 			}
 			if isStart {
 				startSec, startSet, startLine = v, true, true
-				l.StartTime = time.UnixMicro(int64(math.Round(v * 1e6))).UTC()
+				start = time.UnixMicro(int64(math.Round(v * 1e6))).UTC()
 			} else {
 				baseSec, baseSet = v, true
 			}
@@ -350,33 +400,33 @@ func ReadLog(r io.Reader) (Log, error) {
 		if rest, ok := strings.CutPrefix(line, logTagPrefix); ok {
 			tag, after, ok := strings.Cut(rest, ",")
 			if !ok {
-				return Log{}, bad("a tag and no interval after it")
+				return time.Time{}, bad("a tag and no interval after it")
 			}
 			if err := checkLogTag(tag); err != nil {
-				return Log{}, bad("%v", err)
+				return time.Time{}, bad("%v", err)
 			}
 			e.Tag, line = tag, after
 		}
 		fields := strings.Split(line, ",")
 		if len(fields) != 4 {
-			return Log{}, bad("want 4 fields (start, length, max, histogram), not %d", len(fields))
+			return time.Time{}, bad("want 4 fields (start, length, max, histogram), not %d", len(fields))
 		}
 		ts, err := parseLogTime(fields[0])
 		if err != nil {
-			return Log{}, bad("start: %v", err)
+			return time.Time{}, bad("start: %v", err)
 		}
 		length, err := parseLogTime(fields[1])
 		if err != nil {
-			return Log{}, bad("length: %v", err)
+			return time.Time{}, bad("length: %v", err)
 		}
 		if length < 0 {
-			return Log{}, bad("length %s: negative", fields[1])
+			return time.Time{}, bad("length %s: negative", fields[1])
 		}
 		if _, err := parseLogNumber(fields[2]); err != nil {
-			return Log{}, bad("max: %v", err)
+			return time.Time{}, bad("max: %v", err)
 		}
-		if len(l.Entries) >= maxLogEntries {
-			return Log{}, bad("more than %d intervals", maxLogEntries)
+		if entries >= maxLogEntries {
+			return time.Time{}, bad("more than %d intervals", maxLogEntries)
 		}
 
 		// Java's reader: no StartTime, the first start stands in; no
@@ -403,25 +453,24 @@ func ReadLog(r io.Reader) (Log, error) {
 
 		h, err := Decode(fields[3])
 		if err != nil {
-			return Log{}, fmt.Errorf("%w: line %d: histogram: %w", ErrLog, lineNo, err)
+			return time.Time{}, fmt.Errorf("%w: line %d: histogram: %w", ErrLog, lineNo, err)
 		}
-		counters += int64(len(h.counts))
-		if counters > maxLogCounters {
-			return Log{}, bad("histograms of more than %d counters in all", maxLogCounters)
+		e.Hist, e.Data = h, fields[3]
+		entries++
+		if err := fn(e); err != nil {
+			return time.Time{}, fmt.Errorf("line %d: %w", lineNo, err)
 		}
-		e.Hist = h
-		l.Entries = append(l.Entries, e)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return Log{}, fmt.Errorf("%w: line %d: longer than %d bytes", ErrLog, lineNo+1, maxLogLine)
+			return time.Time{}, fmt.Errorf("%w: line %d: longer than %d bytes", ErrLog, lineNo+1, maxLogLine)
 		}
-		return Log{}, fmt.Errorf("hdr: reading a log: %w", err)
+		return time.Time{}, fmt.Errorf("hdr: reading a log: %w", err)
 	}
 	if lr.N == 0 {
-		return Log{}, fmt.Errorf("%w: more than %d bytes", ErrLog, maxLogBytes)
+		return time.Time{}, fmt.Errorf("%w: more than %d bytes", ErrLog, maxLogBytes)
 	}
-	return l, nil
+	return start, nil
 }
 
 // parseLogTime reads a time in seconds: a decimal number no larger than

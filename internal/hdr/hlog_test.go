@@ -600,3 +600,38 @@ func FuzzReadLog(f *testing.F) {
 		sameLog(t, "written again", again, l, 0)
 	})
 }
+
+// TestLogOfEncodedEntries: a log longer than ReadLog may hold whole
+// (MaxLogCounters) is written from encoded entries (Data) and read back
+// by ScanLog, entry by entry, to the same tags, times and counts.
+func TestLogOfEncodedEntries(t *testing.T) {
+	h := New(1, 3_600_000_000, 3)
+	n := int(MaxLogCounters/int64(len(h.counts))) + 10
+	l := Log{StartTime: time.Date(2026, 12, 5, 1, 0, 0, 0, time.UTC)}
+	for i := range n {
+		h.Reset()
+		for v := range int64(i%7 + 1) {
+			_ = h.RecordValue(100 + v*1000)
+		}
+		l.Entries = append(l.Entries, LogEntry{Tag: "k", StartS: float64(i), LengthS: 1, Data: h.Encode()})
+	}
+	var buf bytes.Buffer
+	if err := WriteLog(&buf, l); err != nil {
+		t.Fatalf("WriteLog of %d encoded entries: %v", n, err)
+	}
+	if _, err := ReadLog(bytes.NewReader(buf.Bytes())); !errors.Is(err, ErrLog) {
+		t.Errorf("ReadLog of %d histograms whole: %v, want its counters' limit", n, err)
+	}
+	i := 0
+	start, err := ScanLog(bytes.NewReader(buf.Bytes()), func(e LogEntry) error {
+		if e.Tag != "k" || e.StartS != float64(i) || e.LengthS != 1 || e.Hist.TotalCount() != int64(i%7+1) || e.Data != l.Entries[i].Data {
+			t.Fatalf("entry %d read as %q at %v + %v s, %d values; want k at %d + 1 s, %d values, its data as written",
+				i, e.Tag, e.StartS, e.LengthS, e.Hist.TotalCount(), i, i%7+1)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != n || !start.Equal(l.StartTime) {
+		t.Errorf("ScanLog: %d entries from %v, %v; want %d from %v", i, start, err, n, l.StartTime)
+	}
+}

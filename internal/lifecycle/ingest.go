@@ -1,14 +1,18 @@
 package lifecycle
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/hdr"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runhist"
 
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/profiles"
@@ -32,6 +36,61 @@ type ending struct {
 	// says, one line each, those that could not.
 	profiles []store.Profile
 	missing  []string
+	// histograms are res's window histograms that check, and histLog
+	// the text of its histogram log, nil when it has none or it did
+	// not check (missing then says why).
+	histograms []rundoc.Histogram
+	histLog    []byte
+}
+
+// MaxHistogramLogBytes bounds a run's histogram log: what the log
+// reader takes (hdr.MaxLogBytes), which the runner's log stays within.
+const MaxHistogramLogBytes = hdr.MaxLogBytes
+
+// checkHistograms keeps the window histograms of res that check and the
+// log when it checks (see runhist.Check, ReadHistogramLog), and
+// says in problems why it left any out.
+func checkHistograms(res *rundoc.Result, log []byte) (hs []rundoc.Histogram, keptLog []byte, problems []error) {
+	for _, h := range res.Histograms {
+		if h.Scope != rundoc.HistogramWindow {
+			problems = append(problems, fmt.Errorf("histogram %s: scope %q in result.json, where only the window's are", h.Kind, h.Scope))
+			continue
+		}
+		if _, err := runhist.Check(h); err != nil {
+			problems = append(problems, fmt.Errorf("histogram %w", err))
+			continue
+		}
+		hs = append(hs, h)
+	}
+	if log != nil {
+		if _, _, err := runhist.ReadLog(bytes.NewReader(log)); err != nil {
+			problems = append(problems, fmt.Errorf("%s: %w", res.HistogramLog, err))
+		} else {
+			keptLog = log
+		}
+	}
+	return hs, keptLog, problems
+}
+
+// readHistogramLog reads the log file res names in dir (at most
+// MaxHistogramLogBytes); nil when it names none.
+func readHistogramLog(dir string, res *rundoc.Result) ([]byte, error) {
+	if res.HistogramLog == "" {
+		return nil, nil
+	}
+	f, err := os.Open(filepath.Join(dir, filepath.Base(res.HistogramLog)))
+	if err != nil {
+		return nil, fmt.Errorf("histogram log %s missing: %w", res.HistogramLog, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxHistogramLogBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("histogram log %s: %w", res.HistogramLog, err)
+	}
+	if len(data) > MaxHistogramLogBytes {
+		return nil, fmt.Errorf("histogram log %s: over %d bytes", res.HistogramLog, MaxHistogramLogBytes)
+	}
+	return data, nil
 }
 
 // ingest reads what a finished child left in dir: result.json and the
@@ -55,6 +114,13 @@ func ingest(dir string, waitErr error, stderr string) ending {
 		}
 		return store.Profile{Data: data, Samples: sum.Samples}, nil
 	})
+	log, err := readHistogramLog(dir, e.res)
+	if err != nil {
+		problems = append(problems, err)
+	}
+	var histProblems []error
+	e.histograms, e.histLog, histProblems = checkHistograms(e.res, log)
+	problems = append(problems, histProblems...)
 	for _, err := range problems {
 		e.missing = append(e.missing, err.Error())
 	}
@@ -88,9 +154,10 @@ func readProfiles(res *rundoc.Result, read ProfileReader) (ps []store.Profile, p
 // runs: succeeded when res is complete, else failed with its error; its
 // documents, metrics, series, output and meta as the run wrote them;
 // finished when res says. Unlike a run of this server's, nothing may be
-// left out: a profile read cannot read, or metadata this kbench refuses,
-// is an error, and nothing is to be stored.
-func ResultOutcome(res *rundoc.Result, read ProfileReader) (store.Outcome, error) {
+// left out: a profile read cannot read, metadata this kbench refuses, or
+// a histogram or histogram log (histLog, the text of the file res names)
+// that does not check, is an error, and nothing is to be stored.
+func ResultOutcome(res *rundoc.Result, read ProfileReader, histLog []byte) (store.Outcome, error) {
 	if err := rundoc.ValidateMeta(res.Meta); err != nil {
 		return store.Outcome{}, fmt.Errorf("result.json: %w", err)
 	}
@@ -100,6 +167,15 @@ func ResultOutcome(res *rundoc.Result, read ProfileReader) (store.Outcome, error
 	e := ending{res: res}
 	var problems []error
 	e.profiles, problems = readProfiles(res, read)
+	switch {
+	case res.HistogramLog != "" && histLog == nil:
+		problems = append(problems, fmt.Errorf("result.json names the histogram log %s, which was not given", res.HistogramLog))
+	case res.HistogramLog == "" && histLog != nil:
+		problems = append(problems, errors.New("a histogram log was given, but result.json names none"))
+	}
+	var histProblems []error
+	e.histograms, e.histLog, histProblems = checkHistograms(res, histLog)
+	problems = append(problems, histProblems...)
 	if len(problems) > 0 {
 		return store.Outcome{}, errors.Join(problems...)
 	}
@@ -154,6 +230,7 @@ func (e ending) outcome(stopReason string, timeout time.Duration) store.Outcome 
 	// The documents as the run wrote them: the store encodes them.
 	o.Environment, o.Measurement = &res.Environment, &res.Measurement
 	o.Metrics, o.Series = res.Metrics, res.Series
+	o.Histograms, o.HistogramLog = e.histograms, e.histLog
 	// The tags the run recorded itself (the version it was built with)
 	// join the run's; tags this kbench would refuse are dropped, with a
 	// line saying so, rather than losing the run.

@@ -1,5 +1,10 @@
 package rundoc
 
+import (
+	"slices"
+	"time"
+)
+
 // A run's latency histograms: every latency a run measures is also kept
 // whole, as an HdrHistogram (internal/hdr) of microseconds from
 // HistogramLowest to HistogramHighest at HistogramDigits significant
@@ -18,6 +23,13 @@ const (
 	// window; HistogramInterval that of one interval of the series.
 	HistogramWindow   = "window"
 	HistogramInterval = "interval"
+
+	// HistogramLogFile is the name of a run's interval histograms next
+	// to its result.json: HdrHistogram's log format (version 1.3), one
+	// line per kind and interval, tagged with the kind, on a grid of
+	// HistogramLogStep from the measured window's start.
+	HistogramLogFile = "histograms.hlog"
+	HistogramLogStep = time.Second
 )
 
 // The kinds of histogram, named as the latency metrics they hold
@@ -47,3 +59,13 @@ type Histogram struct {
 	// Data is the histogram in HistogramEncoding.
 	Data string `json:"data"`
 }
+
+// HistogramKinds are the kinds of histogram a run keeps, in the order
+// pages list them.
+var HistogramKinds = []string{
+	HistRecordLatency, HistRecordLatencyIntended, HistE2ELatency, HistE2ELatencyIntended,
+	HistPublishLatency, HistPublishDelay, HistRequestLatency,
+}
+
+// ValidHistogramKind reports whether kind is one of HistogramKinds.
+func ValidHistogramKind(kind string) bool { return slices.Contains(HistogramKinds, kind) }

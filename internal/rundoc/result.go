@@ -37,7 +37,16 @@ type SeriesPoint struct {
 	// Latency over the interval's acknowledged records (producer only).
 	LatencyAvgMs float64 `json:"latency_avg_ms,omitempty"`
 	LatencyMaxMs float64 `json:"latency_max_ms,omitempty"`
-	CPUPercent   float64 `json:"cpu_percent,omitempty"`
+	// Percentiles of the same latencies over the interval, computed by
+	// the runner from the interval's whole histogram (rundoc's layout: 3
+	// significant digits). A point that merges others (MergePoints) cannot
+	// know its own percentiles: it carries the largest of the merged
+	// points' and says so with PercentilesApprox.
+	LatencyP50Ms      float64 `json:"latency_p50_ms,omitempty"`
+	LatencyP99Ms      float64 `json:"latency_p99_ms,omitempty"`
+	LatencyP999Ms     float64 `json:"latency_p999_ms,omitempty"`
+	PercentilesApprox bool    `json:"percentiles_approx,omitempty"`
+	CPUPercent        float64 `json:"cpu_percent,omitempty"`
 }
 
 // Environment records where and how a run happened: the machine, the
@@ -142,8 +151,12 @@ type Result struct {
 	Series      []SeriesPoint `json:"series"`
 	// Histograms are the run's latency histograms (histogram.go), the
 	// measured window's of every latency it measured.
-	Histograms []Histogram   `json:"histograms,omitempty"`
-	Profiles   []ProfileFile `json:"profiles"`
+	Histograms []Histogram `json:"histograms,omitempty"`
+	// HistogramLog names the file next to result.json holding the run's
+	// interval histograms on a 1 s grid, in HdrHistogram's log format
+	// (HistogramLogFile); empty when the run measured no latency.
+	HistogramLog string        `json:"histogram_log,omitempty"`
+	Profiles     []ProfileFile `json:"profiles"`
 	// Output is the Kafka-format text the run printed.
 	Output string `json:"output"`
 	// Meta is the run's metadata (--meta key=value; version defaults to

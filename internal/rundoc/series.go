@@ -20,7 +20,8 @@ const MaxSeriesPoints = 7200
 // first point's interval starts at 0, the window's start, and every other
 // one at the previous point's T. Counts add up; rates are averaged over
 // time, so they stay what the merged interval measured; latency averages
-// are weighted by records and maxima keep the largest.
+// are weighted by records and maxima keep the largest; latency
+// percentiles keep the largest too, marked approximate.
 func MergeSeries(pts []SeriesPoint, k int) []SeriesPoint {
 	if k <= 1 || len(pts) <= 1 {
 		return append([]SeriesPoint(nil), pts...)
@@ -57,6 +58,14 @@ func MergePoints(start float64, group []SeriesPoint) SeriesPoint {
 		m.Records += p.Records
 		m.Bytes += p.Bytes
 		m.LatencyMaxMs = max(m.LatencyMaxMs, p.LatencyMaxMs)
+		// No percentile of the merged interval can be had from its
+		// parts' percentiles: the largest of them bounds it from above.
+		if p.LatencyP50Ms > 0 || p.LatencyP99Ms > 0 || p.LatencyP999Ms > 0 {
+			m.LatencyP50Ms = max(m.LatencyP50Ms, p.LatencyP50Ms)
+			m.LatencyP99Ms = max(m.LatencyP99Ms, p.LatencyP99Ms)
+			m.LatencyP999Ms = max(m.LatencyP999Ms, p.LatencyP999Ms)
+			m.PercentilesApprox = true
+		}
 		if p.LatencyAvgMs > 0 {
 			latRecs += float64(p.Records)
 			latSum += p.LatencyAvgMs * float64(p.Records)

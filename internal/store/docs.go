@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runhist"
 )
 
 // This file is the one place where the run contract (package rundoc) meets
@@ -30,6 +32,12 @@ type Outcome struct {
 	Metrics []rundoc.Metric
 	// Series is in time order.
 	Series []rundoc.SeriesPoint
+	// Histograms are the run's whole-window latency histograms (scope
+	// window), one of a kind: the first given is kept.
+	Histograms []rundoc.Histogram
+	// HistogramLog is the text of the run's HdrHistogram log of interval
+	// histograms (rundoc.HistogramLogFile); nil for none.
+	HistogramLog []byte
 	// Profiles have their Bytes and SHA256 computed from Data; a profile
 	// that gives either must give its data's (else nothing is stored).
 	Profiles []Profile
@@ -53,6 +61,8 @@ type encoded struct {
 	environment, measurement string
 	metrics                  []Metric
 	series                   []SeriesPoint
+	histograms               []Histogram
+	log                      *HistogramLog
 }
 
 func encodeOutcome(o Outcome) (encoded, error) {
@@ -80,7 +90,31 @@ func encodeOutcome(o Outcome) (encoded, error) {
 	}
 	for i, p := range o.Series {
 		e.series = append(e.series, SeriesPoint{Seq: i, T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
-			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent})
+			MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent,
+			LatencyP50Ms: p.LatencyP50Ms, LatencyP99Ms: p.LatencyP99Ms, LatencyP999Ms: p.LatencyP999Ms, PercentilesApprox: p.PercentilesApprox})
+	}
+	// Histograms are checked here too, whoever checked them before: a
+	// stored histogram is one every reader can decode and merge.
+	kinds := make(map[string]bool, len(o.Histograms))
+	for _, h := range o.Histograms {
+		if h.Scope != rundoc.HistogramWindow {
+			return e, fmt.Errorf("histogram %s: scope %q; the log holds the intervals", h.Kind, h.Scope)
+		}
+		if _, err := runhist.Check(h); err != nil {
+			return e, fmt.Errorf("histogram %w", err)
+		}
+		if kinds[h.Kind] {
+			continue
+		}
+		kinds[h.Kind] = true
+		e.histograms = append(e.histograms, Histogram{Kind: h.Kind, StartS: h.StartS, EndS: h.EndS, Count: h.Count, Data: h.Data})
+	}
+	if o.HistogramLog != nil {
+		_, hs, err := runhist.ReadLog(bytes.NewReader(o.HistogramLog))
+		if err != nil {
+			return e, err
+		}
+		e.log = &HistogramLog{Entries: len(hs), Bytes: int64(len(o.HistogramLog)), Data: string(o.HistogramLog)}
 	}
 	return e, nil
 }
@@ -109,6 +143,7 @@ func (r *Run) Record(o Outcome) error {
 	r.Status, r.Error, r.Complete, r.Output = o.Status, o.Error, o.Complete, o.Output
 	r.Environment, r.Measurement = e.environment, e.measurement
 	r.Metrics, r.Series, r.Profiles = e.metrics, e.series, o.Profiles
+	r.Histograms, r.HistogramLog = e.histograms, e.log
 	if !o.FinishedAt.IsZero() {
 		at := o.FinishedAt.UTC()
 		r.FinishedAt = &at
@@ -219,7 +254,8 @@ func runDoc(r *Run) rundoc.Run {
 		d.Series = make([]rundoc.SeriesPoint, len(r.Series))
 		for i, p := range r.Series {
 			d.Series[i] = rundoc.SeriesPoint{T: p.T, Records: p.Records, Bytes: p.Bytes, RecordsPerSec: p.RecordsPerSec,
-				MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent}
+				MBPerSec: p.MBPerSec, LatencyAvgMs: p.LatencyAvgMs, LatencyMaxMs: p.LatencyMaxMs, CPUPercent: p.CPUPercent,
+				LatencyP50Ms: p.LatencyP50Ms, LatencyP99Ms: p.LatencyP99Ms, LatencyP999Ms: p.LatencyP999Ms, PercentilesApprox: p.PercentilesApprox}
 		}
 	}
 	if len(r.Profiles) > 0 {

@@ -18,7 +18,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0011_worker_tools"
+const SchemaVersion = "0012_histograms"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -38,6 +38,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0009_sweeps", Migrate: migrate0009},
 	{ID: "0010_report_sweep", Migrate: migrate0010},
 	{ID: "0011_worker_tools", Migrate: migrate0011},
+	{ID: "0012_histograms", Migrate: migrate0012},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -502,6 +503,55 @@ func migrate0011(tx *gorm.DB) error {
 	if !tx.Table("workers").Migrator().HasColumn(&Worker{}, "Tools") {
 		if err := tx.Table("workers").Migrator().AddColumn(&Worker{}, "Tools"); err != nil {
 			return fmt.Errorf("add workers.tools: %w", err)
+		}
+	}
+	return nil
+}
+
+// migrate0012 creates histograms (a run's whole-window latency
+// histograms, one per kind) and histogram_logs (its interval histograms,
+// one HdrHistogram log per run), both deleted with their run, and adds
+// the interval percentiles to series_points, NULL in the points of
+// runs stored before: those runs keep their summaries.
+func migrate0012(tx *gorm.DB) error {
+	type Histogram struct {
+		ID     uint   `gorm:"primaryKey"`
+		RunID  uint   `gorm:"not null;uniqueIndex:idx_histograms_run_kind,priority:1"`
+		Kind   string `gorm:"size:40;not null;uniqueIndex:idx_histograms_run_kind,priority:2"`
+		StartS float64
+		EndS   float64
+		Count  int64
+		Data   string `gorm:"not null"`
+	}
+	type HistogramLog struct {
+		RunID   uint `gorm:"primaryKey;autoIncrement:false"`
+		Entries int
+		Bytes   int64
+		Data    string `gorm:"not null"`
+	}
+	// Run declares only the relations, for their foreign keys: AutoMigrate
+	// adds no column to runs from it.
+	type Run struct {
+		ID           uint          `gorm:"primaryKey"`
+		Histograms   []Histogram   `gorm:"constraint:OnDelete:CASCADE"`
+		HistogramLog *HistogramLog `gorm:"constraint:OnDelete:CASCADE"`
+	}
+	if err := tx.AutoMigrate(&Run{}, &Histogram{}, &HistogramLog{}); err != nil {
+		return fmt.Errorf("histograms: %w", err)
+	}
+	type SeriesPoint struct {
+		LatencyP50Ms      float64
+		LatencyP99Ms      float64
+		LatencyP999Ms     float64
+		PercentilesApprox bool
+	}
+	for _, col := range []string{"LatencyP50Ms", "LatencyP99Ms", "LatencyP999Ms", "PercentilesApprox"} {
+		m := tx.Table("series_points").Migrator()
+		if m.HasColumn(&SeriesPoint{}, col) {
+			continue
+		}
+		if err := m.AddColumn(&SeriesPoint{}, col); err != nil {
+			return fmt.Errorf("add series_points.%s: %w", col, err)
 		}
 	}
 	return nil

@@ -84,6 +84,12 @@ type Run struct {
 	Metrics  []Metric      `gorm:"constraint:OnDelete:CASCADE"`
 	Series   []SeriesPoint `gorm:"constraint:OnDelete:CASCADE"`
 	Profiles []Profile     `gorm:"constraint:OnDelete:CASCADE"`
+	// Histograms are the run's whole-window latency histograms, and
+	// HistogramLog its interval histograms (migration 0012_histograms).
+	// Both are written with the run's result and read on their own
+	// (RunHistograms, RunHistogramLog): no page of many runs loads them.
+	Histograms   []Histogram   `gorm:"constraint:OnDelete:CASCADE" json:",omitempty"`
+	HistogramLog *HistogramLog `gorm:"constraint:OnDelete:CASCADE" json:",omitempty"`
 }
 
 // Final reports whether the status is one a run never leaves.
@@ -115,6 +121,37 @@ type SeriesPoint struct {
 	LatencyAvgMs  float64
 	LatencyMaxMs  float64
 	CPUPercent    float64
+	// The interval's latency percentiles (rundoc.SeriesPoint); NULL in
+	// points stored before migration 0012_histograms, read as 0: none
+	// (and left out of JSON, as ABBatch is).
+	LatencyP50Ms      float64 `json:",omitzero"`
+	LatencyP99Ms      float64 `json:",omitzero"`
+	LatencyP999Ms     float64 `json:",omitzero"`
+	PercentilesApprox bool    `json:",omitzero"`
+}
+
+// Histogram is one whole-window latency histogram of a run
+// (rundoc.Histogram, scope window), in rundoc's layout and encoding.
+// A run holds one of a kind.
+type Histogram struct {
+	ID     uint   `gorm:"primaryKey"`
+	RunID  uint   `gorm:"not null;uniqueIndex:idx_histograms_run_kind,priority:1"`
+	Kind   string `gorm:"size:40;not null;uniqueIndex:idx_histograms_run_kind,priority:2"`
+	StartS float64
+	EndS   float64
+	Count  int64
+	Data   string `gorm:"not null"`
+}
+
+// HistogramLog is a run's interval histograms as the HdrHistogram log
+// its run wrote next to result.json (rundoc.HistogramLogFile), checked
+// when stored; one per run.
+type HistogramLog struct {
+	RunID uint `gorm:"primaryKey;autoIncrement:false"`
+	// Entries is how many histograms the log holds; Bytes its size.
+	Entries int
+	Bytes   int64
+	Data    string `gorm:"not null"`
 }
 
 // Profile is a pprof profile of a run, stored gzipped as pprof writes it.

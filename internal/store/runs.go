@@ -144,6 +144,9 @@ func (s *Store) createRuns(ctx context.Context, runs []*Run, number bool, with f
 			if err := insertResults(tx, r.ID, r.Metrics, r.Series, r.Profiles); err != nil {
 				return fmt.Errorf("run %d: %w", r.ID, err)
 			}
+			if err := insertHistograms(tx, r.ID, r.Histograms, r.HistogramLog); err != nil {
+				return fmt.Errorf("run %d: %w", r.ID, err)
+			}
 		}
 		if with != nil {
 			return with(tx)
@@ -393,21 +396,24 @@ func scanMetrics(db *gorm.DB, ids []uint, byID map[uint]*Run) error {
 
 // scanSeries appends the series points of the runs ids to byID's, by Seq.
 func scanSeries(db *gorm.DB, ids []uint, byID map[uint]*Run) error {
-	rows, err := db.Raw("SELECT id, run_id, seq, t, records, bytes, records_per_sec, mb_per_sec, latency_avg_ms, latency_max_ms, cpu_percent"+
+	rows, err := db.Raw("SELECT id, run_id, seq, t, records, bytes, records_per_sec, mb_per_sec, latency_avg_ms, latency_max_ms, cpu_percent,"+
+		" latency_p50_ms, latency_p99_ms, latency_p999_ms, percentiles_approx"+
 		" FROM series_points WHERE run_id IN ? ORDER BY run_id, seq, id", ids).Rows()
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	var seq, records, bytes sql.NullInt64
-	var t, rps, mbps, lat, latMax, cpu sql.NullFloat64
+	var t, rps, mbps, lat, latMax, cpu, p50, p99, p999 sql.NullFloat64
+	var approx sql.NullBool
 	for rows.Next() {
 		var p SeriesPoint
-		if err := rows.Scan(&p.ID, &p.RunID, &seq, &t, &records, &bytes, &rps, &mbps, &lat, &latMax, &cpu); err != nil {
+		if err := rows.Scan(&p.ID, &p.RunID, &seq, &t, &records, &bytes, &rps, &mbps, &lat, &latMax, &cpu, &p50, &p99, &p999, &approx); err != nil {
 			return err
 		}
 		p.Seq, p.T, p.Records, p.Bytes = int(seq.Int64), t.Float64, records.Int64, bytes.Int64
 		p.RecordsPerSec, p.MBPerSec, p.LatencyAvgMs, p.LatencyMaxMs, p.CPUPercent = rps.Float64, mbps.Float64, lat.Float64, latMax.Float64, cpu.Float64
+		p.LatencyP50Ms, p.LatencyP99Ms, p.LatencyP999Ms, p.PercentilesApprox = p50.Float64, p99.Float64, p999.Float64, approx.Bool
 		r := byID[p.RunID]
 		r.Series = append(r.Series, p)
 	}
@@ -760,7 +766,10 @@ func (s *Store) FinishRun(ctx context.Context, id uint, o Outcome) error {
 		if err := changed(tx, id, res); err != nil {
 			return err
 		}
-		return insertResults(tx, id, e.metrics, e.series, o.Profiles)
+		if err := insertResults(tx, id, e.metrics, e.series, o.Profiles); err != nil {
+			return err
+		}
+		return insertHistograms(tx, id, e.histograms, e.log)
 	})
 	if err != nil {
 		return fmt.Errorf("store: finish run %d: %w", id, err)

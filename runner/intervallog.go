@@ -1,0 +1,133 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/kbench/kbench/internal/hdr"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runhist"
+)
+
+// loggedHist is a latency histogram whose intervals the run logs: its
+// kind, and the lock its owner records it under.
+type loggedHist struct {
+	kind string
+	mu   *sync.Mutex
+	h    *latencyHist
+}
+
+// logIntervals keeps the interval histograms of hs on a grid of
+// rundoc.HistogramLogStep from the window's start: at each tick every
+// histogram's slot is swapped for an empty one under its owner's lock,
+// then encoded outside it, so recording waits for a pointer swap, never
+// for an encoding. An interval with no value is kept too (count 0): a
+// second in which nothing completed is a stall the log must show. stop,
+// called once the window has ended, logs the last, shorter interval up
+// to the window's end. The intervals are the result's interval
+// histograms, in time order, kinds in hs's order within an interval.
+func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
+	var (
+		mu   sync.Mutex
+		last = 0.0
+		out  []rundoc.Histogram
+		size int     // the log's bytes, about
+		full float64 // when the log stopped, 0 while it has room
+	)
+	take := func(end float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if end <= last {
+			return
+		}
+		for _, lh := range hs {
+			lh.mu.Lock()
+			slot := lh.h.takeSlot()
+			lh.mu.Unlock()
+			if full > 0 {
+				continue
+			}
+			if len(out)+len(hs) > hdr.MaxLogEntries || size > logBytesBudget {
+				full = last
+				continue
+			}
+			h := rundoc.Histogram{Kind: lh.kind, Scope: rundoc.HistogramInterval,
+				StartS: last, EndS: end, Count: slot.TotalCount(), Data: slot.Encode()}
+			size += len(h.Data) + len(h.Kind) + 40
+			out = append(out, h)
+		}
+		last = end
+	}
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(rundoc.HistogramLogStep)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick.C:
+				if r.win.ended(now) {
+					return // stop logs the rest up to the window's end
+				}
+				take(r.win.since(now))
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+		end := r.win.end
+		if end.IsZero() {
+			end = time.Now()
+		}
+		take(r.win.since(end))
+		mu.Lock()
+		defer mu.Unlock()
+		r.rep.mu.Lock()
+		r.intervals = append(r.intervals, out...)
+		if full > 0 {
+			r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+				"the interval histograms stop at %.0f s: a run's histogram log holds at most %d histograms or %d MiB; the window's whole histograms hold every value",
+				full, hdr.MaxLogEntries, hdr.MaxLogBytes>>20))
+		}
+		r.rep.mu.Unlock()
+	}
+}
+
+// logBytesBudget is how much of the log reader's limit (hdr.MaxLogBytes)
+// the runner fills with histograms, leaving room for its lines' other
+// fields.
+const logBytesBudget = hdr.MaxLogBytes * 3 / 4
+
+// writeHistogramLog writes the interval histograms to dir's
+// rundoc.HistogramLogFile, whole or not at all (a temporary file, then
+// a rename), and names it in the result; nothing when the run logged
+// none.
+func (r *run) writeHistogramLog(dir string) error {
+	r.rep.mu.Lock()
+	hs := r.intervals
+	r.rep.mu.Unlock()
+	if len(hs) == 0 || r.win == nil {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := runhist.WriteLog(&buf, r.win.start, hs); err != nil {
+		return fmt.Errorf("runner: %w", err)
+	}
+	tmp := filepath.Join(dir, "."+rundoc.HistogramLogFile+".tmp")
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("runner: write histogram log: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, rundoc.HistogramLogFile)); err != nil {
+		return fmt.Errorf("runner: write histogram log: %w", err)
+	}
+	r.res.HistogramLog = rundoc.HistogramLogFile
+	return nil
+}
