@@ -52,6 +52,19 @@ func TestImportResultDirCommand(t *testing.T) {
 		len(r.Profiles) != len(res.Profiles) || len(r.Metrics) != len(res.Metrics) {
 		t.Errorf("stored %+v", r)
 	}
+	// Its histograms came along: the window's of result.json, and the
+	// intervals of the histogram log beside it.
+	var hs struct {
+		Histograms []struct{ Kind, Scope string } `json:"histograms"`
+	}
+	srv.api(t, http.MethodGet, "/api/runs/"+strconv.FormatUint(uint64(r.ID), 10)+"/histograms", nil, http.StatusOK, &hs)
+	scopes := map[string]int{}
+	for _, h := range hs.Histograms {
+		scopes[h.Scope]++
+	}
+	if res.HistogramLog == "" || scopes["window"] != len(res.Histograms) || scopes["interval"] == 0 {
+		t.Errorf("imported histograms by scope %v; result.json has %d and names log %q", scopes, len(res.Histograms), res.HistogramLog)
+	}
 	// The server's own run of the same spec and branch: the same series.
 	id := srv.createRun(t, map[string]any{"workload": "producer", "meta": map[string]string{"branch": "trunk"},
 		"params": map[string]any{"num-records": 2000, "profile": "none"}})
@@ -71,9 +84,9 @@ func TestImportResultDirCommand(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(dir, "result.json"))
 	newer := t.TempDir()
 	os.WriteFile(filepath.Join(newer, "result.json"), bytes.Replace(data, []byte(`"schema": 1`), []byte(`"schema": 99`), 1), 0o644)
-	for _, p := range res.Profiles {
-		b, _ := os.ReadFile(filepath.Join(dir, p.File))
-		os.WriteFile(filepath.Join(newer, p.File), b, 0o644)
+	for _, name := range append([]string{res.HistogramLog}, profileFiles(res)...) {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		os.WriteFile(filepath.Join(newer, name), b, 0o644)
 	}
 	if code, _, stderr := kbenchCmd(t, nil, "import", "--server", srv.URL, newer); code != 1 || !strings.Contains(stderr, "newer kbench") {
 		t.Errorf("import of a newer schema: exit %d, %s", code, stderr)
@@ -181,4 +194,13 @@ func TestImportCSVCommand(t *testing.T) {
 			t.Errorf("import %v: exit %d, want 2 (%s)", args, code, stderr)
 		}
 	}
+}
+
+// profileFiles are the names of the profiles res names.
+func profileFiles(res *rundoc.Result) []string {
+	var names []string
+	for _, p := range res.Profiles {
+		names = append(names, p.File)
+	}
+	return names
 }

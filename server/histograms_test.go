@@ -223,4 +223,16 @@ func TestCompareMergesHistograms(t *testing.T) {
 			t.Errorf("comparison page lacks %q", want)
 		}
 	}
+	// A report of the same runs shows the same.
+	rec = ts.do(t, "POST", "/api/reports", fmt.Sprintf(`{"title":"merged","runs":[%d,%d,%d],"by":"label"}`, a1, a2, b))
+	var created struct{ Slug string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &created); rec.Code != http.StatusCreated || err != nil {
+		t.Fatalf("POST /api/reports = %d %s", rec.Code, rec.Body)
+	}
+	report := ts.do(t, "GET", "/r/"+created.Slug, "").Body.String()
+	for _, want := range []string{"Latency distribution", "2 runs merged, 8 values", "record-latency-p99 (merged)"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report page lacks %q", want)
+		}
+	}
 }

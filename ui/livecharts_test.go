@@ -81,3 +81,21 @@ func TestLiveChartsOfStoredRun(t *testing.T) {
 		t.Errorf("run page live charts %q at %q, want %q at /runs/9/live-charts", v.LiveCharts, v.LiveChartsURL, want)
 	}
 }
+
+// TestLiveChartsPercentiles: intervals with percentiles add a p99 line
+// to the live latency chart, whose title says when merged intervals
+// make it approximate.
+func TestLiveChartsPercentiles(t *testing.T) {
+	pts := []rundoc.SeriesPoint{
+		{T: 0.25, RecordsPerSec: 1000, LatencyAvgMs: 2, LatencyP99Ms: 5},
+		{T: 0.5, RecordsPerSec: 1100, LatencyAvgMs: 3, LatencyP99Ms: 7},
+	}
+	got := string(LiveCharts(pts))
+	if !strings.Contains(got, ">Latency (live)</text>") || !strings.Contains(got, "<title>p99</title>") {
+		t.Errorf("live latency chart without its p99 line: %s", got)
+	}
+	pts[1].PercentilesApprox = true
+	if got := string(LiveCharts(pts)); !strings.Contains(got, "approximate") {
+		t.Errorf("merged intervals' p99 not said to be approximate: %s", got)
+	}
+}

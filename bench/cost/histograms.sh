@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# What keeping every latency's whole histogram costs (issue 26): client CPU
-# seconds per million records and result.json's bytes of a throttled
+# What keeping every latency's whole histogram costs (issue 26): the
+# window's in result.json, the 1 s intervals in histograms.hlog and the
+# series points' percentiles. Client CPU seconds per million records and
+# the bytes of result.json and histograms.hlog of a throttled
 # `kbench run producer --mode raw --profile none` built from HEAD against
 # the same built from BASE (default: the commit before the runner kept
 # histograms in result.json), paired by round through bench/cost/pair.sh
@@ -25,6 +27,6 @@ git worktree add -q --detach "$WORK/base" "$BASE"
 go build -o "$WORK/kbench-head" .
 A_NAME=histograms A_BIN=$WORK/kbench-head A_ARGS="--profile none" \
 B_NAME=before B_BIN=$WORK/kbench-base B_ARGS="--profile none" \
-TITLE="kbench: whole histograms in result.json ($(git rev-parse --short HEAD)) against $(git rev-parse --short "$BASE")" \
+TITLE="kbench: whole and interval histograms ($(git rev-parse --short HEAD)) against $(git rev-parse --short "$BASE")" \
 OUT=${OUT:-$ROOT/bench/out/cost-histograms-$(date -u +%Y%m%dT%H%M%SZ)} \
   bash bench/cost/pair.sh

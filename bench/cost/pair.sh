@@ -90,10 +90,13 @@ run() {
     --throughput "$THROUGHPUT" --record-size "$SIZE" --partitions 1 --mode raw $args \
     --out "$OUT/runs/$run" --producer-props "${PRODUCER_PROPS[@]}" >"$OUT/runs/$run.log" 2>&1 \
     || { tail -5 "$OUT/runs/$run.log" >&2; exit 1; }
-  jq -c --arg side "$side" --argjson round "$round" --argjson bytes "$(stat -c %s "$OUT/runs/$run/result.json")" '{side:$side, round:$round,
+  # The histogram log beside result.json, 0 bytes for a build without one.
+  local hlog=0
+  [ -f "$OUT/runs/$run/histograms.hlog" ] && hlog=$(stat -c %s "$OUT/runs/$run/histograms.hlog")
+  jq -c --arg side "$side" --argjson round "$round" --argjson bytes "$(stat -c %s "$OUT/runs/$run/result.json")" --argjson hlog "$hlog" '{side:$side, round:$round,
     records:(.metrics[] | select(.name == "records-sent") | .value),
     cpu_seconds:(.metrics[] | select(.name == "process-cpu-seconds") | .value),
-    result_bytes:$bytes}' "$OUT/runs/$run/result.json" >>"$RUNS"
+    result_bytes:$bytes, hlog_bytes:$hlog}' "$OUT/runs/$run/result.json" >>"$RUNS"
   rm -f "$OUT/runs/$run"/*.pb.gz
 }
 
@@ -122,7 +125,8 @@ jq -rs --arg a "$A_NAME" --arg b "$B_NAME" --arg target "$TARGET" '
       | ($x | per) / ($y | per)] | sort) as $ratios
   | "cpu s / 1e6 records, median of \(map(select(.side == "a")) | length) runs a side: \($a) \($on | r4), \($b) \($off | r4)",
     "ratio \($a)/\($b): \(($on / $off) | r4) of the medians, \($ratios | median | r4) median per round (target <= \($target)); per-round min–max \($ratios[0] | r4)–\($ratios[-1] | r4)",
-    "result.json bytes, medians: \($a) \(map(select(.side == "a")) | map(.result_bytes) | median), \($b) \(map(select(.side == "b")) | map(.result_bytes) | median)"' \
+    "result.json bytes, medians: \($a) \(map(select(.side == "a")) | map(.result_bytes) | median), \($b) \(map(select(.side == "b")) | map(.result_bytes) | median)",
+    "histograms.hlog bytes, medians: \($a) \(map(select(.side == "a")) | map(.hlog_bytes // 0) | median), \($b) \(map(select(.side == "b")) | map(.hlog_bytes // 0) | median)"' \
   "$RUNS" | tee "$OUT/summary.txt"
 cat "$OUT/header.txt" "$OUT/summary.txt" >"$OUT/report.txt"
 log "raw runs: $RUNS; report: $OUT/report.txt"

@@ -69,3 +69,23 @@ func TestMergeSeries(t *testing.T) {
 			len(short), (MaxSeriesPoints+4)/4, b, a, short[len(short)-1].T, long[len(long)-1].T)
 	}
 }
+
+// TestMergePercentiles: a merged point keeps the largest of its parts'
+// percentiles, an upper bound of its own, and says they are approximate;
+// points without percentiles merge to none.
+func TestMergePercentiles(t *testing.T) {
+	got := MergePoints(0, []SeriesPoint{
+		{T: 1, Records: 10, LatencyAvgMs: 1, LatencyP50Ms: 1, LatencyP99Ms: 4, LatencyP999Ms: 5, LatencyMaxMs: 6},
+		{T: 2, Records: 10, LatencyAvgMs: 2, LatencyP50Ms: 2, LatencyP99Ms: 3, LatencyP999Ms: 9, LatencyMaxMs: 9},
+	})
+	if got.LatencyP50Ms != 2 || got.LatencyP99Ms != 4 || got.LatencyP999Ms != 9 || !got.PercentilesApprox {
+		t.Errorf("merged %+v, want p50 2, p99 4, p99.9 9, approximate", got)
+	}
+	plain := MergePoints(0, []SeriesPoint{{T: 1, Records: 1, LatencyAvgMs: 1}, {T: 2, Records: 1, LatencyAvgMs: 2}})
+	if plain.LatencyP99Ms != 0 || plain.PercentilesApprox {
+		t.Errorf("merged points without percentiles: %+v, want none", plain)
+	}
+	if one := MergePoints(0, []SeriesPoint{{T: 1, LatencyP99Ms: 3}}); one.PercentilesApprox {
+		t.Errorf("a point alone is not merged: %+v", one)
+	}
+}
