@@ -48,6 +48,10 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 			lh.mu.Lock()
 			slot := lh.h.takeSlot()
 			lh.mu.Unlock()
+			// The window's histogram is the sum of its slots; only this
+			// goroutine writes it while the log runs (record fills the
+			// slot), and its readers come after stop.
+			_ = lh.h.h.Merge(slot)
 			if full > 0 {
 				continue
 			}
@@ -61,6 +65,11 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 			out = append(out, h)
 		}
 		last = end
+	}
+	for _, lh := range hs {
+		lh.mu.Lock()
+		lh.h.logged = true
+		lh.mu.Unlock()
 	}
 	quit := make(chan struct{})
 	done := make(chan struct{})
@@ -88,6 +97,14 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 			end = time.Now()
 		}
 		take(r.win.since(end))
+		// From here on values go to the window's histogram again; none
+		// should come (the window has ended), but none may be lost.
+		for _, lh := range hs {
+			lh.mu.Lock()
+			lh.h.logged = false
+			_ = lh.h.h.Merge(lh.h.takeSlot())
+			lh.mu.Unlock()
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		r.rep.mu.Lock()

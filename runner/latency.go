@@ -12,11 +12,16 @@ import (
 // percentiles are within 0.1% of the exact value of the same data (checked
 // against a sort in the tests).
 type latencyHist struct {
+	// h is the measured window's histogram. While the run logs this
+	// histogram's intervals (logged), values go to slot only, and each
+	// slot is merged into h when the log takes it: one record per value,
+	// not two.
 	h *hdr.Histogram
 	// slot holds the values since the interval log's last tick, and
 	// spare the previous slot's, which the log encodes outside the
-	// owner's lock (intervalLog).
+	// owner's lock (logIntervals).
 	slot, spare *hdr.Histogram
+	logged      bool
 	// clamped counts values outside the histogram's range, which are
 	// recorded at the nearest bound; a non-zero count is reported as a note.
 	clamped int64
@@ -49,13 +54,16 @@ func (l *latencyHist) record(d time.Duration) {
 		l.clamped++
 	}
 	// RecordValue only fails for values outside the range, excluded above.
-	_ = l.h.RecordValue(v)
-	_ = l.slot.RecordValue(v)
+	if l.logged {
+		_ = l.slot.RecordValue(v)
+	} else {
+		_ = l.h.RecordValue(v)
+	}
 }
 
 // takeSlot returns the values recorded since the last call and starts a
 // new slot; the owner's lock is held. The histogram returned is read
-// before the next call, which reuses it.
+// (and merged into h) before the next call, which reuses it.
 func (l *latencyHist) takeSlot() *hdr.Histogram {
 	l.spare.Reset()
 	l.slot, l.spare = l.spare, l.slot
