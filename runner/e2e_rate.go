@@ -83,7 +83,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 	stats := newProduceStats(throttled)
 	es := newE2EStats()
 	es.throttled = throttled
-	t := &producerThread{credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(0, 1)}
+	t := &producerThread{topic: r.spec.Topic, credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(0, 1)}
 	t.stamp = (&e2eStamper{}).stamp
 	if t.client, err = r.newClientSender(ctx, t, partitions); err != nil {
 		return err

@@ -234,7 +234,7 @@ func (r *run) newClientSender(ctx context.Context, t *producerThread, partitions
 		compressor:  comp,
 		attributes:  protocol.Attributes(r.st.compression) & 7,
 		tsBase:      t.stats.base.UnixMilli(),
-		topic:       r.spec.Topic,
+		topic:       t.topic,
 		acks:        r.st.acks,
 		batchBytes:  int64(r.st.batchBytes),
 		maxRequest:  int64(r.st.maxRequestSize),

@@ -204,7 +204,9 @@ func (c *credit) idle() {
 }
 
 type producerThread struct {
-	id     int
+	id int
+	// topic is the topic the thread sends to.
+	topic  string
 	w      *kafka.Writer // mode writer
 	client *clientSender // mode client
 	// sender sends the thread's records: the thread itself in mode
@@ -365,7 +367,7 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 	}
 	return &kafka.Writer{
 		Addr:            kafka.TCP(r.brokers...),
-		Topic:           r.spec.Topic,
+		Topic:           t.topic,
 		Balancer:        balancer,
 		MaxAttempts:     r.st.maxAttempts,
 		WriteBackoffMin: r.st.backoffMin,
@@ -378,7 +380,7 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 		RequiredAcks:    r.st.acks,
 		Async:           true,
 		Compression:     r.st.compression,
-		Transport:       &metadataCache{next: tr, topic: r.spec.Topic},
+		Transport:       &metadataCache{next: tr, topic: t.topic},
 		Completion: func(msgs []kafka.Message, err error) {
 			t.credit.release(t.stats.complete(msgs, err))
 		},
@@ -386,7 +388,7 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 }
 
 func (r *run) produce(ctx context.Context) error {
-	partitions, err := r.ensureTopic(ctx)
+	topics, partitions, err := r.ensureTopics(ctx)
 	if err != nil {
 		return err
 	}
@@ -411,10 +413,18 @@ func (r *run) produce(ctx context.Context) error {
 	}
 	throttled := r.spec.Throughput > 0
 	stats := newProduceStats(throttled)
-	threads := make([]*producerThread, r.spec.Threads)
+	// --threads producers per topic, OMB's producersPerTopic: thread i
+	// sends to topic i mod the topics, each with its own buffer.memory
+	// share as in a run of one topic.
+	threads := make([]*producerThread, r.spec.Threads*len(topics))
+	if len(topics) > 1 {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"%d topics (%s to %s, created for the run and deleted after it) of %d partitions, %d producer thread(s) each; records and --throughput are split evenly over the %d threads",
+			len(topics), topics[0], topics[len(topics)-1], partitions, r.spec.Threads, len(threads)))
+	}
 	for i := range threads {
-		t := &producerThread{id: i, credit: newCredit(r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock), stats: stats,
-			shape: shape, gen: shape.generator(i, r.spec.Threads)}
+		t := &producerThread{id: i, topic: topics[i%len(topics)], credit: newCredit(r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock), stats: stats,
+			shape: shape, gen: shape.generator(i, len(threads))}
 		if client {
 			t.client, err = r.newClientSender(ctx, t, partitions)
 			t.sender = t.client
@@ -450,7 +460,7 @@ func (r *run) produce(ctx context.Context) error {
 
 	rate := 0.0
 	if throttled {
-		rate = r.spec.Throughput / float64(r.spec.Threads)
+		rate = r.spec.Throughput / float64(len(threads))
 	}
 	runPhase := func(name string, total int64, deadline time.Time, measured bool) error {
 		r.rep.phase(name, total)

@@ -42,6 +42,9 @@ type Options struct {
 	// JavaHome is the JDK the write-path lab's Java strategies use
 	// (`kbench run --java-home`); "" looks for java, javac and jfr on PATH.
 	JavaHome string
+	// keepTopics leaves the topics of --topics in place after the run, so
+	// that a test can count what the broker holds in them.
+	keepTopics bool
 }
 
 // ErrIncomplete marks a run that stopped before measuring everything it
@@ -61,6 +64,9 @@ type run struct {
 	// ext is the process the window measures instead of kbench (the JVM
 	// of a Java write-path strategy); nil for kbench itself.
 	ext *extProcess
+	// createdTopics are the topics of --topics this run created, which it
+	// deletes when it ends (dropTopics).
+	createdTopics []string
 	// intervals are the interval histograms logIntervals kept, written
 	// next to result.json as its histogram log; guarded by rep.mu.
 	intervals []rundoc.Histogram
@@ -103,7 +109,9 @@ func Run(ctx context.Context, spec rundoc.Spec, opts Options) (*rundoc.Result, e
 	}
 	r.win.close()
 	if r.child != nil {
-		r.child.stop()
+		r.child.stop() // its topics go with it
+	} else if !opts.keepTopics {
+		r.dropTopics()
 	}
 	r.finish(err)
 	if opts.OutDir != "" {
@@ -120,6 +128,9 @@ func Run(ctx context.Context, spec rundoc.Spec, opts Options) (*rundoc.Result, e
 func (r *run) execute(ctx context.Context) error {
 	if err := r.spec.Validate(); err != nil {
 		return err
+	}
+	if embeddedTarget(&r.spec) && r.spec.Topics > rundoc.MaxEmbeddedTopics {
+		return rundoc.NewFieldError("topics", "at most %d on the embedded broker, which keeps every record in memory; give --bootstrap-server for more", rundoc.MaxEmbeddedTopics)
 	}
 	st, err := clientSettings(&r.spec)
 	if err != nil {
@@ -312,6 +323,112 @@ func (r *run) adminClient() (client *kafka.Client, done func(), err error) {
 		return nil, nil, err
 	}
 	return &kafka.Client{Addr: kafka.TCP(r.brokers...), Transport: tr, Timeout: 30 * time.Second}, tr.CloseIdleConnections, nil
+}
+
+// ensureTopics makes the run's topics and returns them with their
+// partition count: the one --topic as ensureTopic does; with --topics N,
+// N topics created fresh, none of which may exist before (a run of many
+// topics measures an empty start, and deleting someone's topic is not
+// kbench's to do), deleted when the run ends.
+func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
+	if r.spec.Topics < 2 {
+		p, err := r.ensureTopic(ctx)
+		return []string{r.spec.Topic}, p, err
+	}
+	names := r.spec.TopicNames()
+	client, done, err := r.adminClient()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	req := &kafka.CreateTopicsRequest{}
+	for _, n := range names {
+		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: -1})
+	}
+	resp, err := client.CreateTopics(ctx, req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("create topics %s to %s: %w", names[0], names[len(names)-1], r.explain(err))
+	}
+	var exists []string
+	var failed error
+	for _, n := range names {
+		switch terr := resp.Errors[n]; {
+		case terr == nil:
+			r.createdTopics = append(r.createdTopics, n)
+		case errors.Is(terr, kafka.TopicAlreadyExists):
+			exists = append(exists, n)
+		case failed == nil:
+			failed = fmt.Errorf("create topic %s: %w", n, terr)
+		}
+	}
+	if len(exists) > 0 {
+		shown := strings.Join(exists[:min(len(exists), 3)], ", ")
+		if len(exists) > 3 {
+			shown += ", …"
+		}
+		return nil, 0, rundoc.NewFieldError("topics", "%d of the %d topics exist already (%s): a run of --topics creates its topics fresh and deletes them after; "+
+			"delete them or choose another --topic", len(exists), len(names), shown)
+	}
+	if failed != nil {
+		return nil, 0, failed
+	}
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
+	if err != nil {
+		return nil, 0, fmt.Errorf("topics' metadata: %w", r.explain(err))
+	}
+	found := map[string]int{}
+	for _, t := range md.Topics {
+		if t.Error != nil {
+			return nil, 0, fmt.Errorf("topic %s metadata: %w", t.Name, t.Error)
+		}
+		found[t.Name] = len(t.Partitions)
+	}
+	for _, n := range names {
+		if found[n] != r.spec.Partitions {
+			return nil, 0, fmt.Errorf("topic %s has %d partitions after its creation, want %d", n, found[n], r.spec.Partitions)
+		}
+	}
+	r.res.Environment.Config.Set("partitions", strconv.Itoa(r.spec.Partitions))
+	r.res.Environment.Config.Set("topics", strconv.Itoa(len(names)))
+	return names, r.spec.Partitions, nil
+}
+
+// dropTopics deletes the topics the run created (ensureTopics), whatever
+// became of the run; one it cannot delete is said on stderr and in the
+// result's notes, as a leftover that blocks the next run of the same
+// topics.
+func (r *run) dropTopics() {
+	if len(r.createdTopics) == 0 {
+		return
+	}
+	err := func() error {
+		client, done, err := r.adminClient()
+		if err != nil {
+			return err
+		}
+		defer done()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		resp, err := client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: r.createdTopics})
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, n := range r.createdTopics {
+			if terr := resp.Errors[n]; terr != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", n, terr))
+			}
+		}
+		return errors.Join(errs...)
+	}()
+	if err != nil {
+		msg := fmt.Sprintf("the run's topics could not all be deleted (%v): delete them before the next run of these topics", err)
+		r.rep.note("kbench: %s", msg)
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, msg)
+	}
+	r.createdTopics = nil
 }
 
 // ensureTopic creates the topic when it does not exist and returns its

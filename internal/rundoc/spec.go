@@ -63,7 +63,12 @@ type Spec struct {
 	WarmupRecords     int64    `json:"warmup-records,omitempty"`
 	ReportingInterval int64    `json:"reporting-interval"` // milliseconds
 	Partitions        int      `json:"partitions"`
-	Threads           int      `json:"threads"`
+	// Topics is --topics: with 2 or more, the run creates that many
+	// topics of Partitions each, named TopicNames, fresh (none may exist
+	// before) and deleted after it; 0 or 1 is the one --topic. Left out
+	// of the JSON when 0, so a spec without it reaches older workers.
+	Topics  int `json:"topics,omitempty"`
+	Threads int `json:"threads"`
 	Profiles          []string `json:"profile"`
 	// ProfileWindows is --profile-windows: on, off, or empty for the
 	// default (WantsProfileWindows). Empty is left out of the JSON, so a
@@ -392,6 +397,9 @@ func options() []option {
 			set: intSetter(func(s *Spec, n int64) { s.ReportingInterval = n })},
 		{name: "partitions", kind: kindInt, help: "partitions of the topic when kbench creates it",
 			set: intSetter(func(s *Spec, n int64) { s.Partitions = int(n) })},
+		{name: "topics", kind: kindInt, workloads: []Workload{Producer},
+			help: "spread the run over N topics, TOPIC-0000 to TOPIC-(N-1), created fresh for it and deleted after; --threads producers per topic, --throughput the total",
+			set:  intSetter(func(s *Spec, n int64) { s.Topics = int(n) })},
 		{name: "threads", kind: kindInt, workloads: []Workload{Producer},
 			help: "parallel producers, each with its own connections",
 			set:  intSetter(func(s *Spec, n int64) { s.Threads = int(n) })},
@@ -925,6 +933,10 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	s.validatePropNames(errs)
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
+	check(s.Topics < 0 || s.Topics > MaxTopics, "topics", "must be between 1 and %d, got %d", MaxTopics, s.Topics)
+	if s.Topics > 1 && len(s.Topic)+len("-0000") > 249 {
+		errs.Add("topics", "the topics' names, %s-0000 and on, are longer than Kafka's 249 characters", s.Topic)
+	}
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
 	check(s.Duration > 0 && s.Duration < MinDuration, "duration", "must be at least %v s, got %v", MinDuration, s.Duration)
 	check(s.Duration > MaxDuration, "duration", "must be at most %v s (7 days), got %v", MaxDuration, s.Duration)
@@ -1139,4 +1151,25 @@ func SplitServers(v string) []string {
 		}
 	}
 	return out
+}
+
+// MaxTopics bounds --topics; MaxEmbeddedTopics is the bound on the
+// embedded broker, which keeps every record of every topic in memory.
+const (
+	MaxTopics         = 10000
+	MaxEmbeddedTopics = 64
+)
+
+// TopicNames are the topics the run uses: TOPIC-0000 to TOPIC-(N-1) with
+// --topics N of 2 or more (four digits, more past 9999: names sort in
+// their order), else the one --topic.
+func (s *Spec) TopicNames() []string {
+	if s.Topics < 2 {
+		return []string{s.Topic}
+	}
+	names := make([]string, s.Topics)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%04d", s.Topic, i)
+	}
+	return names
 }
