@@ -98,6 +98,12 @@ var catalog = map[rundoc.Workload][]catalogEntry{
 			{"records-duplicated", "records", lower},
 			{"record-send-rate", "records/s", higher},
 			{"consume-rate", "records/s", higher},
+			// backlog.go: rate mode with --backlog-bytes.
+			{"backlog-build-time", "s", ""},
+			{"backlog-records", "records", ""},
+			{"backlog-bytes", "bytes", ""},
+			{"backlog-drain-time", "s", lower},
+			{"backlog-drain-rate", "records/s", higher},
 		}, processEntries),
 	rundoc.Writepath: slices.Concat([]catalogEntry{
 		{"requests-sent", "requests", ""},

@@ -127,12 +127,28 @@ func (r *run) e2eRate(ctx context.Context) error {
 	}
 	stopLog := r.logIntervals(logged...)
 	cctx, stopConsumer := context.WithCancel(ctx)
-	var consumed <-chan error
-	withRole(cctx, roleReceive, func(cctx context.Context) { consumed = cons.start(cctx) })
+	// consumed gets the consumer's end once it started and stopped: with
+	// a backlog it starts when the backlog is built.
+	consumed := make(chan error, 1)
+	startConsumer := func() {
+		withRole(cctx, roleReceive, func(cctx context.Context) {
+			inner := cons.start(cctx)
+			go func() { consumed <- <-inner }()
+		})
+	}
+	var backlog *backlogWatch
+	if r.spec.BacklogBytes > 0 {
+		backlog = r.watchBacklog(stats, es, startConsumer)
+	} else {
+		startConsumer()
+	}
 	var sendErr error
 	withRole(ctx, roleSend, func(ctx context.Context) {
 		sendErr = t.client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: r.spec.Throughput, Measured: true})
 	})
+	if backlog != nil {
+		backlog.producerDone()
+	}
 	stats.mu.Lock()
 	acked, firstErr, failures := stats.records, stats.firstErr, stats.errors
 	stats.mu.Unlock()
@@ -146,6 +162,9 @@ func (r *run) e2eRate(ctx context.Context) error {
 	stopProgress()
 	stopSeries()
 	stopLog()
+	if backlog != nil {
+		backlog.stop()
+	}
 	r.win.snapshot()
 	r.rep.phase("finishing", 0)
 	r.e2eRateResults(acked, stats, es)

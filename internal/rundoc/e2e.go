@@ -56,4 +56,30 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 	check(rate && !errs.Has("record-size") && s.RecordSize < E2EStampBytes, "record-size",
 		"must be at least %d bytes in rate mode (each record carries its sequence number and send times), got %d", E2EStampBytes, s.RecordSize)
 	check(s.Threads != 1, "threads", "e2e runs one producer, got %d", s.Threads)
+	check(s.BacklogBytes < 0, "backlog-bytes", "must be positive bytes, got %d", s.BacklogBytes)
+	check(s.BacklogBytes > 0 && !rate, "backlog-bytes", "applies to rate mode (--throughput R or --mode rate), whose consumer runs beside the producer")
+	check(s.BacklogBytes > 0 && s.Duration == 0 && !errs.Has("num-records") && s.BacklogBytes >= s.NumRecords*int64(s.RecordSize), "backlog-bytes",
+		"%d bytes is the whole run (%d records of %d bytes): the backlog must leave records to send while it drains", s.BacklogBytes, s.NumRecords, s.RecordSize)
+	check(s.BacklogDrainRatio < 0 || s.BacklogDrainRatio > 1, "backlog-drain-ratio", "must be between 0 and 1, got %v", s.BacklogDrainRatio)
+	check(s.BacklogDrainRatio != 0 && s.BacklogBytes == 0, "backlog-drain-ratio", "applies with --backlog-bytes")
+}
+
+// BacklogRecords is the backlog --backlog-bytes asks for, in records of
+// --record-size: what the drain is measured against.
+func (s *Spec) BacklogRecords() int64 {
+	if s.RecordSize <= 0 {
+		return 0
+	}
+	return s.BacklogBytes / int64(s.RecordSize)
+}
+
+// DrainedBacklog is the backlog, in records, at or below which the drain
+// counts as done, as OMB defines it: what --backlog-drain-ratio (default
+// 1) leaves of the backlog, and never under 1,000 records.
+func (s *Spec) DrainedBacklog() int64 {
+	ratio := s.BacklogDrainRatio
+	if ratio == 0 {
+		ratio = 1
+	}
+	return max(1000, int64((1-ratio)*float64(s.BacklogRecords())))
 }

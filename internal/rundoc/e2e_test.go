@@ -33,6 +33,11 @@ func TestE2ESpec(t *testing.T) {
 		{[]string{"--mode", "kafka", "--duration", "5"}, "duration", "applies to rate mode"},
 		{[]string{"--mode", "rate", "--record-size", "10"}, "record-size", "at least 24 bytes in rate mode"},
 		{[]string{"--messages", "5", "--warmup-records", "1"}, "warmup-records", "unknown flag"},
+		{[]string{"--backlog-bytes", "1000"}, "backlog-bytes", "applies to rate mode"},
+		{[]string{"--throughput", "100", "--backlog-bytes", "-1"}, "backlog-bytes", "must be positive"},
+		{[]string{"--throughput", "100", "--num-records", "10", "--backlog-bytes", "1000"}, "backlog-bytes", "is the whole run (10 records of 100 bytes)"},
+		{[]string{"--throughput", "100", "--backlog-bytes", "1000", "--backlog-drain-ratio", "1.5"}, "backlog-drain-ratio", "between 0 and 1"},
+		{[]string{"--throughput", "100", "--backlog-drain-ratio", "0.5"}, "backlog-drain-ratio", "applies with --backlog-bytes"},
 	}
 	for _, tt := range tests {
 		_, err := ParseArgs(E2E, tt.args)
@@ -64,5 +69,25 @@ func TestE2ESpec(t *testing.T) {
 	p, err := SpecFromParams(E2E, map[string]json.RawMessage{"throughput": json.RawMessage("500"), "producer-props": json.RawMessage(`{"linger.ms": 50}`)})
 	if err != nil || !p.E2ERateMode() || p.Props["linger.ms"] != "50" {
 		t.Errorf("params: %v", err)
+	}
+}
+
+// TestDrainedBacklog: the drain is done at what the ratio leaves of the
+// backlog in records, never under 1,000, as OMB's minimum backlog.
+func TestDrainedBacklog(t *testing.T) {
+	for _, tt := range []struct {
+		bytes int64
+		ratio float64
+		want  int64
+	}{
+		{100 << 20, 0, 1000},      // default ratio 1: all but 1,000
+		{100 << 20, 1, 1000},      // the same, given
+		{100 << 20, 0.5, 524_288}, // half of 1,048,576 records of 100 bytes
+		{1 << 20, 0.99, 1000},     // 1% of 10,485 records is under 1,000
+	} {
+		s := Spec{RecordSize: 100, BacklogBytes: tt.bytes, BacklogDrainRatio: tt.ratio}
+		if got := s.DrainedBacklog(); got != tt.want {
+			t.Errorf("%d bytes, ratio %v: drained at %d records, want %d", tt.bytes, tt.ratio, got, tt.want)
+		}
 	}
 }

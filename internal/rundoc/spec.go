@@ -58,17 +58,22 @@ type Spec struct {
 	Props map[string]string `json:"props,omitempty"`
 	// ConfigFile is the --producer.config / --consumer.config path, kept
 	// for the record; its contents are already merged into Props.
-	ConfigFile        string   `json:"config-file,omitempty"`
-	PrintMetrics      bool     `json:"print-metrics,omitempty"`
-	WarmupRecords     int64    `json:"warmup-records,omitempty"`
-	ReportingInterval int64    `json:"reporting-interval"` // milliseconds
-	Partitions        int      `json:"partitions"`
+	ConfigFile        string `json:"config-file,omitempty"`
+	PrintMetrics      bool   `json:"print-metrics,omitempty"`
+	WarmupRecords     int64  `json:"warmup-records,omitempty"`
+	ReportingInterval int64  `json:"reporting-interval"` // milliseconds
+	Partitions        int    `json:"partitions"`
 	// Topics is --topics: with 2 or more, the run creates that many
 	// topics of Partitions each, named TopicNames, fresh (none may exist
 	// before) and deleted after it; 0 or 1 is the one --topic. Left out
 	// of the JSON when 0, so a spec without it reaches older workers.
 	Topics  int `json:"topics,omitempty"`
 	Threads int `json:"threads"`
+	// BacklogBytes and BacklogDrainRatio are e2e rate mode's catch-up
+	// read (OMB's consumerBacklogSizeGB and backlogDrainRatio, see
+	// e2e.go); 0 for none, left out of the JSON then.
+	BacklogBytes      int64    `json:"backlog-bytes,omitempty"`
+	BacklogDrainRatio float64  `json:"backlog-drain-ratio,omitempty"`
 	Profiles          []string `json:"profile"`
 	// ProfileWindows is --profile-windows: on, off, or empty for the
 	// default (WantsProfileWindows). Empty is left out of the JSON, so a
@@ -400,6 +405,12 @@ func options() []option {
 		{name: "topics", kind: kindInt, workloads: []Workload{Producer},
 			help: "spread the run over N topics, TOPIC-0000 to TOPIC-(N-1), created fresh for it and deleted after; --threads producers per topic, --throughput the total",
 			set:  intSetter(func(s *Spec, n int64) { s.Topics = int(n) })},
+		{name: "backlog-bytes", kind: kindInt, workloads: []Workload{E2E},
+			help: "rate mode: hold the consumer until this many payload bytes wait for it, then let it catch up while the producer goes on, and time the drain (OMB's consumerBacklogSizeGB, in bytes)",
+			set:  intSetter(func(s *Spec, n int64) { s.BacklogBytes = n })},
+		{name: "backlog-drain-ratio", kind: kindFloat, workloads: []Workload{E2E},
+			help: "with --backlog-bytes: the share of the backlog that must drain for the drain to count as done, 0 to 1 (OMB's backlogDrainRatio; default 1, all but 1,000 records)",
+			set:  floatSetter(func(s *Spec, f float64) { s.BacklogDrainRatio = f })},
 		{name: "threads", kind: kindInt, workloads: []Workload{Producer},
 			help: "parallel producers, each with its own connections",
 			set:  intSetter(func(s *Spec, n int64) { s.Threads = int(n) })},

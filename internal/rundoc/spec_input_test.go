@@ -29,6 +29,7 @@ func TestNonFiniteFloatsRefused(t *testing.T) {
 		{Writepath, "duration", "duration"},
 		{Writepath, "request-rate", "request-rate"},
 		{Writepath, "throughput", "request-rate"}, // the alias
+		{E2E, "backlog-drain-ratio", "backlog-drain-ratio"},
 	}
 	// Every float flag of the table is covered here.
 	for _, o := range options() {
