@@ -80,16 +80,17 @@ func (r *run) watchBacklog(stats *produceStats, es *e2eStats, release func()) *b
 	return b
 }
 
-// backlog is what waits for the consumer: the records acknowledged and
-// not received, and their payload bytes; and the records received.
+// backlog is what waits for the consumer, as OMB counts it: the records
+// acknowledged, once per subscription, and not received, and their
+// payload bytes; and the records received.
 func (b *backlogWatch) backlog() (records, bytes, received int64) {
 	b.stats.mu.Lock()
 	sent, sentBytes := b.stats.records, b.stats.bytes
 	b.stats.mu.Unlock()
 	b.es.mu.Lock()
-	got, gotBytes := b.es.received, b.es.bytes
+	got, gotBytes, subs := b.es.received, b.es.bytes, int64(b.es.subs)
 	b.es.mu.Unlock()
-	return sent - got, sentBytes - gotBytes, got
+	return sent*subs - got, sentBytes*subs - gotBytes, got
 }
 
 // releaseLocked lets the consumer go at now; b.mu is held.

@@ -439,17 +439,24 @@ func (r *run) availableRecords(ctx context.Context) (int64, error) {
 }
 
 type partOffsets struct {
+	topic       string
 	partition   int
 	first, last int64
 }
 
+// offsets are the first and last offsets of the partitions of --topic.
 func (r *run) offsets(ctx context.Context) ([]partOffsets, error) {
+	return r.topicOffsets(ctx, r.spec.Topic)
+}
+
+// topicOffsets are the first and last offsets of topic's partitions.
+func (r *run) topicOffsets(ctx context.Context, topic string) ([]partOffsets, error) {
 	client, done, err := r.adminClient()
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{r.spec.Topic}})
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
 		return nil, r.explain(err)
 	}
@@ -459,16 +466,16 @@ func (r *run) offsets(ctx context.Context) ([]partOffsets, error) {
 			reqs = append(reqs, kafka.FirstOffsetOf(p.ID), kafka.LastOffsetOf(p.ID))
 		}
 	}
-	resp, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{r.spec.Topic: reqs}})
+	resp, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
 	if err != nil {
 		return nil, r.explain(err)
 	}
 	var out []partOffsets
-	for _, po := range resp.Topics[r.spec.Topic] {
+	for _, po := range resp.Topics[topic] {
 		if po.Error != nil {
-			return nil, fmt.Errorf("offsets of %s/%d: %w", r.spec.Topic, po.Partition, po.Error)
+			return nil, fmt.Errorf("offsets of %s/%d: %w", topic, po.Partition, po.Error)
 		}
-		out = append(out, partOffsets{partition: po.Partition, first: po.FirstOffset, last: po.LastOffset})
+		out = append(out, partOffsets{topic: topic, partition: po.Partition, first: po.FirstOffset, last: po.LastOffset})
 	}
 	return out, nil
 }

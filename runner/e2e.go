@@ -28,27 +28,33 @@ type e2eStats struct {
 	// throttled: rate mode with a schedule (--throughput R), whose
 	// intended send times mean something.
 	throttled bool
-	received  int64 // distinct records of this run received
-	dups      int64 // records received again
-	foreign   int64 // records not sent by this run
-	bytes     int64 // value bytes of the records received
-	// seen has bit i set once record i was received.
+	// subs is how many times each record is to be received: once per
+	// subscription (--subscriptions), 1 without them.
+	subs     int
+	received int64 // distinct receipts (record, subscription) of this run
+	dups     int64 // records received again by the same subscription
+	foreign  int64 // records not sent by this run
+	bytes    int64 // value bytes of the records received
+	// seen has bit seq×subs+sub set once record seq was received by
+	// subscription sub.
 	seen []uint64
 	// The current interval of the series.
 	point ivCounters
 }
 
 func newE2EStats() *e2eStats {
-	return &e2eStats{hist: newLatencyHist(), intended: newLatencyHist(), point: pointCounters()}
+	return &e2eStats{hist: newLatencyHist(), intended: newLatencyHist(), point: pointCounters(), subs: 1}
 }
 
-// receive records record seq's receipt, lat after its send and late
-// after its intended send (timed only when s.throttled: without a
-// schedule there is no intended send). A record received again counts as
-// a duplicate and is not timed again.
-func (s *e2eStats) receive(seq uint64, size int, lat, late time.Duration) {
+// receive records record seq's receipt by subscription sub (0 without
+// subscriptions), lat after its send and late after its intended send
+// (timed only when s.throttled: without a schedule there is no intended
+// send). A record a subscription receives again counts as a duplicate
+// and is not timed again.
+func (s *e2eStats) receive(sub int, seq uint64, size int, lat, late time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	seq = seq*uint64(s.subs) + uint64(sub)
 	w, bit := seq/64, uint64(1)<<(seq%64)
 	if w >= uint64(len(s.seen)) {
 		s.seen = slices.Grow(s.seen, int(w+1)-len(s.seen))[:w+1]
@@ -96,18 +102,22 @@ func (r *run) e2e(ctx context.Context) error {
 func (r *run) e2eCounts(sent int64, es *e2eStats) {
 	secs := r.win.seconds()
 	es.mu.Lock()
-	received, dups := es.received, es.dups
+	received, dups, subs := es.received, es.dups, int64(es.subs)
 	es.mu.Unlock()
 	add := func(name string, v float64, unit string, better rundoc.Better, help string) {
 		r.res.Metrics = append(r.res.Metrics, rundoc.Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
 	}
+	each := ""
+	if subs > 1 {
+		each = fmt.Sprintf(", counted once per subscription (%d of them)", subs)
+	}
 	add("records-sent", float64(sent), "records", "", "records the producer had acknowledged")
-	add("records-received", float64(received), "records", "", "distinct records of this run the consumer received")
-	add("records-lost", float64(max(sent-received, 0)), "records", rundoc.LowerIsBetter, "records acknowledged but never received (the run fails when any is)")
-	add("records-duplicated", float64(dups), "records", rundoc.LowerIsBetter, "records received more than once (the run fails when any is)")
+	add("records-received", float64(received), "records", "", "distinct records of this run the consumer received"+each)
+	add("records-lost", float64(max(sent*subs-received, 0)), "records", rundoc.LowerIsBetter, "records acknowledged but never received"+each+" (the run fails when any is)")
+	add("records-duplicated", float64(dups), "records", rundoc.LowerIsBetter, "records received more than once"+each+" (the run fails when any is)")
 	if secs > 0 {
 		add("record-send-rate", float64(sent)/secs, "records/s", rundoc.HigherIsBetter, "acknowledged records / window seconds")
-		add("consume-rate", float64(received)/secs, "records/s", rundoc.HigherIsBetter, "records received / window seconds")
+		add("consume-rate", float64(received)/secs, "records/s", rundoc.HigherIsBetter, "records received"+each+" / window seconds")
 	}
 	r.res.Measurement.MeasuredRecords = received
 	r.res.Measurement.LatencySamples = es.hist.count()
@@ -118,9 +128,14 @@ func (r *run) e2eCounts(sent int64, es *e2eStats) {
 func e2eCountError(sent int64, es *e2eStats) error {
 	es.mu.Lock()
 	defer es.mu.Unlock()
-	if es.received == sent && es.dups == 0 && es.foreign == 0 {
+	want := sent * int64(es.subs)
+	if es.received == want && es.dups == 0 && es.foreign == 0 {
 		return nil
 	}
-	return fmt.Errorf("count check failed: %d records acknowledged, %d received (%d missing), %d received more than once, %d not sent by this run",
-		sent, es.received, max(sent-es.received, 0), es.dups, es.foreign)
+	each := ""
+	if es.subs > 1 {
+		each = fmt.Sprintf(" (each to be received by %d subscriptions)", es.subs)
+	}
+	return fmt.Errorf("count check failed: %d records acknowledged%s, %d received (%d missing), %d received more than once, %d not sent by this run",
+		sent, each, es.received, max(want-es.received, 0), es.dups, es.foreign)
 }

@@ -124,7 +124,7 @@ func (r *run) e2eKafka(ctx context.Context) error {
 			r.rep.kafka(kafkafmt.E2EProgress(i, elapsed.Nanoseconds()))
 		}
 		nanos = append(nanos, elapsed.Nanoseconds())
-		es.receive(uint64(i), len(msg), elapsed, 0)
+		es.receive(0, uint64(i), len(msg), elapsed, 0)
 	}
 	r.win.stop()
 	stopProgress()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kbench/kbench/internal/rundoc"
@@ -36,7 +37,9 @@ const e2eMaxSeq = 1 << 40
 // keeps values by reference until their batch is sent, so every record
 // needs its own bytes (carved from slabs, not allocated one by one).
 type e2eStamper struct {
-	seq  uint64
+	// seq numbers the run's records, shared by the stampers of all its
+	// producers.
+	seq  *atomic.Uint64
 	slab []byte
 }
 
@@ -48,10 +51,9 @@ func (s *e2eStamper) stamp(value []byte, sent, intended time.Duration) []byte {
 	v := s.slab[:n:n]
 	s.slab = s.slab[n:]
 	copy(v, value)
-	binary.BigEndian.PutUint64(v[0:], s.seq)
+	binary.BigEndian.PutUint64(v[0:], s.seq.Add(1)-1)
 	binary.BigEndian.PutUint64(v[8:], uint64(intended))
 	binary.BigEndian.PutUint64(v[16:], uint64(sent))
-	s.seq++
 	return v
 }
 
@@ -65,13 +67,17 @@ func readStamp(v []byte) (seq uint64, intended, sent time.Duration, ok bool) {
 }
 
 func (r *run) e2eRate(ctx context.Context) error {
-	partitions, err := r.ensureTopic(ctx)
+	topics, partitions, err := r.ensureTopics(ctx)
 	if err != nil {
 		return err
 	}
-	offs, err := r.offsets(ctx)
-	if err != nil {
-		return err
+	var offs []partOffsets
+	for _, topic := range topics {
+		o, err := r.topicOffsets(ctx, topic)
+		if err != nil {
+			return err
+		}
+		offs = append(offs, o...)
 	}
 	shape, err := r.recordShape(partitions)
 	if err != nil {
@@ -83,25 +89,50 @@ func (r *run) e2eRate(ctx context.Context) error {
 	stats := newProduceStats(throttled)
 	es := newE2EStats()
 	es.throttled = throttled
-	t := &producerThread{topic: r.spec.Topic, credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(0, 1)}
-	t.stamp = (&e2eStamper{}).stamp
-	if t.client, err = r.newClientSender(ctx, t, partitions); err != nil {
-		return err
+	// One producer per topic (OMB's producersPerTopic of 1), numbering
+	// the records together.
+	seq := &atomic.Uint64{}
+	threads := make([]*producerThread, len(topics))
+	for i, topic := range topics {
+		t := &producerThread{id: i, topic: topic, credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(i, len(topics))}
+		t.stamp = (&e2eStamper{seq: seq}).stamp
+		if t.client, err = r.newClientSender(ctx, t, partitions); err != nil {
+			return err
+		}
+		threads[i] = t
 	}
-	cons, err := r.newE2EConsumer(ctx, offs, stats.base, es)
+	var cons interface {
+		start(context.Context) <-chan error
+		close()
+	}
+	if subs, members, ok := r.spec.Groups(); ok {
+		es.subs = subs
+		cons, err = r.newE2EGroups(ctx, topics, partitions, subs, members, stats.base, es)
+	} else {
+		cons, err = r.newE2EConsumer(ctx, offs, stats.base, es)
+	}
 	if err != nil {
 		return err
 	}
 	defer cons.close()
+	if r.spec.Topics > 0 {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"%d topic(s) (%s to %s, created for the run and deleted after it) of %d partitions, one producer each; the records and --throughput are split evenly over them",
+			len(topics), topics[0], topics[len(topics)-1], partitions))
+	}
 	pace := fmt.Sprintf("at %v records/s", r.spec.Throughput)
 	if !throttled {
 		pace = "unthrottled (as fast as it can, while the consumer reads)"
 	}
+	consumer := "a consumer of every partition (one kafka-go Conn each"
+	if _, _, ok := r.spec.Groups(); ok {
+		consumer = "the subscriptions' consumer groups (kafka-go Readers"
+	}
 	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-		"rate mode: one producer %s (kbench's raw mode: %s) and a consumer of every partition (one kafka-go Conn each, fetch.min.bytes=1, fetch.max.wait.ms=%d) in the same process; "+
+		"rate mode: a producer %s (kbench's raw mode: %s) and %s, fetch.min.bytes=1, fetch.max.wait.ms=%d) in the same process; "+
 			"e2e-latency is from each record's send to its receipt, e2e-latency-intended from when the rate schedule wanted it sent (so a stalled producer cannot hide its queueing), publish-latency from its send to its acknowledgement; "+
 			"each value's first %d bytes carry its sequence number and send times",
-		pace, r.accumulatorNote(), r.st.maxWait.Milliseconds(), rundoc.E2EStampBytes))
+		pace, r.accumulatorNote(), consumer, r.st.maxWait.Milliseconds(), rundoc.E2EStampBytes))
 
 	n := r.spec.NumRecords
 	var deadline time.Time
@@ -142,10 +173,23 @@ func (r *run) e2eRate(ctx context.Context) error {
 	} else {
 		startConsumer()
 	}
-	var sendErr error
-	withRole(ctx, roleSend, func(ctx context.Context) {
-		sendErr = t.client.Send(ctx, send.Phase{N: n, Deadline: deadline, Rate: r.spec.Throughput, Measured: true})
-	})
+	rate := r.spec.Throughput
+	if rate > 0 {
+		rate /= float64(len(threads))
+	}
+	sendErrs := make([]error, len(threads))
+	var sending sync.WaitGroup
+	for i, t := range threads {
+		sending.Add(1)
+		go func() {
+			defer sending.Done()
+			withRole(ctx, roleSend, func(ctx context.Context) {
+				sendErrs[i] = t.client.Send(ctx, send.Phase{N: share(n, len(threads), i), Deadline: deadline, Rate: rate, Measured: true})
+			})
+		}()
+	}
+	sending.Wait()
+	sendErr := errors.Join(sendErrs...)
 	if backlog != nil {
 		backlog.producerDone()
 	}
@@ -189,6 +233,9 @@ func (r *run) e2eRate(ctx context.Context) error {
 // consumer failed or e2eDrainTimeout passed.
 func waitReceived(ctx context.Context, es *e2eStats, want int64, consumed <-chan error) error {
 	limit := time.Now().Add(e2eDrainTimeout)
+	es.mu.Lock()
+	want *= int64(es.subs) // each subscription receives every record
+	es.mu.Unlock()
 	for es.receivedCount() < want {
 		if time.Now().After(limit) {
 			return fmt.Errorf("the consumer had received %d of %d records %v after the last acknowledgement", es.receivedCount(), want, e2eDrainTimeout)
@@ -244,7 +291,7 @@ func (r *run) newE2EConsumer(ctx context.Context, offs []partOffsets, base time.
 	}
 	c := &e2eConsumer{maxWait: r.st.maxWait, maxByte: r.st.maxPartBytes, base: base, es: es}
 	for _, o := range offs {
-		conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], r.spec.Topic, o.partition)
+		conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], o.topic, o.partition)
 		if err != nil {
 			c.close()
 			return nil, r.explain(err)
@@ -311,7 +358,7 @@ func (c *e2eConsumer) read(ctx context.Context, p *e2ePartition) error {
 				c.es.mu.Unlock()
 				continue
 			}
-			c.es.receive(seq, n, now-sent, now-intended)
+			c.es.receive(0, seq, n, now-sent, now-intended)
 		}
 		p.next = batch.Offset()
 		if err := batch.Close(); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrShortBuffer) {

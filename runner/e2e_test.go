@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -201,9 +202,9 @@ func TestJavaRandom(t *testing.T) {
 // duplicate; the count check names what is missing or repeated.
 func TestE2ECount(t *testing.T) {
 	es := newE2EStats()
-	es.receive(0, 10, time.Millisecond, time.Millisecond)
-	es.receive(200, 10, time.Millisecond, time.Millisecond)
-	es.receive(0, 10, time.Millisecond, time.Millisecond)
+	es.receive(0, 0, 10, time.Millisecond, time.Millisecond)
+	es.receive(0, 200, 10, time.Millisecond, time.Millisecond)
+	es.receive(0, 0, 10, time.Millisecond, time.Millisecond)
 	if es.received != 2 || es.dups != 1 || es.hist.count() != 2 {
 		t.Fatalf("received %d, dups %d, timed %d; want 2, 1, 2", es.received, es.dups, es.hist.count())
 	}
@@ -212,18 +213,33 @@ func TestE2ECount(t *testing.T) {
 		t.Errorf("count error = %v", err)
 	}
 	ok := newE2EStats()
-	ok.receive(0, 10, time.Millisecond, 0)
+	ok.receive(0, 0, 10, time.Millisecond, 0)
 	if err := e2eCountError(1, ok); err != nil {
 		t.Errorf("one sent, one received: %v", err)
+	}
+	// With two subscriptions each record is due twice, once to each.
+	subs := newE2EStats()
+	subs.subs = 2
+	subs.receive(0, 5, 10, time.Millisecond, 0)
+	subs.receive(1, 5, 10, time.Millisecond, 0)
+	subs.receive(1, 5, 10, time.Millisecond, 0)
+	subs.receive(0, 6, 10, time.Millisecond, 0)
+	if subs.received != 3 || subs.dups != 1 {
+		t.Fatalf("two subscriptions: received %d, dups %d; want 3, 1", subs.received, subs.dups)
+	}
+	if err := e2eCountError(2, subs); err == nil || !strings.Contains(err.Error(), "2 records acknowledged (each to be received by 2 subscriptions), 3 received (1 missing)") {
+		t.Errorf("two subscriptions' count error = %v", err)
 	}
 }
 
 // TestE2EStamp: what the producer writes, the consumer reads.
 func TestE2EStamp(t *testing.T) {
-	var s e2eStamper
+	// Two producers' stampers share the run's numbering.
+	numbers := &atomic.Uint64{}
+	s, other := e2eStamper{seq: numbers}, e2eStamper{seq: numbers}
 	payload := []byte(strings.Repeat("A", 30))
 	a := s.stamp(payload, 7*time.Millisecond, 5*time.Millisecond)
-	bb := s.stamp(payload, 9*time.Millisecond, 6*time.Millisecond)
+	bb := other.stamp(payload, 9*time.Millisecond, 6*time.Millisecond)
 	seq, intended, sent, ok := readStamp(a)
 	if !ok || seq != 0 || intended != 5*time.Millisecond || sent != 7*time.Millisecond || string(a[24:]) != "AAAAAA" {
 		t.Errorf("first stamp read %d %v %v %v %q", seq, intended, sent, ok, a[24:])

@@ -417,7 +417,7 @@ func (r *run) produce(ctx context.Context) error {
 	// sends to topic i mod the topics, each with its own buffer.memory
 	// share as in a run of one topic.
 	threads := make([]*producerThread, r.spec.Threads*len(topics))
-	if len(topics) > 1 {
+	if r.spec.Topics > 0 {
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
 			"%d topics (%s to %s, created for the run and deleted after it) of %d partitions, %d producer thread(s) each; records and --throughput are split evenly over the %d threads",
 			len(topics), topics[0], topics[len(topics)-1], partitions, r.spec.Threads, len(threads)))

@@ -327,11 +327,11 @@ func (r *run) adminClient() (client *kafka.Client, done func(), err error) {
 
 // ensureTopics makes the run's topics and returns them with their
 // partition count: the one --topic as ensureTopic does; with --topics N,
-// N topics created fresh, none of which may exist before (a run of many
-// topics measures an empty start, and deleting someone's topic is not
-// kbench's to do), deleted when the run ends.
+// N topics created fresh, none of which may exist before (such a run
+// measures an empty start, and deleting someone's topic is not kbench's
+// to do), deleted when the run ends.
 func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
-	if r.spec.Topics < 2 {
+	if r.spec.Topics == 0 {
 		p, err := r.ensureTopic(ctx)
 		return []string{r.spec.Topic}, p, err
 	}

@@ -84,3 +84,49 @@ func TestTopicsOnTheEmbeddedBroker(t *testing.T) {
 		t.Errorf("65 topics on the embedded broker: %v, want a topics error naming the limit", err)
 	}
 }
+
+// TestE2ESubscriptions: rate mode over 2 topics with 2 subscriptions of
+// 2 consumers each: every record is in the broker, each subscription
+// receives each record once (so twice as many receipts as records, each
+// timed), and the run's topics are the ones of --topics.
+func TestE2ESubscriptions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: consumer groups join, then a paced run of 1 s")
+	}
+	b := startBroker(t, embeddedbroker.Options{})
+	opts, _ := testOptions(t)
+	opts.keepTopics = true
+	spec := mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "subs", "--topics", "2", "--partitions", "2",
+		"--subscriptions", "2", "--consumers-per-subscription", "2", "--throughput", "4000", "--num-records", "4000", "--record-size", "100", "--profile", "none")
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	var total int64
+	for _, topic := range []string{"subs-0000", "subs-0001"} {
+		n := highWatermarks(t, b.Addr(), topic)
+		if n < 1500 || n > 2500 {
+			t.Errorf("%s holds %d records, want about half of 4000", topic, n)
+		}
+		total += n
+	}
+	if total != 4000 || metric(t, res, "records-sent") != 4000 {
+		t.Errorf("the topics hold %d records, the run sent %v; want 4000", total, metric(t, res, "records-sent"))
+	}
+	if got, lost, dup := metric(t, res, "records-received"), metric(t, res, "records-lost"), metric(t, res, "records-duplicated"); got != 8000 || lost != 0 || dup != 0 {
+		t.Errorf("received %v, lost %v, duplicated %v; want 8000 (4000 per subscription), 0, 0", got, lost, dup)
+	}
+	// Every receipt is timed; every record's publish once.
+	for _, h := range res.Histograms {
+		want := map[string]int64{rundoc.HistE2ELatency: 8000, rundoc.HistE2ELatencyIntended: 8000}[h.Kind]
+		if want == 0 {
+			want = 4000
+		}
+		if h.Count != want {
+			t.Errorf("histogram %s holds %d values, want %d", h.Kind, h.Count, want)
+		}
+	}
+	if notes := strings.Join(res.Measurement.Notes, "\n"); !strings.Contains(notes, "2 subscription(s), each a consumer group of 2 kafka-go Reader(s)") {
+		t.Errorf("notes do not say how it consumed:\n%s", notes)
+	}
+}

@@ -38,6 +38,10 @@ func TestE2ESpec(t *testing.T) {
 		{[]string{"--throughput", "100", "--num-records", "10", "--backlog-bytes", "1000"}, "backlog-bytes", "is the whole run (10 records of 100 bytes)"},
 		{[]string{"--throughput", "100", "--backlog-bytes", "1000", "--backlog-drain-ratio", "1.5"}, "backlog-drain-ratio", "between 0 and 1"},
 		{[]string{"--throughput", "100", "--backlog-drain-ratio", "0.5"}, "backlog-drain-ratio", "applies with --backlog-bytes"},
+		{[]string{"--subscriptions", "2"}, "subscriptions", "applies to rate mode"},
+		{[]string{"--throughput", "100", "--subscriptions", "2"}, "subscriptions", "needs --topics"},
+		{[]string{"--throughput", "100", "--topics", "1", "--consumers-per-subscription", "101"}, "consumers-per-subscription", "between 1 and 100"},
+		{[]string{"--topics", "-1"}, "topics", "between 1 and 10000"},
 	}
 	for _, tt := range tests {
 		_, err := ParseArgs(E2E, tt.args)
@@ -88,6 +92,21 @@ func TestDrainedBacklog(t *testing.T) {
 		s := Spec{RecordSize: 100, BacklogBytes: tt.bytes, BacklogDrainRatio: tt.ratio}
 		if got := s.DrainedBacklog(); got != tt.want {
 			t.Errorf("%d bytes, ratio %v: drained at %d records, want %d", tt.bytes, tt.ratio, got, tt.want)
+		}
+	}
+}
+
+// TestGroups: the subscriptions' groups and members default each other
+// to 1, and none are used without either flag.
+func TestGroups(t *testing.T) {
+	for _, tt := range []struct {
+		subs, members int
+		wantS, wantM  int
+		ok            bool
+	}{{0, 0, 0, 0, false}, {2, 0, 2, 1, true}, {0, 3, 1, 3, true}, {2, 3, 2, 3, true}} {
+		s := Spec{Subscriptions: tt.subs, ConsumersPerSubscription: tt.members}
+		if gs, gm, ok := s.Groups(); gs != tt.wantS || gm != tt.wantM || ok != tt.ok {
+			t.Errorf("Groups of %d, %d = %d, %d, %v; want %d, %d, %v", tt.subs, tt.members, gs, gm, ok, tt.wantS, tt.wantM, tt.ok)
 		}
 	}
 }

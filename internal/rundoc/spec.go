@@ -63,18 +63,25 @@ type Spec struct {
 	WarmupRecords     int64  `json:"warmup-records,omitempty"`
 	ReportingInterval int64  `json:"reporting-interval"` // milliseconds
 	Partitions        int    `json:"partitions"`
-	// Topics is --topics: with 2 or more, the run creates that many
-	// topics of Partitions each, named TopicNames, fresh (none may exist
-	// before) and deleted after it; 0 or 1 is the one --topic. Left out
-	// of the JSON when 0, so a spec without it reaches older workers.
+	// Topics is --topics: when given (1 or more), the run creates that
+	// many topics of Partitions each, named TopicNames, fresh (none may
+	// exist before) and deleted after it; 0 is the one --topic, used as
+	// it is. Left out of the JSON when 0, so a spec without it reaches
+	// older workers.
 	Topics  int `json:"topics,omitempty"`
 	Threads int `json:"threads"`
 	// BacklogBytes and BacklogDrainRatio are e2e rate mode's catch-up
 	// read (OMB's consumerBacklogSizeGB and backlogDrainRatio, see
 	// e2e.go); 0 for none, left out of the JSON then.
-	BacklogBytes      int64    `json:"backlog-bytes,omitempty"`
-	BacklogDrainRatio float64  `json:"backlog-drain-ratio,omitempty"`
-	Profiles          []string `json:"profile"`
+	BacklogBytes      int64   `json:"backlog-bytes,omitempty"`
+	BacklogDrainRatio float64 `json:"backlog-drain-ratio,omitempty"`
+	// Subscriptions and ConsumersPerSubscription are e2e rate mode's
+	// consumer groups (OMB's subscriptionsPerTopic and
+	// consumerPerSubscription): 0 for none (one reader of every
+	// partition, no group), left out of the JSON then.
+	Subscriptions            int      `json:"subscriptions,omitempty"`
+	ConsumersPerSubscription int      `json:"consumers-per-subscription,omitempty"`
+	Profiles                 []string `json:"profile"`
 	// ProfileWindows is --profile-windows: on, off, or empty for the
 	// default (WantsProfileWindows). Empty is left out of the JSON, so a
 	// spec that keeps the default reaches a worker older than the option,
@@ -402,9 +409,15 @@ func options() []option {
 			set: intSetter(func(s *Spec, n int64) { s.ReportingInterval = n })},
 		{name: "partitions", kind: kindInt, help: "partitions of the topic when kbench creates it",
 			set: intSetter(func(s *Spec, n int64) { s.Partitions = int(n) })},
-		{name: "topics", kind: kindInt, workloads: []Workload{Producer},
-			help: "spread the run over N topics, TOPIC-0000 to TOPIC-(N-1), created fresh for it and deleted after; --threads producers per topic, --throughput the total",
+		{name: "topics", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: "run over N topics, TOPIC-0000 to TOPIC-(N-1), created fresh for it and deleted after; --threads producers per topic, --throughput the total",
 			set:  intSetter(func(s *Spec, n int64) { s.Topics = int(n) })},
+		{name: "subscriptions", kind: kindInt, workloads: []Workload{E2E},
+			help: "rate mode with --topics: consumer groups that each read every topic, so each record is received once per subscription (OMB's subscriptionsPerTopic)",
+			set:  intSetter(func(s *Spec, n int64) { s.Subscriptions = int(n) })},
+		{name: "consumers-per-subscription", kind: kindInt, workloads: []Workload{E2E},
+			help: "rate mode with --topics: members of each subscription's group, sharing its partitions (OMB's consumerPerSubscription)",
+			set:  intSetter(func(s *Spec, n int64) { s.ConsumersPerSubscription = int(n) })},
 		{name: "backlog-bytes", kind: kindInt, workloads: []Workload{E2E},
 			help: "rate mode: hold the consumer until this many payload bytes wait for it, then let it catch up while the producer goes on, and time the drain (OMB's consumerBacklogSizeGB, in bytes)",
 			set:  intSetter(func(s *Spec, n int64) { s.BacklogBytes = n })},
@@ -945,7 +958,7 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
 	check(s.Topics < 0 || s.Topics > MaxTopics, "topics", "must be between 1 and %d, got %d", MaxTopics, s.Topics)
-	if s.Topics > 1 && len(s.Topic)+len("-0000") > 249 {
+	if s.Topics > 0 && len(s.Topic)+len("-0000") > 249 {
 		errs.Add("topics", "the topics' names, %s-0000 and on, are longer than Kafka's 249 characters", s.Topic)
 	}
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
@@ -1172,10 +1185,10 @@ const (
 )
 
 // TopicNames are the topics the run uses: TOPIC-0000 to TOPIC-(N-1) with
-// --topics N of 2 or more (four digits, more past 9999: names sort in
-// their order), else the one --topic.
+// --topics N (four digits: names sort in their order), else the one
+// --topic.
 func (s *Spec) TopicNames() []string {
-	if s.Topics < 2 {
+	if s.Topics == 0 {
 		return []string{s.Topic}
 	}
 	names := make([]string, s.Topics)

@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// Subscriptions: e2e rate mode's consumer groups (--subscriptions,
+// --consumers-per-subscription), as OMB's Kafka driver consumes. Each
+// subscription is a consumer group of its own, new for the run, reading
+// every topic of the run from its start (the topics are the run's own,
+// created fresh: --topics); its members are kafka-go Readers, the
+// group's protocol sharing the partitions among them. So each record is
+// received once per subscription, and each receipt is timed.
+
+// e2eGroupsReady bounds the wait for every group to hold every
+// partition before the producer starts.
+const e2eGroupsReady = 60 * time.Second
+
+// e2eGroups are the run's subscriptions' members.
+type e2eGroups struct {
+	members []*e2eMember
+	groups  []string
+	base    time.Time
+	es      *e2eStats
+}
+
+type e2eMember struct {
+	sub     int
+	reader  *kafka.Reader
+	lastErr atomic.Pointer[string]
+}
+
+// newE2EGroups starts subs groups of members Readers each over topics,
+// and waits until every group's members hold every one of the topics'
+// partitions between them (DescribeGroups), so that no record is sent
+// before a group can read it.
+func (r *run) newE2EGroups(ctx context.Context, topics []string, partitions, subs, members int, base time.Time, es *e2eStats) (*e2eGroups, error) {
+	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), r.st.setupTimeout)
+	if err != nil {
+		return nil, err
+	}
+	g := &e2eGroups{base: base, es: es}
+	// Groups new for the run: a group's committed offsets would start it
+	// elsewhere than the topics' start.
+	prefix := fmt.Sprintf("kbench-e2e-%d", time.Now().UnixNano())
+	for s := range subs {
+		group := fmt.Sprintf("%s-sub%d", prefix, s)
+		g.groups = append(g.groups, group)
+		for range members {
+			m := &e2eMember{sub: s}
+			m.reader = kafka.NewReader(kafka.ReaderConfig{
+				Brokers:           r.brokers,
+				GroupID:           group,
+				GroupTopics:       topics,
+				Dialer:            dialer,
+				MinBytes:          1,
+				MaxBytes:          max(r.st.maxPartBytes, 1<<20),
+				MaxWait:           r.st.maxWait,
+				StartOffset:       kafka.FirstOffset,
+				CommitInterval:    r.st.commitInterval,
+				SessionTimeout:    r.st.sessionTimeout,
+				HeartbeatInterval: r.st.heartbeat,
+				GroupBalancers:    r.st.balancers,
+				ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
+					s := fmt.Sprintf(msg, args...)
+					m.lastErr.Store(&s)
+				}),
+			})
+			g.members = append(g.members, m)
+		}
+	}
+	if err := r.waitGroups(ctx, g.groups, members, len(topics)*partitions); err != nil {
+		g.close()
+		return nil, err
+	}
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+		"%d subscription(s), each a consumer group of %d kafka-go Reader(s) (%s assignment) over the %d topic(s), new for the run and reading them from their start; "+
+			"every record is received once per subscription and each receipt is timed (e2e-latency counts them all, as OMB's does)",
+		subs, members, r.st.balancerName, len(topics)))
+	return g, nil
+}
+
+// waitGroups waits until each group is stable with members members that
+// hold want partitions between them.
+func (r *run) waitGroups(ctx context.Context, groups []string, members, want int) error {
+	client, done, err := r.adminClient()
+	if err != nil {
+		return err
+	}
+	defer done()
+	ctx, cancel := context.WithTimeout(ctx, e2eGroupsReady)
+	defer cancel()
+	last := ""
+	for {
+		resp, err := client.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: groups})
+		ready := err == nil
+		if err != nil {
+			last = err.Error()
+		} else {
+			for _, gr := range resp.Groups {
+				held := 0
+				for _, m := range gr.Members {
+					for _, t := range m.MemberAssignments.Topics {
+						held += len(t.Partitions)
+					}
+				}
+				if gr.Error != nil || gr.GroupState != "Stable" || len(gr.Members) != members || held != want {
+					ready = false
+					last = fmt.Sprintf("group %s is %s with %d of %d members holding %d of %d partitions", gr.GroupID, gr.GroupState, len(gr.Members), members, held, want)
+					break
+				}
+			}
+		}
+		if ready {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the subscriptions' groups were not ready after %v (%s)", e2eGroupsReady, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// start reads with every member until ctx ends; the channel gets the
+// first error (nil when none) once every member stopped.
+func (g *e2eGroups) start(ctx context.Context) <-chan error {
+	out := make(chan error, 1)
+	errs := make([]error, len(g.members))
+	var wg sync.WaitGroup
+	for i, m := range g.members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = g.read(ctx, m)
+		}()
+	}
+	go func() {
+		wg.Wait()
+		out <- errors.Join(errs...)
+	}()
+	return out
+}
+
+func (g *e2eGroups) read(ctx context.Context, m *e2eMember) error {
+	for {
+		msg, err := m.reader.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if e := m.lastErr.Load(); e != nil {
+				return fmt.Errorf("subscription %d: %w (last client error: %s)", m.sub, err, *e)
+			}
+			return fmt.Errorf("subscription %d: %w", m.sub, err)
+		}
+		now := time.Since(g.base)
+		seq, intended, sent, ok := readStamp(msg.Value)
+		if !ok || seq >= e2eMaxSeq {
+			g.es.mu.Lock()
+			g.es.foreign++
+			g.es.mu.Unlock()
+			continue
+		}
+		g.es.receive(m.sub, seq, len(msg.Value), now-sent, now-intended)
+	}
+}
+
+// close leaves the groups, all members at once.
+func (g *e2eGroups) close() {
+	var wg sync.WaitGroup
+	for _, m := range g.members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.reader.Close()
+		}()
+	}
+	wg.Wait()
+}
