@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,6 +219,10 @@ func TestE2EDefaultRunCharts(t *testing.T) {
 		if c.LastX != "620.0" {
 			t.Errorf("chart %q: last point at x=%s, want the plot's right edge (620.0): the time axis should end at the data", c.Title, c.LastX)
 		}
+	}
+	// The latency distribution: the run's whole histogram by percentile.
+	if !slices.ContainsFunc(charts, func(c finalChart) bool { return c.Title == "Latency by percentile" }) {
+		t.Errorf("the finished run shows no latency spectrum among its charts %+v", charts)
 	}
 	b.screenshot(t, fmt.Sprintf("run-%d-default-charts", id))
 	b.checkConsole(t)

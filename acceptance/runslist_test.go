@@ -43,6 +43,11 @@ func TestE2ELiveTimeAndWorkloadFilter(t *testing.T) {
 		}
 	}
 
+	// The run's page reloads itself when the run ends (run.js); leaving
+	// it before that reload would race it, and the browser aborts one of
+	// the two navigations.
+	b.waitFor(t, "the timed run's page reloaded as finished", `document.readyState === 'complete' && !document.getElementById('progress')`)
+
 	for _, tt := range []struct {
 		workload string
 		want     uint
