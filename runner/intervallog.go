@@ -35,14 +35,20 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 		mu   sync.Mutex
 		last = 0.0
 		out  []rundoc.Histogram
-		size int     // the log's bytes, about
-		full float64 // when the log stopped, 0 while it has room
+		size int // the log's bytes, about
+		// full is set once the log has no room for another interval, at
+		// fullAt seconds: it ends there, whole intervals only.
+		full   bool
+		fullAt float64
 	)
 	take := func(end float64) {
 		mu.Lock()
 		defer mu.Unlock()
 		if end <= last {
 			return
+		}
+		if !full && (len(out)+len(hs) > logEntries || size > logBytesBudget) {
+			full, fullAt = true, last
 		}
 		for _, lh := range hs {
 			lh.mu.Lock()
@@ -52,11 +58,7 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 			// goroutine writes it while the log runs (record fills the
 			// slot), and its readers come after stop.
 			_ = lh.h.h.Merge(slot)
-			if full > 0 {
-				continue
-			}
-			if len(out)+len(hs) > hdr.MaxLogEntries || size > logBytesBudget {
-				full = last
+			if full {
 				continue
 			}
 			h := rundoc.Histogram{Kind: lh.kind, Scope: rundoc.HistogramInterval,
@@ -75,7 +77,7 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(rundoc.HistogramLogStep)
+		tick := time.NewTicker(logStep)
 		defer tick.Stop()
 		for {
 			select {
@@ -109,19 +111,24 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 		defer mu.Unlock()
 		r.rep.mu.Lock()
 		r.intervals = append(r.intervals, out...)
-		if full > 0 {
+		if full {
 			r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
 				"the interval histograms stop at %.0f s: a run's histogram log holds at most %d histograms or %d MiB; the window's whole histograms hold every value",
-				full, hdr.MaxLogEntries, hdr.MaxLogBytes>>20))
+				fullAt, hdr.MaxLogEntries, hdr.MaxLogBytes>>20))
 		}
 		r.rep.mu.Unlock()
 	}
 }
 
-// logBytesBudget is how much of the log reader's limit (hdr.MaxLogBytes)
-// the runner fills with histograms, leaving room for its lines' other
-// fields.
-const logBytesBudget = hdr.MaxLogBytes * 3 / 4
+// The log's step and room: its grid (rundoc.HistogramLogStep), and how
+// many of the log reader's entries and bytes (hdr.MaxLogEntries,
+// MaxLogBytes) the runner fills, leaving room for the lines' other
+// fields. Variables for the tests only.
+var (
+	logStep        = rundoc.HistogramLogStep
+	logEntries     = hdr.MaxLogEntries
+	logBytesBudget = hdr.MaxLogBytes * 3 / 4
+)
 
 // writeHistogramLog writes the interval histograms to dir's
 // rundoc.HistogramLogFile, whole or not at all (a temporary file, then

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,5 +88,40 @@ func TestLatencyMetrics(t *testing.T) {
 		if got, want := float64(back.ValueAtQuantile(q))/1000, h.quantileMs(q); got != want {
 			t.Errorf("decoded p%v = %v ms, recorded %v ms", q, got, want)
 		}
+	}
+}
+
+// TestLogIntervalsStopsWhenFull: a log with no room for another interval
+// ends at the last whole one, says so in a note, and the window's
+// histogram still holds every value.
+func TestLogIntervalsStopsWhenFull(t *testing.T) {
+	step, entries := logStep, logEntries
+	logStep, logEntries = 20*time.Millisecond, 6 // three intervals of two kinds
+	t.Cleanup(func() { logStep, logEntries = step, entries })
+	r := &run{rep: &reporter{}, res: &rundoc.Result{}, win: &window{start: time.Now()}}
+	var mu sync.Mutex
+	a, b := newLatencyHist(), newLatencyHist()
+	stop := r.logIntervals(loggedHist{rundoc.HistRecordLatency, &mu, a}, loggedHist{rundoc.HistPublishDelay, &mu, b})
+	// Ten steps of values: the log fills after three.
+	recorded := int64(0)
+	for start := time.Now(); time.Since(start) < 10*logStep; recorded++ {
+		mu.Lock()
+		a.record(time.Millisecond)
+		b.record(time.Microsecond)
+		mu.Unlock()
+		time.Sleep(2 * time.Millisecond)
+	}
+	end := time.Now()
+	r.win.end = end
+	r.win.endAt.Store(&end)
+	stop()
+	if n := len(r.intervals); n != 6 || r.intervals[4].Kind != rundoc.HistRecordLatency || r.intervals[5].Kind != rundoc.HistPublishDelay {
+		t.Fatalf("%d intervals logged, want 6, whole intervals of both kinds", n)
+	}
+	if a.count() != recorded || b.count() != recorded {
+		t.Errorf("window histograms hold %d and %d values, want %d each", a.count(), b.count(), recorded)
+	}
+	if notes := strings.Join(r.res.Measurement.Notes, "\n"); !strings.Contains(notes, "the interval histograms stop at") {
+		t.Errorf("no note says the log stopped: %q", notes)
 	}
 }
