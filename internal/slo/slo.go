@@ -17,6 +17,8 @@ package slo
 import (
 	"fmt"
 	"math"
+
+	"github.com/kbench/kbench/internal/median"
 )
 
 // MinAchieved is the share of its target rate a run must reach to pass:
@@ -290,15 +292,5 @@ func maxRate(p Probe) float64 {
 	if len(rates) == 0 {
 		return 0
 	}
-	// Insertion sort: a handful of repetitions.
-	for i := 1; i < len(rates); i++ {
-		for j := i; j > 0 && rates[j] < rates[j-1]; j-- {
-			rates[j], rates[j-1] = rates[j-1], rates[j]
-		}
-	}
-	n := len(rates)
-	if n%2 == 1 {
-		return rates[n/2]
-	}
-	return (rates[n/2-1] + rates[n/2]) / 2
+	return median.Of(rates)
 }
