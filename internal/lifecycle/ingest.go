@@ -48,7 +48,7 @@ type ending struct {
 const MaxHistogramLogBytes = hdr.MaxLogBytes
 
 // checkHistograms keeps the window histograms of res that check and the
-// log when it checks (see runhist.Check, ReadHistogramLog), and
+// log when it checks (see runhist.Check, runhist.ReadLog), and
 // says in problems why it left any out.
 func checkHistograms(res *rundoc.Result, log []byte) (hs []rundoc.Histogram, keptLog []byte, problems []error) {
 	for _, h := range res.Histograms {
