@@ -99,6 +99,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 		if t.client, err = r.newClientSender(ctx, t, partitions); err != nil {
 			return err
 		}
+		t.sender = t.client
 		threads[i] = t
 	}
 	var cons interface {
@@ -177,19 +178,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 	if rate > 0 {
 		rate /= float64(len(threads))
 	}
-	sendErrs := make([]error, len(threads))
-	var sending sync.WaitGroup
-	for i, t := range threads {
-		sending.Add(1)
-		go func() {
-			defer sending.Done()
-			withRole(ctx, roleSend, func(ctx context.Context) {
-				sendErrs[i] = t.client.Send(ctx, send.Phase{N: share(n, len(threads), i), Deadline: deadline, Rate: rate, Measured: true})
-			})
-		}()
-	}
-	sending.Wait()
-	sendErr := errors.Join(sendErrs...)
+	sendErr := errors.Join(sendAll(ctx, threads, n, deadline, rate, true)...)
 	if backlog != nil {
 		backlog.producerDone()
 	}

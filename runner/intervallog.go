@@ -31,8 +31,9 @@ type loggedHist struct {
 // to the window's end. The intervals are the result's interval
 // histograms, in time order, kinds in hs's order within an interval.
 func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
+	// take runs on the ticker's goroutine, then once more in stop after
+	// that goroutine has ended: never twice at once.
 	var (
-		mu   sync.Mutex
 		last = 0.0
 		out  []rundoc.Histogram
 		size int // the log's bytes, about
@@ -42,8 +43,6 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 		fullAt float64
 	)
 	take := func(end float64) {
-		mu.Lock()
-		defer mu.Unlock()
 		if end <= last {
 			return
 		}
@@ -73,31 +72,13 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 		lh.h.logged = true
 		lh.mu.Unlock()
 	}
-	quit := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(logStep)
-		defer tick.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-tick.C:
-				if r.win.ended(now) {
-					return // stop logs the rest up to the window's end
-				}
-				take(r.win.since(now))
-			}
-		}
-	}()
+	stopTicks := r.everyInWindow(logStep, func(now time.Time) time.Duration {
+		take(r.win.since(now))
+		return logStep
+	})
 	return func() {
-		close(quit)
-		<-done
-		end := r.win.end
-		if end.IsZero() {
-			end = time.Now()
-		}
+		// The last, shorter interval, up to the window's end.
+		end := stopTicks()
 		take(r.win.since(end))
 		// From here on values go to the window's histogram again; none
 		// should come (the window has ended), but none may be lost.
@@ -107,8 +88,6 @@ func (r *run) logIntervals(hs ...loggedHist) (stop func()) {
 			_ = lh.h.h.Merge(lh.h.takeSlot())
 			lh.mu.Unlock()
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		r.rep.mu.Lock()
 		r.intervals = append(r.intervals, out...)
 		if full {

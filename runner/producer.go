@@ -473,18 +473,7 @@ func (r *run) produce(ctx context.Context) error {
 			return stats.acked - ackedBefore
 		})
 		defer stop()
-		errs := make([]error, len(threads))
-		var wg sync.WaitGroup
-		for i, t := range threads {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				withRole(ctx, roleSend, func(ctx context.Context) {
-					errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Rate: rate, Measured: measured})
-				})
-			}()
-		}
-		wg.Wait()
+		errs := sendAll(ctx, threads, total, deadline, rate, measured)
 		stats.mu.Lock()
 		firstErr, failures := stats.firstErr, stats.errors
 		stats.mu.Unlock()
@@ -553,6 +542,25 @@ func (r *run) produce(ctx context.Context) error {
 		return fmt.Errorf("%w: %d of %d records acknowledged", ErrIncomplete, stats.records, measured)
 	}
 	return nil
+}
+
+// sendAll runs a phase on every thread at once, each sending its share
+// of total records (0 with a deadline) at rate records/s (its own share;
+// ≤ 0 for no limit), and returns their errors by thread.
+func sendAll(ctx context.Context, threads []*producerThread, total int64, deadline time.Time, rate float64, measured bool) []error {
+	errs := make([]error, len(threads))
+	var wg sync.WaitGroup
+	for i, t := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			withRole(ctx, roleSend, func(ctx context.Context) {
+				errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Rate: rate, Measured: measured})
+			})
+		}()
+	}
+	wg.Wait()
+	return errs
 }
 
 // tickProgress emits progress events for the live view until stopped.

@@ -7,16 +7,12 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
-// recordSeries samples the run's counters every SeriesStep from the
-// window's start, each sample one point: sample returns the counts and
-// rates of the interval that lasted secs and resets what it read. stop,
-// called once the window has ended, adds the window's last part, so the
-// points cover the whole window and hold every measured record; a tail
-// shorter than half a step joins the last point instead of becoming a
-// point of its own whose rate would rest on a few milliseconds.
-func (r *run) recordSeries(sample func(secs float64) rundoc.SeriesPoint) (stop func()) {
-	last := r.win.start
-	step := rundoc.SeriesStep
+// everyInWindow calls fn with each tick's time, every step from now on,
+// until the window ends or stop is called; fn returns the step from then
+// on (the series doubles its step as it coarsens). stop waits for the
+// last call to return and gives the window's end (now, when it has not
+// ended), up to which the caller takes what the ticks left.
+func (r *run) everyInWindow(step time.Duration, fn func(now time.Time) time.Duration) (stop func() (end time.Time)) {
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -29,26 +25,48 @@ func (r *run) recordSeries(sample func(secs float64) rundoc.SeriesPoint) (stop f
 				return
 			case now := <-tick.C:
 				if r.win.ended(now) {
-					return // stop adds the rest up to the window's end
+					return
 				}
-				pt := sample(now.Sub(last).Seconds())
-				pt.T = r.win.since(now)
-				last = now
-				if r.addPoint(pt) {
-					step *= 2
+				if next := fn(now); next != step {
+					step = next
 					tick.Reset(step)
 				}
-				r.win.tick(now, step)
 			}
 		}
 	}()
-	return func() {
+	return func() time.Time {
 		close(quit)
 		<-done
-		end := r.win.end
-		if end.IsZero() {
-			end = time.Now()
+		if r.win.end.IsZero() {
+			return time.Now()
 		}
+		return r.win.end
+	}
+}
+
+// recordSeries samples the run's counters every SeriesStep from the
+// window's start, each sample one point: sample returns the counts and
+// rates of the interval that lasted secs and resets what it read. stop,
+// called once the window has ended, adds the window's last part, so the
+// points cover the whole window and hold every measured record; a tail
+// shorter than half a step joins the last point instead of becoming a
+// point of its own whose rate would rest on a few milliseconds.
+func (r *run) recordSeries(sample func(secs float64) rundoc.SeriesPoint) (stop func()) {
+	last := r.win.start
+	step := rundoc.SeriesStep
+	stopTicks := r.everyInWindow(step, func(now time.Time) time.Duration {
+		pt := sample(now.Sub(last).Seconds())
+		pt.T = r.win.since(now)
+		last = now
+		if r.addPoint(pt) {
+			step *= 2
+		}
+		r.win.tick(now, step)
+		return step
+	})
+	return func() {
+		// stop adds the rest up to the window's end.
+		end := stopTicks()
 		if last.After(end) {
 			// A tick after the window's end, taken while window.stop was
 			// between reading the clock and publishing the end (ended said
