@@ -138,7 +138,10 @@ type Report struct {
 	// Sweep is the id of the latency-vs-throughput sweep the report
 	// shows, "" for none (then left out of JSON). A report holds runs to
 	// compare, a sweep, or both.
-	Sweep     string `json:",omitempty"`
+	Sweep string `json:",omitempty"`
+	// SLO is the id of the latency-target search the report shows, ""
+	// for none (then left out of JSON).
+	SLO       string `json:",omitempty"`
 	CreatedAt time.Time
 }
 

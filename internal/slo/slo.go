@@ -9,9 +9,10 @@
 // server restart, another server taking it over) goes on from its stored
 // probes exactly as it would have. A probe is one rate measured by
 // Config.Repetitions runs; it passes only when every run passes: it
-// reached its rate (at least MinAchieved of it, and not behind its
-// schedule), held enough samples for the percentile, and kept the
-// percentile's latency under the target.
+// reached its rate (at least MinAchieved of it, and kbench's load
+// generator kept up), held enough samples for the percentile, and kept
+// the percentile's latency under the target. A probe's first failing run
+// decides it: the repetitions after it are not measured.
 package slo
 
 import (
@@ -97,9 +98,11 @@ type Run struct {
 	Achieved  float64 `json:"achieved"`
 	LatencyMs float64 `json:"latency_ms"`
 	Samples   int64   `json:"samples"`
-	// BehindSchedule is set when the producer fell behind its rate
-	// schedule (its publish delay grew through the run).
-	BehindSchedule bool `json:"behind_schedule,omitempty"`
+	// HarnessLimited is set when kbench's own load generator limited
+	// the run (the runner's harness-limited flag): a throttled producer
+	// behind its rate schedule while the broker answered quickly, or
+	// kbench out of CPU. Such a run measured kbench, not the rate.
+	HarnessLimited bool `json:"harness_limited,omitempty"`
 	// Err is why the run failed to measure, "" when it did.
 	Err string `json:"error,omitempty"`
 }
@@ -125,8 +128,8 @@ func (c Config) Judge(rate float64, r Run) Verdict {
 		return Verdict{false, "the run failed: " + r.Err}
 	case r.Achieved < MinAchieved*rate:
 		return Verdict{false, fmt.Sprintf("reached %.4g records/s, short of %.0f%% of %.4g", r.Achieved, MinAchieved*100, rate)}
-	case r.BehindSchedule:
-		return Verdict{false, "fell behind its rate schedule"}
+	case r.HarnessLimited:
+		return Verdict{false, "kbench's load generator limited it (behind its rate schedule, or out of CPU; the run's notes say which)"}
 	case r.Samples < c.MinSamples():
 		return Verdict{false, fmt.Sprintf("held %d latencies, fewer than the %d the p%v needs", r.Samples, c.MinSamples(), c.Percentile)}
 	case !(r.LatencyMs < c.LatencyMs):
@@ -135,17 +138,36 @@ func (c Config) Judge(rate float64, r Run) Verdict {
 	return Verdict{true, fmt.Sprintf("p%v latency %.4g ms, under %v ms", c.Percentile, r.LatencyMs, c.LatencyMs)}
 }
 
+// Measured reports whether probe p needs no further run: it holds its
+// Repetitions runs, or (at a rate) one of its runs failed already, which
+// decides it. The unthrottled probe measures all its runs: their median
+// is the maximum.
+func (c Config) Measured(p Probe) bool {
+	if len(p.Runs) >= c.Repetitions {
+		return true
+	}
+	if p.Max {
+		return false
+	}
+	for _, r := range p.Runs {
+		if !c.Judge(p.Rate, r).Pass {
+			return true
+		}
+	}
+	return false
+}
+
 // JudgeProbe is p's verdict: it passes when every one of its
 // Repetitions runs passes, and fails at its first run that fails.
 func (c Config) JudgeProbe(p Probe) Verdict {
-	if len(p.Runs) < c.Repetitions {
-		return Verdict{false, fmt.Sprintf("%d of %d runs measured", len(p.Runs), c.Repetitions)}
-	}
-	for i, r := range p.Runs[:c.Repetitions] {
+	for i, r := range p.Runs[:min(len(p.Runs), c.Repetitions)] {
 		if v := c.Judge(p.Rate, r); !v.Pass {
 			v.Reason = fmt.Sprintf("run %d of %d: %s", i+1, c.Repetitions, v.Reason)
 			return v
 		}
+	}
+	if len(p.Runs) < c.Repetitions {
+		return Verdict{false, fmt.Sprintf("%d of %d runs measured", len(p.Runs), c.Repetitions)}
 	}
 	return Verdict{true, fmt.Sprintf("all %d runs under the target", c.Repetitions)}
 }
@@ -183,7 +205,7 @@ type Decision struct {
 const floorRate = 1
 
 // Decide is the search's next step after probes (in the order they were
-// measured). A probe with fewer than Repetitions runs is measured on (its
+// measured). A probe not yet Measured is measured on (its
 // runs so far are kept).
 //
 // The search: without MaxRate, an unthrottled probe measures the
@@ -199,7 +221,7 @@ func Decide(c Config, probes []Probe) Decision {
 	d := Decision{MinRecords: c.MinSamples()}
 	if len(probes) > 0 {
 		last := probes[len(probes)-1]
-		if len(last.Runs) < c.Repetitions {
+		if !c.Measured(last) {
 			d.Next = &Probe{Rate: last.Rate, Max: last.Max, Runs: last.Runs}
 			return d
 		}
@@ -262,7 +284,7 @@ func Decide(c Config, probes []Probe) Decision {
 // none). The unthrottled probe is not a rate probed.
 func bracket(c Config, probes []Probe) (lo, hi float64) {
 	for _, p := range probes {
-		if p.Max || len(p.Runs) < c.Repetitions {
+		if p.Max || !c.Measured(p) {
 			continue
 		}
 		if !c.JudgeProbe(p).Pass && (hi == 0 || p.Rate < hi) {
@@ -270,7 +292,7 @@ func bracket(c Config, probes []Probe) (lo, hi float64) {
 		}
 	}
 	for _, p := range probes {
-		if p.Max || len(p.Runs) < c.Repetitions {
+		if p.Max || !c.Measured(p) {
 			continue
 		}
 		if c.JudgeProbe(p).Pass && (hi == 0 || p.Rate < hi) && p.Rate > lo {

@@ -56,7 +56,7 @@ func search(t *testing.T, c Config, f *fakeSystem) (Decision, []Probe) {
 			t.Fatalf("probe asks %d records a run, want %d", d.MinRecords, c.MinSamples())
 		}
 		next.Runs = append(next.Runs, f.run(c, next.Rate, d.MinRecords))
-		if len(probes) > 0 && probes[len(probes)-1].Rate == next.Rate && probes[len(probes)-1].Max == next.Max && len(probes[len(probes)-1].Runs) < c.Repetitions {
+		if len(probes) > 0 && probes[len(probes)-1].Rate == next.Rate && probes[len(probes)-1].Max == next.Max && !c.Measured(probes[len(probes)-1]) {
 			probes[len(probes)-1] = next
 		} else {
 			probes = append(probes, next)
@@ -140,6 +140,31 @@ func TestSearchRestart(t *testing.T) {
 	}
 }
 
+// TestFirstFailureDecidesTheProbe: a probe's repetitions after its
+// first failing run are not measured, and the search moves below it;
+// the unthrottled probe measures all its runs whatever they show.
+func TestFirstFailureDecidesTheProbe(t *testing.T) {
+	cfg := Config{Percentile: 99, LatencyMs: 10, PrecisionPct: 2, Repetitions: 3, MaxRate: 1000}
+	good, bad := Run{Achieved: 1000, LatencyMs: 5, Samples: 1000}, Run{Achieved: 1000, LatencyMs: 50, Samples: 1000}
+	d := Decide(cfg, []Probe{{Rate: 1000, Runs: []Run{good}}})
+	if d.Done || d.Next.Rate != 1000 || len(d.Next.Runs) != 1 {
+		t.Fatalf("after one passing run of three: %+v, want the probe measured on", d)
+	}
+	d = Decide(cfg, []Probe{{Rate: 1000, Runs: []Run{good, bad}}})
+	if d.Done || d.Next.Rate != 500 || d.Hi != 1000 {
+		t.Fatalf("after a failing second run: %+v, want a probe at 500 below the failed 1000", d)
+	}
+	if v := cfg.JudgeProbe(Probe{Rate: 1000, Runs: []Run{good, bad}}); v.Pass || !strings.Contains(v.Reason, "run 2 of 3") {
+		t.Errorf("verdict %+v, want run 2's failure", v)
+	}
+	maxCfg := cfg
+	maxCfg.MaxRate = 0
+	failed := Run{Err: "broker gone"}
+	if d := Decide(maxCfg, []Probe{{Max: true, Runs: []Run{failed}}}); d.Done || !d.Next.Max || len(d.Next.Runs) != 1 {
+		t.Errorf("unthrottled probe after a failed run: %+v, want it measured on", d)
+	}
+}
+
 // TestProbesThatFallShort: a run short of its rate, behind its schedule,
 // with too few samples, or failed, fails its probe, and the search goes
 // on below it.
@@ -152,7 +177,7 @@ func TestProbesThatFallShort(t *testing.T) {
 		want string
 	}{
 		{"short of the rate", func(r Run) Run { r.Achieved = 979; return r }, "short of 98%"},
-		{"behind schedule", func(r Run) Run { r.BehindSchedule = true; return r }, "behind its rate schedule"},
+		{"behind schedule", func(r Run) Run { r.HarnessLimited = true; return r }, "load generator limited it"},
 		{"too few samples", func(r Run) Run { r.Samples = 999; return r }, "fewer than the 1000"},
 		{"latency at the target", func(r Run) Run { r.LatencyMs = 10; return r }, "not under 10 ms"},
 		{"failed", func(r Run) Run { r.Err = "broker gone"; return r }, "broker gone"},

@@ -287,7 +287,7 @@ func profileDocs(ps []Profile) []rundoc.Profile {
 }
 
 func reportDoc(r *Report) rundoc.Report {
-	return rundoc.Report{ID: r.ID, Slug: r.Slug, Title: r.Title, Notes: r.Notes, RunIDs: r.RunIDs, By: r.By, At: r.At, Sweep: r.SweepID, CreatedAt: r.CreatedAt}
+	return rundoc.Report{ID: r.ID, Slug: r.Slug, Title: r.Title, Notes: r.Notes, RunIDs: r.RunIDs, By: r.By, At: r.At, Sweep: r.SweepID, SLO: r.SLOID, CreatedAt: r.CreatedAt}
 }
 
 // Doc is a run this process just created (CreateRuns, AppendRuns) as

@@ -18,7 +18,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0012_histograms"
+const SchemaVersion = "0013_slos"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -39,6 +39,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0010_report_sweep", Migrate: migrate0010},
 	{ID: "0011_worker_tools", Migrate: migrate0011},
 	{ID: "0012_histograms", Migrate: migrate0012},
+	{ID: "0013_slos", Migrate: migrate0013},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -553,6 +554,55 @@ func migrate0012(tx *gorm.DB) error {
 		if err := m.AddColumn(&SeriesPoint{}, col); err != nil {
 			return fmt.Errorf("add series_points.%s: %w", col, err)
 		}
+	}
+	return nil
+}
+
+// migrate0013 creates slos (a search for the highest rate a latency
+// target allows: its configuration, settings, phase, the step it is at
+// and its answer) and slo_runs (which run measures which probe), and adds
+// reports.slo_id, the search a report shows. A search advances by a
+// conditional UPDATE of its steps in the transaction that stores its next
+// runs; idx_slos_phase finds the searches still searching.
+func migrate0013(tx *gorm.DB) error {
+	type SLO struct {
+		ID        string  `gorm:"primaryKey;size:32"`
+		Phase     string  `gorm:"size:16;not null;default:'';index:idx_slos_phase"`
+		Config    string  `gorm:"not null;default:''"`
+		Search    string  `gorm:"not null;default:''"`
+		Steps     int     `gorm:"not null;default:0"`
+		Outcome   string  `gorm:"size:16;not null;default:''"`
+		Lo        float64 `gorm:"not null;default:0"`
+		Hi        float64 `gorm:"not null;default:0"`
+		Note      string  `gorm:"not null;default:''"`
+		CreatedAt time.Time
+		EndedAt   *time.Time
+	}
+	type SLORun struct {
+		ID    uint    `gorm:"primaryKey"`
+		SLOID string  `gorm:"column:slo_id;size:32;not null;index:idx_slo_runs_slo"`
+		RunID uint    `gorm:"not null;uniqueIndex:idx_slo_runs_run"`
+		Probe int     `gorm:"not null;default:0"`
+		Rate  float64 `gorm:"not null;default:0"`
+		Max   bool    `gorm:"not null;default:false"`
+		Step  int     `gorm:"not null;default:0"`
+	}
+	if err := tx.Table("slos").AutoMigrate(&SLO{}); err != nil {
+		return fmt.Errorf("slos: %w", err)
+	}
+	if err := tx.Table("slo_runs").AutoMigrate(&SLORun{}); err != nil {
+		return fmt.Errorf("slo_runs: %w", err)
+	}
+	type Report struct {
+		SLOID string `gorm:"column:slo_id;size:32;not null;default:''"`
+	}
+	if !tx.Table("reports").Migrator().HasColumn(&Report{}, "SLOID") {
+		if err := tx.Table("reports").Migrator().AddColumn(&Report{}, "SLOID"); err != nil {
+			return fmt.Errorf("add reports.slo_id: %w", err)
+		}
+	}
+	if err := tx.Exec("CREATE INDEX IF NOT EXISTS idx_reports_slo ON reports (slo_id)").Error; err != nil {
+		return fmt.Errorf("index idx_reports_slo: %w", err)
 	}
 	return nil
 }

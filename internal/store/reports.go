@@ -39,7 +39,11 @@ type Report struct {
 	// for none. Its runs are held back like RunIDs (see reportsUsing),
 	// through sweep_runs rather than report_runs, so that the reference
 	// stays the only thing stored. Added by migration 0010_report_sweep.
-	SweepID   string `gorm:"size:32;not null;default:'';index:idx_reports_sweep"`
+	SweepID string `gorm:"size:32;not null;default:'';index:idx_reports_sweep"`
+	// SLOID is the latency-target search the report shows, "" for none;
+	// its runs are held back through slo_runs as a sweep's are. Added by
+	// migration 0013_slos.
+	SLOID     string `gorm:"column:slo_id;size:32;not null;default:'';index:idx_reports_slo"`
 	CreatedAt time.Time
 }
 
@@ -73,9 +77,9 @@ func (s *Store) CreateReport(ctx context.Context, doc *rundoc.Report) error {
 	if doc == nil || doc.ID != 0 {
 		return errors.New("store: create report: not a new report")
 	}
-	r := &Report{Slug: doc.Slug, Title: doc.Title, Notes: doc.Notes, RunIDs: doc.RunIDs, By: doc.By, At: doc.At, SweepID: doc.Sweep}
-	if len(r.RunIDs) == 0 && r.SweepID == "" {
-		return errors.New("store: create report: no runs and no sweep")
+	r := &Report{Slug: doc.Slug, Title: doc.Title, Notes: doc.Notes, RunIDs: doc.RunIDs, By: doc.By, At: doc.At, SweepID: doc.Sweep, SLOID: doc.SLO}
+	if len(r.RunIDs) == 0 && r.SweepID == "" && r.SLOID == "" {
+		return errors.New("store: create report: no runs, no sweep and no search")
 	}
 	if r.RunIDs == nil {
 		r.RunIDs = []uint{} // stored as [], not null
@@ -117,6 +121,21 @@ func (s *Store) CreateReport(ctx context.Context, doc *rundoc.Report) error {
 			var ids []uint
 			if err := lockFor(tx, "SHARE").Model(&Run{}).
 				Where("id IN (?)", tx.Model(&SweepRun{}).Select("run_id").Where("sweep_id = ?", r.SweepID)).
+				Pluck("id", &ids).Error; err != nil {
+				return err
+			}
+		}
+		if r.SLOID != "" {
+			var n int64
+			if err := tx.Model(&SLO{}).Where("id = ?", r.SLOID).Count(&n).Error; err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("slo %s: %w", r.SLOID, ErrNotFound)
+			}
+			var ids []uint
+			if err := lockFor(tx, "SHARE").Model(&Run{}).
+				Where("id IN (?)", tx.Model(&SLORun{}).Select("run_id").Where("slo_id = ?", r.SLOID)).
 				Pluck("id", &ids).Error; err != nil {
 				return err
 			}
@@ -166,12 +185,13 @@ func (s *Store) ReportsUsingRun(ctx context.Context, runID uint) ([]rundoc.Repor
 
 // reportsUsing selects the reports that use a run, at most limit of them
 // (0: all): those that compare it (report_runs) and those that show a
-// sweep it belongs to (sweep_runs).
+// sweep (sweep_runs) or a latency-target search (slo_runs) it belongs to.
 func reportsUsing(db *gorm.DB, runID uint, limit int) *gorm.DB {
 	q := db.Model(&Report{}).Select("reports.id", "reports.slug", "reports.title").
-		Where("reports.id IN (?) OR reports.sweep_id IN (?)",
+		Where("reports.id IN (?) OR reports.sweep_id IN (?) OR reports.slo_id IN (?)",
 			db.Model(&ReportRun{}).Select("report_id").Where("run_id = ?", runID),
-			db.Model(&SweepRun{}).Select("sweep_id").Where("run_id = ?", runID)).
+			db.Model(&SweepRun{}).Select("sweep_id").Where("run_id = ?", runID),
+			db.Model(&SLORun{}).Select("slo_id").Where("run_id = ?", runID)).
 		Order("reports.id")
 	if limit > 0 {
 		q = q.Limit(limit)
@@ -180,9 +200,11 @@ func reportsUsing(db *gorm.DB, runID uint, limit int) *gorm.DB {
 }
 
 // notReported keeps, of a query on runs, those no report holds back:
-// none compares them and none shows a sweep they belong to.
+// none compares them and none shows a sweep or a search they belong to.
 func notReported(tx, q *gorm.DB) *gorm.DB {
 	return q.Where("id NOT IN (?)", tx.Model(&ReportRun{}).Select("run_id")).
 		Where("id NOT IN (?)", tx.Model(&SweepRun{}).Select("run_id").
-			Where("sweep_id IN (?)", tx.Model(&Report{}).Select("sweep_id").Where("sweep_id <> ''")))
+			Where("sweep_id IN (?)", tx.Model(&Report{}).Select("sweep_id").Where("sweep_id <> ''"))).
+		Where("id NOT IN (?)", tx.Model(&SLORun{}).Select("run_id").
+			Where("slo_id IN (?)", tx.Model(&Report{}).Select("slo_id").Where("slo_id <> ''")))
 }

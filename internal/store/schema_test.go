@@ -282,7 +282,7 @@ func TestMigrationsMakeTodaysSchema(t *testing.T) {
 	if err := first.db.Migrator().DropTable(migrationsTable); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"histogram_logs", "histograms", "sweep_runs", "sweeps", "run_events", "workers", "report_runs", "reports", "profiles", "profile_blobs", "series_points", "metrics", "runs"} {
+	for _, table := range []string{"slo_runs", "slos", "histogram_logs", "histograms", "sweep_runs", "sweeps", "run_events", "workers", "report_runs", "reports", "profiles", "profile_blobs", "series_points", "metrics", "runs"} {
 		if err := first.db.Migrator().DropTable(table); err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +305,7 @@ func TestMigrationsMakeTodaysSchema(t *testing.T) {
 		t.Errorf("schema of a new database:\n%s\nwant the upgraded fixture's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	before := schemaSQL(t, s.sqlDB)
-	if err := s.db.AutoMigrate(&Run{}, &Metric{}, &SeriesPoint{}, &Profile{}, &ProfileBlob{}, &Report{}, &ReportRun{}, &Worker{}, &RunEvent{}, &Sweep{}, &SweepRun{}, &Histogram{}, &HistogramLog{}); err != nil {
+	if err := s.db.AutoMigrate(&Run{}, &Metric{}, &SeriesPoint{}, &Profile{}, &ProfileBlob{}, &Report{}, &ReportRun{}, &Worker{}, &RunEvent{}, &Sweep{}, &SweepRun{}, &Histogram{}, &HistogramLog{}, &SLO{}, &SLORun{}); err != nil {
 		t.Fatal(err)
 	}
 	if after := schemaSQL(t, s.sqlDB); !slices.Equal(after, before) {
