@@ -149,7 +149,7 @@ func (l *Launcher) PrepareConfigs(req *Request) ([]rundoc.Spec, error) {
 	for i := range req.Configs {
 		c := &req.Configs[i]
 		p := fmt.Sprintf("configs[%d].", i)
-		c.Label = checkConfigLabel(&errs, labels, i, c.Label, "column in the comparison")
+		c.Label = checkConfigLabel(&errs, labels, i, fmt.Sprintf("configs[%d].", i), c.Label, "column in the comparison")
 		if c.Workload != nil && *c.Workload != req.Workload {
 			errs.Add(p+"workload", "is %q but the submission's is %q: the configurations of one comparison share its workload", *c.Workload, req.Workload)
 		}
@@ -208,9 +208,10 @@ func (l *Launcher) CreateAB(ctx context.Context, req *Request) (*ABResult, error
 // checkConfigLabel checks the label of configuration i of an A/B or sweep
 // submission, trimmed, which it returns: required (it names the
 // configuration's `names`), at most rundoc.MaxLabel bytes and unlike the
-// labels before it, which labels records.
-func checkConfigLabel(errs *rundoc.FieldErrors, labels map[string]int, i int, label, names string) string {
-	field := fmt.Sprintf("configs[%d].label", i)
+// labels before it, which labels records. p is the configuration's
+// field prefix ("configs[i].").
+func checkConfigLabel(errs *rundoc.FieldErrors, labels map[string]int, i int, p, label, names string) string {
+	field := p + "label"
 	label = strings.TrimSpace(label)
 	first, seen := labels[label]
 	switch {

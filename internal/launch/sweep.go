@@ -156,57 +156,75 @@ func (l *Launcher) PrepareSweep(req *SweepRequest) ([]SweepConfig, []rundoc.Spec
 	specs := make([]rundoc.Spec, n)
 	labels := map[string]int{}
 	for i := range req.Configs {
-		c := &req.Configs[i]
-		p := fmt.Sprintf("configs[%d].", i)
-		c.Label = checkConfigLabel(&errs, labels, i, c.Label, "line on the chart")
-		workload := rundoc.Producer
-		params := map[string]json.RawMessage{}
-		for k, v := range c.Params {
-			params[k] = v
-		}
-		if raw, ok := params["workload"]; ok {
-			delete(params, "workload")
-			var w string
-			if err := json.Unmarshal(raw, &w); err != nil {
-				errs.Add(p+"params.workload", "must be a string")
-				continue
-			}
-			workload = rundoc.Workload(w)
-		}
-		kind, ok := sweepKinds[workload]
-		if !ok {
-			errs.Add(p+"params.workload", "%q cannot be swept: a sweep throttles its runs and reads their latency percentiles, which %s", workload, sweepableList())
-			continue
-		}
-		if _, ok := params[kind.RateParam]; ok {
-			errs.Add(p+"params."+kind.RateParam, "is set by the sweep: unthrottled (-1) for the maximum, then each target rate")
-			delete(params, kind.RateParam)
-		}
-		for k, v := range kind.fixed {
-			var given string
-			if raw, ok := params[k]; ok && (json.Unmarshal(raw, &given) != nil || given != v) {
-				errs.Add(p+"params."+k, "is set by the sweep to %q for %s: %s", v, workload, fixedReason(workload))
-			}
-			params[k] = json.RawMessage(strconv.Quote(v))
-		}
-		spec, target, opts, err := l.prepareConfig(string(workload), params, c.Target, c.Queue, "")
+		c, spec, err := l.prepareRateConfig(&errs, labels, i, fmt.Sprintf("configs[%d].", i), &req.Configs[i], sweepSets)
 		if err != nil {
 			return nil, nil, nil, 0, err
 		}
-		addConfigErrors(&errs, p, target, opts, c.Target != nil)
-		if _, secrets := rundoc.SplitSecrets(spec); len(secrets) > 0 {
-			errs.Add(p+"params", "holds a password: a sweep queues its second phase later, possibly after a restart, and passwords are never stored; name a cluster whose credentials the server or worker holds (\"target\": {\"cluster\": NAME})")
-		}
-		var qerrs rundoc.FieldErrors
-		qreq := Request{Queue: c.Queue}
-		l.checkQueue(&qreq, []rundoc.Spec{spec}, &qerrs)
-		for _, fe := range qerrs {
-			errs.Add(p+"queue", "%s", fe.Msg)
-		}
-		specs[i] = spec
-		configs[i] = SweepConfig{Label: c.Label, Queue: qreq.Queue, Workload: workload}
+		configs[i], specs[i] = c, spec
 	}
 	return configs, specs, rates, reps, errs.Err()
+}
+
+// rateSetter is who throttles a configuration's runs, as its messages
+// name it: a sweep or a latency-target search.
+// labels says what its label names.
+type rateSetter struct{ noun, verb, labels string }
+
+var sweepSets = rateSetter{noun: "the sweep", verb: "swept", labels: "line on the chart"}
+
+// prepareRateConfig validates configuration c of a sweep or a search
+// (field names start with p; i is its index, labels the labels so far)
+// into what it stores and its spec. The workload must be one whose runs
+// can be throttled (sweepKinds); its rate parameter is the sweep's or
+// search's to set, and its fixed parameters are set. Bad fields go into
+// errs; the error returned is for a failure that is not the request's.
+func (l *Launcher) prepareRateConfig(errs *rundoc.FieldErrors, labels map[string]int, i int, p string, c *SweepConfigRequest, by rateSetter) (SweepConfig, rundoc.Spec, error) {
+	c.Label = checkConfigLabel(errs, labels, i, p, c.Label, by.labels)
+	workload := rundoc.Producer
+	params := map[string]json.RawMessage{}
+	for k, v := range c.Params {
+		params[k] = v
+	}
+	if raw, ok := params["workload"]; ok {
+		delete(params, "workload")
+		var w string
+		if err := json.Unmarshal(raw, &w); err != nil {
+			errs.Add(p+"params.workload", "must be a string")
+			return SweepConfig{}, rundoc.Spec{}, nil
+		}
+		workload = rundoc.Workload(w)
+	}
+	kind, ok := sweepKinds[workload]
+	if !ok {
+		errs.Add(p+"params.workload", "%q cannot be %s: %s throttles its runs and reads their latency, which %s", workload, by.verb, by.noun, sweepableList())
+		return SweepConfig{}, rundoc.Spec{}, nil
+	}
+	if _, ok := params[kind.RateParam]; ok {
+		errs.Add(p+"params."+kind.RateParam, "is set by %s: unthrottled (-1) for the maximum, then each rate it tries", by.noun)
+		delete(params, kind.RateParam)
+	}
+	for k, v := range kind.fixed {
+		var given string
+		if raw, ok := params[k]; ok && (json.Unmarshal(raw, &given) != nil || given != v) {
+			errs.Add(p+"params."+k, "is set by %s to %q for %s: %s", by.noun, v, workload, fixedReason(workload))
+		}
+		params[k] = json.RawMessage(strconv.Quote(v))
+	}
+	spec, target, opts, err := l.prepareConfig(string(workload), params, c.Target, c.Queue, "")
+	if err != nil {
+		return SweepConfig{}, rundoc.Spec{}, err
+	}
+	addConfigErrors(errs, p, target, opts, c.Target != nil)
+	if _, secrets := rundoc.SplitSecrets(spec); len(secrets) > 0 {
+		errs.Add(p+"params", "holds a password: %s queues runs later, possibly after a restart, and passwords are never stored; name a cluster whose credentials the server or worker holds (\"target\": {\"cluster\": NAME})", by.noun)
+	}
+	var qerrs rundoc.FieldErrors
+	qreq := Request{Queue: c.Queue}
+	l.checkQueue(&qreq, []rundoc.Spec{spec}, &qerrs)
+	for _, fe := range qerrs {
+		errs.Add(p+"queue", "%s", fe.Msg)
+	}
+	return SweepConfig{Label: c.Label, Queue: qreq.Queue, Workload: workload}, spec, nil
 }
 
 // fixedReason says why a sweep sets a workload's fixed parameters.
@@ -224,7 +242,7 @@ func sweepableList() string {
 		names = append(names, string(w))
 	}
 	slices.Sort(names)
-	return "only " + strings.Join(names, ", ") + " report"
+	return "only " + strings.Join(names, ", ") + " do"
 }
 
 // throttled is spec with its rate parameter set to rate (records/s; -1
@@ -304,7 +322,8 @@ func specFileJSON(spec rundoc.Spec) (json.RawMessage, error) {
 // have all ended, and ends every sweep whose phase-2 runs have: done, or
 // failed when its runs were deleted (a sweep whose phase-1 runs were all
 // deleted fails too). A canceled sweep is in neither phase, so nothing
-// is ever queued for it.
+// is ever queued for it. Then it takes every latency-target search a
+// step on (AdvanceSLOs): the same loop drives both.
 func (l *Launcher) AdvanceSweeps(ctx context.Context) error {
 	sweeps, err := l.store.ListSweeps(ctx, store.SweepMaxRate, 0)
 	if err != nil {
@@ -323,7 +342,7 @@ func (l *Launcher) AdvanceSweeps(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return l.AdvanceSLOs(ctx)
 }
 
 // finishSweep ends sweep id, in SweepRates, once every run of its second

@@ -34,6 +34,13 @@ func (l *Launcher) CancelSweep(ctx context.Context, id string) (int, error) {
 	for i, l := range links {
 		ids[i] = l.RunID
 	}
+	return l.cancelUnended(ctx, ids)
+}
+
+// cancelUnended cancels the runs of ids that have not ended (queued ones
+// canceled, running ones stopped) and returns how many it did; a run
+// that ended meanwhile is left.
+func (l *Launcher) cancelUnended(ctx context.Context, ids []uint) (int, error) {
 	runs, err := l.store.SweepRunsMetrics(ctx, ids, nil)
 	if err != nil {
 		return 0, err

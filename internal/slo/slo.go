@@ -59,27 +59,30 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Validate checks c, naming the first field that is wrong.
 func (c Config) Validate() error {
-	bad := func(field, format string, args ...any) error {
-		return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
-	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	switch {
-	case !finite(c.Percentile) || c.Percentile <= 0 || c.Percentile >= 100:
-		return bad("percentile", "must be above 0 and below 100, got %v", c.Percentile)
-	case !finite(c.LatencyMs) || c.LatencyMs <= 0:
-		return bad("latency_ms", "must be a positive number of milliseconds, got %v", c.LatencyMs)
-	case !finite(c.PrecisionPct) || c.PrecisionPct < MinPrecisionPct || c.PrecisionPct > 100:
-		return bad("precision_pct", "must be between %v and 100, got %v", MinPrecisionPct, c.PrecisionPct)
-	case c.Repetitions < 1 || c.Repetitions > MaxRepetitions:
-		return bad("repetitions", "must be between 1 and %d, got %d", MaxRepetitions, c.Repetitions)
-	case !finite(c.MinRate) || c.MinRate < 0:
-		return bad("min_rate", "must be a positive rate or 0 for none, got %v", c.MinRate)
-	case !finite(c.MaxRate) || c.MaxRate < 0:
-		return bad("max_rate", "must be a positive rate or 0 for none, got %v", c.MaxRate)
-	case c.MaxRate > 0 && c.MinRate >= c.MaxRate:
-		return bad("min_rate", "must be below max_rate (%v), got %v", c.MaxRate, c.MinRate)
+	if errs := c.Errors(); len(errs) > 0 {
+		return errs[0]
 	}
 	return nil
+}
+
+// Errors are every wrong field of c, in the API's order.
+func (c Config) Errors() []*FieldError {
+	var errs []*FieldError
+	bad := func(cond bool, field, format string, args ...any) {
+		if cond {
+			errs = append(errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+		}
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	bad(!finite(c.Percentile) || c.Percentile <= 0 || c.Percentile >= 100, "percentile", "must be above 0 and below 100, got %v", c.Percentile)
+	bad(!finite(c.LatencyMs) || c.LatencyMs <= 0, "latency_ms", "must be a positive number of milliseconds, got %v", c.LatencyMs)
+	bad(!finite(c.PrecisionPct) || c.PrecisionPct < MinPrecisionPct || c.PrecisionPct > 100, "precision_pct", "must be between %v and 100, got %v", MinPrecisionPct, c.PrecisionPct)
+	bad(c.Repetitions < 1 || c.Repetitions > MaxRepetitions, "repetitions", "must be between 1 and %d, got %d", MaxRepetitions, c.Repetitions)
+	minOK, maxOK := finite(c.MinRate) && c.MinRate >= 0, finite(c.MaxRate) && c.MaxRate >= 0
+	bad(!minOK, "min_rate", "must be a positive rate or 0 for none, got %v", c.MinRate)
+	bad(!maxOK, "max_rate", "must be a positive rate or 0 for none, got %v", c.MaxRate)
+	bad(minOK && maxOK && c.MaxRate > 0 && c.MinRate >= c.MaxRate, "min_rate", "must be below max_rate (%v), got %v", c.MaxRate, c.MinRate)
+	return errs
 }
 
 // MinSamples is how many latencies a run must hold for its percentile to
