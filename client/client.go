@@ -303,6 +303,36 @@ func (c *Client) CancelSweep(ctx context.Context, sweepID string) (*SweepCancele
 	return &a, nil
 }
 
+// CreateSLO starts a search for the highest rate a latency target
+// allows (POST /api/presets/slo).
+func (c *Client) CreateSLO(ctx context.Context, req CreateSLO) (*SLOCreated, error) {
+	var a SLOCreated
+	if err := c.sendJSON(ctx, "/api/presets/slo", req, http.StatusCreated, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// SLO fetches a latency-target search with its probes (GET
+// /api/slos/{id}).
+func (c *Client) SLO(ctx context.Context, id string) (*SLO, error) {
+	var s SLO
+	if err := c.Get(ctx, "/api/slos/"+url.PathEscape(id), &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// CancelSLO cancels a search and its unfinished run (POST
+// /api/slos/{id}/cancel).
+func (c *Client) CancelSLO(ctx context.Context, id string) (*SLOCanceled, error) {
+	var a SLOCanceled
+	if err := c.send(ctx, http.MethodPost, "/api/slos/"+url.PathEscape(id)+"/cancel", nil, "", http.StatusAccepted, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
 // Import stores one run from a multipart body (POST /api/import): a
 // result directory's result.json and profiles, or a Kafka tool's output
 // with its label and profiles. The answer is the new run.

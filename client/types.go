@@ -17,6 +17,7 @@ type (
 	CreateReport       = wire.CreateReport
 	CreateRuns         = wire.CreateRuns
 	CreateSweep        = wire.CreateSweep
+	CreateSLO          = wire.CreateSLO
 	Created            = wire.Created
 	Diff               = wire.Diff
 	DiffCompact        = wire.DiffCompact
@@ -62,6 +63,13 @@ type (
 	SeriesPoint        = wire.SeriesPoint
 	Source             = wire.Source
 	Status             = wire.Status
+	SLO                = wire.SLO
+	SLOCanceled        = wire.SLOCanceled
+	SLOConfig          = wire.SLOConfig
+	SLOCreated         = wire.SLOCreated
+	SLONext            = wire.SLONext
+	SLOProbe           = wire.SLOProbe
+	SLORun             = wire.SLORun
 	Sweep              = wire.Sweep
 	SweepCanceled      = wire.SweepCanceled
 	SweepConfig        = wire.SweepConfig

@@ -50,6 +50,10 @@ var parityExcluded = map[string]string{
 	"POST /sweeps":                        "form: redirects",
 	"GET /sweeps/:id":                     "page",
 	"POST /sweeps/:id/cancel":             "form: redirects",
+	"GET /slos":                           "page",
+	"POST /slos":                          "form: redirects",
+	"GET /slos/:id":                       "page",
+	"POST /slos/:id/cancel":               "form: redirects",
 	"GET /api/runs/:id/events":            "server-sent events",
 	"GET /api/profiles/:id/download":      "download: the profile's gzipped pprof bytes",
 	"GET /profiles/:id":                   "page",
@@ -85,6 +89,8 @@ type parityFixture struct {
 	queued   uint   // a queued run (the server has no worker)
 	report   string // a report's slug
 	sweep    string // a sweep's id
+	slo      string // a latency-target search's id
+	ended    string // a search that ended, with probes measured
 	// histograms is a run with window histograms and a histogram log.
 	histograms uint
 }
@@ -148,6 +154,12 @@ func TestClientParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	fx.sweep = sw.Sweep
+	search, err := c.CreateSLO(ctx, client.CreateSLO{Config: client.SweepConfigRequest{Label: "a", Params: rawParams(tinySweepParams)}, LatencyMs: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx.slo = search.SLO
+	fx.ended = seedSLO(t, ts)
 
 	base, target := fx.profiles[0], fx.profiles[1]
 	run, prof := fx.runs[0], fx.profiles[0]
@@ -239,6 +251,9 @@ func TestClientParity(t *testing.T) {
 		"POST /api/presets/sweep":       {post("/api/presets/sweep", `{"configs":[{"label":"b","params":`+tinySweepParams+`}]}`, http.StatusCreated, &client.SweepCreated{})},
 		"GET /api/sweeps/:id":           {get("/api/sweeps/"+fx.sweep, &client.Sweep{})},
 		"POST /api/sweeps/:id/cancel":   {post("/api/sweeps/"+fx.sweep+"/cancel", "", http.StatusAccepted, &client.SweepCanceled{})},
+		"POST /api/presets/slo":         {post("/api/presets/slo", `{"config":{"label":"b","params":`+tinySweepParams+`},"percentile":99.9,"latency_ms":5,"max_rate":1000}`, http.StatusCreated, &client.SLOCreated{})},
+		"GET /api/slos/:id":             {get("/api/slos/"+fx.slo, &client.SLO{}), get("/api/slos/"+fx.ended, &client.SLO{})},
+		"POST /api/slos/:id/cancel":     {post("/api/slos/"+fx.slo+"/cancel", "", http.StatusAccepted, &client.SLOCanceled{})},
 	}
 
 	// Every route of the table has a case or a reason not to.

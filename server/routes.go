@@ -35,6 +35,10 @@ func (s *Server) routes() {
 	r.POST("/sweeps", s.sweepForm)
 	r.GET("/sweeps/:id", s.sweepPage)
 	r.POST("/sweeps/:id/cancel", s.cancelSweepForm)
+	r.GET("/slos", s.slosPage)
+	r.POST("/slos", s.sloForm)
+	r.GET("/slos/:id", s.sloPage)
+	r.POST("/slos/:id/cancel", s.cancelSLOForm)
 
 	// JSON API.
 	api := r.Group("/api")
@@ -64,6 +68,9 @@ func (s *Server) routes() {
 	api.POST("/presets/sweep", s.apiCreateSweep)
 	api.GET("/sweeps/:id", s.apiGetSweep)
 	api.POST("/sweeps/:id/cancel", s.apiCancelSweep)
+	api.POST("/presets/slo", s.apiCreateSLO)
+	api.GET("/slos/:id", s.apiGetSLO)
+	api.POST("/slos/:id/cancel", s.apiCancelSLO)
 
 	// Profiles: flame graphs, comparisons, the full pprof UI.
 	r.GET("/profiles/:id", s.profilePage)

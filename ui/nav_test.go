@@ -56,6 +56,7 @@ func TestNavOneTable(t *testing.T) {
 		{"import", ImportView{}, "Import"},
 		{"writepath", WritepathView{}, "Write-path lab"},
 		{"sweeps", SweepView{}, "Latency sweeps"},
+		{"slos", SLOView{}, "Latency targets"},
 		{"regressions", RegressionsView{}, "Regressions"},
 		{"compare", CompareView{}, ""},
 	} {

@@ -163,6 +163,7 @@ var nav = []navItem{
 	{URL: RegressionsPath, Label: "Regressions", Pages: []string{"regressions"}},
 	{URL: WritepathPath, Label: "Write-path lab", Pages: []string{"writepath"}},
 	{URL: SweepsPath, Label: "Latency sweeps", Pages: []string{"sweeps"}},
+	{URL: SLOsPath, Label: "Latency targets", Pages: []string{"slos"}},
 }
 
 // NavLink is a navigation link as a page shows it.

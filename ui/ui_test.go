@@ -198,6 +198,7 @@ func TestZeroValueViews(t *testing.T) {
 			"report":           ReportView{},
 			"writepath":        WritepathView{},
 			"sweeps":           SweepView{},
+			"slos":             SLOView{},
 			"history":          HistoryView{},
 			"regressions":      RegressionsView{},
 			"pprof_local":      PprofLocalView{},

@@ -247,7 +247,7 @@ func Decide(c Config, probes []Probe) Decision {
 			d.Next = &Probe{Max: true}
 			return d
 		}
-		top = maxRate(probes[i])
+		top = MaxOf(probes[i])
 		if !(top > 0) {
 			d.Done, d.Outcome = true, NoneAllowed
 			return d
@@ -305,9 +305,9 @@ func bracket(c Config, probes []Probe) (lo, hi float64) {
 	return lo, hi
 }
 
-// maxRate is the maximum the unthrottled probe measured: the median of
-// its runs' achieved rates, over the runs that measured.
-func maxRate(p Probe) float64 {
+// MaxOf is the maximum the unthrottled probe p measured: the median of
+// its runs' achieved rates, over the runs that measured; 0 for none.
+func MaxOf(p Probe) float64 {
 	var rates []float64
 	for _, r := range p.Runs {
 		if r.Err == "" && r.Achieved > 0 {
