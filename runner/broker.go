@@ -29,6 +29,9 @@ type BrokerOptions struct {
 	// and exit when stdin closes, so a broker started by `kbench run` never
 	// outlives its parent.
 	Control bool
+	// ProduceRate caps the records a second the broker stores (0: no
+	// cap): a broker of known capacity.
+	ProduceRate float64
 }
 
 // listeningPrefix starts the line a broker prints once it accepts
@@ -46,7 +49,7 @@ const listeningPrefix = "kbench broker listening on "
 //
 // That lets `kbench run` profile the broker over exactly the measured window.
 func ServeBroker(ctx context.Context, opts BrokerOptions, stdin io.Reader, stdout io.Writer) error {
-	b, err := embeddedbroker.Start(embeddedbroker.Options{Listen: opts.Listen})
+	b, err := embeddedbroker.Start(embeddedbroker.Options{Listen: opts.Listen, ProduceRate: opts.ProduceRate})
 	if err != nil {
 		return err
 	}

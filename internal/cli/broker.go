@@ -17,7 +17,7 @@ var Broker = &Command{
 	Run:       cmdBroker,
 }
 
-const brokerUsage = `usage: kbench broker [--listen ADDR] [--cpuprofile FILE] [--control] [--sink]
+const brokerUsage = `usage: kbench broker [--listen ADDR] [--cpuprofile FILE] [--control] [--produce-rate N] [--sink]
 
 Runs the embedded Kafka-protocol broker (franz-go's kfake) until
 interrupted, or with --sink the write-path sink. kbench run starts one
@@ -32,6 +32,7 @@ func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:9092", "host:port to listen on (port 0 picks a free one)")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write the broker's CPU profile to this file on exit")
 	fs.BoolVar(&opts.Control, "control", false, "read profiling commands from stdin and exit when it closes (used by kbench run)")
+	fs.Float64Var(&opts.ProduceRate, "produce-rate", 0, "store at most this many records a second, each Produce request waiting its turn: a broker of known capacity (0: no cap)")
 	sink := fs.Bool("sink", false, "be the write-path sink instead: answer Produce requests at once, store nothing (used by kbench run writepath --sink)")
 	if code, ok := fs.parse(args); !ok {
 		return code

@@ -36,6 +36,10 @@ type Options struct {
 	TLS *tls.Config
 	// Partitions is the partition count of auto-created topics (default 1).
 	Partitions int
+	// ProduceRate, when positive, caps how many records a second the
+	// broker stores: each Produce request waits its turn behind the
+	// records before it (see produceThrottle).
+	ProduceRate float64
 }
 
 // Broker is a running embedded broker.
@@ -89,6 +93,9 @@ func Start(opts Options) (*Broker, error) {
 	}
 	if bound == "" {
 		bound = c.ListenAddrs()[0]
+	}
+	if opts.ProduceRate > 0 {
+		(&produceThrottle{rate: opts.ProduceRate}).install(c)
 	}
 	return &Broker{cluster: c, addr: bound}, nil
 }
