@@ -31,6 +31,9 @@ type reportRequest struct {
 	// Sweep is the id of an ended latency-vs-throughput sweep the report
 	// shows; with it, runs may be left out.
 	Sweep string `json:"sweep"`
+	// SLO is the id of an ended latency-target search the report shows;
+	// with it too, runs may be left out.
+	SLO string `json:"slo"`
 }
 
 // createReport validates a request and stores the report.
@@ -53,8 +56,14 @@ func (s *Server) createReport(ctx context.Context, req reportRequest) (*rundoc.R
 			return nil, err
 		}
 	}
-	// A report that shows a sweep need not compare runs.
-	compared := sweep == "" || len(req.Runs) > 0 || req.By != "" || req.At != 0
+	search := strings.TrimSpace(req.SLO)
+	if search != "" {
+		if err := errs.Append(asFieldError(s.checkReportSLO(ctx, search))); err != nil {
+			return nil, err
+		}
+	}
+	// A report that shows a sweep or a search need not compare runs.
+	compared := (sweep == "" && search == "") || len(req.Runs) > 0 || req.By != "" || req.At != 0
 	var ids []uint
 	var by string
 	var at uint
@@ -88,7 +97,7 @@ func (s *Server) createReport(ctx context.Context, req reportRequest) (*rundoc.R
 			return nil, err
 		}
 	}
-	rep := &rundoc.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by, At: at, Sweep: sweep}
+	rep := &rundoc.Report{Title: title, Notes: req.Notes, RunIDs: ids, By: by, At: at, Sweep: sweep, SLO: search}
 	if err := s.store.CreateReport(ctx, rep); err != nil {
 		return nil, err
 	}
@@ -118,8 +127,8 @@ func (s *Server) createReportForm(c *gin.Context) {
 	if !ok {
 		return
 	}
-	req := reportRequest{Title: form.Get("title"), Notes: form.Get("notes"), By: form.Get("by"), Sweep: form.Get("sweep")}
-	if req.Sweep == "" || strings.TrimSpace(strings.Join(form["runs"], "")) != "" {
+	req := reportRequest{Title: form.Get("title"), Notes: form.Get("notes"), By: form.Get("by"), Sweep: form.Get("sweep"), SLO: form.Get("slo")}
+	if (req.Sweep == "" && req.SLO == "") || strings.TrimSpace(strings.Join(form["runs"], "")) != "" {
 		ids, err := parseRunIDs(form["runs"])
 		if err != nil {
 			s.fail(c, err)
@@ -171,7 +180,12 @@ func (s *Server) report(c *gin.Context) {
 		if err != nil {
 			return "", nil, err
 		}
+		slov, slo, err := s.reportSLO(ctx, rep, s.baseURL(c))
+		if err != nil {
+			return "", nil, err
+		}
 		meta := s.reportMeta(c, rep)
+		meta.SLO = slo
 		var sec ui.ProfilesSection
 		if t != nil {
 			sec, meta.Profiles = s.profilesSection(ctx, t, runs, s.baseURL(c))
@@ -179,6 +193,7 @@ func (s *Server) report(c *gin.Context) {
 		v := ui.NewReportView(rep, t, runs, compare.ReportMarkdown(t, sw, meta))
 		v.Profiles = sec
 		v.Sweep = sv
+		v.SLO = slov
 		v.Page.CSRF = csrf
 		return "report", v, nil
 	})
@@ -236,7 +251,13 @@ func (s *Server) reportExport(c *gin.Context, slug, ext string) {
 		s.fail(c, err)
 		return
 	}
+	_, slo, err := s.reportSLO(c.Request.Context(), rep, s.baseURL(c))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
 	meta := s.reportMeta(c, rep)
+	meta.SLO = slo
 	var body []byte
 	switch ext {
 	case ".md":
@@ -246,7 +267,7 @@ func (s *Server) reportExport(c *gin.Context, slug, ext string) {
 		}
 		body = []byte(compare.ReportMarkdown(t, sw, meta))
 	case ".csv":
-		body = compare.ReportCSV(t, sw)
+		body = compare.ReportCSV(t, sw, slo)
 	case ".json":
 		if body, err = compare.ReportJSON(t, sw, meta); err != nil {
 			s.fail(c, err)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -196,5 +197,53 @@ func TestSLOBadInput(t *testing.T) {
 	page := ts.do(t, "GET", rec.Header().Get("Location"), "").Body.String()
 	if !strings.Contains(page, `http-equiv="refresh"`) || !strings.Contains(page, `id="slo-cancel"`) || !strings.Contains(page, "up to 500 records/s") {
 		t.Error("a running search's page neither reloads, offers to cancel nor says its bounds")
+	}
+}
+
+// TestReportShowsSLO: an ended search saved as a report shows its answer
+// and runs on the report's page and in every export, holds its runs
+// back from deletion, and a search still searching, or no search, is a
+// 400 naming slo.
+func TestReportShowsSLO(t *testing.T) {
+	ts := newTestServer(t, noWorker)
+	id := seedSLO(t, ts)
+	rec := ts.do(t, "POST", "/api/reports", `{"title":"p99 under 10 ms","slo":"`+id+`"}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create report: %d %s", rec.Code, rec.Body)
+	}
+	var created client.ReportCreated
+	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil {
+		t.Fatal(err)
+	}
+	page := ts.do(t, "GET", created.URL, "").Body.String()
+	for _, want := range []string{`id="report-slo"`, `id="slo-answer"`, `href="/slos/` + id + `"`, `data-verdict="pass"`, `id="slo-chart"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report's page lacks %q", want)
+		}
+	}
+	md := ts.do(t, "GET", created.URL+".md", "").Body.String()
+	if !strings.Contains(md, "### Latency target: search [") || !strings.Contains(md, "**Answer:** between") {
+		t.Errorf("the Markdown lacks the search:\n%s", md)
+	}
+	if csv := ts.do(t, "GET", created.URL+".csv", "").Body.String(); !strings.Contains(csv, "slo,slo-lo,records/s,,found,") {
+		t.Errorf("the CSV lacks the search:\n%s", csv)
+	}
+	var doc client.Comparison
+	if err := json.Unmarshal(ts.do(t, "GET", created.URL+".json", "").Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.SLO == nil || doc.SLO.Outcome != "found" || !strings.HasPrefix(doc.SLO.URL, "http://") || !strings.HasPrefix(doc.SLO.Probes[0].Runs[0].URL, "http://") {
+		t.Errorf("the JSON's search %+v, want the answer with absolute links", doc.SLO)
+	}
+	if rec := ts.do(t, "DELETE", "/api/runs/"+strconv.FormatUint(uint64(doc.SLO.Probes[0].Runs[0].ID), 10), ""); rec.Code != http.StatusConflict {
+		t.Errorf("DELETE a run of the report's search: %d, want 409", rec.Code)
+	}
+	search := ts.do(t, "POST", "/api/presets/slo", `{"config":{"label":"a","params":{"num-records":100}},"latency_ms":5,"max_rate":100}`)
+	var running client.SLOCreated
+	json.Unmarshal(search.Body.Bytes(), &running)
+	for _, body := range []string{`{"title":"x","slo":"` + running.SLO + `"}`, `{"title":"x","slo":"0123456789ab"}`, `{"title":"x","slo":"nope"}`} {
+		if rec := ts.do(t, "POST", "/api/reports", body); rec.Code != 400 || !strings.Contains(rec.Body.String(), "slo") {
+			t.Errorf("%s: %d %s, want 400 naming slo", body, rec.Code, rec.Body)
+		}
 	}
 }

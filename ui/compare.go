@@ -541,6 +541,9 @@ type ReportView struct {
 	Compared bool
 	// Sweep is the sweep the report shows, nil for none.
 	Sweep *ReportSweep
+	// SLO is the latency-target search the report shows (its answer,
+	// chart and runs, as its page has them; URL its page), nil for none.
+	SLO *SLOView
 }
 
 // NewReportView builds a report's page from its table (computed from the

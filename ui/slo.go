@@ -60,9 +60,9 @@ type SLOView struct {
 	ConfigFields, TargetFields []SLOFormField
 	Errors                     []FormError
 	SLOs                       []SLOListRow
-	// Result.
-	ID, Phase, Note string
-	Label, Workload string
+	// Result. URL is the search's page (a report links it).
+	ID, URL, Phase, Note string
+	Label, Workload      string
 	// Question says what is searched for: "highest rate with
 	// record-latency-intended p99 under 10 ms, to 2 %".
 	Question string

@@ -26,6 +26,9 @@ type Comparison struct {
 	Hidden        []string `json:"hidden_metrics,omitempty"`
 	// Sweep is the latency-vs-throughput sweep a report shows.
 	Sweep *ReportSweep `json:"sweep,omitempty"`
+	// SLO is the latency-target search a report shows, as GET
+	// /api/slos/{id} answers it, its links absolute.
+	SLO *SLO `json:"slo,omitempty"`
 	// Comparability lists the settings that differ between the columns;
 	// ComparabilityUnknown the runs that recorded no configuration;
 	// Warnings what the runs' own figures cast doubt on. All three are
@@ -170,12 +173,14 @@ type SweepFigure struct {
 	Value  float64 `json:"value"`
 }
 
-// SweepReport is the document of a report that shows a sweep and compares
-// no runs; Comparison decodes it too.
+// SweepReport is the document of a report that shows a sweep or a
+// latency-target search and compares no runs; Comparison decodes it too.
 type SweepReport struct {
 	Title   string       `json:"title"`
 	Notes   string       `json:"notes,omitempty"`
 	URL     string       `json:"url,omitempty"`
 	Created string       `json:"created,omitempty"`
-	Sweep   *ReportSweep `json:"sweep"`
+	Sweep   *ReportSweep `json:"sweep,omitempty"`
+	// SLO is the latency-target search the report shows.
+	SLO *SLO `json:"slo,omitempty"`
 }

@@ -209,6 +209,8 @@ type CreateReport struct {
 	At uint `json:"at"`
 	// Sweep is the id of an ended sweep the report shows.
 	Sweep string `json:"sweep"`
+	// SLO is the id of an ended latency-target search the report shows.
+	SLO string `json:"slo,omitempty"`
 }
 
 // ReportCreated answers POST /api/reports (201).

@@ -22,6 +22,9 @@ type Meta struct {
 	// Profiles is the top-changes table of the comparison's first
 	// profile diff (its Profiles section), nil for none.
 	Profiles *ProfileChanges
+	// SLO is the latency-target search the report shows, its links
+	// absolute; nil for none. Every export carries it (see export_slo.go).
+	SLO *wire.SLO
 }
 
 // ChangeMethod and HLMethod say, in the JSON export, what a cell's
@@ -325,7 +328,7 @@ var csvHeader = []string{"section", "metric", "unit", "better", "column", "n", "
 // section "comparability" and "warning", whose value is text (see
 // csvComparability). Text cells that a spreadsheet would take
 // for a formula (starting =, +, -, @) are prefixed with a quote.
-func CSV(t *Table) []byte { return ReportCSV(t, nil) }
+func CSV(t *Table) []byte { return ReportCSV(t, nil, nil) }
 
 // csvTable writes t's records: its metrics, then comparability and
 // warnings.

@@ -163,13 +163,17 @@ func markdownSweep(b *strings.Builder, sw *Sweep) {
 
 // ReportMarkdown renders a report as [Markdown] does, with, after the
 // notes, the section of the sweep it shows (sw; nil for none): a table of
-// its points. t is nil for a report that shows a sweep only.
+// its points, and that of the latency-target search it shows
+// (meta.SLO). t is nil for a report that shows a sweep or a search only.
 func ReportMarkdown(t *Table, sw *Sweep, meta Meta) string {
 	var b strings.Builder
 	b.Grow(256)
 	markdownHead(&b, meta)
 	if sw != nil {
 		markdownSweep(&b, sw)
+	}
+	if meta.SLO != nil {
+		markdownSLO(&b, meta.SLO)
 	}
 	if t != nil {
 		markdownTable(&b, t, meta.Profiles)
@@ -200,9 +204,11 @@ func csvSweep(w *csv.Writer, sw *Sweep) {
 }
 
 // ReportCSV renders a report as [CSV] does (t nil: a report that shows
-// a sweep only, whose CSV is the header and the sweep's records), followed
-// by the records of the sweep it shows (sw; nil for none; see csvSweep).
-func ReportCSV(t *Table, sw *Sweep) []byte {
+// a sweep or a search only, whose CSV is the header and their records),
+// followed by the records of the sweep it shows (sw; nil for none; see
+// csvSweep) and of the latency-target search (slo; nil for none; see
+// csvSLO).
+func ReportCSV(t *Table, sw *Sweep, slo *wire.SLO) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write(csvHeader)
@@ -211,6 +217,9 @@ func ReportCSV(t *Table, sw *Sweep) []byte {
 	}
 	if sw != nil {
 		csvSweep(w, sw)
+	}
+	if slo != nil {
+		csvSLO(w, slo)
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -242,11 +251,13 @@ func sweepJSON(sw *Sweep) *jsonSweep {
 // ReportJSON renders a report as [JSON] does, with "sweep" (when sw is
 // not nil): {id, url, labels, points: [{label, rate_pct, target_rate,
 // target_unit, run, url, achieved, p50, p99, p999}]}, each figure
-// {metric, unit, better, value}. A report that shows a sweep only (t nil)
-// is {title, notes, url, created, sweep}.
+// {metric, unit, better, value}; and with "slo", the latency-target
+// search (meta.SLO) as GET /api/slos/{id} answers it. A report that shows
+// a sweep or a search only (t nil) is {title, notes, url, created, sweep,
+// slo}.
 func ReportJSON(t *Table, sw *Sweep, meta Meta) ([]byte, error) {
 	if t == nil {
-		doc := jsonSweepReport{Title: meta.Title, Notes: meta.Notes, URL: meta.URL}
+		doc := jsonSweepReport{Title: meta.Title, Notes: meta.Notes, URL: meta.URL, SLO: meta.SLO}
 		if !meta.Created.IsZero() {
 			doc.Created = meta.Created.UTC().Format(time.RFC3339)
 		}
@@ -259,5 +270,6 @@ func ReportJSON(t *Table, sw *Sweep, meta Meta) ([]byte, error) {
 	if sw != nil {
 		doc.Sweep = sweepJSON(sw)
 	}
+	doc.SLO = meta.SLO
 	return encodeJSON(doc)
 }
