@@ -203,3 +203,41 @@ func TestLaunchSLOCancel(t *testing.T) {
 		t.Errorf("cancel of a malformed id: %v, want not found", err)
 	}
 }
+
+// TestLaunchSLOE2E: an e2e search runs rate mode, throttled at its
+// probe's rate, with the records its percentile needs, and holds
+// e2e-latency-intended to the target against consume-rate.
+func TestLaunchSLOE2E(t *testing.T) {
+	l := newTestLauncher(t, nil)
+	pct := 99.9
+	params := map[string]json.RawMessage{"workload": json.RawMessage(`"e2e"`), "num-records": json.RawMessage("500"),
+		"record-size": json.RawMessage("100"), "profile": json.RawMessage(`["none"]`)}
+	id, err := l.CreateSLO(t.Context(), &SLORequest{Config: SweepConfigRequest{Label: "e2e", Params: params}, Percentile: &pct, LatencyMs: 20, MaxRate: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := l.LoadSLO(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Latency != rundoc.HistE2ELatencyIntended || st.RateMetric != "consume-rate" || st.Pending != 1 {
+		t.Fatalf("state %+v", st)
+	}
+	r, err := l.st.GetRun(t.Context(), st.Runs[0].Link.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := rundoc.ParseSpecFile(json.RawMessage(r.Spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	var rate float64
+	var records int64
+	json.Unmarshal(file.Params["mode"], &mode)
+	json.Unmarshal(file.Params["throughput"], &rate)
+	json.Unmarshal(file.Params["num-records"], &records)
+	if file.Workload != rundoc.E2E || mode != rundoc.ModeRate || rate != 5000 || records != 10000 {
+		t.Errorf("first run: %s mode %q at %v records/s, %d records; want e2e rate mode at 5000, 10000 records (p99.9's 10,000 latencies)", file.Workload, mode, rate, records)
+	}
+}
