@@ -21,6 +21,16 @@ import (
 // broker holds, counted independently of the producer's own bookkeeping.
 func highWatermarks(t *testing.T, addr, topic string) int64 {
 	t.Helper()
+	var n int64
+	for _, end := range partitionEnds(t, addr, topic) {
+		n += end
+	}
+	return n
+}
+
+// partitionEnds are the end offsets of topic's partitions, by partition.
+func partitionEnds(t *testing.T, addr, topic string) map[int]int64 {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// A fresh Transport: the shared default caches metadata for seconds
@@ -43,14 +53,14 @@ func highWatermarks(t *testing.T, addr, topic string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n int64
+	ends := map[int]int64{}
 	for _, po := range resp.Topics[topic] {
 		if po.Error != nil {
 			t.Fatal(po.Error)
 		}
-		n += po.LastOffset
+		ends[po.Partition] = po.LastOffset
 	}
-	return n
+	return ends
 }
 
 // TestAccumulatorQueueingLatency: in raw and client modes an unthrottled

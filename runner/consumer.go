@@ -60,7 +60,7 @@ type consumer interface {
 }
 
 func (r *run) consume(ctx context.Context) error {
-	partitions, err := r.ensureTopic(ctx)
+	topics, partitions, err := r.ensureTopics(ctx)
 	if err != nil {
 		return err
 	}
@@ -70,21 +70,37 @@ func (r *run) consume(ctx context.Context) error {
 	if duration {
 		backlog = durationBacklog + r.spec.WarmupRecords
 	}
+	if r.spec.Topics > 0 {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"%d topic(s) (%s to %s, created for the run and deleted after it) of %d partitions, prefilled with %d records spread evenly over them; "+
+				"the consumer reads them all, and the record counts are totals over the topics",
+			len(topics), topics[0], topics[len(topics)-1], partitions, backlog))
+	}
 	if !fromLatest {
-		if err := r.prefill(ctx, partitions, backlog); err != nil {
+		if err := r.prefill(ctx, topics, partitions, backlog); err != nil {
 			return fmt.Errorf("prefill: %w", err)
 		}
 	}
+	if subs, members, ok := r.spec.Groups(); ok {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"%d subscription(s), each a consumer group of %d kafka-go Reader(s) (%s assignment; groups %s-sub0 and on) over the %d topic(s), reading them from their start; "+
+				"each record is counted once per subscription, so records, bytes and rates are totals over the subscriptions, and every subscription must receive every record once; "+
+				"no record counts until every group is Stable with every partition assigned, and that wait is rebalance-time (in the window without --warmup-records, as Kafka's tool counts its one consumer's join)",
+			subs, members, r.st.balancerName, r.st.group, len(topics)))
+	}
 	stats := &consumeStats{}
-	measureFrom := r.spec.WarmupRecords
-	target := r.spec.NumRecords
+	// Every subscription receives every record, so the counts the reads
+	// stop at are receipts: records times subscriptions.
+	receipts := r.receipts()
+	measureFrom := r.spec.WarmupRecords * receipts
+	target := r.spec.NumRecords * receipts
 
 	// Without warm-up the window opens before the consumer exists, so the
 	// group join is inside it and reported as rebalance.time.ms, as in
 	// Kafka's tool. With warm-up, the join happened before.
 	var c consumer
 	if measureFrom > 0 {
-		if c, err = r.newConsumer(ctx, partitions); err != nil {
+		if c, err = r.newConsumer(ctx); err != nil {
 			return err
 		}
 		defer c.close()
@@ -101,7 +117,7 @@ func (r *run) consume(ctx context.Context) error {
 	start := time.Now()
 	rebalance0 := time.Duration(0)
 	if c == nil {
-		if c, err = r.newConsumer(ctx, partitions); err != nil {
+		if c, err = r.newConsumer(ctx); err != nil {
 			return err
 		}
 		defer c.close()
@@ -146,6 +162,13 @@ func (r *run) consume(ctx context.Context) error {
 	r.consumerResults(stats, records, bytes, start, end, rebalance)
 	if readErr != nil {
 		return readErr
+	}
+	if sc, ok := c.(*subsConsumer); ok && !duration {
+		if err := sc.countError(r.spec.NumRecords); err != nil {
+			return err
+		}
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"count check: each of the %d subscriptions received %d records (warm-up included), none of them twice", len(sc.subs), r.spec.NumRecords))
 	}
 	if closeErr != nil && !errors.Is(closeErr, io.EOF) {
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "closing the consumer: "+closeErr.Error())
@@ -270,8 +293,10 @@ func (r *run) readLaps(ctx context.Context, c consumer, stats *consumeStats, bas
 		if err != nil {
 			return c, res, err
 		}
-		// stats counts every phase, so the first lap ends when the topic's
-		// records, warm-up included, have all been read once.
+		// stats counts every phase, so the first lap ends when the topics'
+		// records, warm-up included, have all been read once by every
+		// subscription.
+		available *= r.receipts()
 		target = available
 		group := r.st.group
 		defer func() { r.st.group = group }()
@@ -287,7 +312,7 @@ func (r *run) readLaps(ctx context.Context, c consumer, stats *consumeStats, bas
 			go func(old consumer) { done <- old.close() }(c)
 			res.laps++
 			r.st.group = fmt.Sprintf("%s-lap%d", group, res.laps)
-			if c, err = r.newConsumer(ctx, 0); err != nil {
+			if c, err = r.newConsumer(ctx); err != nil {
 				return nil, res, err
 			}
 			target += available
@@ -336,7 +361,13 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 	add("bytes-consumed-total", float64(bytes), "bytes", "", what+" read")
 	add("bytes-consumed-rate", float64(bytes)/secs, "bytes/s", rundoc.HigherIsBetter, what+" / window seconds")
 	add("mb-per-sec", mb/secs, "MB/s", rundoc.HigherIsBetter, "Kafka's MB.sec; MB = 1,048,576 bytes")
-	add("rebalance-time", ms(rebalance), "ms", rundoc.LowerIsBetter, "time to join the group and get partitions (Kafka's rebalance.time.ms)")
+	rebalanceHelp := "time to join the group and get partitions (Kafka's rebalance.time.ms)"
+	if subs, members, ok := r.spec.Groups(); ok {
+		rebalanceHelp = fmt.Sprintf("time from creating the %d subscriptions' consumer groups of %d member(s) to when every group was Stable with its members holding every partition of the topics "+
+			"(the broker's DescribeGroups, asked every %v; the groups join at once, so this is the slowest group's join; Kafka's rebalance.time.ms for one consumer); records are counted from then",
+			subs, members, groupsPoll)
+	}
+	add("rebalance-time", ms(rebalance), "ms", rundoc.LowerIsBetter, rebalanceHelp)
 	add("fetch-time", fetchSecs*1000, "ms", "", "window less rebalance time (Kafka's fetch.time.ms)")
 	if fetchSecs > 0 {
 		add("fetch-records-per-sec", float64(records)/fetchSecs, "records/s", rundoc.HigherIsBetter, "records / fetch time (Kafka's fetch.nMsg.sec)")
@@ -378,31 +409,37 @@ func (r *run) consumerResults(stats *consumeStats, records, bytes int64, start, 
 	}
 }
 
-// prefill makes sure the topic holds at least want records, producing the
-// missing ones before anything is measured.
-func (r *run) prefill(ctx context.Context, partitions int, want int64) error {
-	have, err := r.availableRecords(ctx)
-	if err != nil {
-		return err
+// prefill makes sure the topics, of partitions each, hold at least want
+// records between them, an even share each, producing the missing ones
+// before anything is measured.
+func (r *run) prefill(ctx context.Context, topics []string, partitions int, want int64) error {
+	needs := make([]int64, len(topics))
+	var have, need int64
+	for i, topic := range topics {
+		offs, err := r.topicOffsets(ctx, topic)
+		if err != nil {
+			return err
+		}
+		held := recordsIn(offs)
+		have += held
+		needs[i] = max(share(want, len(topics), i)-held, 0)
+		need += needs[i]
 	}
-	need := want - have
 	if need <= 0 {
 		return nil
 	}
 	r.res.Measurement.PrefillRecords = need
-	r.rep.note("kbench: topic %s holds %d records; producing %d of %d bytes first (not measured)", r.spec.Topic, have, need, r.spec.RecordSize)
+	if len(topics) == 1 {
+		r.rep.note("kbench: topic %s holds %d records; producing %d of %d bytes first (not measured)", topics[0], have, need, r.spec.RecordSize)
+	} else {
+		r.rep.note("kbench: topics %s to %s hold %d records; producing %d of %d bytes first, an even share of %d into each (not measured)",
+			topics[0], topics[len(topics)-1], have, need, r.spec.RecordSize, want)
+	}
 	r.rep.phase("prefill", need)
 	tr, err := r.transport("prefill")
 	if err != nil {
 		return err
 	}
-	w := &kafka.Writer{
-		Addr: kafka.TCP(r.brokers...), Topic: r.spec.Topic, Transport: tr,
-		Balancer:     &kafka.RoundRobin{ChunkSize: 1000},
-		RequiredAcks: kafka.RequireAll, BatchSize: 1000, BatchBytes: max(1<<20, int64(r.spec.RecordSize)+512),
-		BatchTimeout: 10 * time.Millisecond, Async: false,
-	}
-	defer w.Close()
 	payload := make([]byte, r.spec.RecordSize)
 	for i := range payload {
 		payload[i] = byte('A' + i%26)
@@ -414,28 +451,79 @@ func (r *run) prefill(ctx context.Context, partitions int, want int64) error {
 	var done atomic.Int64
 	stop := r.tickProgress("prefill", need, done.Load)
 	defer stop()
-	for done.Load() < need {
-		n := min(int64(len(msgs)), need-done.Load())
-		if err := w.WriteMessages(ctx, msgs[:n]...); err != nil {
-			return r.explain(err)
+	for i, topic := range topics {
+		if needs[i] == 0 {
+			continue
 		}
-		done.Add(n)
+		// The run's own topics get their share spread evenly over their
+		// partitions, in chunks small enough to reach every one, so that
+		// every member of a subscription has records to read; --topic
+		// keeps the chunks of 1,000 it always had.
+		chunk := 1000
+		if r.spec.Topics > 0 {
+			chunk = int(min(max(needs[i]/int64(partitions), 1), 1000))
+		}
+		w := &kafka.Writer{
+			Addr: kafka.TCP(r.brokers...), Topic: topic, Transport: tr,
+			Balancer:     &kafka.RoundRobin{ChunkSize: chunk},
+			RequiredAcks: kafka.RequireAll, BatchSize: 1000, BatchBytes: max(1<<20, int64(r.spec.RecordSize)+512),
+			BatchTimeout: 10 * time.Millisecond, Async: false,
+		}
+		for left := needs[i]; left > 0; {
+			n := min(int64(len(msgs)), left)
+			if err := w.WriteMessages(ctx, msgs[:n]...); err != nil {
+				w.Close()
+				return fmt.Errorf("topic %s: %w", topic, r.explain(err))
+			}
+			done.Add(n)
+			left -= n
+		}
+		w.Close() // the writes were synchronous: nothing is left to fail
 	}
 	return nil
 }
 
 // availableRecords is the number of records between the start and the end
-// of every partition.
+// of every partition of the consumer's topics.
 func (r *run) availableRecords(ctx context.Context) (int64, error) {
-	offs, err := r.offsets(ctx)
+	offs, err := r.consumerOffsets(ctx)
 	if err != nil {
 		return 0, err
 	}
+	return recordsIn(offs), nil
+}
+
+// recordsIn is the number of records between the first and last offsets
+// of the partitions offs.
+func recordsIn(offs []partOffsets) int64 {
 	var n int64
 	for _, o := range offs {
 		n += o.last - o.first
 	}
-	return n, nil
+	return n
+}
+
+// consumerOffsets are the first and last offsets of the partitions of
+// the consumer's topics: --topic, or those of --topics.
+func (r *run) consumerOffsets(ctx context.Context) ([]partOffsets, error) {
+	var out []partOffsets
+	for _, topic := range r.spec.TopicNames() {
+		offs, err := r.topicOffsets(ctx, topic)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, offs...)
+	}
+	return out, nil
+}
+
+// receipts is how many times the consumer reads each record: once per
+// subscription (--subscriptions), else once.
+func (r *run) receipts() int64 {
+	if subs, _, ok := r.spec.Groups(); ok {
+		return int64(subs)
+	}
+	return 1
 }
 
 type partOffsets struct {
@@ -480,11 +568,14 @@ func (r *run) topicOffsets(ctx context.Context, topic string) ([]partOffsets, er
 	return out, nil
 }
 
-func (r *run) newConsumer(ctx context.Context, partitions int) (consumer, error) {
+func (r *run) newConsumer(ctx context.Context) (consumer, error) {
 	if r.spec.Mode == rundoc.ModeAssign {
 		return r.newAssignConsumer(ctx)
 	}
-	return r.newGroupConsumer()
+	if subs, members, ok := r.spec.Groups(); ok {
+		return r.newSubsConsumer(ctx, subs, members)
+	}
+	return r.newGroupConsumer(r.st.group)
 }
 
 // groupConsumer is kafka-go's consumer-group Reader: what an application
@@ -500,7 +591,8 @@ type groupConsumer struct {
 	lagMax atomic.Int64
 }
 
-func (r *run) newGroupConsumer() (*groupConsumer, error) {
+// newGroupConsumer is a member of group reading the consumer's topics.
+func (r *run) newGroupConsumer(group string) (*groupConsumer, error) {
 	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), r.st.setupTimeout)
 	if err != nil {
 		return nil, err
@@ -510,10 +602,9 @@ func (r *run) newGroupConsumer() (*groupConsumer, error) {
 	if r.st.fromLatest {
 		start = kafka.LastOffset
 	}
-	g.reader = kafka.NewReader(kafka.ReaderConfig{
+	cfg := kafka.ReaderConfig{
 		Brokers:           r.brokers,
-		GroupID:           r.st.group,
-		Topic:             r.spec.Topic,
+		GroupID:           group,
 		Dialer:            dialer,
 		MinBytes:          r.st.minBytes,
 		MaxBytes:          r.st.maxPartBytes,
@@ -536,38 +627,60 @@ func (r *run) newGroupConsumer() (*groupConsumer, error) {
 			s := fmt.Sprintf(msg, args...)
 			g.lastErr.Store(&s)
 		}),
-	})
+	}
+	// kafka-go takes one Topic, or GroupTopics for a group of several;
+	// --topic alone keeps the one-topic Reader it always had.
+	if r.spec.Topics > 0 {
+		cfg.GroupTopics = r.spec.TopicNames()
+	} else {
+		cfg.Topic = r.spec.Topic
+	}
+	g.reader = kafka.NewReader(cfg)
 	return g, nil
 }
 
 func (g *groupConsumer) read(ctx context.Context, stats *consumeStats, target int64) error {
 	for stats.records.Load() < target {
-		var m kafka.Message
-		var err error
-		if g.commit {
-			m, err = g.reader.ReadMessage(ctx) // commits asynchronously every CommitInterval
-		} else {
-			m, err = g.reader.FetchMessage(ctx) // enable.auto.commit=false: no commits at all
-		}
+		m, err := g.fetch(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				if e := g.lastErr.Load(); e != nil {
-					return fmt.Errorf("%w (last client error: %s)", ctx.Err(), *e)
-				}
-				return ctx.Err()
+				return g.ended(ctx)
 			}
 			return err
 		}
-		stats.add(1, int64(len(m.Key)+len(m.Value)))
-		// The record's high watermark is the one of the fetch response
-		// that carried it, so this is the partition's backlog at that
-		// fetch, counted from this record: at a fetch's first record, the
-		// backlog when the response arrived.
-		if lag := m.HighWaterMark - m.Offset; lag > g.lagMax.Load() {
-			g.lagMax.Store(lag) // only this goroutine writes it
-		}
+		g.count(&m, stats)
 	}
 	return nil
+}
+
+// fetch returns the next record.
+func (g *groupConsumer) fetch(ctx context.Context) (kafka.Message, error) {
+	if g.commit {
+		return g.reader.ReadMessage(ctx) // commits asynchronously every CommitInterval
+	}
+	return g.reader.FetchMessage(ctx) // enable.auto.commit=false: no commits at all
+}
+
+// ended is the error of reads that ctx ended, with the client's last
+// error, which often says why no record came.
+func (g *groupConsumer) ended(ctx context.Context) error {
+	if e := g.lastErr.Load(); e != nil {
+		return fmt.Errorf("%w (last client error: %s)", ctx.Err(), *e)
+	}
+	return ctx.Err()
+}
+
+// count adds record m to stats. Only one goroutine counts a consumer's
+// records.
+func (g *groupConsumer) count(m *kafka.Message, stats *consumeStats) {
+	stats.add(1, int64(len(m.Key)+len(m.Value)))
+	// The record's high watermark is the one of the fetch response
+	// that carried it, so this is the partition's backlog at that
+	// fetch, counted from this record: at a fetch's first record, the
+	// backlog when the response arrived.
+	if lag := m.HighWaterMark - m.Offset; lag > g.lagMax.Load() {
+		g.lagMax.Store(lag) // only this goroutine writes it
+	}
 }
 
 func (g *groupConsumer) rebalance() time.Duration { return time.Duration(g.assigned.Load()) }
@@ -610,7 +723,7 @@ type partitionReader struct {
 }
 
 func (r *run) newAssignConsumer(ctx context.Context) (*assignConsumer, error) {
-	offs, err := r.offsets(ctx)
+	offs, err := r.consumerOffsets(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -620,7 +733,7 @@ func (r *run) newAssignConsumer(ctx context.Context) (*assignConsumer, error) {
 	}
 	a := &assignConsumer{maxWait: r.st.maxWait, maxByte: r.st.maxPartBytes}
 	for _, o := range offs {
-		conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], r.spec.Topic, o.partition)
+		conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], o.topic, o.partition)
 		if err != nil {
 			a.close()
 			return nil, r.explain(err)

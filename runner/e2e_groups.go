@@ -20,8 +20,14 @@ import (
 // received once per subscription, and each receipt is timed.
 
 // e2eGroupsReady bounds the wait for every group to hold every
-// partition before the producer starts.
+// partition before the producer starts (and before the consumer workload's
+// subscriptions count a record).
 const e2eGroupsReady = 60 * time.Second
+
+// groupsPoll is how often waitGroups asks the broker about the groups:
+// the consumer workload's rebalance-time with subscriptions is known to
+// about this.
+const groupsPoll = 10 * time.Millisecond
 
 // e2eGroups are the run's subscriptions' members.
 type e2eGroups struct {
@@ -89,13 +95,13 @@ func (r *run) newE2EGroups(ctx context.Context, topics []string, partitions, sub
 
 // waitGroups waits until each group is stable with members members that
 // hold want partitions between them.
-func (r *run) waitGroups(ctx context.Context, groups []string, members, want int) error {
+func (r *run) waitGroups(parent context.Context, groups []string, members, want int) error {
 	client, done, err := r.adminClient()
 	if err != nil {
 		return err
 	}
 	defer done()
-	ctx, cancel := context.WithTimeout(ctx, e2eGroupsReady)
+	ctx, cancel := context.WithTimeout(parent, e2eGroupsReady)
 	defer cancel()
 	last := ""
 	for {
@@ -123,8 +129,13 @@ func (r *run) waitGroups(ctx context.Context, groups []string, members, want int
 		}
 		select {
 		case <-ctx.Done():
+			if err := parent.Err(); err != nil {
+				// The run ended it (a cancel; the consumer's --duration or
+				// --timeout), not the wait's bound.
+				return fmt.Errorf("waiting for the subscriptions' groups: %w (%s)", err, last)
+			}
 			return fmt.Errorf("the subscriptions' groups were not ready after %v (%s)", e2eGroupsReady, last)
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(groupsPoll):
 		}
 	}
 }

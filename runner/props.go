@@ -394,6 +394,13 @@ func clientSettings(s *rundoc.Spec) (settings, error) {
 	if s.FromLatest {
 		st.fromLatest = true
 	}
+	// The contract refuses --from-latest with these flags; the property
+	// means the same and is refused for the same reasons (rundoc's
+	// validateConsumerGroups).
+	if _, _, groups := s.Groups(); s.Workload == rundoc.Consumer && st.fromLatest && !s.FromLatest && (s.Topics > 0 || groups) {
+		return st, rundoc.NewFieldError(rundoc.PropsFlag(s.Workload),
+			"auto.offset.reset=latest: --topics and --subscriptions read the topics' records from their start, every subscription all of them")
+	}
 	if s.Workload == rundoc.Consumer && s.FetchSize != rundoc.DefaultSpec(rundoc.Consumer).FetchSize {
 		st.maxPartBytes = s.FetchSize
 	}

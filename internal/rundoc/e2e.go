@@ -62,23 +62,33 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 		"%d bytes is the whole run (%d records of %d bytes): the backlog must leave records to send while it drains", s.BacklogBytes, s.NumRecords, s.RecordSize)
 	check(s.BacklogDrainRatio < 0 || s.BacklogDrainRatio > 1, "backlog-drain-ratio", "must be between 0 and 1, got %v", s.BacklogDrainRatio)
 	check(s.BacklogDrainRatio != 0 && s.BacklogBytes == 0, "backlog-drain-ratio", "applies with --backlog-bytes")
-	for _, g := range []struct {
-		field string
-		n     int
-	}{{"subscriptions", s.Subscriptions}, {"consumers-per-subscription", s.ConsumersPerSubscription}} {
+	for _, g := range s.groupFlags() {
 		check(g.n < 0 || g.n > MaxSubscriptionMembers, g.field, "must be between 1 and %d, got %d", MaxSubscriptionMembers, g.n)
 		check(g.n > 0 && !rate, g.field, "applies to rate mode (--throughput R or --mode rate)")
 		check(g.n > 0 && rate && s.Topics == 0, g.field, "needs --topics: a subscription's group reads its topics from their start, so they must be the run's own")
 	}
 }
 
+// groupFlag is one of the two flags of the subscriptions' groups.
+type groupFlag struct {
+	field string
+	n     int
+}
+
+// groupFlags are --subscriptions and --consumers-per-subscription, in
+// the order their errors are reported.
+func (s *Spec) groupFlags() []groupFlag {
+	return []groupFlag{{"subscriptions", s.Subscriptions}, {"consumers-per-subscription", s.ConsumersPerSubscription}}
+}
+
 // MaxSubscriptionMembers bounds --subscriptions and
 // --consumers-per-subscription.
 const MaxSubscriptionMembers = 100
 
-// Groups reports whether e2e rate mode reads through consumer groups
-// (--subscriptions or --consumers-per-subscription given), and how many
-// groups of how many members: 1 where one of the two is not given.
+// Groups reports whether e2e rate mode or the consumer reads through the
+// subscriptions' consumer groups (--subscriptions or
+// --consumers-per-subscription given), and how many groups of how many
+// members: 1 where one of the two is not given.
 func (s *Spec) Groups() (subscriptions, members int, ok bool) {
 	if s.Subscriptions == 0 && s.ConsumersPerSubscription == 0 {
 		return 0, 0, false

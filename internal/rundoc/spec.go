@@ -75,10 +75,11 @@ type Spec struct {
 	// e2e.go); 0 for none, left out of the JSON then.
 	BacklogBytes      int64   `json:"backlog-bytes,omitempty"`
 	BacklogDrainRatio float64 `json:"backlog-drain-ratio,omitempty"`
-	// Subscriptions and ConsumersPerSubscription are e2e rate mode's
-	// consumer groups (OMB's subscriptionsPerTopic and
-	// consumerPerSubscription): 0 for none (one reader of every
-	// partition, no group), left out of the JSON then.
+	// Subscriptions and ConsumersPerSubscription are the consumer
+	// groups of e2e rate mode and of the consumer's group mode (OMB's
+	// subscriptionsPerTopic and consumerPerSubscription): 0 for none
+	// (e2e: one reader of every partition, no group; consumer: its one
+	// consumer), left out of the JSON then.
 	Subscriptions            int      `json:"subscriptions,omitempty"`
 	ConsumersPerSubscription int      `json:"consumers-per-subscription,omitempty"`
 	Profiles                 []string `json:"profile"`
@@ -409,14 +410,15 @@ func options() []option {
 			set: intSetter(func(s *Spec, n int64) { s.ReportingInterval = n })},
 		{name: "partitions", kind: kindInt, help: "partitions of the topic when kbench creates it",
 			set: intSetter(func(s *Spec, n int64) { s.Partitions = int(n) })},
-		{name: "topics", kind: kindInt, workloads: []Workload{Producer, E2E},
-			help: "run over N topics, TOPIC-0000 to TOPIC-(N-1), created fresh for it and deleted after; --threads producers per topic, --throughput the total",
-			set:  intSetter(func(s *Spec, n int64) { s.Topics = int(n) })},
-		{name: "subscriptions", kind: kindInt, workloads: []Workload{E2E},
-			help: "rate mode with --topics: consumer groups that each read every topic, so each record is received once per subscription (OMB's subscriptionsPerTopic)",
+		{name: "topics", kind: kindInt, workloads: []Workload{Producer, Consumer, E2E},
+			help: "run over N topics, TOPIC-0000 to TOPIC-(N-1), created fresh for it and deleted after; --threads producers per topic, --throughput the total " +
+				"(consumer: the records to read are prefilled over them, --messages the total)",
+			set: intSetter(func(s *Spec, n int64) { s.Topics = int(n) })},
+		{name: "subscriptions", kind: kindInt, workloads: []Workload{Consumer, E2E},
+			help: "consumer groups that each read every topic, so each record is received once per subscription (OMB's subscriptionsPerTopic; e2e: rate mode with --topics; consumer: --mode group, counts are totals over the subscriptions)",
 			set:  intSetter(func(s *Spec, n int64) { s.Subscriptions = int(n) })},
-		{name: "consumers-per-subscription", kind: kindInt, workloads: []Workload{E2E},
-			help: "rate mode with --topics: members of each subscription's group, sharing its partitions (OMB's consumerPerSubscription)",
+		{name: "consumers-per-subscription", kind: kindInt, workloads: []Workload{Consumer, E2E},
+			help: "members of each subscription's group, sharing its partitions (OMB's consumerPerSubscription; e2e: rate mode with --topics; consumer: --mode group)",
 			set:  intSetter(func(s *Spec, n int64) { s.ConsumersPerSubscription = int(n) })},
 		{name: "backlog-bytes", kind: kindInt, workloads: []Workload{E2E},
 			help: "rate mode: hold the consumer until this many payload bytes wait for it, then let it catch up while the producer goes on, and time the drain (OMB's consumerBacklogSizeGB, in bytes)",
@@ -1031,6 +1033,7 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 		check(s.FetchSize < 1, "fetch-size", "must be at least 1 byte, got %d", s.FetchSize)
 		check(s.Timeout < 1, "timeout", "must be at least 1 ms, got %d", s.Timeout)
 		check(s.FromLatest && s.Mode == ModeAssign, "from-latest", "only applies to --mode group")
+		s.validateConsumerGroups(errs)
 		if err := CheckGroup(s.Group); err != nil {
 			errs.Add("group", "%v", err)
 		}
