@@ -56,6 +56,8 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 	check(rate && !errs.Has("record-size") && s.RecordSize < E2EStampBytes, "record-size",
 		"must be at least %d bytes in rate mode (each record carries its sequence number and send times), got %d", E2EStampBytes, s.RecordSize)
 	check(s.Threads != 1, "threads", "e2e runs one producer, got %d", s.Threads)
+	check(s.Topics > 0 && !rate && !errs.Has("topics"), "topics",
+		"applies to rate mode (--throughput R or --mode rate); Kafka's mode sends and reads one record at a time on --topic")
 	check(s.BacklogBytes < 0, "backlog-bytes", "must be positive bytes, got %d", s.BacklogBytes)
 	check(s.BacklogBytes > 0 && !rate, "backlog-bytes", "applies to rate mode (--throughput R or --mode rate), whose consumer runs beside the producer")
 	check(s.BacklogBytes > 0 && s.Duration == 0 && !errs.Has("num-records") && s.BacklogBytes >= s.NumRecords*int64(s.RecordSize), "backlog-bytes",

@@ -39,6 +39,7 @@ func TestE2ESpec(t *testing.T) {
 		{[]string{"--throughput", "100", "--backlog-bytes", "1000", "--backlog-drain-ratio", "1.5"}, "backlog-drain-ratio", "between 0 and 1"},
 		{[]string{"--throughput", "100", "--backlog-drain-ratio", "0.5"}, "backlog-drain-ratio", "applies with --backlog-bytes"},
 		{[]string{"--subscriptions", "2"}, "subscriptions", "applies to rate mode"},
+		{[]string{"--topics", "2"}, "topics", "applies to rate mode"},
 		{[]string{"--throughput", "100", "--subscriptions", "2"}, "subscriptions", "needs --topics"},
 		{[]string{"--throughput", "100", "--topics", "1", "--consumers-per-subscription", "101"}, "consumers-per-subscription", "between 1 and 100"},
 		{[]string{"--topics", "-1"}, "topics", "between 1 and 10000"},
