@@ -550,3 +550,33 @@ func parseQuantiles(v json.RawMessage) (Quantiles, error) {
 	sortQuantiles(qs)
 	return qs, nil
 }
+
+// Detect reports whether data looks like an OMB result: a JSON object
+// (of at most MaxBytes) naming its workload and driver and holding one of
+// OMB's per-window lists. It does not check the rest (Parse does): it
+// tells an OMB result from the other files an import takes, a Kafka
+// tool's text output or a kbench result.json, which has no driver.
+func Detect(data []byte) bool {
+	if len(data) > MaxBytes {
+		return false
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return false
+	}
+	ms, err := objectFields(trimmed, "")
+	if err != nil {
+		return false
+	}
+	_, workload := ms.get("workload")
+	_, driver := ms.get("driver")
+	if !workload || !driver {
+		return false
+	}
+	for _, name := range []string{"publishRate", "consumeRate", "publishLatency99pct", "endToEndLatencyAvg"} {
+		if _, ok := ms.get(name); ok {
+			return true
+		}
+	}
+	return false
+}

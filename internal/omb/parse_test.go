@@ -405,3 +405,26 @@ func FuzzParseOMB(f *testing.F) {
 		}
 	})
 }
+
+// TestDetect: an OMB result is told from the other files kbench import
+// takes: a Kafka tool's output, a kbench result.json, other JSON.
+func TestDetect(t *testing.T) {
+	for _, c := range []struct {
+		data string
+		want bool
+	}{
+		{string(readSample(t)), true},
+		{`{"workload":"w","driver":"d","endToEndLatencyAvg":[]}`, true},
+		{`{"workload":"w","driver":"d","publishRate":"broken"}`, true},
+		{`{"schema":1,"workload":"producer","complete":true,"metrics":[]}`, false},
+		{`{"workload":"w","publishRate":[1]}`, false},
+		{"1000 records sent, 999.0 records/sec (0.95 MB/sec), 2.10 ms avg latency, 9.00 ms max latency.\n", false},
+		{`[{"workload":"w","driver":"d","publishRate":[1]}]`, false},
+		{`{"workload":"w","driver":"d","publishRate":[1]`, false},
+		{"", false},
+	} {
+		if got := Detect([]byte(c.data)); got != c.want {
+			t.Errorf("Detect(%.60q) = %v, want %v", c.data, got, c.want)
+		}
+	}
+}
