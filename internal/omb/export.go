@@ -191,6 +191,9 @@ func (e *exporter) windowBounds(intervals []rundoc.Histogram) []float64 {
 	if !(length > 0) || math.IsInf(length, 0) {
 		return nil
 	}
+	// A stored document may claim any length (an imported result.json):
+	// the windows stop where Parse would stop reading them.
+	length = min(length, MaxWindows*WindowSeconds)
 	var out []float64
 	for end := float64(WindowSeconds); ; end += WindowSeconds {
 		if end >= length-1e-9 {

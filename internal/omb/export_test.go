@@ -410,3 +410,16 @@ func sameResults(t *testing.T, got, want *Result) {
 		}
 	}
 }
+
+// TestExportBoundsWindows: a run whose measurement claims an absurd
+// window (a hand-made result.json) exports at most MaxWindows windows.
+func TestExportBoundsWindows(t *testing.T) {
+	r, err := Export(Source{Run: &rundoc.Run{ID: 1, Workload: rundoc.Producer, Measurement: &rundoc.Measurement{WindowSeconds: 1e15},
+		Metrics: []rundoc.Metric{{Name: "record-error-total", Unit: "records"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.PublishErrorRate) != MaxWindows {
+		t.Errorf("%d windows, want at most %d", len(r.PublishErrorRate), MaxWindows)
+	}
+}
