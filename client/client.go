@@ -354,6 +354,27 @@ func (c *Client) ImportTable(ctx context.Context, body []byte, contentType strin
 	return &a, nil
 }
 
+// ImportOMB stores OpenMessaging Benchmark results, one run per file
+// (POST /api/import with "omb" files). The answer lists the new runs.
+func (c *Client) ImportOMB(ctx context.Context, body []byte, contentType string) (*Created, error) {
+	var a Created
+	if err := c.send(ctx, http.MethodPost, "/api/import", body, contentType, http.StatusCreated, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// OMB fetches a run as the OpenMessaging Benchmark's result JSON (GET
+// /api/runs/{id}/omb.json), q holding workload (the name to write as
+// OMB's workload; default: the run's own).
+func (c *Client) OMB(ctx context.Context, runID uint, q url.Values) (*OMBResult, error) {
+	var r OMBResult
+	if err := c.Get(ctx, withQuery("/api/runs/"+id(runID)+"/omb.json", q), &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
 // ImportCSV back-fills a series from a CSV, one run per row (POST
 // /api/import/csv).
 func (c *Client) ImportCSV(ctx context.Context, body []byte, contentType string) (*Created, error) {

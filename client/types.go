@@ -39,6 +39,7 @@ type (
 	Metric             = wire.Metric
 	MovedFunction      = wire.MovedFunction
 	Normalization      = wire.Normalization
+	OMBResult          = wire.OMBResult
 	Profile            = wire.Profile
 	RunHistograms      = wire.RunHistograms
 	ProfileKind        = wire.ProfileKind

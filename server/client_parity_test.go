@@ -185,6 +185,10 @@ func TestClientParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ombResult, err := os.ReadFile(ombSample)
+	if err != nil {
+		t.Fatal(err)
+	}
 	csv := "time,commit,record-send-rate\n2024-01-01T00:00:00Z,a,100\n2024-01-02T00:00:00Z,b,110\n"
 	// Answers whose lists the fixture fills, so that their elements'
 	// fields are decoded too.
@@ -201,6 +205,8 @@ func TestClientParity(t *testing.T) {
 		"DELETE /api/runs/:id":       {{method: "DELETE", path: fmt.Sprintf("/api/runs/%d", fx.runs[2]), status: http.StatusNoContent}},
 		"POST /api/runs/:id/cancel":  {post(fmt.Sprintf("/api/runs/%d/cancel", fx.queued), "", http.StatusAccepted, &client.Canceling{})},
 		"GET /api/runs/:id/profiles": {get(fmt.Sprintf("/api/runs/%d/profiles", run), &client.Profiles{})},
+		"GET /api/runs/:id/omb.json": {get(fmt.Sprintf("/api/runs/%d/omb.json", fx.histograms), &client.OMBResult{}),
+			get(fmt.Sprintf("/api/runs/%d/omb.json?workload=w", run), &client.OMBResult{})},
 		"GET /api/runs/:id/histograms": {get(fmt.Sprintf("/api/runs/%d/histograms", fx.histograms), &client.RunHistograms{}),
 			get(fmt.Sprintf("/api/runs/%d/histograms?kind=record-latency&scope=window", fx.histograms), &client.RunHistograms{})},
 		"GET /api/profiles/:id/flamegraph": {
@@ -230,6 +236,8 @@ func TestClientParity(t *testing.T) {
 		"POST /api/import": {
 			upload("/api/import", http.StatusCreated, &client.Run{}, map[string]string{"label": "imported"}, [3]string{"output", "out.txt", string(output)}),
 			upload("/api/import", http.StatusCreated, &client.Created{}, map[string]string{"workload": "consumer"}, [3]string{"table", "t.md", string(table)}),
+			upload("/api/import", http.StatusCreated, &client.Created{}, nil, [3]string{"omb", "r.json", string(ombResult)}),
+			upload("/api/import", http.StatusCreated, &client.Created{}, nil, [3]string{"omb", "a.json", string(ombResult)}, [3]string{"omb", "b.json", string(ombResult)}),
 		},
 		"POST /api/import/csv": {upload("/api/import/csv", http.StatusCreated, &client.Created{}, map[string]string{"series": "parity-csv", "workload": "producer"},
 			[3]string{"file", "h.csv", csv})},

@@ -331,12 +331,19 @@ func importedOutcome(o *store.Outcome, out *importedOutput) rundoc.Workload {
 	return rundoc.Workload(kafkafmt.Workload(imp.Tool))
 }
 
-// importProfiles handles POST /api/import with profiles: a new imported
-// run holding them.
+// importProfiles handles POST /api/import: OMB results ("omb") and
+// tables go to their own handlers; anything else (profiles, a tool's
+// output, a result) makes a new imported run.
 func (s *Server) importProfiles(c *gin.Context) {
-	if err := c.Request.ParseMultipartForm(8 << 20); err == nil && hasTable(c.Request.MultipartForm) {
-		s.importTableAPI(c)
-		return
+	if err := c.Request.ParseMultipartForm(8 << 20); err == nil {
+		switch form := c.Request.MultipartForm; {
+		case hasOMB(form):
+			s.importOMBAPI(c)
+			return
+		case hasTable(form):
+			s.importTableAPI(c)
+			return
+		}
 	}
 	run, err := s.importRun(c)
 	if err != nil {

@@ -50,6 +50,7 @@ func (s *Server) routes() {
 	api.GET("/runs/:id/events", s.runEvents)
 	api.GET("/runs/:id/profiles", s.apiListProfiles)
 	api.GET("/runs/:id/histograms", s.apiRunHistograms)
+	api.GET("/runs/:id/omb.json", s.apiRunOMB)
 	api.GET("/profiles/:id/download", s.downloadProfile)
 	api.GET("/profiles/:id/flamegraph", s.flameGraph)
 	api.GET("/profiles/:id/writepaths", s.writePaths)

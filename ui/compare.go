@@ -377,8 +377,9 @@ type CompareView struct {
 	AddRuns  AddRepetitionsView
 	// Profiles is the Profiles section (the server fills it).
 	Profiles ProfilesSection
-	// Spectra draw the columns' merged latency histograms by percentile.
-	Spectra []template.HTML
+	// Spectra draw the columns' merged latency histograms by percentile,
+	// and their runs' quantile curves.
+	Spectra SpectraView
 	// Histories link the history of each series the compared runs belong
 	// to, in the order the runs come.
 	Histories []HistoryLink
@@ -488,7 +489,7 @@ func NewCompareView(t *compare.Table, runs []rundoc.Run, q CompareQuery, markdow
 		v.ByOptions = append(v.ByOptions, ByOption{Value: o.value, Label: o.label, URL: CompareURL(q2), Current: o.value == v.Query.By})
 	}
 	v.setColumnOrder(runs, v.Query)
-	v.Spectra = mergedSpectra(t)
+	v.Spectra = mergedSpectra(t, runs)
 	flip := q
 	flip.HideUnchanged = !q.HideUnchanged
 	v.ToggleURL = CompareURL(flip)
@@ -528,8 +529,9 @@ type ReportView struct {
 	Table      ComparisonTable
 	Runs       []RunLink
 	Charts     []template.HTML
-	// Spectra draw the columns' merged latency histograms by percentile.
-	Spectra []template.HTML
+	// Spectra draw the columns' merged latency histograms by percentile,
+	// and their runs' quantile curves.
+	Spectra SpectraView
 	// Profiles is the Profiles section (the server fills it: its inline
 	// diff is computed from the runs' profiles).
 	Profiles   ProfilesSection
@@ -567,7 +569,7 @@ func NewReportView(rep *rundoc.Report, t *compare.Table, runs []rundoc.Run, mark
 		v.Runs = append(v.Runs, runLink(r))
 	}
 	v.Charts = overlayCharts(runs, reportConfigs(t, rep.By, byID))
-	v.Spectra = mergedSpectra(t)
+	v.Spectra = mergedSpectra(t, runs)
 	return v
 }
 

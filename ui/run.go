@@ -112,12 +112,20 @@ type RunView struct {
 	Metrics      []MetricRow
 	Charts       []template.HTML
 	// Spectra are the run's latency histograms drawn by percentile
-	// (SetHistograms); HistogramsURL is their API.
+	// (SetHistograms), and its quantile curves (an OMB import's) beside
+	// them, SpectraCurves saying so; HistogramsURL is the histograms'
+	// API, "" when the run has none.
 	Spectra       []template.HTML
+	SpectraCurves bool
 	HistogramsURL string
-	Measurement   []DefItem
-	Notes         []string
-	Environment   []DefItem
+	// OMBURL is the run as an OpenMessaging Benchmark result (omb.json),
+	// for OMB's chart scripts; "" until the run is final.
+	OMBURL string
+	// curves are the run's quantile curves (its measurement's).
+	curves      []rundoc.QuantileCurve
+	Measurement []DefItem
+	Notes       []string
+	Environment []DefItem
 	// Config is the client configuration the run recorded, after
 	// defaults (environment.config), its mode first; ConfigRecorded is
 	// false when there is none (imported runs, older runs).
@@ -327,6 +335,13 @@ func NewRunView(run *rundoc.Run, queuePosition int) (RunView, error) {
 
 	series := r.Series
 	v.Charts = seriesCharts(chartSeries(r.Series))
+	if m := r.Measurement; m != nil {
+		v.curves = m.Curves
+		v.Charts = append(v.Charts, windowCharts(m.Windows)...)
+	}
+	if r.Final() {
+		v.OMBURL = "/api/runs/" + strconv.FormatUint(uint64(r.ID), 10) + "/omb.json"
+	}
 	v.NoIntervals = len(series) == 0
 	v.HideEmpty = r.Source == rundoc.SourceImported
 	v.ProfilesOnly = v.HideEmpty && r.Output == "" && len(r.Metrics) == 0 && len(r.Series) == 0 && len(r.Profiles) > 0
@@ -646,15 +661,17 @@ func metaTags(m map[string]string) []MetaTag {
 }
 
 // SetHistograms draws the run's whole-window latency histograms by
-// percentile; a histogram that does not decode is said in the run's
-// warnings instead.
+// percentile, with its quantile curves beside them; a histogram that
+// does not decode is said in the run's warnings instead.
 func (v *RunView) SetHistograms(hs []rundoc.Histogram) {
-	if len(hs) == 0 {
+	if len(hs) == 0 && len(v.curves) == 0 {
 		return
 	}
-	charts, problems := runSpectrumCharts(hs)
-	v.Spectra = charts
-	v.HistogramsURL = "/api/runs/" + uintStr(v.ID) + "/histograms"
+	charts, problems := runSpectrumCharts(hs, v.curves)
+	v.Spectra, v.SpectraCurves = charts, len(v.curves) > 0
+	if len(hs) > 0 {
+		v.HistogramsURL = "/api/runs/" + uintStr(v.ID) + "/histograms"
+	}
 	for _, p := range problems {
 		v.Warnings = append(v.Warnings, "a stored latency histogram cannot be drawn: "+p)
 	}

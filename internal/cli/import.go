@@ -22,7 +22,7 @@ import (
 var Import = &Command{
 	Name:      "import",
 	UsageLine: "import --label L FILE",
-	Short:     "send kafka-producer/consumer-perf-test output to a running kbench serve",
+	Short:     "send Kafka perf tool output, a kbench result or OMB results to a running kbench serve",
 	Run:       cmdImport,
 }
 
@@ -31,6 +31,7 @@ const importUsage = `usage: kbench import --label L [--server URL] [--token T] [
        kbench import [--label L] [--server URL] [--token T] [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] DIR
        kbench import --csv FILE --series NAME --workload producer|consumer|writepath [--server URL] [--token T]
        kbench import --table FILE --workload producer|consumer|e2e|writepath [--meta KEY=VALUE]... [--time RFC3339]
+       kbench import [--omb] [--label L] [--meta KEY=VALUE]... [--time RFC3339] [--series NAME] OMB.json...
 
 Sends the text output of Kafka's kafka-producer-perf-test,
 kafka-consumer-perf-test, kafka-share-consumer-perf-test or
@@ -67,6 +68,16 @@ kbench's or as Kafka's Java clients report them (io-wait-ratio,
 time-between-poll-avg), others are kept without a direction. Prints the
 runs' URLs and their comparison's.
 
+OMB.json is a result file of the OpenMessaging Benchmark (one per
+workload and driver, as its benchmark writes them; told from other files
+by its contents, or said with --omb): each becomes an imported e2e run
+labelled by its driver (or --label), with OMB's figures under kbench's
+names (publish-latency-*, publish-delay-*, e2e-latency-*, record-send-rate,
+consume-rate), its 10 s windows and its quantile maps. Several files are
+several runs, stored together or not at all; their comparison's URL is
+printed after theirs. GET /api/runs/ID/omb.json gives any run back in
+OMB's format.
+
 The import goes through the server's API (POST /api/import, POST
 /api/import/csv) rather than into its SQLite file: writing the database
 behind a running server's back would race with it. Start one with
@@ -98,6 +109,7 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	csvFile := fs.String("csv", "", "a CSV of past results to back-fill --series with, one run per row")
 	workload := fs.String("workload", "", "with --csv or --table: the workload whose metrics the CSV's columns or the table's lines name")
 	tableFile := fs.String("table", "", "a table of results (a line per metric, a column per run) to import as one run per column")
+	ombFlag := fs.Bool("omb", false, "the FILEs are OpenMessaging Benchmark result JSON files, one run each (detected from their contents without it)")
 	// Flags may come before or after FILE.
 	if code, ok := fs.parse(args); !ok {
 		return code
@@ -116,6 +128,9 @@ func cmdImport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if *workload != "" {
 		return fs.usageError("--workload: only with --csv or --table")
+	}
+	if *ombFlag || allOMB(files) {
+		return importOMB(ctx, client, files, fs, stdout, stderr)
 	}
 	switch {
 	case len(files) == 0:

@@ -523,6 +523,9 @@ func Build(cols []Column, opts Options) (*Table, error) {
 		t.Notes = append(t.Notes, n)
 	}
 	t.Notes = append(t.Notes, unknownSettingsNotes(measured, measuredFs)...)
+	if n := ombNote(measured); n != "" {
+		t.Notes = append(t.Notes, n)
+	}
 	t.Warnings = tableWarnings(t.Columns, measured)
 	for _, runs := range measured {
 		t.runsTotal += len(runs)

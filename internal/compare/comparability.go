@@ -203,8 +203,38 @@ func clientText(r rundoc.Run, env rundoc.Environment, imported bool) string {
 	switch tool {
 	case "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-e2e-latency":
 		return "Java " + tool
+	case rundoc.ToolOMB:
+		return "Java (OpenMessaging Benchmark)"
 	}
 	return ""
+}
+
+// isOMB reports whether a run was imported from an OpenMessaging
+// Benchmark result.
+func isOMB(r rundoc.Run) bool {
+	return r.Environment != nil && r.Environment.Tool == rundoc.ToolOMB || r.Measurement != nil && r.Measurement.Tool == rundoc.ToolOMB
+}
+
+// ombNote says which compared runs are OMB results, and what that means
+// for reading them beside kbench's: another client made the load, and
+// their end-to-end latency has whole milliseconds only. "" when none is.
+func ombNote(measured [][]rundoc.Run) string {
+	var ids []uint
+	for _, runs := range measured {
+		for _, r := range runs {
+			if isOMB(r) {
+				ids = append(ids, r.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	n := len(ids)
+	return fmt.Sprintf("%s %s %s OpenMessaging Benchmark %s: the load came from OMB's driver (the Java client), not kbench's, "+
+		"and OMB times end-to-end latency by the wall clock in whole milliseconds, so e2e differences under 1 ms against kbench's µs are not measured. "+
+		"OMB's quantile maps have no counts: they are drawn beside the histograms, never merged.",
+		numfmt.Plural(n, "Run", "Runs"), idList(ids), numfmt.Plural(n, "is an", "are"), numfmt.Plural(n, "result", "results"))
 }
 
 // runCommand is the command line a run recorded, nil when none.
@@ -228,6 +258,8 @@ func unknownReason(r rundoc.Run, name string) string {
 		return "imported from a CSV row, which does not say"
 	case env.Tool == "table":
 		return "imported from a table, which does not say"
+	case env.Tool == rundoc.ToolOMB:
+		return "imported from an OpenMessaging Benchmark result, which does not say"
 	case len(runCommand(r)) == 0:
 		return "imported without a command line"
 	case name == "acks":

@@ -125,6 +125,13 @@ type Measurement struct {
 	// ExitCode is that command's exit status, as a shell reports it (128+n
 	// for signal n, 127 for a command not found); nil for anything else.
 	ExitCode *int `json:"exit_code,omitempty"`
+
+	// Curves and Windows are figures of an import that the run's
+	// metrics, series and histograms cannot hold (curves.go): an OMB
+	// result's quantile maps and its 10 s windows. Empty for kbench's
+	// own runs.
+	Curves  []QuantileCurve `json:"curves,omitempty"`
+	Windows []WindowSeries  `json:"windows,omitempty"`
 }
 
 // ProfileFile is a profile written next to result.json.

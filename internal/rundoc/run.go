@@ -154,6 +154,11 @@ type ImportSpec struct {
 	Files []string `json:"files"`
 	// Tool is the Kafka tool whose output was imported, if any.
 	Tool string `json:"tool,omitempty"`
+	// Params are what the imported file says of the workload, under
+	// kbench's parameter names where it has them (record-size,
+	// partitions), so that comparisons list them as they list a spec's;
+	// nil when it says nothing.
+	Params map[string]any `json:"params,omitempty"`
 }
 
 // MeasuredByKbench reports whether kbench measured the run's figures: a
