@@ -40,6 +40,8 @@ type (
 	MovedFunction      = wire.MovedFunction
 	Normalization      = wire.Normalization
 	OMBResult          = wire.OMBResult
+	OMBQuantile        = wire.OMBQuantile
+	OMBQuantiles       = wire.OMBQuantiles
 	Profile            = wire.Profile
 	RunHistograms      = wire.RunHistograms
 	ProfileKind        = wire.ProfileKind

@@ -1,5 +1,15 @@
 package wire
 
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
 // OMBResult is a run as the OpenMessaging Benchmark's result JSON (GET
 // /api/runs/{id}/omb.json), the document OMB writes per workload and
 // driver and its bin/create_charts.py plots: per-window lists (one value
@@ -9,9 +19,8 @@ package wire
 // the run lacks is left as OMB leaves one it never filled: an empty
 // list or map, or 0.
 //
-// The server writes it with internal/omb's Result, which modules outside
-// kbench cannot import; a test in package server checks that the two
-// have the same fields in the same order.
+// internal/omb reads (strictly) and writes it; this is its one
+// declaration.
 type OMBResult struct {
 	Workload          string `json:"workload"`
 	Driver            string `json:"driver"`
@@ -62,8 +71,8 @@ type OMBResult struct {
 	AggregatedPublishDelayLatency9999pct int64   `json:"aggregatedPublishDelayLatency9999pct"`
 	AggregatedPublishDelayLatencyMax     int64   `json:"aggregatedPublishDelayLatencyMax"`
 
-	AggregatedPublishLatencyQuantiles      map[string]float64 `json:"aggregatedPublishLatencyQuantiles"`
-	AggregatedPublishDelayLatencyQuantiles map[string]float64 `json:"aggregatedPublishDelayLatencyQuantiles"`
+	AggregatedPublishLatencyQuantiles      OMBQuantiles `json:"aggregatedPublishLatencyQuantiles"`
+	AggregatedPublishDelayLatencyQuantiles OMBQuantiles `json:"aggregatedPublishDelayLatencyQuantiles"`
 
 	EndToEndLatencyAvg     []float64 `json:"endToEndLatencyAvg"`
 	EndToEndLatency50pct   []float64 `json:"endToEndLatency50pct"`
@@ -74,7 +83,7 @@ type OMBResult struct {
 	EndToEndLatency9999pct []float64 `json:"endToEndLatency9999pct"`
 	EndToEndLatencyMax     []float64 `json:"endToEndLatencyMax"`
 
-	AggregatedEndToEndLatencyQuantiles map[string]float64 `json:"aggregatedEndToEndLatencyQuantiles"`
+	AggregatedEndToEndLatencyQuantiles OMBQuantiles `json:"aggregatedEndToEndLatencyQuantiles"`
 
 	AggregatedEndToEndLatencyAvg     float64 `json:"aggregatedEndToEndLatencyAvg"`
 	AggregatedEndToEndLatency50pct   float64 `json:"aggregatedEndToEndLatency50pct"`
@@ -84,4 +93,75 @@ type OMBResult struct {
 	AggregatedEndToEndLatency999pct  float64 `json:"aggregatedEndToEndLatency999pct"`
 	AggregatedEndToEndLatency9999pct float64 `json:"aggregatedEndToEndLatency9999pct"`
 	AggregatedEndToEndLatencyMax     float64 `json:"aggregatedEndToEndLatencyMax"`
+}
+
+// OMBQuantile is one entry of a quantile map: the value at Percentile
+// (0..100).
+type OMBQuantile struct {
+	Percentile float64
+	Value      float64
+}
+
+// OMBQuantiles is one of OMB's quantile maps (a Java TreeMap from
+// percentile to value), in increasing percentile. It encodes as OMB's
+// JSON object, keys in that order and written as Java writes a double
+// ("50.0"), so that a file reads as OMB's do.
+type OMBQuantiles []OMBQuantile
+
+// MarshalJSON writes the map as a JSON object in percentile order (an
+// empty one for none, as OMB writes a map it never filled).
+func (qs OMBQuantiles) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, q := range qs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(JavaDouble(q.Percentile)))
+		b.WriteByte(':')
+		v, err := json.Marshal(q.Value)
+		if err != nil {
+			return nil, fmt.Errorf("omb: quantile %v: %w", q.Percentile, err)
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a quantile map in percentile order. It is the
+// client's reading of a document kbench wrote; outside input goes
+// through internal/omb's strict parser, which names the field at fault.
+func (qs *OMBQuantiles) UnmarshalJSON(data []byte) error {
+	var m map[string]float64
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	out := make(OMBQuantiles, 0, len(m))
+	for k, v := range m {
+		p, err := strconv.ParseFloat(k, 64)
+		if err != nil {
+			return fmt.Errorf("omb: quantile key %q is not a percentile", k)
+		}
+		out = append(out, OMBQuantile{Percentile: p, Value: v})
+	}
+	SortOMBQuantiles(out)
+	*qs = out
+	return nil
+}
+
+// SortOMBQuantiles orders qs by percentile.
+func SortOMBQuantiles(qs OMBQuantiles) {
+	slices.SortFunc(qs, func(a, b OMBQuantile) int { return cmp.Compare(a.Percentile, b.Percentile) })
+}
+
+// JavaDouble writes f as Java's Double.toString does for the numbers a
+// percentile can be (10⁻³ ≤ f < 10⁷, or 0): the shortest digits that
+// read back, with ".0" when whole.
+func JavaDouble(f float64) string {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
 }

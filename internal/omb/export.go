@@ -144,7 +144,7 @@ func Export(s Source) (*Result, error) {
 			r.AggregatedEndToEndLatencyQuantiles = qs
 		}
 	}
-	r.fillEmpty()
+	fillEmpty(r)
 	return r, nil
 }
 

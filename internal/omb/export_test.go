@@ -279,7 +279,7 @@ func TestExportE2E(t *testing.T) {
 		}
 	}
 	qs := r.AggregatedEndToEndLatencyQuantiles
-	if len(qs) < 100 || qs[0].Percentile != 0 || qs[len(qs)-1] != (Quantile{100, 25.007}) {
+	if len(qs) < 100 || qs[0].Percentile != 0 || qs[len(qs)-1] != (Quantile{Percentile: 100, Value: 25.007}) {
 		t.Errorf("e2e quantiles: %d entries, first %v, last %v", len(qs), qs[0], qs[len(qs)-1])
 	}
 	golden(t, "testdata/export-e2e.golden.json", r)
@@ -318,7 +318,7 @@ func TestExportOMBImportGivesItBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := p.Result
-	want.fillEmpty()
+	fillEmpty(&want)
 	sameResults(t, r, &want)
 	s.Workload = "renamed"
 	if r, _ := Export(s); r.Workload != "renamed" {
@@ -382,7 +382,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 // exactly, numbers to 1e-9 of their size.
 func sameResults(t *testing.T, got, want *Result) {
 	t.Helper()
-	gf, wf := got.fields(), want.fields()
+	gf, wf := fieldsOf(got), fieldsOf(want)
 	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 	for i := range gf {
 		g, w := reflect.ValueOf(gf[i].ptr).Elem().Interface(), reflect.ValueOf(wf[i].ptr).Elem().Interface()

@@ -86,7 +86,7 @@ type field struct {
 }
 
 // fields lists r's fields as Parse reads them, in OMB's order.
-func (r *Result) fields() []field {
+func fieldsOf(r *Result) []field {
 	return []field{
 		{"workload", kindName, &r.Workload},
 		{"driver", kindName, &r.Driver},
@@ -165,7 +165,7 @@ func (r *Result) fields() []field {
 // Fields lists the keys of OMB's result document, in its order.
 func Fields() []string {
 	var r Result
-	fs := r.fields()
+	fs := fieldsOf(&r)
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = f.name
@@ -200,7 +200,7 @@ func Parse(data []byte) (*Parsed, error) {
 	}
 	p := &Parsed{Present: map[string]bool{}}
 	known := map[string]bool{}
-	for _, f := range p.Result.fields() {
+	for _, f := range fieldsOf(&p.Result) {
 		known[f.name] = true
 		v, ok := raw.get(f.name)
 		if !ok || isNull(v) {
@@ -237,7 +237,7 @@ func Parse(data []byte) (*Parsed, error) {
 // least one window.
 func (p *Parsed) countWindows() error {
 	longest, n := "", 0
-	for _, f := range p.Result.fields() {
+	for _, f := range fieldsOf(&p.Result) {
 		if l := windowLen(f); l > n {
 			longest, n = f.name, l
 		}
@@ -245,7 +245,7 @@ func (p *Parsed) countWindows() error {
 	if n == 0 {
 		return fieldErr("publishRate", "holds no 10 s window: every per-window list of the result is empty")
 	}
-	for _, f := range p.Result.fields() {
+	for _, f := range fieldsOf(&p.Result) {
 		if l := windowLen(f); l != 0 && l != n {
 			return fieldErr(f.name, "has %d values, but %s has %d: each per-window list holds one value per 10 s window", l, longest, n)
 		}

@@ -109,7 +109,7 @@ func TestParseSample(t *testing.T) {
 		t.Errorf("aggregates: %v %v %v", r.AggregatedPublishLatency99pct, r.AggregatedPublishDelayLatency9999pct, r.AggregatedEndToEndLatencyMax)
 	}
 	qs := r.AggregatedPublishLatencyQuantiles
-	if len(qs) != 19 || qs[0] != (Quantile{0, 0.412}) || qs[18] != (Quantile{100, 44.351}) || qs[12].Percentile != 99.90234375 {
+	if len(qs) != 19 || qs[0] != (Quantile{Percentile: 0, Value: 0.412}) || qs[18] != (Quantile{Percentile: 100, Value: 44.351}) || qs[12].Percentile != 99.90234375 {
 		t.Errorf("publish quantiles: %v", qs)
 	}
 	for _, f := range Fields() {
@@ -339,7 +339,7 @@ func golden(t *testing.T, file string, v any) {
 // TestQuantilesJSON: a quantile map encodes as OMB writes one: keys in
 // percentile order, as Java writes doubles; an empty map as {}.
 func TestQuantilesJSON(t *testing.T) {
-	qs := Quantiles{{0, 1}, {50, 2.5}, {99.90234375, 9}, {100, 12}}
+	qs := Quantiles{{Percentile: 0, Value: 1}, {Percentile: 50, Value: 2.5}, {Percentile: 99.90234375, Value: 9}, {Percentile: 100, Value: 12}}
 	got, err := json.Marshal(qs)
 	if err != nil {
 		t.Fatal(err)
@@ -387,7 +387,7 @@ func FuzzParseOMB(f *testing.F) {
 			}
 		}
 		r := p.Result
-		r.fillEmpty()
+		fillEmpty(&r)
 		again, err := json.Marshal(&r)
 		if err != nil {
 			// Only a value out of JSON's range (a mean that overflowed
@@ -398,7 +398,7 @@ func FuzzParseOMB(f *testing.F) {
 		if err != nil {
 			t.Fatalf("its own encoding is refused: %v\n%s", err, again)
 		}
-		q.Result.fillEmpty()
+		fillEmpty(&q.Result)
 		a, _ := json.Marshal(&q.Result)
 		if !bytes.Equal(a, again) {
 			t.Fatalf("read back differently:\n%s\n%s", again, a)

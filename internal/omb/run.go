@@ -284,7 +284,7 @@ func (p *Parsed) curves() []rundoc.QuantileCurve {
 
 // fieldPtr is the pointer to the named field of the result.
 func (p *Parsed) fieldPtr(name string) any {
-	for _, f := range p.Result.fields() {
+	for _, f := range fieldsOf(&p.Result) {
 		if f.name == name {
 			return f.ptr
 		}
