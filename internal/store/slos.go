@@ -178,17 +178,8 @@ func (s *Store) GetSLO(ctx context.Context, id string) (*SLO, []SLORun, error) {
 // ListSLOs returns the newest searches (at most limit), or with phase
 // set only those in that phase, oldest first.
 func (s *Store) ListSLOs(ctx context.Context, phase string, limit int) ([]SLO, error) {
-	q := s.db.WithContext(ctx).Model(&SLO{})
-	if phase != "" {
-		q = q.Where("phase = ?", phase).Order("created_at, id")
-	} else {
-		q = q.Order("created_at DESC, id DESC")
-	}
-	if limit > 0 {
-		q = q.Limit(limit)
-	}
-	var out []SLO
-	if err := q.Find(&out).Error; err != nil {
+	out, err := listByPhase[SLO](s.db.WithContext(ctx), phase, limit)
+	if err != nil {
 		return nil, fmt.Errorf("store: list slos: %w", err)
 	}
 	return out, nil

@@ -183,7 +183,19 @@ func (s *Store) GetSweep(ctx context.Context, id string) (*Sweep, []SweepRun, er
 // ListSweeps returns the newest sweeps (at most limit), or with phase set
 // only those in that phase, oldest first.
 func (s *Store) ListSweeps(ctx context.Context, phase string, limit int) ([]Sweep, error) {
-	q := s.db.WithContext(ctx).Model(&Sweep{})
+	out, err := listByPhase[Sweep](s.db.WithContext(ctx), phase, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: list sweeps: %w", err)
+	}
+	return out, nil
+}
+
+// listByPhase lists the rows of a table with a phase and a creation
+// time (sweeps, searches): the newest (at most limit; 0 for all), or
+// with phase set only those in that phase, oldest first, the order in
+// which the loop advances them.
+func listByPhase[T any](db *gorm.DB, phase string, limit int) ([]T, error) {
+	q := db.Model(new(T))
 	if phase != "" {
 		q = q.Where("phase = ?", phase).Order("created_at, id")
 	} else {
@@ -192,11 +204,9 @@ func (s *Store) ListSweeps(ctx context.Context, phase string, limit int) ([]Swee
 	if limit > 0 {
 		q = q.Limit(limit)
 	}
-	var out []Sweep
-	if err := q.Find(&out).Error; err != nil {
-		return nil, fmt.Errorf("store: list sweeps: %w", err)
-	}
-	return out, nil
+	var out []T
+	err := q.Find(&out).Error
+	return out, err
 }
 
 // SweepRunsMetrics returns the runs ids name (as ListRuns reads them: no
