@@ -45,7 +45,7 @@ func sloAnswer(st *launch.SLOState) *wire.SLO {
 		Config: wire.SLOConfig{Label: st.Config.Label, Queue: st.Config.Queue, Workload: st.Config.Workload, Spec: st.Config.Spec,
 			RateMetric: st.RateMetric, Latency: st.Latency},
 		Percentile: set.Percentile, LatencyMs: set.LatencyMs, PrecisionPct: set.PrecisionPct, Repetitions: set.Repetitions,
-		MinRate: set.MinRate, MaxRate: set.MaxRate, MinSamples: cfg.MinSamples(), Probes: []wire.SLOProbe{}}
+		MinRate: set.MinRate, MaxRate: set.MaxRate, MinSamples: cfg.MinSamples(), MaxProbes: cfg.ProbeLimit(), Probes: []wire.SLOProbe{}}
 	if store.SLOEnded(rec.Phase) {
 		res.Outcome, res.Lo, res.Hi = rec.Outcome, rec.Lo, rec.Hi
 	} else if st.Pending == 0 {

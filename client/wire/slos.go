@@ -58,6 +58,8 @@ type SLO struct {
 	MaxRate      float64 `json:"max_rate"`
 	// MinSamples is how many latencies each run must hold: 1000/(100 − p).
 	MinSamples int64 `json:"min_samples"`
+	// MaxProbes is the most probes it makes before it gives up.
+	MaxProbes int `json:"max_probes"`
 
 	// Outcome is found, at-maximum, none or gave-up once done ("" before).
 	Outcome string `json:"outcome,omitempty"`

@@ -54,13 +54,21 @@ type SLOSettings struct {
 	Repetitions  int     `json:"repetitions"`
 	MinRate      float64 `json:"min_rate"`
 	MaxRate      float64 `json:"max_rate"`
+	// MaxProbes is the most probes the search makes before it gives up:
+	// slo.MaxProbes, or fewer when its repetitions would otherwise queue
+	// more runs than one request may (--max-runs-per-request).
+	MaxProbes int `json:"max_probes"`
 }
 
 // Config is the settings as internal/slo takes them.
 func (s SLOSettings) Config() slo.Config {
 	return slo.Config{Percentile: s.Percentile, LatencyMs: s.LatencyMs, PrecisionPct: s.PrecisionPct,
-		Repetitions: s.Repetitions, MinRate: s.MinRate, MaxRate: s.MaxRate}
+		Repetitions: s.Repetitions, MinRate: s.MinRate, MaxRate: s.MaxRate, Probes: s.MaxProbes}
 }
+
+// sloMinProbes is the fewest probes a search is allowed: the maximum,
+// a bracket of a few halvings and a few bisections.
+const sloMinProbes = 10
 
 // PrepareSLO validates a request into the configuration it measures,
 // its spec and its settings, reporting every bad field.
@@ -84,10 +92,14 @@ func (l *Launcher) PrepareSLO(req *SLORequest) (SweepConfig, rundoc.Spec, SLOSet
 	if err != nil {
 		return SweepConfig{}, rundoc.Spec{}, SLOSettings{}, err
 	}
-	// A search queues a run at a time, up to slo.MaxProbes probes of
-	// its repetitions: its runs count against the request's limit.
-	if total := slo.MaxProbes * set.Repetitions; !errs.Has("repetitions") && total > l.opts.MaxRunsPerRequest {
-		_ = errs.Append(l.tooManyForRequest("repetitions", fmt.Sprintf("up to %d probes × %d repetitions make %d runs", slo.MaxProbes, set.Repetitions, total)))
+	// A search queues a run at a time, at most MaxProbes probes of its
+	// repetitions: they count against the request's limit, which bounds
+	// the probes of a search with many repetitions.
+	if !errs.Has("repetitions") && set.Repetitions > 0 {
+		set.MaxProbes = min(slo.MaxProbes, l.opts.MaxRunsPerRequest/set.Repetitions)
+		if set.MaxProbes < sloMinProbes {
+			_ = errs.Append(l.tooManyForRequest("repetitions", fmt.Sprintf("%d repetitions leave room for %d probes, fewer than the %d a search needs", set.Repetitions, set.MaxProbes, sloMinProbes)))
+		}
 	}
 	if err := errs.Err(); err != nil {
 		return SweepConfig{}, rundoc.Spec{}, SLOSettings{}, err
@@ -366,9 +378,10 @@ func (l *Launcher) advanceSLO(ctx context.Context, rec *store.SLO) error {
 		}
 		return nil // a conflict: canceled, or another server moved it on
 	}
-	if rec.Steps >= slo.MaxProbes*st.Settings.Repetitions+1 {
-		// Every run of a step was deleted, over and over: a search that
-		// cannot keep its runs ends rather than queue for ever.
+	if rec.Steps >= 2*st.Settings.Config().ProbeLimit()*st.Settings.Repetitions {
+		// Twice the runs its probes can take: its runs were deleted over
+		// and over, and a search that cannot keep its runs ends rather
+		// than queue for ever.
 		end := store.SLOEnd{Phase: store.SLOFailed, Lo: d.Lo, Hi: d.Hi,
 			Note: fmt.Sprintf("%d steps queued without an answer: its runs were deleted before they could be read", rec.Steps)}
 		if err := l.store.EndSLO(ctx, rec.ID, rec.Steps, end); err != nil && !errors.Is(err, store.ErrConflict) {

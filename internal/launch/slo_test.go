@@ -241,3 +241,32 @@ func TestLaunchSLOE2E(t *testing.T) {
 		t.Errorf("first run: %s mode %q at %v records/s, %d records; want e2e rate mode at 5000, 10000 records (p99.9's 10,000 latencies)", file.Workload, mode, rate, records)
 	}
 }
+
+// TestLaunchSLOProbeLimit: the request's run limit bounds a search's
+// probes by its repetitions, and refuses repetitions that leave too few;
+// a search at its limit gives up.
+func TestLaunchSLOProbeLimit(t *testing.T) {
+	l := newTestLauncher(t, func(o *Options) { o.MaxRunsPerRequest = 40 })
+	reps := 3
+	id, err := l.CreateSLO(t.Context(), &SLORequest{Config: SweepConfigRequest{Label: "a", Params: tinyParams(t)}, LatencyMs: 10, MaxRate: 1000, Repetitions: &reps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := l.LoadSLO(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Settings.MaxProbes != 13 {
+		t.Errorf("max probes %d, want 40/3 = 13", st.Settings.MaxProbes)
+	}
+	reps = 5
+	_, err = l.CreateSLO(t.Context(), &SLORequest{Config: SweepConfigRequest{Label: "a", Params: tinyParams(t)}, LatencyMs: 10, Repetitions: &reps})
+	if fieldOf(err) != "repetitions" || !strings.Contains(err.Error(), "room for 8 probes") {
+		t.Errorf("5 repetitions under a limit of 40: %v, want a refusal naming repetitions", err)
+	}
+	cfg := slo.Config{Percentile: 99, LatencyMs: 10, PrecisionPct: 2, Repetitions: 1, MaxRate: 1000, Probes: 2}
+	fail := slo.Run{Achieved: 1, LatencyMs: 100, Samples: 1000}
+	if d := slo.Decide(cfg, []slo.Probe{{Rate: 1000, Runs: []slo.Run{fail}}, {Rate: 500, Runs: []slo.Run{fail}}}); !d.Done || d.Outcome != slo.GaveUp {
+		t.Errorf("at its 2 probes: %+v, want gave-up", d)
+	}
+}

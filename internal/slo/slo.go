@@ -50,6 +50,17 @@ type Config struct {
 	// none. Without MaxRate the search first measures the maximum with an
 	// unthrottled probe.
 	MinRate, MaxRate float64
+	// Probes is the most probes the search may make before it gives up
+	// (GaveUp); 0 or above MaxProbes means MaxProbes.
+	Probes int
+}
+
+// ProbeLimit is the most probes c allows.
+func (c Config) ProbeLimit() int {
+	if c.Probes <= 0 || c.Probes > MaxProbes {
+		return MaxProbes
+	}
+	return c.Probes
 }
 
 // FieldError is an invalid field of a Config, named as the API names it.
@@ -186,7 +197,8 @@ const (
 	// NoneAllowed: the lowest rate tried (min_rate, or the floor the
 	// bracketing reached) failed: no rate the search may try meets it.
 	NoneAllowed = "none"
-	// GaveUp: MaxProbes were measured without an answer.
+	// GaveUp: the most probes allowed (Config.Probes, at most
+	// MaxProbes) were measured without an answer.
 	GaveUp = "gave-up"
 )
 
@@ -229,7 +241,7 @@ func Decide(c Config, probes []Probe) Decision {
 			return d
 		}
 	}
-	if len(probes) >= MaxProbes {
+	if len(probes) >= c.ProbeLimit() {
 		d.Done, d.Outcome = true, GaveUp
 		d.Lo, d.Hi = bracket(c, probes)
 		return d
