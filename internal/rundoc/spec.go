@@ -68,8 +68,15 @@ type Spec struct {
 	// exist before) and deleted after it; 0 is the one --topic, used as
 	// it is. Left out of the JSON when 0, so a spec without it reaches
 	// older workers.
-	Topics  int `json:"topics,omitempty"`
-	Threads int `json:"threads"`
+	Topics int `json:"topics,omitempty"`
+	// TopicConfig and ReplicationFactor shape the topics of --topics,
+	// which the run creates: their configs, as kafka-topics' --config
+	// gives them (OMB's driver topicConfig), and their replicas (OMB's
+	// replicationFactor; 0 is the broker's default). Left out of the
+	// JSON when not given.
+	TopicConfig       map[string]string `json:"topic-config,omitempty"`
+	ReplicationFactor int               `json:"replication-factor,omitempty"`
+	Threads           int               `json:"threads"`
 	// BacklogBytes and BacklogDrainRatio are e2e rate mode's catch-up
 	// read (OMB's consumerBacklogSizeGB and backlogDrainRatio, see
 	// e2e.go); 0 for none, left out of the JSON then.
@@ -202,7 +209,13 @@ const (
 	kindBool
 	kindList  // comma-separated, repeatable
 	kindProps // k=v pairs: several arguments after the flag, or an object in JSON
+	// kindMap takes k=v pairs as kindProps does, into a map of its own
+	// (--topic-config) rather than the client's properties.
+	kindMap
 )
+
+// pairs reports whether the kind takes k=v pairs.
+func (k optKind) pairs() bool { return k == kindProps || k == kindMap }
 
 // option is one flag of `kbench run`. The same table parses command lines,
 // API params and the web form, so every entry point validates alike.
@@ -412,6 +425,12 @@ func options() []option {
 		{name: "topics", kind: kindInt, workloads: []Workload{Producer, E2E},
 			help: "run over N topics, TOPIC-0000 to TOPIC-(N-1), created fresh for it and deleted after; --threads producers per topic, --throughput the total",
 			set:  intSetter(func(s *Spec, n int64) { s.Topics = int(n) })},
+		{name: "topic-config", kind: kindMap, workloads: []Workload{Producer, E2E},
+			help: "with --topics: configs of the topics the run creates, k=v … as kafka-topics --config takes them (OMB's driver topicConfig)",
+			set:  mapSetter(func(s *Spec) *map[string]string { return &s.TopicConfig })},
+		{name: "replication-factor", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("with --topics: replicas of each topic the run creates, 1 to %d (OMB's driver replicationFactor); default: the broker's. The embedded broker then runs as that many brokers", MaxReplicationFactor),
+			set:  intSetter(func(s *Spec, n int64) { s.ReplicationFactor = int(n) })},
 		{name: "subscriptions", kind: kindInt, workloads: []Workload{E2E},
 			help: "rate mode with --topics: consumer groups that each read every topic, so each record is received once per subscription (OMB's subscriptionsPerTopic)",
 			set:  intSetter(func(s *Spec, n int64) { s.Subscriptions = int(n) })},
@@ -529,6 +548,29 @@ func propsSetter(s *Spec, vals []string) error {
 		s.Props[k] = strings.TrimSpace(v)
 	}
 	return nil
+}
+
+// mapSetter sets a map of k=v pairs (--topic-config): each value
+// replaces the key's earlier one.
+func mapSetter(field func(*Spec) *map[string]string) func(*Spec, []string) error {
+	return func(s *Spec, vals []string) error {
+		if len(vals) == 0 {
+			return errors.New("needs at least one key=value")
+		}
+		m := field(s)
+		if *m == nil {
+			*m = map[string]string{}
+		}
+		for _, kv := range vals {
+			k, v, ok := strings.Cut(kv, "=")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return fmt.Errorf("%q is not key=value", kv)
+			}
+			(*m)[k] = strings.TrimSpace(v)
+		}
+		return nil
+	}
 }
 
 func configFileSetter(s *Spec, v []string) error {
@@ -672,7 +714,7 @@ func parseArgs(workload Workload, args []string, cmd *RunCommand, checks []Check
 		}
 		var vals []string
 		switch {
-		case o.kind == kindProps:
+		case o.kind.pairs():
 			if hasVal {
 				vals = append(vals, val)
 			}
@@ -847,7 +889,7 @@ func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if kind != kindProps {
+		if !kind.pairs() {
 			return nil, fmt.Errorf("want a single value, got an object")
 		}
 		keys := make([]string, 0, len(x))
@@ -865,7 +907,7 @@ func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
 		}
 		return out, nil
 	case []any:
-		if kind != kindProps && kind != kindList {
+		if !kind.pairs() && kind != kindList {
 			return nil, fmt.Errorf("want a single value, got a list")
 		}
 		out := make([]string, 0, len(x))
@@ -958,6 +1000,7 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
 	check(s.Topics < 0 || s.Topics > MaxTopics, "topics", "must be between 1 and %d, got %d", MaxTopics, s.Topics)
+	s.validateTopicShape(errs)
 	if s.Topics > 0 && len(s.Topic)+len("-0000") > 249 {
 		errs.Add("topics", "the topics' names, %s-0000 and on, are longer than Kafka's 249 characters", s.Topic)
 	}
@@ -1097,7 +1140,7 @@ type Flag struct {
 
 // Flags lists every option of `kbench run` in the order --help shows them.
 func Flags() []Flag {
-	kinds := map[optKind]string{kindString: "string", kindInt: "int", kindFloat: "float", kindBool: "bool", kindList: "list", kindProps: "props"}
+	kinds := map[optKind]string{kindString: "string", kindInt: "int", kindFloat: "float", kindBool: "bool", kindList: "list", kindProps: "props", kindMap: "props"}
 	var out []Flag
 	for _, o := range options() {
 		ws := o.workloads
@@ -1176,6 +1219,43 @@ func SplitServers(v string) []string {
 	}
 	return out
 }
+
+// MaxReplicationFactor bounds --replication-factor (Kafka's is the
+// number of brokers, which no cluster kbench targets exceeds);
+// MaxTopicConfigs bounds --topic-config's pairs.
+const (
+	MaxReplicationFactor = 16
+	MaxTopicConfigs      = 100
+)
+
+// validateTopicShape adds the errors of --topic-config and
+// --replication-factor: they shape the topics the run creates, so they
+// need --topics; the configs' names and values are checked as
+// properties are, since a tool's command line may carry them.
+func (s *Spec) validateTopicShape(errs *FieldErrors) {
+	if len(s.TopicConfig) > 0 {
+		switch {
+		case s.Topics == 0:
+			errs.Add("topic-config", "applies to the topics the run creates: give --topics")
+		case len(s.TopicConfig) > MaxTopicConfigs:
+			errs.Add("topic-config", "at most %d configs, got %d", MaxTopicConfigs, len(s.TopicConfig))
+		default:
+			if err := CheckProps(s.TopicConfig); err != nil {
+				errs.Add("topic-config", "%v", err)
+			}
+		}
+	}
+	switch {
+	case s.ReplicationFactor < 0 || s.ReplicationFactor > MaxReplicationFactor:
+		errs.Add("replication-factor", "must be between 1 and %d, got %d", MaxReplicationFactor, s.ReplicationFactor)
+	case s.ReplicationFactor > 0 && s.Topics == 0:
+		errs.Add("replication-factor", "applies to the topics the run creates: give --topics")
+	}
+}
+
+// EmbeddedBrokers is how many brokers the embedded broker runs as for
+// the spec: as many as its topics' replicas, one by default.
+func (s *Spec) EmbeddedBrokers() int { return max(1, s.ReplicationFactor) }
 
 // MaxTopics bounds --topics; MaxEmbeddedTopics is the bound on the
 // embedded broker, which keeps every record of every topic in memory.
