@@ -158,8 +158,11 @@ func (r *run) resolvedConfig() *rundoc.Config {
 		}
 		c.Set("throughput", flt(s.Throughput))
 	}
-	if s.Workload == rundoc.Producer {
+	if s.Workload == rundoc.Producer || s.E2ERateMode() && s.Threads > 1 {
 		c.Set("threads", num(int64(s.Threads)))
+	}
+	if s.Warmup > 0 {
+		c.Set("warmup", flt(s.Warmup)+" s")
 	}
 	c.Set("security.protocol", securityProtocol(st.sec))
 	if st.sec.Mechanism != "" {

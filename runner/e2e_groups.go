@@ -25,6 +25,7 @@ const e2eGroupsReady = 60 * time.Second
 
 // e2eGroups are the run's subscriptions' members.
 type e2eGroups struct {
+	gate    *consumerGate
 	members []*e2eMember
 	groups  []string
 	base    time.Time
@@ -41,12 +42,12 @@ type e2eMember struct {
 // and waits until every group's members hold every one of the topics'
 // partitions between them (DescribeGroups), so that no record is sent
 // before a group can read it.
-func (r *run) newE2EGroups(ctx context.Context, topics []string, partitions, subs, members int, base time.Time, es *e2eStats) (*e2eGroups, error) {
+func (r *run) newE2EGroups(ctx context.Context, topics []string, partitions, subs, members int, base time.Time, es *e2eStats, gate *consumerGate) (*e2eGroups, error) {
 	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), r.st.setupTimeout)
 	if err != nil {
 		return nil, err
 	}
-	g := &e2eGroups{base: base, es: es}
+	g := &e2eGroups{gate: gate, base: base, es: es}
 	// Groups new for the run: a group's committed offsets would start it
 	// elsewhere than the topics' start.
 	prefix := fmt.Sprintf("kbench-e2e-%d", time.Now().UnixNano())
@@ -132,6 +133,7 @@ func (r *run) waitGroups(ctx context.Context, groups []string, members, want int
 // start reads with every member until ctx ends; the channel gets the
 // first error (nil when none) once every member stopped.
 func (g *e2eGroups) start(ctx context.Context) <-chan error {
+	g.gate.bind(ctx)
 	out := make(chan error, 1)
 	errs := make([]error, len(g.members))
 	var wg sync.WaitGroup
@@ -151,10 +153,18 @@ func (g *e2eGroups) start(ctx context.Context) <-chan error {
 
 func (g *e2eGroups) read(ctx context.Context, m *e2eMember) error {
 	for {
-		msg, err := m.reader.FetchMessage(ctx)
+		fctx, ok := g.gate.enter(ctx)
+		if !ok {
+			return nil
+		}
+		msg, err := m.reader.FetchMessage(fctx)
+		g.gate.exit()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if fctx.Err() != nil {
+				continue // the gate closed: the next enter waits
 			}
 			if e := m.lastErr.Load(); e != nil {
 				return fmt.Errorf("subscription %d: %w (last client error: %s)", m.sub, err, *e)

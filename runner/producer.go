@@ -598,7 +598,17 @@ func (r *run) accumulatorNote() string {
 		"each batch holds batch.size bytes of buffer.memory (%d bytes per thread) until acknowledged, and send blocks when none is left, for at most max.block.ms (%d), "+
 		"so an unthrottled run's latency includes about buffer.memory / throughput of queueing, as Kafka's does; compression %v; failed batches are retried as the Writer retries; "+
 		"kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
-		r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight, r.st.maxRequestSize, r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock.Milliseconds(), r.st.compression)
+		r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight, r.st.maxRequestSize, r.threadBufferMemory(), r.st.maxBlock.Milliseconds(), r.st.compression)
+}
+
+// threadBufferMemory is the buffer.memory of each producer thread: the
+// producer workload's threads share it, e2e's producers (OMB's) each
+// have it whole.
+func (r *run) threadBufferMemory() int64 {
+	if r.spec.Workload == rundoc.E2E {
+		return r.st.bufferMemory
+	}
+	return r.st.bufferMemory / int64(r.spec.Threads)
 }
 
 func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *recordShape) {

@@ -55,7 +55,11 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 		"applies to rate mode (--throughput R or --mode rate); Kafka's mode sends --num-records records one at a time")
 	check(rate && !errs.Has("record-size") && s.RecordSize < E2EStampBytes, "record-size",
 		"must be at least %d bytes in rate mode (each record carries its sequence number and send times), got %d", E2EStampBytes, s.RecordSize)
-	check(s.Threads != 1, "threads", "e2e runs one producer, got %d", s.Threads)
+	check(!rate && s.Threads != 1, "threads", "Kafka's mode runs one producer; more apply to rate mode (--throughput R or --mode rate), got %d", s.Threads)
+	check(rate && !errs.Has("threads") && !errs.Has("topics") && s.Threads*max(s.Topics, 1) > MaxE2EProducers, "threads",
+		"%d producers per topic over %d topic(s) make %d producers, more than the %d one process runs", s.Threads, max(s.Topics, 1), s.Threads*max(s.Topics, 1), MaxE2EProducers)
+	check(s.Warmup < 0 || s.Warmup > MaxDuration, "warmup", "must be between 0 and %v seconds (7 days), got %v", MaxDuration, s.Warmup)
+	check(s.Warmup > 0 && !rate, "warmup", "applies to rate mode (--throughput R or --mode rate); Kafka's mode sends --num-records records one at a time")
 	check(s.BacklogBytes < 0, "backlog-bytes", "must be positive bytes, got %d", s.BacklogBytes)
 	check(s.BacklogBytes > 0 && !rate, "backlog-bytes", "applies to rate mode (--throughput R or --mode rate), whose consumer runs beside the producer")
 	check(s.BacklogBytes > 0 && s.Duration == 0 && !errs.Has("num-records") && s.BacklogBytes >= s.NumRecords*int64(s.RecordSize), "backlog-bytes",
@@ -71,6 +75,10 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 		check(g.n > 0 && rate && s.Topics == 0, g.field, "needs --topics: a subscription's group reads its topics from their start, so they must be the run's own")
 	}
 }
+
+// MaxE2EProducers bounds e2e rate mode's producers, --threads per
+// topic: each has its own connections and buffer.memory in one process.
+const MaxE2EProducers = 1024
 
 // MaxSubscriptionMembers bounds --subscriptions and
 // --consumers-per-subscription.

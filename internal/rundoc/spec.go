@@ -108,6 +108,9 @@ type Spec struct {
 	Strategy          string  `json:"strategy,omitempty"`
 	Requests          int64   `json:"requests,omitempty"`
 	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests or NumRecords
+	// Warmup is e2e rate mode's warm-up, in seconds: traffic before the
+	// measured window, none of it in a figure.
+	Warmup float64 `json:"warmup,omitempty"`
 	RecordsPerRequest int     `json:"records-per-request,omitempty"`
 	InFlight          int     `json:"in-flight,omitempty"`
 	WarmupRequests    int64   `json:"warmup-requests,omitempty"`
@@ -381,6 +384,9 @@ func options() []option {
 				}
 				return nil
 			}},
+		{name: "warmup", kind: kindFloat, workloads: []Workload{E2E},
+			help: "rate mode: seconds of traffic at the run's rate before the measured window, its records received and in no figure (OMB's warmupDurationMinutes, in seconds)",
+			set:  floatSetter(func(s *Spec, f float64) { s.Warmup = f })},
 		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
 			set: intSetter(func(s *Spec, n int64) { s.RecordSize = int(n) })},
 		{name: "payload-file", kind: kindString, workloads: []Workload{Producer},
@@ -443,8 +449,8 @@ func options() []option {
 		{name: "backlog-drain-ratio", kind: kindFloat, workloads: []Workload{E2E},
 			help: "with --backlog-bytes: the share of the backlog that must drain for the drain to count as done, 0 to 1 (OMB's backlogDrainRatio; default 1, all but 1,000 records)",
 			set:  floatSetter(func(s *Spec, f float64) { s.BacklogDrainRatio = f })},
-		{name: "threads", kind: kindInt, workloads: []Workload{Producer},
-			help: "parallel producers, each with its own connections",
+		{name: "threads", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: "parallel producers, each with its own connections; with --topics, per topic (e2e: rate mode only, each producer with its own buffer.memory, OMB's producersPerTopic)",
 			set:  intSetter(func(s *Spec, n int64) { s.Threads = int(n) })},
 		{name: "profile", kind: kindList,
 			help: "profiles to capture over the measured window: " + strings.Join(names(ProfileKinds()), ",") + " or none",

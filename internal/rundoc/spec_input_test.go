@@ -30,6 +30,7 @@ func TestNonFiniteFloatsRefused(t *testing.T) {
 		{Writepath, "request-rate", "request-rate"},
 		{Writepath, "throughput", "request-rate"}, // the alias
 		{E2E, "backlog-drain-ratio", "backlog-drain-ratio"},
+		{E2E, "warmup", "warmup"},
 	}
 	// Every float flag of the table is covered here.
 	for _, o := range options() {

@@ -1,0 +1,76 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/rundoc"
+)
+
+// TestE2EWarmupProducersBacklog: rate mode with --warmup, two producers
+// per topic (--threads, OMB's producersPerTopic) and a backlog built
+// after the warm-up, as OMB builds it: the consumers read the warm-up's
+// records, which no figure counts, then are held until the backlog is
+// built and let go. The broker holds the warm-up's and the measured
+// records; the run counts the measured ones only, each received once
+// per subscription. Once with partition readers, once with a
+// subscription's group.
+func TestE2EWarmupProducersBacklog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: two paced runs of about 2 s")
+	}
+	b := startBroker(t, embeddedbroker.Options{})
+	for _, tc := range []struct {
+		name  string
+		extra []string
+	}{
+		{"partitions", nil},
+		{"group", []string{"--subscriptions", "1", "--consumers-per-subscription", "2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts, _ := testOptions(t)
+			opts.keepTopics = true
+			topic := "warm-" + tc.name
+			args := append([]string{"--bootstrap-server", b.Addr(), "--topic", topic, "--topics", "2", "--partitions", "2", "--threads", "2",
+				"--throughput", "10000", "--warmup", "0.5", "--num-records", "12000", "--record-size", "512",
+				"--backlog-bytes", fmt.Sprint(2 << 20), "--profile", "none"}, tc.extra...)
+			res, err := Run(context.Background(), mustParse(t, rundoc.E2E, args...), opts)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			warm := res.Measurement.WarmupRecords
+			if warm <= 0 {
+				t.Fatalf("warm-up records %d, want some", warm)
+			}
+			held := highWatermarks(t, b.Addr(), topic+"-0000") + highWatermarks(t, b.Addr(), topic+"-0001")
+			if held != 12000+warm {
+				t.Errorf("the topics hold %d records, want the 12000 measured and the %d of the warm-up", held, warm)
+			}
+			for name, want := range map[string]float64{"records-sent": 12000, "records-received": 12000, "records-lost": 0, "records-duplicated": 0} {
+				if got := metric(t, res, name); got != want {
+					t.Errorf("%s = %v, want %v", name, got, want)
+				}
+			}
+			if got := metric(t, res, "backlog-records"); got < 4096 {
+				t.Errorf("backlog of %v records, want at least 4096 (2 MiB of 512 B)", got)
+			}
+			for _, h := range res.Histograms {
+				if h.Kind == rundoc.HistE2ELatency && h.Count != 12000 {
+					t.Errorf("e2e-latency holds %d values, want the 12000 measured", h.Count)
+				}
+			}
+			notes := strings.Join(res.Measurement.Notes, "\n")
+			for _, want := range []string{"warm-up: 0.5 s", "2 producer(s) each", "over the 4 producers"} {
+				if !strings.Contains(notes, want) {
+					t.Errorf("notes lack %q:\n%s", want, notes)
+				}
+			}
+			if got, _ := res.Environment.Config.Get("threads"); got != "2" {
+				t.Errorf("config threads = %q, want 2", got)
+			}
+		})
+	}
+}
