@@ -129,6 +129,7 @@ func (r *run) e2eRate(ctx context.Context) error {
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
 			"%d producers (--threads), each with its own connections and buffer.memory; the records and --throughput are split evenly over them", len(threads)))
 	}
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, shape.describe(r.spec))
 	pace := fmt.Sprintf("at %v records/s", r.spec.Throughput)
 	if !throttled {
 		pace = "unthrottled (as fast as it can, while the consumer reads)"

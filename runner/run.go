@@ -518,6 +518,9 @@ func (r *run) ensureTopic(ctx context.Context) (int, error) {
 // payloads are random uppercase letters; a payload file is split by its
 // delimiter and records pick one of its payloads at random.
 func (r *run) payloads() ([][]byte, error) {
+	if len(r.spec.Payload) > 0 {
+		return [][]byte{r.spec.Payload}, nil
+	}
 	if r.spec.PayloadFile == "" {
 		p := make([]byte, r.spec.RecordSize)
 		rng := rand.New(rand.NewPCG(1, 2))

@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,8 +48,26 @@ type Spec struct {
 	// byte equal; 1: random bytes); nil sends Kafka's tool's payload, one
 	// value of random uppercase letters for every record.
 	PayloadEntropy *float64 `json:"payload-entropy,omitempty"`
+	// Payload is one value, given by its contents (base64 in JSON and
+	// on the command line), sent as every record's value: how a request,
+	// which never names a file on the server, gives a payload (OMB's
+	// payloadFile). Its length is the record size.
+	Payload []byte `json:"payload,omitempty"`
+	// PayloadRandomRatio, when set, makes the values a pool of
+	// PayloadPool payloads picked at random per record, each starting
+	// with PayloadRandomRatio × the record size random bytes and ending
+	// in zeros (OMB's useRandomizedPayloads, randomBytesRatio and
+	// randomizedPayloadPoolSize).
+	PayloadRandomRatio *float64 `json:"payload-random-ratio,omitempty"`
+	PayloadPool        int      `json:"payload-pool,omitempty"`
 	// KeySize is the bytes of each record's key; 0 sends null keys.
 	KeySize int `json:"key-size,omitempty"`
+	// KeyCount is how many distinct keys there are (KeyPoolSize when
+	// 0), and KeyOrder how each record picks one: KeyOrderRandom (the
+	// default) or KeyOrderRoundRobin, each producer cycling through them
+	// (OMB's KEY_ROUND_ROBIN).
+	KeyCount int    `json:"key-count,omitempty"`
+	KeyOrder string `json:"key-order,omitempty"`
 	// Headers is the number of headers on each record.
 	Headers int `json:"headers,omitempty"`
 	// Throughput caps records/s across all threads; -1 is unthrottled.
@@ -105,12 +124,12 @@ type Spec struct {
 
 	// Writepath only (see runner's writepath.go); its --request-rate
 	// (alias --throughput) is Throughput, in requests/s.
-	Strategy          string  `json:"strategy,omitempty"`
-	Requests          int64   `json:"requests,omitempty"`
-	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests or NumRecords
+	Strategy string  `json:"strategy,omitempty"`
+	Requests int64   `json:"requests,omitempty"`
+	Duration float64 `json:"duration,omitempty"` // seconds, instead of Requests or NumRecords
 	// Warmup is e2e rate mode's warm-up, in seconds: traffic before the
 	// measured window, none of it in a figure.
-	Warmup float64 `json:"warmup,omitempty"`
+	Warmup            float64 `json:"warmup,omitempty"`
 	RecordsPerRequest int     `json:"records-per-request,omitempty"`
 	InFlight          int     `json:"in-flight,omitempty"`
 	WarmupRequests    int64   `json:"warmup-requests,omitempty"`
@@ -142,15 +161,55 @@ const MinRate = 0.001
 // The shape of keys and headers (--key-size, --headers).
 const (
 	// KeyPoolSize is how many distinct keys a run with --key-size draws
-	// from: enough to spread over any partition count.
+	// from by default: enough to spread over any partition count.
 	KeyPoolSize = 1024
 	MaxKeySize  = 1 << 20
+	// MaxKeyCount bounds --key-count, and MaxKeyBytes the keys' bytes
+	// together: every key is built before the run.
+	MaxKeyCount = 1000000
+	MaxKeyBytes = 64 << 20
 	MaxHeaders  = 1000
 	// Headers have KIP-1096's shape: small string keys and values, the
 	// same on every record. Keys are "header-000", "header-001", …
 	HeaderKeyLen   = 10
 	HeaderValueLen = 16
 )
+
+// Key orders (--key-order).
+const (
+	KeyOrderRandom     = "random"
+	KeyOrderRoundRobin = "round-robin"
+)
+
+// The payloads a spec gives (--payload, --payload-random-ratio): the
+// largest --payload, which the spec holds; the pool of random payloads
+// by default and at most, count and bytes, all built before the run.
+const (
+	MaxPayloadBytes    = 1 << 20
+	DefaultPayloadPool = 1000
+	MaxPayloadPool     = 100000
+	MaxPayloadPoolSize = 256 << 20
+)
+
+// payloadSetter reads --payload: base64, padded or not.
+func payloadSetter(s *Spec, v []string) error {
+	text := strings.TrimSpace(v[0])
+	if len(text) > base64.StdEncoding.EncodedLen(MaxPayloadBytes) {
+		return fmt.Errorf("is over %d bytes", MaxPayloadBytes)
+	}
+	data, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		data, err = base64.RawStdEncoding.DecodeString(text)
+	}
+	if err != nil {
+		return fmt.Errorf("is not base64: %v", err)
+	}
+	if len(data) == 0 {
+		return errors.New("is empty")
+	}
+	s.Payload = data
+	return nil
+}
 
 // FieldError is invalid input for one option. Field is the option's flag
 // name, so the CLI, the form and the API all point at the same thing.
@@ -398,9 +457,30 @@ func options() []option {
 		{name: "payload-entropy", kind: kindFloat, workloads: []Workload{Producer},
 			help: "0 to 1: each record gets a different value whose bytes carry this × 8 bits of entropy (0: every byte equal; 1: random bytes), so compression is measured on realistic data; default: one value of random uppercase letters for every record, as Kafka's tool sends",
 			set:  floatSetter(func(s *Spec, f float64) { s.PayloadEntropy = &f })},
-		{name: "key-size", kind: kindInt, workloads: []Workload{Producer},
-			help: fmt.Sprintf("bytes of each record's key, drawn from %d distinct keys and partitioned by murmur2 as Kafka's default partitioner does; 0: null keys", KeyPoolSize),
+		{name: "payload", kind: kindString, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("one payload, base64, sent as every record's value: its contents, never a file (the way a request gives OMB's payloadFile); its length is the record size; at most %d bytes", MaxPayloadBytes),
+			set:  payloadSetter},
+		{name: "payload-random-ratio", kind: kindFloat, workloads: []Workload{Producer, E2E},
+			help: "0 to 1: each record's value is one of --payload-pool payloads picked at random, each this share of the record size in random bytes followed by zeros (OMB's useRandomizedPayloads and randomBytesRatio)",
+			set:  floatSetter(func(s *Spec, f float64) { s.PayloadRandomRatio = &f })},
+		{name: "payload-pool", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("with --payload-random-ratio: how many payloads (OMB's randomizedPayloadPoolSize; default %d)", DefaultPayloadPool),
+			set:  intSetter(func(s *Spec, n int64) { s.PayloadPool = int(n) })},
+		{name: "key-size", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("bytes of each record's key, drawn from --key-count distinct keys (default %d) and partitioned by murmur2 as Kafka's default partitioner does; 0: null keys", KeyPoolSize),
 			set:  intSetter(func(s *Spec, n int64) { s.KeySize = int(n) })},
+		{name: "key-count", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("with --key-size: how many distinct keys, 1 to %d", MaxKeyCount),
+			set:  intSetter(func(s *Spec, n int64) { s.KeyCount = int(n) })},
+		{name: "key-order", kind: kindString, workloads: []Workload{Producer, E2E},
+			help:  "with --key-size: how each record picks its key",
+			set:   func(s *Spec, v []string) error { s.KeyOrder = v[0]; return nil },
+			get:   func(s *Spec) string { return s.KeyOrder },
+			unset: []Workload{Producer, E2E}, unsetHelp: KeyOrderRandom,
+			choices: []Choice{
+				{Value: KeyOrderRandom, Help: "one at random (OMB's RANDOM_NANO)"},
+				{Value: KeyOrderRoundRobin, Help: "each producer cycles through them in turn (OMB's KEY_ROUND_ROBIN)"},
+			}},
 		{name: "headers", kind: kindInt, workloads: []Workload{Producer},
 			help: fmt.Sprintf("headers on each record, the same on every record: keys header-000, header-001, … (%d bytes), values of %d uppercase letters", HeaderKeyLen, HeaderValueLen),
 			set:  intSetter(func(s *Spec, n int64) { s.Headers = int(n) })},
@@ -797,6 +877,11 @@ func durationReplacesCount(s *Spec, given map[string]bool) {
 	if s.Duration > 0 && s.Workload != Writepath && !given["num-records"] {
 		s.NumRecords = 0
 	}
+	// A --payload is the record: its length is the size, unless one
+	// was given (validation then holds them together).
+	if len(s.Payload) > 0 && !given["record-size"] {
+		s.RecordSize = len(s.Payload)
+	}
 }
 
 // finish merges the properties into s, validates it (with checks after
@@ -1084,12 +1169,65 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 			errs.Add("group", "%v", err)
 		}
 	}
+	s.validatePayload(errs)
 	if e := s.PayloadEntropy; e != nil {
 		check(*e < 0 || *e > 1, "payload-entropy", "must be between 0 and 1, got %v", *e)
 		check(s.PayloadFile != "", "payload-entropy", "applies to generated payloads; give --payload-file or --payload-entropy, not both")
 	}
 	check(s.KeySize < 0 || s.KeySize > MaxKeySize, "key-size", "must be between 0 (null keys) and %d bytes, got %d", MaxKeySize, s.KeySize)
 	check(s.Headers < 0 || s.Headers > MaxHeaders, "headers", "must be between 0 and %d, got %d", MaxHeaders, s.Headers)
+}
+
+// validatePayload adds the errors of --payload, --payload-random-ratio,
+// --payload-pool and the keys' --key-count and --key-order: one way of
+// making values at a time, and pools that fit in memory.
+func (s *Spec) validatePayload(errs *FieldErrors) {
+	check := func(bad bool, field, format string, args ...any) {
+		if bad {
+			errs.Add(field, format, args...)
+		}
+	}
+	if len(s.Payload) > 0 {
+		check(len(s.Payload) > MaxPayloadBytes, "payload", "is %d bytes, over %d", len(s.Payload), MaxPayloadBytes)
+		check(s.PayloadFile != "", "payload", "give --payload or --payload-file, not both")
+		check(s.PayloadEntropy != nil || s.PayloadRandomRatio != nil, "payload", "is the one value of every record: give it or a generated payload (--payload-entropy, --payload-random-ratio), not both")
+		check(!errs.Has("record-size") && s.RecordSize != len(s.Payload), "payload", "is %d bytes, and --record-size %d: give the same size, or leave --record-size out", len(s.Payload), s.RecordSize)
+	}
+	if r := s.PayloadRandomRatio; r != nil {
+		check(*r < 0 || *r > 1, "payload-random-ratio", "must be between 0 and 1, got %v", *r)
+		check(s.PayloadFile != "" || s.PayloadEntropy != nil, "payload-random-ratio", "applies to generated payloads; give one of --payload-file, --payload-entropy and --payload-random-ratio")
+		pool := s.PayloadPoolSize()
+		check(pool < 1 || pool > MaxPayloadPool, "payload-pool", "must be between 1 and %d, got %d", MaxPayloadPool, pool)
+		check(!errs.Has("record-size") && pool > 0 && int64(pool)*int64(s.RecordSize) > MaxPayloadPoolSize, "payload-pool",
+			"%d payloads of %d bytes are over %d MiB, built before the run", pool, s.RecordSize, MaxPayloadPoolSize>>20)
+	} else {
+		check(s.PayloadPool != 0, "payload-pool", "applies with --payload-random-ratio")
+	}
+	if s.KeySize == 0 {
+		check(s.KeyCount != 0, "key-count", "applies with --key-size")
+		check(s.KeyOrder != "", "key-order", "applies with --key-size")
+		return
+	}
+	check(s.KeyCount < 0 || s.KeyCount > MaxKeyCount, "key-count", "must be between 1 and %d, got %d", MaxKeyCount, s.KeyCount)
+	check(!errs.Has("key-size") && s.KeyCount > 0 && int64(s.KeyCount)*int64(s.KeySize) > MaxKeyBytes, "key-count",
+		"%d keys of %d bytes are over %d MiB, built before the run", s.KeyCount, s.KeySize, MaxKeyBytes>>20)
+}
+
+// PayloadPoolSize is how many payloads --payload-random-ratio makes:
+// --payload-pool, DefaultPayloadPool when not given.
+func (s *Spec) PayloadPoolSize() int {
+	if s.PayloadPool == 0 {
+		return DefaultPayloadPool
+	}
+	return s.PayloadPool
+}
+
+// Keys is how many distinct keys a run with --key-size draws from.
+func (s *Spec) Keys() int {
+	if s.KeyCount == 0 {
+		return KeyPoolSize
+	}
+	return s.KeyCount
 }
 
 // countFlag is the flag of a workload's record count, as Kafka's tool
