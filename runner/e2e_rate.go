@@ -200,7 +200,20 @@ func (r *run) e2eRate(ctx context.Context) error {
 	if r.spec.BacklogBytes > 0 {
 		backlog = r.watchBacklog(stats, es, gate.open)
 	}
-	sendErr := errors.Join(sendAll(ctx, threads, n, deadline, rate, true)...)
+	var until func() time.Time
+	if r.spec.DurationAfterDrain && backlog != nil {
+		// OMB's testDurationMinutes: the duration runs from the drain.
+		d := time.Duration(r.spec.Duration * float64(time.Second))
+		until = func() time.Time {
+			if at := backlog.drainedAt(); !at.IsZero() {
+				return at.Add(d)
+			}
+			return time.Time{}
+		}
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"--duration-after-drain: the producer sent until %v s after the backlog drained (OMB's testDurationMinutes after its drain), the build and the drain before it", r.spec.Duration))
+	}
+	sendErr := errors.Join(sendAllUntil(ctx, threads, n, deadline, until, rate, true)...)
 	if backlog != nil {
 		backlog.producerDone()
 	}

@@ -74,3 +74,42 @@ func TestE2EWarmupProducersBacklog(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EGroupsPerTopicDurationAfterDrain: with --groups-per-topic each
+// subscription is a group per topic (two Readers a group here: four in
+// all over two topics), every record still received once; with
+// --duration-after-drain the producer goes on for --duration after the
+// backlog drained, so the window holds the build, the drain and the
+// duration after it; and --notes reach the result first.
+func TestE2EGroupsPerTopicDurationAfterDrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: consumer groups join, then a paced run of about 1 s")
+	}
+	b := startBroker(t, embeddedbroker.Options{})
+	opts, _ := testOptions(t)
+	spec := mustParse(t, rundoc.E2E, "--bootstrap-server", b.Addr(), "--topic", "pertopic", "--topics", "2", "--partitions", "2",
+		"--subscriptions", "1", "--consumers-per-subscription", "2", "--groups-per-topic",
+		"--throughput", "8000", "--duration", "0.3", "--record-size", "256", "--backlog-bytes", fmt.Sprint(1<<20), "--duration-after-drain",
+		"--notes", "first note", "--notes", "second, with a comma", "--profile", "none")
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if sent, got, lost := metric(t, res, "records-sent"), metric(t, res, "records-received"), metric(t, res, "records-lost"); sent != got || lost != 0 || sent == 0 {
+		t.Errorf("sent %v, received %v, lost %v: want every record received once", sent, got, lost)
+	}
+	build, drain := metric(t, res, "backlog-build-time"), metric(t, res, "backlog-drain-time")
+	if w := res.Measurement.WindowSeconds; w < build+drain+0.3-0.01 {
+		t.Errorf("window of %v s, want the build (%v s), the drain (%v s) and 0.3 s after it", w, build, drain)
+	}
+	notes := res.Measurement.Notes
+	if len(notes) < 2 || notes[0] != "first note" || notes[1] != "second, with a comma" {
+		t.Errorf("the spec's notes are not the result's first: %q", notes)
+	}
+	all := strings.Join(notes, "\n")
+	for _, want := range []string{"a consumer group per topic (--groups-per-topic, as OMB's subscriptions are), 2 groups of 2 kafka-go Reader(s)", "4 Readers in all", "--duration-after-drain"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notes lack %q:\n%s", want, all)
+		}
+	}
+}

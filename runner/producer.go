@@ -270,7 +270,9 @@ func (t *producerThread) Send(ctx context.Context, ph send.Phase) error {
 		}
 		now := t.stats.now()
 		if n == 0 && now >= deadline {
-			break
+			if deadline = ph.End(t.stats.base, deadline, now); now >= deadline {
+				break
+			}
 		}
 		k := int64(sendChunk)
 		if n > 0 {
@@ -548,6 +550,12 @@ func (r *run) produce(ctx context.Context) error {
 // of total records (0 with a deadline) at rate records/s (its own share;
 // ≤ 0 for no limit), and returns their errors by thread.
 func sendAll(ctx context.Context, threads []*producerThread, total int64, deadline time.Time, rate float64, measured bool) []error {
+	return sendAllUntil(ctx, threads, total, deadline, nil, rate, measured)
+}
+
+// sendAllUntil is sendAll with a phase end that until may move later
+// (send.Phase.Until).
+func sendAllUntil(ctx context.Context, threads []*producerThread, total int64, deadline time.Time, until func() time.Time, rate float64, measured bool) []error {
 	errs := make([]error, len(threads))
 	var wg sync.WaitGroup
 	for i, t := range threads {
@@ -555,7 +563,7 @@ func sendAll(ctx context.Context, threads []*producerThread, total int64, deadli
 		go func() {
 			defer wg.Done()
 			withRole(ctx, roleSend, func(ctx context.Context) {
-				errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Rate: rate, Measured: measured})
+				errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Until: until, Rate: rate, Measured: measured})
 			})
 		}()
 	}

@@ -144,6 +144,8 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	r.st = st
 	r.res.Environment.Config = r.resolvedConfig()
+	// The spec's own notes (--notes) come first: what its maker says of it.
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, r.spec.Notes...)
 	if r.opts.OutDir != "" {
 		if err := os.MkdirAll(r.opts.OutDir, 0o755); err != nil {
 			return fmt.Errorf("runner: output directory: %w", err)

@@ -172,6 +172,9 @@ var excludedFlags = map[string]bool{
 	"payload-delimiter": true,
 	"producer.config":   true,
 	"consumer.config":   true,
+	// Notes are what a tool that writes the spec says of it (kbench run
+	// omb's translation); a person on the form has the label and meta.
+	"notes": true,
 }
 
 // FormDuration is the form's default run length in seconds for the

@@ -66,6 +66,13 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 		"%d bytes is the whole run (%d records of %d bytes): the backlog must leave records to send while it drains", s.BacklogBytes, s.NumRecords, s.RecordSize)
 	check(s.BacklogDrainRatio < 0 || s.BacklogDrainRatio > 1, "backlog-drain-ratio", "must be between 0 and 1, got %v", s.BacklogDrainRatio)
 	check(s.BacklogDrainRatio != 0 && s.BacklogBytes == 0, "backlog-drain-ratio", "applies with --backlog-bytes")
+	check(s.DurationAfterDrain && (s.BacklogBytes == 0 || s.Duration == 0), "duration-after-drain", "applies with --backlog-bytes and --duration")
+	_, _, groups := s.Groups()
+	check(s.GroupsPerTopic && !groups, "groups-per-topic", "applies with --subscriptions or --consumers-per-subscription")
+	if subs, members, ok := s.Groups(); ok && s.GroupsPerTopic && !errs.Has("topics") && !errs.Has("subscriptions") && !errs.Has("consumers-per-subscription") {
+		n := subs * members * max(s.Topics, 1)
+		check(n > MaxE2EReaders, "groups-per-topic", "%d topic(s) × %d subscription(s) × %d consumer(s) make %d Readers, more than the %d one process runs", max(s.Topics, 1), subs, members, n, MaxE2EReaders)
+	}
 	for _, g := range []struct {
 		field string
 		n     int
@@ -79,6 +86,10 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 // MaxE2EProducers bounds e2e rate mode's producers, --threads per
 // topic: each has its own connections and buffer.memory in one process.
 const MaxE2EProducers = 1024
+
+// MaxE2EReaders bounds the consumer groups' Readers of e2e rate mode
+// (with --groups-per-topic, topics × subscriptions × members).
+const MaxE2EReaders = 2000
 
 // MaxSubscriptionMembers bounds --subscriptions and
 // --consumers-per-subscription.

@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,45 @@ func TestE2EProducersAndWarmup(t *testing.T) {
 		var fes FieldErrors
 		if !errors.As(err, &fes) || !fes.Has(tt.field) {
 			t.Errorf("ParseArgs(e2e, %q) = %v, want an error on %s", tt.args, err, tt.field)
+		}
+	}
+}
+
+// TestE2EOMBShapeFlags: --groups-per-topic, --duration-after-drain and
+// --notes are refused, naming themselves, where they do not apply; notes
+// keep their commas and do not define the run's series.
+func TestE2EOMBShapeFlags(t *testing.T) {
+	s, err := ParseArgs(E2E, []string{"--throughput", "100", "--topics", "2", "--subscriptions", "1", "--groups-per-topic",
+		"--duration", "5", "--backlog-bytes", "1048576", "--duration-after-drain", "--notes", "a, b", "--notes", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.GroupsPerTopic || !s.DurationAfterDrain || len(s.Notes) != 2 || s.Notes[0] != "a, b" {
+		t.Errorf("spec %+v", s)
+	}
+	plain := s
+	plain.Notes = nil
+	f1, _ := s.Fingerprint()
+	f2, _ := plain.Fingerprint()
+	if f1 != f2 {
+		t.Errorf("notes change the fingerprint")
+	}
+	for _, tt := range []struct {
+		args  []string
+		field string
+	}{
+		{[]string{"--throughput", "100", "--groups-per-topic"}, "groups-per-topic"},
+		{[]string{"--throughput", "100", "--topics", "100", "--subscriptions", "5", "--consumers-per-subscription", "5", "--groups-per-topic"}, "groups-per-topic"},
+		{[]string{"--throughput", "100", "--duration", "5", "--duration-after-drain"}, "duration-after-drain"},
+		{[]string{"--throughput", "100", "--num-records", "100000", "--backlog-bytes", "1048576", "--duration-after-drain"}, "duration-after-drain"},
+		{[]string{"--notes", " "}, "notes"},
+		{[]string{"--notes", "two\nlines"}, "notes"},
+		{[]string{"--notes", strings.Repeat("x", MaxNoteLen+1)}, "notes"},
+	} {
+		_, err := ParseArgs(E2E, tt.args)
+		var fes FieldErrors
+		if !errors.As(err, &fes) || !fes.Has(tt.field) {
+			t.Errorf("ParseArgs(e2e, %.80q) = %v, want an error on %s", tt.args, err, tt.field)
 		}
 	}
 }

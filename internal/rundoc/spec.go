@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Producer and consumer modes.
@@ -105,9 +107,19 @@ type Spec struct {
 	// consumer groups (OMB's subscriptionsPerTopic and
 	// consumerPerSubscription): 0 for none (one reader of every
 	// partition, no group), left out of the JSON then.
-	Subscriptions            int      `json:"subscriptions,omitempty"`
-	ConsumersPerSubscription int      `json:"consumers-per-subscription,omitempty"`
-	Profiles                 []string `json:"profile"`
+	Subscriptions            int `json:"subscriptions,omitempty"`
+	ConsumersPerSubscription int `json:"consumers-per-subscription,omitempty"`
+	// GroupsPerTopic makes each subscription a group per topic, as OMB's
+	// subscriptions are, rather than one group over every topic.
+	GroupsPerTopic bool `json:"groups-per-topic,omitempty"`
+	// DurationAfterDrain measures Duration from the backlog's drain, as
+	// OMB's testDurationMinutes runs after its backlog drained.
+	DurationAfterDrain bool `json:"duration-after-drain,omitempty"`
+	// Notes are said in the run's result, as given: what whoever made
+	// the spec wants its reader to know (kbench run omb's translation:
+	// what it could not apply, and how it read the workload).
+	Notes    []string `json:"notes,omitempty"`
+	Profiles []string `json:"profile"`
 	// ProfileWindows is --profile-windows: on, off, or empty for the
 	// default (WantsProfileWindows). Empty is left out of the JSON, so a
 	// spec that keeps the default reaches a worker older than the option,
@@ -523,6 +535,12 @@ func options() []option {
 		{name: "consumers-per-subscription", kind: kindInt, workloads: []Workload{E2E},
 			help: "rate mode with --topics: members of each subscription's group, sharing its partitions (OMB's consumerPerSubscription)",
 			set:  intSetter(func(s *Spec, n int64) { s.ConsumersPerSubscription = int(n) })},
+		{name: "groups-per-topic", kind: kindBool, workloads: []Workload{E2E},
+			help: "with --subscriptions or --consumers-per-subscription: each subscription is a consumer group per topic, as OMB's are (topics × subscriptions × consumers-per-subscription Readers), rather than one group over every topic",
+			set:  boolSetter(func(s *Spec, b bool) { s.GroupsPerTopic = b })},
+		{name: "duration-after-drain", kind: kindBool, workloads: []Workload{E2E},
+			help: "with --backlog-bytes and --duration: the duration runs from the backlog's drain, as OMB's testDurationMinutes does, so the run lasts the build, the drain and then --duration (without end while the backlog does not drain)",
+			set:  boolSetter(func(s *Spec, b bool) { s.DurationAfterDrain = b })},
 		{name: "backlog-bytes", kind: kindInt, workloads: []Workload{E2E},
 			help: "rate mode: hold the consumer until this many payload bytes wait for it, then let it catch up while the producer goes on, and time the drain (OMB's consumerBacklogSizeGB, in bytes)",
 			set:  intSetter(func(s *Spec, n int64) { s.BacklogBytes = n })},
@@ -532,6 +550,9 @@ func options() []option {
 		{name: "threads", kind: kindInt, workloads: []Workload{Producer, E2E},
 			help: "parallel producers, each with its own connections; with --topics, per topic (e2e: rate mode only, each producer with its own buffer.memory, OMB's producersPerTopic)",
 			set:  intSetter(func(s *Spec, n int64) { s.Threads = int(n) })},
+		{name: "notes", kind: kindList,
+			help: fmt.Sprintf("a note said in the run's result, as given (repeatable; at most %d of %d characters each): kbench run omb writes what it could not apply there", MaxNotes, MaxNoteLen),
+			set:  func(s *Spec, v []string) error { s.Notes = append(s.Notes, v...); return nil }},
 		{name: "profile", kind: kindList,
 			help: "profiles to capture over the measured window: " + strings.Join(names(ProfileKinds()), ",") + " or none",
 			set:  profileSetter},
@@ -1098,6 +1119,7 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
 	check(s.Duration > 0 && s.Duration < MinDuration, "duration", "must be at least %v s, got %v", MinDuration, s.Duration)
 	check(s.Duration > MaxDuration, "duration", "must be at most %v s (7 days), got %v", MaxDuration, s.Duration)
+	s.validateNotes(errs)
 	check(s.ProfileWindows == ProfileWindowsOn && !slices.Contains(s.Profiles, string(KindCPU)), "profile-windows",
 		"windows a cpu profile: give --profile cpu with it")
 	if s.Workload == Writepath {
@@ -1120,6 +1142,34 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 			}
 			check(!errs.Has(o.name) && !o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
 		}
+	}
+}
+
+// MaxNotes and MaxNoteLen bound --notes: they are stored with the spec.
+const (
+	MaxNotes   = 100
+	MaxNoteLen = 2000
+)
+
+// validateNotes adds the error of the first note that is too long or
+// holds a control character, or of too many notes.
+func (s *Spec) validateNotes(errs *FieldErrors) {
+	if len(s.Notes) > MaxNotes {
+		errs.Add("notes", "at most %d notes, got %d", MaxNotes, len(s.Notes))
+		return
+	}
+	for i, n := range s.Notes {
+		switch {
+		case strings.TrimSpace(n) == "":
+			errs.Add("notes", "note %d is empty", i+1)
+		case utf8.RuneCountInString(n) > MaxNoteLen || !utf8.ValidString(n):
+			errs.Add("notes", "note %d is not UTF-8 text of at most %d characters", i+1, MaxNoteLen)
+		case strings.ContainsFunc(n, unicode.IsControl):
+			errs.Add("notes", "note %d holds a control character: a note is one line", i+1)
+		default:
+			continue
+		}
+		return
 	}
 }
 
