@@ -100,6 +100,13 @@ func (b *backlogWatch) releaseLocked(now time.Time, records, bytes, received int
 	b.release()
 }
 
+// drainedAt is when the backlog drained, the zero time until it has.
+func (b *backlogWatch) drainedAt() time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.drained
+}
+
 // producerDone lets the consumer go if the backlog was never built: the
 // producer has nothing more to send.
 func (b *backlogWatch) producerDone() {

@@ -23,6 +23,9 @@ import (
 // BrokerOptions configure `kbench broker`.
 type BrokerOptions struct {
 	Listen string
+	// Brokers is how many brokers the embedded cluster has (0 or 1: one);
+	// the first listens on Listen.
+	Brokers int
 	// CPUProfile, when set, profiles the broker from start to exit.
 	CPUProfile string
 	// Control makes the broker read commands from stdin (see ServeBroker)
@@ -49,7 +52,7 @@ const listeningPrefix = "kbench broker listening on "
 //
 // That lets `kbench run` profile the broker over exactly the measured window.
 func ServeBroker(ctx context.Context, opts BrokerOptions, stdin io.Reader, stdout io.Writer) error {
-	b, err := embeddedbroker.Start(embeddedbroker.Options{Listen: opts.Listen, ProduceRate: opts.ProduceRate})
+	b, err := embeddedbroker.Start(embeddedbroker.Options{Listen: opts.Listen, Brokers: opts.Brokers, ProduceRate: opts.ProduceRate})
 	if err != nil {
 		return err
 	}

@@ -151,15 +151,24 @@ func (r *run) resolvedConfig() *rundoc.Config {
 		c.Set("compression.type", "none")
 	}
 	if s.Workload != rundoc.Consumer {
-		if s.PayloadFile != "" {
+		switch {
+		case s.PayloadFile != "":
 			c.Set("payload", "file "+s.PayloadFile)
-		} else {
+		case len(s.Payload) > 0:
+			c.Set("payload", fmt.Sprintf("given (--payload, %d bytes)", len(s.Payload)))
+		case s.PayloadRandomRatio != nil:
+			c.Set("payload", fmt.Sprintf("%d payloads, %v of each random, the rest zeros (--payload-random-ratio)", s.PayloadPoolSize(), *s.PayloadRandomRatio))
+			c.Set("record-size", num(int64(s.RecordSize)))
+		default:
 			c.Set("record-size", num(int64(s.RecordSize)))
 		}
 		c.Set("throughput", flt(s.Throughput))
 	}
-	if s.Workload == rundoc.Producer {
+	if s.Workload == rundoc.Producer || s.E2ERateMode() && s.Threads > 1 {
 		c.Set("threads", num(int64(s.Threads)))
+	}
+	if s.Warmup > 0 {
+		c.Set("warmup", flt(s.Warmup)+" s")
 	}
 	c.Set("security.protocol", securityProtocol(st.sec))
 	if st.sec.Mechanism != "" {

@@ -35,9 +35,14 @@ type e2eStats struct {
 	dups     int64 // records received again by the same subscription
 	foreign  int64 // records not sent by this run
 	bytes    int64 // value bytes of the records received
-	// seen has bit seq×subs+sub set once record seq was received by
-	// subscription sub.
+	// seen has bit seq×subs+sub set once record seq (numbered from
+	// first) was received by subscription sub.
 	seen []uint64
+	// first is the stamp of the first measured record: those before it
+	// were sent in the warm-up (--warmup), and are received uncounted.
+	first uint64
+	// warm counts the warm-up's receipts.
+	warm int64
 	// The current interval of the series.
 	point ivCounters
 }
@@ -54,7 +59,11 @@ func newE2EStats() *e2eStats {
 func (s *e2eStats) receive(sub int, seq uint64, size int, lat, late time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	seq = seq*uint64(s.subs) + uint64(sub)
+	if seq < s.first {
+		s.warm++
+		return
+	}
+	seq = (seq-s.first)*uint64(s.subs) + uint64(sub)
 	w, bit := seq/64, uint64(1)<<(seq%64)
 	if w >= uint64(len(s.seen)) {
 		s.seen = slices.Grow(s.seen, int(w+1)-len(s.seen))[:w+1]
@@ -81,6 +90,14 @@ func (s *e2eStats) seriesPoint(secs float64) rundoc.SeriesPoint {
 	c := s.point.take()
 	s.mu.Unlock()
 	return c.point(secs, c.records, c.bytes, c.records)
+}
+
+// measureFrom makes seq the first record counted: receipts of records
+// stamped before it are the warm-up's.
+func (s *e2eStats) measureFrom(seq uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.first = seq
 }
 
 func (s *e2eStats) receivedCount() int64 {

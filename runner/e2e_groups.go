@@ -31,6 +31,7 @@ const groupsPoll = 10 * time.Millisecond
 
 // e2eGroups are the run's subscriptions' members.
 type e2eGroups struct {
+	gate    *consumerGate
 	members []*e2eMember
 	groups  []string
 	base    time.Time
@@ -47,24 +48,44 @@ type e2eMember struct {
 // and waits until every group's members hold every one of the topics'
 // partitions between them (DescribeGroups), so that no record is sent
 // before a group can read it.
-func (r *run) newE2EGroups(ctx context.Context, topics []string, partitions, subs, members int, base time.Time, es *e2eStats) (*e2eGroups, error) {
+func (r *run) newE2EGroups(ctx context.Context, topics []string, partitions, subs, members int, base time.Time, es *e2eStats, gate *consumerGate) (*e2eGroups, error) {
 	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), r.st.setupTimeout)
 	if err != nil {
 		return nil, err
 	}
-	g := &e2eGroups{base: base, es: es}
+	g := &e2eGroups{gate: gate, base: base, es: es}
 	// Groups new for the run: a group's committed offsets would start it
 	// elsewhere than the topics' start.
 	prefix := fmt.Sprintf("kbench-e2e-%d", time.Now().UnixNano())
+	// Each subscription is one group over every topic, or with
+	// --groups-per-topic a group per topic, as OMB's subscriptions are.
+	type groupOf struct {
+		name   string
+		topics []string
+	}
+	var all []groupOf
 	for s := range subs {
-		group := fmt.Sprintf("%s-sub%d", prefix, s)
+		if !r.spec.GroupsPerTopic {
+			all = append(all, groupOf{fmt.Sprintf("%s-sub%d", prefix, s), topics})
+			continue
+		}
+		for i, topic := range topics {
+			all = append(all, groupOf{fmt.Sprintf("%s-sub%d-t%04d", prefix, s, i), []string{topic}})
+		}
+	}
+	for gi, grp := range all {
+		group := grp.name
+		s := gi % subs
+		if r.spec.GroupsPerTopic {
+			s = gi / len(topics)
+		}
 		g.groups = append(g.groups, group)
 		for range members {
 			m := &e2eMember{sub: s}
 			m.reader = kafka.NewReader(kafka.ReaderConfig{
 				Brokers:           r.brokers,
 				GroupID:           group,
-				GroupTopics:       topics,
+				GroupTopics:       grp.topics,
 				Dialer:            dialer,
 				MinBytes:          1,
 				MaxBytes:          max(r.st.maxPartBytes, 1<<20),
@@ -82,14 +103,23 @@ func (r *run) newE2EGroups(ctx context.Context, topics []string, partitions, sub
 			g.members = append(g.members, m)
 		}
 	}
-	if err := r.waitGroups(ctx, g.groups, members, len(topics)*partitions); err != nil {
+	held := len(topics) * partitions
+	if r.spec.GroupsPerTopic {
+		held = partitions
+	}
+	if err := r.waitGroups(ctx, g.groups, members, held); err != nil {
 		g.close()
 		return nil, err
 	}
+	over := fmt.Sprintf("a consumer group of %d kafka-go Reader(s) (%s assignment) over the %d topic(s)", members, r.st.balancerName, len(topics))
+	if r.spec.GroupsPerTopic {
+		over = fmt.Sprintf("a consumer group per topic (--groups-per-topic, as OMB's subscriptions are), %d groups of %d kafka-go Reader(s) (%s assignment), %d Readers in all",
+			len(topics), members, r.st.balancerName, len(g.members))
+	}
 	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-		"%d subscription(s), each a consumer group of %d kafka-go Reader(s) (%s assignment) over the %d topic(s), new for the run and reading them from their start; "+
+		"%d subscription(s), each %s, new for the run and reading them from their start; "+
 			"every record is received once per subscription and each receipt is timed (e2e-latency counts them all, as OMB's does)",
-		subs, members, r.st.balancerName, len(topics)))
+		subs, over))
 	return g, nil
 }
 
@@ -143,6 +173,7 @@ func (r *run) waitGroups(parent context.Context, groups []string, members, want 
 // start reads with every member until ctx ends; the channel gets the
 // first error (nil when none) once every member stopped.
 func (g *e2eGroups) start(ctx context.Context) <-chan error {
+	g.gate.bind(ctx)
 	out := make(chan error, 1)
 	errs := make([]error, len(g.members))
 	var wg sync.WaitGroup
@@ -162,10 +193,18 @@ func (g *e2eGroups) start(ctx context.Context) <-chan error {
 
 func (g *e2eGroups) read(ctx context.Context, m *e2eMember) error {
 	for {
-		msg, err := m.reader.FetchMessage(ctx)
+		fctx, ok := g.gate.enter(ctx)
+		if !ok {
+			return nil
+		}
+		msg, err := m.reader.FetchMessage(fctx)
+		g.gate.exit()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if fctx.Err() != nil {
+				continue // the gate closed: the next enter waits
 			}
 			if e := m.lastErr.Load(); e != nil {
 				return fmt.Errorf("subscription %d: %w (last client error: %s)", m.sub, err, *e)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,12 +90,13 @@ func (r *run) e2eRate(ctx context.Context) error {
 	stats := newProduceStats(throttled)
 	es := newE2EStats()
 	es.throttled = throttled
-	// One producer per topic (OMB's producersPerTopic of 1), numbering
-	// the records together.
+	// --threads producers per topic (OMB's producersPerTopic), each with
+	// its own connections and buffer.memory as each of OMB's producers is
+	// a KafkaProducer of its own, numbering the records together.
 	seq := &atomic.Uint64{}
-	threads := make([]*producerThread, len(topics))
-	for i, topic := range topics {
-		t := &producerThread{id: i, topic: topic, credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(i, len(topics))}
+	threads := make([]*producerThread, r.spec.Threads*len(topics))
+	for i := range threads {
+		t := &producerThread{id: i, topic: topics[i%len(topics)], credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(i, len(threads))}
 		t.stamp = (&e2eStamper{seq: seq}).stamp
 		if t.client, err = r.newClientSender(ctx, t, partitions); err != nil {
 			return err
@@ -102,15 +104,18 @@ func (r *run) e2eRate(ctx context.Context) error {
 		t.sender = t.client
 		threads[i] = t
 	}
+	// The consumers read from the start (through the warm-up), unless a
+	// backlog is to be built without one: then they wait for it.
+	gate := newConsumerGate(r.spec.BacklogBytes == 0 || r.spec.Warmup > 0)
 	var cons interface {
 		start(context.Context) <-chan error
 		close()
 	}
 	if subs, members, ok := r.spec.Groups(); ok {
 		es.subs = subs
-		cons, err = r.newE2EGroups(ctx, topics, partitions, subs, members, stats.base, es)
+		cons, err = r.newE2EGroups(ctx, topics, partitions, subs, members, stats.base, es, gate)
 	} else {
-		cons, err = r.newE2EConsumer(ctx, offs, stats.base, es)
+		cons, err = r.newE2EConsumer(ctx, offs, stats.base, es, gate)
 	}
 	if err != nil {
 		return err
@@ -118,9 +123,13 @@ func (r *run) e2eRate(ctx context.Context) error {
 	defer cons.close()
 	if r.spec.Topics > 0 {
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-			"%d topic(s) (%s to %s, created for the run and deleted after it) of %d partitions, one producer each; the records and --throughput are split evenly over them",
-			len(topics), topics[0], topics[len(topics)-1], partitions))
+			"%d topic(s) (%s to %s, created for the run and deleted after it) of %d partitions, %d producer(s) each; the records and --throughput are split evenly over the %d producers",
+			len(topics), topics[0], topics[len(topics)-1], partitions, r.spec.Threads, len(threads)))
+	} else if len(threads) > 1 {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"%d producers (--threads), each with its own connections and buffer.memory; the records and --throughput are split evenly over them", len(threads)))
 	}
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, shape.describe(r.spec))
 	pace := fmt.Sprintf("at %v records/s", r.spec.Throughput)
 	if !throttled {
 		pace = "unthrottled (as fast as it can, while the consumer reads)"
@@ -134,6 +143,35 @@ func (r *run) e2eRate(ctx context.Context) error {
 			"e2e-latency is from each record's send to its receipt, e2e-latency-intended from when the rate schedule wanted it sent (so a stalled producer cannot hide its queueing), publish-latency from its send to its acknowledgement; "+
 			"each value's first %d bytes carry its sequence number and send times",
 		pace, r.accumulatorNote(), consumer, r.st.maxWait.Milliseconds(), rundoc.E2EStampBytes))
+
+	rate := r.spec.Throughput
+	if rate > 0 {
+		rate /= float64(len(threads))
+	}
+	cctx, cancelConsumer := context.WithCancel(ctx)
+	// stopConsumer ends the consumer; the gate opens first, so that no
+	// reader waits at it for ever.
+	stopConsumer := func() {
+		gate.open()
+		cancelConsumer()
+	}
+	defer stopConsumer()
+	// consumed gets the consumer's end once it stopped.
+	consumed := make(chan error, 1)
+	withRole(cctx, roleReceive, func(cctx context.Context) {
+		inner := cons.start(cctx)
+		go func() { consumed <- <-inner }()
+	})
+	if err := r.e2eWarmup(ctx, threads, rate, seq, es); err != nil {
+		stopConsumer()
+		<-consumed
+		return err
+	}
+	if r.spec.BacklogBytes > 0 {
+		// Held from the window's start until the backlog is built (a
+		// no-op without a warm-up: it was never opened).
+		gate.close()
+	}
 
 	n := r.spec.NumRecords
 	var deadline time.Time
@@ -158,27 +196,24 @@ func (r *run) e2eRate(ctx context.Context) error {
 		logged = append(logged, loggedHist{rundoc.HistPublishDelay, &stats.mu, stats.delay})
 	}
 	stopLog := r.logIntervals(logged...)
-	cctx, stopConsumer := context.WithCancel(ctx)
-	// consumed gets the consumer's end once it started and stopped: with
-	// a backlog it starts when the backlog is built.
-	consumed := make(chan error, 1)
-	startConsumer := func() {
-		withRole(cctx, roleReceive, func(cctx context.Context) {
-			inner := cons.start(cctx)
-			go func() { consumed <- <-inner }()
-		})
-	}
 	var backlog *backlogWatch
 	if r.spec.BacklogBytes > 0 {
-		backlog = r.watchBacklog(stats, es, startConsumer)
-	} else {
-		startConsumer()
+		backlog = r.watchBacklog(stats, es, gate.open)
 	}
-	rate := r.spec.Throughput
-	if rate > 0 {
-		rate /= float64(len(threads))
+	var until func() time.Time
+	if r.spec.DurationAfterDrain && backlog != nil {
+		// OMB's testDurationMinutes: the duration runs from the drain.
+		d := time.Duration(r.spec.Duration * float64(time.Second))
+		until = func() time.Time {
+			if at := backlog.drainedAt(); !at.IsZero() {
+				return at.Add(d)
+			}
+			return time.Time{}
+		}
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"--duration-after-drain: the producer sent until %v s after the backlog drained (OMB's testDurationMinutes after its drain), the build and the drain before it", r.spec.Duration))
 	}
-	sendErr := errors.Join(sendAll(ctx, threads, n, deadline, rate, true)...)
+	sendErr := errors.Join(sendAllUntil(ctx, threads, n, deadline, until, rate, true)...)
 	if backlog != nil {
 		backlog.producerDone()
 	}
@@ -215,6 +250,44 @@ func (r *run) e2eRate(ctx context.Context) error {
 	if err := e2eCountError(acked, es); err != nil {
 		return errors.Join(err, drainErr)
 	}
+	return nil
+}
+
+// e2eWarmup sends --warmup seconds of records at the run's rate, which
+// the consumer receives and no figure counts: the stamps of the records
+// sent from now on are numbered from the first measured one.
+func (r *run) e2eWarmup(ctx context.Context, threads []*producerThread, rate float64, seq *atomic.Uint64, es *e2eStats) error {
+	if r.spec.Warmup <= 0 {
+		es.measureFrom(0)
+		return nil
+	}
+	es.measureFrom(math.MaxUint64) // every record until the warm-up ends
+	r.rep.phase("warmup", 0)
+	r.rep.note("kbench: warm-up of %v s at the run's rate", r.spec.Warmup)
+	deadline := time.Now().Add(time.Duration(r.spec.Warmup * float64(time.Second)))
+	errs := sendAll(ctx, threads, 0, deadline, rate, false)
+	stats := threads[0].stats
+	stats.mu.Lock()
+	firstErr, failures := stats.firstErr, stats.errors
+	stats.mu.Unlock()
+	if firstErr != nil {
+		return fmt.Errorf("warm-up: %d records failed; first error: %w", failures, r.explain(firstErr))
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, errStopped) {
+			return fmt.Errorf("warm-up: %w", r.explain(err))
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	// Every warm-up record was acknowledged (sendAll waits for them),
+	// so every one numbered below this was sent in the warm-up.
+	warm := seq.Load()
+	es.measureFrom(warm)
+	r.res.Measurement.WarmupRecords = int64(warm)
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+		"warm-up: %v s at the run's rate before the measured window (%d records, received by the consumer and in no figure)", r.spec.Warmup, warm))
 	return nil
 }
 
@@ -260,6 +333,7 @@ func (r *run) e2eRateResults(acked int64, stats *produceStats, es *e2eStats) {
 // e2eConsumer reads every partition from where it ended when the run
 // started, one kafka-go Conn each.
 type e2eConsumer struct {
+	gate    *consumerGate
 	parts   []*e2ePartition
 	maxWait time.Duration
 	maxByte int
@@ -273,12 +347,12 @@ type e2ePartition struct {
 	buf  []byte
 }
 
-func (r *run) newE2EConsumer(ctx context.Context, offs []partOffsets, base time.Time, es *e2eStats) (*e2eConsumer, error) {
+func (r *run) newE2EConsumer(ctx context.Context, offs []partOffsets, base time.Time, es *e2eStats, gate *consumerGate) (*e2eConsumer, error) {
 	dialer, err := r.st.sec.Dialer(r.clientID("consumer"), r.st.setupTimeout)
 	if err != nil {
 		return nil, err
 	}
-	c := &e2eConsumer{maxWait: r.st.maxWait, maxByte: r.st.maxPartBytes, base: base, es: es}
+	c := &e2eConsumer{gate: gate, maxWait: r.st.maxWait, maxByte: r.st.maxPartBytes, base: base, es: es}
 	for _, o := range offs {
 		conn, err := dialer.DialLeader(ctx, "tcp", r.brokers[0], o.topic, o.partition)
 		if err != nil {
@@ -298,6 +372,7 @@ func (r *run) newE2EConsumer(ctx context.Context, offs []partOffsets, base time.
 // start reads every partition until ctx ends; the channel gets the first
 // error (nil when none) once every reader stopped.
 func (c *e2eConsumer) start(ctx context.Context) <-chan error {
+	c.gate.bind(ctx)
 	out := make(chan error, 1)
 	errs := make([]error, len(c.parts))
 	var wg sync.WaitGroup
@@ -324,38 +399,54 @@ func (c *e2eConsumer) start(ctx context.Context) <-chan error {
 
 func (c *e2eConsumer) read(ctx context.Context, p *e2ePartition) error {
 	for ctx.Err() == nil {
-		asked := p.next
-		batch := p.conn.ReadBatchWith(kafka.ReadBatchConfig{MinBytes: 1, MaxBytes: c.maxByte, MaxWait: c.maxWait})
-		for {
-			n, err := batch.Read(p.buf)
-			if err != nil {
-				if errors.Is(err, io.ErrShortBuffer) {
-					p.buf = make([]byte, 2*len(p.buf))
-				}
-				break
-			}
-			// The broker answers with whole record batches, which may start
-			// before the offset asked for.
-			if batch.Offset()-1 < asked {
-				continue
-			}
-			now := time.Since(c.base)
-			seq, intended, sent, ok := readStamp(p.buf[:n])
-			if !ok || seq >= e2eMaxSeq {
-				c.es.mu.Lock()
-				c.es.foreign++
-				c.es.mu.Unlock()
-				continue
-			}
-			c.es.receive(0, seq, n, now-sent, now-intended)
+		if _, ok := c.gate.enter(ctx); !ok {
+			return nil
 		}
-		p.next = batch.Offset()
-		if err := batch.Close(); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrShortBuffer) {
-			return fmt.Errorf("fetch partition: %w", err)
+		err := c.fetch(ctx, p)
+		c.gate.exit()
+		if err != nil {
+			return err
 		}
-		if _, err := p.conn.Seek(p.next, kafka.SeekAbsolute|kafka.SeekDontCheck); err != nil && ctx.Err() == nil {
-			return fmt.Errorf("fetch partition: %w", err)
+	}
+	return nil
+}
+
+// fetch reads one batch of partition p.
+func (c *e2eConsumer) fetch(ctx context.Context, p *e2ePartition) error {
+	asked := p.next
+	batch := p.conn.ReadBatchWith(kafka.ReadBatchConfig{MinBytes: 1, MaxBytes: c.maxByte, MaxWait: c.maxWait})
+	for {
+		n, err := batch.Read(p.buf)
+		if err != nil {
+			if errors.Is(err, io.ErrShortBuffer) {
+				p.buf = make([]byte, 2*len(p.buf))
+			}
+			break
 		}
+		// The broker answers with whole record batches, which may start
+		// before the offset asked for.
+		if batch.Offset()-1 < asked {
+			continue
+		}
+		now := time.Since(c.base)
+		seq, intended, sent, ok := readStamp(p.buf[:n])
+		if !ok || seq >= e2eMaxSeq {
+			c.es.mu.Lock()
+			c.es.foreign++
+			c.es.mu.Unlock()
+			continue
+		}
+		c.es.receive(0, seq, n, now-sent, now-intended)
+	}
+	p.next = batch.Offset()
+	// kafka-go reports a fetch that found no record within
+	// fetch.max.wait.ms as RequestTimedOut: nothing was sent meanwhile
+	// (a slow rate, a warm-up's end, the gate closing), not a failure.
+	if err := batch.Close(); err != nil && ctx.Err() == nil && !errors.Is(err, io.ErrShortBuffer) && !errors.Is(err, kafka.RequestTimedOut) {
+		return fmt.Errorf("fetch partition: %w", err)
+	}
+	if _, err := p.conn.Seek(p.next, kafka.SeekAbsolute|kafka.SeekDontCheck); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("fetch partition: %w", err)
 	}
 	return nil
 }

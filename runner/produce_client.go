@@ -331,7 +331,9 @@ func (c *clientSender) Send(ctx context.Context, ph send.Phase) error {
 		}
 		now := t.stats.now()
 		if n == 0 && now >= deadline {
-			break
+			if deadline = ph.End(t.stats.base, deadline, now); now >= deadline {
+				break
+			}
 		}
 		intended := now
 		if pacer.Limited() {

@@ -270,7 +270,9 @@ func (t *producerThread) Send(ctx context.Context, ph send.Phase) error {
 		}
 		now := t.stats.now()
 		if n == 0 && now >= deadline {
-			break
+			if deadline = ph.End(t.stats.base, deadline, now); now >= deadline {
+				break
+			}
 		}
 		k := int64(sendChunk)
 		if n > 0 {
@@ -548,6 +550,12 @@ func (r *run) produce(ctx context.Context) error {
 // of total records (0 with a deadline) at rate records/s (its own share;
 // ≤ 0 for no limit), and returns their errors by thread.
 func sendAll(ctx context.Context, threads []*producerThread, total int64, deadline time.Time, rate float64, measured bool) []error {
+	return sendAllUntil(ctx, threads, total, deadline, nil, rate, measured)
+}
+
+// sendAllUntil is sendAll with a phase end that until may move later
+// (send.Phase.Until).
+func sendAllUntil(ctx context.Context, threads []*producerThread, total int64, deadline time.Time, until func() time.Time, rate float64, measured bool) []error {
 	errs := make([]error, len(threads))
 	var wg sync.WaitGroup
 	for i, t := range threads {
@@ -555,7 +563,7 @@ func sendAll(ctx context.Context, threads []*producerThread, total int64, deadli
 		go func() {
 			defer wg.Done()
 			withRole(ctx, roleSend, func(ctx context.Context) {
-				errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Rate: rate, Measured: measured})
+				errs[i] = t.sender.Send(ctx, send.Phase{N: share(total, len(threads), i), Deadline: deadline, Until: until, Rate: rate, Measured: measured})
 			})
 		}()
 	}
@@ -598,7 +606,17 @@ func (r *run) accumulatorNote() string {
 		"each batch holds batch.size bytes of buffer.memory (%d bytes per thread) until acknowledged, and send blocks when none is left, for at most max.block.ms (%d), "+
 		"so an unthrottled run's latency includes about buffer.memory / throughput of queueing, as Kafka's does; compression %v; failed batches are retried as the Writer retries; "+
 		"kafka-go's Transport does not pipeline, so each request in flight uses its own connection and, with more than one in flight, batches may reach a partition out of order",
-		r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight, r.st.maxRequestSize, r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock.Milliseconds(), r.st.compression)
+		r.st.batchBytes, r.st.linger.Milliseconds(), r.st.maxInFlight, r.st.maxRequestSize, r.threadBufferMemory(), r.st.maxBlock.Milliseconds(), r.st.compression)
+}
+
+// threadBufferMemory is the buffer.memory of each producer thread: the
+// producer workload's threads share it, e2e's producers (OMB's) each
+// have it whole.
+func (r *run) threadBufferMemory() int64 {
+	if r.spec.Workload == rundoc.E2E {
+		return r.st.bufferMemory
+	}
+	return r.st.bufferMemory / int64(r.spec.Threads)
 }
 
 func (r *run) producerResults(stats *produceStats, ws []threadStats, shape *recordShape) {

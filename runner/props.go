@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -430,4 +431,102 @@ func Usage(workload rundoc.Workload) string {
 		u += fmt.Sprintf("\nKafka properties kbench understands: %s\n", strings.Join(supportedProps(workload), ", "))
 	}
 	return u
+}
+
+// e2eRule says why e2e rate mode does not apply a value of a property
+// it takes, "" when it does; nil applies every value.
+type e2eRule func(v string) string
+
+// e2eRateProducer are the properties e2e rate mode's producers apply:
+// kbench's raw-mode sender (produce_client.go) reads every one.
+var e2eRateProducer = map[string]e2eRule{
+	"acks": nil, "linger.ms": nil, "batch.size": nil, "compression.type": nil, "buffer.memory": nil, "max.block.ms": nil,
+	"max.request.size": nil, "request.timeout.ms": nil, "retries": nil, "retry.backoff.ms": nil, "retry.backoff.max.ms": nil,
+	"max.in.flight.requests.per.connection": nil, "client.id": nil, "socket.connection.setup.timeout.ms": nil,
+	"enable.idempotence": func(v string) string {
+		if v == "false" {
+			return ""
+		}
+		return "kafka-go has no idempotent producer"
+	},
+}
+
+// e2eRateConsumer are the properties e2e rate mode's consumers apply:
+// the kafka-go Readers of its subscriptions (e2e_groups.go), which fetch
+// with fetch.min.bytes 1 and read uncommitted, commit no offsets, and
+// read their fresh topics from the start.
+var e2eRateConsumer = map[string]e2eRule{
+	"fetch.max.wait.ms": nil, "session.timeout.ms": nil, "heartbeat.interval.ms": nil, "partition.assignment.strategy": nil,
+	"client.id": nil, "socket.connection.setup.timeout.ms": nil,
+	"max.partition.fetch.bytes": func(v string) string {
+		if n, err := strconv.Atoi(v); err == nil && n < 1<<20 {
+			return "the subscriptions' kafka-go Readers fetch at least 1 MiB"
+		}
+		return ""
+	},
+	"fetch.min.bytes": func(v string) string {
+		if v == "1" {
+			return ""
+		}
+		return "kbench's consumers fetch with fetch.min.bytes 1, so that each record is timed as soon as it can be read"
+	},
+	"isolation.level": func(v string) string {
+		if v == "read_uncommitted" {
+			return ""
+		}
+		return "kbench's consumers read uncommitted (its producers send no transactions)"
+	},
+	"auto.offset.reset": func(v string) string {
+		if v == "earliest" {
+			return ""
+		}
+		return "kbench's subscriptions read their fresh topics from the start (the same records here: they join before the first is sent)"
+	},
+	"enable.auto.commit":      func(string) string { return "kbench's consumers commit no offsets" },
+	"auto.commit.interval.ms": func(string) string { return "kbench's consumers commit no offsets" },
+}
+
+// E2ERateApplies is the runner's word on Kafka property key=value for
+// e2e rate mode's producers (consumer false) or the consumers of its
+// subscriptions (consumer true): notApplied says why they do not apply
+// it as Java's client would ("" when they do), err that the value is
+// one the property never takes. It is narrower than Validate, which
+// takes every property the producer and consumer workloads know for
+// e2e's one set of properties: kbench run omb lists what this refuses
+// as not applied rather than let a driver file's property go unheeded.
+// The connection's properties (security.protocol, sasl.*, ssl.*) are
+// both clients' alike and judged with the spec (kafkasec).
+func E2ERateApplies(consumer bool, key, value string) (notApplied string, err error) {
+	if slices.Contains(kafkasec.Keys(), key) {
+		return "", nil
+	}
+	rules, own, other, who := e2eRateProducer, producerProps, consumerProps, "producers"
+	if consumer {
+		rules, own, other, who = e2eRateConsumer, consumerProps, producerProps, "consumers"
+	}
+	rule, applied := rules[key]
+	if applied && rule != nil {
+		if why := rule(value); why != "" {
+			return why, nil
+		}
+	}
+	h, known := commonProps[key]
+	if !known {
+		h, known = own[key]
+	}
+	if known {
+		var st settings
+		if err := h(&st, value); err != nil {
+			return "", fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	switch {
+	case applied:
+		return "", nil
+	case known:
+		return fmt.Sprintf("kbench's e2e %s do not apply it", who), nil
+	case other[key] != nil:
+		return fmt.Sprintf("a property of the other kind of client, which Java's %s ignore too", who), nil
+	}
+	return "kbench's client does not take it", nil
 }

@@ -14,11 +14,9 @@ import (
 
 // The shape of keys and headers (--key-size, --headers).
 const (
-	// keyPoolSize is how many distinct keys a run with --key-size draws
-	// from: enough to spread over any partition count.
-	keyPoolSize = 1024
-	maxKeySize  = 1 << 20
-	maxHeaders  = 1000
+	// How many distinct keys a run with --key-size draws from, and the
+	// bounds of keys and headers, are the spec's (rundoc.Spec.Keys,
+	// rundoc.MaxKeySize, rundoc.MaxHeaders).
 	// Headers have KIP-1096's shape: small string keys and values, the
 	// same on every record. Keys are "header-000", "header-001", …
 	headerKeyLen   = 10
@@ -44,6 +42,12 @@ type recordShape struct {
 	keys     [][]byte
 	keyParts []int // the partition of each key
 	keySize  int
+	// roundRobin: each generator takes the keys in turn (--key-order
+	// round-robin) rather than at random.
+	roundRobin bool
+	// randomBytes, with --payload-random-ratio, is how many bytes of each
+	// payload are random, the rest zeros.
+	randomBytes int
 
 	headers  wire.Headers   // mode raw
 	kheaders []kafka.Header // modes client and writer
@@ -75,6 +79,17 @@ func (r *run) recordShape(partitions int) (*recordShape, error) {
 		for i := range sh.pool {
 			sh.pool[i] = symbol(int(rng.Uint32N(uint32(sh.symbols))))
 		}
+	} else if ratio := r.spec.PayloadRandomRatio; ratio != nil {
+		// OMB's randomized payloads: the first ratio × size bytes random
+		// (every byte value), the rest zeros, as its generator cuts them.
+		sh.randomBytes = int(float64(r.spec.RecordSize) * *ratio)
+		for range r.spec.PayloadPoolSize() {
+			p := make([]byte, r.spec.RecordSize)
+			for i := range sh.randomBytes {
+				p[i] = byte(rng.Uint32())
+			}
+			sh.payloads = append(sh.payloads, p)
+		}
 	} else {
 		payloads, err := r.payloads()
 		if err != nil {
@@ -87,8 +102,9 @@ func (r *run) recordShape(partitions int) (*recordShape, error) {
 		for i := range parts {
 			parts[i] = i
 		}
+		sh.roundRobin = r.spec.KeyOrder == rundoc.KeyOrderRoundRobin
 		var murmur kafka.Murmur2Balancer
-		for range keyPoolSize {
+		for range r.spec.Keys() {
 			k := make([]byte, sh.keySize)
 			for i := range k {
 				k[i] = byte('A' + rng.IntN(26))
@@ -123,11 +139,20 @@ func (sh *recordShape) describe(spec rundoc.Spec) string {
 			*spec.PayloadEntropy, sh.size, len(sh.pool), sh.symbols, math.Log2(float64(sh.symbols)))
 	case spec.PayloadFile != "":
 		s = fmt.Sprintf("values: the %d payloads of %s, one picked at random per record", len(sh.payloads), spec.PayloadFile)
+	case len(spec.Payload) > 0:
+		s = fmt.Sprintf("values: the payload given (--payload, %d bytes), sent as every record's value", len(spec.Payload))
+	case spec.PayloadRandomRatio != nil:
+		s = fmt.Sprintf("values (--payload-random-ratio %v): one of %d payloads picked at random per record, each %d random bytes followed by %d zero bytes (OMB's randomized payloads)",
+			*spec.PayloadRandomRatio, len(sh.payloads), sh.randomBytes, spec.RecordSize-sh.randomBytes)
 	default:
 		s = fmt.Sprintf("values: one payload of %d random uppercase letters sent as every record's value, as Kafka's tool does; compression then sees one value repeated (use --payload-entropy for realistic compression figures)", len(sh.payloads[0]))
 	}
 	if sh.keySize > 0 {
-		s += fmt.Sprintf("; keys (--key-size %d): %d distinct keys of uppercase letters, one picked at random per record, on the partition murmur2 gives them as Kafka's default partitioner does", sh.keySize, len(sh.keys))
+		pick := "one picked at random per record"
+		if sh.roundRobin {
+			pick = "each producer taking them in turn (--key-order round-robin)"
+		}
+		s += fmt.Sprintf("; keys (--key-size %d): %d distinct keys of uppercase letters, %s, on the partition murmur2 gives them as Kafka's default partitioner does", sh.keySize, len(sh.keys), pick)
 	} else {
 		s += "; null keys"
 	}
@@ -149,6 +174,7 @@ type recordGen struct {
 	sh     *recordShape
 	rng    *rand.Rand
 	cursor int
+	key    int // the last key taken, with --key-order round-robin
 }
 
 // generator is thread i of n's record source: its own random stream and,
@@ -180,6 +206,12 @@ func (g *recordGen) next() (value, key []byte, part int) {
 	if sh.keys == nil {
 		return value, nil, -1
 	}
-	k := g.rng.IntN(len(sh.keys))
+	var k int
+	if sh.roundRobin {
+		g.key = (g.key + 1) % len(sh.keys)
+		k = g.key
+	} else {
+		k = g.rng.IntN(len(sh.keys))
+	}
 	return value, sh.keys[k], sh.keyParts[k]
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -143,6 +144,8 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	r.st = st
 	r.res.Environment.Config = r.resolvedConfig()
+	// The spec's own notes (--notes) come first: what its maker says of it.
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, r.spec.Notes...)
 	if r.opts.OutDir != "" {
 		if err := os.MkdirAll(r.opts.OutDir, 0o755); err != nil {
 			return fmt.Errorf("runner: output directory: %w", err)
@@ -165,6 +168,12 @@ func (r *run) execute(ctx context.Context) error {
 		if r.st.sec.Protocol != "" && r.st.sec.Protocol != "PLAINTEXT" {
 			return rundoc.NewFieldError(rundoc.PropsFlag(r.spec.Workload), "security.protocol %s needs --bootstrap-server: the embedded broker speaks PLAINTEXT", r.st.sec.Protocol)
 		}
+		nodes := r.spec.EmbeddedBrokers()
+		if nodes > 1 {
+			// As many brokers as the topics' replicas, so that a
+			// --replication-factor (OMB's stock 3) is accepted.
+			cmd = append(append([]string(nil), cmd...), "--brokers", strconv.Itoa(nodes))
+		}
 		child, err := startChildBroker(ctx, cmd)
 		if err != nil {
 			return err
@@ -172,6 +181,10 @@ func (r *run) execute(ctx context.Context) error {
 		r.child = child
 		r.brokers = []string{child.addr}
 		r.res.Environment.Broker = "embedded kfake (own process, log.segment.bytes=1048576) at " + child.addr
+		if nodes > 1 {
+			r.res.Environment.Broker = fmt.Sprintf("embedded kfake (own process, %d brokers for --replication-factor %d, one copy of the data whatever the factor, log.segment.bytes=1048576) at %s",
+				nodes, r.spec.ReplicationFactor, child.addr)
+		}
 		r.rep.note("kbench: embedded broker at %s (pid %d)", child.addr, child.cmd.Process.Pid)
 	} else {
 		r.brokers = brokers(&r.spec)
@@ -344,8 +357,15 @@ func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	req := &kafka.CreateTopicsRequest{}
+	// --replication-factor and --topic-config (OMB's driver
+	// replicationFactor and topicConfig), else the broker's defaults.
+	replicas := -1
+	if r.spec.ReplicationFactor > 0 {
+		replicas = r.spec.ReplicationFactor
+	}
+	configs := topicConfigEntries(r.spec.TopicConfig)
 	for _, n := range names {
-		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: -1})
+		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: replicas, ConfigEntries: configs})
 	}
 	resp, err := client.CreateTopics(ctx, req)
 	if err != nil {
@@ -392,7 +412,28 @@ func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
 	}
 	r.res.Environment.Config.Set("partitions", strconv.Itoa(r.spec.Partitions))
 	r.res.Environment.Config.Set("topics", strconv.Itoa(len(names)))
+	if replicas > 0 {
+		r.res.Environment.Config.Set("replication.factor", strconv.Itoa(replicas))
+	}
+	for _, c := range configs {
+		r.res.Environment.Config.Set("topic."+c.ConfigName, c.ConfigValue)
+	}
 	return names, r.spec.Partitions, nil
+}
+
+// topicConfigEntries are --topic-config's pairs as CreateTopics takes
+// them, in name order so that requests and results read alike.
+func topicConfigEntries(m map[string]string) []kafka.ConfigEntry {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]kafka.ConfigEntry, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, kafka.ConfigEntry{ConfigName: k, ConfigValue: m[k]})
+	}
+	return out
 }
 
 // dropTopics deletes the topics the run created (ensureTopics), whatever
@@ -479,6 +520,9 @@ func (r *run) ensureTopic(ctx context.Context) (int, error) {
 // payloads are random uppercase letters; a payload file is split by its
 // delimiter and records pick one of its payloads at random.
 func (r *run) payloads() ([][]byte, error) {
+	if len(r.spec.Payload) > 0 {
+		return [][]byte{r.spec.Payload}, nil
+	}
 	if r.spec.PayloadFile == "" {
 		p := make([]byte, r.spec.RecordSize)
 		rng := rand.New(rand.NewPCG(1, 2))

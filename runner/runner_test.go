@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		var opts BrokerOptions
 		fs.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "")
 		fs.BoolVar(&opts.Control, "control", false, "")
+		fs.IntVar(&opts.Brokers, "brokers", 1, "")
 		fs.Parse(os.Args[2:])
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()

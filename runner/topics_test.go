@@ -130,3 +130,71 @@ func TestE2ESubscriptions(t *testing.T) {
 		t.Errorf("notes do not say how it consumed:\n%s", notes)
 	}
 }
+
+// TestTopicShape: --replication-factor and --topic-config reach the
+// topics the run creates (OMB's driver replicationFactor and
+// topicConfig): on a cluster of three brokers each partition has three
+// replicas and the topic holds the configs given; on the embedded
+// broker the run starts it as three brokers, which a factor of 3 needs.
+func TestTopicShape(t *testing.T) {
+	b := startBroker(t, embeddedbroker.Options{Brokers: 3})
+	opts, _ := testOptions(t)
+	opts.keepTopics = true
+	spec := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "shaped", "--topics", "2", "--partitions", "2",
+		"--replication-factor", "3", "--topic-config", "min.insync.replicas=2", "retention.ms=600000",
+		"--num-records", "100", "--record-size", "100", "--profile", "none")
+	res, err := Run(context.Background(), spec, opts)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if got, _ := res.Environment.Config.Get("replication.factor"); got != "3" {
+		t.Errorf("config replication.factor = %q, want 3", got)
+	}
+	if got, _ := res.Environment.Config.Get("topic.min.insync.replicas"); got != "2" {
+		t.Errorf("config topic.min.insync.replicas = %q, want 2", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, err := kafka.DialContext(ctx, "tcp", b.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	parts, err := conn.ReadPartitions("shaped-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		if len(p.Replicas) != 3 {
+			t.Errorf("shaped-0001 partition %d has %d replicas, want 3", p.ID, len(p.Replicas))
+		}
+	}
+	tr := &kafka.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(b.Addr()), Transport: tr}
+	dc, err := client.DescribeConfigs(ctx, &kafka.DescribeConfigsRequest{Resources: []kafka.DescribeConfigRequestResource{{
+		ResourceType: kafka.ResourceTypeTopic, ResourceName: "shaped-0000", ConfigNames: []string{"min.insync.replicas", "retention.ms"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range dc.Resources {
+		for _, e := range r.ConfigEntries {
+			got[e.ConfigName] = e.ConfigValue
+		}
+	}
+	if got["min.insync.replicas"] != "2" || got["retention.ms"] != "600000" {
+		t.Errorf("shaped-0000's configs are %v, want min.insync.replicas=2 and retention.ms=600000", got)
+	}
+
+	embedded, _ := testOptions(t)
+	spec = mustParse(t, rundoc.Producer, "--topics", "1", "--replication-factor", "3", "--topic-config", "min.insync.replicas=2",
+		"--num-records", "100", "--record-size", "100", "--profile", "none")
+	res, err = Run(context.Background(), spec, embedded)
+	if err != nil {
+		t.Fatalf("replication factor 3 on the embedded broker: %v", err)
+	}
+	if !strings.Contains(res.Environment.Broker, "3 brokers") {
+		t.Errorf("broker %q does not say it ran as 3 brokers", res.Environment.Broker)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbench/kbench/internal/launch"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/ui"
 )
 
 // requestFromForm maps the form's fields (named after the runner's flags)
@@ -56,6 +57,9 @@ func requestFromForm(form url.Values) (launch.Request, error) {
 	default:
 		errs.Add("target", "must be embedded, bootstrap or cluster")
 	}
+	// With an OMB workload pasted, the files define the run: an unticked
+	// checkbox is no option given.
+	omb := req.Workload == string(rundoc.E2E) && (strings.TrimSpace(form.Get(ui.FieldOMBWorkload)) != "" || strings.TrimSpace(form.Get(ui.FieldOMBDriver)) != "")
 	for _, f := range rundoc.Flags() {
 		if !applies(f, req.Workload) || f.Name == "bootstrap-server" || launch.ServerRefused[f.Name] {
 			continue
@@ -66,6 +70,9 @@ func requestFromForm(form url.Values) (launch.Request, error) {
 		case "bool":
 			// The checkbox sends "true"; any other value goes to the
 			// runner's parser, which names what it does not understand.
+			if len(vals) == 0 && omb {
+				continue
+			}
 			if len(vals) == 0 {
 				raw = false
 			} else {
@@ -102,6 +109,18 @@ func requestFromForm(form url.Values) (launch.Request, error) {
 			return req, fmt.Errorf("server: encode form field %s: %w", f.Name, err)
 		}
 		req.Params[f.Name] = b
+	}
+	// An OMB workload's files, pasted: the e2e run that runs them.
+	if omb {
+		for _, name := range []string{ui.FieldOMBWorkload, ui.FieldOMBDriver} {
+			if v := form.Get(name); strings.TrimSpace(v) != "" {
+				b, err := json.Marshal(v)
+				if err != nil {
+					return req, fmt.Errorf("server: encode form field %s: %w", name, err)
+				}
+				req.Params[name] = b
+			}
+		}
 	}
 	return req, errs.Err()
 }

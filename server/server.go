@@ -185,6 +185,10 @@ type Deps struct {
 	// ImportMetrics lists the metrics an import of figures measured
 	// elsewhere may name for a workload (runner.ImportMetrics).
 	ImportMetrics func(rundoc.Workload) []rundoc.Metric
+	// E2EApplies is the runner's word on an OMB driver's Kafka
+	// properties (runner.E2ERateApplies); nil refuses OMB workloads
+	// (omb-workload, omb-driver).
+	E2EApplies func(consumer bool, key, value string) (notApplied string, err error)
 }
 
 // Server is the web application. It is an http.Handler.
@@ -279,7 +283,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if s.regressions == nil {
 		s.regressions, s.ownRegressions = regressions.New(deps.Store, ui.RegressionLinks(), cfg.Logger), true
 	}
-	s.launcher = launch.New(launch.Options{Store: deps.Store, Runs: deps.Runs, Validate: deps.Validate,
+	s.launcher = launch.New(launch.Options{Store: deps.Store, Runs: deps.Runs, Validate: deps.Validate, E2EApplies: deps.E2EApplies,
 		Allowed: func(addrs []string) error { return asFieldError(s.checkTargets(addrs)) }, Clusters: cfg.Clusters, Tools: cfg.Tools,
 		NoLocalWorker: cfg.NoLocalWorker, TokenRequired: cfg.Token != "", AllowClientFiles: cfg.AllowClientFiles, AllowToolClassProps: cfg.AllowToolClassProps,
 		MaxRunsPerRequest: cfg.MaxRunsPerRequest, MaxQueuedRuns: cfg.MaxQueuedRuns, FindJDK: func() error { return findJDK() }, Logger: cfg.Logger})

@@ -318,7 +318,7 @@ func newLifecycle(t testing.TB, cfg Config, st *store.Store) *lifecycle.Manager 
 // testDeps are a server's Deps on st and runs, with the runner's checks
 // as the serve command gives them.
 func testDeps(st *store.Store, runs Runs) Deps {
-	return Deps{Store: st, Runs: runs, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics}
+	return Deps{Store: st, Runs: runs, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics, E2EApplies: runner.E2ERateApplies}
 }
 
 func (ts *testServer) do(t *testing.T, method, target string, body string, hdr ...string) *httptest.ResponseRecorder {

@@ -172,6 +172,9 @@ var excludedFlags = map[string]bool{
 	"payload-delimiter": true,
 	"producer.config":   true,
 	"consumer.config":   true,
+	// Notes are what a tool that writes the spec says of it (kbench run
+	// omb's translation); a person on the form has the label and meta.
+	"notes": true,
 }
 
 // FormDuration is the form's default run length in seconds for the
@@ -314,7 +317,8 @@ func NewRunFormClusters(values url.Values, errs map[string]string, clusters []Cl
 	for _, f := range FormFlags() {
 		opts.Fields = append(opts.Fields, flagField(f, values, fresh))
 	}
-	v.Sections = []FormSection{run, conn, opts}
+	v.Sections = []FormSection{run, conn, ombSection(values), opts}
+	errs = foldOMBErrors(errs)
 
 	// Wire up ids, errors and the summary, in form order.
 	known := map[string]bool{}
@@ -352,6 +356,94 @@ func NewRunFormClusters(values url.Values, errs map[string]string, clusters []Cl
 		}
 	}
 	return v
+}
+
+// The new-run form's fields of an OpenMessaging Benchmark workload: the
+// files' contents, as the API's params of the same names.
+const (
+	FieldOMBWorkload = "omb-workload"
+	FieldOMBDriver   = "omb-driver"
+)
+
+// ombSection is the form's OpenMessaging Benchmark section: a workload
+// file and a Kafka driver file, pasted, which the e2e workload runs with
+// kbench's clients as kbench run omb does.
+func ombSection(values url.Values) FormSection {
+	field := func(name, label, placeholder, help string) FormField {
+		return FormField{Name: name, Label: label, Kind: "textarea", Value: redactPropertyLines(values.Get(name)), Placeholder: placeholder, Help: help,
+			Workloads: string(rundoc.E2E), AppliesTo: "e2e only"}
+	}
+	return FormSection{ID: "omb", Legend: "OpenMessaging Benchmark",
+		Help: "e2e: paste an OMB Kafka workload and driver file to run them with kbench's clients, as kbench run omb does. The workload's fields define the run: " +
+			"leave the workload options below empty, but for duration and warmup (seconds, in place of its whole minutes), payload (the payloadFile's contents, base64), topic and profile. " +
+			"The driver's bootstrap.servers is the target unless you choose a cluster above (without one in its commonConfig, the embedded broker); the run's notes list its properties kbench's client does not apply",
+		Fields: []FormField{
+			field(FieldOMBWorkload, "OMB workload (YAML)", "topics: 1\npartitionsPerTopic: 16\nmessageSize: 1024\n…", "an OMB workload file (workloads/*.yaml)"),
+			field(FieldOMBDriver, "OMB driver (YAML)", "driverClass: io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver\nreplicationFactor: 3\n…",
+				"an OMB Kafka driver file (driver-kafka/*.yaml); its passwords are never shown again: enter them again after a correction"),
+		}}
+}
+
+// redactPropertyLines is text with the value of every line that is a
+// secret Kafka property (a password, a JAAS line's password) redacted,
+// as the form shows a submitted OMB driver again: like the SASL
+// password field, it never renders a secret back.
+func redactPropertyLines(text string) string {
+	if text == "" {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		props, err := rundoc.ParseProperties(trimmed)
+		if err != nil || len(props) != 1 {
+			continue
+		}
+		for k, v := range props {
+			if r := rundoc.RedactProps(props)[k]; r != v {
+				indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+				lines[i] = indent + k + "=" + r
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// foldOMBErrors shows the errors of the OMB files' fields
+// (omb-workload.topics, …) beside the file's field, one a line, each
+// naming its field.
+func foldOMBErrors(errs map[string]string) map[string]string {
+	var folded map[string]string
+	for k, msg := range errs {
+		for _, file := range []string{FieldOMBWorkload, FieldOMBDriver} {
+			field, ok := strings.CutPrefix(k, file+".")
+			if !ok {
+				continue
+			}
+			if folded == nil {
+				folded = make(map[string]string, len(errs))
+				for k2, m2 := range errs {
+					folded[k2] = m2
+				}
+			}
+			delete(folded, k)
+			var lines []string
+			for _, m := range ErrorLines(msg) {
+				lines = append(lines, field+": "+m)
+			}
+			if folded[file] != "" {
+				lines = append([]string{folded[file]}, lines...)
+			}
+			folded[file] = strings.Join(lines, "\n")
+		}
+	}
+	if folded == nil {
+		return errs
+	}
+	return folded
 }
 
 // wire gives f its id, its error from errs (adding it to the summary) and

@@ -26,6 +26,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"run", "producer", "--progress", "xml"}, "--progress"},
 		{[]string{"run", "producer", "--out"}, "--out"},
 		{[]string{"broker", "--nope"}, "nope"},
+		{[]string{"broker", "--brokers", "0"}, "--brokers"},
+		{[]string{"broker", "--brokers", "17"}, "--brokers"},
 		// The embedded broker speaks PLAINTEXT only: a conflicting option.
 		{[]string{"run", "producer", "--producer-props", "security.protocol=SSL"}, "security.protocol"},
 		// --allow-target patterns are checked before anything is opened.

@@ -15,14 +15,17 @@ import (
 // (kbench run --spec FILE --out DIR --progress json).
 var Run = &Command{
 	Name:      "run",
-	UsageLine: "run producer|consumer|writepath [flags]",
-	Short:     "one benchmark on kafka-go, like Kafka's perf-test tools (writepath: Produce requests of many buffers)",
+	UsageLine: "run producer|consumer|writepath|e2e [flags]",
+	Short:     "one benchmark on kafka-go, like Kafka's perf-test tools (writepath: Produce requests of many buffers; omb WORKLOAD.yaml DRIVER.yaml: an OpenMessaging Benchmark workload)",
 	Run:       cmdRun,
 }
 
 // cmdRun runs `kbench run`: rundoc.ParseRunCommand reads the workload's
 // Kafka-style flags and kbench's own --out, --spec and --progress.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "omb" {
+		return cmdRunOMB(ctx, args[1:], stdout, stderr)
+	}
 	cmd, err := rundoc.ParseRunCommand(args, os.Getenv, runner.Validate)
 	prefix := "kbench run"
 	if cmd.Workload != "" {
@@ -51,6 +54,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cmd.Spec.Tool != "" {
 		return runner.RunTool(ctx, cmd, stdout, stderr)
 	}
+	return runSpec(ctx, cmd, stdout, stderr)
+}
+
+// runSpec runs cmd's spec with kbench's client, writes its result where
+// --out says and stores it in --server; the result is the exit code.
+func runSpec(ctx context.Context, cmd rundoc.RunCommand, stdout, stderr io.Writer) int {
 	spec := cmd.Spec
 	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr, Meta: cmd.Meta, JavaHome: cmd.JavaHome}
 	if cmd.Server != "" && opts.OutDir == "" {

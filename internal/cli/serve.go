@@ -228,7 +228,7 @@ func startServer(ctx context.Context, cfg server.Config, st *store.Store) (srv *
 		cfg.Functions = newFunctionNamer(st, runs.Executing, cfg.Logger)
 	}
 	namer = cfg.Functions
-	srv, err = server.New(cfg, server.Deps{Store: st, Runs: runs, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics})
+	srv, err = server.New(cfg, server.Deps{Store: st, Runs: runs, Validate: runner.Validate, ImportMetrics: runner.ImportMetrics, E2EApplies: runner.E2ERateApplies})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -19,7 +19,7 @@ func sloFixture() *wire.SLO {
 	}
 	return &wire.SLO{SLO: "0123456789ab", URL: "https://kbench.example/slos/0123456789ab", Phase: "done",
 		Config:     wire.SLOConfig{Label: "trunk", Workload: "producer", RateMetric: "record-send-rate", Latency: "record-latency-intended"},
-		Percentile: 99, LatencyMs: 10, PrecisionPct: 20, Repetitions: 1, MinSamples: 1000, Outcome: "found", Lo: 2000, Hi: 2378.41,
+		Percentile: 99, LatencyMs: 10, PrecisionPct: 20, Repetitions: 1, MinSamples: 1000, MaxProbes: 60, Outcome: "found", Lo: 2000, Hi: 2378.41,
 		Probes: []wire.SLOProbe{
 			{Probe: 0, Max: true, Measured: true, Pass: true, Reason: "the maximum", Runs: []wire.SLORun{run(1, 4000, 0, 0, true, "measured the maximum")}},
 			{Probe: 1, Rate: 4000, Measured: true, Runs: []wire.SLORun{run(2, 3900, 250, 40000, false, "p99 latency 250 ms, not under 10 ms")}},

@@ -1,5 +1,6 @@
 // Package embeddedbroker runs kbench's default broker: an in-process Kafka-protocol
-// server (franz-go's kfake) with one node, listening on a loopback address.
+// server (franz-go's kfake), one node by default or several (Options.Brokers),
+// listening on a loopback address.
 //
 // kbench starts it as its own process (`kbench broker`) so that the broker's
 // CPU never shows up in the client's profile; tests start it in-process.
@@ -36,11 +37,24 @@ type Options struct {
 	TLS *tls.Config
 	// Partitions is the partition count of auto-created topics (default 1).
 	Partitions int
+	// Brokers is how many brokers the cluster has (default 1, at most
+	// MaxBrokers): a topic may have as many replicas, so that a workload
+	// asking for a replication factor of 3 (OpenMessaging Benchmark's
+	// stock driver files) is accepted. kfake keeps one copy of the data
+	// whatever the factor: the replicas are in its metadata, not copied.
+	// The first broker listens on Listen, the others on free ports of the
+	// same host.
+	Brokers int
 	// ProduceRate, when positive, caps how many records a second the
 	// broker stores: each Produce request waits its turn behind the
 	// records before it (see produceThrottle).
 	ProduceRate float64
 }
+
+// MaxBrokers bounds Options.Brokers: every broker is a listener and a
+// few goroutines of one process, and no replication factor kbench is
+// given needs more.
+const MaxBrokers = 16
 
 // Broker is a running embedded broker.
 type Broker struct {
@@ -48,31 +62,45 @@ type Broker struct {
 	addr    string
 }
 
-// Start starts a one-node broker. Topics are created on first use, as most
-// benchmark users expect of a scratch broker.
+// Start starts the broker (opts.Brokers nodes, one by default). Topics are
+// created on first use, as most benchmark users expect of a scratch broker.
 func Start(opts Options) (*Broker, error) {
 	listen := opts.Listen
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
-	if _, _, err := net.SplitHostPort(listen); err != nil {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
 		return nil, fmt.Errorf("embedded broker: listen address %q: %w", listen, err)
 	}
 	partitions := opts.Partitions
 	if partitions <= 0 {
 		partitions = 1
 	}
+	brokers := opts.Brokers
+	if brokers <= 0 {
+		brokers = 1
+	}
+	if brokers > MaxBrokers {
+		return nil, fmt.Errorf("embedded broker: %d brokers asked for, at most %d", brokers, MaxBrokers)
+	}
 	var bound string
 	kopts := []kfake.Opt{
-		kfake.NumBrokers(1),
+		kfake.NumBrokers(brokers),
 		kfake.AllowAutoTopicCreation(),
 		kfake.DefaultNumPartitions(partitions),
 		kfake.BrokerConfigs(map[string]string{"log.segment.bytes": SegmentBytes}),
 		// kfake always asks for 127.0.0.1:<port>; listen where the user asked
-		// instead, so `--listen` can pick the interface and port.
+		// instead, so `--listen` can pick the interface and port. Only the
+		// first broker can have the asked port: the others take free ones
+		// on the same host, which the metadata tells clients.
 		kfake.ListenFn(func(network, _ string) (net.Listener, error) {
-			ln, err := net.Listen(network, listen)
-			if err == nil {
+			addr := listen
+			if bound != "" {
+				addr = net.JoinHostPort(host, "0")
+			}
+			ln, err := net.Listen(network, addr)
+			if err == nil && bound == "" {
 				bound = ln.Addr().String()
 			}
 			return ln, err
@@ -98,6 +126,17 @@ func Start(opts Options) (*Broker, error) {
 		(&produceThrottle{rate: opts.ProduceRate}).install(c)
 	}
 	return &Broker{cluster: c, addr: bound}, nil
+}
+
+// Addrs are the host:port of every broker, the bootstrap one (Addr) first.
+func (b *Broker) Addrs() []string {
+	addrs := []string{b.addr}
+	for _, a := range b.cluster.ListenAddrs() {
+		if a != b.addr {
+			addrs = append(addrs, a)
+		}
+	}
+	return addrs
 }
 
 // Addr is the host:port clients bootstrap from.

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/kbench/kbench/client/wire"
+	"github.com/kbench/kbench/internal/ombwork"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/toolcatalog"
@@ -71,6 +72,17 @@ func (l *Launcher) Prepare(req *Request) (rundoc.Spec, error) {
 			req.Params = toolParams(kind, req.Params)
 		}
 		checkToolRun(kind, req, &errs)
+	}
+	if HasOMB(req.Params) {
+		// An OMB workload runs as the e2e workload, which a request need
+		// not name.
+		switch req.Workload {
+		case "":
+			req.Workload = string(rundoc.E2E)
+		case string(rundoc.E2E):
+		default:
+			errs.Add("workload", "an OMB workload (%s) runs as the e2e workload, got %q", ParamOMBWorkload, req.Workload)
+		}
 	}
 	workloadOK := checkWorkload(req.Workload, &errs)
 	if len(req.Label) > rundoc.MaxLabel {
@@ -138,6 +150,25 @@ func checkCounts(req *Request, errs *rundoc.FieldErrors) {
 // tool is the request's tool, "" for kbench's own client: the spec is
 // validated as a run of it, whose properties go to Java's client.
 func (l *Launcher) prepareConfig(workload string, reqParams map[string]json.RawMessage, t *Target, queue, tool string) (spec rundoc.Spec, target, opts rundoc.FieldErrors, err error) {
+	// An OMB workload and driver expand into the e2e run's params; an
+	// error about one of those names the files' field it came from.
+	var omb *ombwork.Translation
+	if HasOMB(reqParams) {
+		if tool != "" {
+			opts.Add(ParamOMBWorkload, "runs with kbench's clients, not a Kafka tool")
+			return spec, nil, opts, nil
+		}
+		expanded, tr, errs := l.expandOMB(reqParams, t != nil)
+		if len(errs) > 0 {
+			return spec, nil, errs, nil
+		}
+		reqParams, omb = expanded, tr
+		defer func() {
+			if omb != nil {
+				target, opts = remapAll(omb, target), remapAll(omb, opts)
+			}
+		}()
+	}
 	params := make(map[string]json.RawMessage, len(reqParams))
 	for k, v := range reqParams {
 		if k == "cluster" {
@@ -178,6 +209,19 @@ func (l *Launcher) prepareConfig(workload string, reqParams map[string]json.RawM
 	}
 	opts.SortByOptions()
 	return spec, target, opts, nil
+}
+
+// remapAll names the OMB files' fields in errs about the translation's
+// params.
+func remapAll(tr *ombwork.Translation, errs rundoc.FieldErrors) rundoc.FieldErrors {
+	if len(errs) == 0 {
+		return errs
+	}
+	var out rundoc.FieldErrors
+	if err := out.Append(tr.Remap(errs)); err != nil {
+		return errs // Remap keeps field errors field errors
+	}
+	return out
 }
 
 // checkRequestProps adds the error of the first Kafka property a

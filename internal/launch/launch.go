@@ -40,6 +40,10 @@ type Options struct {
 	// Validate is the Kafka client's check of a spec (runner.Validate),
 	// applied whenever a spec is built from a request or a stored file.
 	Validate rundoc.Check
+	// E2EApplies is the runner's word on the Kafka properties of an OMB
+	// driver (runner.E2ERateApplies), injected as Validate is; nil
+	// refuses OMB workloads (omb.go).
+	E2EApplies func(consumer bool, key, value string) (notApplied string, err error)
 	// Allowed checks a spec's bootstrap servers (spec.Targets()) against
 	// the target policy (--allow-target): nil when it allows them all,
 	// else why not, a *rundoc.FieldError naming the field or any error

@@ -134,3 +134,36 @@ func ParseRunCommand(args []string, getenv func(string) string, checks ...Check)
 	c.Spec = spec
 	return c, nil
 }
+
+// ParseCommandFlags parses kbench run's own flags alone (--out,
+// --progress, --meta, --server, --token, --java-home), for a command
+// that builds its spec from something else (kbench run omb). Any other
+// flag or argument, --spec among them, is an error.
+func ParseCommandFlags(args []string) (RunCommand, error) {
+	var c RunCommand
+	for i := 0; i < len(args); i++ {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		f, ok := lookupCommandFlag(name)
+		if !strings.HasPrefix(args[i], "--") || !ok || f.name == "spec" {
+			return c, fmt.Errorf("unexpected argument %q", args[i])
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return c, NewFieldError(f.name, "needs a value")
+			}
+			i++
+			val = args[i]
+		}
+		if err := f.set(&c, val); err != nil {
+			return c, NewFieldError(f.name, "%v", err)
+		}
+	}
+	return c, nil
+}
+
+// IsCommandFlag reports whether name (without dashes) is one of kbench
+// run's own flags that ParseCommandFlags takes.
+func IsCommandFlag(name string) bool {
+	f, ok := lookupCommandFlag(name)
+	return ok && f.name != "spec"
+}

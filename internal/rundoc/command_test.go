@@ -94,3 +94,20 @@ func TestParseRunCommand(t *testing.T) {
 		t.Error("an unknown flag without a workload was accepted")
 	}
 }
+
+// TestParseCommandFlags: kbench run's own flags alone, for kbench run
+// omb; --spec, a workload's flag and a bare argument are refused.
+func TestParseCommandFlags(t *testing.T) {
+	c, err := ParseCommandFlags([]string{"--out", "dir", "--meta", "commit=abc", "--progress=json", "--server", "http://k:8080"})
+	if err != nil || c.Out != "dir" || c.Meta["commit"] != "abc" || !c.JSONProgress || c.Server != "http://k:8080" {
+		t.Errorf("%+v, %v", c, err)
+	}
+	for _, args := range [][]string{{"--spec", "f.json"}, {"--threads", "2"}, {"e2e"}, {"--out"}, {"--progress", "xml"}} {
+		if _, err := ParseCommandFlags(args); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+	if !IsCommandFlag("out") || IsCommandFlag("spec") || IsCommandFlag("topic") {
+		t.Errorf("IsCommandFlag: out %v, spec %v, topic %v", IsCommandFlag("out"), IsCommandFlag("spec"), IsCommandFlag("topic"))
+	}
+}

@@ -55,7 +55,11 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 		"applies to rate mode (--throughput R or --mode rate); Kafka's mode sends --num-records records one at a time")
 	check(rate && !errs.Has("record-size") && s.RecordSize < E2EStampBytes, "record-size",
 		"must be at least %d bytes in rate mode (each record carries its sequence number and send times), got %d", E2EStampBytes, s.RecordSize)
-	check(s.Threads != 1, "threads", "e2e runs one producer, got %d", s.Threads)
+	check(!rate && s.Threads != 1, "threads", "Kafka's mode runs one producer; more apply to rate mode (--throughput R or --mode rate), got %d", s.Threads)
+	check(rate && !errs.Has("threads") && !errs.Has("topics") && s.Threads*max(s.Topics, 1) > MaxE2EProducers, "threads",
+		"%d producers per topic over %d topic(s) make %d producers, more than the %d one process runs", s.Threads, max(s.Topics, 1), s.Threads*max(s.Topics, 1), MaxE2EProducers)
+	check(s.Warmup < 0 || s.Warmup > MaxDuration, "warmup", "must be between 0 and %v seconds (7 days), got %v", MaxDuration, s.Warmup)
+	check(s.Warmup > 0 && !rate, "warmup", "applies to rate mode (--throughput R or --mode rate); Kafka's mode sends --num-records records one at a time")
 	check(s.Topics > 0 && !rate && !errs.Has("topics"), "topics",
 		"applies to rate mode (--throughput R or --mode rate); Kafka's mode sends and reads one record at a time on --topic")
 	check(s.BacklogBytes < 0, "backlog-bytes", "must be positive bytes, got %d", s.BacklogBytes)
@@ -64,6 +68,13 @@ func (s *Spec) validateE2E(errs *FieldErrors) {
 		"%d bytes is the whole run (%d records of %d bytes): the backlog must leave records to send while it drains", s.BacklogBytes, s.NumRecords, s.RecordSize)
 	check(s.BacklogDrainRatio < 0 || s.BacklogDrainRatio > 1, "backlog-drain-ratio", "must be between 0 and 1, got %v", s.BacklogDrainRatio)
 	check(s.BacklogDrainRatio != 0 && s.BacklogBytes == 0, "backlog-drain-ratio", "applies with --backlog-bytes")
+	check(s.DurationAfterDrain && (s.BacklogBytes == 0 || s.Duration == 0), "duration-after-drain", "applies with --backlog-bytes and --duration")
+	_, _, groups := s.Groups()
+	check(s.GroupsPerTopic && !groups, "groups-per-topic", "applies with --subscriptions or --consumers-per-subscription")
+	if subs, members, ok := s.Groups(); ok && s.GroupsPerTopic && !errs.Has("topics") && !errs.Has("subscriptions") && !errs.Has("consumers-per-subscription") {
+		n := subs * members * max(s.Topics, 1)
+		check(n > MaxE2EReaders, "groups-per-topic", "%d topic(s) × %d subscription(s) × %d consumer(s) make %d Readers, more than the %d one process runs", max(s.Topics, 1), subs, members, n, MaxE2EReaders)
+	}
 	for _, g := range s.groupFlags() {
 		check(g.n < 0 || g.n > MaxSubscriptionMembers, g.field, "must be between 1 and %d, got %d", MaxSubscriptionMembers, g.n)
 		check(g.n > 0 && !rate, g.field, "applies to rate mode (--throughput R or --mode rate)")
@@ -82,6 +93,14 @@ type groupFlag struct {
 func (s *Spec) groupFlags() []groupFlag {
 	return []groupFlag{{"subscriptions", s.Subscriptions}, {"consumers-per-subscription", s.ConsumersPerSubscription}}
 }
+
+// MaxE2EProducers bounds e2e rate mode's producers, --threads per
+// topic: each has its own connections and buffer.memory in one process.
+const MaxE2EProducers = 1024
+
+// MaxE2EReaders bounds the consumer groups' Readers of e2e rate mode
+// (with --groups-per-topic, topics × subscriptions × members).
+const MaxE2EReaders = 2000
 
 // MaxSubscriptionMembers bounds --subscriptions and
 // --consumers-per-subscription.

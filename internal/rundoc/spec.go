@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Producer and consumer modes.
@@ -47,8 +50,26 @@ type Spec struct {
 	// byte equal; 1: random bytes); nil sends Kafka's tool's payload, one
 	// value of random uppercase letters for every record.
 	PayloadEntropy *float64 `json:"payload-entropy,omitempty"`
+	// Payload is one value, given by its contents (base64 in JSON and
+	// on the command line), sent as every record's value: how a request,
+	// which never names a file on the server, gives a payload (OMB's
+	// payloadFile). Its length is the record size.
+	Payload []byte `json:"payload,omitempty"`
+	// PayloadRandomRatio, when set, makes the values a pool of
+	// PayloadPool payloads picked at random per record, each starting
+	// with PayloadRandomRatio × the record size random bytes and ending
+	// in zeros (OMB's useRandomizedPayloads, randomBytesRatio and
+	// randomizedPayloadPoolSize).
+	PayloadRandomRatio *float64 `json:"payload-random-ratio,omitempty"`
+	PayloadPool        int      `json:"payload-pool,omitempty"`
 	// KeySize is the bytes of each record's key; 0 sends null keys.
 	KeySize int `json:"key-size,omitempty"`
+	// KeyCount is how many distinct keys there are (KeyPoolSize when
+	// 0), and KeyOrder how each record picks one: KeyOrderRandom (the
+	// default) or KeyOrderRoundRobin, each producer cycling through them
+	// (OMB's KEY_ROUND_ROBIN).
+	KeyCount int    `json:"key-count,omitempty"`
+	KeyOrder string `json:"key-order,omitempty"`
 	// Headers is the number of headers on each record.
 	Headers int `json:"headers,omitempty"`
 	// Throughput caps records/s across all threads; -1 is unthrottled.
@@ -68,8 +89,15 @@ type Spec struct {
 	// exist before) and deleted after it; 0 is the one --topic, used as
 	// it is. Left out of the JSON when 0, so a spec without it reaches
 	// older workers.
-	Topics  int `json:"topics,omitempty"`
-	Threads int `json:"threads"`
+	Topics int `json:"topics,omitempty"`
+	// TopicConfig and ReplicationFactor shape the topics of --topics,
+	// which the run creates: their configs, as kafka-topics' --config
+	// gives them (OMB's driver topicConfig), and their replicas (OMB's
+	// replicationFactor; 0 is the broker's default). Left out of the
+	// JSON when not given.
+	TopicConfig       map[string]string `json:"topic-config,omitempty"`
+	ReplicationFactor int               `json:"replication-factor,omitempty"`
+	Threads           int               `json:"threads"`
 	// BacklogBytes and BacklogDrainRatio are e2e rate mode's catch-up
 	// read (OMB's consumerBacklogSizeGB and backlogDrainRatio, see
 	// e2e.go); 0 for none, left out of the JSON then.
@@ -80,9 +108,19 @@ type Spec struct {
 	// subscriptionsPerTopic and consumerPerSubscription): 0 for none
 	// (e2e: one reader of every partition, no group; consumer: its one
 	// consumer), left out of the JSON then.
-	Subscriptions            int      `json:"subscriptions,omitempty"`
-	ConsumersPerSubscription int      `json:"consumers-per-subscription,omitempty"`
-	Profiles                 []string `json:"profile"`
+	Subscriptions            int `json:"subscriptions,omitempty"`
+	ConsumersPerSubscription int `json:"consumers-per-subscription,omitempty"`
+	// GroupsPerTopic makes each subscription a group per topic, as OMB's
+	// subscriptions are, rather than one group over every topic.
+	GroupsPerTopic bool `json:"groups-per-topic,omitempty"`
+	// DurationAfterDrain measures Duration from the backlog's drain, as
+	// OMB's testDurationMinutes runs after its backlog drained.
+	DurationAfterDrain bool `json:"duration-after-drain,omitempty"`
+	// Notes are said in the run's result, as given: what whoever made
+	// the spec wants its reader to know (kbench run omb's translation:
+	// what it could not apply, and how it read the workload).
+	Notes    []string `json:"notes,omitempty"`
+	Profiles []string `json:"profile"`
 	// ProfileWindows is --profile-windows: on, off, or empty for the
 	// default (WantsProfileWindows). Empty is left out of the JSON, so a
 	// spec that keeps the default reaches a worker older than the option,
@@ -99,9 +137,12 @@ type Spec struct {
 
 	// Writepath only (see runner's writepath.go); its --request-rate
 	// (alias --throughput) is Throughput, in requests/s.
-	Strategy          string  `json:"strategy,omitempty"`
-	Requests          int64   `json:"requests,omitempty"`
-	Duration          float64 `json:"duration,omitempty"` // seconds, instead of Requests or NumRecords
+	Strategy string  `json:"strategy,omitempty"`
+	Requests int64   `json:"requests,omitempty"`
+	Duration float64 `json:"duration,omitempty"` // seconds, instead of Requests or NumRecords
+	// Warmup is e2e rate mode's warm-up, in seconds: traffic before the
+	// measured window, none of it in a figure.
+	Warmup            float64 `json:"warmup,omitempty"`
 	RecordsPerRequest int     `json:"records-per-request,omitempty"`
 	InFlight          int     `json:"in-flight,omitempty"`
 	WarmupRequests    int64   `json:"warmup-requests,omitempty"`
@@ -133,15 +174,55 @@ const MinRate = 0.001
 // The shape of keys and headers (--key-size, --headers).
 const (
 	// KeyPoolSize is how many distinct keys a run with --key-size draws
-	// from: enough to spread over any partition count.
+	// from by default: enough to spread over any partition count.
 	KeyPoolSize = 1024
 	MaxKeySize  = 1 << 20
+	// MaxKeyCount bounds --key-count, and MaxKeyBytes the keys' bytes
+	// together: every key is built before the run.
+	MaxKeyCount = 1000000
+	MaxKeyBytes = 64 << 20
 	MaxHeaders  = 1000
 	// Headers have KIP-1096's shape: small string keys and values, the
 	// same on every record. Keys are "header-000", "header-001", …
 	HeaderKeyLen   = 10
 	HeaderValueLen = 16
 )
+
+// Key orders (--key-order).
+const (
+	KeyOrderRandom     = "random"
+	KeyOrderRoundRobin = "round-robin"
+)
+
+// The payloads a spec gives (--payload, --payload-random-ratio): the
+// largest --payload, which the spec holds; the pool of random payloads
+// by default and at most, count and bytes, all built before the run.
+const (
+	MaxPayloadBytes    = 1 << 20
+	DefaultPayloadPool = 1000
+	MaxPayloadPool     = 100000
+	MaxPayloadPoolSize = 256 << 20
+)
+
+// payloadSetter reads --payload: base64, padded or not.
+func payloadSetter(s *Spec, v []string) error {
+	text := strings.TrimSpace(v[0])
+	if len(text) > base64.StdEncoding.EncodedLen(MaxPayloadBytes) {
+		return fmt.Errorf("is over %d bytes", MaxPayloadBytes)
+	}
+	data, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		data, err = base64.RawStdEncoding.DecodeString(text)
+	}
+	if err != nil {
+		return fmt.Errorf("is not base64: %v", err)
+	}
+	if len(data) == 0 {
+		return errors.New("is empty")
+	}
+	s.Payload = data
+	return nil
+}
 
 // FieldError is invalid input for one option. Field is the option's flag
 // name, so the CLI, the form and the API all point at the same thing.
@@ -203,7 +284,13 @@ const (
 	kindBool
 	kindList  // comma-separated, repeatable
 	kindProps // k=v pairs: several arguments after the flag, or an object in JSON
+	// kindMap takes k=v pairs as kindProps does, into a map of its own
+	// (--topic-config) rather than the client's properties.
+	kindMap
 )
+
+// pairs reports whether the kind takes k=v pairs.
+func (k optKind) pairs() bool { return k == kindProps || k == kindMap }
 
 // option is one flag of `kbench run`. The same table parses command lines,
 // API params and the web form, so every entry point validates alike.
@@ -369,6 +456,9 @@ func options() []option {
 				}
 				return nil
 			}},
+		{name: "warmup", kind: kindFloat, workloads: []Workload{E2E},
+			help: "rate mode: seconds of traffic at the run's rate before the measured window, its records received and in no figure (OMB's warmupDurationMinutes, in seconds)",
+			set:  floatSetter(func(s *Spec, f float64) { s.Warmup = f })},
 		{name: "record-size", kind: kindInt, help: "bytes per record (consumer: of the records it prefills)",
 			set: intSetter(func(s *Spec, n int64) { s.RecordSize = int(n) })},
 		{name: "payload-file", kind: kindString, workloads: []Workload{Producer},
@@ -380,9 +470,30 @@ func options() []option {
 		{name: "payload-entropy", kind: kindFloat, workloads: []Workload{Producer},
 			help: "0 to 1: each record gets a different value whose bytes carry this × 8 bits of entropy (0: every byte equal; 1: random bytes), so compression is measured on realistic data; default: one value of random uppercase letters for every record, as Kafka's tool sends",
 			set:  floatSetter(func(s *Spec, f float64) { s.PayloadEntropy = &f })},
-		{name: "key-size", kind: kindInt, workloads: []Workload{Producer},
-			help: fmt.Sprintf("bytes of each record's key, drawn from %d distinct keys and partitioned by murmur2 as Kafka's default partitioner does; 0: null keys", KeyPoolSize),
+		{name: "payload", kind: kindString, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("one payload, base64, sent as every record's value: its contents, never a file (the way a request gives OMB's payloadFile); its length is the record size; at most %d bytes", MaxPayloadBytes),
+			set:  payloadSetter},
+		{name: "payload-random-ratio", kind: kindFloat, workloads: []Workload{Producer, E2E},
+			help: "0 to 1: each record's value is one of --payload-pool payloads picked at random, each this share of the record size in random bytes followed by zeros (OMB's useRandomizedPayloads and randomBytesRatio)",
+			set:  floatSetter(func(s *Spec, f float64) { s.PayloadRandomRatio = &f })},
+		{name: "payload-pool", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("with --payload-random-ratio: how many payloads (OMB's randomizedPayloadPoolSize; default %d)", DefaultPayloadPool),
+			set:  intSetter(func(s *Spec, n int64) { s.PayloadPool = int(n) })},
+		{name: "key-size", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("bytes of each record's key, drawn from --key-count distinct keys (default %d) and partitioned by murmur2 as Kafka's default partitioner does; 0: null keys", KeyPoolSize),
 			set:  intSetter(func(s *Spec, n int64) { s.KeySize = int(n) })},
+		{name: "key-count", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("with --key-size: how many distinct keys, 1 to %d", MaxKeyCount),
+			set:  intSetter(func(s *Spec, n int64) { s.KeyCount = int(n) })},
+		{name: "key-order", kind: kindString, workloads: []Workload{Producer, E2E},
+			help:  "with --key-size: how each record picks its key",
+			set:   func(s *Spec, v []string) error { s.KeyOrder = v[0]; return nil },
+			get:   func(s *Spec) string { return s.KeyOrder },
+			unset: []Workload{Producer, E2E}, unsetHelp: KeyOrderRandom,
+			choices: []Choice{
+				{Value: KeyOrderRandom, Help: "one at random (OMB's RANDOM_NANO)"},
+				{Value: KeyOrderRoundRobin, Help: "each producer cycles through them in turn (OMB's KEY_ROUND_ROBIN)"},
+			}},
 		{name: "headers", kind: kindInt, workloads: []Workload{Producer},
 			help: fmt.Sprintf("headers on each record, the same on every record: keys header-000, header-001, … (%d bytes), values of %d uppercase letters", HeaderKeyLen, HeaderValueLen),
 			set:  intSetter(func(s *Spec, n int64) { s.Headers = int(n) })},
@@ -414,21 +525,36 @@ func options() []option {
 			help: "run over N topics, TOPIC-0000 to TOPIC-(N-1), created fresh for it and deleted after; --threads producers per topic, --throughput the total " +
 				"(consumer: the records to read are prefilled over them, --messages the total)",
 			set: intSetter(func(s *Spec, n int64) { s.Topics = int(n) })},
+		{name: "topic-config", kind: kindMap, workloads: []Workload{Producer, E2E},
+			help: "with --topics: configs of the topics the run creates, k=v … as kafka-topics --config takes them (OMB's driver topicConfig)",
+			set:  mapSetter(func(s *Spec) *map[string]string { return &s.TopicConfig })},
+		{name: "replication-factor", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: fmt.Sprintf("with --topics: replicas of each topic the run creates, 1 to %d (OMB's driver replicationFactor); default: the broker's. The embedded broker then runs as that many brokers", MaxReplicationFactor),
+			set:  intSetter(func(s *Spec, n int64) { s.ReplicationFactor = int(n) })},
 		{name: "subscriptions", kind: kindInt, workloads: []Workload{Consumer, E2E},
 			help: "consumer groups that each read every topic, so each record is received once per subscription (OMB's subscriptionsPerTopic; e2e: rate mode with --topics; consumer: --mode group, counts are totals over the subscriptions)",
 			set:  intSetter(func(s *Spec, n int64) { s.Subscriptions = int(n) })},
 		{name: "consumers-per-subscription", kind: kindInt, workloads: []Workload{Consumer, E2E},
 			help: "members of each subscription's group, sharing its partitions (OMB's consumerPerSubscription; e2e: rate mode with --topics; consumer: --mode group)",
 			set:  intSetter(func(s *Spec, n int64) { s.ConsumersPerSubscription = int(n) })},
+		{name: "groups-per-topic", kind: kindBool, workloads: []Workload{E2E},
+			help: "with --subscriptions or --consumers-per-subscription: each subscription is a consumer group per topic, as OMB's are (topics × subscriptions × consumers-per-subscription Readers), rather than one group over every topic",
+			set:  boolSetter(func(s *Spec, b bool) { s.GroupsPerTopic = b })},
+		{name: "duration-after-drain", kind: kindBool, workloads: []Workload{E2E},
+			help: "with --backlog-bytes and --duration: the duration runs from the backlog's drain, as OMB's testDurationMinutes does, so the run lasts the build, the drain and then --duration (without end while the backlog does not drain)",
+			set:  boolSetter(func(s *Spec, b bool) { s.DurationAfterDrain = b })},
 		{name: "backlog-bytes", kind: kindInt, workloads: []Workload{E2E},
 			help: "rate mode: hold the consumer until this many payload bytes wait for it, then let it catch up while the producer goes on, and time the drain (OMB's consumerBacklogSizeGB, in bytes)",
 			set:  intSetter(func(s *Spec, n int64) { s.BacklogBytes = n })},
 		{name: "backlog-drain-ratio", kind: kindFloat, workloads: []Workload{E2E},
 			help: "with --backlog-bytes: the share of the backlog that must drain for the drain to count as done, 0 to 1 (OMB's backlogDrainRatio; default 1, all but 1,000 records)",
 			set:  floatSetter(func(s *Spec, f float64) { s.BacklogDrainRatio = f })},
-		{name: "threads", kind: kindInt, workloads: []Workload{Producer},
-			help: "parallel producers, each with its own connections",
+		{name: "threads", kind: kindInt, workloads: []Workload{Producer, E2E},
+			help: "parallel producers, each with its own connections; with --topics, per topic (e2e: rate mode only, each producer with its own buffer.memory, OMB's producersPerTopic)",
 			set:  intSetter(func(s *Spec, n int64) { s.Threads = int(n) })},
+		{name: "notes", kind: kindList,
+			help: fmt.Sprintf("a note said in the run's result, as given (repeatable; at most %d of %d characters each): kbench run omb writes what it could not apply there", MaxNotes, MaxNoteLen),
+			set:  func(s *Spec, v []string) error { s.Notes = append(s.Notes, v...); return nil }},
 		{name: "profile", kind: kindList,
 			help: "profiles to capture over the measured window: " + strings.Join(names(ProfileKinds()), ",") + " or none",
 			set:  profileSetter},
@@ -531,6 +657,29 @@ func propsSetter(s *Spec, vals []string) error {
 		s.Props[k] = strings.TrimSpace(v)
 	}
 	return nil
+}
+
+// mapSetter sets a map of k=v pairs (--topic-config): each value
+// replaces the key's earlier one.
+func mapSetter(field func(*Spec) *map[string]string) func(*Spec, []string) error {
+	return func(s *Spec, vals []string) error {
+		if len(vals) == 0 {
+			return errors.New("needs at least one key=value")
+		}
+		m := field(s)
+		if *m == nil {
+			*m = map[string]string{}
+		}
+		for _, kv := range vals {
+			k, v, ok := strings.Cut(kv, "=")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return fmt.Errorf("%q is not key=value", kv)
+			}
+			(*m)[k] = strings.TrimSpace(v)
+		}
+		return nil
+	}
 }
 
 func configFileSetter(s *Spec, v []string) error {
@@ -674,7 +823,7 @@ func parseArgs(workload Workload, args []string, cmd *RunCommand, checks []Check
 		}
 		var vals []string
 		switch {
-		case o.kind == kindProps:
+		case o.kind.pairs():
 			if hasVal {
 				vals = append(vals, val)
 			}
@@ -750,6 +899,11 @@ func (a *assembly) spec(workload Workload, checks []Check) (Spec, error) {
 func durationReplacesCount(s *Spec, given map[string]bool) {
 	if s.Duration > 0 && s.Workload != Writepath && !given["num-records"] {
 		s.NumRecords = 0
+	}
+	// A --payload is the record: its length is the size, unless one
+	// was given (validation then holds them together).
+	if len(s.Payload) > 0 && !given["record-size"] {
+		s.RecordSize = len(s.Payload)
 	}
 }
 
@@ -849,7 +1003,7 @@ func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if kind != kindProps {
+		if !kind.pairs() {
 			return nil, fmt.Errorf("want a single value, got an object")
 		}
 		keys := make([]string, 0, len(x))
@@ -867,7 +1021,7 @@ func rawToStrings(raw json.RawMessage, kind optKind) ([]string, error) {
 		}
 		return out, nil
 	case []any:
-		if kind != kindProps && kind != kindList {
+		if !kind.pairs() && kind != kindList {
 			return nil, fmt.Errorf("want a single value, got a list")
 		}
 		out := make([]string, 0, len(x))
@@ -960,12 +1114,14 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	check(s.ReportingInterval < 100, "reporting-interval", "must be at least 100 ms, got %d", s.ReportingInterval)
 	check(s.Partitions < 1 || s.Partitions > 10000, "partitions", "must be between 1 and 10000, got %d", s.Partitions)
 	check(s.Topics < 0 || s.Topics > MaxTopics, "topics", "must be between 1 and %d, got %d", MaxTopics, s.Topics)
+	s.validateTopicShape(errs)
 	if s.Topics > 0 && len(s.Topic)+len("-0000") > 249 {
 		errs.Add("topics", "the topics' names, %s-0000 and on, are longer than Kafka's 249 characters", s.Topic)
 	}
 	check(s.Duration < 0, "duration", "must be positive seconds, got %v", s.Duration)
 	check(s.Duration > 0 && s.Duration < MinDuration, "duration", "must be at least %v s, got %v", MinDuration, s.Duration)
 	check(s.Duration > MaxDuration, "duration", "must be at most %v s (7 days), got %v", MaxDuration, s.Duration)
+	s.validateNotes(errs)
 	check(s.ProfileWindows == ProfileWindowsOn && !slices.Contains(s.Profiles, string(KindCPU)), "profile-windows",
 		"windows a cpu profile: give --profile cpu with it")
 	if s.Workload == Writepath {
@@ -988,6 +1144,34 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 			}
 			check(!errs.Has(o.name) && !o.allows(s.Workload, v), o.name, "must be %s, got %q", o.choiceList(s.Workload, false), v)
 		}
+	}
+}
+
+// MaxNotes and MaxNoteLen bound --notes: they are stored with the spec.
+const (
+	MaxNotes   = 100
+	MaxNoteLen = 2000
+)
+
+// validateNotes adds the error of the first note that is too long or
+// holds a control character, or of too many notes.
+func (s *Spec) validateNotes(errs *FieldErrors) {
+	if len(s.Notes) > MaxNotes {
+		errs.Add("notes", "at most %d notes, got %d", MaxNotes, len(s.Notes))
+		return
+	}
+	for i, n := range s.Notes {
+		switch {
+		case strings.TrimSpace(n) == "":
+			errs.Add("notes", "note %d is empty", i+1)
+		case utf8.RuneCountInString(n) > MaxNoteLen || !utf8.ValidString(n):
+			errs.Add("notes", "note %d is not UTF-8 text of at most %d characters", i+1, MaxNoteLen)
+		case strings.ContainsFunc(n, unicode.IsControl):
+			errs.Add("notes", "note %d holds a control character: a note is one line", i+1)
+		default:
+			continue
+		}
+		return
 	}
 }
 
@@ -1038,12 +1222,65 @@ func (s *Spec) validateClient(errs *FieldErrors) {
 			errs.Add("group", "%v", err)
 		}
 	}
+	s.validatePayload(errs)
 	if e := s.PayloadEntropy; e != nil {
 		check(*e < 0 || *e > 1, "payload-entropy", "must be between 0 and 1, got %v", *e)
 		check(s.PayloadFile != "", "payload-entropy", "applies to generated payloads; give --payload-file or --payload-entropy, not both")
 	}
 	check(s.KeySize < 0 || s.KeySize > MaxKeySize, "key-size", "must be between 0 (null keys) and %d bytes, got %d", MaxKeySize, s.KeySize)
 	check(s.Headers < 0 || s.Headers > MaxHeaders, "headers", "must be between 0 and %d, got %d", MaxHeaders, s.Headers)
+}
+
+// validatePayload adds the errors of --payload, --payload-random-ratio,
+// --payload-pool and the keys' --key-count and --key-order: one way of
+// making values at a time, and pools that fit in memory.
+func (s *Spec) validatePayload(errs *FieldErrors) {
+	check := func(bad bool, field, format string, args ...any) {
+		if bad {
+			errs.Add(field, format, args...)
+		}
+	}
+	if len(s.Payload) > 0 {
+		check(len(s.Payload) > MaxPayloadBytes, "payload", "is %d bytes, over %d", len(s.Payload), MaxPayloadBytes)
+		check(s.PayloadFile != "", "payload", "give --payload or --payload-file, not both")
+		check(s.PayloadEntropy != nil || s.PayloadRandomRatio != nil, "payload", "is the one value of every record: give it or a generated payload (--payload-entropy, --payload-random-ratio), not both")
+		check(!errs.Has("record-size") && s.RecordSize != len(s.Payload), "payload", "is %d bytes, and --record-size %d: give the same size, or leave --record-size out", len(s.Payload), s.RecordSize)
+	}
+	if r := s.PayloadRandomRatio; r != nil {
+		check(*r < 0 || *r > 1, "payload-random-ratio", "must be between 0 and 1, got %v", *r)
+		check(s.PayloadFile != "" || s.PayloadEntropy != nil, "payload-random-ratio", "applies to generated payloads; give one of --payload-file, --payload-entropy and --payload-random-ratio")
+		pool := s.PayloadPoolSize()
+		check(pool < 1 || pool > MaxPayloadPool, "payload-pool", "must be between 1 and %d, got %d", MaxPayloadPool, pool)
+		check(!errs.Has("record-size") && pool > 0 && int64(pool)*int64(s.RecordSize) > MaxPayloadPoolSize, "payload-pool",
+			"%d payloads of %d bytes are over %d MiB, built before the run", pool, s.RecordSize, MaxPayloadPoolSize>>20)
+	} else {
+		check(s.PayloadPool != 0, "payload-pool", "applies with --payload-random-ratio")
+	}
+	if s.KeySize == 0 {
+		check(s.KeyCount != 0, "key-count", "applies with --key-size")
+		check(s.KeyOrder != "", "key-order", "applies with --key-size")
+		return
+	}
+	check(s.KeyCount < 0 || s.KeyCount > MaxKeyCount, "key-count", "must be between 1 and %d, got %d", MaxKeyCount, s.KeyCount)
+	check(!errs.Has("key-size") && s.KeyCount > 0 && int64(s.KeyCount)*int64(s.KeySize) > MaxKeyBytes, "key-count",
+		"%d keys of %d bytes are over %d MiB, built before the run", s.KeyCount, s.KeySize, MaxKeyBytes>>20)
+}
+
+// PayloadPoolSize is how many payloads --payload-random-ratio makes:
+// --payload-pool, DefaultPayloadPool when not given.
+func (s *Spec) PayloadPoolSize() int {
+	if s.PayloadPool == 0 {
+		return DefaultPayloadPool
+	}
+	return s.PayloadPool
+}
+
+// Keys is how many distinct keys a run with --key-size draws from.
+func (s *Spec) Keys() int {
+	if s.KeyCount == 0 {
+		return KeyPoolSize
+	}
+	return s.KeyCount
 }
 
 // countFlag is the flag of a workload's record count, as Kafka's tool
@@ -1100,7 +1337,7 @@ type Flag struct {
 
 // Flags lists every option of `kbench run` in the order --help shows them.
 func Flags() []Flag {
-	kinds := map[optKind]string{kindString: "string", kindInt: "int", kindFloat: "float", kindBool: "bool", kindList: "list", kindProps: "props"}
+	kinds := map[optKind]string{kindString: "string", kindInt: "int", kindFloat: "float", kindBool: "bool", kindList: "list", kindProps: "props", kindMap: "props"}
 	var out []Flag
 	for _, o := range options() {
 		ws := o.workloads
@@ -1179,6 +1416,43 @@ func SplitServers(v string) []string {
 	}
 	return out
 }
+
+// MaxReplicationFactor bounds --replication-factor (Kafka's is the
+// number of brokers, which no cluster kbench targets exceeds);
+// MaxTopicConfigs bounds --topic-config's pairs.
+const (
+	MaxReplicationFactor = 16
+	MaxTopicConfigs      = 100
+)
+
+// validateTopicShape adds the errors of --topic-config and
+// --replication-factor: they shape the topics the run creates, so they
+// need --topics; the configs' names and values are checked as
+// properties are, since a tool's command line may carry them.
+func (s *Spec) validateTopicShape(errs *FieldErrors) {
+	if len(s.TopicConfig) > 0 {
+		switch {
+		case s.Topics == 0:
+			errs.Add("topic-config", "applies to the topics the run creates: give --topics")
+		case len(s.TopicConfig) > MaxTopicConfigs:
+			errs.Add("topic-config", "at most %d configs, got %d", MaxTopicConfigs, len(s.TopicConfig))
+		default:
+			if err := CheckProps(s.TopicConfig); err != nil {
+				errs.Add("topic-config", "%v", err)
+			}
+		}
+	}
+	switch {
+	case s.ReplicationFactor < 0 || s.ReplicationFactor > MaxReplicationFactor:
+		errs.Add("replication-factor", "must be between 1 and %d, got %d", MaxReplicationFactor, s.ReplicationFactor)
+	case s.ReplicationFactor > 0 && s.Topics == 0:
+		errs.Add("replication-factor", "applies to the topics the run creates: give --topics")
+	}
+}
+
+// EmbeddedBrokers is how many brokers the embedded broker runs as for
+// the spec: as many as its topics' replicas, one by default.
+func (s *Spec) EmbeddedBrokers() int { return max(1, s.ReplicationFactor) }
 
 // MaxTopics bounds --topics; MaxEmbeddedTopics is the bound on the
 // embedded broker, which keeps every record of every topic in memory.

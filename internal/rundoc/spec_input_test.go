@@ -30,6 +30,8 @@ func TestNonFiniteFloatsRefused(t *testing.T) {
 		{Writepath, "request-rate", "request-rate"},
 		{Writepath, "throughput", "request-rate"}, // the alias
 		{E2E, "backlog-drain-ratio", "backlog-drain-ratio"},
+		{E2E, "warmup", "warmup"},
+		{E2E, "payload-random-ratio", "payload-random-ratio"},
 	}
 	// Every float flag of the table is covered here.
 	for _, o := range options() {
@@ -232,6 +234,8 @@ func TestAllFieldErrorsReported(t *testing.T) {
 // naming them all, and --help lists them: the form's selects read the
 // same list (Flags).
 func TestChoicesShared(t *testing.T) {
+	// companions are flags a choice needs beside it to apply at all.
+	companions := map[string][]string{"key-order": {"--key-size", "8"}}
 	withChoices := map[string]bool{}
 	for _, f := range Flags() {
 		if len(f.Choices) == 0 {
@@ -246,7 +250,7 @@ func TestChoicesShared(t *testing.T) {
 				}
 			}
 			for _, c := range f.Choices {
-				_, err := ParseArgs(w, []string{"--" + f.Name, c.Value})
+				_, err := ParseArgs(w, append([]string{"--" + f.Name, c.Value}, companions[f.Name]...))
 				if c.For(w) && err != nil {
 					t.Errorf("%s --%s %s: %v", w, f.Name, c.Value, err)
 				}
@@ -254,7 +258,7 @@ func TestChoicesShared(t *testing.T) {
 					t.Errorf("%s --%s %s accepted, but the choice is only for %v", w, f.Name, c.Value, c.Workloads)
 				}
 			}
-			_, err := ParseArgs(w, []string{"--" + f.Name, "bogus"})
+			_, err := ParseArgs(w, append([]string{"--" + f.Name, "bogus"}, companions[f.Name]...))
 			var fe *FieldError
 			if !errors.As(err, &fe) || fe.Field != f.Name {
 				t.Errorf("%s --%s bogus = %v, want refused", w, f.Name, err)

@@ -118,7 +118,7 @@ func ReadSpecFile(path string, getenv func(string) string, checks ...Check) (Spe
 // nonDefining are the spec fields that change how a run reports, not what
 // it measures; runs differing only in them are comparable.
 var nonDefining = map[string]bool{
-	"print-metrics": true, "reporting-interval": true, "profile": true, "show-detailed-stats": true,
+	"print-metrics": true, "reporting-interval": true, "profile": true, "show-detailed-stats": true, "notes": true,
 }
 
 // Fingerprint identifies the workload a spec defines, so runs of the same

@@ -19,6 +19,12 @@ type Phase struct {
 	N int64
 	// Deadline ends a phase of N == 0; the zero time means none.
 	Deadline time.Time
+	// Until, when set, may move the end of a phase of N == 0 later: once
+	// Deadline has passed the sender asks it, and the phase ends when the
+	// time it returns has passed; the zero time means the end is not
+	// known yet, and the sender goes on and asks again (UntilPoll later).
+	// e2e's backlog uses it to run its duration from the drain.
+	Until func() time.Time
 	// Rate is records (or requests) per second; 0 for no limit.
 	Rate float64
 	// Measured marks the measured phase: only its records count.
@@ -80,6 +86,25 @@ func (p Pacer) Wait(ctx context.Context, now time.Duration, i int64) {
 	if p.interval > 0 {
 		Sleep(ctx, p.Due(i)-now, nil)
 	}
+}
+
+// UntilPoll is how often a sender asks a phase's Until while its end is
+// not known.
+const UntilPoll = 10 * time.Millisecond
+
+// End is when a phase of N == 0 ends, as a duration since base, asked
+// once its deadline (the same, since base) passed at now: the deadline
+// itself without Until; else Until's time, or, while that is not known,
+// now + UntilPoll, to be asked again then.
+func (ph Phase) End(base time.Time, deadline, now time.Duration) time.Duration {
+	if ph.Until == nil {
+		return deadline
+	}
+	u := ph.Until()
+	if u.IsZero() {
+		return now + UntilPoll
+	}
+	return u.Sub(base)
 }
 
 // Sleep waits for d, a value on wake (nil: none) or the end of ctx.
