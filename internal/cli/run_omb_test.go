@@ -160,3 +160,22 @@ testDurationMinutes: 15
 		}
 	}
 }
+
+// TestRunOMBDocsExamples: the README's example workload and driver
+// (docs/omb) translate into a run on the embedded broker: 16 partitions
+// of one topic at 10,000 records/s, three brokers for three replicas,
+// and the idempotent producer listed as not applied.
+func TestRunOMBDocsExamples(t *testing.T) {
+	dir := filepath.Join("..", "..", "docs", "omb")
+	spec, err := ombSpec(filepath.Join(dir, "1-topic-16-partitions-1kb-10k.yaml"), filepath.Join(dir, "kafka-latency-embedded.yaml"), map[string]string{"duration": "30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Topics != 1 || spec.Partitions != 16 || spec.Throughput != 10000 || spec.RecordSize != 1024 || spec.ReplicationFactor != 3 ||
+		spec.BootstrapServer != "" || spec.Duration != 30 {
+		t.Errorf("spec %+v", spec)
+	}
+	if !strings.Contains(strings.Join(spec.Notes, "\n"), "enable.idempotence") {
+		t.Errorf("notes %q do not list enable.idempotence as not applied", spec.Notes)
+	}
+}
