@@ -27,6 +27,7 @@ type e2eWidthFixture struct {
 	report     string // a report's page, before/after the step
 	batch      string // a write-path batch's page
 	sweep      string // a sweep's page
+	slo        string // a latency-target search's page
 }
 
 // e2eWidthPages are kbench's HTML pages, by the route server/routes.go
@@ -61,6 +62,8 @@ var e2eWidthPages = map[string]func(f *e2eWidthFixture) []string{
 	},
 	"/sweeps":     func(*e2eWidthFixture) []string { return []string{"/sweeps"} },
 	"/sweeps/:id": func(f *e2eWidthFixture) []string { return []string{f.sweep} },
+	"/slos":       func(*e2eWidthFixture) []string { return []string{"/slos"} },
+	"/slos/:id":   func(f *e2eWidthFixture) []string { return []string{f.slo} },
 	"/profiles/:id": func(f *e2eWidthFixture) []string {
 		return []string{fmt.Sprintf("/profiles/%d", f.base)}
 	},
@@ -171,6 +174,14 @@ func e2eSeedWidth(t *testing.T, srv *e2eServer) *e2eWidthFixture {
 		"configs": []map[string]any{{"label": "trunk", "params": map[string]any{"workload": "producer", "num-records": 3000, "record-size": 100, "profile": []string{"none"}}}}},
 		http.StatusCreated, &sw)
 	f.sweep = sw.URL
+	// A search, canceled at once: its page shows its question, its
+	// canceled run and the empty chart.
+	var search struct{ SLO, URL string }
+	srv.api(t, http.MethodPost, "/api/presets/slo", map[string]any{"latency_ms": 10, "max_rate": 5000,
+		"config": map[string]any{"label": "trunk", "params": map[string]any{"workload": "producer", "num-records": 3000, "record-size": 100, "profile": []string{"none"}}}},
+		http.StatusCreated, &search)
+	srv.api(t, http.MethodPost, "/api/slos/"+search.SLO+"/cancel", nil, http.StatusAccepted, nil)
+	f.slo = search.URL
 
 	// The launched run finishes; the others are cancelled.
 	deadline := time.Now().Add(90 * time.Second)
