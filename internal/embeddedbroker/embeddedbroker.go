@@ -47,7 +47,7 @@ type Options struct {
 	Brokers int
 	// ProduceRate, when positive, caps how many records a second the
 	// broker stores: each Produce request waits its turn behind the
-	// records before it (see produceThrottle).
+	// records before it (see produceThrottle). Not with TLS.
 	ProduceRate float64
 }
 
@@ -84,6 +84,15 @@ func Start(opts Options) (*Broker, error) {
 	if brokers > MaxBrokers {
 		return nil, fmt.Errorf("embedded broker: %d brokers asked for, at most %d", brokers, MaxBrokers)
 	}
+	if opts.ProduceRate > 0 && opts.TLS != nil {
+		// The throttle reads requests under kfake's TLS: it would see
+		// ciphertext.
+		return nil, fmt.Errorf("embedded broker: a produce rate cap works without TLS only")
+	}
+	var throttle *produceThrottle
+	if opts.ProduceRate > 0 {
+		throttle = &produceThrottle{rate: opts.ProduceRate}
+	}
 	var bound string
 	kopts := []kfake.Opt{
 		kfake.NumBrokers(brokers),
@@ -100,10 +109,16 @@ func Start(opts Options) (*Broker, error) {
 				addr = net.JoinHostPort(host, "0")
 			}
 			ln, err := net.Listen(network, addr)
-			if err == nil && bound == "" {
+			if err != nil {
+				return nil, err
+			}
+			if bound == "" {
 				bound = ln.Addr().String()
 			}
-			return ln, err
+			if throttle != nil {
+				return &throttledListener{Listener: ln, t: throttle}, nil
+			}
+			return ln, nil
 		}),
 	}
 	if opts.TLS != nil {
@@ -121,9 +136,6 @@ func Start(opts Options) (*Broker, error) {
 	}
 	if bound == "" {
 		bound = c.ListenAddrs()[0]
-	}
-	if opts.ProduceRate > 0 {
-		(&produceThrottle{rate: opts.ProduceRate}).install(c)
 	}
 	return &Broker{cluster: c, addr: bound}, nil
 }

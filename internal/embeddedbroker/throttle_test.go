@@ -116,3 +116,36 @@ func TestProduceRateCapsTheBroker(t *testing.T) {
 		t.Errorf("high watermark %d (%v), want 601", last, err)
 	}
 }
+
+// TestRequestRecords: a whole Produce request, as a client frames it
+// (size, header with client id, flexible tags from v9), is counted; other
+// requests and garbage count none.
+func TestRequestRecords(t *testing.T) {
+	for _, version := range []int16{3, 7, 9, 11} {
+		req := kmsg.NewPtrProduceRequest()
+		req.SetVersion(version)
+		req.Acks = -1
+		topic := kmsg.NewProduceRequestTopic()
+		topic.Topic = "t"
+		p := kmsg.NewProduceRequestTopicPartition()
+		p.Records = append(batch(3, 10), batch(4, 0)...)
+		topic.Partitions = append(topic.Partitions, p)
+		req.Topics = append(req.Topics, topic)
+		framed := kmsg.NewRequestFormatter(kmsg.FormatterClientID("kbench")).AppendRequest(nil, req, 7)
+		if got := requestRecords(framed[4:]); got != 7 {
+			t.Errorf("Produce v%d: %d records, want 7", version, got)
+		}
+		if got := requestRecords(framed[4 : len(framed)-20]); got != 0 {
+			t.Errorf("Produce v%d cut short: %d records, want 0", version, got)
+		}
+	}
+	meta := kmsg.NewPtrMetadataRequest()
+	if got := requestRecords(kmsg.NewRequestFormatter().AppendRequest(nil, meta, 1)[4:]); got != 0 {
+		t.Errorf("Metadata: %d records", got)
+	}
+	for _, b := range [][]byte{nil, {0, 0}, {0, 0, 0, 7, 0, 0, 0, 1, 0x7f, 0xff}} {
+		if got := requestRecords(b); got != 0 {
+			t.Errorf("%x: %d records", b, got)
+		}
+	}
+}
