@@ -344,18 +344,21 @@ func measuredRun(cfg slo.Config, r rundoc.Run, max bool, rateMetric, latency str
 
 // AdvanceSLOs takes every search still searching one step on: when none
 // of its runs is going, it queues the next probe's run or ends the
-// search with its answer.
+// search with its answer. A search that cannot be advanced (its stored
+// documents unreadable, the store failing) does not hold the others
+// back: its error is returned with theirs, and the loop tries again.
 func (l *Launcher) AdvanceSLOs(ctx context.Context) error {
 	list, err := l.store.ListSLOs(ctx, store.SLOSearching, 0)
 	if err != nil {
 		return err
 	}
+	var errs []error
 	for i := range list {
 		if err := l.advanceSLO(ctx, &list[i]); err != nil {
-			return err
+			errs = append(errs, fmt.Errorf("slo %s: %w", list[i].ID, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func (l *Launcher) advanceSLO(ctx context.Context, rec *store.SLO) error {

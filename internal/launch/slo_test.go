@@ -270,3 +270,26 @@ func TestLaunchSLOProbeLimit(t *testing.T) {
 		t.Errorf("at its 2 probes: %+v, want gave-up", d)
 	}
 }
+
+// TestLaunchSLOBrokenDoesNotBlock: a search whose stored settings no
+// longer read is reported, and the searches after it still advance.
+func TestLaunchSLOBrokenDoesNotBlock(t *testing.T) {
+	l := newTestLauncher(t, nil)
+	broken := &store.SLO{ID: "000000000000", Config: "not json", Search: "{}"}
+	if err := l.st.CreateSLO(t.Context(), broken, []*store.Run{{Label: "x", Workload: "producer", Status: rundoc.StatusQueued}}, []store.SLORun{{Max: true}}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := l.CreateSLO(t.Context(), &SLORequest{Config: SweepConfigRequest{Label: "a", Params: tinyParams(t)}, LatencyMs: 10, MaxRate: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, links, _ := l.st.GetSLO(t.Context(), id)
+	kneeSystem{knee: 4000, capacity: 10000}.finishProbe(t, l.st, links[0].RunID)
+	err = l.AdvanceSweeps(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "slo 000000000000") {
+		t.Errorf("AdvanceSweeps = %v, want the broken search named", err)
+	}
+	if rec, _, _ := l.st.GetSLO(t.Context(), id); rec.Phase != store.SLODone || rec.Outcome != slo.AtMaximum {
+		t.Errorf("the good search: %+v, want it advanced to its answer (1000 passes: at-maximum)", rec)
+	}
+}
