@@ -48,8 +48,10 @@ func sloAnswer(st *launch.SLOState) *wire.SLO {
 		MinRate: set.MinRate, MaxRate: set.MaxRate, MinSamples: cfg.MinSamples(), MaxProbes: cfg.ProbeLimit(), Probes: []wire.SLOProbe{}}
 	if store.SLOEnded(rec.Phase) {
 		res.Outcome, res.Lo, res.Hi = rec.Outcome, rec.Lo, rec.Hi
-	} else if st.Pending == 0 {
-		res.Lo, res.Hi = st.Decision.Lo, st.Decision.Hi
+	} else {
+		// The bracket of the probes measured so far, while one runs too.
+		d := slo.Decide(cfg, st.Probes)
+		res.Lo, res.Hi = d.Lo, d.Hi
 	}
 	// Every run, ended or not, under its probe; the verdicts are the
 	// probes' as Decide read them.
@@ -82,7 +84,11 @@ func sloAnswer(st *launch.SLOState) *wire.SLO {
 		}
 		res.Probes[i].Measured = true
 		if p.Max {
-			res.Probes[i].Pass, res.Probes[i].Reason = true, "the maximum: "+ui.FormatNumber(slo.MaxOf(p))+" records/s, the median of its runs' achieved rates"
+			if m := slo.MaxOf(p); m > 0 {
+				res.Probes[i].Pass, res.Probes[i].Reason = true, "the maximum: "+ui.FormatNumber(m)+" records/s, the median of its runs' achieved rates"
+			} else {
+				res.Probes[i].Reason = "no run measured a rate: no maximum to search below"
+			}
 			continue
 		}
 		v := cfg.JudgeProbe(p)
