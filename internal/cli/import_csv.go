@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -19,17 +20,10 @@ import (
 // file's order.
 func importCSV(ctx context.Context, client *client.Client, file, series, workload string, fs *commandFlags, stdout, stderr io.Writer) int {
 	args := fs.args
-	var other []string
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "csv", "series", "workload", "server", "token":
-		default:
-			other = append(other, "--"+f.Name)
-		}
-	})
+	_, bad := importFields(fs, []string{"csv", "series", "workload", "server", "token"}, nil)
 	switch {
-	case len(other) > 0:
-		return fs.usageError("%s: not with --csv (the CSV's columns say each run's time and tags)", other[0])
+	case bad != "":
+		return fs.usageError("%s: not with --csv (the CSV's columns say each run's time and tags)", bad)
 	case len(args) > 0:
 		return fs.usageError("--csv names the file; unexpected argument %q", args[0])
 	case series == "":
@@ -69,23 +63,8 @@ func importCSV(ctx context.Context, client *client.Client, file, series, workloa
 // column order, then their comparison's.
 func importTable(ctx context.Context, client *client.Client, file, workload string, fs *commandFlags, stdout, stderr io.Writer) int {
 	args := fs.args
-	var fields [][2]string
-	var bad string
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "table", "workload", "server", "token":
-		case "time": // tags and time apply to every run
-			fields = append(fields, [2]string{"time", f.Value.String()})
-		case "meta":
-			for _, m := range *f.Value.(*listFlag) {
-				fields = append(fields, [2]string{"meta", m})
-			}
-		default:
-			if bad == "" {
-				bad = "--" + f.Name
-			}
-		}
-	})
+	// Tags and time apply to every run.
+	fields, bad := importFields(fs, []string{"table", "workload", "server", "token"}, []string{"time", "meta"})
 	switch {
 	case bad != "":
 		return fs.usageError("%s: not with --table (each column's header labels its run, and each run joins its label's series)", bad)
@@ -150,4 +129,25 @@ func fileForm(fields [][2]string, fileField, name string, data []byte) (body []b
 		return nil, "", err
 	}
 	return buf.Bytes(), mw.FormDataContentType(), nil
+}
+
+// importFields reads the flags given to a kbench import of many runs at
+// once: those named in pass become its form fields (--meta once per
+// value), those in skip are the import's own, and bad is the first
+// other flag given ("" for none), which that import refuses.
+func importFields(fs *commandFlags, skip, pass []string) (fields [][2]string, bad string) {
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case slices.Contains(skip, f.Name):
+		case slices.Contains(pass, f.Name) && f.Name == "meta":
+			for _, m := range *f.Value.(*listFlag) {
+				fields = append(fields, [2]string{"meta", m})
+			}
+		case slices.Contains(pass, f.Name):
+			fields = append(fields, [2]string{f.Name, f.Value.String()})
+		case bad == "":
+			bad = "--" + f.Name
+		}
+	})
+	return fields, bad
 }

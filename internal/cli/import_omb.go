@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -62,23 +61,7 @@ func allOMB(files []string) bool {
 // run each, all stored or none. It prints the runs' URLs in the files'
 // order, then their comparison's when there are several.
 func importOMB(ctx context.Context, c *client.Client, files []string, fs *commandFlags, stdout, stderr io.Writer) int {
-	var fields [][2]string
-	var bad string
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "omb", "server", "token":
-		case "label", "time", "series":
-			fields = append(fields, [2]string{f.Name, f.Value.String()})
-		case "meta":
-			for _, m := range *f.Value.(*listFlag) {
-				fields = append(fields, [2]string{"meta", m})
-			}
-		default:
-			if bad == "" {
-				bad = "--" + f.Name
-			}
-		}
-	})
+	fields, bad := importFields(fs, []string{"omb", "server", "token"}, []string{"label", "time", "series", "meta"})
 	switch {
 	case bad != "":
 		return fs.usageError("%s: not with OMB results (each is a run of its own, its figures and workload in the file)", bad)
