@@ -1,0 +1,192 @@
+package rundoc
+
+import (
+	"fmt"
+	"math"
+)
+
+// MaxFleetWorkers bounds a fleet run's "workers": the shards of one run,
+// each driven by its own worker process.
+const MaxFleetWorkers = 10
+
+// Shard is one shard's part of a fleet run (a run asking for "workers":
+// N): the topics and partitions it drives, and its share of the rate and
+// of the producers. Every partition belongs to exactly one shard, so each
+// shard consumes what it produced and an end-to-end latency never crosses
+// two machines' clocks.
+type Shard struct {
+	// Index is the shard's place in the fleet, 0 to Count-1.
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// Assign lists, per topic the shard uses, the partitions it owns.
+	Assign []TopicPartitions `json:"assign"`
+	// Throughput is the shard's share of the run's records/s; -1 is
+	// unthrottled, as for a run.
+	Throughput float64 `json:"throughput"`
+	// Threads is the shard's producers per topic (Spec.Threads).
+	Threads int `json:"threads"`
+	// Duration is the measured window every shard runs, in seconds: the
+	// run's duration, or its record count at its rate.
+	Duration float64 `json:"duration"`
+}
+
+// TopicPartitions is one topic and the partitions of it a shard owns.
+type TopicPartitions struct {
+	Topic      string `json:"topic"`
+	Partitions []int  `json:"partitions"`
+}
+
+// Records is how many records the shard sends over its window at its
+// rate, or 0 when it is unthrottled.
+func (sh Shard) Records() int64 {
+	if sh.Throughput <= 0 {
+		return 0
+	}
+	return int64(math.Round(sh.Throughput * sh.Duration))
+}
+
+// PartitionCount is how many partitions the shard owns, over its topics.
+func (sh Shard) PartitionCount() int {
+	n := 0
+	for _, tp := range sh.Assign {
+		n += len(tp.Partitions)
+	}
+	return n
+}
+
+// DivideFleet divides the run s among n shards: its topics when there are
+// at least n of them (each shard every partition of its topics), else the
+// partitions of its topics taken in order; its rate (records/s) and its
+// producers per topic when the shards share topics. Remainders go to the
+// first shards. Shards run for a common duration: the spec's, or its
+// record count at its rate; a record count at an unthrottled rate has no
+// common duration and is refused. n of 1 is the run itself, as one shard.
+// Errors are FieldErrors naming the field to change.
+func DivideFleet(s *Spec, n int) ([]Shard, error) {
+	var errs FieldErrors
+	if n < 1 || n > MaxFleetWorkers {
+		errs.Add("workers", "must be between 1 and %d, got %d", MaxFleetWorkers, n)
+		return nil, errs.Err()
+	}
+	switch s.Workload {
+	case Producer, E2E:
+	default:
+		if n > 1 {
+			errs.Add("workers", "a %s run cannot be divided among workers: fleets are producer and e2e runs", s.Workload)
+		}
+	}
+	duration := s.Duration
+	if duration <= 0 {
+		switch {
+		case s.NumRecords > 0 && s.Throughput > 0:
+			duration = float64(s.NumRecords) / s.Throughput
+		case n > 1:
+			errs.Add("duration", "a fleet's shards run for a common duration: give --duration, or --throughput with --num-records (%d records at an unthrottled rate take as long as each shard's machine needs)", s.NumRecords)
+		}
+	}
+	if n > 1 && s.Throughput > 0 && s.Throughput < float64(n) {
+		errs.Add("throughput", "%g records/s among %d shards leaves a shard without a record to send: give at least %d", s.Throughput, n, n)
+	}
+	topics := s.TopicNames()
+	parts := max(s.Partitions, 1)
+	byTopic := len(topics) >= n
+	if !byTopic && len(topics)*parts < n {
+		errs.Add("partitions", "each of the %d shards needs partitions of its own: %d topic(s) of %d partition(s) make %d", n, len(topics), parts, len(topics)*parts)
+	}
+	if !byTopic && n > 1 && s.Threads < n {
+		errs.Add("threads", "the %d shards share %d topic(s) and divide its producers: each needs at least one, so --threads must be at least %d, got %d", n, len(topics), n, s.Threads)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+
+	shards := make([]Shard, n)
+	rates := divideRate(s.Throughput, n)
+	threads := divideInts(s.Threads, n)
+	for i := range shards {
+		shards[i] = Shard{Index: i, Count: n, Throughput: rates[i], Threads: s.Threads, Duration: duration}
+		if !byTopic {
+			shards[i].Threads = threads[i]
+		}
+	}
+	if byTopic {
+		at := 0
+		for i, k := range divideInts(len(topics), n) {
+			for _, t := range topics[at : at+k] {
+				shards[i].Assign = append(shards[i].Assign, TopicPartitions{Topic: t, Partitions: seq(0, parts)})
+			}
+			at += k
+		}
+		return shards, nil
+	}
+	// The (topic, partition) pairs in order, cut into n runs.
+	at := 0
+	for i, k := range divideInts(len(topics)*parts, n) {
+		for j := at; j < at+k; j++ {
+			t, p := topics[j/parts], j%parts
+			a := shards[i].Assign
+			if len(a) == 0 || a[len(a)-1].Topic != t {
+				a = append(a, TopicPartitions{Topic: t})
+			}
+			a[len(a)-1].Partitions = append(a[len(a)-1].Partitions, p)
+			shards[i].Assign = a
+		}
+		at += k
+	}
+	return shards, nil
+}
+
+// divideInts cuts total into n whole shares, the remainder one each to
+// the first shares.
+func divideInts(total, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = total / n
+		if i < total%n {
+			out[i]++
+		}
+	}
+	return out
+}
+
+// divideRate cuts a rate in records/s into n shares: whole records/s with
+// the remainder to the first shares when the rate is whole, equal shares
+// otherwise; an unthrottled rate (≤ 0) stays unthrottled in every share.
+func divideRate(rate float64, n int) []float64 {
+	out := make([]float64, n)
+	if rate <= 0 {
+		for i := range out {
+			out[i] = rate
+		}
+		return out
+	}
+	if whole := math.Trunc(rate); whole == rate && rate <= math.MaxInt64/2 {
+		for i, k := range divideInts(int(whole), n) {
+			out[i] = float64(k)
+		}
+		return out
+	}
+	for i := range out {
+		out[i] = rate / float64(n)
+	}
+	return out
+}
+
+func seq(from, to int) []int {
+	out := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// String describes the shard's part for logs and pages: "shard 2/4:
+// 8 partition(s) of 1 topic(s), 250 records/s, 2 producers per topic".
+func (sh Shard) String() string {
+	rate := "unthrottled"
+	if sh.Throughput > 0 {
+		rate = fmt.Sprintf("%g records/s", sh.Throughput)
+	}
+	return fmt.Sprintf("shard %d/%d: %d partition(s) of %d topic(s), %s, %d producer(s) per topic",
+		sh.Index+1, sh.Count, sh.PartitionCount(), len(sh.Assign), rate, sh.Threads)
+}

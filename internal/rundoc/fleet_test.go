@@ -1,0 +1,193 @@
+package rundoc
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestDivideFleet(t *testing.T) {
+	tp := func(topic string, ps ...int) TopicPartitions { return TopicPartitions{Topic: topic, Partitions: ps} }
+	tests := []struct {
+		name string
+		spec Spec
+		n    int
+		want []Shard
+	}{
+		{
+			name: "one topic's partitions, the remainder to the first shards",
+			spec: Spec{Workload: Producer, Topic: "t", Partitions: 8, Threads: 4, Throughput: 1003, Duration: 60},
+			n:    3,
+			want: []Shard{
+				{Index: 0, Count: 3, Assign: []TopicPartitions{tp("t", 0, 1, 2)}, Throughput: 335, Threads: 2, Duration: 60},
+				{Index: 1, Count: 3, Assign: []TopicPartitions{tp("t", 3, 4, 5)}, Throughput: 334, Threads: 1, Duration: 60},
+				{Index: 2, Count: 3, Assign: []TopicPartitions{tp("t", 6, 7)}, Throughput: 334, Threads: 1, Duration: 60},
+			},
+		},
+		{
+			name: "topics, at least one a shard: whole topics, producers per topic kept",
+			spec: Spec{Workload: E2E, Topic: "t", Topics: 5, Partitions: 2, Threads: 1, Throughput: -1, Duration: 30},
+			n:    2,
+			want: []Shard{
+				{Index: 0, Count: 2, Assign: []TopicPartitions{tp("t-0000", 0, 1), tp("t-0001", 0, 1), tp("t-0002", 0, 1)}, Throughput: -1, Threads: 1, Duration: 30},
+				{Index: 1, Count: 2, Assign: []TopicPartitions{tp("t-0003", 0, 1), tp("t-0004", 0, 1)}, Throughput: -1, Threads: 1, Duration: 30},
+			},
+		},
+		{
+			name: "fewer topics than shards: partitions across topic boundaries",
+			spec: Spec{Workload: E2E, Topic: "t", Topics: 2, Partitions: 3, Threads: 4, Throughput: 100, NumRecords: 6000},
+			n:    4,
+			want: []Shard{
+				{Index: 0, Count: 4, Assign: []TopicPartitions{tp("t-0000", 0, 1)}, Throughput: 25, Threads: 1, Duration: 60},
+				{Index: 1, Count: 4, Assign: []TopicPartitions{tp("t-0000", 2), tp("t-0001", 0)}, Throughput: 25, Threads: 1, Duration: 60},
+				{Index: 2, Count: 4, Assign: []TopicPartitions{tp("t-0001", 1)}, Throughput: 25, Threads: 1, Duration: 60},
+				{Index: 3, Count: 4, Assign: []TopicPartitions{tp("t-0001", 2)}, Throughput: 25, Threads: 1, Duration: 60},
+			},
+		},
+		{
+			name: "a fractional rate in equal shares",
+			spec: Spec{Workload: Producer, Topic: "t", Partitions: 2, Threads: 2, Throughput: 3.5, Duration: 10},
+			n:    2,
+			want: []Shard{
+				{Index: 0, Count: 2, Assign: []TopicPartitions{tp("t", 0)}, Throughput: 1.75, Threads: 1, Duration: 10},
+				{Index: 1, Count: 2, Assign: []TopicPartitions{tp("t", 1)}, Throughput: 1.75, Threads: 1, Duration: 10},
+			},
+		},
+		{
+			name: "one worker is the run itself",
+			spec: Spec{Workload: Producer, Topic: "t", Partitions: 3, Threads: 1, Throughput: -1, NumRecords: 1000},
+			n:    1,
+			want: []Shard{{Index: 0, Count: 1, Assign: []TopicPartitions{tp("t", 0, 1, 2)}, Throughput: -1, Threads: 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DivideFleet(&tt.spec, tt.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got\n%+v\nwant\n%+v", got, tt.want)
+			}
+			// Every partition exactly once, the rate and the producers
+			// adding up (producers only when the shards share topics).
+			seen := map[string]int{}
+			var rate float64
+			threads := 0
+			for _, sh := range got {
+				for _, a := range sh.Assign {
+					for _, p := range a.Partitions {
+						seen[fmt.Sprintf("%s/%d", a.Topic, p)]++
+					}
+				}
+				rate += sh.Throughput
+				threads += sh.Threads
+			}
+			for k, c := range seen {
+				if c != 1 {
+					t.Errorf("partition %s is owned by %d shards", k, c)
+				}
+			}
+			if want := len(tt.spec.TopicNames()) * max(tt.spec.Partitions, 1); len(seen) != want {
+				t.Errorf("the shards own %d partitions, the run has %d", len(seen), want)
+			}
+			if tt.spec.Throughput > 0 && rate != tt.spec.Throughput {
+				t.Errorf("the shards' rates add to %g, want %g", rate, tt.spec.Throughput)
+			}
+			if len(tt.spec.TopicNames()) < tt.n && threads != tt.spec.Threads {
+				t.Errorf("the shards' producers add to %d, want %d", threads, tt.spec.Threads)
+			}
+		})
+	}
+}
+
+func TestDivideFleetRefuses(t *testing.T) {
+	tests := []struct {
+		name  string
+		spec  Spec
+		n     int
+		field string
+		says  string
+	}{
+		{"too many workers", Spec{Workload: Producer, Topic: "t", Partitions: 20, Threads: 20, Duration: 5}, 11, "workers", "between 1 and 10"},
+		{"no workers", Spec{Workload: Producer, Topic: "t", Partitions: 1, Threads: 1, Duration: 5}, 0, "workers", "between 1 and 10"},
+		{"a consumer run", Spec{Workload: Consumer, Topic: "t", Partitions: 4, Threads: 4, Duration: 5}, 2, "workers", "producer and e2e"},
+		{"fewer partitions than shards", Spec{Workload: Producer, Topic: "t", Partitions: 3, Threads: 4, Duration: 5}, 4, "partitions", "3 partition(s) make 3"},
+		{"fewer producers than shards", Spec{Workload: Producer, Topic: "t", Partitions: 4, Threads: 1, Duration: 5}, 4, "threads", "at least 4, got 1"},
+		{"records at an unthrottled rate", Spec{Workload: Producer, Topic: "t", Partitions: 4, Threads: 4, Throughput: -1, NumRecords: 1000}, 4, "duration", "common duration"},
+		{"a rate too low to share", Spec{Workload: E2E, Topic: "t", Partitions: 4, Threads: 4, Throughput: 3, Duration: 5}, 4, "throughput", "at least 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DivideFleet(&tt.spec, tt.n)
+			var fe FieldErrors
+			if !errors.As(err, &fe) || !fe.Has(tt.field) {
+				t.Fatalf("got %v, want an error naming %s", err, tt.field)
+			}
+			if !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("%v does not say %q", err, tt.says)
+			}
+		})
+	}
+}
+
+func TestShardString(t *testing.T) {
+	sh := Shard{Index: 1, Count: 4, Assign: []TopicPartitions{{Topic: "t", Partitions: []int{2, 3}}}, Throughput: 250, Threads: 2, Duration: 60}
+	if got, want := sh.String(), "shard 2/4: 2 partition(s) of 1 topic(s), 250 records/s, 2 producer(s) per topic"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := sh.Records(); got != 15000 {
+		t.Errorf("Records() = %d, want 15000 (250/s for 60 s)", got)
+	}
+}
+
+// FuzzDivideFleet checks the division's invariants over any shape a
+// request can ask for: every partition owned once, rates adding up, no
+// shard without a partition or a producer.
+func FuzzDivideFleet(f *testing.F) {
+	f.Add(4, 1, 8, 4, 1000.0, 60.0, int64(0))
+	f.Add(3, 5, 2, 1, -1.0, 30.0, int64(0))
+	f.Add(10, 0, 10, 10, 12.5, 0.0, int64(100))
+	f.Fuzz(func(t *testing.T, n, topics, partitions, threads int, rate, duration float64, records int64) {
+		if topics < 0 || topics > 64 || partitions < 1 || partitions > 256 || threads < 1 || threads > 256 {
+			return
+		}
+		s := Spec{Workload: E2E, Topic: "t", Topics: topics, Partitions: partitions, Threads: threads, Throughput: rate, Duration: duration, NumRecords: records}
+		shards, err := DivideFleet(&s, n)
+		if err != nil {
+			var fe FieldErrors
+			if !errors.As(err, &fe) {
+				t.Fatalf("%v is not a FieldErrors", err)
+			}
+			return
+		}
+		if len(shards) != n {
+			t.Fatalf("%d shards for %d workers", len(shards), n)
+		}
+		owned := map[string]bool{}
+		var sum float64
+		for _, sh := range shards {
+			if sh.PartitionCount() == 0 || sh.Threads < 1 {
+				t.Fatalf("%v: a shard without a partition or a producer", sh)
+			}
+			for _, a := range sh.Assign {
+				for _, p := range a.Partitions {
+					k := fmt.Sprintf("%s/%d", a.Topic, p)
+					if owned[k] {
+						t.Fatalf("partition %s owned twice", k)
+					}
+					owned[k] = true
+				}
+			}
+			sum += sh.Throughput
+		}
+		if len(owned) != len(s.TopicNames())*partitions {
+			t.Fatalf("%d of %d partitions owned", len(owned), len(s.TopicNames())*partitions)
+		}
+		if rate > 0 && n > 0 && (sum < rate*(1-1e-9) || sum > rate*(1+1e-9)) {
+			t.Fatalf("rates add to %g, want %g", sum, rate)
+		}
+	})
+}
