@@ -62,6 +62,7 @@ func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 		}
 		return f
 	}
+	b.waitFor(t, "the search box (the page's second stage)", e2eProfileComplete)
 	b.do(t, "search a hidden frame", chromedp.SendKeys("#flamegraph-search", "main.d39"))
 	if f := matchPct("the hidden frames' share"); f < 0.298 || f > 0.3 {
 		t.Errorf("main.d39 holds 300 of 100300 samples (0.299%%); the page says %v%%", f)
@@ -156,6 +157,7 @@ func TestE2EFlameGraph(t *testing.T) {
 	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "zoom=") {
 		t.Errorf("the zoom is not in the URL: %s", u)
 	}
+	b.waitFor(t, "the search box (the page's second stage)", e2eProfileComplete)
 	b.do(t, "search", chromedp.SendKeys("#flamegraph-search", "crc"))
 	b.waitFor(t, "the match share", `(document.getElementById("flamegraph-match").dataset.totalPct || "") !== ""`)
 	pct := e2eEval[string](t, b, "match share", `document.getElementById("flamegraph-match").dataset.totalPct`)

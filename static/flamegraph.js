@@ -1559,6 +1559,60 @@
       el.flameGraph = g.api();
       g.load();
     });
+    if (graphs.length > 0) { afterFirstPaint(); }
+  }
+
+  // ---- the page's second stage ----
+
+  // The profile page's first frame holds its header, facts and graph
+  // and little else: its style sheets are inline (profile-first.css),
+  // and the parts it skips (class fp-later: the forms, the search box,
+  // the write-path table) wait for the style sheets and scripts its
+  // data-later-styles and data-later-scripts name. Those are loaded once
+  // the frame holding the graph has been rendered (the task after that
+  // frame's requestAnimationFrame), and the parts shown when all have
+  // arrived, so none is drawn half styled; the graphs the scripts added
+  // are mounted then (data-later="ready").
+  var laterStarted = false;
+
+  function afterFirstPaint() {
+    var host = document.querySelector('[data-later-styles], [data-later-scripts]');
+    if (laterStarted || !host) { return; }
+    laterStarted = true;
+    window.requestAnimationFrame(function () {
+      window.setTimeout(function () { loadLater(host); }, 0);
+    });
+  }
+
+  function loadLater(host) {
+    var urls = function (name) { return (host.getAttribute(name) || '').split(/\s+/).filter(Boolean); };
+    var pending = 1;
+    var done = function () {
+      if (--pending > 0) { return; }
+      document.querySelectorAll('.fp-later').forEach(function (el) { el.classList.remove('fp-later'); });
+      mount(); // the graphs the scripts added (a sandwich's)
+      host.setAttribute('data-later', 'ready');
+    };
+    var add = function (el) {
+      pending++;
+      el.addEventListener('load', done);
+      el.addEventListener('error', done);
+      document.head.appendChild(el);
+    };
+    host.setAttribute('data-later', 'loading');
+    urls('data-later-styles').forEach(function (href) {
+      var link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = href;
+      add(link);
+    });
+    urls('data-later-scripts').forEach(function (src) {
+      var script = document.createElement('script');
+      script.src = src;
+      script.async = false; // in the order given
+      add(script);
+    });
+    done();
   }
 
   function init() {
