@@ -48,7 +48,9 @@
 // code or markup styles, so it runs under script-src 'self'.
 //
 // Numbers, sizes and shares are formatted by format.js (window.kbenchFormat),
-// which every page loads before this script.
+// which pages load before this script; the profile page loads it after its
+// first paint, which needs no number: until it has come, the match line is
+// left empty and no tooltip is shown.
 (function () {
   'use strict';
 
@@ -62,13 +64,17 @@
 
   // ---- formatting: format.js, the Go formatter's rules ----
 
-  var F = window.kbenchFormat;
-  var fmtValue = F.profileValue, fmtSigned = F.signedProfileValue;
+  // F is format.js's formatter, undefined until it has loaded.
+  function F() { return window.kbenchFormat; }
+
+  function fmtValue(v, unit) { return F().profileValue(v, unit); }
+
+  function fmtSigned(v, unit) { return F().signedProfileValue(v, unit); }
 
   // fmtPct formats a fraction as a share: 0.1234 → "12.3%".
-  function fmtPct(f) { return F.percent(f * 100); }
+  function fmtPct(f) { return F().percent(f * 100); }
 
-  function fmtSignedPct(f) { return F.signedPercent(f * 100); }
+  function fmtSignedPct(f) { return F().signedPercent(f * 100); }
 
   // ---- packages and colours ----
 
@@ -928,6 +934,7 @@
 
   Graph.prototype.updateMatch = function () {
     var out = this.match, t = this.t;
+    if (!F()) { return; } // again once format.js has come (loadLater)
     out.classList.remove('fg-error');
     out.removeAttribute('data-total-pct');
     out.removeAttribute('data-zoom-pct');
@@ -1286,7 +1293,7 @@
   }
 
   Graph.prototype.onMove = function (ev) {
-    if (!this.t) { return; }
+    if (!this.t || !F()) { return; }
     active = this;
     var p = pointer(this, ev);
     var id = this.hitAt(p.x, p.y);
@@ -1591,6 +1598,7 @@
       if (--pending > 0) { return; }
       document.querySelectorAll('.fp-later').forEach(function (el) { el.classList.remove('fp-later'); });
       mount(); // the graphs the scripts added (a sandwich's)
+      graphs.forEach(function (g) { if (g.t) { g.updateMatch(); } }); // format.js has come
       host.setAttribute('data-later', 'ready');
     };
     var add = function (el) {

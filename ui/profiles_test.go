@@ -392,15 +392,16 @@ func TestProfilePagesCSPAndNoExternalURLs(t *testing.T) {
 		// flameviews.js runs before flamegraph.js where the graphs wait
 		// (deferred: it sets their views before they mount); on the
 		// profile page, whose graph draws at once, flamegraph.js loads it
-		// after the first paint (data-later-scripts), with the full style
-		// sheets (data-later-styles, and noscript links without scripts).
+		// and format.js after the first paint (data-later-scripts), with
+		// the full style sheets (data-later-styles, and noscript links
+		// without scripts).
 		order := []string{"format.js", "flameviews.js", "flamegraph.js"}
 		sheets := []string{"flamegraph.css"}
 		if strings.HasPrefix(name, "profile") {
-			order = []string{"format.js", "flamegraph.js"}
+			order = []string{"flamegraph.js"}
 			sheets = []string{"app.css", "flamegraph.css", "flameviews.css"}
-			if !strings.Contains(got, ` data-later-scripts="/static/flameviews.js?v=`) {
-				t.Errorf("%s: flameviews.js is not loaded after the first paint", name)
+			if !regexp.MustCompile(` data-later-scripts="/static/format\.js\?v=[0-9a-f]+ /static/flameviews\.js\?v=[0-9a-f]+"`).MatchString(got) {
+				t.Errorf("%s: format.js and flameviews.js are not loaded after the first paint", name)
 			}
 			if strings.Count(got, "<style") != 1 || !strings.Contains(got, firstStyle) {
 				t.Errorf("%s: inline style sheets other than profile-first.css", name)
