@@ -484,6 +484,10 @@
     this.pending = 0;
     this.dirty = false; // a redraw is asked for (schedule)
     this.draws = 0;     // canvas paints, for tests
+    // clipped: the canvas was cut at the window's bottom for the page's
+    // first paint (resize), grown to the box's height after it (grow).
+    this.clipped = false;
+    this.painted = false;
     this.legendKey = '';
     // viewSrc (data-src) is the format=rows API: the graph holds only
     // the frames wide enough to draw for the current zoom (see
@@ -660,6 +664,7 @@
       el.setAttribute('data-timing', JSON.stringify(timing));
       el.dispatchEvent(new CustomEvent('flamegraph:rendered', { bubbles: true, detail: timing }));
       g.ensureView();
+      afterFrame(function () { g.grow(); });
     };
     if (inline) { // drawn at once, in this task
       try {
@@ -1022,8 +1027,17 @@
     var rows = this.visibleRows(w);
     this.rows = rows;
     var h = rows * ROW;
-    // The canvas is as tall as what the box shows, never the whole graph.
+    // The canvas is as tall as what the box shows, never the whole graph;
+    // until the graph's first frame has been rendered, no taller than
+    // what the window shows of the box either (whole rows): a page's
+    // first paint fills and hands to the compositor no pixel out of
+    // sight, and grow draws the rest right after it.
     var view = Math.min(h, this.viewCap());
+    if (!this.painted) {
+      var shown = Math.ceil((window.innerHeight - this.box.getBoundingClientRect().top) / ROW) * ROW;
+      this.clipped = shown < view;
+      if (this.clipped) { view = Math.max(ROW, shown); }
+    }
     if (w === this.width && dpr === this.dpr && h === this.height && view === this.viewH) { return false; }
     this.width = w;
     this.height = h;
@@ -1035,6 +1049,21 @@
     this.spacer.style.height = (h - view) + 'px';
     return true;
   };
+
+  // grow ends the first paint's clipping (resize): once the graph's
+  // first frame has been rendered, the canvas takes the box's whole
+  // height.
+  Graph.prototype.grow = function () {
+    this.painted = true;
+    if (this.clipped && this.resize()) { this.draw(); }
+    this.clipped = false;
+  };
+
+  // afterFrame runs fn in a task after the next frame has been rendered
+  // (a timeout queued from that frame's requestAnimationFrame callback).
+  function afterFrame(fn) {
+    window.requestAnimationFrame(function () { window.setTimeout(fn, 0); });
+  }
 
   // top is the graph's y (CSS pixels) at the canvas's top edge: the box's
   // scroll, as far as the graph's height allows.
@@ -1586,9 +1615,7 @@
     var host = document.querySelector('[data-later-styles], [data-later-scripts]');
     if (laterStarted || !host) { return; }
     laterStarted = true;
-    window.requestAnimationFrame(function () {
-      window.setTimeout(function () { loadLater(host); }, 0);
-    });
+    afterFrame(function () { loadLater(host); });
   }
 
   function loadLater(host) {
