@@ -173,7 +173,7 @@ func TestE2EFlameGraph(t *testing.T) {
 	b.waitFor(t, "the shared view", `(() => { const s = document.getElementById("flamegraph").flameGraph; return s && s.state().zoom === "main.main;main.encode" && s.state().search === "crc"; })()`)
 
 	b.do(t, "open the comparison", chromedp.Navigate(fmt.Sprintf("%s/compare/profiles?base=%d&target=%d&normalize=none&sample=samples", srv.URL, base, target)))
-	b.waitFor(t, "the differential graph", `document.querySelector("#diff-flamegraph[data-rendered=true]") !== null`)
+	b.waitFor(t, "the differential graph, whole", `document.querySelector("#diff-flamegraph[data-rendered=true]:not([data-clipped])") !== null`)
 	colour := func(path string) [3]float64 {
 		c := e2eEval[[]float64](t, b, "pixel of "+path, fmt.Sprintf(`(() => {
 			const g = document.getElementById("diff-flamegraph").flameGraph;

@@ -42,6 +42,9 @@
 // to the compositor than a short one's. After the first paint the element gets
 // data-rendered="true" and data-timing (milliseconds) and fires a bubbling
 // "flamegraph:rendered" event; element.flameGraph is a small API for tests.
+// A first draw cut at the window's bottom (see resize) is marked
+// data-clipped="true" until the canvas has grown to its box, the task
+// after that frame: rows below the cut are not drawn until then.
 //
 // Click a frame to zoom into it, click one of its ancestors (drawn full
 // width above it) to zoom out, Escape to reset. Nothing here uses inline
@@ -1036,7 +1039,10 @@
     if (!this.painted) {
       var shown = Math.ceil((window.innerHeight - this.box.getBoundingClientRect().top) / ROW) * ROW;
       this.clipped = shown < view;
-      if (this.clipped) { view = Math.max(ROW, shown); }
+      if (this.clipped) {
+        view = Math.max(ROW, shown);
+        this.el.setAttribute('data-clipped', 'true');
+      }
     }
     if (w === this.width && dpr === this.dpr && h === this.height && view === this.viewH) { return false; }
     this.width = w;
@@ -1057,6 +1063,7 @@
     this.painted = true;
     if (this.clipped && this.resize()) { this.draw(); }
     this.clipped = false;
+    this.el.removeAttribute('data-clipped');
   };
 
   // afterFrame runs fn in a task after the next frame has been rendered
