@@ -62,6 +62,7 @@ func TestE2EFlameGraphPrunedZoomAndSearch(t *testing.T) {
 		}
 		return f
 	}
+	b.waitFor(t, "the search box (the page's second stage)", e2eProfileComplete)
 	b.do(t, "search a hidden frame", chromedp.SendKeys("#flamegraph-search", "main.d39"))
 	if f := matchPct("the hidden frames' share"); f < 0.298 || f > 0.3 {
 		t.Errorf("main.d39 holds 300 of 100300 samples (0.299%%); the page says %v%%", f)
@@ -156,6 +157,7 @@ func TestE2EFlameGraph(t *testing.T) {
 	if u := e2eEval[string](t, b, "url", `location.href`); !strings.Contains(u, "zoom=") {
 		t.Errorf("the zoom is not in the URL: %s", u)
 	}
+	b.waitFor(t, "the search box (the page's second stage)", e2eProfileComplete)
 	b.do(t, "search", chromedp.SendKeys("#flamegraph-search", "crc"))
 	b.waitFor(t, "the match share", `(document.getElementById("flamegraph-match").dataset.totalPct || "") !== ""`)
 	pct := e2eEval[string](t, b, "match share", `document.getElementById("flamegraph-match").dataset.totalPct`)
@@ -171,7 +173,7 @@ func TestE2EFlameGraph(t *testing.T) {
 	b.waitFor(t, "the shared view", `(() => { const s = document.getElementById("flamegraph").flameGraph; return s && s.state().zoom === "main.main;main.encode" && s.state().search === "crc"; })()`)
 
 	b.do(t, "open the comparison", chromedp.Navigate(fmt.Sprintf("%s/compare/profiles?base=%d&target=%d&normalize=none&sample=samples", srv.URL, base, target)))
-	b.waitFor(t, "the differential graph", `document.querySelector("#diff-flamegraph[data-rendered=true]") !== null`)
+	b.waitFor(t, "the differential graph, whole", `document.querySelector("#diff-flamegraph[data-rendered=true]:not([data-clipped])") !== null`)
 	colour := func(path string) [3]float64 {
 		c := e2eEval[[]float64](t, b, "pixel of "+path, fmt.Sprintf(`(() => {
 			const g = document.getElementById("diff-flamegraph").flameGraph;

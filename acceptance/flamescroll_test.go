@@ -68,7 +68,7 @@ func TestE2EFlameGraphDrawsWhatIsScrolledIntoView(t *testing.T) {
 		deepest += fmt.Sprintf(";main.d%02d", i)
 	}
 	b.do(t, "open the zoomed profile page", chromedp.Navigate(fmt.Sprintf("%s/profiles/%d?sample=samples&zoom=%s", srv.URL, id, strings.ReplaceAll(zoom, ";", "%3B"))))
-	b.waitFor(t, "the flame graph's first paint", `document.querySelector("#flamegraph[data-rendered=true]") !== null`)
+	b.waitFor(t, "the flame graph's first paint, grown to its box", `document.querySelector("#flamegraph[data-rendered=true]:not([data-clipped])") !== null`)
 	b.poll(t, "the zoomed view", e2eFG+`.state().zoom === "main.main;main.narrow007"`)
 
 	st := e2eEval[e2eViewState](t, b, "state", e2eFG+`.state()`)

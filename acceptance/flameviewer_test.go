@@ -84,7 +84,8 @@ func TestE2EFlameViewerRows(t *testing.T) {
 	java := srv.e2eImportFile(t, "java-gather", "gather.pb.gz", e2eJFRGather(t))
 	folded := srv.e2eImport(t, "order", "main;a 1\nmain;b 5\nmain;c 3\n")
 	state := func() e2eViewerState { t.Helper(); return e2eEval[e2eViewerState](t, b, "state", e2eFG+`.state()`) }
-	rendered := `document.querySelector("#flamegraph[data-rendered=true]") !== null`
+	// The page's forms and search box come with its second stage.
+	rendered := `document.querySelector("#flamegraph[data-rendered=true]") !== null && ` + e2eProfileComplete
 
 	// The rows render, from the page, with every thread.
 	b.do(t, "open the JFR profile", chromedp.Navigate(fmt.Sprintf("%s/profiles/%d", srv.URL, java)))

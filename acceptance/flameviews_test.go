@@ -81,9 +81,10 @@ func TestE2EFlameViews(t *testing.T) {
 		t.Errorf("inverted: %v", r)
 	}
 
-	// The keyboard.
+	// The keyboard: flameviews.js, which the profile page loads after
+	// its first paint (its second stage).
 	b.do(t, "open the profile", chromedp.Navigate(page))
-	b.waitFor(t, "the first paint", rendered("flamegraph"))
+	b.waitFor(t, "the first paint and the second stage", rendered("flamegraph")+" && "+e2eProfileComplete)
 	sel := func() string {
 		t.Helper()
 		return e2eEval[string](t, b, "selected", `document.getElementById("flamegraph").dataset.selected || ""`)

@@ -47,16 +47,19 @@ func (s *Server) logRequests(c *gin.Context) {
 		"status", c.Writer.Status(), "duration", time.Since(start).Round(time.Microsecond))
 }
 
-// securityHeaders: no inline scripts or styles, no framing, no sniffing.
+// securityHeaders: no inline scripts, no inline styles but kbench's own
+// style sheets that pages carry inline (ui.InlineStyles, allowed by their
+// hashes), no framing, no sniffing.
 func (s *Server) securityHeaders(c *gin.Context) {
 	h := c.Writer.Header()
-	inline := ""
+	inline, styles := "", s.styleSources
 	if isPprofPath(c.Request.URL.Path) {
 		// pprof's own pages carry their scripts and styles inline; they are
-		// pprof's code, not user input, so only they get 'unsafe-inline'.
-		inline = " 'unsafe-inline'"
+		// pprof's code, not user input, so only they get 'unsafe-inline'
+		// (which a hash source beside it would turn off).
+		inline, styles = " 'unsafe-inline'", ""
 	}
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'"+inline+"; style-src 'self'"+inline+"; img-src 'self' data:; "+
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'"+inline+"; style-src 'self'"+inline+styles+"; img-src 'self' data:; "+
 		"object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")

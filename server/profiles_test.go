@@ -3,11 +3,15 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +19,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/kbench/kbench/internal/testutil/gzbomb"
+	"github.com/kbench/kbench/static"
 )
 
 // upload posts files as the multipart field "profile" plus form fields.
@@ -220,6 +225,39 @@ func TestPprofUIMounted(t *testing.T) {
 	}
 	if csp := ts.do(t, "GET", "/", "").Header().Get("Content-Security-Policy"); strings.Contains(csp, "unsafe-inline") {
 		t.Errorf("kbench's own pages must keep the strict CSP; got %q", csp)
+	}
+}
+
+// TestProfilePageCSPAllowsItsStyle: the profile page carries its first
+// frame's style sheet inline (static/profile-first.css, as embedded), and
+// the CSP allows exactly that text by its SHA-256, with no
+// 'unsafe-inline'; the other pages' CSP allows no other inline style.
+func TestProfilePageCSPAllowsItsStyle(t *testing.T) {
+	ts := newTestServer(t, nil)
+	id := ts.importRun(t, "gather", foldedGather)
+	rec := ts.do(t, "GET", fmt.Sprintf("/profiles/%d", id), "")
+	if rec.Code != 200 {
+		t.Fatalf("profile page: %d", rec.Code)
+	}
+	styles := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindAllStringSubmatch(rec.Body.String(), -1)
+	if len(styles) != 1 {
+		t.Fatalf("the profile page has %d inline style sheets, want 1", len(styles))
+	}
+	first, err := fs.ReadFile(static.FS, "profile-first.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if styles[0][1] != string(first) {
+		t.Error("the profile page's inline style sheet is not profile-first.css as embedded")
+	}
+	sum := sha256.Sum256([]byte(styles[0][1]))
+	hash := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	csp := rec.Header().Get("Content-Security-Policy")
+	if !strings.Contains(csp, "style-src 'self' "+hash+";") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("profile page CSP %q, want style-src 'self' %s and nothing looser", csp, hash)
+	}
+	if other := ts.do(t, "GET", "/", "").Header().Get("Content-Security-Policy"); !strings.Contains(other, "style-src 'self' "+hash+";") {
+		t.Errorf("CSP of another page %q: want the same style-src (one policy for kbench's pages)", other)
 	}
 }
 

@@ -193,11 +193,14 @@ type Deps struct {
 
 // Server is the web application. It is an http.Handler.
 type Server struct {
-	cfg    Config
-	store  *store.Store
-	ui     *ui.UI
-	runs   Runs
-	parsed *lru.Cache[uint, *loadedProfile]
+	cfg   Config
+	store *store.Store
+	ui    *ui.UI
+	// styleSources is the ui's inline style sheets as CSP hash sources,
+	// each after a space (securityHeaders).
+	styleSources string
+	runs         Runs
+	parsed       *lru.Cache[uint, *loadedProfile]
 	// parsing makes concurrent first requests for a profile share one parse.
 	parsing singleflight.Group
 	pages   *lru.Cache[string, cachedPage]
@@ -279,6 +282,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	s := &Server{cfg: cfg, store: deps.Store, runs: deps.Runs, validate: deps.Validate, importMetrics: deps.ImportMetrics, ui: u, log: cfg.Logger, parsed: newLRU[uint, *loadedProfile](32),
 		pages: newLRU[string, cachedPage](maxCachedPages), answers: newLRU[string, cachedPage](maxCachedAnswers), flames: newLRU[string, *encodedBody](16), csrfPlaceholder: []byte("csrf-" + randomID(16)),
 		pprof: profiles.NewUI(16, func(format string, args ...any) { cfg.Logger.Debug(fmt.Sprintf(format, args...)) })}
+	for _, src := range u.StyleSources() {
+		s.styleSources += " " + src
+	}
 	s.regressions, s.functions = cfg.Regressions, cfg.Functions
 	if s.regressions == nil {
 		s.regressions, s.ownRegressions = regressions.New(deps.Store, ui.RegressionLinks(), cfg.Logger), true

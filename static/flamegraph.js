@@ -42,13 +42,18 @@
 // to the compositor than a short one's. After the first paint the element gets
 // data-rendered="true" and data-timing (milliseconds) and fires a bubbling
 // "flamegraph:rendered" event; element.flameGraph is a small API for tests.
+// A first draw cut at the window's bottom (see resize) is marked
+// data-clipped="true" until the canvas has grown to its box, the task
+// after that frame: rows below the cut are not drawn until then.
 //
 // Click a frame to zoom into it, click one of its ancestors (drawn full
 // width above it) to zoom out, Escape to reset. Nothing here uses inline
 // code or markup styles, so it runs under script-src 'self'.
 //
 // Numbers, sizes and shares are formatted by format.js (window.kbenchFormat),
-// which every page loads before this script.
+// which pages load before this script; the profile page loads it after its
+// first paint, which needs no number: until it has come, the match line is
+// left empty and no tooltip is shown.
 (function () {
   'use strict';
 
@@ -62,13 +67,17 @@
 
   // ---- formatting: format.js, the Go formatter's rules ----
 
-  var F = window.kbenchFormat;
-  var fmtValue = F.profileValue, fmtSigned = F.signedProfileValue;
+  // F is format.js's formatter, undefined until it has loaded.
+  function F() { return window.kbenchFormat; }
+
+  function fmtValue(v, unit) { return F().profileValue(v, unit); }
+
+  function fmtSigned(v, unit) { return F().signedProfileValue(v, unit); }
 
   // fmtPct formats a fraction as a share: 0.1234 → "12.3%".
-  function fmtPct(f) { return F.percent(f * 100); }
+  function fmtPct(f) { return F().percent(f * 100); }
 
-  function fmtSignedPct(f) { return F.signedPercent(f * 100); }
+  function fmtSignedPct(f) { return F().signedPercent(f * 100); }
 
   // ---- packages and colours ----
 
@@ -478,6 +487,10 @@
     this.pending = 0;
     this.dirty = false; // a redraw is asked for (schedule)
     this.draws = 0;     // canvas paints, for tests
+    // clipped: the canvas was cut at the window's bottom for the page's
+    // first paint (resize), grown to the box's height after it (grow).
+    this.clipped = false;
+    this.painted = false;
     this.legendKey = '';
     // viewSrc (data-src) is the format=rows API: the graph holds only
     // the frames wide enough to draw for the current zoom (see
@@ -654,6 +667,7 @@
       el.setAttribute('data-timing', JSON.stringify(timing));
       el.dispatchEvent(new CustomEvent('flamegraph:rendered', { bubbles: true, detail: timing }));
       g.ensureView();
+      afterFrame(function () { g.grow(); });
     };
     if (inline) { // drawn at once, in this task
       try {
@@ -928,6 +942,7 @@
 
   Graph.prototype.updateMatch = function () {
     var out = this.match, t = this.t;
+    if (!F()) { return; } // again once format.js has come (loadLater)
     out.classList.remove('fg-error');
     out.removeAttribute('data-total-pct');
     out.removeAttribute('data-zoom-pct');
@@ -1015,8 +1030,20 @@
     var rows = this.visibleRows(w);
     this.rows = rows;
     var h = rows * ROW;
-    // The canvas is as tall as what the box shows, never the whole graph.
+    // The canvas is as tall as what the box shows, never the whole graph;
+    // until the graph's first frame has been rendered, no taller than
+    // what the window shows of the box either (whole rows): a page's
+    // first paint fills and hands to the compositor no pixel out of
+    // sight, and grow draws the rest right after it.
     var view = Math.min(h, this.viewCap());
+    if (!this.painted) {
+      var shown = Math.ceil((window.innerHeight - this.box.getBoundingClientRect().top) / ROW) * ROW;
+      this.clipped = shown < view;
+      if (this.clipped) {
+        view = Math.max(ROW, shown);
+        this.el.setAttribute('data-clipped', 'true');
+      }
+    }
     if (w === this.width && dpr === this.dpr && h === this.height && view === this.viewH) { return false; }
     this.width = w;
     this.height = h;
@@ -1028,6 +1055,22 @@
     this.spacer.style.height = (h - view) + 'px';
     return true;
   };
+
+  // grow ends the first paint's clipping (resize): once the graph's
+  // first frame has been rendered, the canvas takes the box's whole
+  // height.
+  Graph.prototype.grow = function () {
+    this.painted = true;
+    if (this.clipped && this.resize()) { this.draw(); }
+    this.clipped = false;
+    this.el.removeAttribute('data-clipped');
+  };
+
+  // afterFrame runs fn in a task after the next frame has been rendered
+  // (a timeout queued from that frame's requestAnimationFrame callback).
+  function afterFrame(fn) {
+    window.requestAnimationFrame(function () { window.setTimeout(fn, 0); });
+  }
 
   // top is the graph's y (CSS pixels) at the canvas's top edge: the box's
   // scroll, as far as the graph's height allows.
@@ -1286,7 +1329,7 @@
   }
 
   Graph.prototype.onMove = function (ev) {
-    if (!this.t) { return; }
+    if (!this.t || !F()) { return; }
     active = this;
     var p = pointer(this, ev);
     var id = this.hitAt(p.x, p.y);
@@ -1559,6 +1602,59 @@
       el.flameGraph = g.api();
       g.load();
     });
+    if (graphs.length > 0) { afterFirstPaint(); }
+  }
+
+  // ---- the page's second stage ----
+
+  // The profile page's first frame holds its header, facts and graph
+  // and little else: its style sheets are inline (profile-first.css),
+  // and the parts it skips (class fp-later: the forms, the search box,
+  // the write-path table) wait for the style sheets and scripts its
+  // data-later-styles and data-later-scripts name. Those are loaded once
+  // the frame holding the graph has been rendered (the task after that
+  // frame's requestAnimationFrame), and the parts shown when all have
+  // arrived, so none is drawn half styled; the graphs the scripts added
+  // are mounted then (data-later="ready").
+  var laterStarted = false;
+
+  function afterFirstPaint() {
+    var host = document.querySelector('[data-later-styles], [data-later-scripts]');
+    if (laterStarted || !host) { return; }
+    laterStarted = true;
+    afterFrame(function () { loadLater(host); });
+  }
+
+  function loadLater(host) {
+    var urls = function (name) { return (host.getAttribute(name) || '').split(/\s+/).filter(Boolean); };
+    var pending = 1;
+    var done = function () {
+      if (--pending > 0) { return; }
+      document.querySelectorAll('.fp-later').forEach(function (el) { el.classList.remove('fp-later'); });
+      mount(); // the graphs the scripts added (a sandwich's)
+      graphs.forEach(function (g) { if (g.t) { g.updateMatch(); } }); // format.js has come
+      host.setAttribute('data-later', 'ready');
+    };
+    var add = function (el) {
+      pending++;
+      el.addEventListener('load', done);
+      el.addEventListener('error', done);
+      document.head.appendChild(el);
+    };
+    host.setAttribute('data-later', 'loading');
+    urls('data-later-styles').forEach(function (href) {
+      var link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = href;
+      add(link);
+    });
+    urls('data-later-scripts').forEach(function (src) {
+      var script = document.createElement('script');
+      script.src = src;
+      script.async = false; // in the order given
+      add(script);
+    });
+    done();
   }
 
   function init() {

@@ -1,6 +1,7 @@
 // flameviews.js: the views around the flame graphs of static/flamegraph.js
-// (deferred, before it on pages whose graphs wait too, after it on the
-// profile page, whose graph draws at once): the keyboard, copying a stack, and, on the
+// (deferred, before it on pages whose graphs wait too; on the profile
+// page, whose graph draws at once, flamegraph.js loads it after the
+// first paint): the keyboard, copying a stack, and, on the
 // graphs whose element has data-views, the top table, the sandwich of a
 // function and the inverted view. Everything is computed by the server
 // from the whole, filtered graph (view= of the format=rows routes); this
@@ -81,7 +82,11 @@
       el.setAttribute('data-src', withParams(src, { view: 'inverted' }));
     }
     el.setAttribute('data-view', inverted ? 'inverted' : 'flame');
-    var bar = make('nav', 'fg-viewbar');
+    // The profile page holds the bar's place (an empty .fg-viewbar right
+    // before the graph), so that filling it moves nothing below.
+    var prev = el.previousElementSibling;
+    var placed = !!prev && prev.classList.contains('fg-viewbar') && !prev.firstChild;
+    var bar = placed ? prev : make('nav', 'fg-viewbar');
     bar.setAttribute('aria-label', 'Views of the graph');
     bar.appendChild(document.createTextNode('View: '));
     [['flame', 'Flame graph'], ['inverted', 'Inverted (callers below their callees)']].forEach(function (v) {
@@ -94,7 +99,7 @@
       if ((v[0] === 'inverted') === inverted) { a.setAttribute('aria-current', 'page'); }
       bar.appendChild(a);
     });
-    el.parentNode.insertBefore(bar, el);
+    if (!placed) { el.parentNode.insertBefore(bar, el); }
     var after = el;
     var fn = pageParam(p.sandwich);
     if (fn) { after = sandwich(el, p, flat, fn); }

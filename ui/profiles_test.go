@@ -384,21 +384,42 @@ func TestProfilePagesCSPAndNoExternalURLs(t *testing.T) {
 	}
 	inlineScript := regexp.MustCompile(`<script(\s[^>]*)?>`)
 	handler := regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
+	// The profile page's one inline style sheet: profile-first.css, whose
+	// hash the server's CSP allows (server's TestProfilePageCSPAllowsItsStyle).
+	firstStyle := "<style>/* profile first frame */</style>"
 	for name, got := range pages {
 		tags := inlineScript.FindAllString(got, -1)
 		// flameviews.js runs before flamegraph.js where the graphs wait
-		// (deferred: it sets their views before they mount), after it on
-		// the profile page, whose graph draws at once.
+		// (deferred: it sets their views before they mount); on the
+		// profile page, whose graph draws at once, flamegraph.js loads it
+		// and format.js after the first paint (data-later-scripts), with
+		// the full style sheets (data-later-styles, and noscript links
+		// without scripts).
 		order := []string{"format.js", "flameviews.js", "flamegraph.js"}
+		sheets := []string{"flamegraph.css"}
 		if strings.HasPrefix(name, "profile") {
-			order = []string{"format.js", "flamegraph.js", "flameviews.js"}
+			order = []string{"flamegraph.js"}
+			sheets = []string{"app.css", "flamegraph.css", "flameviews.css"}
+			if !regexp.MustCompile(` data-later-scripts="/static/format\.js\?v=[0-9a-f]+ /static/flameviews\.js\?v=[0-9a-f]+"`).MatchString(got) {
+				t.Errorf("%s: format.js and flameviews.js are not loaded after the first paint", name)
+			}
+			if strings.Count(got, "<style") != 1 || !strings.Contains(got, firstStyle) {
+				t.Errorf("%s: inline style sheets other than profile-first.css", name)
+			}
+			got = strings.Replace(got, firstStyle, "", 1)
 		}
-		if len(tags) != 3 || !strings.Contains(tags[0], ` src="/static/`+order[0]+`?v=`) || !strings.Contains(tags[1], ` src="/static/`+order[1]+`?v=`) ||
-			!strings.Contains(tags[2], ` src="/static/`+order[2]+`?v=`) {
+		if len(tags) != len(order) {
 			t.Errorf("%s: scripts %q, want %v only, in this order", name, tags, order)
 		}
-		if !strings.Contains(got, `<link rel="stylesheet" href="/static/flamegraph.css?v=`) {
-			t.Errorf("%s: no flamegraph.css", name)
+		for i := range min(len(tags), len(order)) {
+			if !strings.Contains(tags[i], ` src="/static/`+order[i]+`?v=`) {
+				t.Errorf("%s: scripts %q, want %v only, in this order", name, tags, order)
+			}
+		}
+		for _, sheet := range sheets {
+			if !strings.Contains(got, `<link rel="stylesheet" href="/static/`+sheet+`?v=`) {
+				t.Errorf("%s: no %s", name, sheet)
+			}
 		}
 		if m := handler.FindString(got); m != "" {
 			t.Errorf("%s: inline event handler %q", name, m)

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -36,6 +37,10 @@ const StaticPrefix = "/static/"
 type UI struct {
 	pages  map[string]*template.Template
 	assets map[string]string // file name → URL with a content hash
+	// inline holds the style sheets pages carry inline (InlineStyles),
+	// by file name; styleSources their CSP hash sources.
+	inline       map[string]template.CSS
+	styleSources []string
 	// sessionSlot is what the layout's header holds where a visitor's
 	// session control goes (SetSessionSlot); empty: nothing.
 	sessionSlot template.HTML
@@ -47,10 +52,31 @@ type UI struct {
 // place of the marker as it sends a page. Call it before any Render.
 func (u *UI) SetSessionSlot(marker string) { u.sessionSlot = template.HTML(marker) }
 
+// InlineStyles are the static style sheets a page may carry inline
+// ({{inlineStyle "name"}} in a <style> element): the profile page's
+// first frame waits for no style sheet file. The Content-Security-Policy
+// allows them by their SHA-256 (StyleSources), so no other inline style
+// is allowed.
+var InlineStyles = []string{"profile-first.css"}
+
 // New parses every template of templatesFS and indexes staticFS, failing
 // on the first error so a broken template stops start-up, not a request.
 func New(templatesFS, staticFS fs.FS) (*UI, error) {
-	u := &UI{pages: map[string]*template.Template{}, assets: map[string]string{}}
+	u := &UI{pages: map[string]*template.Template{}, assets: map[string]string{}, inline: map[string]template.CSS{}}
+	for _, name := range InlineStyles {
+		// A missing one fails the page that carries it, at render time,
+		// as a missing asset does.
+		data, err := fs.ReadFile(staticFS, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ui: inline style sheet: %w", err)
+		}
+		sum := sha256.Sum256(data)
+		u.inline[name] = template.CSS(data)
+		u.styleSources = append(u.styleSources, "'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'")
+	}
 	err := fs.WalkDir(staticFS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -113,6 +139,11 @@ func New(templatesFS, staticFS fs.FS) (*UI, error) {
 	}
 	return u, nil
 }
+
+// StyleSources are the Content-Security-Policy hash sources ('sha256-…')
+// of the InlineStyles: what style-src must allow besides 'self' for the
+// pages that carry them.
+func (u *UI) StyleSources() []string { return slices.Clone(u.styleSources) }
 
 // Pages lists the names Render accepts.
 func (u *UI) Pages() []string {
@@ -191,6 +222,15 @@ func (u *UI) funcs(page string) template.FuncMap {
 				return "", fmt.Errorf("no static file %q", name)
 			}
 			return url, nil
+		},
+		// inlineStyle is the text of one of the InlineStyles, for a
+		// <style> element with nothing else in it (its hash must match).
+		"inlineStyle": func(name string) (template.CSS, error) {
+			css, ok := u.inline[name]
+			if !ok {
+				return "", fmt.Errorf("no inline style sheet %q", name)
+			}
+			return css, nil
 		},
 		// page is the name of the page being rendered.
 		"page": func() string { return page },

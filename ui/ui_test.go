@@ -33,6 +33,7 @@ var goldenStatic = fstest.MapFS{
 	"favicon.ico":         {Data: []byte("icon")},
 	"compare_progress.js": {Data: []byte("// compare progress")},
 	"history.css":         {Data: []byte("/* history */")},
+	"profile-first.css":   {Data: []byte("/* profile first frame */")},
 }
 
 func newTestUI(t *testing.T) *UI {
