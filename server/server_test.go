@@ -32,6 +32,7 @@ import (
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 	"github.com/kbench/kbench/internal/testutil/silentbroker"
+	"github.com/kbench/kbench/internal/testutil/storetest"
 	"github.com/kbench/kbench/runner"
 )
 
@@ -54,7 +55,7 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.fuzzworker"); f != nil {
 		fuzzWorker = f.Value.String() == "true"
 	}
-	code := m.Run()
+	code := pgtest.Main(m, storetest.MigratePostgres)
 	kbenchDone()
 	os.Exit(code)
 }

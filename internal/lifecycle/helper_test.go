@@ -17,6 +17,7 @@ import (
 
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
+	"github.com/kbench/kbench/internal/testutil/storetest"
 
 	"github.com/kbench/kbench/internal/store"
 )
@@ -31,7 +32,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == helperArg {
 		os.Exit(helperRun(os.Args[2], os.Args[3:]))
 	}
-	os.Exit(m.Run())
+	// The tests' databases are copies of one with kbench's and River's
+	// tables.
+	os.Exit(pgtest.Main(m, storetest.MigratePostgres))
 }
 
 // Files the helper leaves in its output directory besides kbench's own.
