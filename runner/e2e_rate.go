@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,7 +79,14 @@ func (r *run) e2eRate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		offs = append(offs, o...)
+		// A shard reads only its own partitions: what it sent, timed by
+		// its own clock.
+		owned := r.spec.OwnedPartitions(topic, partitions)
+		for _, po := range o {
+			if slices.Contains(owned, po.partition) {
+				offs = append(offs, po)
+			}
+		}
 	}
 	shape, err := r.recordShape(partitions)
 	if err != nil {
@@ -94,10 +102,14 @@ func (r *run) e2eRate(ctx context.Context) error {
 	// its own connections and buffer.memory as each of OMB's producers is
 	// a KafkaProducer of its own, numbering the records together.
 	seq := &atomic.Uint64{}
+	keyParts := map[string][]int{} // a shard's keys' partitions, by owned set
 	threads := make([]*producerThread, r.spec.Threads*len(topics))
 	for i := range threads {
 		t := &producerThread{id: i, topic: topics[i%len(topics)], credit: newCredit(r.st.bufferMemory, r.st.maxBlock), stats: stats, shape: shape, gen: shape.generator(i, len(threads))}
 		t.stamp = (&e2eStamper{seq: seq}).stamp
+		if r.spec.Shard != nil {
+			t.gen.onto(r.spec.OwnedPartitions(t.topic, partitions), keyParts)
+		}
 		if t.client, err = r.newClientSender(ctx, t, partitions); err != nil {
 			return err
 		}

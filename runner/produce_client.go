@@ -96,8 +96,13 @@ type clientSender struct {
 	led       [][]int      // broker index → the partitions it leads
 	drainFrom []int        // broker index → where the next drain starts
 	sticky    int          // partition of records without a key
-	full      int          // queued batches that are full
-	queued    int          // batches in the queues
+	// owned are the partitions the thread sends to, ascending: all of
+	// the topic's, or a shard's (OwnedPartitions); stickyAt is sticky's
+	// place among them.
+	owned     []int
+	stickyAt  int
+	full      int // queued batches that are full
+	queued    int // batches in the queues
 	lingerAt  time.Duration
 	exhausted bool // send is waiting for buffer.memory: every batch is sendable
 	flushing  bool // the phase is ending: every batch is sendable
@@ -254,6 +259,11 @@ func (r *run) newClientSender(ctx context.Context, t *producerThread, partitions
 		lingerAt:    math.MaxInt64,
 		wake:        make(chan struct{}, 1),
 	}
+	c.owned = r.spec.OwnedPartitions(t.topic, partitions)
+	if len(c.owned) == 0 {
+		return nil, fmt.Errorf("topic %s: the shard owns none of its partitions", t.topic)
+	}
+	c.sticky = c.owned[0]
 	c.memFree.Store(c.memCap)
 	if err := c.mapLeaders(ctx, partitions); err != nil {
 		return nil, err
@@ -293,8 +303,8 @@ func (c *clientSender) mapLeaders(ctx context.Context, partitions int) error {
 		index[0] = 0 // no leader known: one broker, and kafka-go finds it
 	}
 	c.led = make([][]int, len(index))
-	for p, b := range c.leaderOf {
-		c.led[b] = append(c.led[b], p)
+	for _, p := range c.owned {
+		c.led[c.leaderOf[p]] = append(c.led[c.leaderOf[p]], p)
 	}
 	c.drainFrom = make([]int, len(index))
 	c.inFlight = make([]atomic.Int32, len(index))
@@ -401,7 +411,8 @@ func (c *clientSender) append(ctx context.Context, now, intended time.Duration, 
 		c.close(b)
 		b = nil
 		if part < 0 {
-			c.sticky = (c.sticky + 1) % len(c.queues)
+			c.stickyAt = (c.stickyAt + 1) % len(c.owned)
+			c.sticky = c.owned[c.stickyAt]
 			p = c.sticky
 			b = c.queues[p].open()
 		}

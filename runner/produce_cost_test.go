@@ -18,7 +18,7 @@ func benchSender(batchBytes, memory int64) *clientSender {
 	c := &clientSender{
 		t: t, raw: true, batchBytes: batchBytes, maxRequest: 1 << 20, linger: 10 * time.Millisecond,
 		maxBlock: time.Minute, maxInFlight: 1, tsBase: stats.base.UnixMilli(),
-		recordExtra: recordOverhead, queues: make([]batchQueue, 1), leaderOf: []int{0}, led: [][]int{{0}},
+		recordExtra: recordOverhead, queues: make([]batchQueue, 1), owned: []int{0}, leaderOf: []int{0}, led: [][]int{{0}},
 		drainFrom: make([]int, 1), inFlight: make([]atomic.Int32, 1), memCap: memory,
 		lingerAt: math.MaxInt64, wake: make(chan struct{}, 1), reqCtx: context.Background(),
 	}

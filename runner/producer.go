@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -367,6 +368,9 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 	} else {
 		balancer = &kafka.RoundRobin{ChunkSize: batchCount}
 	}
+	if r.spec.Shard != nil {
+		balancer = &ownedBalancer{inner: balancer, owned: r.spec.OwnedPartitions(t.topic, partitions)}
+	}
 	return &kafka.Writer{
 		Addr:            kafka.TCP(r.brokers...),
 		Topic:           t.topic,
@@ -387,6 +391,33 @@ func (r *run) newWriter(t *producerThread, partitions int) (*kafka.Writer, error
 			t.credit.release(t.stats.complete(msgs, err))
 		},
 	}, nil
+}
+
+// ownedBalancer gives a shard's Writer's balancer only the shard's own
+// partitions of the topic (OwnedPartitions): the others are other
+// shards'.
+type ownedBalancer struct {
+	inner kafka.Balancer
+	owned []int // ascending
+}
+
+// Balance passes inner the owned partitions, which are all among those
+// the Writer knows once the topic's metadata is complete (ensureTopics
+// checked the count), and otherwise those of them it does know.
+func (b *ownedBalancer) Balance(msg kafka.Message, partitions ...int) int {
+	if n := len(partitions); n > 0 && partitions[n-1] == n-1 && b.owned[len(b.owned)-1] < n {
+		return b.inner.Balance(msg, b.owned...)
+	}
+	known := make([]int, 0, len(b.owned))
+	for _, p := range b.owned {
+		if slices.Contains(partitions, p) {
+			known = append(known, p)
+		}
+	}
+	if len(known) == 0 {
+		return b.owned[0]
+	}
+	return b.inner.Balance(msg, known...)
 }
 
 func (r *run) produce(ctx context.Context) error {
@@ -419,6 +450,7 @@ func (r *run) produce(ctx context.Context) error {
 	// sends to topic i mod the topics, each with its own buffer.memory
 	// share as in a run of one topic.
 	threads := make([]*producerThread, r.spec.Threads*len(topics))
+	keyParts := map[string][]int{} // a shard's keys' partitions, by owned set
 	if r.spec.Topics > 0 {
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
 			"%d topics (%s to %s, created for the run and deleted after it) of %d partitions, %d producer thread(s) each; records and --throughput are split evenly over the %d threads",
@@ -427,6 +459,9 @@ func (r *run) produce(ctx context.Context) error {
 	for i := range threads {
 		t := &producerThread{id: i, topic: topics[i%len(topics)], credit: newCredit(r.st.bufferMemory/int64(r.spec.Threads), r.st.maxBlock), stats: stats,
 			shape: shape, gen: shape.generator(i, len(threads))}
+		if r.spec.Shard != nil {
+			t.gen.onto(r.spec.OwnedPartitions(t.topic, partitions), keyParts)
+		}
 		if client {
 			t.client, err = r.newClientSender(ctx, t, partitions)
 			t.sender = t.client

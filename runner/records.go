@@ -175,12 +175,15 @@ type recordGen struct {
 	rng    *rand.Rand
 	cursor int
 	key    int // the last key taken, with --key-order round-robin
+	// keyParts is the partition of each key: the shape's, or of a
+	// shard's own partitions (onto).
+	keyParts []int
 }
 
 // generator is thread i of n's record source: its own random stream and,
 // with --payload-entropy, its own place in the pool.
 func (sh *recordShape) generator(i, n int) *recordGen {
-	g := &recordGen{sh: sh, rng: rand.New(rand.NewPCG(uint64(i), 7))}
+	g := &recordGen{sh: sh, rng: rand.New(rand.NewPCG(uint64(i), 7)), keyParts: sh.keyParts}
 	if sh.pool != nil {
 		g.cursor = len(sh.pool) / n * i
 	}
@@ -213,5 +216,26 @@ func (g *recordGen) next() (value, key []byte, part int) {
 	} else {
 		k = g.rng.IntN(len(sh.keys))
 	}
-	return value, sh.keys[k], sh.keyParts[k]
+	return value, sh.keys[k], g.keyParts[k]
+}
+
+// onto makes the generator's keys go to partitions of owned only (a
+// shard's): murmur2 over them, as Kafka's partitioner over a topic of
+// those partitions. parts caches the tables by owned set, since threads
+// of one topic share theirs.
+func (g *recordGen) onto(owned []int, parts map[string][]int) {
+	if g.sh.keys == nil {
+		return
+	}
+	id := fmt.Sprint(owned)
+	kp, ok := parts[id]
+	if !ok {
+		var murmur kafka.Murmur2Balancer
+		kp = make([]int, len(g.sh.keys))
+		for i, k := range g.sh.keys {
+			kp[i] = murmur.Balance(kafka.Message{Key: k}, owned...)
+		}
+		parts[id] = kp
+	}
+	g.keyParts = kp
 }

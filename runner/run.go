@@ -344,6 +344,9 @@ func (r *run) adminClient() (client *kafka.Client, done func(), err error) {
 // measures an empty start, and deleting someone's topic is not kbench's
 // to do), deleted when the run ends.
 func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
+	if r.spec.Shard != nil {
+		return r.ensureShardTopics(ctx)
+	}
 	if r.spec.Topics == 0 {
 		p, err := r.ensureTopic(ctx)
 		return []string{r.spec.Topic}, p, err
@@ -418,6 +421,62 @@ func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
 	for _, c := range configs {
 		r.res.Environment.Config.Set("topic."+c.ConfigName, c.ConfigValue)
 	}
+	return names, r.spec.Partitions, nil
+}
+
+// ensureShardTopics creates the topics of a fleet's shard (Spec.Shard)
+// that do not exist yet: the fleet's shards share them, so whichever
+// shard comes first creates each, none refuses one that exists, and none
+// deletes them after (the others may still be reading). Each must have
+// the partitions the fleet was divided by.
+func (r *run) ensureShardTopics(ctx context.Context) ([]string, int, error) {
+	names := r.spec.ShardTopics()
+	client, done, err := r.adminClient()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer done()
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	replicas := -1
+	if r.spec.ReplicationFactor > 0 {
+		replicas = r.spec.ReplicationFactor
+	}
+	req := &kafka.CreateTopicsRequest{}
+	for _, n := range names {
+		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: replicas,
+			ConfigEntries: topicConfigEntries(r.spec.TopicConfig)})
+	}
+	resp, err := client.CreateTopics(ctx, req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("create the shard's topics: %w", r.explain(err))
+	}
+	for _, n := range names {
+		if terr := resp.Errors[n]; terr != nil && !errors.Is(terr, kafka.TopicAlreadyExists) {
+			return nil, 0, fmt.Errorf("create topic %s: %w", n, terr)
+		}
+	}
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
+	if err != nil {
+		return nil, 0, fmt.Errorf("topics' metadata: %w", r.explain(err))
+	}
+	found := map[string]int{}
+	for _, t := range md.Topics {
+		if t.Error != nil {
+			return nil, 0, fmt.Errorf("topic %s metadata: %w", t.Name, t.Error)
+		}
+		found[t.Name] = len(t.Partitions)
+	}
+	for _, n := range names {
+		if found[n] != r.spec.Partitions {
+			return nil, 0, fmt.Errorf("topic %s has %d partitions, but the fleet was divided by %d: delete it or choose another --topic", n, found[n], r.spec.Partitions)
+		}
+	}
+	sh := r.spec.Shard
+	r.res.Environment.Config.Set("partitions", strconv.Itoa(r.spec.Partitions))
+	r.res.Environment.Config.Set("shard", fmt.Sprintf("%d/%d", sh.Index+1, sh.Count))
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, sh.String()+
+		": it sends to (and e2e reads) only its own partitions; the fleet's topics are shared by its shards and kept after the run")
 	return names, r.spec.Partitions, nil
 }
 

@@ -3,6 +3,7 @@ package rundoc
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // MaxFleetWorkers bounds a fleet run's "workers": the shards of one run,
@@ -28,6 +29,9 @@ type Shard struct {
 	// Duration is the measured window every shard runs, in seconds: the
 	// run's duration, or its record count at its rate.
 	Duration float64 `json:"duration"`
+	// BacklogBytes is the shard's share of e2e's --backlog-bytes (0 for
+	// none): each shard builds and drains the backlog of its partitions.
+	BacklogBytes int64 `json:"backlog_bytes,omitempty"`
 }
 
 // TopicPartitions is one topic and the partitions of it a shard owns.
@@ -75,6 +79,9 @@ func DivideFleet(s *Spec, n int) ([]Shard, error) {
 			errs.Add("workers", "a %s run cannot be divided among workers: fleets are producer and e2e runs", s.Workload)
 		}
 	}
+	if s.Workload == E2E && n > 1 && !s.E2ERateMode() {
+		errs.Add("mode", "an e2e fleet runs in rate mode (--mode rate or --throughput R): Kafka's mode sends one record at a time from one producer")
+	}
 	duration := s.Duration
 	if duration <= 0 {
 		switch {
@@ -96,15 +103,19 @@ func DivideFleet(s *Spec, n int) ([]Shard, error) {
 	if !byTopic && n > 1 && s.Threads < n {
 		errs.Add("threads", "the %d shards share %d topic(s) and divide its producers: each needs at least one, so --threads must be at least %d, got %d", n, len(topics), n, s.Threads)
 	}
+	if _, _, groups := s.Groups(); groups && !byTopic && n > 1 {
+		errs.Add("subscriptions", "consumer groups read every partition of their topics, so a fleet of groups divides whole topics: give --topics %d or more", n)
+	}
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 
 	shards := make([]Shard, n)
+	backlog := divideInts64(s.BacklogBytes, n)
 	rates := divideRate(s.Throughput, n)
 	threads := divideInts(s.Threads, n)
 	for i := range shards {
-		shards[i] = Shard{Index: i, Count: n, Throughput: rates[i], Threads: s.Threads, Duration: duration}
+		shards[i] = Shard{Index: i, Count: n, Throughput: rates[i], Threads: s.Threads, Duration: duration, BacklogBytes: backlog[i]}
 		if !byTopic {
 			shards[i].Threads = threads[i]
 		}
@@ -143,6 +154,18 @@ func divideInts(total, n int) []int {
 	for i := range out {
 		out[i] = total / n
 		if i < total%n {
+			out[i]++
+		}
+	}
+	return out
+}
+
+// divideInts64 is divideInts for byte counts.
+func divideInts64(total int64, n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = total / int64(n)
+		if int64(i) < total%int64(n) {
 			out[i]++
 		}
 	}
@@ -189,4 +212,81 @@ func (sh Shard) String() string {
 	}
 	return fmt.Sprintf("shard %d/%d: %d partition(s) of %d topic(s), %s, %d producer(s) per topic",
 		sh.Index+1, sh.Count, sh.PartitionCount(), len(sh.Assign), rate, sh.Threads)
+}
+
+// validateShard adds the errors of a shard's part (Spec.Shard), all under
+// the field "shard": a shard spec is written by the server, never typed.
+func (s *Spec) validateShard(errs *FieldErrors) {
+	sh := s.Shard
+	if sh == nil {
+		return
+	}
+	bad := func(format string, args ...any) { errs.Add("shard", format, args...) }
+	if s.Workload != Producer && s.Workload != E2E {
+		bad("a %s run cannot be a shard: fleets are producer and e2e runs", s.Workload)
+		return
+	}
+	if s.Workload == E2E && !s.E2ERateMode() {
+		bad("an e2e shard runs in rate mode (--mode rate or --throughput R)")
+	}
+	if sh.Count < 2 || sh.Count > MaxFleetWorkers || sh.Index < 0 || sh.Index >= sh.Count {
+		bad("shard %d of %d: want a shard 0 to count-1 of 2 to %d", sh.Index, sh.Count, MaxFleetWorkers)
+	}
+	if s.BootstrapServer == "" {
+		bad("the shards of a fleet share one cluster: give its bootstrap servers (an embedded broker would be each shard's own)")
+	}
+	if len(sh.Assign) == 0 {
+		bad("assigns no partition")
+	}
+	topics := s.TopicNames()
+	seen := map[string]bool{}
+	for _, a := range sh.Assign {
+		switch {
+		case !slices.Contains(topics, a.Topic):
+			bad("assigns topic %q, which is not one of the run's (%s to %s)", a.Topic, topics[0], topics[len(topics)-1])
+		case seen[a.Topic]:
+			bad("assigns topic %q twice", a.Topic)
+		case len(a.Partitions) == 0:
+			bad("assigns no partition of topic %q", a.Topic)
+		}
+		seen[a.Topic] = true
+		for i, p := range a.Partitions {
+			if p < 0 || p >= s.Partitions || (i > 0 && p <= a.Partitions[i-1]) {
+				bad("topic %q: partitions must ascend, each from 0 to %d, got %v", a.Topic, s.Partitions-1, a.Partitions)
+				break
+			}
+		}
+		if _, _, groups := s.Groups(); groups && len(a.Partitions) < s.Partitions {
+			// A group's members share every partition of their topics,
+			// so a shard's would read other shards' records, whose send
+			// times another machine's clock took.
+			bad("consumer groups read every partition of a topic, so shards of groups take whole topics: topic %q is shared", a.Topic)
+		}
+	}
+}
+
+// OwnedPartitions are the partitions of topic (of partitions in all) the
+// run drives: all of them, or a shard's (nil for a topic not its own).
+func (s *Spec) OwnedPartitions(topic string, partitions int) []int {
+	if s.Shard == nil {
+		return seq(0, partitions)
+	}
+	for _, a := range s.Shard.Assign {
+		if a.Topic == topic {
+			return a.Partitions
+		}
+	}
+	return nil
+}
+
+// ShardTopics are the topics the run drives: the run's, or a shard's.
+func (s *Spec) ShardTopics() []string {
+	if s.Shard == nil {
+		return s.TopicNames()
+	}
+	out := make([]string, len(s.Shard.Assign))
+	for i, a := range s.Shard.Assign {
+		out[i] = a.Topic
+	}
+	return out
 }

@@ -28,7 +28,7 @@ func TestDivideFleet(t *testing.T) {
 		},
 		{
 			name: "topics, at least one a shard: whole topics, producers per topic kept",
-			spec: Spec{Workload: E2E, Topic: "t", Topics: 5, Partitions: 2, Threads: 1, Throughput: -1, Duration: 30},
+			spec: Spec{Workload: E2E, Mode: ModeRate, Topic: "t", Topics: 5, Partitions: 2, Threads: 1, Throughput: -1, Duration: 30},
 			n:    2,
 			want: []Shard{
 				{Index: 0, Count: 2, Assign: []TopicPartitions{tp("t-0000", 0, 1), tp("t-0001", 0, 1), tp("t-0002", 0, 1)}, Throughput: -1, Threads: 1, Duration: 30},
@@ -44,6 +44,16 @@ func TestDivideFleet(t *testing.T) {
 				{Index: 1, Count: 4, Assign: []TopicPartitions{tp("t-0000", 2), tp("t-0001", 0)}, Throughput: 25, Threads: 1, Duration: 60},
 				{Index: 2, Count: 4, Assign: []TopicPartitions{tp("t-0001", 1)}, Throughput: 25, Threads: 1, Duration: 60},
 				{Index: 3, Count: 4, Assign: []TopicPartitions{tp("t-0001", 2)}, Throughput: 25, Threads: 1, Duration: 60},
+			},
+		},
+		{
+			name: "a backlog divided as the rate is",
+			spec: Spec{Workload: E2E, Mode: ModeRate, Topic: "t", Partitions: 3, Threads: 3, Throughput: 300, Duration: 20, BacklogBytes: 10},
+			n:    3,
+			want: []Shard{
+				{Index: 0, Count: 3, Assign: []TopicPartitions{tp("t", 0)}, Throughput: 100, Threads: 1, Duration: 20, BacklogBytes: 4},
+				{Index: 1, Count: 3, Assign: []TopicPartitions{tp("t", 1)}, Throughput: 100, Threads: 1, Duration: 20, BacklogBytes: 3},
+				{Index: 2, Count: 3, Assign: []TopicPartitions{tp("t", 2)}, Throughput: 100, Threads: 1, Duration: 20, BacklogBytes: 3},
 			},
 		},
 		{
@@ -117,6 +127,8 @@ func TestDivideFleetRefuses(t *testing.T) {
 		{"fewer partitions than shards", Spec{Workload: Producer, Topic: "t", Partitions: 3, Threads: 4, Duration: 5}, 4, "partitions", "3 partition(s) make 3"},
 		{"fewer producers than shards", Spec{Workload: Producer, Topic: "t", Partitions: 4, Threads: 1, Duration: 5}, 4, "threads", "at least 4, got 1"},
 		{"records at an unthrottled rate", Spec{Workload: Producer, Topic: "t", Partitions: 4, Threads: 4, Throughput: -1, NumRecords: 1000}, 4, "duration", "common duration"},
+		{"groups sharing topics", Spec{Workload: E2E, Mode: ModeRate, Topic: "t", Topics: 2, Partitions: 4, Threads: 4, Throughput: 100, Duration: 5, Subscriptions: 1}, 4, "subscriptions", "--topics 4 or more"},
+		{"e2e in Kafka's mode", Spec{Workload: E2E, Mode: ModeKafka, Topic: "t", Partitions: 4, Threads: 4, Throughput: 100, NumRecords: 1000}, 2, "mode", "rate mode"},
 		{"a rate too low to share", Spec{Workload: E2E, Topic: "t", Partitions: 4, Threads: 4, Throughput: 3, Duration: 5}, 4, "throughput", "at least 4"},
 	}
 	for _, tt := range tests {
@@ -190,4 +202,75 @@ func FuzzDivideFleet(f *testing.F) {
 			t.Fatalf("rates add to %g, want %g", sum, rate)
 		}
 	})
+}
+
+func TestValidateShard(t *testing.T) {
+	base := func(t *testing.T, workload Workload, args ...string) Spec {
+		t.Helper()
+		all := append([]string{"--topic", "t", "--partitions", "4", "--bootstrap-server", "127.0.0.1:9092"}, args...)
+		s, err := ParseArgs(workload, all)
+		if err != nil {
+			t.Fatalf("ParseArgs(%q): %v", all, err)
+		}
+		return s
+	}
+	own := func(topic string, ps ...int) []TopicPartitions {
+		return []TopicPartitions{{Topic: topic, Partitions: ps}}
+	}
+	tests := []struct {
+		name     string
+		workload Workload
+		args     []string
+		shard    Shard
+		says     string // "" for valid
+	}{
+		{"a producer shard", Producer, []string{"--throughput", "100", "--duration", "10"}, Shard{Index: 1, Count: 2, Assign: own("t", 2, 3)}, ""},
+		{"an e2e shard in rate mode", E2E, []string{"--throughput", "100", "--duration", "10"}, Shard{Index: 0, Count: 2, Assign: own("t", 0, 1)}, ""},
+		{"the embedded broker", Producer, []string{"--bootstrap-server", "", "--duration", "10"}, Shard{Index: 0, Count: 2, Assign: own("t", 0)}, "share one cluster"},
+		{"an index past the count", Producer, []string{"--duration", "10"}, Shard{Index: 2, Count: 2, Assign: own("t", 0)}, "shard 2 of 2"},
+		{"a fleet of one", Producer, []string{"--duration", "10"}, Shard{Index: 0, Count: 1, Assign: own("t", 0)}, "of 2 to 10"},
+		{"another topic", Producer, []string{"--duration", "10"}, Shard{Index: 0, Count: 2, Assign: own("u", 0)}, `topic "u"`},
+		{"a partition past the topic's", Producer, []string{"--duration", "10"}, Shard{Index: 0, Count: 2, Assign: own("t", 3, 4)}, "each from 0 to 3"},
+		{"partitions out of order", Producer, []string{"--duration", "10"}, Shard{Index: 0, Count: 2, Assign: own("t", 1, 0)}, "must ascend"},
+		{"nothing assigned", Producer, []string{"--duration", "10"}, Shard{Index: 0, Count: 2}, "assigns no partition"},
+		{"a topic twice", Producer, []string{"--duration", "10"}, Shard{Index: 0, Count: 2, Assign: append(own("t", 0), own("t", 1)...)}, "twice"},
+		{"groups on a shared topic", E2E, []string{"--throughput", "100", "--duration", "10", "--topics", "2", "--subscriptions", "1"}, Shard{Index: 0, Count: 2, Assign: own("t-0000", 0, 1)}, "consumer groups"},
+		{"e2e in Kafka's mode", E2E, []string{"--num-records", "10"}, Shard{Index: 0, Count: 2, Assign: own("t", 0, 1)}, "rate mode"},
+		{"a consumer", Consumer, []string{"--messages", "10"}, Shard{Index: 0, Count: 2, Assign: own("t", 0, 1)}, "consumer run cannot be a shard"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := base(t, tt.workload, tt.args...)
+			sh := tt.shard
+			s.Shard = &sh
+			err := s.Validate()
+			if tt.says == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			var fe FieldErrors
+			if !errors.As(err, &fe) || !fe.Has("shard") || !strings.Contains(err.Error(), tt.says) {
+				t.Fatalf("Validate: got %v, want a shard error saying %q", err, tt.says)
+			}
+		})
+	}
+}
+
+func TestOwnedPartitions(t *testing.T) {
+	s := Spec{Topic: "t", Topics: 2}
+	if got := s.OwnedPartitions("t-0001", 3); !reflect.DeepEqual(got, []int{0, 1, 2}) {
+		t.Errorf("a run owns every partition: got %v", got)
+	}
+	s.Shard = &Shard{Index: 1, Count: 2, Assign: []TopicPartitions{{Topic: "t-0001", Partitions: []int{1, 2}}}}
+	if got := s.OwnedPartitions("t-0001", 3); !reflect.DeepEqual(got, []int{1, 2}) {
+		t.Errorf("a shard owns its own: got %v", got)
+	}
+	if got := s.OwnedPartitions("t-0000", 3); got != nil {
+		t.Errorf("a shard owns nothing of another's topic: got %v", got)
+	}
+	if got := s.ShardTopics(); !reflect.DeepEqual(got, []string{"t-0001"}) {
+		t.Errorf("ShardTopics = %v", got)
+	}
 }

@@ -157,6 +157,14 @@ type Spec struct {
 	// properties files itself); spec files and params carry it.
 	Cluster string `json:"cluster,omitempty"`
 
+	// Shard makes the run one shard of a fleet run (DivideFleet): it
+	// drives only the partitions Shard.Assign gives it, of topics the
+	// fleet's shards share on one cluster. The server writes it into a
+	// shard's spec, with the shard's Throughput, Threads and Duration;
+	// it is no flag. Left out of the JSON when nil, so a spec without it
+	// reaches older workers.
+	Shard *Shard `json:"shard,omitempty"`
+
 	// Tool names the Kafka tool that runs the workload instead of
 	// kbench's client (serve's and worker's --tool NAME=PATH): the run's
 	// child executes that machine's program of that name with an
@@ -1122,6 +1130,7 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	check(s.Duration > 0 && s.Duration < MinDuration, "duration", "must be at least %v s, got %v", MinDuration, s.Duration)
 	check(s.Duration > MaxDuration, "duration", "must be at most %v s (7 days), got %v", MaxDuration, s.Duration)
 	s.validateNotes(errs)
+	s.validateShard(errs)
 	check(s.ProfileWindows == ProfileWindowsOn && !slices.Contains(s.Profiles, string(KindCPU)), "profile-windows",
 		"windows a cpu profile: give --profile cpu with it")
 	if s.Workload == Writepath {
