@@ -174,10 +174,27 @@ func (r *run) e2eRate(ctx context.Context) error {
 		inner := cons.start(cctx)
 		go func() { consumed <- <-inner }()
 	})
-	if err := r.e2eWarmup(ctx, threads, rate, seq, es); err != nil {
+	// A fleet's shard warms up from when it is ready until the fleet's
+	// start; any other run for --warmup seconds.
+	var warmUntil time.Time
+	if r.spec.Shard != nil {
+		t0, err := r.awaitStart(ctx)
+		if err != nil {
+			stopConsumer()
+			<-consumed
+			return err
+		}
+		warmUntil = t0
+	} else if r.spec.Warmup > 0 {
+		warmUntil = time.Now().Add(time.Duration(r.spec.Warmup * float64(time.Second)))
+	}
+	if err := r.e2eWarmup(ctx, threads, rate, seq, es, warmUntil); err != nil {
 		stopConsumer()
 		<-consumed
 		return err
+	}
+	if r.spec.Shard != nil {
+		r.startedAt(warmUntil)
 	}
 	if r.spec.BacklogBytes > 0 {
 		// Held from the window's start until the backlog is built (a
@@ -265,19 +282,19 @@ func (r *run) e2eRate(ctx context.Context) error {
 	return nil
 }
 
-// e2eWarmup sends --warmup seconds of records at the run's rate, which
-// the consumer receives and no figure counts: the stamps of the records
-// sent from now on are numbered from the first measured one.
-func (r *run) e2eWarmup(ctx context.Context, threads []*producerThread, rate float64, seq *atomic.Uint64, es *e2eStats) error {
-	if r.spec.Warmup <= 0 {
-		es.measureFrom(0)
+// e2eWarmup sends records at the run's rate until until (none when it
+// is zero or past), which the consumer receives and no figure counts:
+// the stamps of the records sent from then on are numbered from the
+// first measured one.
+func (r *run) e2eWarmup(ctx context.Context, threads []*producerThread, rate float64, seq *atomic.Uint64, es *e2eStats, until time.Time) error {
+	if !time.Now().Before(until) {
+		es.measureFrom(seq.Load())
 		return nil
 	}
 	es.measureFrom(math.MaxUint64) // every record until the warm-up ends
 	r.rep.phase("warmup", 0)
-	r.rep.note("kbench: warm-up of %v s at the run's rate", r.spec.Warmup)
-	deadline := time.Now().Add(time.Duration(r.spec.Warmup * float64(time.Second)))
-	errs := sendAll(ctx, threads, 0, deadline, rate, false)
+	r.rep.note("kbench: warm-up of %.1f s at the run's rate", time.Until(until).Seconds())
+	errs := sendAll(ctx, threads, 0, until, rate, false)
 	stats := threads[0].stats
 	stats.mu.Lock()
 	firstErr, failures := stats.firstErr, stats.errors
@@ -298,8 +315,12 @@ func (r *run) e2eWarmup(ctx context.Context, threads []*producerThread, rate flo
 	warm := seq.Load()
 	es.measureFrom(warm)
 	r.res.Measurement.WarmupRecords = int64(warm)
+	what := fmt.Sprintf("%v s", r.spec.Warmup)
+	if r.spec.Shard != nil {
+		what = "from the shard's set-up to the fleet's start"
+	}
 	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
-		"warm-up: %v s at the run's rate before the measured window (%d records, received by the consumer and in no figure)", r.spec.Warmup, warm))
+		"warm-up: %s at the run's rate before the measured window (%d records, received by the consumer and in no figure)", what, warm))
 	return nil
 }
 

@@ -528,6 +528,26 @@ func (r *run) produce(ctx context.Context) error {
 		return ctx.Err()
 	}
 
+	if r.spec.Shard != nil {
+		// A fleet's shard warms up at its rate from when it is ready
+		// until the fleet's start, when every shard's window opens.
+		t0, err := r.awaitStart(ctx)
+		if err != nil {
+			return err
+		}
+		stats.mu.Lock()
+		ackedBefore := stats.acked
+		stats.mu.Unlock()
+		if time.Now().Before(t0) {
+			if err := runPhase("warmup", 0, t0, false); err != nil {
+				return fmt.Errorf("warm-up: %w", err)
+			}
+		}
+		stats.mu.Lock()
+		r.res.Measurement.WarmupRecords = stats.acked - ackedBefore
+		stats.mu.Unlock()
+		r.startedAt(t0)
+	}
 	if r.spec.WarmupRecords > 0 {
 		r.rep.kafka(kafkafmt.ProducerWarmupNotice(r.spec.WarmupRecords))
 		if err := runPhase("warmup", r.spec.WarmupRecords, time.Time{}, false); err != nil {

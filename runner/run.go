@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ type Options struct {
 	// JavaHome is the JDK the write-path lab's Java strategies use
 	// (`kbench run --java-home`); "" looks for java, javac and jfr on PATH.
 	JavaHome string
+	// Stdin is where a fleet's shard (Spec.Shard) reads its start
+	// (rundoc.ShardStartLine) once it has said it is ready; `kbench run`
+	// passes its standard input.
+	Stdin io.Reader
 	// keepTopics leaves the topics of --topics in place after the run, so
 	// that a test can count what the broker holds in them.
 	keepTopics bool
@@ -226,6 +231,46 @@ func (r *run) finish(err error) {
 	r.rep.emit(rundoc.Event{Type: rundoc.EventDone, Complete: r.res.Complete, Error: r.res.Error})
 }
 
+// awaitStart is a fleet's shard's side of the common start: set up,
+// it says it is ready (an EventReady, and a note for a reader of its
+// text) and waits for its worker's start line on stdin. The start is a
+// time of this machine's clock, and may already have passed.
+func (r *run) awaitStart(ctx context.Context) (time.Time, error) {
+	if r.opts.Stdin == nil {
+		return time.Time{}, errors.New("a fleet's shard reads its start on stdin, and this run has none")
+	}
+	r.rep.emit(rundoc.Event{Type: rundoc.EventReady})
+	r.rep.note("kbench: shard %d/%d ready: waiting for its start on stdin", r.spec.Shard.Index+1, r.spec.Shard.Count)
+	line := make(chan string, 1)
+	failed := make(chan error, 1)
+	go func() {
+		l, err := bufio.NewReader(r.opts.Stdin).ReadString('\n')
+		if err != nil && l == "" {
+			failed <- fmt.Errorf("waiting for the fleet's start: stdin: %w", err)
+			return
+		}
+		line <- l
+	}()
+	select {
+	case <-ctx.Done():
+		return time.Time{}, ctx.Err()
+	case err := <-failed:
+		return time.Time{}, err
+	case l := <-line:
+		return rundoc.ParseShardStart(l, time.Now())
+	}
+}
+
+// startedAt records when a shard's window opened against its start t0.
+func (r *run) startedAt(t0 time.Time) {
+	now := time.Now()
+	lag := float64(now.Sub(t0)) / float64(time.Millisecond)
+	r.res.Measurement.ShardStart = &rundoc.ShardStart{T0: t0.UTC(), Window: now.UTC(), LagMs: lag}
+	r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+		"fleet start: the measured window opened %.1f ms after the start the shard was given (%s by its clock), once its warm-up's records were acknowledged",
+		lag, t0.UTC().Format(time.RFC3339Nano)))
+}
+
 // openWindow starts the measured window of this run.
 func (r *run) openWindow() error {
 	w, err := openWindow(r.opts.OutDir, r.spec.Profiles, r.child, r.ext, r.spec.WantsProfileWindows())
@@ -359,17 +404,7 @@ func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
 	defer done()
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	req := &kafka.CreateTopicsRequest{}
-	// --replication-factor and --topic-config (OMB's driver
-	// replicationFactor and topicConfig), else the broker's defaults.
-	replicas := -1
-	if r.spec.ReplicationFactor > 0 {
-		replicas = r.spec.ReplicationFactor
-	}
-	configs := topicConfigEntries(r.spec.TopicConfig)
-	for _, n := range names {
-		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: replicas, ConfigEntries: configs})
-	}
+	req, replicas, configs := r.createTopicsRequest(names)
 	resp, err := client.CreateTopics(ctx, req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("create topics %s to %s: %w", names[0], names[len(names)-1], r.explain(err))
@@ -397,16 +432,9 @@ func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
 	if failed != nil {
 		return nil, 0, failed
 	}
-	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
+	found, err := r.partitionCounts(ctx, client, names)
 	if err != nil {
-		return nil, 0, fmt.Errorf("topics' metadata: %w", r.explain(err))
-	}
-	found := map[string]int{}
-	for _, t := range md.Topics {
-		if t.Error != nil {
-			return nil, 0, fmt.Errorf("topic %s metadata: %w", t.Name, t.Error)
-		}
-		found[t.Name] = len(t.Partitions)
+		return nil, 0, err
 	}
 	for _, n := range names {
 		if found[n] != r.spec.Partitions {
@@ -438,15 +466,7 @@ func (r *run) ensureShardTopics(ctx context.Context) ([]string, int, error) {
 	defer done()
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	replicas := -1
-	if r.spec.ReplicationFactor > 0 {
-		replicas = r.spec.ReplicationFactor
-	}
-	req := &kafka.CreateTopicsRequest{}
-	for _, n := range names {
-		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: replicas,
-			ConfigEntries: topicConfigEntries(r.spec.TopicConfig)})
-	}
+	req, _, _ := r.createTopicsRequest(names)
 	resp, err := client.CreateTopics(ctx, req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("create the shard's topics: %w", r.explain(err))
@@ -456,16 +476,9 @@ func (r *run) ensureShardTopics(ctx context.Context) ([]string, int, error) {
 			return nil, 0, fmt.Errorf("create topic %s: %w", n, terr)
 		}
 	}
-	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
+	found, err := r.partitionCounts(ctx, client, names)
 	if err != nil {
-		return nil, 0, fmt.Errorf("topics' metadata: %w", r.explain(err))
-	}
-	found := map[string]int{}
-	for _, t := range md.Topics {
-		if t.Error != nil {
-			return nil, 0, fmt.Errorf("topic %s metadata: %w", t.Name, t.Error)
-		}
-		found[t.Name] = len(t.Partitions)
+		return nil, 0, err
 	}
 	for _, n := range names {
 		if found[n] != r.spec.Partitions {
@@ -478,6 +491,40 @@ func (r *run) ensureShardTopics(ctx context.Context) ([]string, int, error) {
 	r.res.Measurement.Notes = append(r.res.Measurement.Notes, sh.String()+
 		": it sends to (and e2e reads) only its own partitions; the fleet's topics are shared by its shards and kept after the run")
 	return names, r.spec.Partitions, nil
+}
+
+// createTopicsRequest creates names with --partitions,
+// --replication-factor and --topic-config (OMB's driver
+// replicationFactor and topicConfig), else the broker's defaults
+// (replicas -1).
+func (r *run) createTopicsRequest(names []string) (req *kafka.CreateTopicsRequest, replicas int, configs []kafka.ConfigEntry) {
+	replicas = -1
+	if r.spec.ReplicationFactor > 0 {
+		replicas = r.spec.ReplicationFactor
+	}
+	configs = topicConfigEntries(r.spec.TopicConfig)
+	req = &kafka.CreateTopicsRequest{}
+	for _, n := range names {
+		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: replicas, ConfigEntries: configs})
+	}
+	return req, replicas, configs
+}
+
+// partitionCounts reads names' partition counts from the cluster's
+// metadata.
+func (r *run) partitionCounts(ctx context.Context, client *kafka.Client, names []string) (map[string]int, error) {
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
+	if err != nil {
+		return nil, fmt.Errorf("topics' metadata: %w", r.explain(err))
+	}
+	found := map[string]int{}
+	for _, t := range md.Topics {
+		if t.Error != nil {
+			return nil, fmt.Errorf("topic %s metadata: %w", t.Name, t.Error)
+		}
+		found[t.Name] = len(t.Partitions)
+	}
+	return found, nil
 }
 
 // topicConfigEntries are --topic-config's pairs as CreateTopics takes

@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/internal/embeddedbroker"
 	"github.com/kbench/kbench/internal/rundoc"
@@ -32,6 +36,8 @@ func TestShardOwnsItsPartitions(t *testing.T) {
 		if err := s.Validate(Validate); err != nil {
 			t.Fatal(err)
 		}
+		// Its start, already given: it warms up until then.
+		opts.Stdin = strings.NewReader(rundoc.ShardStartLine(time.Now().Add(300 * time.Millisecond)))
 		res, err := Run(context.Background(), s, opts)
 		if err != nil {
 			t.Fatalf("shard %v of %s: %v", owned, topic, err)
@@ -80,6 +86,7 @@ func TestShardOwnsItsPartitions(t *testing.T) {
 			s := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", topic, "--partitions", "4", "--record-size", "64",
 				"--throughput", "2000", "--duration", "3", "--threads", "2", "--profile", "none")
 			s.Shard = &rundoc.Shard{Index: 0, Count: 2, Assign: []rundoc.TopicPartitions{{Topic: topic, Partitions: []int{0, 1}}}, Throughput: 2000, Threads: 2, Duration: 3}
+			opts.Stdin = strings.NewReader(rundoc.ShardStartLine(time.Now()))
 			_, err := Run(context.Background(), s, opts)
 			other <- err
 		}()
@@ -91,8 +98,124 @@ func TestShardOwnsItsPartitions(t *testing.T) {
 		if got, sent := metric(t, res, "records-received"), metric(t, res, "records-sent"); got != sent || got == 0 {
 			t.Errorf("the e2e shard received %v records and sent %v", got, sent)
 		}
-		if ends[2]+ends[3] != int64(metric(t, res, "records-sent")) {
-			t.Errorf("partitions 2 and 3 hold %d records, the e2e shard sent %v", ends[2]+ends[3], metric(t, res, "records-sent"))
+		if sent := int64(metric(t, res, "records-sent")) + res.Measurement.WarmupRecords; ends[2]+ends[3] != sent {
+			t.Errorf("partitions 2 and 3 hold %d records, the e2e shard sent %d (its warm-up's included)", ends[2]+ends[3], sent)
+		}
+	})
+}
+
+// TestShardCommonStart: shards set up, say they are ready (an EventReady
+// on their JSON progress) and wait on stdin; given one start, each warms
+// up until it and opens its window at or after it, and says when. A
+// shard whose stdin ends, or brings anything but a start, fails saying
+// so.
+func TestShardCommonStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs against a broker")
+	}
+	b := startBroker(t, embeddedbroker.Options{})
+	spec := func(t *testing.T, workload rundoc.Workload, owned []int) rundoc.Spec {
+		s := mustParse(t, workload, "--bootstrap-server", b.Addr(), "--topic", "common-start", "--partitions", "4", "--record-size", "64",
+			"--throughput", "1000", "--duration", "1", "--profile", "none")
+		s.Shard = &rundoc.Shard{Index: owned[0] / 2, Count: 2, Assign: []rundoc.TopicPartitions{{Topic: "common-start", Partitions: owned}},
+			Throughput: 1000, Threads: 1, Duration: 1}
+		return s
+	}
+	type shard struct {
+		in    *io.PipeWriter
+		out   *io.PipeReader
+		ready chan struct{}
+		res   chan *rundoc.Result
+		err   chan error
+	}
+	start := func(t *testing.T, s rundoc.Spec) *shard {
+		opts, _ := testOptions(t)
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		opts.Stdin, opts.Stdout, opts.JSONProgress = inR, outW, true
+		sh := &shard{in: inW, out: outR, ready: make(chan struct{}), res: make(chan *rundoc.Result, 1), err: make(chan error, 1)}
+		go func() {
+			res, err := Run(context.Background(), s, opts)
+			outW.Close()
+			sh.res <- res
+			sh.err <- err
+		}()
+		go func() {
+			sc := bufio.NewScanner(outR)
+			measuring := false
+			for sc.Scan() {
+				var e rundoc.Event
+				if json.Unmarshal(sc.Bytes(), &e) != nil {
+					continue
+				}
+				if e.Type == rundoc.EventPhase && e.Phase == "measure" {
+					measuring = true
+				}
+				if e.Type == rundoc.EventReady {
+					if measuring {
+						t.Error("ready after the window opened")
+					}
+					close(sh.ready)
+				}
+			}
+		}()
+		return sh
+	}
+	wait := func(t *testing.T, sh *shard) {
+		t.Helper()
+		select {
+		case <-sh.ready:
+		case err := <-sh.err:
+			t.Fatalf("the shard ended before it was ready: %v", err)
+		case <-time.After(time.Minute):
+			t.Fatal("no ready event in a minute")
+		}
+	}
+
+	t.Run("one start for two shards", func(t *testing.T) {
+		p := start(t, spec(t, rundoc.Producer, []int{0, 1}))
+		e := start(t, spec(t, rundoc.E2E, []int{2, 3}))
+		wait(t, p)
+		wait(t, e)
+		t0 := time.Now().Add(time.Second)
+		for _, sh := range []*shard{p, e} {
+			if _, err := io.WriteString(sh.in, rundoc.ShardStartLine(t0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, sh := range []*shard{p, e} {
+			res := <-sh.res
+			if err := <-sh.err; err != nil {
+				t.Fatalf("shard %d: %v", i, err)
+			}
+			st := res.Measurement.ShardStart
+			if st == nil {
+				t.Fatalf("shard %d: no shard_start in its result", i)
+			}
+			if !st.T0.Equal(t0) || st.Window.Before(t0) || st.LagMs < 0 {
+				t.Errorf("shard %d: given %v, it says t0 %v and its window opened at %v (lag %v ms)", i, t0, st.T0, st.Window, st.LagMs)
+			}
+			if res.Measurement.WarmupRecords == 0 {
+				t.Errorf("shard %d: no warm-up records in the second before the start", i)
+			}
+		}
+	})
+	t.Run("stdin ends", func(t *testing.T) {
+		sh := start(t, spec(t, rundoc.Producer, []int{0, 1}))
+		wait(t, sh)
+		sh.in.Close()
+		<-sh.res
+		if err := <-sh.err; err == nil || !strings.Contains(err.Error(), "waiting for the fleet's start") {
+			t.Errorf("got %v, want the wait for the start named", err)
+		}
+	})
+	t.Run("not a start", func(t *testing.T) {
+		sh := start(t, spec(t, rundoc.E2E, []int{2, 3}))
+		wait(t, sh)
+		io.WriteString(sh.in, "go now\n")
+		<-sh.res
+		if err := <-sh.err; err == nil || !strings.Contains(err.Error(), "shard start") {
+			t.Errorf("got %v, want the bad start named", err)
 		}
 	})
 }

@@ -62,6 +62,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func runSpec(ctx context.Context, cmd rundoc.RunCommand, stdout, stderr io.Writer) int {
 	spec := cmd.Spec
 	opts := runner.Options{OutDir: cmd.Out, JSONProgress: cmd.JSONProgress, Stdout: stdout, Stderr: stderr, Meta: cmd.Meta, JavaHome: cmd.JavaHome}
+	if spec.Shard != nil {
+		// A fleet's shard waits for its start on stdin (its worker's).
+		opts.Stdin = os.Stdin
+	}
 	if cmd.Server != "" && opts.OutDir == "" {
 		// The server takes the run as kbench import DIR sends it: write
 		// the result and profiles somewhere, and remove them after.

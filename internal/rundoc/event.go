@@ -19,6 +19,9 @@ const (
 	EventOutput   EventType = "output"   // Kafka-format text (Text)
 	EventNote     EventType = "note"     // a remark of kbench's (Text)
 	EventDone     EventType = "done"     // the run ended (Complete, Error)
+	// EventReady: a fleet's shard is set up (topics, connections,
+	// consumers) and waits for its start on stdin (ShardStartLine).
+	EventReady EventType = "ready"
 )
 
 // Event is one line of `kbench run --progress json`: what the server reads

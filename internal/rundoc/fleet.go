@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // MaxFleetWorkers bounds a fleet run's "workers": the shards of one run,
@@ -229,6 +232,13 @@ func (s *Spec) validateShard(errs *FieldErrors) {
 	if s.Workload == E2E && !s.E2ERateMode() {
 		bad("an e2e shard runs in rate mode (--mode rate or --throughput R)")
 	}
+	if s.Duration <= 0 {
+		bad("a shard runs for the fleet's common duration: --duration, got none")
+	}
+	if s.Warmup > 0 || s.WarmupRecords > 0 {
+		// The fleet's start sets when the warm-up ends, for every shard.
+		bad("a shard warms up from when it is ready until the fleet's start: no --warmup or --warmup-records of its own")
+	}
 	if sh.Count < 2 || sh.Count > MaxFleetWorkers || sh.Index < 0 || sh.Index >= sh.Count {
 		bad("shard %d of %d: want a shard 0 to count-1 of 2 to %d", sh.Index, sh.Count, MaxFleetWorkers)
 	}
@@ -289,4 +299,46 @@ func (s *Spec) ShardTopics() []string {
 		out[i] = a.Topic
 	}
 	return out
+}
+
+// ShardStart is a shard's common start (Measurement.ShardStart): T0, the
+// start it was given, converted to its own clock by its worker; Window,
+// when its measured window opened, by the same clock (its warm-up ran
+// until T0, and the window opens once the warm-up's records are
+// acknowledged); LagMs is Window − T0, which the fleet's barrier skew is
+// made of.
+type ShardStart struct {
+	T0     time.Time `json:"t0"`
+	Window time.Time `json:"window"`
+	LagMs  float64   `json:"lag_ms"`
+}
+
+// shardStartVerb opens the line a shard's worker writes on the shard's
+// stdin once the fleet's start is set: "start" and T0 in Unix nanoseconds
+// of the shard's machine's clock.
+const shardStartVerb = "start"
+
+// ShardStartLine is the line (with its newline) that starts a shard at
+// t0, a time of the shard's machine's clock.
+func ShardStartLine(t0 time.Time) string {
+	return fmt.Sprintf("%s %d\n", shardStartVerb, t0.UnixNano())
+}
+
+// ParseShardStart reads a ShardStartLine. It refuses anything else, a
+// start before 2000 or one more than a day away from now (a clock or a
+// unit gone wrong, not a start to wait for).
+func ParseShardStart(line string, now time.Time) (time.Time, error) {
+	verb, arg, ok := strings.Cut(strings.TrimSpace(line), " ")
+	if !ok || verb != shardStartVerb {
+		return time.Time{}, fmt.Errorf("shard start: want %q and Unix nanoseconds, got %q", shardStartVerb, line)
+	}
+	ns, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("shard start: %q is not Unix nanoseconds", arg)
+	}
+	t0 := time.Unix(0, ns)
+	if t0.Year() < 2000 || t0.Sub(now).Abs() > 24*time.Hour {
+		return time.Time{}, fmt.Errorf("shard start: %s is a day or more from now (%s)", t0.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339Nano))
+	}
+	return t0, nil
 }

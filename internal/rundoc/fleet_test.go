@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDivideFleet(t *testing.T) {
@@ -273,4 +274,40 @@ func TestOwnedPartitions(t *testing.T) {
 	if got := s.ShardTopics(); !reflect.DeepEqual(got, []string{"t-0001"}) {
 		t.Errorf("ShardTopics = %v", got)
 	}
+}
+
+func TestShardStartLine(t *testing.T) {
+	now := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+	t0 := now.Add(3*time.Second + 123456789)
+	got, err := ParseShardStart(ShardStartLine(t0), now)
+	if err != nil || !got.Equal(t0) {
+		t.Fatalf("ParseShardStart(ShardStartLine(%v)) = %v, %v", t0, got, err)
+	}
+	for _, line := range []string{"", "start", "begin 1", "start x", "start 1", "start -5", fmt.Sprintf("start %d", now.Add(25*time.Hour).UnixNano()), "start 1 2"} {
+		if _, err := ParseShardStart(line, now); err == nil {
+			t.Errorf("ParseShardStart(%q): no error", line)
+		}
+	}
+}
+
+// FuzzParseShardStart: whatever arrives on a shard's stdin, the parser
+// answers a start near now or an error, and a start it accepts is the
+// one its line names.
+func FuzzParseShardStart(f *testing.F) {
+	now := time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC)
+	f.Add(ShardStartLine(now.Add(time.Second)))
+	f.Add("start 0")
+	f.Add("start 99999999999999999999")
+	f.Fuzz(func(t *testing.T, line string) {
+		t0, err := ParseShardStart(line, now)
+		if err != nil {
+			return
+		}
+		if t0.Sub(now).Abs() > 24*time.Hour {
+			t.Fatalf("%q: accepted %v, a day or more from now", line, t0)
+		}
+		if again, err := ParseShardStart(ShardStartLine(t0), now); err != nil || !again.Equal(t0) {
+			t.Fatalf("%q: %v does not survive its own line: %v, %v", line, t0, again, err)
+		}
+	})
 }

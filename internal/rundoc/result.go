@@ -101,6 +101,10 @@ type Measurement struct {
 	// Lines is how many lines of the imported output were read.
 	Lines int `json:"lines,omitempty"`
 
+	// ShardStart is when a fleet's shard was told to start measuring
+	// and when it did, by its own clock; nil for any other run.
+	ShardStart *ShardStart `json:"shard_start,omitempty"`
+
 	WarmupRecords   int64    `json:"warmup_records"`
 	PrefillRecords  int64    `json:"prefill_records,omitempty"`
 	MeasuredRecords int64    `json:"measured_records"`

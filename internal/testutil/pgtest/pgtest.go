@@ -185,24 +185,28 @@ func dbURL(base, name string) (string, error) {
 }
 
 func createDatabase(base, name, template string) error {
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		return fmt.Errorf("%s: %w", EnvURL, err)
-	}
-	defer admin.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	stmt := "CREATE DATABASE " + name
 	if template != "" {
 		stmt += " TEMPLATE " + template
 	}
-	if _, err := admin.ExecContext(ctx, stmt); err != nil {
+	if err := adminExec(base, stmt); err != nil {
 		return fmt.Errorf("create database %s on %s: %w", name, redacted(base), err)
 	}
 	return nil
 }
 
 func dropDatabase(base, name string) error {
+	// FORCE: a connection a failed test left open must not keep the
+	// database alive.
+	if err := adminExec(base, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("drop database %s: %w", name, err)
+	}
+	return nil
+}
+
+// adminExec runs one statement on the server's administrative database
+// (EnvURL's), within a minute.
+func adminExec(base, stmt string) error {
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
 		return fmt.Errorf("%s: %w", EnvURL, err)
@@ -210,12 +214,8 @@ func dropDatabase(base, name string) error {
 	defer admin.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	// FORCE: a connection a failed test left open must not keep the
-	// database alive.
-	if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("drop database %s: %w", name, err)
-	}
-	return nil
+	_, err = admin.ExecContext(ctx, stmt)
+	return err
 }
 
 func redacted(base string) string {
