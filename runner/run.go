@@ -243,6 +243,8 @@ func (r *run) awaitStart(ctx context.Context) (time.Time, error) {
 	r.rep.note("kbench: shard %d/%d ready: waiting for its start on stdin", r.spec.Shard.Index+1, r.spec.Shard.Count)
 	line := make(chan string, 1)
 	failed := make(chan error, 1)
+	// A read cannot be interrupted: a canceled run leaves this goroutine
+	// blocked until stdin ends, which its worker's exit does.
 	go func() {
 		l, err := bufio.NewReader(r.opts.Stdin).ReadString('\n')
 		if err != nil && l == "" {
