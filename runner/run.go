@@ -389,16 +389,21 @@ func (r *run) adminClient() (client *kafka.Client, done func(), err error) {
 // partition count: the one --topic as ensureTopic does; with --topics N,
 // N topics created fresh, none of which may exist before (such a run
 // measures an empty start, and deleting someone's topic is not kbench's
-// to do), deleted when the run ends.
+// to do), deleted when the run ends. A fleet's shard (Spec.Shard) makes
+// those of its topics that do not exist yet: the fleet's shards share
+// them, so whichever comes first creates each, none refuses one that
+// exists, and none deletes them after (the others may still be reading);
+// each must have the partitions the fleet was divided by.
 func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
-	if r.spec.Shard != nil {
-		return r.ensureShardTopics(ctx)
-	}
-	if r.spec.Topics == 0 {
+	shard := r.spec.Shard
+	if r.spec.Topics == 0 && shard == nil {
 		p, err := r.ensureTopic(ctx)
 		return []string{r.spec.Topic}, p, err
 	}
 	names := r.spec.TopicNames()
+	if shard != nil {
+		names = r.spec.ShardTopics()
+	}
 	client, done, err := r.adminClient()
 	if err != nil {
 		return nil, 0, err
@@ -406,7 +411,17 @@ func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
 	defer done()
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	req, replicas, configs := r.createTopicsRequest(names)
+	req := &kafka.CreateTopicsRequest{}
+	// --replication-factor and --topic-config (OMB's driver
+	// replicationFactor and topicConfig), else the broker's defaults.
+	replicas := -1
+	if r.spec.ReplicationFactor > 0 {
+		replicas = r.spec.ReplicationFactor
+	}
+	configs := topicConfigEntries(r.spec.TopicConfig)
+	for _, n := range names {
+		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: replicas, ConfigEntries: configs})
+	}
 	resp, err := client.CreateTopics(ctx, req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("create topics %s to %s: %w", names[0], names[len(names)-1], r.explain(err))
@@ -415,15 +430,16 @@ func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
 	var failed error
 	for _, n := range names {
 		switch terr := resp.Errors[n]; {
-		case terr == nil:
+		case terr == nil && shard == nil:
 			r.createdTopics = append(r.createdTopics, n)
+		case terr == nil:
 		case errors.Is(terr, kafka.TopicAlreadyExists):
 			exists = append(exists, n)
 		case failed == nil:
 			failed = fmt.Errorf("create topic %s: %w", n, terr)
 		}
 	}
-	if len(exists) > 0 {
+	if len(exists) > 0 && shard == nil {
 		shown := strings.Join(exists[:min(len(exists), 3)], ", ")
 		if len(exists) > 3 {
 			shown += ", …"
@@ -434,99 +450,42 @@ func (r *run) ensureTopics(ctx context.Context) ([]string, int, error) {
 	if failed != nil {
 		return nil, 0, failed
 	}
-	found, err := r.partitionCounts(ctx, client, names)
+	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("topics' metadata: %w", r.explain(err))
+	}
+	found := map[string]int{}
+	for _, t := range md.Topics {
+		if t.Error != nil {
+			return nil, 0, fmt.Errorf("topic %s metadata: %w", t.Name, t.Error)
+		}
+		found[t.Name] = len(t.Partitions)
 	}
 	for _, n := range names {
-		if found[n] != r.spec.Partitions {
+		switch {
+		case found[n] == r.spec.Partitions:
+		case shard != nil:
+			return nil, 0, fmt.Errorf("topic %s has %d partitions, but the fleet was divided by %d: delete it or choose another --topic", n, found[n], r.spec.Partitions)
+		default:
 			return nil, 0, fmt.Errorf("topic %s has %d partitions after its creation, want %d", n, found[n], r.spec.Partitions)
 		}
 	}
 	r.res.Environment.Config.Set("partitions", strconv.Itoa(r.spec.Partitions))
-	r.res.Environment.Config.Set("topics", strconv.Itoa(len(names)))
+	if shard == nil {
+		r.res.Environment.Config.Set("topics", strconv.Itoa(len(names)))
+	}
 	if replicas > 0 {
 		r.res.Environment.Config.Set("replication.factor", strconv.Itoa(replicas))
 	}
 	for _, c := range configs {
 		r.res.Environment.Config.Set("topic."+c.ConfigName, c.ConfigValue)
 	}
+	if shard != nil {
+		r.res.Environment.Config.Set("shard", fmt.Sprintf("%d/%d", shard.Index+1, shard.Count))
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, shard.String()+
+			": it sends to (and e2e reads) only its own partitions; the fleet's topics are shared by its shards and kept after the run")
+	}
 	return names, r.spec.Partitions, nil
-}
-
-// ensureShardTopics creates the topics of a fleet's shard (Spec.Shard)
-// that do not exist yet: the fleet's shards share them, so whichever
-// shard comes first creates each, none refuses one that exists, and none
-// deletes them after (the others may still be reading). Each must have
-// the partitions the fleet was divided by.
-func (r *run) ensureShardTopics(ctx context.Context) ([]string, int, error) {
-	names := r.spec.ShardTopics()
-	client, done, err := r.adminClient()
-	if err != nil {
-		return nil, 0, err
-	}
-	defer done()
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	req, _, _ := r.createTopicsRequest(names)
-	resp, err := client.CreateTopics(ctx, req)
-	if err != nil {
-		return nil, 0, fmt.Errorf("create the shard's topics: %w", r.explain(err))
-	}
-	for _, n := range names {
-		if terr := resp.Errors[n]; terr != nil && !errors.Is(terr, kafka.TopicAlreadyExists) {
-			return nil, 0, fmt.Errorf("create topic %s: %w", n, terr)
-		}
-	}
-	found, err := r.partitionCounts(ctx, client, names)
-	if err != nil {
-		return nil, 0, err
-	}
-	for _, n := range names {
-		if found[n] != r.spec.Partitions {
-			return nil, 0, fmt.Errorf("topic %s has %d partitions, but the fleet was divided by %d: delete it or choose another --topic", n, found[n], r.spec.Partitions)
-		}
-	}
-	sh := r.spec.Shard
-	r.res.Environment.Config.Set("partitions", strconv.Itoa(r.spec.Partitions))
-	r.res.Environment.Config.Set("shard", fmt.Sprintf("%d/%d", sh.Index+1, sh.Count))
-	r.res.Measurement.Notes = append(r.res.Measurement.Notes, sh.String()+
-		": it sends to (and e2e reads) only its own partitions; the fleet's topics are shared by its shards and kept after the run")
-	return names, r.spec.Partitions, nil
-}
-
-// createTopicsRequest creates names with --partitions,
-// --replication-factor and --topic-config (OMB's driver
-// replicationFactor and topicConfig), else the broker's defaults
-// (replicas -1).
-func (r *run) createTopicsRequest(names []string) (req *kafka.CreateTopicsRequest, replicas int, configs []kafka.ConfigEntry) {
-	replicas = -1
-	if r.spec.ReplicationFactor > 0 {
-		replicas = r.spec.ReplicationFactor
-	}
-	configs = topicConfigEntries(r.spec.TopicConfig)
-	req = &kafka.CreateTopicsRequest{}
-	for _, n := range names {
-		req.Topics = append(req.Topics, kafka.TopicConfig{Topic: n, NumPartitions: r.spec.Partitions, ReplicationFactor: replicas, ConfigEntries: configs})
-	}
-	return req, replicas, configs
-}
-
-// partitionCounts reads names' partition counts from the cluster's
-// metadata.
-func (r *run) partitionCounts(ctx context.Context, client *kafka.Client, names []string) (map[string]int, error) {
-	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: names})
-	if err != nil {
-		return nil, fmt.Errorf("topics' metadata: %w", r.explain(err))
-	}
-	found := map[string]int{}
-	for _, t := range md.Topics {
-		if t.Error != nil {
-			return nil, fmt.Errorf("topic %s metadata: %w", t.Name, t.Error)
-		}
-		found[t.Name] = len(t.Partitions)
-	}
-	return found, nil
 }
 
 // topicConfigEntries are --topic-config's pairs as CreateTopics takes
