@@ -15,6 +15,22 @@ import (
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
+// shardSpec is a spec of one shard of two over topic (4 partitions,
+// each shard 2) owning owned: --duration 1, 64-byte records, no profile,
+// then args; its Shard has the spec's own rate, producers and duration.
+func shardSpec(t *testing.T, addr string, workload rundoc.Workload, topic string, owned []int, args ...string) rundoc.Spec {
+	t.Helper()
+	all := append([]string{"--bootstrap-server", addr, "--topic", topic, "--partitions", "4", "--record-size", "64",
+		"--duration", "1", "--profile", "none"}, args...)
+	s := mustParse(t, workload, all...)
+	s.Shard = &rundoc.Shard{Index: owned[0] / 2, Count: 2, Assign: []rundoc.TopicPartitions{{Topic: topic, Partitions: owned}},
+		Throughput: s.Throughput, Threads: s.Threads, Duration: s.Duration}
+	if err := s.Validate(Validate); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestShardOwnsItsPartitions: a fleet's shard (Spec.Shard) sends only to
 // the partitions it was given, in every producer mode and with keys, and
 // e2e's shard reads only those: records another shard left in the other
@@ -25,20 +41,17 @@ func TestShardOwnsItsPartitions(t *testing.T) {
 		t.Skip("runs against a broker")
 	}
 	b := startBroker(t, embeddedbroker.Options{})
+	// startsIn are a shard's options with its start already given on
+	// stdin, delay from now: it warms up until then.
+	startsIn := func(t *testing.T, delay time.Duration) Options {
+		opts, _ := testOptions(t)
+		opts.Stdin = strings.NewReader(rundoc.ShardStartLine(time.Now().Add(delay)))
+		return opts
+	}
 	shard := func(t *testing.T, workload rundoc.Workload, topic string, owned []int, args ...string) *rundoc.Result {
 		t.Helper()
-		opts, _ := testOptions(t)
-		all := append([]string{"--bootstrap-server", b.Addr(), "--topic", topic, "--partitions", "4", "--record-size", "64",
-			"--duration", "1", "--threads", "2", "--profile", "none"}, args...)
-		s := mustParse(t, workload, all...)
-		s.Shard = &rundoc.Shard{Index: owned[0] / 2, Count: 2, Assign: []rundoc.TopicPartitions{{Topic: topic, Partitions: owned}},
-			Throughput: s.Throughput, Threads: s.Threads, Duration: s.Duration}
-		if err := s.Validate(Validate); err != nil {
-			t.Fatal(err)
-		}
-		// Its start, already given: it warms up until then.
-		opts.Stdin = strings.NewReader(rundoc.ShardStartLine(time.Now().Add(300 * time.Millisecond)))
-		res, err := Run(context.Background(), s, opts)
+		s := shardSpec(t, b.Addr(), workload, topic, owned, append([]string{"--threads", "2"}, args...)...)
+		res, err := Run(context.Background(), s, startsIn(t, 300*time.Millisecond))
 		if err != nil {
 			t.Fatalf("shard %v of %s: %v", owned, topic, err)
 		}
@@ -81,13 +94,10 @@ func TestShardOwnsItsPartitions(t *testing.T) {
 		const topic = "shard-e2e"
 		shard(t, rundoc.Producer, topic, []int{0, 1}, "--throughput", "2000") // creates the topic
 		other := make(chan error, 1)
+		busy := shardSpec(t, b.Addr(), rundoc.Producer, topic, []int{0, 1}, "--throughput", "2000", "--duration", "3", "--threads", "2")
+		opts := startsIn(t, 0)
 		go func() {
-			opts, _ := testOptions(t)
-			s := mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", topic, "--partitions", "4", "--record-size", "64",
-				"--throughput", "2000", "--duration", "3", "--threads", "2", "--profile", "none")
-			s.Shard = &rundoc.Shard{Index: 0, Count: 2, Assign: []rundoc.TopicPartitions{{Topic: topic, Partitions: []int{0, 1}}}, Throughput: 2000, Threads: 2, Duration: 3}
-			opts.Stdin = strings.NewReader(rundoc.ShardStartLine(time.Now()))
-			_, err := Run(context.Background(), s, opts)
+			_, err := Run(context.Background(), busy, opts)
 			other <- err
 		}()
 		res := shard(t, rundoc.E2E, topic, []int{2, 3}, "--throughput", "2000")
@@ -115,11 +125,7 @@ func TestShardCommonStart(t *testing.T) {
 	}
 	b := startBroker(t, embeddedbroker.Options{})
 	spec := func(t *testing.T, workload rundoc.Workload, owned []int) rundoc.Spec {
-		s := mustParse(t, workload, "--bootstrap-server", b.Addr(), "--topic", "common-start", "--partitions", "4", "--record-size", "64",
-			"--throughput", "1000", "--duration", "1", "--profile", "none")
-		s.Shard = &rundoc.Shard{Index: owned[0] / 2, Count: 2, Assign: []rundoc.TopicPartitions{{Topic: "common-start", Partitions: owned}},
-			Throughput: 1000, Threads: 1, Duration: 1}
-		return s
+		return shardSpec(t, b.Addr(), workload, "common-start", owned, "--throughput", "1000")
 	}
 	type shard struct {
 		in    *io.PipeWriter
