@@ -3,37 +3,31 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/rivermigrate"
-
+	"github.com/kbench/kbench/internal/jobs"
 	"github.com/kbench/kbench/internal/store"
 )
 
 // MigratePostgres brings the PostgreSQL database at url to the schema a
-// server or worker gives it when it starts: kbench's tables (store.Open)
-// and River's (internal/jobs migrates them so). The test binaries whose
-// databases are copies of a prepared one (pgtest.Main) prepare it with
-// this, and close every connection before it is copied.
+// server or worker gives it when it starts, through the same code:
+// kbench's tables (store.Open) and River's (jobs.New migrates them). The
+// test binaries whose databases are copies of a prepared one
+// (pgtest.Main) prepare it with this; it closes every connection it
+// opened, as a copy needs.
 func MigratePostgres(ctx context.Context, url string) error {
 	st, err := store.Open(url)
 	if err != nil {
 		return err
 	}
-	if err := st.Close(); err != nil {
-		return fmt.Errorf("storetest: close the store: %w", err)
-	}
-	pool, err := pgxpool.New(ctx, url)
+	defer st.Close()
+	pool, err := st.OpenJobsPool(ctx)
 	if err != nil {
 		return fmt.Errorf("storetest: River's pool: %w", err)
 	}
 	defer pool.Close()
-	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
-	if err != nil {
-		return fmt.Errorf("storetest: River's migrations: %w", err)
-	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+	if _, err := jobs.New(ctx, jobs.Postgres(pool), jobs.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}); err != nil {
 		return fmt.Errorf("storetest: River's migrations: %w", err)
 	}
 	return nil
