@@ -43,15 +43,6 @@ type TopicPartitions struct {
 	Partitions []int  `json:"partitions"`
 }
 
-// Records is how many records the shard sends over its window at its
-// rate, or 0 when it is unthrottled.
-func (sh Shard) Records() int64 {
-	if sh.Throughput <= 0 {
-		return 0
-	}
-	return int64(math.Round(sh.Throughput * sh.Duration))
-}
-
 // PartitionCount is how many partitions the shard owns, over its topics.
 func (sh Shard) PartitionCount() int {
 	n := 0
