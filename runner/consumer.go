@@ -24,6 +24,9 @@ type consumeStats struct {
 	records  atomic.Int64 // all phases
 	bytes    atomic.Int64
 	lastRead atomic.Int64 // unix nanos of the latest record, for --timeout
+	// redelivered counts records a consumer group handed out again after
+	// a rebalance, all phases; none of them is counted in records.
+	redelivered atomic.Int64
 
 	mu        sync.Mutex
 	fetches   int64
@@ -169,6 +172,11 @@ func (r *run) consume(ctx context.Context) error {
 		}
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
 			"count check: each of the %d subscriptions received %d records (warm-up included), none of them twice", len(sc.subs), r.spec.NumRecords))
+	}
+	if n := stats.redelivered.Load(); n > 0 {
+		r.res.Measurement.Notes = append(r.res.Measurement.Notes, fmt.Sprintf(
+			"the consumer groups delivered %d record(s) again after a rebalance moved their partition before its commit; "+
+				"they were read but not counted a second time (warm-up included)", n))
 	}
 	if closeErr != nil && !errors.Is(closeErr, io.EOF) {
 		r.res.Measurement.Notes = append(r.res.Measurement.Notes, "closing the consumer: "+closeErr.Error())

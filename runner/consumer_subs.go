@@ -51,9 +51,41 @@ type subscription struct {
 	id      int
 	members []*subMember
 	got     atomic.Int64 // records counted, every phase
+	// mu orders admit's check of next and claim of the budget, so that
+	// two members handed the same record never both count it.
+	mu sync.Mutex
 	// next holds, per partition (subsConsumer.slots), one past the offset
 	// of the last record counted: one below it was counted already.
-	next []atomic.Int64
+	next []int64
+}
+
+// admission is what admit decided about one record.
+type admission int
+
+const (
+	admitted admission = iota // new: counted against the budget
+	again                     // counted already: a re-delivery
+	spent                     // new, but the budget is spent
+)
+
+// admit decides the record at offset of the slot's partition, claiming
+// one record of budget when it is new. A group delivers at least once:
+// when a rebalance moves a partition before its last commit reached the
+// broker, the member that gets it reads again from that commit, possibly
+// while the member that lost it still hands out what it had fetched. A
+// partition's records come in order to each member, so an offset below
+// next is such a re-delivery, never a new record.
+func (s *subscription) admit(slot int, offset int64, budget *atomic.Int64) admission {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if offset < s.next[slot] {
+		return again
+	}
+	if claim(budget, 1) == 0 {
+		return spent
+	}
+	s.next[slot] = offset + 1
+	return admitted
 }
 
 // subMember is one Reader of a subscription's group.
@@ -80,9 +112,9 @@ func (r *run) newSubsConsumer(ctx context.Context, subs, members int) (*subsCons
 	c.wait = func(ctx context.Context) error { return r.waitGroups(ctx, c.groups, members, len(offs)) }
 	for s := range subs {
 		c.groups[s] = fmt.Sprintf("%s-sub%d", r.st.group, s)
-		sub := &subscription{id: s, next: make([]atomic.Int64, len(offs))}
+		sub := &subscription{id: s, next: make([]int64, len(offs))}
 		for i, o := range offs {
-			sub.next[i].Store(o.first)
+			sub.next[i] = o.first
 		}
 		for range members {
 			g, err := r.newGroupConsumer(c.groups[s])
@@ -181,18 +213,15 @@ func (c *subsConsumer) readMember(ctx, readCtx context.Context, done context.Can
 		if !ok {
 			return fmt.Errorf("subscription %d got a record of %s/%d, a partition the run did not have when it started", sub.id, msg.Topic, msg.Partition)
 		}
-		// A partition's records come in order, so one below the last
-		// counted is the group reading it again (a rebalance that moved
-		// it before its offsets were committed): the count check wants
-		// every record once per subscription.
-		if next := sub.next[slot].Load(); msg.Offset < next {
-			return fmt.Errorf("count check failed: subscription %d received %s/%d offset %d again (it had counted up to %d)", sub.id, msg.Topic, msg.Partition, msg.Offset, next-1)
-		}
-		if claim(budget, 1) == 0 {
+		switch sub.admit(slot, msg.Offset, budget) {
+		case again:
+			stats.redelivered.Add(1)
+			continue
+		case spent:
 			m.pending = &msg
-			break
+			done()
+			return nil
 		}
-		sub.next[slot].Store(msg.Offset + 1)
 		sub.got.Add(1)
 		m.count(&msg, stats)
 		if err := m.commitOf(readCtx, msg); err != nil {
@@ -221,7 +250,7 @@ func (m *subMember) commitOf(ctx context.Context, msg kafka.Message) error {
 }
 
 // countError checks that every subscription counted want records (read
-// refuses a record counted twice). The budgets make this hold whenever
+// counts no record twice: see admit). The budgets make this hold whenever
 // the total is right; it is checked apart so that a fault of theirs
 // cannot pass as one subscription's records counted for another.
 func (c *subsConsumer) countError(want int64) error {
