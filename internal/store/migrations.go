@@ -18,7 +18,7 @@ const migrationsTable = "kbench_migrations"
 // SchemaVersion is the ID of the last migration this kbench knows: the
 // schema version it writes. A database whose migrations table holds an ID
 // not in migrations was written by a newer kbench and is refused.
-const SchemaVersion = "0013_slos"
+const SchemaVersion = "0014_fleets"
 
 // migrations are the schema's versions, oldest first. IDs sort in the
 // order they apply. A migration is never edited once released: each
@@ -40,6 +40,7 @@ var migrations = []*gormigrate.Migration{
 	{ID: "0011_worker_tools", Migrate: migrate0011},
 	{ID: "0012_histograms", Migrate: migrate0012},
 	{ID: "0013_slos", Migrate: migrate0013},
+	{ID: "0014_fleets", Migrate: migrate0014},
 }
 
 // migrationOptions: every migration that has not run yet runs in one
@@ -603,6 +604,45 @@ func migrate0013(tx *gorm.DB) error {
 	}
 	if err := tx.Exec("CREATE INDEX IF NOT EXISTS idx_reports_slo ON reports (slo_id)").Error; err != nil {
 		return fmt.Errorf("index idx_reports_slo: %w", err)
+	}
+	return nil
+}
+
+// migrate0014 creates fleets (a run whose load several workers drive:
+// its parent run, its barrier and its phase) and fleet_shards (each
+// shard's run, the worker that took it, its check-in and the clock
+// offset it measured). The tables are the models of that day, copied
+// here so that later changes to the models do not change this migration.
+func migrate0014(tx *gorm.DB) error {
+	type Fleet struct {
+		ID              uint    `gorm:"primaryKey"`
+		ParentID        uint    `gorm:"not null;uniqueIndex:idx_fleets_parent"`
+		Queue           string  `gorm:"size:64;not null;default:'';index:idx_fleets_queue_phase,priority:1"`
+		Phase           string  `gorm:"size:16;not null;default:'';index:idx_fleets_queue_phase,priority:2"`
+		Shards          int     `gorm:"not null;default:0"`
+		BarrierTimeoutS float64 `gorm:"not null;default:0"`
+		LeadS           float64 `gorm:"not null;default:0"`
+		FirstCheckInAt  *time.Time
+		StartAt         *time.Time
+		Error           string `gorm:"not null;default:''"`
+		CreatedAt       time.Time
+		EndedAt         *time.Time
+	}
+	type FleetShard struct {
+		ID            uint `gorm:"primaryKey"`
+		FleetID       uint `gorm:"not null;uniqueIndex:idx_fleet_shards_index,priority:1"`
+		ShardIndex    int  `gorm:"not null;default:0;uniqueIndex:idx_fleet_shards_index,priority:2"`
+		RunID         uint `gorm:"not null;uniqueIndex:idx_fleet_shards_run"`
+		WorkerID      *uint
+		CheckedInAt   *time.Time
+		ClockOffsetMs *float64
+		RoundTripMs   *float64
+	}
+	if err := tx.Table("fleets").AutoMigrate(&Fleet{}); err != nil {
+		return fmt.Errorf("fleets: %w", err)
+	}
+	if err := tx.Table("fleet_shards").AutoMigrate(&FleetShard{}); err != nil {
+		return fmt.Errorf("fleet_shards: %w", err)
 	}
 	return nil
 }

@@ -656,7 +656,7 @@ func (s *Store) CancelQueued(ctx context.Context, id uint, reason string) error 
 func (s *Store) MarkInterrupted(ctx context.Context, reason string) (int64, error) {
 	defer s.wroteOutsideSeries() // running to interrupted
 	res := s.db.WithContext(ctx).Model(&Run{}).
-		Where("status = ?", rundoc.StatusRunning).
+		Where("status = ?", rundoc.StatusRunning).Scopes(notFleetParent).
 		Updates(map[string]any{
 			"status":      rundoc.StatusInterrupted,
 			"error":       reason,
@@ -669,10 +669,12 @@ func (s *Store) MarkInterrupted(ctx context.Context, reason string) (int64, erro
 }
 
 // QueuedRuns returns the queued runs, oldest first, with their specs.
+// Fleet parents are left out here and wherever runs are taken, recovered
+// or reaped: no worker executes them (notFleetParent).
 func (s *Store) QueuedRuns(ctx context.Context) ([]rundoc.Run, error) {
 	runs := []Run{}
 	err := s.db.WithContext(ctx).Select(listColumns).
-		Where("status = ?", rundoc.StatusQueued).Order("id").Find(&runs).Error
+		Where("status = ?", rundoc.StatusQueued).Scopes(notFleetParent).Order("id").Find(&runs).Error
 	if err != nil {
 		return nil, fmt.Errorf("store: queued runs: %w", err)
 	}
@@ -685,7 +687,8 @@ func (s *Store) QueuedRuns(ctx context.Context) ([]rundoc.Run, error) {
 func (s *Store) QueuePosition(ctx context.Context, id uint) (int, error) {
 	var pos int
 	res := s.db.WithContext(ctx).Raw(`SELECT CASE WHEN r.status = ?
-		THEN (SELECT COUNT(*) FROM runs q WHERE q.status = ? AND q.id <= r.id)
+		THEN (SELECT COUNT(*) FROM runs q WHERE q.status = ? AND q.id <= r.id
+			AND q.id NOT IN (SELECT parent_id FROM fleets))
 		ELSE 0 END
 		FROM runs r WHERE r.id = ?`, rundoc.StatusQueued, rundoc.StatusQueued, id).Scan(&pos)
 	if res.Error != nil {
@@ -1014,4 +1017,11 @@ func pick(ms []Metric, names []string) *float64 {
 		}
 	}
 	return nil
+}
+
+// notFleetParent leaves fleet parents out of a query of runs. No worker
+// executes a parent: its status follows its shards', so the queries
+// that give runs jobs, interrupt them or reap them must never see it.
+func notFleetParent(db *gorm.DB) *gorm.DB {
+	return db.Where("id NOT IN (SELECT parent_id FROM fleets)")
 }

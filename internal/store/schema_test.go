@@ -282,7 +282,7 @@ func TestMigrationsMakeTodaysSchema(t *testing.T) {
 	if err := first.db.Migrator().DropTable(migrationsTable); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"slo_runs", "slos", "histogram_logs", "histograms", "sweep_runs", "sweeps", "run_events", "workers", "report_runs", "reports", "profiles", "profile_blobs", "series_points", "metrics", "runs"} {
+	for _, table := range []string{"fleet_shards", "fleets", "slo_runs", "slos", "histogram_logs", "histograms", "sweep_runs", "sweeps", "run_events", "workers", "report_runs", "reports", "profiles", "profile_blobs", "series_points", "metrics", "runs"} {
 		if err := first.db.Migrator().DropTable(table); err != nil {
 			t.Fatal(err)
 		}

@@ -107,7 +107,7 @@ func (s *Store) RunningRuns(ctx context.Context) ([]RunningRun, error) {
 func (s *Store) running(ctx context.Context, queue *string) ([]RunningRun, error) {
 	var runs []Run
 	db := s.db.WithContext(ctx)
-	q := db.Select("id", "worker_id").Where("status = ?", rundoc.StatusRunning)
+	q := db.Select("id", "worker_id").Where("status = ?", rundoc.StatusRunning).Scopes(notFleetParent)
 	what := "running runs"
 	if queue != nil {
 		q = q.Where("queue = ?", *queue)
@@ -180,7 +180,7 @@ func (s *Store) InterruptRun(ctx context.Context, id uint, reason string) error 
 func (s *Store) QueuedRunsIn(ctx context.Context, queue string) ([]rundoc.Run, error) {
 	runs := []Run{}
 	err := s.db.WithContext(ctx).Select(listColumns).
-		Where("queue = ? AND status = ?", queue, rundoc.StatusQueued).Order("id").Find(&runs).Error
+		Where("queue = ? AND status = ?", queue, rundoc.StatusQueued).Scopes(notFleetParent).Order("id").Find(&runs).Error
 	if err != nil {
 		return nil, fmt.Errorf("store: queued runs of queue %s: %w", queue, err)
 	}
