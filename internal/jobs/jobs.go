@@ -361,8 +361,24 @@ type runWorker struct {
 }
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
-	return w.exec(ctx, job.Args.RunID)
+	err := w.exec(ctx, job.Args.RunID)
+	if sn, ok := errors.AsType[*Snooze](err); ok {
+		return river.JobSnooze(sn.After)
+	}
+	return err
 }
+
+// Snooze is an Executor's answer for a run it may not execute yet (a
+// fleet's shard: see store.TakeShard): River makes the job available
+// again After later, to any worker of its queue, without counting an
+// attempt, so the run keeps its job and its place in no queue order but
+// River's.
+type Snooze struct {
+	After time.Duration
+	Why   string
+}
+
+func (s *Snooze) Error() string { return fmt.Sprintf("wait %v: %s", s.After, s.Why) }
 
 // Timeout: none (see Config.JobTimeout in New).
 func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return -1 }

@@ -1,6 +1,8 @@
 package rundoc
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -332,4 +334,30 @@ func ParseShardStart(line string, now time.Time) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("shard start: %s is a day or more from now (%s)", t0.UTC().Format(time.RFC3339Nano), now.UTC().Format(time.RFC3339Nano))
 	}
 	return t0, nil
+}
+
+// ShardSpec is the spec shard sh of the run s executes: s with its
+// share of the rate, producers and backlog, the common duration in
+// place of a record count, and no warm-up of its own (every shard warms
+// up until the fleet's start).
+func (s Spec) ShardSpec(sh Shard) Spec {
+	s.Shard = &sh
+	s.Throughput, s.Threads, s.Duration, s.NumRecords = sh.Throughput, sh.Threads, sh.Duration, 0
+	s.BacklogBytes = sh.BacklogBytes
+	s.Warmup, s.WarmupRecords = 0, 0
+	return s
+}
+
+// shardParam decodes the "shard" param of a spec file or a stored spec:
+// the object Spec.Shard encodes to, strictly (validateShard checks its
+// values). Requests never give it: the server refuses it in theirs.
+func shardParam(raw json.RawMessage, errs *FieldErrors) *Shard {
+	var sh Shard
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sh); err != nil || dec.More() {
+		errs.Add("shard", "want the object the server writes for a fleet's shard")
+		return nil
+	}
+	return &sh
 }

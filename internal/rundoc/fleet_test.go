@@ -1,6 +1,7 @@
 package rundoc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -307,4 +308,43 @@ func FuzzParseShardStart(f *testing.F) {
 			t.Fatalf("%q: %v does not survive its own line: %v, %v", line, t0, again, err)
 		}
 	})
+}
+
+// TestShardSpecFile: a shard's spec goes through the file the worker
+// writes for its child (Params, SpecFromParams) whole, and a "shard"
+// that is not the object the server writes is refused.
+func TestShardSpecFile(t *testing.T) {
+	s, err := ParseArgs(Producer, []string{"--bootstrap-server", "kafka:9092", "--topic", "t", "--partitions", "4",
+		"--num-records", "6000", "--throughput", "1000", "--warmup-records", "100", "--threads", "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards, err := DivideFleet(&s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range shards {
+		want := s.ShardSpec(sh)
+		if err := want.Validate(); err != nil {
+			t.Fatalf("shard %d: %v", sh.Index, err)
+		}
+		params, err := want.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := SpecFromParams(Producer, params)
+		if err != nil {
+			t.Fatalf("shard %d from its params: %v", sh.Index, err)
+		}
+		if !reflect.DeepEqual(got.Shard, want.Shard) || got.Throughput != 500 || got.Duration != 6 || got.NumRecords != 0 || got.WarmupRecords != 0 {
+			t.Errorf("shard %d: got %+v (shard %+v), want %+v", sh.Index, got, got.Shard, want.Shard)
+		}
+	}
+	for _, raw := range []string{`"x"`, `{"index":0,"count":2,"extra":1}`, `{"index":0} {}`} {
+		_, err := SpecFromParams(Producer, map[string]json.RawMessage{"shard": json.RawMessage(raw)})
+		var fe FieldErrors
+		if !errors.As(err, &fe) || !fe.Has("shard") {
+			t.Errorf("shard %s: %v, want a field error naming shard", raw, err)
+		}
+	}
 }

@@ -964,6 +964,10 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 			a.s.Tool = toolParam(params[name], &a.errs)
 			continue
 		}
+		if name == "shard" {
+			a.s.Shard = shardParam(params[name], &a.errs)
+			continue
+		}
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
 			o, ok = lookupOption(workload, PropsFlag(workload))
