@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,7 +52,9 @@ const (
 //     result (Complete false), as kbench does when stopped;
 //   - "ignore": reports the same, then ignores SIGINT (only SIGKILL ends it);
 //   - "slow": as "succeed", two seconds later;
-//   - "fail": writes to stderr and exits 2 without a result.
+//   - "fail": writes to stderr and exits 2 without a result;
+//   - "shard": as "succeed", once the start it reads on stdin has come
+//     (rundoc.ShardStartLine), with the result's Measurement.ShardStart.
 func helperRun(mode string, args []string) int {
 	var out, specPath string
 	for i := 0; i+1 < len(args); i++ {
@@ -91,6 +94,32 @@ func helperRun(mode string, args []string) int {
 		Metrics:     []rundoc.Metric{{Name: "record-send-rate", Value: 100, Unit: "records/s", Better: rundoc.HigherIsBetter}},
 		Series:      []rundoc.SeriesPoint{point}, Output: text}
 	switch mode {
+	case "shard":
+		// As kbench run does for a shard spec: ready, then the start on
+		// stdin, then the window from it.
+		enc.Encode(rundoc.Event{Type: rundoc.EventReady})
+		lines := make(chan string, 1)
+		go func() {
+			line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+			lines <- line
+		}()
+		var line string
+		select {
+		case <-ints: // stopped at the barrier: a partial result, as kbench writes
+			res.Complete, res.Error = false, "interrupted"
+		case line = <-lines:
+		}
+		if !res.Complete {
+			break
+		}
+		t0, err := rundoc.ParseShardStart(line, time.Now())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		time.Sleep(time.Until(t0))
+		now := time.Now()
+		res.Measurement.ShardStart = &rundoc.ShardStart{T0: t0, Window: now, LagMs: float64(now.Sub(t0)) / 1e6}
 	case "fail":
 		fmt.Fprintln(os.Stderr, "panic: something broke")
 		return 2

@@ -109,7 +109,8 @@ type Manager struct {
 type execution struct {
 	mu       sync.Mutex
 	cmd      *exec.Cmd // nil until the process is started
-	reason   string    // why it was stopped early: "canceled", "timeout", "shutdown"
+	reason   string    // why it was stopped early: "canceled", "timeout", "shutdown", "failed"
+	failure  string    // with reason "failed": why the run cannot go on (fail)
 	signaled bool
 	done     chan struct{} // closed when the process has exited
 	grace    time.Duration // from SIGINT to SIGKILL
@@ -266,6 +267,13 @@ func (q *Manager) work(ctx context.Context, id uint) error {
 		q.mu.Unlock()
 		return nil
 	}
+	q.mu.Unlock()
+	// A fleet's shard may have to wait for another worker (see
+	// store.TakeShard): its job is snoozed before anything is taken.
+	if err := q.takeShard(ctx, id); err != nil {
+		return err
+	}
+	q.mu.Lock()
 	secrets := q.secrets[id]
 	delete(q.secrets, id)
 	// Registered in the same critical section that takes its secrets: a
@@ -499,6 +507,18 @@ func (ex *execution) stopLocked(reason string) {
 	}()
 }
 
+// fail stops the child because the run cannot go on (its fleet's
+// barrier failed): the run ends failed with why, unless it was stopped
+// for another reason first.
+func (ex *execution) fail(why string) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.reason == "" {
+		ex.failure = why
+	}
+	ex.stopLocked("failed")
+}
+
 func (ex *execution) stopReason() string {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
@@ -542,7 +562,11 @@ func (q *Manager) run(id uint, secrets map[string]string, ex *execution) {
 // gets it, rather than an error in its place.
 func (q *Manager) finish(ctx context.Context, id uint, end ending, ex *execution) store.Outcome {
 	ex.mu.Lock()
-	outcome := end.outcome(ex.reason, q.opts.RunTimeout)
+	reason := ex.reason
+	if reason == "failed" {
+		end.failure, reason = ex.failure, ""
+	}
+	outcome := end.outcome(reason, q.opts.RunTimeout)
 	q.mu.Lock()
 	if q.worker != nil && ex.reason == "" {
 		// A run that ended on its own replaces an interruption by a reap
@@ -634,6 +658,11 @@ func (q *Manager) execute(ctx context.Context, id uint, secrets map[string]strin
 			return failed("refused by the worker on %s: property %s makes the Java client load a class or run a command; start kbench worker (or kbench serve, for its own queue) with --allow-tool-class-props to allow it", q.opts.Host, k)
 		}
 	}
+	if spec.Shard != nil {
+		if err := q.shardEnded(ctx, id); err != nil {
+			return failed("%v", err)
+		}
+	}
 	if spec.Cluster != "" {
 		// Read now, so an edited file applies; its secrets go to the
 		// child's environment with the run's own, never to a file.
@@ -659,6 +688,15 @@ func (q *Manager) execute(ctx context.Context, id uint, secrets map[string]strin
 	if err != nil {
 		return failed("start: %v", err)
 	}
+	// A shard waits, ready, for its start on stdin (startShard).
+	var stdin io.WriteCloser
+	if spec.Shard != nil {
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			return failed("start: %v", err)
+		}
+	}
+	barrier, endBarrier := context.WithCancel(ctx)
+	defer endBarrier()
 	stderrTail := tailbuf.New(8 << 10)
 	stderrLog, err := os.Create(filepath.Join(dir, "stderr.log"))
 	if err != nil {
@@ -690,6 +728,10 @@ func (q *Manager) execute(ctx context.Context, id uint, secrets map[string]strin
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			stderrTail.Write(append(sc.Bytes(), '\n'))
 			continue
+		}
+		if ev.Type == rundoc.EventReady && stdin != nil {
+			go q.startShard(barrier, id, stdin, ex)
+			stdin = nil // one barrier per run
 		}
 		q.publishRunner(id, ev)
 	}
