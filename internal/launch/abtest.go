@@ -123,6 +123,9 @@ func (l *Launcher) PrepareConfigs(req *Request) ([]rundoc.Spec, error) {
 	if req.Target != nil {
 		errs.Add("target", apart, "target")
 	}
+	if req.Workers > 1 {
+		errs.Add("workers", "an A/B submission's configurations each run in one process; submit each configuration as its own fleet run (POST /api/runs with workers)")
+	}
 	workloadOK := checkWorkload(req.Workload, &errs)
 	countsOK := !errs.Has("repetitions") && !errs.Has("warmup_runs")
 	checkCounts(req, &errs)

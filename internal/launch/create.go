@@ -44,6 +44,13 @@ type Request struct {
 	// NAME=PATH) to run instead of kbench's client (tools.go); the
 	// workload may then be left out: the tool's kind says it.
 	Tool string `json:"tool,omitempty"`
+	// Workers makes each run a fleet run (fleet.go): its load divided
+	// among that many workers of the queue, 2 to rundoc.MaxFleetWorkers;
+	// 0 and 1 are a run of one process. BarrierTimeoutS bounds how long
+	// the fleet's first shard to check in waits for the last (default
+	// DefaultBarrierTimeoutS).
+	Workers         int     `json:"workers,omitempty"`
+	BarrierTimeoutS float64 `json:"barrier_timeout_s,omitempty"`
 	// FromForm marks a request the new-run form made: it sends every
 	// field of the workload, of which a tool run keeps those its
 	// template fills. It is never read from JSON.
@@ -113,6 +120,9 @@ func (l *Launcher) Prepare(req *Request) (rundoc.Spec, error) {
 	}
 	l.checkQueue(req, []rundoc.Spec{spec}, &errs)
 	errs = append(append(errs, target...), opts...)
+	if len(errs) == 0 {
+		l.checkFleet(req, &spec, &errs)
+	}
 	return spec, errs.Err()
 }
 
@@ -174,6 +184,11 @@ func (l *Launcher) prepareConfig(workload string, reqParams map[string]json.RawM
 		if k == "cluster" {
 			// Only through target.cluster, which is checked.
 			opts.Add(k, "is not a parameter: name a cluster with \"target\": {\"cluster\": NAME}")
+			continue
+		}
+		if k == "workers" || k == "shard" {
+			// A fleet is asked for beside the params, and divided here.
+			opts.Add(k, "is not a parameter: ask for a fleet run with \"workers\": N beside \"params\"")
 			continue
 		}
 		if k == "tool" {
@@ -397,6 +412,9 @@ func (l *Launcher) applyCluster(spec *rundoc.Spec, t *Target, queue string, targ
 // than one request may queue are a field error on "repetitions", more
 // than the queues may hold ErrQueueFull.
 func (l *Launcher) CreateRuns(ctx context.Context, req Request, spec rundoc.Spec) ([]*store.Run, error) {
+	if spec.Workers > 1 {
+		return l.createFleets(ctx, req, spec)
+	}
 	_, secrets := rundoc.SplitSecrets(spec)
 	specJSON, fingerprint, err := EncodeSpec(spec)
 	if err != nil {

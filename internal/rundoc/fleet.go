@@ -3,6 +3,7 @@ package rundoc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -235,8 +236,8 @@ func (s *Spec) validateShard(errs *FieldErrors) {
 	if sh.Count < 2 || sh.Count > MaxFleetWorkers || sh.Index < 0 || sh.Index >= sh.Count {
 		bad("shard %d of %d: want a shard 0 to count-1 of 2 to %d", sh.Index, sh.Count, MaxFleetWorkers)
 	}
-	if s.BootstrapServer == "" {
-		bad("the shards of a fleet share one cluster: give its bootstrap servers (an embedded broker would be each shard's own)")
+	if len(s.Targets()) == 0 && s.Cluster == "" {
+		bad("the shards of a fleet share one cluster: give its bootstrap servers or name it (an embedded broker would be each shard's own)")
 	}
 	if len(sh.Assign) == 0 {
 		bad("assigns no partition")
@@ -265,6 +266,30 @@ func (s *Spec) validateShard(errs *FieldErrors) {
 			// times another machine's clock took.
 			bad("consumer groups read every partition of a topic, so shards of groups take whole topics: topic %q is shared", a.Topic)
 		}
+	}
+}
+
+// validateFleet adds the errors of a fleet's parent (Spec.Workers): the
+// number of workers, and the division's own errors, each naming the flag
+// to change.
+func (s *Spec) validateFleet(errs *FieldErrors) {
+	switch {
+	case s.Workers == 0:
+		return
+	case s.Workers < 2 || s.Workers > MaxFleetWorkers:
+		errs.Add("workers", "a fleet has 2 to %d workers, got %d (a run of one process leaves workers out)", MaxFleetWorkers, s.Workers)
+		return
+	case s.Shard != nil:
+		errs.Add("workers", "a shard is one worker's part of a fleet, not a fleet of its own")
+		return
+	}
+	if _, err := DivideFleet(s, s.Workers); err != nil {
+		var fe FieldErrors
+		if errors.As(err, &fe) {
+			*errs = append(*errs, fe...)
+			return
+		}
+		errs.Add("workers", "%v", err)
 	}
 }
 
@@ -341,7 +366,7 @@ func ParseShardStart(line string, now time.Time) (time.Time, error) {
 // place of a record count, and no warm-up of its own (every shard warms
 // up until the fleet's start).
 func (s Spec) ShardSpec(sh Shard) Spec {
-	s.Shard = &sh
+	s.Shard, s.Workers = &sh, 0
 	s.Throughput, s.Threads, s.Duration, s.NumRecords = sh.Throughput, sh.Threads, sh.Duration, 0
 	s.BacklogBytes = sh.BacklogBytes
 	s.Warmup, s.WarmupRecords = 0, 0

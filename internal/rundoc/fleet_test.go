@@ -348,3 +348,73 @@ func TestShardSpecFile(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetParentSpec: a parent's workers go through its spec file and
+// its fingerprint, so fleets of different sizes are different series;
+// the division's errors are the parent's.
+func TestFleetParentSpec(t *testing.T) {
+	args := []string{"--bootstrap-server", "kafka:9092", "--topic", "t", "--partitions", "4", "--threads", "4",
+		"--throughput", "1000", "--duration", "10"}
+	fingerprints := map[string]int{}
+	for _, n := range []int{0, 2, 4} {
+		s, err := ParseArgs(Producer, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Workers = n
+		if err := s.Validate(); err != nil {
+			t.Fatalf("workers %d: %v", n, err)
+		}
+		params, err := s.Params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := SpecFromParams(Producer, params)
+		if err != nil || back.Workers != n {
+			t.Fatalf("workers %d from its params: %d, %v", n, back.Workers, err)
+		}
+		fp, err := s.Fingerprint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, ok := fingerprints[fp]; ok {
+			t.Errorf("workers %d and %d share fingerprint %s", m, n, fp)
+		}
+		fingerprints[fp] = n
+		for _, sh := range must(divideOf(t, &s)) {
+			if got := s.ShardSpec(sh); got.Workers != 0 || got.Validate() != nil {
+				t.Errorf("workers %d: shard %d has workers %d, valid: %v", n, sh.Index, got.Workers, got.Validate())
+			}
+		}
+	}
+	for _, tt := range []struct {
+		workers int
+		field   string
+	}{{1, "workers"}, {11, "workers"}, {5, "partitions"}} {
+		s, err := ParseArgs(Producer, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Workers = tt.workers
+		var fe FieldErrors
+		if err := s.Validate(); !errors.As(err, &fe) || !fe.Has(tt.field) {
+			t.Errorf("workers %d: %v, want an error naming %s", tt.workers, err, tt.field)
+		}
+	}
+}
+
+// divideOf divides s among its workers, none for a run of one.
+func divideOf(t *testing.T, s *Spec) ([]Shard, error) {
+	t.Helper()
+	if s.Workers == 0 {
+		return nil, nil
+	}
+	return DivideFleet(s, s.Workers)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

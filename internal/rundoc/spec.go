@@ -164,6 +164,13 @@ type Spec struct {
 	// it is no flag. Left out of the JSON when nil, so a spec without it
 	// reaches older workers.
 	Shard *Shard `json:"shard,omitempty"`
+	// Workers makes the run a fleet's parent: its load is driven by
+	// Workers shards, each on its own worker (DivideFleet), and its
+	// result is their merge. The server sets it from a request's
+	// top-level "workers"; it is no flag, and 0 (left out of the JSON)
+	// is a run of one process. Being part of the spec, it is part of the
+	// fingerprint: fleets of different sizes never share a series.
+	Workers int `json:"workers,omitempty"`
 
 	// Tool names the Kafka tool that runs the workload instead of
 	// kbench's client (serve's and worker's --tool NAME=PATH): the run's
@@ -968,6 +975,12 @@ func SpecFromParams(workload Workload, params map[string]json.RawMessage, checks
 			a.s.Shard = shardParam(params[name], &a.errs)
 			continue
 		}
+		if name == "workers" {
+			if err := json.Unmarshal(params[name], &a.s.Workers); err != nil {
+				a.errs.Add("workers", "want a whole number of workers")
+			}
+			continue
+		}
 		o, ok := lookupOption(workload, name)
 		if !ok && name == "props" {
 			o, ok = lookupOption(workload, PropsFlag(workload))
@@ -1135,6 +1148,7 @@ func (s *Spec) validate(errs *FieldErrors, checks []Check) {
 	check(s.Duration > MaxDuration, "duration", "must be at most %v s (7 days), got %v", MaxDuration, s.Duration)
 	s.validateNotes(errs)
 	s.validateShard(errs)
+	s.validateFleet(errs)
 	check(s.ProfileWindows == ProfileWindowsOn && !slices.Contains(s.Profiles, string(KindCPU)), "profile-windows",
 		"windows a cpu profile: give --profile cpu with it")
 	if s.Workload == Writepath {

@@ -36,7 +36,7 @@ func (s Spec) Params() (map[string]json.RawMessage, error) {
 	}
 	for k := range m {
 		// Keep only what the workload takes, so SpecFromParams accepts it.
-		if _, ok := lookupOption(s.Workload, k); !ok && k != "props" && k != "cluster" && k != "tool" && k != "shard" {
+		if _, ok := lookupOption(s.Workload, k); !ok && k != "props" && k != "cluster" && k != "tool" && k != "shard" && k != "workers" {
 			delete(m, k)
 		}
 	}
