@@ -25,7 +25,7 @@ func (s *Server) cancelRunForm(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if err := s.runs.Cancel(c.Request.Context(), id); err != nil && !errors.Is(err, store.ErrConflict) {
+	if err := s.cancelRun(c, id); err != nil && !errors.Is(err, store.ErrConflict) {
 		s.fail(c, err)
 		return
 	}
@@ -42,9 +42,18 @@ func (s *Server) apiCancelRun(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if err := s.runs.Cancel(c.Request.Context(), id); err != nil {
+	if err := s.cancelRun(c, id); err != nil {
 		s.fail(c, err)
 		return
 	}
 	c.JSON(http.StatusAccepted, client.Canceling{ID: id, Canceling: true})
+}
+
+// cancelRun cancels run id: a fleet's parent with all its shards
+// (launch.CancelFleet), any other run through the lifecycle.
+func (s *Server) cancelRun(c *gin.Context, id uint) error {
+	if fleet, err := s.launcher.CancelFleet(c.Request.Context(), id); fleet {
+		return err
+	}
+	return s.runs.Cancel(c.Request.Context(), id)
 }

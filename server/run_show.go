@@ -90,6 +90,10 @@ func (s *Server) apiGetRun(c *gin.Context) {
 		return
 	}
 	a := toAPIRun(run, true)
+	if a.Fleet, a.Shards, err = s.fleetOf(c.Request.Context(), run); err != nil {
+		s.fail(c, err)
+		return
+	}
 	if run.Status == rundoc.StatusQueued {
 		a.QueuePosition, _ = s.store.QueuePosition(c.Request.Context(), id)
 	}

@@ -54,6 +54,10 @@ type Run struct {
 	Environment json.RawMessage `json:"environment,omitempty"`
 	Measurement json.RawMessage `json:"measurement,omitempty"`
 	Output      string          `json:"output,omitempty"`
+	// Fleet and Shards describe a fleet run's parent ("workers": N): the
+	// fleet's barrier and each shard's run (only on a single run).
+	Fleet  *Fleet       `json:"fleet,omitempty"`
+	Shards []FleetShard `json:"shards,omitempty"`
 	// ExitCode is the exit status of the command of a run `kbench exec`
 	// (or an import's exit_code) recorded, as its measurement holds it.
 	ExitCode *int `json:"exit_code,omitempty"`
@@ -230,4 +234,41 @@ type WritepathPreset struct {
 	InFlight          *int  `json:"in-flight"`
 	// Duration is the measured seconds of each run.
 	Duration *float64 `json:"duration"`
+}
+
+// Fleet is a fleet run's barrier and phase: waiting (no shard taken),
+// gathering, started, merged, failed or canceled. StartAt is the common
+// start (T0) on the database's clock, set a few seconds after the last
+// shard checked in; BarrierTimeoutS how long after the first check-in
+// the last may come.
+type Fleet struct {
+	Workers         int        `json:"workers"`
+	Phase           string     `json:"phase"`
+	BarrierTimeoutS float64    `json:"barrier_timeout_s"`
+	FirstCheckInAt  *time.Time `json:"first_check_in_at"`
+	StartAt         *time.Time `json:"start_at"`
+	Error           string     `json:"error,omitempty"`
+}
+
+// FleetShard is one shard of a fleet run: its run, the worker that took
+// it (its id in the workers table, and host), and its own figures over
+// its own window: records (acknowledged, or received for e2e),
+// records_per_sec, p99_ms, cpu_avg (the mean of its series' process CPU,
+// in percent of one core), and its worker's clock offset from the
+// database's (positive: ahead) with the round trip it was measured in.
+// Figures are null until the shard has them.
+type FleetShard struct {
+	Index         int      `json:"index"`
+	RunID         uint     `json:"run_id"`
+	URL           string   `json:"url"`
+	Worker        *uint    `json:"worker"`
+	Host          string   `json:"host"`
+	Status        Status   `json:"status"`
+	Error         string   `json:"error,omitempty"`
+	Records       *float64 `json:"records"`
+	RecordsPerSec *float64 `json:"records_per_sec"`
+	P99Ms         *float64 `json:"p99_ms"`
+	CPUAvg        *float64 `json:"cpu_avg"`
+	ClockOffsetMs *float64 `json:"clock_offset_ms"`
+	RoundTripMs   *float64 `json:"round_trip_ms"`
 }

@@ -1,15 +1,20 @@
 package launch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kbench/kbench/internal/hdr"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runhist"
 	"github.com/kbench/kbench/internal/store"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 )
@@ -189,4 +194,215 @@ func mustFingerprint(t *testing.T, req Request, l *testLauncher) string {
 		t.Fatal(err)
 	}
 	return fp
+}
+
+// storedFleet stores a started fleet of n producer shards on st, as the
+// launcher and the workers' barrier leave it, and returns it with its
+// shards' run ids.
+func storedFleet(t *testing.T, l *testLauncher, n int) (*store.Fleet, []uint) {
+	t.Helper()
+	ctx := context.Background()
+	spec, err := rundoc.ParseArgs(rundoc.Producer, []string{"--bootstrap-server", "127.0.0.1:9092", "--topic", "f",
+		"--partitions", fmt.Sprint(n), "--threads", fmt.Sprint(n), "--throughput", "1000", "--duration", "3", "--profile", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Workers = n
+	divided, err := rundoc.DivideFleet(&spec, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pj, pfp, err := EncodeSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := &store.Run{Workload: rundoc.Producer, Spec: pj, Fingerprint: pfp, Queue: "lab"}
+	shards := make([]*store.Run, n)
+	for i, sh := range divided {
+		sj, sfp, err := EncodeSpec(spec.ShardSpec(sh))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards[i] = &store.Run{Workload: rundoc.Producer, Spec: sj, Fingerprint: sfp, Queue: "lab"}
+	}
+	f := &store.Fleet{Queue: "lab", Shards: n, BarrierTimeoutS: 30, LeadS: 0}
+	if err := l.st.CreateFleet(ctx, f, parent, shards); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]uint, n)
+	for i, r := range shards {
+		ids[i] = r.ID
+		w := &store.Worker{Host: fmt.Sprintf("host-%d", i), Queue: "lab", PID: 1}
+		if err := l.st.RegisterWorker(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.st.TakeShard(ctx, r.ID, w.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.st.CheckInShard(ctx, r.ID, float64(i), 0.2); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.st.StartRunOn(ctx, r.ID, time.Time{}, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _, err := l.st.GetFleet(ctx, f.ID)
+	if err != nil || got.Phase != store.FleetStarted {
+		t.Fatalf("fleet %+v, %v: want started", got, err)
+	}
+	return got, ids
+}
+
+// finishShard stores a shard's result as its worker would: seconds
+// one-second points of rate records each, every record's latency
+// latencyUs, in the series, the metrics and the histogram log.
+func finishShard(t *testing.T, st *store.Store, id uint, seconds int, rate int64, latencyUs int64, t0 time.Time) {
+	t.Helper()
+	var series []rundoc.SeriesPoint
+	var intervals []rundoc.Histogram
+	whole := hdr.New(rundoc.HistogramLowest, rundoc.HistogramHighest, rundoc.HistogramDigits)
+	for k := range seconds {
+		series = append(series, rundoc.SeriesPoint{T: float64(k + 1), Records: rate, Bytes: rate * 64, RecordsPerSec: float64(rate), CPUPercent: 40})
+		h := hdr.New(rundoc.HistogramLowest, rundoc.HistogramHighest, rundoc.HistogramDigits)
+		for range rate {
+			if err := h.RecordValue(latencyUs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := whole.Merge(h); err != nil {
+			t.Fatal(err)
+		}
+		intervals = append(intervals, rundoc.Histogram{Kind: rundoc.HistRecordLatency, Scope: rundoc.HistogramInterval,
+			StartS: float64(k), EndS: float64(k + 1), Count: h.TotalCount(), Data: h.Encode()})
+	}
+	var log bytes.Buffer
+	if err := runhist.WriteLog(&log, t0, intervals); err != nil {
+		t.Fatal(err)
+	}
+	ms := float64(latencyUs) / 1000
+	total := float64(rate) * float64(seconds)
+	out := store.Outcome{Status: rundoc.StatusSucceeded, Complete: true, Series: series, HistogramLog: log.Bytes(),
+		Metrics: []rundoc.Metric{{Name: "records-sent", Value: total, Unit: "records"},
+			{Name: "record-send-rate", Value: float64(rate), Unit: "records/s", Better: rundoc.HigherIsBetter},
+			{Name: "record-latency-avg", Value: ms, Unit: "ms"}, {Name: "record-latency-p50", Value: ms, Unit: "ms"},
+			{Name: "record-latency-p99", Value: ms, Unit: "ms"}, {Name: "record-latency-max", Value: ms, Unit: "ms"}},
+		Histograms: []rundoc.Histogram{{Kind: rundoc.HistRecordLatency, Scope: rundoc.HistogramWindow, EndS: float64(seconds),
+			Count: whole.TotalCount(), Data: whole.Encode()}},
+		Measurement: &rundoc.Measurement{MeasuredRecords: int64(total), ShardStart: &rundoc.ShardStart{T0: t0, Window: t0.Add(time.Millisecond)}}}
+	if err := st.FinishRun(context.Background(), id, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAdvanceFleets: the parent runs once its shards do, and gets their
+// merge once all have succeeded: records add up to the shards', the p99
+// is the merged histogram's (the slow shard's latency), and the API's
+// shard rows come from the shards.
+func TestAdvanceFleets(t *testing.T) {
+	ctx := context.Background()
+	l := newTestLauncher(t, nil)
+	f, ids := storedFleet(t, l, 3)
+	if err := l.AdvanceFleets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := getRun(t, l.st, f.ParentID); p.Status != rundoc.StatusRunning {
+		t.Fatalf("parent %s once its shards run, want running", p.Status)
+	}
+	t0 := time.Now().UTC()
+	finishShard(t, l.st, ids[0], 4, 100, 1000, t0)
+	finishShard(t, l.st, ids[1], 4, 200, 1000, t0)
+	if err := l.AdvanceFleets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := getRun(t, l.st, f.ParentID); p.Status != rundoc.StatusRunning {
+		t.Fatalf("parent %s with a shard still running, want running", p.Status)
+	}
+	finishShard(t, l.st, ids[2], 5, 100, 9000, t0) // one second longer: out of the common window
+	if err := l.AdvanceFleets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := getRun(t, l.st, f.ParentID)
+	if p.Status != rundoc.StatusSucceeded || !p.Complete {
+		t.Fatalf("parent %s %q, want succeeded", p.Status, p.Error)
+	}
+	metric := func(name string) float64 {
+		m, ok := p.Metric(name)
+		if !ok {
+			t.Fatalf("parent has no %s: %+v", name, p.Metrics)
+		}
+		return m.Value
+	}
+	if got := metric("records-sent"); got != 4*(100+200+100) {
+		t.Errorf("records-sent %v, want 1600: the shards' four common seconds", got)
+	}
+	if got := metric("record-send-rate"); got != 400 {
+		t.Errorf("record-send-rate %v, want 400", got)
+	}
+	// A quarter of the window's records took 9 ms: p99 is that, where
+	// an average of the shards' p99s would say 3.7 ms.
+	if got := metric("record-latency-p99"); got < 8.99 || got > 9.01 {
+		t.Errorf("record-latency-p99 %v ms, want the merged histogram's 9 ms", got)
+	}
+	if log, err := l.st.RunHistogramLog(ctx, f.ParentID); err != nil || !bytes.Contains(log, []byte(rundoc.HistRecordLatency)) {
+		t.Errorf("parent's histogram log: %v", err)
+	}
+	got, _, err := l.st.GetFleet(ctx, f.ID)
+	if err != nil || got.Phase != store.FleetMerged {
+		t.Errorf("fleet %+v, %v: want merged", got, err)
+	}
+	// Another pass (another server) changes nothing.
+	if err := l.AdvanceFleets(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFleetFaults: a failed shard fails the fleet and its parent, naming
+// the shard, and cancels the shards still going; a cancel of the parent
+// cancels its shards and ends it canceled.
+func TestFleetFaults(t *testing.T) {
+	ctx := context.Background()
+	l := newTestLauncher(t, nil)
+	f, ids := storedFleet(t, l, 2)
+	if err := l.st.FinishRun(ctx, ids[1], store.Outcome{Status: rundoc.StatusFailed, Error: "broker unreachable"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AdvanceFleets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := getRun(t, l.st, f.ParentID)
+	want := fmt.Sprintf("shard 2 of 2 (run %d on host-1) failed: broker unreachable", ids[1])
+	if p.Status != rundoc.StatusFailed || !strings.Contains(p.Error, want) {
+		t.Errorf("parent %s %q, want failed saying %q", p.Status, p.Error, want)
+	}
+	if !slices.Contains(l.runs.canceled, ids[0]) {
+		t.Errorf("canceled %v, want the running shard %d", l.runs.canceled, ids[0])
+	}
+
+	f2, ids2 := storedFleet(t, l, 2)
+	if ok, err := l.CancelFleet(ctx, f2.ParentID); !ok || err != nil {
+		t.Fatalf("cancel: %v, %v", ok, err)
+	}
+	if p := getRun(t, l.st, f2.ParentID); p.Status != rundoc.StatusCanceled {
+		t.Errorf("canceled parent %s %q", p.Status, p.Error)
+	}
+	for _, id := range ids2 {
+		if !slices.Contains(l.runs.canceled, id) {
+			t.Errorf("shard %d not canceled (%v)", id, l.runs.canceled)
+		}
+	}
+	if ok, err := l.CancelFleet(ctx, f2.ParentID); !ok || !errors.Is(err, store.ErrConflict) {
+		t.Errorf("a second cancel: %v, %v; want a conflict", ok, err)
+	}
+	if ok, _ := l.CancelFleet(ctx, ids2[0]); ok {
+		t.Error("a shard was taken for a parent")
+	}
+}
+
+func getRun(t *testing.T, st *store.Store, id uint) *rundoc.Run {
+	t.Helper()
+	r, err := st.GetRun(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -323,7 +323,8 @@ func specFileJSON(spec rundoc.Spec) (json.RawMessage, error) {
 // failed when its runs were deleted (a sweep whose phase-1 runs were all
 // deleted fails too). A canceled sweep is in neither phase, so nothing
 // is ever queued for it. Then it takes every latency-target search a
-// step on (AdvanceSLOs): the same loop drives both.
+// step on (AdvanceSLOs) and every fleet run (AdvanceFleets): the same
+// loop drives them all.
 func (l *Launcher) AdvanceSweeps(ctx context.Context) error {
 	sweeps, err := l.store.ListSweeps(ctx, store.SweepMaxRate, 0)
 	if err != nil {
@@ -342,7 +343,10 @@ func (l *Launcher) AdvanceSweeps(ctx context.Context) error {
 			return err
 		}
 	}
-	return l.AdvanceSLOs(ctx)
+	if err := l.AdvanceSLOs(ctx); err != nil {
+		return err
+	}
+	return l.AdvanceFleets(ctx)
 }
 
 // finishSweep ends sweep id, in SweepRates, once every run of its second

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kbench/kbench/internal/rundoc"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -314,4 +315,16 @@ func (s *Store) notifyRun(tx *gorm.DB, id uint) error {
 		return nil
 	}
 	return tx.Exec("SELECT pg_notify(?, ?)", runEventsChannel, strconv.FormatUint(uint64(id), 10)).Error
+}
+
+// UnfinishedFleets returns the fleets whose parent run is still queued
+// or running, oldest first: those the launcher's fleet pass advances.
+func (s *Store) UnfinishedFleets(ctx context.Context) ([]Fleet, error) {
+	var fs []Fleet
+	err := s.db.WithContext(ctx).Where("parent_id IN (SELECT id FROM runs WHERE status IN ?)",
+		[]rundoc.Status{rundoc.StatusQueued, rundoc.StatusRunning}).Order("id").Find(&fs).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: unfinished fleets: %w", err)
+	}
+	return fs, nil
 }
