@@ -1,0 +1,180 @@
+package acceptance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/testutil/pgtest"
+)
+
+// fleetFixture is kbench serve on PostgreSQL without a local worker,
+// four kbench workers on queue "fleet", and one broker, every process
+// real: the fleet tests share it, since each start costs seconds.
+type fleetFixture struct {
+	srv     *e2eServer
+	broker  *embeddedbroker.Broker
+	workers []*e2eProcess
+}
+
+func startFleetFixture(t *testing.T) *fleetFixture {
+	t.Helper()
+	database := pgtest.URL(t)
+	broker, err := embeddedbroker.Start(embeddedbroker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(broker.Close)
+	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
+		"--database", database, "--local-worker=false", "--allow-target", "127.0.0.1:*")
+	f := &fleetFixture{srv: &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}, broker: broker}
+	for range 4 {
+		p, _ := startE2EProcess(t, "kbench worker fleet", e2eWorkerLine, "worker", "--database", database, "--queue", "fleet",
+			"--data", t.TempDir(), "--allow-target", "127.0.0.1:*")
+		f.workers = append(f.workers, p)
+	}
+	return f
+}
+
+// TestE2EFleet: a producer fleet and an e2e fleet of four shards each,
+// every shard on its own worker. The parent's merged count is the sum of
+// its shards' (their series end together) and, with the warm-up, what
+// the broker's high watermarks grew by; the e2e shards each receive
+// exactly what they sent, none lost or twice. The API shows the
+// barrier, every shard's row and clock offset.
+func TestE2EFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test: builds kbench and starts processes")
+	}
+	f := startFleetFixture(t)
+	final := func(r e2eWorkerRun) bool { return r.Status != "queued" && r.Status != "running" }
+
+	t.Run("producer", func(t *testing.T) {
+		topic := "fleet-producer"
+		id := f.srv.createRun(t, map[string]any{"workload": "producer", "label": "four", "queue": "fleet", "workers": 4,
+			"params": map[string]any{"bootstrap-server": f.broker.Addr(), "topic": topic, "partitions": 8, "threads": 4,
+				"record-size": 100, "throughput": 2000, "duration": 3, "profile": "none"}})
+		parent := waitRun(t, f.srv, id, "final", final)
+		if parent.Status != "succeeded" {
+			t.Fatalf("fleet %s %q", parent.Status, parent.Error)
+		}
+		checkFleetAnswer(t, f.srv, parent, 4)
+		var shardSum, warm float64
+		points := map[int]bool{}
+		for _, sh := range parent.Shards {
+			var r client.Run
+			f.srv.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d", sh.RunID), nil, http.StatusOK, &r)
+			m, _ := r.Metric("records-sent")
+			shardSum += m.Value
+			var meas struct {
+				Warmup int64 `json:"warmup_records"`
+			}
+			if err := json.Unmarshal(r.Measurement, &meas); err != nil {
+				t.Fatal(err)
+			}
+			warm += float64(meas.Warmup)
+			points[len(r.Series)] = true
+		}
+		merged, ok := parent.Metric("records-sent")
+		if !ok || merged.Value <= 0 {
+			t.Fatalf("the parent has no records-sent: %+v", parent.Metrics)
+		}
+		if len(points) == 1 && merged.Value != shardSum {
+			t.Errorf("merged records-sent %v, the shards' sum %v", merged.Value, shardSum)
+		}
+		if merged.Value > shardSum {
+			t.Errorf("merged records-sent %v exceeds the shards' sum %v", merged.Value, shardSum)
+		}
+		if held := float64(highWatermarks(t, f.broker.Addr(), topic)); held != shardSum+warm {
+			t.Errorf("the topic holds %v records; the shards measured %v and warmed up with %v", held, shardSum, warm)
+		}
+	})
+
+	t.Run("e2e", func(t *testing.T) {
+		id := f.srv.createRun(t, map[string]any{"workload": "e2e", "label": "four e2e", "queue": "fleet", "workers": 4,
+			"params": map[string]any{"bootstrap-server": f.broker.Addr(), "topic": "fleet-e2e", "partitions": 4, "threads": 4,
+				"mode": "rate", "record-size": 100, "throughput": 2000, "duration": 3, "profile": "none"}})
+		parent := waitRun(t, f.srv, id, "final", final)
+		if parent.Status != "succeeded" {
+			t.Fatalf("fleet %s %q", parent.Status, parent.Error)
+		}
+		checkFleetAnswer(t, f.srv, parent, 4)
+		var received float64
+		for _, sh := range parent.Shards {
+			var r client.Run
+			f.srv.api(t, http.MethodGet, fmt.Sprintf("/api/runs/%d", sh.RunID), nil, http.StatusOK, &r)
+			lost, _ := r.Metric("records-lost")
+			dup, _ := r.Metric("records-duplicated")
+			got, _ := r.Metric("records-received")
+			if lost.Value != 0 || dup.Value != 0 || got.Value <= 0 {
+				t.Errorf("shard %d: received %v, lost %v, twice %v", sh.Index+1, got.Value, lost.Value, dup.Value)
+			}
+			received += got.Value
+		}
+		if m, ok := parent.Metric("records-received"); !ok || m.Value <= 0 || m.Value > received {
+			t.Errorf("merged records-received %+v, the shards received %v", m, received)
+		}
+		if _, ok := parent.Metric("e2e-latency-p99"); !ok {
+			t.Errorf("no merged e2e-latency-p99: %+v", parent.Metrics)
+		}
+	})
+}
+
+// checkFleetAnswer checks a fleet parent's API answer: its barrier
+// started before it merged, and n shards on n different workers, each
+// with its figures and clock offset.
+func checkFleetAnswer(t *testing.T, srv *e2eServer, parent e2eWorkerRun, n int) {
+	t.Helper()
+	if parent.Fleet == nil || parent.Fleet.Workers != n || parent.Fleet.Phase != "merged" || parent.Fleet.StartAt == nil {
+		t.Fatalf("fleet %+v, want %d workers, merged, with its start", parent.Fleet, n)
+	}
+	workers := map[uint]bool{}
+	for i, sh := range parent.Shards {
+		if sh.Index != i || sh.Status != "succeeded" || sh.Worker == nil || sh.ClockOffsetMs == nil || sh.Records == nil || sh.RecordsPerSec == nil {
+			t.Errorf("shard row %d: %+v", i, sh)
+			continue
+		}
+		workers[*sh.Worker] = true
+	}
+	if len(parent.Shards) != n || len(workers) != n {
+		t.Errorf("%d shard rows on %d workers, want %d on %d", len(parent.Shards), len(workers), n, n)
+	}
+	if page := srv.get(t, fmt.Sprintf("/runs/%d", parent.ID)); len(page) == 0 {
+		t.Error("the parent's page is empty")
+	}
+}
+
+// highWatermarks is the sum of topic's partitions' high watermarks.
+func highWatermarks(t *testing.T, addr, topic string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := &kafka.Client{Addr: kafka.TCP(addr), Transport: &kafka.Transport{}}
+	md, err := c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	if err != nil || len(md.Topics) != 1 {
+		t.Fatalf("metadata of %s: %v", topic, err)
+	}
+	var req []kafka.OffsetRequest
+	for _, p := range md.Topics[0].Partitions {
+		req = append(req, kafka.LastOffsetOf(p.ID))
+	}
+	res, err := c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: req}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, p := range res.Topics[topic] {
+		if p.Error != nil {
+			t.Fatal(p.Error)
+		}
+		n += p.LastOffset
+	}
+	return n
+}
