@@ -2,9 +2,12 @@ package acceptance
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,9 +22,19 @@ import (
 // four kbench workers on queue "fleet", and one broker, every process
 // real: the fleet tests share it, since each start costs seconds.
 type fleetFixture struct {
-	srv     *e2eServer
-	broker  *embeddedbroker.Broker
-	workers []*e2eProcess
+	database string
+	server   *e2eProcess
+	srv      *e2eServer
+	broker   *embeddedbroker.Broker
+	workers  []*e2eProcess
+}
+
+// serve starts kbench serve on the fixture's database, as f.srv.
+func (f *fleetFixture) serve(t *testing.T) {
+	t.Helper()
+	p, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
+		"--database", f.database, "--local-worker=false", "--allow-target", "127.0.0.1:*")
+	f.server, f.srv = p, &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
 }
 
 func startFleetFixture(t *testing.T) *fleetFixture {
@@ -32,9 +45,8 @@ func startFleetFixture(t *testing.T) *fleetFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(broker.Close)
-	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
-		"--database", database, "--local-worker=false", "--allow-target", "127.0.0.1:*")
-	f := &fleetFixture{srv: &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}, broker: broker}
+	f := &fleetFixture{database: database, broker: broker}
+	f.serve(t)
 	for range 4 {
 		p, _ := startE2EProcess(t, "kbench worker fleet", e2eWorkerLine, "worker", "--database", database, "--queue", "fleet",
 			"--data", t.TempDir(), "--allow-target", "127.0.0.1:*")
@@ -125,6 +137,84 @@ func TestE2EFleet(t *testing.T) {
 			t.Errorf("no merged e2e-latency-p99: %+v", parent.Metrics)
 		}
 	})
+
+	// Last: it kills a worker.
+	t.Run("faults", func(t *testing.T) { fleetFaults(t, f) })
+}
+
+// fleetFaults: with two fleets running, one shard's worker is killed
+// (SIGKILL) and the other fleet is canceled; then the server restarts.
+// The canceled fleet ends canceled with its shards; the other fails
+// within the lost-worker limit, naming its lost shard, its other shard
+// canceled: nothing of it is presented as the fleet's figures, and the
+// restart loses neither.
+func fleetFaults(t *testing.T, f *fleetFixture) {
+	long := func(label, topic string) uint {
+		return f.srv.createRun(t, map[string]any{"workload": "producer", "label": label, "queue": "fleet", "workers": 2,
+			"params": map[string]any{"bootstrap-server": f.broker.Addr(), "topic": topic, "partitions": 2, "threads": 2,
+				"record-size": 100, "throughput": 500, "duration": 300, "profile": "none"}})
+	}
+	started := func(r e2eWorkerRun) bool { return r.Fleet != nil && r.Fleet.Phase == "started" }
+	final := func(r e2eWorkerRun) bool { return r.Status != "queued" && r.Status != "running" }
+	lost := waitRun(t, f.srv, long("lost", "fleet-lost"), "started", started)
+	canceled := waitRun(t, f.srv, long("canceled", "fleet-canceled"), "started", started)
+
+	victim := lost.Shards[1]
+	pid := workerPID(t, f.database, *victim.Worker)
+	killed := false
+	for _, w := range f.workers {
+		if w.cmd.Process.Pid == pid {
+			w.cmd.Process.Signal(syscall.SIGKILL)
+			killed = true
+		}
+	}
+	if !killed {
+		t.Fatalf("no worker process has pid %d", pid)
+	}
+	at := time.Now()
+
+	f.srv.api(t, http.MethodPost, fmt.Sprintf("/api/runs/%d/cancel", canceled.ID), nil, http.StatusAccepted, nil)
+	c := waitRun(t, f.srv, canceled.ID, "final", final)
+	if c.Status != "canceled" {
+		t.Errorf("canceled fleet: %s %q", c.Status, c.Error)
+	}
+	for _, sh := range c.Shards {
+		if r := waitRun(t, f.srv, sh.RunID, "final", final); r.Status != "canceled" {
+			t.Errorf("shard %d of the canceled fleet: %s %q", sh.Index+1, r.Status, r.Error)
+		}
+	}
+
+	f.server.signal(t, syscall.SIGTERM)
+	f.serve(t)
+	l := waitRun(t, f.srv, lost.ID, "final", final)
+	want := fmt.Sprintf("shard 2 of 2 (run %d", victim.RunID)
+	if l.Status != "failed" || !strings.Contains(l.Error, want) || !strings.Contains(l.Error, "interrupted") {
+		t.Errorf("fleet with a lost worker: %s %q, want failed naming %q as interrupted", l.Status, l.Error, want)
+	}
+	if limit := 90 * time.Second; time.Since(at) > limit {
+		t.Errorf("the fleet failed %v after its worker was killed, more than %v", time.Since(at).Round(time.Second), limit)
+	}
+	if len(l.Metrics) != 0 {
+		t.Errorf("the failed fleet shows figures: %+v", l.Metrics)
+	}
+	if r := waitRun(t, f.srv, l.Shards[0].RunID, "final", final); r.Status != "canceled" {
+		t.Errorf("the lost fleet's live shard: %s %q, want canceled", r.Status, r.Error)
+	}
+}
+
+// workerPID is the pid the workers table records for worker id.
+func workerPID(t *testing.T, database string, id uint) int {
+	t.Helper()
+	db, err := sql.Open("pgx", database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var pid int
+	if err := db.QueryRow(`SELECT pid FROM workers WHERE id = $1`, id).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	return pid
 }
 
 // checkFleetAnswer checks a fleet parent's API answer: its barrier
