@@ -236,8 +236,16 @@ func checkFleetAnswer(t *testing.T, srv *e2eServer, parent e2eWorkerRun, n int) 
 	if len(parent.Shards) != n || len(workers) != n {
 		t.Errorf("%d shard rows on %d workers, want %d on %d", len(parent.Shards), len(workers), n, n)
 	}
-	if page := srv.get(t, fmt.Sprintf("/runs/%d", parent.ID)); len(page) == 0 {
-		t.Error("the parent's page is empty")
+	page := srv.get(t, fmt.Sprintf("/runs/%d", parent.ID))
+	for _, want := range []string{fmt.Sprintf("Fleet of %d workers", n), "common window"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the parent's page lacks %q", want)
+		}
+	}
+	for _, sh := range parent.Shards {
+		if !strings.Contains(page, fmt.Sprintf(`href="/runs/%d"`, sh.RunID)) {
+			t.Errorf("the parent's page does not link shard %d's run %d", sh.Index+1, sh.RunID)
+		}
 	}
 }
 

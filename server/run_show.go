@@ -36,6 +36,11 @@ func (s *Server) runPage(c *gin.Context) {
 		if err != nil {
 			return "", nil, err
 		}
+		fleet, shards, err := s.fleetOf(ctx, run)
+		if err != nil {
+			return "", nil, err
+		}
+		v.SetFleet(ui.NewFleetView(fleet, shards))
 		if v.Live {
 			phase, window := s.latestProgress(id)
 			v.SetLiveTiming(time.Now(), phase, window)

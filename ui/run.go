@@ -49,6 +49,11 @@ type RunView struct {
 	// metric), "" for a run without a series.
 	HistoryURL string
 
+	// Fleet is the section of a fleet run's parent (SetFleet), nil for
+	// any other run. A parent's page does not follow it live: no process
+	// of its own reports progress.
+	Fleet *FleetView
+
 	Queued        bool
 	QueuePosition int
 	QueueText     string // "position 3 in queue"
@@ -674,5 +679,14 @@ func (v *RunView) SetHistograms(hs []rundoc.Histogram) {
 	}
 	for _, p := range problems {
 		v.Warnings = append(v.Warnings, "a stored latency histogram cannot be drawn: "+p)
+	}
+}
+
+// SetFleet makes v the page of a fleet's parent: its fleet section, and
+// no live progress (the shards' pages have theirs).
+func (v *RunView) SetFleet(f *FleetView) {
+	v.Fleet = f
+	if f != nil {
+		v.Live = false
 	}
 }
