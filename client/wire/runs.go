@@ -171,6 +171,11 @@ type CreateRuns struct {
 	// Tool names a Kafka tool the queue's workers offer, run instead of
 	// kbench's client.
 	Tool string `json:"tool,omitempty"`
+	// Workers makes each run a fleet run driven by that many workers of
+	// the queue (2 to 10), one shard each; BarrierTimeoutS bounds how
+	// long the first shard to check in waits for the last (default 60).
+	Workers         int     `json:"workers,omitempty"`
+	BarrierTimeoutS float64 `json:"barrier_timeout_s,omitempty"`
 }
 
 // Config is one configuration of an A/B submission or a sweep.

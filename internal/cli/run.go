@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/kbench/kbench/client"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/runner"
 )
@@ -51,10 +52,40 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
 		return 2
 	}
+	if cmd.Workers > 1 {
+		return submitFleet(ctx, cmd, stdout, stderr)
+	}
 	if cmd.Spec.Tool != "" {
 		return runner.RunTool(ctx, cmd, stdout, stderr)
 	}
 	return runSpec(ctx, cmd, stdout, stderr)
+}
+
+// submitFleet submits cmd's run to --server as a fleet run of --workers
+// workers of --queue, and prints the parent run's URL: the run executes
+// on those workers, not here. The server's field errors name the API's
+// fields (workers, queue, barrier_timeout_s, or the workload's flags).
+func submitFleet(ctx context.Context, cmd rundoc.RunCommand, stdout, stderr io.Writer) int {
+	prefix := "kbench run " + string(cmd.Spec.Workload)
+	params, err := cmd.Spec.Params()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		return 1
+	}
+	token := cmd.Token
+	if token == "" {
+		token = envOr("token", "")
+	}
+	c := newAPIClient(cmd.Server, token)
+	created, err := c.CreateRuns(ctx, client.CreateRuns{Workload: cmd.Spec.Workload, Params: params, Queue: cmd.Queue,
+		Meta: cmd.Meta, Workers: cmd.Workers, BarrierTimeoutS: cmd.BarrierTimeoutS})
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: the server refused the fleet run: %v\n", prefix, err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "%s: submitted as a fleet run of %d workers; follow it at\n", prefix, cmd.Workers)
+	fmt.Fprintln(stdout, c.BaseURL()+created.URL)
+	return 0
 }
 
 // runSpec runs cmd's spec with kbench's client, writes its result where

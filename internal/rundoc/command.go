@@ -2,6 +2,7 @@ package rundoc
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -25,6 +26,12 @@ type RunCommand struct {
 	// Server is --server URL: a kbench server to store the run in when
 	// it ends; "" for none. Token is --token, the server's token.
 	Server, Token string
+	// Workers is --workers N: with --server, the run is submitted there
+	// as a fleet run of N workers of --queue instead of running here
+	// (0: run here). BarrierTimeoutS is --barrier-timeout.
+	Workers         int
+	Queue           string
+	BarrierTimeoutS float64
 	// JavaHome is --java-home DIR: the JDK of the write-path lab's Java
 	// strategies (its bin holds java, javac and jfr); "" for PATH. A path
 	// of this machine, so it is no field of the spec.
@@ -89,6 +96,26 @@ var commandFlags = []commandFlag{
 		}},
 	{"token", "T", "the --server's token (default: $KBENCH_TOKEN)",
 		func(c *RunCommand, v string) error { c.Token = v; return nil }},
+	{"workers", "N", "submit the run to --server as a fleet run of N workers of --queue (2 to 10, a shard each) instead of running it here",
+		func(c *RunCommand, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > MaxFleetWorkers {
+				return fmt.Errorf("want a number of workers from 1 to %d, got %q", MaxFleetWorkers, v)
+			}
+			c.Workers = n
+			return nil
+		}},
+	{"queue", "Q", "with --workers: the queue whose workers drive the fleet (default local)",
+		func(c *RunCommand, v string) error { c.Queue = v; return nil }},
+	{"barrier-timeout", "SECONDS", "with --workers: how long the fleet's first shard to be ready waits for the last (default 60)",
+		func(c *RunCommand, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(f >= 1 && f <= 3600) {
+				return fmt.Errorf("want seconds from 1 to 3600, got %q", v)
+			}
+			c.BarrierTimeoutS = f
+			return nil
+		}},
 }
 
 func lookupCommandFlag(name string) (commandFlag, bool) {
@@ -123,6 +150,12 @@ func ParseRunCommand(args []string, getenv func(string) string, checks ...Check)
 		return c, err
 	}
 	switch {
+	case c.Workers > 1 && c.Server == "":
+		return c, NewFieldError("workers", "a fleet run is submitted to a kbench server, whose workers drive it: give --server URL")
+	case c.Workers > 1 && (c.Out != "" || c.JSONProgress):
+		return c, NewFieldError("workers", "a fleet run is submitted, not run here: --out and --progress json do not apply")
+	case c.Workers <= 1 && (c.Queue != "" || c.BarrierTimeoutS != 0):
+		return c, NewFieldError("queue", "--queue and --barrier-timeout go with --workers N (2 or more)")
 	case c.SpecFile != "" && c.Workload != "":
 		return c, NewFieldError("spec", "takes the whole spec; give no workload or other flags with it")
 	case c.SpecFile != "":
@@ -136,7 +169,8 @@ func ParseRunCommand(args []string, getenv func(string) string, checks ...Check)
 }
 
 // ParseCommandFlags parses kbench run's own flags alone (--out,
-// --progress, --meta, --server, --token, --java-home), for a command
+// --progress, --meta, --server, --token, --java-home; not a fleet's),
+// for a command
 // that builds its spec from something else (kbench run omb). Any other
 // flag or argument, --spec among them, is an error.
 func ParseCommandFlags(args []string) (RunCommand, error) {
@@ -144,7 +178,7 @@ func ParseCommandFlags(args []string) (RunCommand, error) {
 	for i := 0; i < len(args); i++ {
 		name, val, hasVal := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
 		f, ok := lookupCommandFlag(name)
-		if !strings.HasPrefix(args[i], "--") || !ok || f.name == "spec" {
+		if !strings.HasPrefix(args[i], "--") || !ok || f.name == "spec" || fleetFlag(f.name) {
 			return c, fmt.Errorf("unexpected argument %q", args[i])
 		}
 		if !hasVal {
@@ -165,5 +199,9 @@ func ParseCommandFlags(args []string) (RunCommand, error) {
 // run's own flags that ParseCommandFlags takes.
 func IsCommandFlag(name string) bool {
 	f, ok := lookupCommandFlag(name)
-	return ok && f.name != "spec"
+	return ok && f.name != "spec" && !fleetFlag(f.name)
 }
+
+// fleetFlag reports whether name is one of the flags of a fleet run's
+// submission, which only a workload's command line takes.
+func fleetFlag(name string) bool { return name == "workers" || name == "queue" || name == "barrier-timeout" }
