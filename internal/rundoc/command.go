@@ -204,4 +204,6 @@ func IsCommandFlag(name string) bool {
 
 // fleetFlag reports whether name is one of the flags of a fleet run's
 // submission, which only a workload's command line takes.
-func fleetFlag(name string) bool { return name == "workers" || name == "queue" || name == "barrier-timeout" }
+func fleetFlag(name string) bool {
+	return name == "workers" || name == "queue" || name == "barrier-timeout"
+}
