@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/client"
@@ -72,12 +73,13 @@ func TestE2EFleet(t *testing.T) {
 		topic := "fleet-producer"
 		id := f.srv.createRun(t, map[string]any{"workload": "producer", "label": "four", "queue": "fleet", "workers": 4,
 			"params": map[string]any{"bootstrap-server": f.broker.Addr(), "topic": topic, "partitions": 8, "threads": 4,
-				"record-size": 100, "throughput": 2000, "duration": 3, "profile": "none"}})
+				"record-size": 100, "throughput": 2000, "duration": 3, "profile": "cpu"}})
 		parent := waitRun(t, f.srv, id, "final", final)
 		if parent.Status != "succeeded" {
 			t.Fatalf("fleet %s %q", parent.Status, parent.Error)
 		}
 		checkFleetAnswer(t, f.srv, parent, 4)
+		fleetFlameByWorker(t, f.srv, parent)
 		var shardSum, warm float64
 		points := map[int]bool{}
 		for _, sh := range parent.Shards {
@@ -140,6 +142,38 @@ func TestE2EFleet(t *testing.T) {
 
 	// Last: it kills a worker.
 	t.Run("faults", func(t *testing.T) { fleetFaults(t, f) })
+}
+
+// fleetFlameByWorker: the parent's cpu profile is its shards' merged,
+// labelled by worker: in Chromium, the profile page's worker filter
+// lists the four workers, and picking one draws that worker's samples
+// alone, kept in the URL.
+func fleetFlameByWorker(t *testing.T, srv *e2eServer, parent e2eWorkerRun) {
+	t.Helper()
+	var profileID uint
+	for _, p := range parent.Profiles {
+		if p.Role == "client" && p.Kind == "cpu" {
+			profileID = p.ID
+		}
+	}
+	if profileID == 0 {
+		t.Fatalf("the parent has no merged client cpu profile: %+v", parent.Profiles)
+	}
+	b := startE2EBrowser(t)
+	rendered := `document.querySelector("#flamegraph[data-rendered=true]") !== null && ` + e2eProfileComplete
+	b.do(t, "open the fleet's profile", chromedp.Navigate(fmt.Sprintf("%s/profiles/%d", srv.URL, profileID)))
+	b.waitFor(t, "the first paint", rendered)
+	all := e2eEval[float64](t, b, "total", e2eFG+`.state().total`)
+	opts := e2eEval[[]string](t, b, "worker options", `Array.from(document.querySelectorAll("#label-worker option")).map(o => o.value)`)
+	if len(opts) != 5 || opts[0] != "" {
+		t.Fatalf("worker options %q, want any worker and the four", opts)
+	}
+	b.do(t, "pick one worker", chromedp.Click("#fg-filters summary"), chromedp.SetValue("#label-worker", opts[1]), chromedp.Click("#fg-filter-apply"))
+	b.waitFor(t, "the filtered graph", `location.search.includes("tagfocus=worker") && `+rendered)
+	one := e2eEval[float64](t, b, "total", e2eFG+`.state().total`)
+	if !(one > 0 && one < all) {
+		t.Errorf("one worker's samples %v of the fleet's %v", one, all)
+	}
 }
 
 // fleetFaults: with two fleets running, one shard's worker is killed

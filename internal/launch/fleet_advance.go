@@ -14,12 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/kbench/kbench/internal/fleetmerge"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/runhist"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/profiles"
 )
 
 // AdvanceFleets advances every fleet whose parent has not ended.
@@ -45,7 +47,7 @@ func (l *Launcher) advanceFleet(ctx context.Context, f *store.Fleet) error {
 	for i, s := range links {
 		ids[i] = s.RunID
 	}
-	runs, err := l.store.GetRunsParts(ctx, ids, store.RunParts{Series: true})
+	runs, err := l.store.GetRunsParts(ctx, ids, store.RunParts{Series: true, Profiles: true})
 	if err != nil {
 		return err
 	}
@@ -185,6 +187,75 @@ func (l *Launcher) merged(ctx context.Context, f *store.Fleet, links []store.Fle
 			return store.Outcome{}, err
 		}
 		out.HistogramLog = log.Bytes()
+	}
+	if out.Profiles, err = l.mergedProfiles(ctx, links, runs); err != nil {
+		return store.Outcome{}, err
+	}
+	out.Measurement.Notes = append(out.Measurement.Notes, fmt.Sprintf("profiles: each kind every shard has is their merge, "+
+		"each sample labelled worker (HOST#ID) and shard (1 to %d): filter by label to see one worker", len(runs)))
+	return out, nil
+}
+
+// mergedProfiles merges, for each role and kind of profile every shard
+// has, the shards' profiles into one labelled by worker and shard
+// (profiles.MergeLabelled); the shards keep their own.
+func (l *Launcher) mergedProfiles(ctx context.Context, links []store.FleetShard, runs []rundoc.Run) ([]store.Profile, error) {
+	type key struct {
+		role rundoc.ProfileRole
+		kind rundoc.ProfileKind
+	}
+	ids := map[key][]uint{}
+	var order []key
+	for _, p := range runs[0].Profiles {
+		k := key{p.Role, p.Kind}
+		if _, seen := ids[k]; !seen {
+			order = append(order, k)
+			ids[k] = nil
+		}
+	}
+	for _, r := range runs {
+		for _, k := range order {
+			i := slices.IndexFunc(r.Profiles, func(p rundoc.Profile) bool { return p.Role == k.role && p.Kind == k.kind })
+			if i < 0 {
+				delete(ids, k) // not every shard has it
+				continue
+			}
+			if _, ok := ids[k]; ok {
+				ids[k] = append(ids[k], r.Profiles[i].ID)
+			}
+		}
+	}
+	labels := make([]map[string]string, len(runs))
+	for i, r := range runs {
+		worker := r.Worker
+		if w := links[i].WorkerID; w != nil {
+			worker = fmt.Sprintf("%s#%d", r.Worker, *w)
+		}
+		labels[i] = map[string]string{"worker": worker, "shard": strconv.Itoa(i + 1)}
+	}
+	var out []store.Profile
+	for _, k := range order {
+		pids, ok := ids[k]
+		if !ok || len(pids) != len(runs) {
+			continue
+		}
+		data := make([][]byte, len(pids))
+		for i, id := range pids {
+			p, err := l.store.GetProfile(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			data[i] = p.Data
+		}
+		merged, err := profiles.MergeLabelled(data, labels)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s profiles: %w", k.role, k.kind, err)
+		}
+		sum, err := profiles.Summarize(merged)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, store.Profile{Role: k.role, Kind: k.kind, Samples: sum.Samples, Data: merged})
 	}
 	return out, nil
 }
