@@ -26,7 +26,7 @@ func requestFromForm(form url.Values) (launch.Request, error) {
 	for _, f := range []struct {
 		name string
 		dst  *int
-	}{{"repetitions", &req.Repetitions}, {"warmup_runs", &req.WarmupRuns}} {
+	}{{"repetitions", &req.Repetitions}, {"warmup_runs", &req.WarmupRuns}, {ui.FieldWorkers, &req.Workers}} {
 		if v := strings.TrimSpace(form.Get(f.name)); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {

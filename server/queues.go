@@ -38,6 +38,7 @@ func (s *Server) newRunForm(ctx context.Context, form url.Values, errs map[strin
 	}
 	v := ui.NewRunFormClusters(form, errs, s.formClusters(workers))
 	v.AddQueueField(form, liveQueues(workers), errs)
+	v.AddWorkersField(form, errs)
 	v.AddToolField(form, s.formTools(workers, true), errs)
 	return v
 }

@@ -62,6 +62,21 @@ func (s *Server) createRunForm(c *gin.Context) {
 		s.render(c, http.StatusBadRequest, "new_run", v)
 		return
 	}
+	if form.Has(ui.FieldPreviewFleet) {
+		// The division of the fleet the form asks for; nothing starts.
+		v := s.newRunForm(c.Request.Context(), form, nil)
+		v.Page = s.page(c, "New run")
+		if spec.Workers > 1 {
+			shards, err := rundoc.DivideFleet(&spec, spec.Workers)
+			if err != nil {
+				s.fail(c, err) // Prepare divided it already: a bug
+				return
+			}
+			v.Fleet = ui.NewFleetPreview(shards)
+		}
+		s.render(c, http.StatusOK, "new_run", v)
+		return
+	}
 	runs, err := s.launcher.CreateRuns(c.Request.Context(), req, spec)
 	if err != nil {
 		s.fail(c, err)

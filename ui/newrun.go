@@ -2,12 +2,14 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/numfmt"
 	"github.com/kbench/kbench/internal/rundoc"
 )
 
@@ -27,6 +29,9 @@ type NewRunFormView struct {
 	Configs        []ConfigFieldset
 	ConfigTemplate ConfigFieldset
 	CanAddConfig   bool
+	// Fleet is the division of a fleet run the form previewed ("Preview
+	// the division"), nil when none was asked for.
+	Fleet *FleetPreview
 }
 
 // FormSection is a fieldset of the form.
@@ -750,6 +755,58 @@ func (v *NewRunFormView) AddQueueField(values url.Values, queues []string, errs 
 	v.insertRunField(f, FieldLabel, errs)
 }
 
+// FieldWorkers is the new-run form's workers field (POST /api/runs
+// "workers"), and FieldPreviewFleet its button that shows the division
+// without starting anything.
+const (
+	FieldWorkers      = "workers"
+	FieldPreviewFleet = "preview_fleet"
+)
+
+// AddWorkersField adds the workers field after the queue: a fleet run
+// on a server whose store workers share.
+func (v *NewRunFormView) AddWorkersField(values url.Values, errs map[string]string) {
+	f := FormField{Name: FieldWorkers, Label: "Workers", Kind: "number", Value: strings.TrimSpace(values.Get(FieldWorkers)), Autocomplete: "off",
+		Workloads: "producer e2e",
+		Help: "a fleet run: its load divided among this many workers of the queue, a shard each, started together and merged " +
+			"(2 to 10; producer and e2e rate runs on a named or bootstrap cluster); empty for one process. " +
+			"\"Preview the division\" shows each shard's part without starting anything."}
+	v.insertRunField(f, FieldQueue, errs)
+}
+
+// FleetPreview is a fleet run's division as the form shows it.
+type FleetPreview struct {
+	Workers int
+	Shards  []FleetPreviewRow
+}
+
+// FleetPreviewRow is one shard's part.
+type FleetPreviewRow struct {
+	Shard, Partitions, Rate, Producers, Duration string
+}
+
+// NewFleetPreview describes the shards rundoc.DivideFleet made.
+func NewFleetPreview(shards []rundoc.Shard) *FleetPreview {
+	p := &FleetPreview{Workers: len(shards)}
+	for _, sh := range shards {
+		var parts []string
+		for _, a := range sh.Assign {
+			ps := make([]string, len(a.Partitions))
+			for i, n := range a.Partitions {
+				ps[i] = strconv.Itoa(n)
+			}
+			parts = append(parts, a.Topic+" ["+strings.Join(ps, ",")+"]")
+		}
+		rate := "unthrottled"
+		if sh.Throughput > 0 {
+			rate = numfmt.Number(sh.Throughput) + " records/s"
+		}
+		p.Shards = append(p.Shards, FleetPreviewRow{Shard: fmt.Sprintf("%d of %d", sh.Index+1, sh.Count), Partitions: strings.Join(parts, " "),
+			Rate: rate, Producers: strconv.Itoa(sh.Threads), Duration: numfmt.Number(sh.Duration) + " s"})
+	}
+	return p
+}
+
 // insertRunField wires f (value and error) and puts it in the Run section
 // right after the field named after. NewRunForm put an error about the
 // field, which it did not know, at the end of the summary; wire puts it
@@ -776,4 +833,16 @@ func (v *NewRunFormView) insertRunField(f FormField, after string, errs map[stri
 		sec.Fields = append(sec.Fields[:at], append([]FormField{f}, sec.Fields[at:]...)...)
 		return
 	}
+}
+
+// HasWorkersField reports whether the form offers fleet runs.
+func (v NewRunFormView) HasWorkersField() bool {
+	for _, sec := range v.Sections {
+		for _, f := range sec.Fields {
+			if f.Name == FieldWorkers {
+				return true
+			}
+		}
+	}
+	return false
 }
