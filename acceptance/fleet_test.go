@@ -256,7 +256,7 @@ func workerPID(t *testing.T, database string, id uint) int {
 // with its figures and clock offset.
 func checkFleetAnswer(t *testing.T, srv *e2eServer, parent e2eWorkerRun, n int) {
 	t.Helper()
-	if parent.Fleet == nil || parent.Fleet.Workers != n || parent.Fleet.Phase != "merged" || parent.Fleet.StartAt == nil {
+	if parent.Fleet == nil || parent.Fleet.Workers != n || parent.Fleet.Phase != "merged" || parent.Fleet.StartAt == nil || parent.Fleet.StartSkewMs == nil {
 		t.Fatalf("fleet %+v, want %d workers, merged, with its start", parent.Fleet, n)
 	}
 	workers := map[uint]bool{}

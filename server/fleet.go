@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/kbench/kbench/client/wire"
+	"github.com/kbench/kbench/internal/fleetmerge"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
 )
@@ -40,6 +41,19 @@ func (s *Server) fleetOf(ctx context.Context, run *rundoc.Run) (*wire.Fleet, []w
 	}
 	fleet := &wire.Fleet{Workers: f.Shards, Phase: f.Phase, BarrierTimeoutS: f.BarrierTimeoutS,
 		FirstCheckInAt: f.FirstCheckInAt, StartAt: f.StartAt, Error: f.Error}
+	starts := make([]*rundoc.ShardStart, len(runs))
+	offsets := make([]float64, len(runs))
+	for i, r := range runs {
+		if r.Measurement != nil {
+			starts[i] = r.Measurement.ShardStart
+		}
+		if o := links[i].ClockOffsetMs; o != nil {
+			offsets[i] = *o
+		}
+	}
+	if ms, ok := fleetmerge.StartSpread(starts, offsets); ok {
+		fleet.StartSkewMs = &ms
+	}
 	names := shardRecordMetrics[run.Workload]
 	shards := make([]wire.FleetShard, len(links))
 	for i, l := range links {

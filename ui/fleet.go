@@ -18,8 +18,11 @@ type FleetView struct {
 	// the barrier timeout; Error why the fleet ended early.
 	Start   string
 	Timeout string
-	Error   string
-	Shards  []FleetShardRow
+	// Skew is the spread of the shards' window openings, "" until all
+	// have opened.
+	Skew   string
+	Error  string
+	Shards []FleetShardRow
 }
 
 // FleetShardRow is one shard: figures over its own window, "—" where it
@@ -44,6 +47,9 @@ func NewFleetView(f *wire.Fleet, shards []wire.FleetShard) *FleetView {
 		return nil
 	}
 	v := &FleetView{Workers: f.Workers, Phase: f.Phase, Timeout: numfmt.Number(f.BarrierTimeoutS) + " s", Error: f.Error, Start: "not set yet"}
+	if f.StartSkewMs != nil {
+		v.Skew = fmt.Sprintf("%.1f ms", *f.StartSkewMs)
+	}
 	if f.StartAt != nil {
 		v.Start = f.StartAt.UTC().Format("2006-01-02 15:04:05.000") + " UTC"
 	}

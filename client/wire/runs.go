@@ -252,7 +252,11 @@ type Fleet struct {
 	BarrierTimeoutS float64    `json:"barrier_timeout_s"`
 	FirstCheckInAt  *time.Time `json:"first_check_in_at"`
 	StartAt         *time.Time `json:"start_at"`
-	Error           string     `json:"error,omitempty"`
+	// StartSkewMs is the barrier's skew once every shard has opened its
+	// window: the spread of those openings on the database's clock (each
+	// converted with its worker's offset); null before.
+	StartSkewMs *float64 `json:"start_skew_ms"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // FleetShard is one shard of a fleet run: its run, the worker that took

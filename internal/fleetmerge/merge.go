@@ -256,16 +256,30 @@ func quantileOf(suffix string) (float64, bool) {
 	return float64(n) / math.Pow10(len(digits)-2), true
 }
 
-// skew is the spread, in ms, of the shards' window openings converted
-// to the database's clock with each worker's offset; 0 when a shard has
-// no start recorded.
+// skew is the spread of the shards' window openings (StartSpread); 0
+// when a shard has no start recorded.
 func skew(shards []Shard) float64 {
-	var lo, hi time.Time
+	starts := make([]*rundoc.ShardStart, len(shards))
+	offsets := make([]float64, len(shards))
 	for i, s := range shards {
-		if s.Start == nil {
-			return 0
+		starts[i], offsets[i] = s.Start, s.ClockOffsetMs
+	}
+	ms, _ := StartSpread(starts, offsets)
+	return ms
+}
+
+// StartSpread is the barrier's skew: the spread, in ms, of shards'
+// measured-window openings (starts[i].Window, by shard i's clock)
+// converted to the database's clock with each worker's offset
+// (offsetsMs[i], positive when its clock is ahead). ok is false when a
+// shard has no start recorded.
+func StartSpread(starts []*rundoc.ShardStart, offsetsMs []float64) (ms float64, ok bool) {
+	var lo, hi time.Time
+	for i, s := range starts {
+		if s == nil {
+			return 0, false
 		}
-		t := s.Start.Window.Add(-time.Duration(s.ClockOffsetMs * float64(time.Millisecond)))
+		t := s.Window.Add(-time.Duration(offsetsMs[i] * float64(time.Millisecond)))
 		if i == 0 || t.Before(lo) {
 			lo = t
 		}
@@ -273,5 +287,5 @@ func skew(shards []Shard) float64 {
 			hi = t
 		}
 	}
-	return float64(hi.Sub(lo)) / float64(time.Millisecond)
+	return float64(hi.Sub(lo)) / float64(time.Millisecond), len(starts) > 0
 }
