@@ -39,25 +39,13 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 TMP=$(mktemp -d -t kbench-capacity.XXXXXX)
 PIDS=()          # every process this script started, stopped in reverse order
-PG_DIR=""        # the throwaway cluster's directory
 PG_CREATED_DB="" # the database created on KBENCH_BENCH_POSTGRES
 ADMIN_URL=""
 
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "FAILED: $*"; exit 1; }
-pg_bin() { find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -n1; }
-as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-
-# stop PID: SIGINT (workers store their running run interrupted, the
-# server closes its store), SIGKILL after 20 s.
-stop() {
-  local pid=$1
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill -INT "$pid" 2>/dev/null || true
-  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
+# shellcheck source=bench/lib/cluster.sh
+. bench/lib/cluster.sh
 
 cleanup() {
   local rc=$?
@@ -66,10 +54,7 @@ cleanup() {
   if [ -n "$PG_CREATED_DB" ]; then
     psql -q "$ADMIN_URL" -c "DROP DATABASE IF EXISTS $PG_CREATED_DB WITH (FORCE)" >/dev/null 2>&1 || true
   fi
-  if [ -n "$PG_DIR" ]; then
-    as_pg "$(pg_bin)/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 || true
-    if [ "$KEEP" = 1 ]; then log "kept $PG_DIR"; else rm -rf "$PG_DIR"; fi
-  fi
+  stop_postgres "$KEEP"
   if [ "$KEEP" = 1 ]; then log "kept $TMP"; else rm -rf "$TMP"; fi
   exit "$rc"
 }
@@ -78,29 +63,6 @@ trap 'log "error: line $LINENO: $BASH_COMMAND"' ERR
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# wait_line FILE SED_EXPR PID WHAT: the first match of SED_EXPR in FILE,
-# waiting up to 60 s while PID lives.
-wait_line() {
-  local file=$1 expr=$2 pid=$3 what=$4 v=""
-  for _ in $(seq 1 300); do
-    v=$(sed -n "$expr" "$file" 2>/dev/null | head -n1 || true)
-    [ -n "$v" ] && { echo "$v"; return 0; }
-    kill -0 "$pid" 2>/dev/null || die "$what exited: $(tail -n 5 "${file%.out}.log" 2>/dev/null)"
-    sleep 0.2
-  done
-  die "$what did not start within 60 s"
-}
-
-# CPU clock ticks of a process: own (utime+stime) or its waited-for
-# children's (cutime+cstime); fields 14-17 of /proc/PID/stat.
-ticks() {
-  local stat
-  stat=$(cat "/proc/$1/stat")
-  # after the command, which may hold spaces: utime is field 12 of the rest
-  echo "${stat##*) }" | awk -v which="$2" '{print which == "children" ? $14 + $15 : $12 + $13}'
-}
-sum_ticks() { local t=0 p; for p in "${@:2}"; do t=$((t + $(ticks "$p" "$1"))); done; echo "$t"; }
-HZ=$(getconf CLK_TCK)
 now() { date +%s.%N; }
 
 # --- build ---
@@ -119,26 +81,8 @@ if [ -n "${KBENCH_BENCH_POSTGRES:-}" ]; then
   DB=$(echo "$ADMIN_URL" | sed -E "s|^(postgres(ql)?://[^/]*)(/[^?]*)?|\1/$PG_CREATED_DB|")
   log "database $PG_CREATED_DB on KBENCH_BENCH_POSTGRES"
 else
-  [ -x "$(pg_bin)/initdb" ] || die "PostgreSQL is not installed (apt-get install postgresql), or set KBENCH_BENCH_POSTGRES"
-  # its own directory: the postgres user cannot enter $TMP (mode 700)
-  PG_DIR=$(mktemp -d -t kbench-capacity-pg.XXXXXX)
-  if [ "$(id -u)" -eq 0 ]; then chown postgres "$PG_DIR"; fi
-  as_pg "$(pg_bin)/initdb" -D "$PG_DIR/data" -A trust -U kbench -E UTF8 --no-sync >"$PG_DIR/initdb.log" 2>&1 ||
-    { cat "$PG_DIR/initdb.log" >&2; die "initdb failed"; }
-  pg_port=""
-  for _ in 1 2 3 4 5; do
-    port=$((20000 + RANDOM % 40000))
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
-    # shellcheck disable=SC2086 # PG_OPTS is a list of options
-    if as_pg "$(pg_bin)/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
-      -o "-k $PG_DIR -p $port -c listen_addresses=127.0.0.1 -c max_connections=200 $PG_OPTS" start >/dev/null; then
-      pg_port=$port
-      break
-    fi
-  done
-  [ -n "$pg_port" ] || { cat "$PG_DIR/server.log" >&2 || true; die "could not start PostgreSQL"; }
-  DB="postgres://kbench@127.0.0.1:$pg_port/postgres?sslmode=disable"
-  log "PostgreSQL $(basename "$(dirname "$(pg_bin)")") on 127.0.0.1:$pg_port ${PG_OPTS:+($PG_OPTS)}"
+  start_postgres kbench-capacity "$PG_OPTS"
+  log "PostgreSQL $(basename "$(dirname "$(pg_bin)")") at $DB ${PG_OPTS:+($PG_OPTS)}"
 fi
 
 # --- broker, server, workers ---

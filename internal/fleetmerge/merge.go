@@ -150,11 +150,15 @@ func (m *Merged) mergeLatency(shards []Shard) error {
 	for _, kind := range rundoc.HistogramKinds {
 		var missing []string
 		perSecond := map[int64]*hdr.Histogram{}
+		ends := map[int64]float64{}
 		whole := newHist()
 		for _, s := range shards {
 			found := false
 			for _, h := range s.Intervals {
-				if h.Kind != kind || h.EndS > m.WindowS+gridTolerance {
+				// An interval in the window: one that starts at or after its
+				// end (a shard's last, short one, the window's tail by its
+				// own clock) is not.
+				if h.Kind != kind || h.StartS >= m.WindowS || h.EndS > m.WindowS+gridTolerance {
 					continue
 				}
 				found = true
@@ -170,6 +174,7 @@ func (m *Merged) mergeLatency(shards []Shard) error {
 				if perSecond[key] == nil {
 					perSecond[key] = newHist()
 				}
+				ends[key] = max(ends[key], h.EndS)
 				if err := perSecond[key].Merge(d); err != nil {
 					return err
 				}
@@ -200,7 +205,7 @@ func (m *Merged) mergeLatency(shards []Shard) error {
 			h := perSecond[k]
 			start := float64(k) / 1000
 			m.Intervals = append(m.Intervals, rundoc.Histogram{Kind: kind, Scope: rundoc.HistogramInterval, StartS: start,
-				EndS: min(start+1, m.WindowS), Count: h.TotalCount(), Data: h.Encode()})
+				EndS: max(start, min(ends[k], m.WindowS)), Count: h.TotalCount(), Data: h.Encode()})
 		}
 		m.Histograms = append(m.Histograms, rundoc.Histogram{Kind: kind, Scope: rundoc.HistogramWindow, StartS: 0, EndS: m.WindowS,
 			Count: whole.TotalCount(), Data: whole.Encode()})

@@ -1,6 +1,7 @@
 package fleetmerge
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/kbench/kbench/internal/hdr"
 	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/runhist"
 )
 
 // shard builds a shard of points one-second points, each of records
@@ -142,5 +144,34 @@ func TestQuantileOf(t *testing.T) {
 		if _, ok := quantileOf(bad); ok {
 			t.Errorf("quantileOf(%q) ok", bad)
 		}
+	}
+}
+
+// TestMergeWindowTail: a shard's last interval histogram that starts at
+// the common window's end (its own window ran a fraction of a
+// millisecond longer) is in no figure, and every merged interval has a
+// length of zero or more, as the histogram log wants.
+func TestMergeWindowTail(t *testing.T) {
+	t0 := time.Now()
+	a, b := shard(t, 0, 3, 10, 500, t0, 0), shard(t, 1, 3, 10, 700, t0, 0)
+	a.Series[2].T = 2.9998 // its window ended 0.2 ms early
+	tail := b.Intervals[2]
+	tail.StartS, tail.EndS = 3, 3.0003
+	b.Intervals = append(b.Intervals, tail)
+	m, err := Merge(rundoc.Producer, []Shard{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.WindowS != 2.9998 || m.Histograms[0].Count != 60 {
+		t.Errorf("window %v s with %d values, want 2.9998 s and 60", m.WindowS, m.Histograms[0].Count)
+	}
+	for _, h := range m.Intervals {
+		if h.EndS < h.StartS || h.StartS >= m.WindowS {
+			t.Errorf("interval %v to %v s in a window of %v s", h.StartS, h.EndS, m.WindowS)
+		}
+	}
+	var log bytes.Buffer
+	if err := runhist.WriteLog(&log, t0, m.Intervals); err != nil {
+		t.Errorf("the merged intervals do not make a log: %v", err)
 	}
 }
