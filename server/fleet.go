@@ -67,6 +67,11 @@ func (s *Server) fleetOf(ctx context.Context, run *rundoc.Run) (*wire.Fleet, []w
 			sh.RecordsPerSec = &m.Value
 		}
 		sh.CPUAvg = meanCPU(r.Series)
+		if file, err := rundoc.ParseSpecFile([]byte(r.Spec)); err == nil {
+			if spec, err := rundoc.SpecFromParams(file.Workload, file.Params); err == nil {
+				sh.Part = spec.Shard
+			}
+		}
 		shards[i] = sh
 	}
 	return fleet, shards, nil

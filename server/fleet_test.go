@@ -65,7 +65,7 @@ func TestFleetForm(t *testing.T) {
 		t.Fatalf("parent %+v", parent)
 	}
 	for i, sh := range parent.Shards {
-		if sh.Status != "queued" || sh.Worker != nil || sh.URL != fmt.Sprintf("/runs/%d", sh.RunID) {
+		if sh.Status != "queued" || sh.Worker != nil || sh.URL != fmt.Sprintf("/runs/%d", sh.RunID) || sh.Part == nil || sh.Part.Throughput != []float64{501, 500}[i] {
 			t.Errorf("shard %d: %+v", i, sh)
 		}
 	}

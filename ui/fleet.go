@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/kbench/kbench/client/wire"
 	"github.com/kbench/kbench/internal/numfmt"
@@ -39,6 +40,32 @@ type FleetShardRow struct {
 	P99         string
 	CPU         string
 	ClockOffset string
+	// Partitions and Share are its part of the division: its topics'
+	// partitions, and its rate and producers per topic.
+	Partitions string
+	Share      string
+}
+
+// shardPartitions lists a shard's topics with their partitions:
+// "t [0,1] u [2]".
+func shardPartitions(sh rundoc.Shard) string {
+	var parts []string
+	for _, a := range sh.Assign {
+		ps := make([]string, len(a.Partitions))
+		for i, n := range a.Partitions {
+			ps[i] = strconv.Itoa(n)
+		}
+		parts = append(parts, a.Topic+" ["+strings.Join(ps, ",")+"]")
+	}
+	return strings.Join(parts, " ")
+}
+
+// shardRate is a shard's rate: records/s, or unthrottled.
+func shardRate(sh rundoc.Shard) string {
+	if sh.Throughput > 0 {
+		return numfmt.Number(sh.Throughput) + " records/s"
+	}
+	return "unthrottled"
 }
 
 // NewFleetView builds the section from the API's answer for the parent.
@@ -65,6 +92,10 @@ func NewFleetView(f *wire.Fleet, shards []wire.FleetShard) *FleetView {
 			P99: dash(s.P99Ms, " ms", 2), CPU: dash(s.CPUAvg, " %", 0), Records: "—", Rate: "—", ClockOffset: "—"}
 		if s.Worker != nil {
 			row.Worker = fmt.Sprintf("#%d on %s", *s.Worker, s.Host)
+		}
+		if s.Part != nil {
+			row.Partitions = shardPartitions(*s.Part)
+			row.Share = fmt.Sprintf("%s, %d producer(s) per topic", shardRate(*s.Part), s.Part.Threads)
 		}
 		if s.Records != nil {
 			row.Records = numfmt.Number(*s.Records)

@@ -789,20 +789,8 @@ type FleetPreviewRow struct {
 func NewFleetPreview(shards []rundoc.Shard) *FleetPreview {
 	p := &FleetPreview{Workers: len(shards)}
 	for _, sh := range shards {
-		var parts []string
-		for _, a := range sh.Assign {
-			ps := make([]string, len(a.Partitions))
-			for i, n := range a.Partitions {
-				ps[i] = strconv.Itoa(n)
-			}
-			parts = append(parts, a.Topic+" ["+strings.Join(ps, ",")+"]")
-		}
-		rate := "unthrottled"
-		if sh.Throughput > 0 {
-			rate = numfmt.Number(sh.Throughput) + " records/s"
-		}
-		p.Shards = append(p.Shards, FleetPreviewRow{Shard: fmt.Sprintf("%d of %d", sh.Index+1, sh.Count), Partitions: strings.Join(parts, " "),
-			Rate: rate, Producers: strconv.Itoa(sh.Threads), Duration: numfmt.Number(sh.Duration) + " s"})
+		p.Shards = append(p.Shards, FleetPreviewRow{Shard: fmt.Sprintf("%d of %d", sh.Index+1, sh.Count), Partitions: shardPartitions(sh),
+			Rate: shardRate(sh), Producers: strconv.Itoa(sh.Threads), Duration: numfmt.Number(sh.Duration) + " s"})
 	}
 	return p
 }

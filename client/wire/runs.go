@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/kbench/kbench/internal/rundoc"
 )
 
 // Run is a run as the API shows it: GET /api/runs/{id} (with the fields
@@ -280,4 +282,10 @@ type FleetShard struct {
 	CPUAvg        *float64 `json:"cpu_avg"`
 	ClockOffsetMs *float64 `json:"clock_offset_ms"`
 	RoundTripMs   *float64 `json:"round_trip_ms"`
+	// Part is the shard's part of the division: its topics' partitions,
+	// its records/s (-1 unthrottled), producers per topic and window.
+	Part *ShardPart `json:"part"`
 }
+
+// ShardPart is a shard's part of a fleet's division (rundoc.Shard).
+type ShardPart = rundoc.Shard
