@@ -261,7 +261,7 @@ func checkFleetAnswer(t *testing.T, srv *e2eServer, parent e2eWorkerRun, n int) 
 	}
 	workers := map[uint]bool{}
 	for i, sh := range parent.Shards {
-		if sh.Index != i || sh.Status != "succeeded" || sh.Worker == nil || sh.ClockOffsetMs == nil || sh.Records == nil || sh.RecordsPerSec == nil || sh.Part == nil || sh.Part.Index != i {
+		if sh.Index != i || sh.Status != "succeeded" || sh.Worker == nil || sh.ClockOffsetMs == nil || sh.Records == nil || sh.RecordsPerSec == nil || sh.CPUAvg == nil || sh.Part == nil || sh.Part.Index != i {
 			t.Errorf("shard row %d: %+v", i, sh)
 			continue
 		}

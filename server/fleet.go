@@ -35,7 +35,7 @@ func (s *Server) fleetOf(ctx context.Context, run *rundoc.Run) (*wire.Fleet, []w
 	for i, l := range links {
 		ids[i] = l.RunID
 	}
-	runs, err := s.store.GetRunsParts(ctx, ids, store.RunParts{Series: true})
+	runs, err := s.store.GetRunsParts(ctx, ids, store.RunParts{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,7 +66,9 @@ func (s *Server) fleetOf(ctx context.Context, run *rundoc.Run) (*wire.Fleet, []w
 		if m, ok := r.Metric(names[1]); ok {
 			sh.RecordsPerSec = &m.Value
 		}
-		sh.CPUAvg = meanCPU(r.Series)
+		if m, ok := r.Metric("process-cpu-avg"); ok {
+			sh.CPUAvg = &m.Value
+		}
 		if file, err := rundoc.ParseSpecFile([]byte(r.Spec)); err == nil {
 			if spec, err := rundoc.SpecFromParams(file.Workload, file.Params); err == nil {
 				sh.Part = spec.Shard
@@ -75,22 +77,4 @@ func (s *Server) fleetOf(ctx context.Context, run *rundoc.Run) (*wire.Fleet, []w
 		shards[i] = sh
 	}
 	return fleet, shards, nil
-}
-
-// meanCPU is the mean of a series' process CPU, nil when no point has
-// any.
-func meanCPU(points []rundoc.SeriesPoint) *float64 {
-	var sum float64
-	n := 0
-	for _, p := range points {
-		if p.CPUPercent > 0 {
-			sum += p.CPUPercent
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	avg := sum / float64(n)
-	return &avg
 }

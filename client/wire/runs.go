@@ -264,8 +264,8 @@ type Fleet struct {
 // FleetShard is one shard of a fleet run: its run, the worker that took
 // it (its id in the workers table, and host), and its own figures over
 // its own window: records (acknowledged, or received for e2e),
-// records_per_sec, p99_ms, cpu_avg (the mean of its series' process CPU,
-// in percent of one core), and its worker's clock offset from the
+// records_per_sec, p99_ms, cpu_avg (its process-cpu-avg: its process's
+// CPU over its window, in percent of one core), and its worker's clock offset from the
 // database's (positive: ahead) with the round trip it was measured in.
 // Figures are null until the shard has them.
 type FleetShard struct {

@@ -101,7 +101,7 @@ func Merge(workload rundoc.Workload, shards []Shard) (*Merged, error) {
 	}
 	m.SkewMs = skew(shards)
 	m.Notes = append(m.Notes, fmt.Sprintf("fleet of %d shards: counts and rates add over the common window, the %d series point(s) every shard has "+
-		"(%.3f s from the fleet's start); latency percentiles come from the shards' interval histograms in that window, merged; "+
+		"(%.3f s, each shard's counted from its own window's opening); latency percentiles come from the shards' interval histograms in that window, merged; "+
 		"the shards' windows opened within %.1f ms of each other on the database's clock", n, len(m.Series), m.WindowS, m.SkewMs))
 	return m, nil
 }
