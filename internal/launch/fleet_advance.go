@@ -30,12 +30,15 @@ func (l *Launcher) AdvanceFleets(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var errs []error
 	for i := range fleets {
+		// One fleet's trouble (a database error) must not hold back the
+		// others: each is tried, and the pass tried again.
 		if err := l.advanceFleet(ctx, &fleets[i]); err != nil {
-			return fmt.Errorf("launch: fleet %d: %w", fleets[i].ID, err)
+			errs = append(errs, fmt.Errorf("launch: fleet %d: %w", fleets[i].ID, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func (l *Launcher) advanceFleet(ctx context.Context, f *store.Fleet) error {
@@ -48,6 +51,18 @@ func (l *Launcher) advanceFleet(ctx context.Context, f *store.Fleet) error {
 		ids[i] = s.RunID
 	}
 	runs, err := l.store.GetRunsParts(ctx, ids, store.RunParts{Series: true, Profiles: true})
+	if errors.Is(err, store.ErrNotFound) {
+		// A shard's run was deleted: the fleet cannot be whole again.
+		why := fmt.Sprintf("a shard's run was deleted (%v)", err)
+		if err := l.store.EndFleet(ctx, f.ID, store.FleetFailed, why); err != nil && !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+		live, err := l.store.SweepRunsMetrics(ctx, ids, nil)
+		if err != nil {
+			return err
+		}
+		return l.endParent(ctx, f, live, rundoc.StatusFailed, why)
+	}
 	if err != nil {
 		return err
 	}

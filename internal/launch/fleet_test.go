@@ -378,6 +378,23 @@ func TestFleetFaults(t *testing.T) {
 		t.Errorf("canceled %v, want the running shard %d", l.runs.canceled, ids[0])
 	}
 
+	// A succeeded shard deleted before its siblings end: the fleet can
+	// never merge, and says why.
+	f3, ids3 := storedFleet(t, l, 2)
+	finishShard(t, l.st, ids3[0], 3, 10, 1000, time.Now())
+	if err := l.st.DeleteRun(ctx, ids3[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AdvanceFleets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := getRun(t, l.st, f3.ParentID); p.Status != rundoc.StatusFailed || !strings.Contains(p.Error, "a shard's run was deleted") {
+		t.Errorf("parent of a deleted shard: %s %q", p.Status, p.Error)
+	}
+	if !slices.Contains(l.runs.canceled, ids3[1]) {
+		t.Errorf("the deleted shard's sibling %d was not canceled (%v)", ids3[1], l.runs.canceled)
+	}
+
 	f2, ids2 := storedFleet(t, l, 2)
 	if ok, err := l.CancelFleet(ctx, f2.ParentID); !ok || err != nil {
 		t.Fatalf("cancel: %v, %v", ok, err)

@@ -45,7 +45,13 @@ func (q *Manager) takeShard(ctx context.Context, id uint) error {
 	if w == nil {
 		return nil // no worker row: a store the fleets' checks refused at submission
 	}
-	_, err := q.st.TakeShard(ctx, id, w.ID)
+	shard, err := q.st.IsShard(ctx, id)
+	if err == nil && !shard {
+		return nil
+	}
+	if err == nil {
+		_, err = q.st.TakeShard(ctx, id, w.ID)
+	}
 	switch {
 	case err == nil, errors.Is(err, store.ErrNotFound):
 		return nil

@@ -133,6 +133,16 @@ func (s *Store) fleet(db *gorm.DB, where string, arg uint) (*Fleet, []FleetShard
 	return &f, shards, nil
 }
 
+// IsShard reports whether run id is a fleet's shard: one read, which
+// spares every other run TakeShard's write transaction.
+func (s *Store) IsShard(ctx context.Context, id uint) (bool, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&FleetShard{}).Where("run_id = ?", id).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("store: is run %d a shard: %w", id, err)
+	}
+	return n > 0, nil
+}
+
 // TakeShard records that worker takes shard run id, before the run
 // starts. It wraps ErrShardMustWait, changing nothing, when the worker
 // holds another shard of the fleet (two shards in one process would

@@ -60,6 +60,12 @@ func TestFleetBarrier(t *testing.T) {
 			t.Errorf("%d queued runs, want the 4 shards", len(queued))
 		}
 
+		if is, err := s.IsShard(ctx, shards[0].ID); !is || err != nil {
+			t.Errorf("IsShard(shard) = %v, %v", is, err)
+		}
+		if is, err := s.IsShard(ctx, parent.ID); is || err != nil {
+			t.Errorf("IsShard(parent) = %v, %v", is, err)
+		}
 		got, err := s.TakeShard(ctx, shards[0].ID, w1)
 		if err != nil || got.Phase != FleetGathering {
 			t.Fatalf("take shard 0: %+v, %v; want gathering", got, err)
