@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +166,61 @@ func TestFleetBarrier(t *testing.T) {
 	}
 	if len(workers) != 3 {
 		t.Errorf("the shards ran on %d workers, want 3: %+v", len(workers), shards)
+	}
+}
+
+// TestFleetPlacement: two fleets of two shards on two workers that each
+// take two runs at once. Were both workers to take one shard of each
+// fleet, every barrier would wait for a worker it cannot get; instead
+// one fleet gathers at a time, the other's shards wait (their jobs
+// snoozed), and every fleet ends with its shards on two workers.
+func TestFleetPlacement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts workers and their children on PostgreSQL")
+	}
+	ctx := context.Background()
+	st, err := store.Open(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	server, _ := openPG(t, st, "succeed", "", "server")
+	for i := range 2 {
+		dir := t.TempDir()
+		l := NewManager(st, Options{Command: []string{os.Args[0], helperArg, "shard"}, DataDir: dir, Queue: "lab", Host: fmt.Sprintf("host-%d", i),
+			Concurrency: 2, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err := l.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(l.Close)
+	}
+	var fleets []*store.Fleet
+	var all []uint
+	for range 2 {
+		f, ids := fleetFixture(t, st, 2, 30)
+		fleets = append(fleets, f)
+		all = append(all, ids...)
+	}
+	// Interleaved, so that a worker taking runs in order would take one
+	// shard of each fleet.
+	for _, id := range []uint{all[0], all[2], all[1], all[3]} {
+		if err := server.Submit(ctx, id, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range all {
+		if r := waitRun(t, st, id, "final", isFinal); r.Status != rundoc.StatusSucceeded {
+			t.Errorf("shard run %d: %s %q", id, r.Status, r.Error)
+		}
+	}
+	for i, f := range fleets {
+		got, shards, err := st.GetFleet(ctx, f.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Phase != store.FleetStarted || shards[0].WorkerID == nil || shards[1].WorkerID == nil || *shards[0].WorkerID == *shards[1].WorkerID {
+			t.Errorf("fleet %d: %s, shards on workers %v and %v", i+1, got.Phase, shards[0].WorkerID, shards[1].WorkerID)
+		}
 	}
 }
 

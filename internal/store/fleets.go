@@ -160,7 +160,20 @@ func (s *Store) TakeShard(ctx context.Context, id, worker uint) (*Fleet, error) 
 			return notFound(err)
 		}
 		var f Fleet
-		if err := lockRow(tx).Where("id = ?", shard.FleetID).Take(&f).Error; err != nil {
+		if err := tx.Select("id", "queue").Where("id = ?", shard.FleetID).Take(&f).Error; err != nil {
+			return err
+		}
+		// Every unended fleet of the queue is locked, in id order: two
+		// takes of two fleets' shards at once would each see the other
+		// fleet not yet gathering and both gather, and the workers split
+		// between them would wait for each other until both barriers
+		// time out (TestFleetPlacement caught it).
+		var queued []Fleet
+		if err := lockRow(tx).Where("queue = ? AND phase IN ?", f.Queue, []string{FleetWaiting, FleetGathering, FleetStarted}).
+			Order("id").Find(&queued).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("id = ?", shard.FleetID).Take(&f).Error; err != nil {
 			return err
 		}
 		out = &f

@@ -167,3 +167,44 @@ func TestFleetCheckInRace(t *testing.T) {
 		}
 	})
 }
+
+// TestFleetTakeRace: workers taking the first shards of two fleets of
+// one queue at once never leave both gathering.
+func TestFleetTakeRace(t *testing.T) {
+	eachBackend(t, func(t *testing.T) {
+		ctx := context.Background()
+		s := newStore(t)
+		for round := range 10 {
+			_, _, a := newFleet(t, s, "lab", 2)
+			_, _, b := newFleet(t, s, "lab", 2)
+			w1, w2 := worker(t, s, "lab"), worker(t, s, "lab")
+			var wg sync.WaitGroup
+			took := make([]error, 2)
+			for i, r := range []*Run{a[0], b[0]} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, took[i] = s.TakeShard(ctx, r.ID, []uint{w1, w2}[i])
+				}()
+			}
+			wg.Wait()
+			var gathering int64
+			if err := s.db.Model(&Fleet{}).Where("phase = ?", FleetGathering).Count(&gathering).Error; err != nil {
+				t.Fatal(err)
+			}
+			if gathering != 1 || (took[0] == nil) == (took[1] == nil) {
+				t.Fatalf("round %d: %d fleets gathering, takes %v", round, gathering, took)
+			}
+			// Both fleets end, so the next round starts clean.
+			var open []Fleet
+			if err := s.db.Where("phase <> ?", FleetFailed).Find(&open).Error; err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range open {
+				if err := s.EndFleet(ctx, f.ID, FleetFailed, "test"); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	})
+}
