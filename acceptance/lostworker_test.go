@@ -28,6 +28,8 @@ func TestE2ERemoteCancelAndLostWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test: builds kbench and starts processes")
 	}
+	// Most of it is waiting for the reap, which TestE2EFleet's overlaps.
+	t.Parallel()
 	database := pgtest.URL(t)
 	host, err := os.Hostname()
 	if err != nil {

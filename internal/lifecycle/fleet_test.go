@@ -83,6 +83,16 @@ func fleetFixture(t *testing.T, st *store.Store, n int, timeoutS float64) (*stor
 	return f, ids
 }
 
+// pgOnce skips t in test.sh's PostgreSQL pass (KBENCH_TEST_BACKEND=
+// postgres): t opens PostgreSQL itself whatever the backend, so the
+// first pass ran it already.
+func pgOnce(t *testing.T) {
+	t.Helper()
+	if pgtest.OnPostgres() {
+		t.Skip("opens PostgreSQL itself: the first pass ran it")
+	}
+}
+
 // waitRun polls run id until ok, failing the test after a minute.
 func waitRun(t *testing.T, st *store.Store, id uint, what string, ok func(*rundoc.Run) bool) *rundoc.Run {
 	t.Helper()
@@ -111,6 +121,7 @@ func TestFleetBarrier(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts workers and their children on PostgreSQL")
 	}
+	pgOnce(t)
 	ctx := context.Background()
 	st, err := store.Open(pgtest.URL(t))
 	if err != nil {
@@ -178,6 +189,7 @@ func TestFleetPlacement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts workers and their children on PostgreSQL")
 	}
+	pgOnce(t)
 	ctx := context.Background()
 	st, err := store.Open(pgtest.URL(t))
 	if err != nil {
@@ -232,6 +244,7 @@ func TestFleetBarrierTimeout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts workers and their children on PostgreSQL")
 	}
+	pgOnce(t)
 	ctx := context.Background()
 	st, err := store.Open(pgtest.URL(t))
 	if err != nil {

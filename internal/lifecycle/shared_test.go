@@ -169,7 +169,11 @@ func TestLocalRunOnPostgresNotDoubled(t *testing.T) {
 // after followIdle and forgets what it replayed; the next subscriber
 // gets the run so far once, not twice.
 func TestFollowerIdleForgets(t *testing.T) {
-	defer func(idle, poll time.Duration) { followIdle, followPoll = idle, poll }(followIdle, followPoll)
+	// Put back after the managers below have closed (cleanups run last
+	// first): their followers read both until Close has waited for them.
+	// A deferred restore ran while the last follower still read them.
+	idle, poll := followIdle, followPoll
+	t.Cleanup(func() { followIdle, followPoll = idle, poll })
 	followIdle, followPoll = 100*time.Millisecond, 20*time.Millisecond
 	dsn := pgtest.URL(t)
 	ctx := context.Background()

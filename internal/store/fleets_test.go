@@ -174,7 +174,7 @@ func TestFleetTakeRace(t *testing.T) {
 	eachBackend(t, func(t *testing.T) {
 		ctx := context.Background()
 		s := newStore(t)
-		for round := range 10 {
+		for round := range 5 {
 			_, _, a := newFleet(t, s, "lab", 2)
 			_, _, b := newFleet(t, s, "lab", 2)
 			w1, w2 := worker(t, s, "lab"), worker(t, s, "lab")
