@@ -86,10 +86,15 @@ fi
 # A throwaway PostgreSQL cluster for the tests that run on both backends.
 pg_dir=""
 pg_pass=""
+acceptance=""
 pg_stop() {
-  # The PostgreSQL pass runs in the background: it ends with the script.
+  # The PostgreSQL pass and the acceptance tests run in the background:
+  # they end with the script.
   if [ -n "$pg_pass" ]; then
     kill "$pg_pass" 2>/dev/null || true
+  fi
+  if [ -n "$acceptance" ]; then
+    kill "$acceptance" 2>/dev/null || true
   fi
   if [ -n "$pg_dir" ]; then
     as_pg "$(pg_bin)/pg_ctl" -D "$pg_dir/data" -m immediate stop >/dev/null 2>&1 || true
@@ -170,8 +175,21 @@ pg_skip='^(TestUploadBombs|TestUploadDepthLimit|TestHostCheckAgainstDNSRebinding
   exit "$status"
 ) >"$pg_pass_log" 2>&1 &
 pg_pass=$!
+# acceptance/ is the longest package and mostly waits on the processes,
+# databases and browsers it starts: it runs beside the other packages
+# rather than holding one of go test's two package slots throughout, which
+# left the server's and the runner's tests (the next longest) to start
+# only once nearly everything else had ended.
+acceptance_log=$(mktemp -t kbench-acceptance.XXXXXX)
+go test -race -count=1 -timeout 15m "$@" ./acceptance/ >"$acceptance_log" 2>&1 &
+acceptance=$!
 first=0
-go test -race -count=1 -timeout 15m "$@" ./... || first=$?
+# shellcheck disable=SC2046 # one package path per word
+go test -race -count=1 -timeout 15m "$@" $(go list ./... | grep -v '/acceptance$') || first=$?
+wait "$acceptance" || first=1
+acceptance=""
+cat "$acceptance_log"
+rm -f "$acceptance_log"
 second=0
 wait "$pg_pass" || second=$?
 pg_pass=""

@@ -104,21 +104,13 @@ func run(ctx context.Context, base, queue, bootstrap, workload string, workers, 
 		topic := fmt.Sprintf("fleet-%s-%d-%d", workload, time.Now().Unix(), i)
 		params := map[string]any{"bootstrap-server": bootstrap, "topic": topic, "partitions": 2 * workers, "threads": workers,
 			"record-size": 100, "throughput": rate, "duration": duration, "profile": "none"}
-		if workload == "e2e" {
-			params["mode"] = "rate"
-		}
-		raw := map[string]json.RawMessage{}
-		for k, v := range params {
-			b, _ := json.Marshal(v)
-			raw[k] = b
-		}
 		s0, d0, err := cpu(serverPID, pmPID)
 		if err != nil {
 			return err
 		}
 		submitted := time.Now()
 		created, err := c.CreateRuns(ctx, client.CreateRuns{Workload: client.Workload(workload), Label: "bench/fleet " + workload,
-			Queue: queue, Params: raw, Workers: workers})
+			Queue: queue, Params: rawParams(workload, params), Workers: workers})
 		if err != nil {
 			return fmt.Errorf("round %d: submit: %w", i+1, err)
 		}
@@ -186,6 +178,19 @@ func run(ctx context.Context, base, queue, bootstrap, workload string, workers, 
 	return json.NewEncoder(os.Stdout).Encode(summary)
 }
 
+// rawParams are params as the API takes them; e2e runs in rate mode.
+func rawParams(workload string, params map[string]any) map[string]json.RawMessage {
+	if workload == "e2e" {
+		params["mode"] = "rate"
+	}
+	raw := map[string]json.RawMessage{}
+	for k, v := range params {
+		b, _ := json.Marshal(v)
+		raw[k] = b
+	}
+	return raw
+}
+
 // rateMetric is the merged rate a workload's parent reports.
 func rateMetric(workload string) string {
 	if workload == "e2e" {
@@ -200,19 +205,12 @@ func rateMetric(workload string) string {
 func single(ctx context.Context, c *client.Client, queue, bootstrap, workload string, rate int, duration float64, serverPID, pmPID int) (server, database float64, err error) {
 	params := map[string]any{"bootstrap-server": bootstrap, "topic": fmt.Sprintf("single-%s-%d", workload, time.Now().UnixNano()),
 		"partitions": 2, "threads": 1, "record-size": 100, "throughput": rate, "duration": duration, "profile": "none"}
-	if workload == "e2e" {
-		params["mode"] = "rate"
-	}
-	raw := map[string]json.RawMessage{}
-	for k, v := range params {
-		b, _ := json.Marshal(v)
-		raw[k] = b
-	}
 	s0, d0, err := cpu(serverPID, pmPID)
 	if err != nil {
 		return 0, 0, err
 	}
-	created, err := c.CreateRuns(ctx, client.CreateRuns{Workload: client.Workload(workload), Label: "bench/fleet single " + workload, Queue: queue, Params: raw})
+	created, err := c.CreateRuns(ctx, client.CreateRuns{Workload: client.Workload(workload), Label: "bench/fleet single " + workload,
+		Queue: queue, Params: rawParams(workload, params)})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -83,6 +83,24 @@ func fleetFixture(t *testing.T, st *store.Store, n int, timeoutS float64) (*stor
 	return f, ids
 }
 
+// fleetEnv is a PostgreSQL store and a lifecycle on it that submits
+// runs and executes none, for the tests of fleets, which start workers
+// and their children: skipped under -short and in the PostgreSQL pass.
+func fleetEnv(t *testing.T) (*store.Store, *Manager) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts workers and their children on PostgreSQL")
+	}
+	pgOnce(t)
+	st, err := store.Open(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	server, _ := openPG(t, st, "succeed", "", "server")
+	return st, server
+}
+
 // pgOnce skips t in test.sh's PostgreSQL pass (KBENCH_TEST_BACKEND=
 // postgres): t opens PostgreSQL itself whatever the backend, so the
 // first pass ran it already.
@@ -118,17 +136,8 @@ func isFinal(r *rundoc.Run) bool { return r.Final() }
 // in, and start their shards at the fleet's start in their own clocks:
 // the database's start plus the offset each measured.
 func TestFleetBarrier(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts workers and their children on PostgreSQL")
-	}
-	pgOnce(t)
 	ctx := context.Background()
-	st, err := store.Open(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	server, _ := openPG(t, st, "succeed", "", "server")
+	st, server := fleetEnv(t)
 	for i := range 3 {
 		openPG(t, st, "shard", "lab", fmt.Sprintf("host-%d", i))
 	}
@@ -186,17 +195,8 @@ func TestFleetBarrier(t *testing.T) {
 // one fleet gathers at a time, the other's shards wait (their jobs
 // snoozed), and every fleet ends with its shards on two workers.
 func TestFleetPlacement(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts workers and their children on PostgreSQL")
-	}
-	pgOnce(t)
 	ctx := context.Background()
-	st, err := store.Open(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	server, _ := openPG(t, st, "succeed", "", "server")
+	st, server := fleetEnv(t)
 	for i := range 2 {
 		dir := t.TempDir()
 		l := NewManager(st, Options{Command: []string{os.Args[0], helperArg, "shard"}, DataDir: dir, Queue: "lab", Host: fmt.Sprintf("host-%d", i),
@@ -241,17 +241,8 @@ func TestFleetPlacement(t *testing.T) {
 // error naming it, which fails the shard that was waiting; the missing
 // shard, taken once its worker is free, fails without starting.
 func TestFleetBarrierTimeout(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts workers and their children on PostgreSQL")
-	}
-	pgOnce(t)
 	ctx := context.Background()
-	st, err := store.Open(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	server, _ := openPG(t, st, "succeed", "", "server")
+	st, server := fleetEnv(t)
 	busyWorker, _ := openPG(t, st, "wait", "lab", "busy")
 	busy := &store.Run{Workload: rundoc.Producer, Spec: plainSpec, Queue: "lab"}
 	if err := st.CreateRuns(ctx, []*store.Run{busy}); err != nil {
