@@ -289,3 +289,24 @@ func (e *env) started(id uint) bool {
 	_, err := os.Stat(filepath.Join(e.dir, "runs", strconv.FormatUint(uint64(id), 10), startedMarker))
 	return !errors.Is(err, os.ErrNotExist)
 }
+
+// waitRun polls run id until ok, failing the test after a minute.
+func waitRun(t *testing.T, st *store.Store, id uint, what string, ok func(*rundoc.Run) bool) *rundoc.Run {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r, err := st.GetRun(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d: %s %q, still not %s", id, r.Status, r.Error, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func isFinal(r *rundoc.Run) bool { return r.Final() }

@@ -53,24 +53,6 @@ func TestQueuesOnSharedDatabase(t *testing.T) {
 		}
 		return r.ID
 	}
-	waitFor := func(id uint, ok func(*rundoc.Run) bool, what string) *rundoc.Run {
-		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for {
-			r, err := st.GetRun(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ok(r) {
-				return r
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("run %d: %s %q, still not %s", id, r.Status, r.Error, what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	final := func(r *rundoc.Run) bool { return r.Final() }
 
 	server, _ := openPG(t, st, "succeed", "", "server-host")
 	_, dirA := openPG(t, st, "succeed", "lab-a", "host-a")
@@ -83,7 +65,7 @@ func TestQueuesOnSharedDatabase(t *testing.T) {
 		if err := server.Submit(ctx, id, nil); err != nil {
 			t.Fatal(err)
 		}
-		r := waitFor(id, final, "final")
+		r := waitRun(t, st, id, "final", isFinal)
 		if r.Status != rundoc.StatusSucceeded || r.Worker != tc.host || r.Queue != tc.queue {
 			t.Errorf("run of %s: %s %q on %q in %q, want succeeded on %s", tc.queue, r.Status, r.Error, r.Worker, r.Queue, tc.host)
 		}
@@ -108,7 +90,7 @@ func TestQueuesOnSharedDatabase(t *testing.T) {
 	if err := server.Submit(ctx, long, nil); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(long, func(r *rundoc.Run) bool { return r.Status == rundoc.StatusRunning }, "running")
+	waitRun(t, st, long, "running", func(r *rundoc.Run) bool { return r.Status == rundoc.StatusRunning })
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(filepath.Join(dirC, "runs", uintString(long), startedMarker)); err == nil {
 			break
