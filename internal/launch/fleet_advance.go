@@ -50,7 +50,9 @@ func (l *Launcher) advanceFleet(ctx context.Context, f *store.Fleet) error {
 	for i, s := range links {
 		ids[i] = s.RunID
 	}
-	runs, err := l.store.GetRunsParts(ctx, ids, store.RunParts{Series: true, Profiles: true})
+	// Statuses and metrics only: the merge reads series and profiles
+	// itself, once, rather than every pass of a fleet still running.
+	runs, err := l.store.GetRunsParts(ctx, ids, store.RunParts{})
 	if errors.Is(err, store.ErrNotFound) {
 		// A shard's run was deleted: the fleet cannot be whole again.
 		why := fmt.Sprintf("a shard's run was deleted (%v)", err)
@@ -81,7 +83,7 @@ func (l *Launcher) advanceFleet(ctx context.Context, f *store.Fleet) error {
 	case store.FleetFailed, store.FleetCanceled:
 		return l.endParent(ctx, f, runs, statusOfFleet(f.Phase), f.Error)
 	case store.FleetMerged:
-		return l.mergeParent(ctx, f, links, runs)
+		return l.mergeParent(ctx, f, links, ids)
 	}
 	for i, r := range runs {
 		if !r.Final() || r.Status == rundoc.StatusSucceeded {
@@ -116,7 +118,7 @@ func (l *Launcher) advanceFleet(ctx context.Context, f *store.Fleet) error {
 		}
 		return err
 	}
-	return l.mergeParent(ctx, f, links, runs)
+	return l.mergeParent(ctx, f, links, ids)
 }
 
 func statusOfFleet(phase string) rundoc.Status {
@@ -147,7 +149,11 @@ func (l *Launcher) endParent(ctx context.Context, f *store.Fleet, shards []rundo
 
 // mergeParent stores the merge of the shards' results as the parent's.
 // A merge that fails fails the parent, saying why.
-func (l *Launcher) mergeParent(ctx context.Context, f *store.Fleet, links []store.FleetShard, runs []rundoc.Run) error {
+func (l *Launcher) mergeParent(ctx context.Context, f *store.Fleet, links []store.FleetShard, ids []uint) error {
+	runs, err := l.store.GetRunsParts(ctx, ids, store.RunParts{Series: true, Profiles: true})
+	if err != nil {
+		return err
+	}
 	outcome, err := l.merged(ctx, f, links, runs)
 	if err != nil {
 		outcome = store.Outcome{Status: rundoc.StatusFailed, Error: "fleet: merging the shards' results: " + err.Error()}
