@@ -20,6 +20,7 @@ import (
 // each and comes back to the grown comparison.
 func TestE2EABComparison(t *testing.T) {
 	e2eSkip(t)
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	srv := startE2EServer(t)
 	b := startE2EBrowser(t)
 

@@ -328,7 +328,7 @@ func TestServeHostCheck(t *testing.T) {
 			t.Fatalf("kbench serve printed no address\nstderr: %s", stderr.String())
 		}
 	}
-	client := &http.Client{Timeout: 15 * time.Second}
+	client := e2eHTTPClient()
 	for _, tt := range []struct {
 		host string
 		want int

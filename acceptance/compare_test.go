@@ -19,6 +19,7 @@ import (
 // the clipboard.
 func TestE2ECompareAndReport(t *testing.T) {
 	e2eSkip(t)
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	srv := startE2EServer(t)
 	b := startE2EBrowser(t)
 

@@ -47,6 +47,7 @@ func TestExecCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kbench and starts kbench serve")
 	}
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	srv := startE2EServer(t)
 	bin := e2eKbench(t)
 	standIn, err := filepath.Abs("../internal/toolexec/testdata/kafka-producer-perf-test.sh")

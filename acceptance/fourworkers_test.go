@@ -4,13 +4,11 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/kbench/kbench/internal/embeddedbroker"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
@@ -38,6 +36,7 @@ func TestE2EFourWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test: builds kbench and starts processes")
 	}
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	database := pgtest.URL(t)
 	broker, err := embeddedbroker.Start(embeddedbroker.Options{Users: []embeddedbroker.User{{Mechanism: "PLAIN", Name: "bench", Password: e2eClusterPassword}}})
 	if err != nil {
@@ -55,7 +54,7 @@ func TestE2EFourWorkers(t *testing.T) {
 	serve := func() (*e2eProcess, *e2eServer) {
 		p, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
 			"--database", database, "--local-worker=false")
-		return p, &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+		return p, &e2eServer{URL: m[1], http: e2eHTTPClient()}
 	}
 	server, srv := serve()
 	var procs []*e2eProcess

@@ -32,6 +32,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/kbench/kbench/client"
+	"github.com/kbench/kbench/internal/testutil/kbenchbin"
 	"github.com/kbench/kbench/internal/testutil/tier"
 )
 
@@ -39,70 +40,28 @@ const (
 	// e2eChromium is Debian's chromium; test.sh installs it.
 	e2eChromium = "/usr/bin/chromium"
 	// e2eTimeout bounds each test: browser, server and every step in it.
-	e2eTimeout = 90 * time.Second
+	// It only ends a test that hangs: the parallel tests (those that wait
+	// on their runs) share two loaded cores, and a passing one may take
+	// twice its time alone.
+	e2eTimeout = 240 * time.Second
 	// e2eStepTimeout bounds one wait inside a test, so a failure names its step.
-	e2eStepTimeout = 45 * time.Second
+	e2eStepTimeout = 120 * time.Second
 )
 
-// e2eBuild is the kbench binary, built once for all E2E tests of this test
-// process with buildKbench. buildKbench puts it in the calling test's
-// t.TempDir, which goes away when that test ends, so the binary is moved to
-// a directory of its own that TestMain removes at the very end.
-var e2eBuild struct {
-	once sync.Once
-	dir  string
-	bin  string
+// e2eHTTPClient is the client of a test's requests to kbench serve. Its
+// timeout only ends a request to a server that hangs: under the whole
+// suite's load a request that kbench answered in 165 ms once waited
+// 15 s for its answer (a shorter timeout failed the test that sent it).
+func e2eHTTPClient() *http.Client {
+	return &http.Client{Timeout: e2eStepTimeout}
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if e2eBuild.dir != "" {
-		os.RemoveAll(e2eBuild.dir)
-	}
-	os.Exit(code)
-}
-
-// e2eKbench returns the kbench binary, building it on first use.
+// e2eKbench returns the kbench binary (kbenchbin: built once per
+// checkout, without the race detector, as users run it). Under -short it
+// fails the test: see tier.RefuseTest.
 func e2eKbench(t *testing.T) string {
 	t.Helper()
-	e2eBuild.once.Do(func() {
-		start := time.Now()
-		built := buildKbench(t) // t.Fatal on failure: bin stays ""
-		t.Logf("built kbench in %v", time.Since(start).Round(time.Millisecond))
-		dir, err := os.MkdirTemp("", "kbench-e2e-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		e2eBuild.dir = dir
-		bin := filepath.Join(dir, "kbench")
-		if err := os.Rename(built, bin); err != nil {
-			if err := e2eCopyFile(built, bin); err != nil {
-				t.Fatalf("keep the kbench binary: %v", err)
-			}
-		}
-		e2eBuild.bin = bin
-	})
-	if e2eBuild.bin == "" {
-		t.Fatal("building kbench failed in an earlier test")
-	}
-	return e2eBuild.bin
-}
-
-func e2eCopyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return kbenchbin.Path(t)
 }
 
 // e2eSkip skips when the environment cannot run browser tests.
@@ -176,7 +135,7 @@ func startE2EServer(t *testing.T) *e2eServer {
 	t.Helper()
 	bin := e2eKbench(t)
 	data := t.TempDir()
-	s := &e2eServer{exited: make(chan struct{}), http: &http.Client{Timeout: 15 * time.Second}}
+	s := &e2eServer{exited: make(chan struct{}), http: e2eHTTPClient()}
 	s.cmd = exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", data)
 	// KBENCH_* variables would configure the server (a token, say): drop them.
 	for _, kv := range os.Environ() {
@@ -531,19 +490,6 @@ main.main;main.encode;main.appendRecord 100
 main.main;main.encode;main.crc 200
 `
 )
-
-// buildKbench builds the real binary (e2eKbench keeps it for the whole
-// test run). Under -short it fails the test: see tier.RefuseTest.
-func buildKbench(t *testing.T) string {
-	t.Helper()
-	tier.RefuseTest(t, "go build kbench")
-	bin := filepath.Join(t.TempDir(), "kbench")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/kbench/kbench")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // e2eTableJS reads the comparison table: one entry per metric row, the
 // metric name then every cell's text.

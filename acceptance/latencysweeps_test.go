@@ -16,6 +16,7 @@ import (
 // per label, and following a chart's point opens that point's run.
 func TestE2ELatencySweep(t *testing.T) {
 	e2eSkip(t)
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	srv := startE2EServer(t)
 	b := startE2EBrowser(t)
 

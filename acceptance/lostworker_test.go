@@ -37,7 +37,7 @@ func TestE2ERemoteCancelAndLostWorker(t *testing.T) {
 	}
 	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
 		"--database", database, "--local-worker=false")
-	srv := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	srv := &e2eServer{URL: m[1], http: e2eHTTPClient()}
 	worker, _ := startE2EWorker(t, database, "lab-k")
 	long := map[string]any{"workload": "producer", "queue": "lab-k", "params": map[string]any{"num-records": 5000000, "throughput": 2000, "profile": "none"}}
 	tiny := map[string]any{"workload": "producer", "queue": "lab-k", "params": map[string]any{"num-records": 2000, "record-size": 100, "throughput": -1}}

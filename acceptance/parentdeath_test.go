@@ -4,7 +4,6 @@ package acceptance
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +57,7 @@ func TestE2EServeKilledTakesItsChildren(t *testing.T) {
 // gone.
 func e2eKillServeMidRun(t *testing.T, target string, run map[string]any, under []string, ready func() bool) {
 	bin := e2eKbench(t)
-	s := &e2eServer{exited: make(chan struct{}), http: &http.Client{Timeout: 15 * time.Second}}
+	s := &e2eServer{exited: make(chan struct{}), http: e2eHTTPClient()}
 	s.cmd = exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(), "--allow-target", target)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KBENCH_") {

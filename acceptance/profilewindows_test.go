@@ -20,6 +20,7 @@ import (
 // those windows.
 func TestE2EProfileWindowSelection(t *testing.T) {
 	e2eSkip(t)
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	srv := startE2EServer(t)
 	b := startE2EBrowser(t)
 	id := srv.createRun(t, map[string]any{"workload": "producer", "label": "windows",

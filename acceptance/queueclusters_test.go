@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -27,7 +26,7 @@ func TestE2ENewRunWorkerClusters(t *testing.T) {
 	}
 	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
 		"--database", database, "--cluster", "local-only="+file)
-	srv := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	srv := &e2eServer{URL: m[1], http: e2eHTTPClient()}
 	startE2EProcess(t, "kbench worker lab-a", e2eWorkerLine, "worker", "--database", database, "--queue", "lab-a",
 		"--data", t.TempDir(), "--cluster", "lab="+file)
 

@@ -65,7 +65,7 @@ func TestToolRunsThroughServe(t *testing.T) {
 	data := t.TempDir()
 	p, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", data,
 		"--tool", "javaprod="+script, "--allow-target", "127.0.0.1:9092", "--cluster", "lab="+clusterFile)
-	s := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	s := &e2eServer{URL: m[1], http: e2eHTTPClient()}
 
 	post := func(body map[string]any, want int) map[string]any {
 		t.Helper()
@@ -249,7 +249,7 @@ func TestToolRunOnWorker(t *testing.T) {
 	t.Setenv("TOOL_RECORD_DIR", record)
 	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
 		"--database", database, "--local-worker=false", "--allow-target", "127.0.0.1:9092")
-	srv := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	srv := &e2eServer{URL: m[1], http: e2eHTTPClient()}
 	startE2EProcess(t, "kbench worker lab-a", e2eWorkerLine, "worker", "--database", database, "--queue", "lab-a", "--data", t.TempDir(),
 		"--tool", "javaprod="+script, "--allow-target", "127.0.0.1:9092")
 

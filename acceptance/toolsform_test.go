@@ -27,7 +27,7 @@ func TestE2ENewRunWorkerTools(t *testing.T) {
 	t.Setenv("TOOL_RECORD_DIR", t.TempDir())
 	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
 		"--database", database, "--tool", "javaprod="+script, "--allow-target", "127.0.0.1:9092")
-	srv := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	srv := &e2eServer{URL: m[1], http: e2eHTTPClient()}
 	startE2EProcess(t, "kbench worker lab-a", e2eWorkerLine, "worker", "--database", database, "--queue", "lab-a",
 		"--data", t.TempDir(), "--tool", "labprod=producer-perf-test:"+script, "--allow-target", "127.0.0.1:9092")
 

@@ -79,7 +79,7 @@ func (s *e2eServer) e2eUpload(t *testing.T, path, token string, file []byte, fie
 		req.Header.Set("Cookie", "kbench_csrf="+token)
 	}
 	// Forms answer 303 on success: show it rather than follow it.
-	client := &http.Client{Timeout: s.http.Timeout * 4, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := &http.Client{Timeout: s.http.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
@@ -100,6 +100,7 @@ func TestE2EUploadBombMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test: builds kbench and sends it 300 MB of bombs")
 	}
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	if runtime.GOOS != "linux" {
 		t.Skip("reads the server's memory from /proc")
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -39,7 +38,7 @@ func TestE2EWorkersTakeTheirQueues(t *testing.T) {
 	serveData := t.TempDir()
 	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", serveData,
 		"--database", database, "--local-worker=false")
-	srv := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	srv := &e2eServer{URL: m[1], http: e2eHTTPClient()}
 	_, dirA := startE2EWorker(t, database, "lab-a")
 	workerB, dirB := startE2EWorker(t, database, "lab-b")
 
@@ -173,10 +172,11 @@ func TestWorkerRefusesSQLite(t *testing.T) {
 // through the database.
 func TestE2ERemoteRunLive(t *testing.T) {
 	e2eSkip(t)
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	database := pgtest.URL(t)
 	_, m := startE2EProcess(t, "kbench serve", e2eServingLine, "serve", "--listen", "127.0.0.1:0", "--data", t.TempDir(),
 		"--database", database, "--local-worker=false")
-	srv := &e2eServer{URL: m[1], http: &http.Client{Timeout: 15 * time.Second}}
+	srv := &e2eServer{URL: m[1], http: e2eHTTPClient()}
 	b := startE2EBrowser(t)
 
 	id := srv.createRun(t, map[string]any{"workload": "producer", "label": "remote-live", "queue": "lab-a",

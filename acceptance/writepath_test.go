@@ -22,6 +22,7 @@ import (
 // without one the lab page says they are left out.
 func TestE2EWritepathLab(t *testing.T) {
 	e2eSkip(t)
+	t.Parallel() // waits on its processes most of the time: see test.sh
 	srv := startE2EServer(t)
 	b := startE2EBrowser(t)
 

@@ -83,9 +83,9 @@ func TestAssignConsumerStopsAtMessages(t *testing.T) {
 		have, messages int64
 		warmup         int64
 	}{
-		{partitions: 6, have: 150000, messages: 100000},
-		{partitions: 1, have: 80000, messages: 50000},
-		{partitions: 6, have: 150000, messages: 100000, warmup: 10007},
+		{partitions: 6, have: 50000, messages: 30000},
+		{partitions: 1, have: 30000, messages: 20000},
+		{partitions: 6, have: 50000, messages: 30000, warmup: 3007},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("partitions=%d/warmup=%d", tt.partitions, tt.warmup), func(t *testing.T) {

@@ -130,7 +130,7 @@ func TestProfileWindowsMatchCPU(t *testing.T) {
 // and a run with --profile-windows off has no window label.
 func TestConsumerRoleLabel(t *testing.T) {
 	opts, _ := testOptions(t)
-	spec := mustParse(t, rundoc.Consumer, "--messages", "300000", "--record-size", "256", "--profile", "cpu", "--profile-windows", "off")
+	spec := mustParse(t, rundoc.Consumer, "--messages", "80000", "--record-size", "256", "--profile", "cpu", "--profile-windows", "off")
 	res, err := Run(context.Background(), spec, opts)
 	if err != nil {
 		t.Fatalf("run: %v", err)

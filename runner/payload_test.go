@@ -89,18 +89,19 @@ func TestPayloadEntropy(t *testing.T) {
 // reports no compressed sizes, so the writer mode says so instead.
 func TestCompressionRatioFollowsEntropy(t *testing.T) {
 	b := startBroker(t, embeddedbroker.Options{})
+	const n = 8000
 	for _, mode := range []string{rundoc.ModeRaw, rundoc.ModeClient, rundoc.ModeWriter} {
 		for _, entropy := range []string{"0", "1"} {
 			t.Run(mode+"-"+entropy, func(t *testing.T) {
 				opts, _ := testOptions(t)
 				res, err := Run(context.Background(), mustParse(t, rundoc.Producer, "--bootstrap-server", b.Addr(), "--topic", "entropy-"+mode+"-"+entropy,
-					"--mode", mode, "--num-records", "20000", "--record-size", "500", "--payload-entropy", entropy, "--profile", "none",
+					"--mode", mode, "--num-records", fmt.Sprint(n), "--record-size", "500", "--payload-entropy", entropy, "--profile", "none",
 					"--producer-props", "compression.type=zstd", "batch.size=65536"), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := metric(t, res, "record-bytes"); got != 20000*500 {
-					t.Errorf("record-bytes = %v, want 20000 × 500", got)
+				if got := metric(t, res, "record-bytes"); got != n*500 {
+					t.Errorf("record-bytes = %v, want %d × 500", got, n)
 				}
 				notes := strings.Join(res.Measurement.Notes, "\n")
 				if !strings.Contains(notes, "--payload-entropy "+entropy) {
@@ -126,7 +127,7 @@ func TestCompressionRatioFollowsEntropy(t *testing.T) {
 				if entropy == "1" && (ratio < 0.9 || ratio > 1.1) {
 					t.Errorf("entropy 1: ratio %.4f, want about 1 (random bytes do not compress)", ratio)
 				}
-				if per := metric(t, res, "wire-bytes-per-record-byte"); per != wireBytes/(20000*500) {
+				if per := metric(t, res, "wire-bytes-per-record-byte"); per != wireBytes/(n*500) {
 					t.Errorf("wire-bytes-per-record-byte %v, want bytes-on-wire / record-bytes", per)
 				}
 			})

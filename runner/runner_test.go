@@ -5,16 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,32 +25,8 @@ import (
 
 	"github.com/kbench/kbench/internal/embeddedbroker"
 	"github.com/kbench/kbench/internal/kafkasec"
+	"github.com/kbench/kbench/internal/testutil/kbenchbin"
 )
-
-// brokerEnv makes the test binary act as `kbench broker` when a run starts
-// it as its embedded broker child, so tests exercise the real two-process
-// set-up without building the kbench binary first.
-const brokerEnv = "KBENCH_RUNNER_TEST_BROKER"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(brokerEnv) == "1" && len(os.Args) > 1 && os.Args[1] == "broker" {
-		fs := flag.NewFlagSet("broker", flag.ExitOnError)
-		var opts BrokerOptions
-		fs.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "")
-		fs.BoolVar(&opts.Control, "control", false, "")
-		fs.IntVar(&opts.Brokers, "brokers", 1, "")
-		fs.Parse(os.Args[2:])
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-		defer stop()
-		if err := ServeBroker(ctx, opts, os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Setenv(brokerEnv, "1")
-	os.Exit(m.Run())
-}
 
 // skipProcesses skips, under go test -short, a test that starts processes:
 // the fast tier starts no kbench broker child, sink child, JVM or javac.
@@ -67,7 +40,8 @@ func skipProcesses(t *testing.T) {
 }
 
 // testOptions are the Options of a test's run, whose embedded broker child
-// is this test binary (TestMain); such a test is not in -short.
+// is the kbench binary (kbenchbin: built without the race detector, as
+// users run it); such a test is not in -short.
 func testOptions(t *testing.T) (Options, *bytes.Buffer) {
 	t.Helper()
 	skipProcesses(t)
@@ -76,7 +50,7 @@ func testOptions(t *testing.T) (Options, *bytes.Buffer) {
 		OutDir:        t.TempDir(),
 		Stdout:        &out,
 		Stderr:        testWriter{t},
-		BrokerCommand: []string{os.Args[0], "broker"},
+		BrokerCommand: []string{kbenchbin.Path(t), "broker"},
 	}, &out
 }
 
@@ -87,10 +61,33 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// startBroker starts an in-process embedded broker for tests that need to
-// outlive a single run (produce, then consume the same records).
-func startBroker(t *testing.T, opts embeddedbroker.Options) *embeddedbroker.Broker {
+// testBroker is a broker a test starts: a kbench broker process, or one
+// in this process.
+type testBroker interface {
+	Addr() string
+	Close()
+}
+
+// startBroker starts an embedded broker for tests that need one to
+// outlive a single run (produce, then consume the same records): a
+// `kbench broker` process built without the race detector
+// (kbenchbin.StartBroker), so that under -race the broker's work costs
+// what it costs in production. Under -short, where no process starts,
+// and for options no flag of kbench broker gives (users, TLS, default
+// partitions), the broker
+// runs in this process.
+func startBroker(t *testing.T, opts embeddedbroker.Options) testBroker {
 	t.Helper()
+	if !testing.Short() && len(opts.Users) == 0 && opts.TLS == nil && opts.Partitions == 0 {
+		var args []string
+		if opts.Brokers > 1 {
+			args = append(args, "--brokers", fmt.Sprint(opts.Brokers))
+		}
+		if opts.ProduceRate > 0 {
+			args = append(args, "--produce-rate", fmt.Sprint(opts.ProduceRate))
+		}
+		return kbenchbin.StartBroker(t, args...)
+	}
 	b, err := embeddedbroker.Start(opts)
 	if err != nil {
 		t.Fatal(err)

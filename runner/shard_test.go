@@ -65,10 +65,12 @@ func TestShardOwnsItsPartitions(t *testing.T) {
 			name := fmt.Sprintf("%s keyed=%v", mode, keyed)
 			t.Run(name, func(t *testing.T) {
 				topic := fmt.Sprintf("shard-%s-%v", mode, keyed)
-				// Unthrottled, in small batches: unkeyed records move to
-				// the next partition as a batch fills (the sticky
-				// partitioner), so every owned partition gets some.
-				args := []string{"--mode", mode, "--throughput", "-1", "--producer-props", "batch.size=1024"}
+				// In small batches: unkeyed records move to the next
+				// partition as a batch fills (the sticky partitioner), so
+				// every owned partition gets some. Throttled: unthrottled
+				// under the race detector, the queue the second's sends
+				// left took seconds to drain.
+				args := []string{"--mode", mode, "--throughput", "5000", "--producer-props", "batch.size=1024"}
 				if keyed {
 					args = append(args, "--key-size", "8")
 				}

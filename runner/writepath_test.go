@@ -3,16 +3,13 @@ package runner
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,39 +19,16 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/kbench/kbench/internal/embeddedbroker"
+	"github.com/kbench/kbench/internal/testutil/kbenchbin"
 	"github.com/kbench/kbench/runner/writepath"
 )
 
-// sinkHelperEnv makes TestWritepathSinkProcess act as `kbench broker
-// --sink` when a run starts it as its sink child.
-const sinkHelperEnv = "KBENCH_RUNNER_TEST_SINK"
-
-// TestWritepathSinkProcess is not a test: it is the sink child process of
-// the tests that run with --sink (see sinkOptions).
-func TestWritepathSinkProcess(t *testing.T) {
-	if os.Getenv(sinkHelperEnv) != "1" {
-		t.Skip("the sink child process of the --sink tests")
-	}
-	fs := flag.NewFlagSet("sink", flag.ExitOnError)
-	var opts SinkOptions
-	fs.StringVar(&opts.Listen, "listen", "127.0.0.1:0", "")
-	fs.BoolVar(&opts.Control, "control", false, "")
-	fs.Parse(flag.Args())
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := ServeSink(ctx, opts, os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
-// sinkOptions are testOptions whose sink child is this test binary.
+// sinkOptions are testOptions whose sink child is `kbench broker --sink`
+// (kbenchbin's binary, as a run of kbench starts it).
 func sinkOptions(t *testing.T) (Options, *bytes.Buffer) {
 	t.Helper()
-	t.Setenv(sinkHelperEnv, "1")
 	opts, out := testOptions(t)
-	opts.SinkCommand = []string{os.Args[0], "-test.run=^TestWritepathSinkProcess$", "--"}
+	opts.SinkCommand = []string{kbenchbin.Path(t), "broker", "--sink"}
 	return opts, out
 }
 

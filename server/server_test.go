@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,12 +12,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,34 +25,15 @@ import (
 	"github.com/kbench/kbench/internal/lifecycle"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/kbenchbin"
 	"github.com/kbench/kbench/internal/testutil/pgtest"
 	"github.com/kbench/kbench/internal/testutil/silentbroker"
 	"github.com/kbench/kbench/internal/testutil/storetest"
 	"github.com/kbench/kbench/runner"
 )
 
-// fuzzWorker says this test binary is a fuzz worker, started again by `go
-// test -fuzz`'s coordinator (see buildKbench).
-var fuzzWorker bool
-
-// The kbench binary, built the first time a test asks for it (kbenchBin):
-// its path or the build's error, and kbenchDone, which releases it when
-// the tests are done.
-var (
-	kbenchOnce sync.Once
-	kbenchPath string
-	kbenchErr  error
-	kbenchDone = func() {}
-)
-
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if f := flag.Lookup("test.fuzzworker"); f != nil {
-		fuzzWorker = f.Value.String() == "true"
-	}
-	code := pgtest.Main(m, storetest.MigratePostgres)
-	kbenchDone()
-	os.Exit(code)
+	os.Exit(pgtest.Main(m, storetest.MigratePostgres))
 }
 
 // skipExecutingUnderShort skips t under -short: it executes runs as
@@ -69,94 +45,15 @@ func skipExecutingUnderShort(t testing.TB) {
 	}
 }
 
-// kbenchBin returns the real kbench binary, built once, when the first
-// test that executes runs asks for it: runs execute as its child
-// processes, exactly as in production. Under -short it skips t: the fast
-// tier starts no kbench process, and its handler tests use fakeRuns.
+// kbenchBin returns the real kbench binary (kbenchbin: built once per
+// checkout, without the race detector), when the first test that
+// executes runs asks for it: runs execute as its child processes, exactly
+// as in production. Under -short it skips t: the fast tier starts no
+// kbench process, and its handler tests use fakeRuns.
 func kbenchBin(t testing.TB) string {
 	t.Helper()
 	skipExecutingUnderShort(t)
-	kbenchOnce.Do(func() {
-		// A fuzz worker takes the binary its coordinator built: the
-		// coordinator holds the binary's shared lock for as long as it
-		// runs, so a worker waiting for the exclusive lock to build it
-		// again would wait forever, and no input would ever be run.
-		var done func()
-		kbenchPath, done, kbenchErr = buildKbench(fuzzWorker)
-		if kbenchErr == nil {
-			kbenchDone = done
-		}
-	})
-	if kbenchErr != nil {
-		t.Fatalf("go build kbench: %v", kbenchErr)
-	}
-	return kbenchPath
-}
-
-// buildKbench builds the kbench binary the tests run, and returns its path
-// and what to call when the tests are done with it.
-//
-// It builds into one directory per checkout in the user's cache, not a
-// new temporary one: go build leaves a binary whose build ID matches its
-// sources as it is, so a run of the package after one that built it
-// costs about a second instead of a full link (15-20 s on a loaded
-// 2-core machine, which made every test of this package look that slow
-// when run alone). A file lock makes test processes of one checkout
-// build one at a time (exclusive) and keeps the binary from being
-// rebuilt while tests use it (shared). Without a cache directory it
-// builds into a temporary directory removed afterwards. A fuzz worker
-// (reuse) takes the binary its coordinator built, under the shared lock
-// alone.
-func buildKbench(reuse bool) (string, func(), error) {
-	build := func(bin string) error {
-		out, err := exec.Command("go", "build", "-o", bin, "github.com/kbench/kbench").CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%w\n%s", err, out)
-		}
-		return nil
-	}
-	cache, cerr := os.UserCacheDir()
-	root, rerr := filepath.Abs("..")
-	if cerr != nil || rerr != nil {
-		dir, err := os.MkdirTemp("", "kbench-server-test")
-		if err != nil {
-			return "", nil, err
-		}
-		bin := filepath.Join(dir, "kbench")
-		return bin, func() { os.RemoveAll(dir) }, build(bin)
-	}
-	sum := sha256.Sum256([]byte(root))
-	dir := filepath.Join(cache, "kbench-server-test", hex.EncodeToString(sum[:8]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return "", nil, err
-	}
-	done := func() { lock.Close() } // closing releases the lock
-	fd := int(lock.Fd())
-	bin := filepath.Join(dir, "kbench")
-	if reuse {
-		if err := syscall.Flock(fd, syscall.LOCK_SH); err != nil {
-			done()
-			return "", nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
-		}
-		return bin, done, nil
-	}
-	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
-		done()
-		return "", nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
-	}
-	if err := build(bin); err != nil {
-		done()
-		return "", nil, err
-	}
-	if err := syscall.Flock(fd, syscall.LOCK_SH); err != nil {
-		done()
-		return "", nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
-	}
-	return bin, done, nil
+	return kbenchbin.Path(t)
 }
 
 type testServer struct {

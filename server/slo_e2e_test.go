@@ -2,14 +2,15 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/kbench/kbench/client"
-	"github.com/kbench/kbench/internal/embeddedbroker"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/internal/testutil/kbenchbin"
 )
 
 // TestSLOSearchOnAThrottledBroker: a real search, its runs the real
@@ -27,12 +28,11 @@ func TestSLOSearchOnAThrottledBroker(t *testing.T) {
 		// this one's real runs and broker are the same on either backend.
 		t.Skip("the same real runs as the SQLite pass; the store's part is tested on PostgreSQL by TestSLOSteps")
 	}
+	skipExecutingUnderShort(t)
 	const capacity = 3000.0
-	b, err := embeddedbroker.Start(embeddedbroker.Options{ProduceRate: capacity})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
+	// A broker process of its own: the probes' rates must be the cap's,
+	// not the race detector's.
+	b := kbenchbin.StartBroker(t, "--produce-rate", fmt.Sprint(capacity))
 	ts := newRunningTestServer(t, func(c *Config) { c.Targets = allowTargets(t, b.Addr()) })
 	body := `{"config":{"label":"capped","params":{"bootstrap-server":"` + b.Addr() + `","topic":"slo","num-records":4000,"record-size":100,` +
 		`"producer-props":{"linger.ms":"1"},"profile":["none"]}},"percentile":99,"latency_ms":150,"precision_pct":20,"repetitions":1,"max_rate":6000}`

@@ -38,6 +38,7 @@ func TestSweepAPIBadInput(t *testing.T) {
 		{"repetitions", `{"configs":[{"label":"a","params":{}}],"repetitions":0}`, "repetitions"},
 		{"too many runs", `{"configs":[{"label":"a","params":{}},{"label":"b","params":{}},{"label":"c","params":{}}],"repetitions":10,"rates_pct":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]}`, "repetitions"},
 		{"unknown field", `{"configs":[{"label":"a","params":{}}],"rate":[1]}`, "rate"},
+		{"workers", `{"configs":[{"label":"a","params":{}}],"workers":2}`, "workers"},
 	}
 	if !ts.st.Postgres() {
 		// One machine's store has no queue but the server's own.

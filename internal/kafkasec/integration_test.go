@@ -329,8 +329,11 @@ func TestTLS(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tr.CloseIdleConnections()
-			_, tErr := (&kafka.Client{Addr: kafka.TCP(tc.addr), Transport: tr, Timeout: testTimeout}).
-				Metadata(ctx, &kafka.MetadataRequest{})
+			// The request's own deadline far beyond the handshake's, and a
+			// fresh context: on a loaded machine the request's 3 s ran out
+			// first and kafka-go answered with it, not with the handshake.
+			_, tErr := (&kafka.Client{Addr: kafka.TCP(tc.addr), Transport: tr, Timeout: 3 * max(timeout, testTimeout)}).
+				Metadata(testCtx(t), &kafka.MetadataRequest{})
 			for path, raw := range map[string]error{"Dialer": dErr, "Transport": tErr} {
 				if raw == nil {
 					t.Fatalf("%s: connected, want a TLS error", path)
