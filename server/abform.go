@@ -34,7 +34,7 @@ func (s *Server) createABForm(c *gin.Context, form url.Values, added []ui.FormCo
 		return
 	}
 	req := launch.Request{Workload: base.Workload, Repetitions: base.Repetitions, WarmupRuns: base.WarmupRuns, Meta: base.Meta, Queue: base.Queue,
-		Configs: []launch.Config{{Label: base.Label, Params: base.Params, Target: base.Target}}}
+		Workers: base.Workers, BarrierTimeoutS: base.BarrierTimeoutS, Configs: []launch.Config{{Label: base.Label, Params: base.Params, Target: base.Target}}}
 	// formIndex maps a configuration of the request to its fieldset on the
 	// form: blank fieldsets are no configuration.
 	formIndex := []int{0}

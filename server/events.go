@@ -2,14 +2,16 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
-	"github.com/kbench/kbench/internal/rundoc"
-
 	"github.com/gin-gonic/gin"
+
 	"github.com/kbench/kbench/internal/lifecycle"
+	"github.com/kbench/kbench/internal/rundoc"
+	"github.com/kbench/kbench/internal/store"
 )
 
 // heartbeat keeps idle event streams open through proxies.
@@ -33,24 +35,27 @@ func (s *Server) runEvents(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	// A fleet's parent runs nothing itself: its events are its shards'.
+	var shards []store.FleetShard
+	if !run.Final() {
+		_, shards, err = s.store.FleetOfParent(c.Request.Context(), id)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.fail(c, err)
+			return
+		}
+	}
 	w := c.Writer
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	send := func(ev lifecycle.Event) bool {
-		data, err := json.Marshal(ev.Data)
-		if err != nil {
-			return false
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Name, data); err != nil {
-			return false
-		}
-		w.Flush()
-		return true
-	}
+	send := sseSender(w)
 	if run.Final() {
 		send(lifecycle.Event{Name: "done", Data: map[string]string{"status": string(run.Status), "error": run.Error}})
+		return
+	}
+	if len(shards) > 0 {
+		s.fleetEvents(c, run, shards, send)
 		return
 	}
 	status := map[string]any{"status": run.Status}
@@ -83,10 +88,9 @@ func (s *Server) runEvents(c *gin.Context) {
 				return
 			}
 		case <-ping.C:
-			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+			if !send(lifecycle.Event{}) {
 				return
 			}
-			w.Flush()
 		case <-position.C:
 			r, err := s.store.GetRun(c.Request.Context(), id)
 			if err != nil {
@@ -101,5 +105,29 @@ func (s *Server) runEvents(c *gin.Context) {
 				send(lifecycle.Event{Name: "status", Data: map[string]any{"status": r.Status, "position": pos}})
 			}
 		}
+	}
+}
+
+// sseSender returns a function that writes one Server-Sent Event to w and
+// flushes it; an event without a name is a comment that keeps the stream
+// open. It reports whether the write succeeded.
+func sseSender(w gin.ResponseWriter) func(lifecycle.Event) bool {
+	return func(ev lifecycle.Event) bool {
+		if ev.Name == "" {
+			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+				return false
+			}
+			w.Flush()
+			return true
+		}
+		data, err := json.Marshal(ev.Data)
+		if err != nil {
+			return false
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Name, data); err != nil {
+			return false
+		}
+		w.Flush()
+		return true
 	}
 }

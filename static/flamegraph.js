@@ -1329,7 +1329,13 @@
   }
 
   Graph.prototype.onMove = function (ev) {
-    if (!this.t || !F()) { return; }
+    if (!this.t) { return; }
+    if (!F()) {
+      // format.js comes after the first frame (loadLater): a pointer
+      // already over the graph gets its tooltip when it has come.
+      this.pendingMove = { clientX: ev.clientX, clientY: ev.clientY };
+      return;
+    }
     active = this;
     var p = pointer(this, ev);
     var id = this.hitAt(p.x, p.y);
@@ -1347,6 +1353,7 @@
   };
 
   Graph.prototype.onLeave = function () {
+    this.pendingMove = null;
     this.hideTooltip();
     if (this.hover !== null) {
       this.hover = null;
@@ -1632,7 +1639,15 @@
       if (--pending > 0) { return; }
       document.querySelectorAll('.fp-later').forEach(function (el) { el.classList.remove('fp-later'); });
       mount(); // the graphs the scripts added (a sandwich's)
-      graphs.forEach(function (g) { if (g.t) { g.updateMatch(); } }); // format.js has come
+      graphs.forEach(function (g) { // format.js has come
+        if (!g.t) { return; }
+        g.updateMatch();
+        var move = g.pendingMove;
+        if (move) {
+          g.pendingMove = null;
+          g.onMove(move);
+        }
+      });
       host.setAttribute('data-later', 'ready');
     };
     var add = function (el) {

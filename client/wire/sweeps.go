@@ -12,6 +12,10 @@ type CreateSweep struct {
 	Configs     []SweepConfigRequest `json:"configs"`
 	RatesPct    []float64            `json:"rates_pct"`
 	Repetitions *int                 `json:"repetitions"`
+	// Workers above 1 is refused with its reason: a sweep's first phase
+	// finds each configuration's maximum with an unthrottled run, which
+	// a fleet cannot divide (its shards need a common duration).
+	Workers int `json:"workers,omitempty"`
 }
 
 // SweepConfigRequest is one configuration of a sweep: params as POST

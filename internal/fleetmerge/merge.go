@@ -49,11 +49,11 @@ type Merged struct {
 	Notes   []string
 }
 
-// gridTolerance is how far apart two shards' points may end and still
+// GridTolerance is how far apart two shards' points may end and still
 // be one point of the merged series: their intervals are measured from
 // their own window openings, which the barrier puts within milliseconds
 // of each other.
-const gridTolerance = 0.05
+const GridTolerance = 0.05
 
 // primary are the count and rate metrics a workload's merged result
 // carries, named as a single run's are so that pages line them up.
@@ -78,7 +78,11 @@ func Merge(workload rundoc.Workload, shards []Shard) (*Merged, error) {
 		return nil, fmt.Errorf("fleetmerge: %d shard(s): a fleet has at least 2", len(shards))
 	}
 	m := &Merged{}
-	m.Series = mergeSeries(shards)
+	series := make([][]rundoc.SeriesPoint, len(shards))
+	for i, s := range shards {
+		series[i] = s.Series
+	}
+	m.Series = mergeSeries(series, false)
 	if len(m.Series) == 0 {
 		return nil, errors.New("fleetmerge: the shards have no interval in common: no series point ends at the same time in all of them")
 	}
@@ -106,29 +110,49 @@ func Merge(workload rundoc.Workload, shards []Shard) (*Merged, error) {
 	return m, nil
 }
 
+// LiveSeries merges the series a running fleet's shards have reported
+// so far, for its live charts: the points every shard has on the same
+// grid, summed as Merge sums them. No percentile of a merged point can be
+// had from the shards' points, so it carries the largest shard's, marked
+// PercentilesApprox (as rundoc.MergePoints does); the stored result's
+// come from the merged histograms.
+func LiveSeries(series [][]rundoc.SeriesPoint) []rundoc.SeriesPoint {
+	return mergeSeries(series, true)
+}
+
 // mergeSeries sums the shards' points while every shard has a point
 // ending at the same time; rates are recomputed over each point's
-// interval.
-func mergeSeries(shards []Shard) []rundoc.SeriesPoint {
+// interval. bound keeps the largest shard's percentiles as the merged
+// point's upper bound.
+func mergeSeries(series [][]rundoc.SeriesPoint, bound bool) []rundoc.SeriesPoint {
 	var out []rundoc.SeriesPoint
+	if len(series) == 0 {
+		return out // no shard: no point (and no end to the loop below)
+	}
 	prev := 0.0
 	for j := 0; ; j++ {
 		var p rundoc.SeriesPoint
 		var latSum float64
-		for i, s := range shards {
-			if j >= len(s.Series) {
+		for i, s := range series {
+			if j >= len(s) {
 				return out
 			}
-			q := s.Series[j]
+			q := s[j]
 			if i == 0 {
 				p.T = q.T
-			} else if math.Abs(q.T-p.T) > gridTolerance {
+			} else if math.Abs(q.T-p.T) > GridTolerance {
 				return out
 			}
 			p.Records += q.Records
 			p.Bytes += q.Bytes
 			p.LatencyMaxMs = max(p.LatencyMaxMs, q.LatencyMaxMs)
 			latSum += q.LatencyAvgMs * float64(q.Records)
+			if bound && (q.LatencyP50Ms > 0 || q.LatencyP99Ms > 0 || q.LatencyP999Ms > 0) {
+				p.LatencyP50Ms = max(p.LatencyP50Ms, q.LatencyP50Ms)
+				p.LatencyP99Ms = max(p.LatencyP99Ms, q.LatencyP99Ms)
+				p.LatencyP999Ms = max(p.LatencyP999Ms, q.LatencyP999Ms)
+				p.PercentilesApprox = true
+			}
 		}
 		if secs := p.T - prev; secs > 0 {
 			p.RecordsPerSec = float64(p.Records) / secs
@@ -158,7 +182,7 @@ func (m *Merged) mergeLatency(shards []Shard) error {
 				// An interval in the window: one that starts at or after its
 				// end (a shard's last, short one, the window's tail by its
 				// own clock) is not.
-				if h.Kind != kind || h.StartS >= m.WindowS || h.EndS > m.WindowS+gridTolerance {
+				if h.Kind != kind || h.StartS >= m.WindowS || h.EndS > m.WindowS+GridTolerance {
 					continue
 				}
 				found = true

@@ -175,3 +175,38 @@ func TestMergeWindowTail(t *testing.T) {
 		t.Errorf("the merged intervals do not make a log: %v", err)
 	}
 }
+
+// TestLiveSeries: the live merge has the points every shard has so far,
+// summed, with the largest shard's percentiles marked approximate; a
+// shard with no point yet holds the merge back, and so does a point off
+// the others' grid.
+func TestLiveSeries(t *testing.T) {
+	pt := func(t float64, records int64, p99 float64) rundoc.SeriesPoint {
+		return rundoc.SeriesPoint{T: t, Records: records, Bytes: records * 100, LatencyAvgMs: p99 / 2, LatencyP99Ms: p99}
+	}
+	tests := []struct {
+		name   string
+		series [][]rundoc.SeriesPoint
+		want   []rundoc.SeriesPoint
+	}{
+		{"no shards", nil, nil},
+		{"one shard has no point yet", [][]rundoc.SeriesPoint{{pt(1, 10, 4)}, nil}, nil},
+		{"two points of one, one of the other", [][]rundoc.SeriesPoint{{pt(1, 10, 4), pt(2, 10, 4)}, {pt(1.02, 30, 8)}},
+			[]rundoc.SeriesPoint{{T: 1, Records: 40, Bytes: 4000, RecordsPerSec: 40, MBPerSec: 4000.0 / (1 << 20), LatencyAvgMs: 3.5, LatencyMaxMs: 0,
+				LatencyP50Ms: 0, LatencyP99Ms: 8, PercentilesApprox: true}}},
+		{"off the grid", [][]rundoc.SeriesPoint{{pt(1, 10, 4)}, {pt(1.5, 30, 8)}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := LiveSeries(tt.series)
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d points %+v, want %d", len(got), got, len(tt.want))
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("point %d: %+v, want %+v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}

@@ -123,9 +123,6 @@ func (l *Launcher) PrepareConfigs(req *Request) ([]rundoc.Spec, error) {
 	if req.Target != nil {
 		errs.Add("target", apart, "target")
 	}
-	if req.Workers > 1 {
-		errs.Add("workers", "an A/B submission's configurations each run in one process; submit each configuration as its own fleet run (POST /api/runs with workers)")
-	}
 	workloadOK := checkWorkload(req.Workload, &errs)
 	countsOK := !errs.Has("repetitions") && !errs.Has("warmup_runs")
 	checkCounts(req, &errs)
@@ -164,6 +161,10 @@ func (l *Launcher) PrepareConfigs(req *Request) ([]rundoc.Spec, error) {
 		specs[i] = spec
 	}
 	l.checkQueue(req, specs, &errs)
+	if len(errs) == 0 {
+		// Each run of each configuration is then a fleet of its own.
+		l.checkConfigFleets(req, specs, &errs)
+	}
 	return specs, errs.Err()
 }
 
@@ -176,7 +177,9 @@ type ABResult struct {
 
 // CreateAB validates an A/B submission, then stores and queues its runs.
 // A submission that also names a tool is refused on "tool": a tool's run
-// is submitted on its own.
+// is submitted on its own. With workers, each run of each configuration
+// is a fleet of its own (queueInterleavedFleets), and Runs holds their
+// parents.
 func (l *Launcher) CreateAB(ctx context.Context, req *Request) (*ABResult, error) {
 	if req.Tool != "" {
 		var errs rundoc.FieldErrors
@@ -187,9 +190,15 @@ func (l *Launcher) CreateAB(ctx context.Context, req *Request) (*ABResult, error
 	if err != nil {
 		return nil, err
 	}
-	n := len(specs) * (req.Repetitions + req.WarmupRuns)
-	if err := l.admitRuns(ctx, "repetitions", n, fmt.Sprintf("%d configurations × (%d repetitions + %d warm-up runs) make %d runs",
-		len(specs), req.Repetitions, req.WarmupRuns, n)); err != nil {
+	runs := len(specs) * (req.Repetitions + req.WarmupRuns)
+	n, made := runs, fmt.Sprintf("%d configurations × (%d repetitions + %d warm-up runs) make %d runs", len(specs), req.Repetitions, req.WarmupRuns, runs)
+	fleets := specs[0].Workers > 1
+	if fleets {
+		// A fleet stores its parent and a run per shard.
+		n = runs * (specs[0].Workers + 1)
+		made = fmt.Sprintf("%s, fleets of %d shards: %d runs stored", made, specs[0].Workers, n)
+	}
+	if err := l.admitRuns(ctx, "repetitions", n, made); err != nil {
 		return nil, err
 	}
 	res := &ABResult{Batch: randomID(8)}
@@ -202,7 +211,12 @@ func (l *Launcher) CreateAB(ctx context.Context, req *Request) (*ABResult, error
 		sides[i].meta, sides[i].queue = req.Meta, req.Queue
 		res.Groups = append(res.Groups, group)
 	}
-	if res.Runs, err = l.queueInterleaved(ctx, res.Batch, sides, req.WarmupRuns, req.Repetitions); err != nil {
+	if fleets {
+		res.Runs, err = l.queueInterleavedFleets(ctx, res.Batch, sides, specs, req)
+	} else {
+		res.Runs, err = l.queueInterleaved(ctx, res.Batch, sides, req.WarmupRuns, req.Repetitions)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -93,30 +93,74 @@ func workerVersions(workers []store.Worker) []string {
 	return vs
 }
 
-// createFleets stores one fleet run per repetition (and warm-up run) of
-// the request and queues their shards. The parents are what the request
-// made, returned in order; each parent joins the request's repetition
-// group as a single run would, and its shards follow their own series
-// (fleet-shard:FINGERPRINT:i/N), out of the parent's.
-func (l *Launcher) createFleets(ctx context.Context, req Request, spec rundoc.Spec) ([]*store.Run, error) {
+// fleetPlan is a fleet run's spec divided into its shards, each encoded
+// once for every fleet made of it.
+type fleetPlan struct {
+	spec                  rundoc.Spec
+	specJSON, fingerprint string
+	shards                []rundoc.Shard
+	shardJSON, shardFP    []string
+}
+
+// planFleet divides spec (a parent's: spec.Workers set) into its shards.
+func planFleet(spec rundoc.Spec) (*fleetPlan, error) {
 	shards, err := rundoc.DivideFleet(&spec, spec.Workers)
 	if err != nil {
 		return nil, err
 	}
-	specJSON, fingerprint, err := EncodeSpec(spec)
-	if err != nil {
+	p := &fleetPlan{spec: spec, shards: shards, shardJSON: make([]string, len(shards)), shardFP: make([]string, len(shards))}
+	if p.specJSON, p.fingerprint, err = EncodeSpec(spec); err != nil {
 		return nil, err
 	}
-	shardJSON := make([]string, len(shards))
-	shardFP := make([]string, len(shards))
 	for i, sh := range shards {
-		if shardJSON[i], shardFP[i], err = EncodeSpec(spec.ShardSpec(sh)); err != nil {
+		if p.shardJSON[i], p.shardFP[i], err = EncodeSpec(spec.ShardSpec(sh)); err != nil {
 			return nil, err
 		}
 	}
+	return p, nil
+}
+
+// runs is how many runs a fleet of the plan stores: its parent and shards.
+func (p *fleetPlan) runs() int { return len(p.shards) + 1 }
+
+// createFleet stores one fleet of plan, whose parent is parent (its
+// label, group, batch and warm-up as the caller sets them; its spec and
+// fingerprint the plan's), and queues its shards. Each shard follows its
+// own series (fleet-shard:FINGERPRINT:i/N), out of the parent's, and is
+// in no repetition group or A/B batch: the parent is what is compared.
+func (l *Launcher) createFleet(ctx context.Context, plan *fleetPlan, parent *store.Run, barrierTimeoutS float64) error {
+	parent.Workload, parent.Status, parent.Source = plan.spec.Workload, rundoc.StatusQueued, rundoc.SourceLaunched
+	parent.Spec, parent.Fingerprint = plan.specJSON, plan.fingerprint
+	runs := make([]*store.Run, len(plan.shards))
+	for j, sh := range plan.shards {
+		runs[j] = &store.Run{Label: shardLabel(parent.Label, sh), Workload: plan.spec.Workload, Status: rundoc.StatusQueued,
+			Source: rundoc.SourceLaunched, Spec: plan.shardJSON[j], Fingerprint: plan.shardFP[j], Meta: parent.Meta, Queue: parent.Queue,
+			SeriesKey: fmt.Sprintf("fleet-shard:%s:%d/%d", plan.fingerprint, sh.Index+1, sh.Count)}
+	}
+	f := &store.Fleet{Queue: parent.Queue, Shards: len(plan.shards), BarrierTimeoutS: barrierTimeoutS, LeadS: fleetLeadS}
+	if err := l.store.CreateFleet(ctx, f, parent, runs); err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if err := l.runs.Submit(ctx, r.ID, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createFleets stores one fleet run per repetition (and warm-up run) of
+// the request and queues their shards. The parents are what the request
+// made, returned in order; each parent joins the request's repetition
+// group as a single run would.
+func (l *Launcher) createFleets(ctx context.Context, req Request, spec rundoc.Spec) ([]*store.Run, error) {
+	plan, err := planFleet(spec)
+	if err != nil {
+		return nil, err
+	}
 	total := req.WarmupRuns + req.Repetitions
-	made := fmt.Sprintf("%d fleet run(s) of %d shards make %d runs", total, len(shards), total*(len(shards)+1))
-	if err := l.admitRuns(ctx, "repetitions", total*(len(shards)+1), made); err != nil {
+	made := fmt.Sprintf("%d fleet run(s) of %d shards make %d runs", total, len(plan.shards), total*plan.runs())
+	if err := l.admitRuns(ctx, "repetitions", total*plan.runs(), made); err != nil {
 		return nil, err
 	}
 	group := ""
@@ -125,31 +169,67 @@ func (l *Launcher) createFleets(ctx context.Context, req Request, spec rundoc.Sp
 	}
 	parents := make([]*store.Run, 0, total)
 	for i := range total {
-		parent := &store.Run{Label: req.Label, Workload: spec.Workload, Status: rundoc.StatusQueued, Source: rundoc.SourceLaunched,
-			Spec: specJSON, Fingerprint: fingerprint, GroupID: group, Meta: req.Meta, Queue: req.Queue}
+		parent := &store.Run{Label: req.Label, GroupID: group, Meta: req.Meta, Queue: req.Queue}
 		if i < req.WarmupRuns {
 			parent.Warmup = true
 		} else if group != "" {
 			parent.GroupIndex = i - req.WarmupRuns + 1
 		}
-		runs := make([]*store.Run, len(shards))
-		for j, sh := range shards {
-			runs[j] = &store.Run{Label: shardLabel(req.Label, sh), Workload: spec.Workload, Status: rundoc.StatusQueued,
-				Source: rundoc.SourceLaunched, Spec: shardJSON[j], Fingerprint: shardFP[j], Meta: req.Meta, Queue: req.Queue,
-				SeriesKey: fmt.Sprintf("fleet-shard:%s:%d/%d", fingerprint, sh.Index+1, sh.Count)}
-		}
-		f := &store.Fleet{Queue: req.Queue, Shards: len(shards), BarrierTimeoutS: req.BarrierTimeoutS, LeadS: fleetLeadS}
-		if err := l.store.CreateFleet(ctx, f, parent, runs); err != nil {
+		if err := l.createFleet(ctx, plan, parent, req.BarrierTimeoutS); err != nil {
 			return nil, err
-		}
-		for _, r := range runs {
-			if err := l.runs.Submit(ctx, r.ID, nil); err != nil {
-				return nil, err
-			}
 		}
 		parents = append(parents, parent)
 	}
 	return parents, nil
+}
+
+// queueInterleavedFleets is queueInterleaved for an A/B submission of
+// fleet runs: each run of each configuration is its own fleet, stored in
+// the interleaved order. A queue gathers one fleet at a time, the oldest
+// first (store.TakeShard), so the fleets run in that order too.
+func (l *Launcher) queueInterleavedFleets(ctx context.Context, batch string, sides []abSide, specs []rundoc.Spec, req *Request) ([]*store.Run, error) {
+	plans := make([]*fleetPlan, len(specs))
+	for i, spec := range specs {
+		var err error
+		if plans[i], err = planFleet(spec); err != nil {
+			return nil, err
+		}
+	}
+	parents, order := interleavedRuns(batch, sides, req.WarmupRuns, req.Repetitions)
+	index := make([]int, len(sides))
+	for k, p := range parents {
+		i := order[k]
+		if !p.Warmup {
+			index[i]++
+			p.GroupIndex = index[i]
+		}
+		if err := l.createFleet(ctx, plans[i], p, req.BarrierTimeoutS); err != nil {
+			return nil, err
+		}
+	}
+	return parents, nil
+}
+
+// checkConfigFleets checks an A/B submission's fleet fields against each
+// configuration's spec (checkFleet), setting their Workers. An error on
+// the submission's own fields (workers, barrier_timeout_s) is reported
+// once; a configuration's division errors are its own
+// ("configs[1].params.partitions").
+func (l *Launcher) checkConfigFleets(req *Request, specs []rundoc.Spec, errs *rundoc.FieldErrors) {
+	for i := range specs {
+		var fe rundoc.FieldErrors
+		l.checkFleet(req, &specs[i], &fe)
+		for _, e := range fe {
+			switch {
+			case e.Field == "workers" || e.Field == "barrier_timeout_s":
+				if !errs.Has(e.Field) {
+					errs.Add(e.Field, "%s", e.Msg)
+				}
+			default:
+				errs.Add(fmt.Sprintf("configs[%d].params.%s", i, e.Field), "%s", e.Msg)
+			}
+		}
+	}
 }
 
 // shardLabel is the label of a fleet's shard: the run's, and which shard.

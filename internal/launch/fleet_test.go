@@ -65,12 +65,10 @@ func TestFleetOnSQLite(t *testing.T) {
 	}
 }
 
-// TestFleetRequest: on PostgreSQL a fleet needs as many live workers of
-// its queue as shards, of one version, and no per-run password; a valid
-// one is stored as a parent and its shards, each shard queued, the
-// parent never.
-func TestFleetRequest(t *testing.T) {
-	ctx := context.Background()
+// pgLauncher is a test launcher on a fresh PostgreSQL database, whose
+// queued runs are the store's: fleets need the shared backend.
+func pgLauncher(t *testing.T) (*testLauncher, *store.Store) {
+	t.Helper()
 	st, err := store.Open(pgtest.URL(t))
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +76,16 @@ func TestFleetRequest(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	l := newTestLauncher(t, func(o *Options) { o.Store = st })
 	l.runs.st = st
+	return l, st
+}
+
+// TestFleetRequest: on PostgreSQL a fleet needs as many live workers of
+// its queue as shards, of one version, and no per-run password; a valid
+// one is stored as a parent and its shards, each shard queued, the
+// parent never.
+func TestFleetRequest(t *testing.T) {
+	ctx := context.Background()
+	l, st := pgLauncher(t)
 	register := func(version string) {
 		t.Helper()
 		if err := st.RegisterWorker(ctx, &store.Worker{Host: "h", Queue: "lab", PID: 1, Version: version}); err != nil {
@@ -422,4 +430,61 @@ func getRun(t *testing.T, st *store.Store, id uint) *rundoc.Run {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestFleetAB: an A/B submission with workers makes each run of each
+// configuration a fleet of its own, stored in the interleaved order (A
+// B, B A) in one A/B batch, each configuration's parents numbered in its
+// group; too few workers is one error on workers, and a configuration
+// that cannot be divided names its own field.
+func TestFleetAB(t *testing.T) {
+	ctx := context.Background()
+	l, st := pgLauncher(t)
+	for range 2 {
+		if err := st.RegisterWorker(ctx, &store.Worker{Host: "h", Queue: "lab", PID: 1, Version: "v1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ab := func(workers int, rateB string) *Request {
+		a, b := fleetRequest(0).Params, fleetRequest(0).Params
+		b["throughput"] = json.RawMessage(rateB)
+		return &Request{Workload: "producer", Queue: "lab", Workers: workers, Repetitions: 2,
+			Configs: []Config{{Label: "a", Params: a}, {Label: "b", Params: b}}}
+	}
+	if _, err := l.CreateAB(ctx, ab(3, "2000")); !fieldSays(err, "workers", "queue lab has 2 live worker(s), fewer than the 3") {
+		t.Errorf("3 workers for 2: %v", err)
+	} else if fe := err.(rundoc.FieldErrors); len(fe) != 1 {
+		t.Errorf("3 workers for 2: %d errors %v, want the one on workers", len(fe), fe)
+	}
+	if _, err := l.CreateAB(ctx, ab(2, "1")); !fieldSays(err, "configs[1].params.throughput", "leaves a shard without a record") {
+		t.Errorf("b's rate below its shards: %v", err)
+	}
+	res, err := l.CreateAB(ctx, ab(2, "2000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 {
+		t.Fatalf("%d parents, want 2 configurations × 2 repetitions", len(res.Runs))
+	}
+	var order []string
+	for _, p := range res.Runs {
+		f, shards, err := st.FleetOfParent(ctx, p.ID)
+		if err != nil {
+			t.Fatalf("parent %d (%s) is no fleet's: %v", p.ID, p.Label, err)
+		}
+		if f.Shards != 2 || len(shards) != 2 || p.ABBatch != res.Batch {
+			t.Errorf("parent %d: %d shards, batch %q; want 2 shards in batch %q", p.ID, len(shards), p.ABBatch, res.Batch)
+		}
+		var file rundoc.SpecFile
+		if err := json.Unmarshal([]byte(p.Spec), &file); err != nil || string(file.Params["workers"]) != "2" {
+			t.Errorf("parent %d spec %s: want workers 2", p.ID, p.Spec)
+		}
+		order = append(order, fmt.Sprintf("%s%d", p.Label, p.GroupIndex))
+	}
+	if got := strings.Join(order, " "); got != "a1 b1 b2 a2" {
+		t.Errorf("fleets stored as %s, want a1 b1 b2 a2 (interleaved)", got)
+	}
+	if n := len(l.runs.queued()); n != 8 {
+		t.Errorf("%d runs queued, want the 8 shards", n)
+	}
 }

@@ -112,6 +112,11 @@ type SweepMax = wire.SweepMax
 // rates and repetitions, reporting every bad field.
 func (l *Launcher) PrepareSweep(req *SweepRequest) ([]SweepConfig, []rundoc.Spec, []float64, int, error) {
 	var errs rundoc.FieldErrors
+	if req.Workers > 1 {
+		errs.Add("workers", "a sweep runs in one process per run: its first phase finds each configuration's maximum with an unthrottled run, "+
+			"which a fleet cannot divide among workers (its shards need a common duration); submit fleet runs at the rates you want "+
+			"(POST /api/runs with workers, or configs for an A/B comparison of them)")
+	}
 	reps := sweepDefaultReps
 	if req.Repetitions != nil {
 		reps = *req.Repetitions
