@@ -107,6 +107,10 @@ const (
 	// beat. Its samples have no input (floorInput).
 	sideFloor  = "floor"
 	floorInput = "(empty page)"
+	// sidePage is a saved page given with -page: a candidate version of
+	// a page, loaded in every round. Its samples' input is the directory's
+	// name.
+	sidePage = "page"
 
 	// modeWarm: a fresh tab in the browser's one default context, so
 	// kbench's static files come from the HTTP cache filled by the warm-up
@@ -135,6 +139,10 @@ type config struct {
 	// floorDir, when set, is served as the floor instead of floorPage:
 	// its index.html calls window.__flameBenchSeen itself.
 	floorDir string
+	// pageDirs (-page) are directories served each as a page of its own
+	// and loaded in every round: saved copies of a page, changed, to
+	// measure a change against pprof in the same run before making it.
+	pageDirs []string
 	// acceptEncoding is sent with the Go GETs of the data ("" sends none).
 	acceptEncoding string
 	// targets: an input's least first-paint ratio pprof / kbench, by file
@@ -183,6 +191,18 @@ func main() {
 	flag.StringVar(&cfg.acceptEncoding, "accept-encoding", chromiumAcceptEncoding, "Accept-Encoding of the Go GETs (time to data); \"\" asks for no compression")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory (data, converted files, variants)")
 	flag.StringVar(&cfg.floorDir, "floor", "", "serve this directory as the floor instead of the built-in empty page (its index.html must call window.__flameBenchSeen('…') where the page counts as drawn): to find what part of a page costs its first paint")
+	flag.Func("page", "a directory to serve as one more page, loaded in every round beside the empty page and reported as pprof / page against each input (drawn when its .flamegraph fires flamegraph:rendered with data-rendered=\"true\", as kbench's page does, or when it calls window.__flameBenchSeen('…') itself); repeatable: one per variant of a page, e.g. saved copies of kbench's profile page with one part changed", func(dir string) error {
+		if st, err := os.Stat(filepath.Join(dir, "index.html")); err != nil || st.IsDir() {
+			return fmt.Errorf("%s holds no index.html", dir)
+		}
+		for _, d := range cfg.pageDirs {
+			if filepath.Base(filepath.Clean(d)) == filepath.Base(filepath.Clean(dir)) {
+				return fmt.Errorf("%s and %s: the report names a page by its directory's name, and these share one", d, dir)
+			}
+		}
+		cfg.pageDirs = append(cfg.pageDirs, dir)
+		return nil
+	})
 	modes := flag.String("modes", "warm,cold", "page loads per round: warm (fresh tab, shared HTTP cache) and/or cold (fresh tab in a fresh browser context)")
 	flag.Parse()
 	for _, m := range strings.Split(*modes, ",") {
@@ -570,24 +590,46 @@ func run(ctx context.Context, cfg config) error {
 		}
 		return nil
 	}
-	// The floor: an empty page from a server of its own.
+	// The floor, an empty page from a server of its own, and the pages
+	// given with -page, each from its own server too.
+	type extraPage struct{ url, name, side string }
 	floorURL, stopFloor, err := serveFloor(cfg.floorDir)
 	if err != nil {
 		return err
 	}
 	defer stopFloor()
 	res.Signals = append(res.Signals, "floor: an empty page (no style sheet) calls the signal from an inline script after its text; served by a plain net/http server on 127.0.0.1")
-	measureFloor := func(round int, modes []string) error {
-		for _, mode := range modes {
-			busy := waitIdle(ctx)
-			ps, err := br.paint(ctx, cfg, floorURL, sideFloor, mode == modeCold)
-			if err != nil {
-				return fmt.Errorf("paint the empty page (%s): %w", mode, err)
+	extras := []extraPage{{floorURL, floorInput, sideFloor}}
+	for _, dir := range cfg.pageDirs {
+		u, stop, err := serveFloor(dir)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		extras = append(extras, extraPage{u, filepath.Base(filepath.Clean(dir)), sidePage})
+	}
+	if len(cfg.pageDirs) > 0 {
+		res.Signals = append(res.Signals, "pages (-page): saved pages served as they are by a plain net/http server on 127.0.0.1 (index.html not cached, other files for an hour); drawn as kbench's page is (flamegraph:rendered), or when the page calls the signal itself")
+	}
+	// measureExtras loads the floor and the pages, in an order reversed
+	// every other round, as the sides are.
+	measureExtras := func(round int, modes []string) error {
+		pages := slices.Clone(extras)
+		if round%2 == 0 {
+			slices.Reverse(pages)
+		}
+		for _, pg := range pages {
+			for _, mode := range modes {
+				busy := waitIdle(ctx)
+				ps, err := br.paint(ctx, cfg, pg.url, pg.side, mode == modeCold)
+				if err != nil {
+					return fmt.Errorf("paint %s (%s): %w", pg.name, mode, err)
+				}
+				ps.Input, ps.Side, ps.Round, ps.Mode, ps.BusyBefore = pg.name, pg.side, round, mode, busy
+				res.Paint = append(res.Paint, ps)
+				logf("round %d %-24s %-6s %-4s drawn %7.1f painted %7.1f ms wall %7.1f | cpu busy before %3.0f%%",
+					round, pg.name, pg.side, mode, ps.DrawnMS, ps.PaintedMS, ps.WallMS, busy*100)
 			}
-			ps.Input, ps.Side, ps.Round, ps.Mode, ps.BusyBefore = floorInput, sideFloor, round, mode, busy
-			res.Paint = append(res.Paint, ps)
-			logf("round %d %-24s %-6s %-4s drawn %7.1f painted %7.1f ms wall %7.1f | cpu busy before %3.0f%%",
-				round, floorInput, sideFloor, mode, ps.DrawnMS, ps.PaintedMS, ps.WallMS, busy*100)
 		}
 		return nil
 	}
@@ -600,7 +642,7 @@ func run(ctx context.Context, cfg config) error {
 			}
 		}
 	}
-	if err := measureFloor(0, []string{modeWarm}); err != nil {
+	if err := measureExtras(0, []string{modeWarm}); err != nil {
 		return err
 	}
 	for r := 1; r <= cfg.rounds; r++ {
@@ -612,10 +654,10 @@ func run(ctx context.Context, cfg config) error {
 			slices.Reverse(ins)
 			slices.Reverse(modes)
 		}
-		// The empty page's place in the round alternates too: first in
-		// odd rounds, last in even ones.
+		// The empty page's and the -page pages' place in the round
+		// alternates too: first in odd rounds, last in even ones.
 		if r%2 == 1 {
-			if err := measureFloor(r, modes); err != nil {
+			if err := measureExtras(r, modes); err != nil {
 				return err
 			}
 		}
@@ -627,7 +669,7 @@ func run(ctx context.Context, cfg config) error {
 			}
 		}
 		if r%2 == 0 {
-			if err := measureFloor(r, modes); err != nil {
+			if err := measureExtras(r, modes); err != nil {
 				return err
 			}
 		}
@@ -1261,7 +1303,8 @@ func (b *browser) paint(ctx context.Context, cfg config, u, side string, fresh b
 	}
 	tab, cancel := chromedp.NewContext(b.ctx, opts...)
 	defer cancel()
-	script := fmt.Sprintf(injectCommon, map[string]string{sideKbench: injectKbench, sidePprof: injectPprof}[side])
+	// A -page page is a version of kbench's: it is drawn when kbench's is.
+	script := fmt.Sprintf(injectCommon, map[string]string{sideKbench: injectKbench, sidePage: injectKbench, sidePprof: injectPprof}[side])
 	// Set-up on the tab's own context (its first Run creates the target).
 	err := chromedp.Do(tab,
 		chromedp.EmulateViewport(cfg.width, cfg.height),
@@ -1513,6 +1556,15 @@ func report(w io.Writer, cfg config, res *results) {
 					notes = append(notes, fmt.Sprintf("   %s: the target %.2g× is above the floor's %.2f×: no page reaches it on this machine", mode, target, min(fOfMedians, fPerRound)))
 				}
 			}
+			for _, name := range pageNames(res.Paint) {
+				pg := pairSide(res.Paint, sidePage, name, in.Name, mode)
+				if len(pg.kbench) == 0 {
+					continue
+				}
+				pOfMedians, _ := pg.ratios()
+				notes = append(notes, fmt.Sprintf("   %s: page %s (nav start → frame rendered, ms), %d rounds: %s; pprof / page: ratio of medians %.2f×, per round %s× (kbench's page: %.2f×, %.2f×)",
+					mode, name, len(pg.kbench), spreadOf(pg.kbench).String(1), pOfMedians, spreadOf(pg.perRound()).String(2), ofMedians, perRound))
+			}
 			verdicts = append(verdicts, fmt.Sprintf("first paint (%s) %s (median of per-round ratios %.2f×, ratio of medians %.2f×)",
 				mode, verdict(min(ofMedians, perRound), target), perRound, ofMedians))
 		}
@@ -1628,24 +1680,43 @@ func pairPaint(ps []paintSample, input, mode string, f func(paintSample) float64
 // pairFloor pairs, by round, the empty page's first paint (in the
 // kbench slot) with pprof's of one input: its ratios are pprof / floor.
 func pairFloor(ps []paintSample, input, mode string) paired {
+	return pairSide(ps, sideFloor, "", input, mode)
+}
+
+// pageNames are the -page pages' names among the samples, in their
+// first sample's order.
+func pageNames(ps []paintSample) []string {
+	var names []string
+	for _, p := range ps {
+		if p.Side == sidePage && !slices.Contains(names, p.Input) {
+			names = append(names, p.Input)
+		}
+	}
+	return names
+}
+
+// pairSide pairs, by round, the first paints of one side (its samples of
+// input name, any when name is empty) in the kbench slot with pprof's of
+// one input: its ratios are pprof / that side.
+func pairSide(ps []paintSample, side, name, input, mode string) paired {
 	by := map[int]map[string]float64{}
 	for _, p := range ps {
 		if p.Mode != mode || p.Round <= 0 {
 			continue
 		}
-		side := ""
+		slot := ""
 		switch {
-		case p.Side == sideFloor:
-			side = sideKbench
+		case p.Side == side && (name == "" || p.Input == name):
+			slot = sideKbench
 		case p.Side == sidePprof && p.Input == input:
-			side = sidePprof
+			slot = sidePprof
 		default:
 			continue
 		}
 		if by[p.Round] == nil {
 			by[p.Round] = map[string]float64{}
 		}
-		by[p.Round][side] = p.PaintedMS
+		by[p.Round][slot] = p.PaintedMS
 	}
 	return pairRounds(by)
 }

@@ -6,6 +6,7 @@
 #   bash bench/flame/run.sh                       # 15 rounds, 20 variants
 #   ROUNDS=3 VARIANTS=0 TRACE=0 bash bench/flame/run.sh   # quick look
 #   KBENCH_BIN=/path/to/kbench bash bench/flame/run.sh    # a prebuilt candidate
+#   bash bench/flame/run.sh -page DIR -page DIR2          # saved pages as well (pages.py)
 #
 # Everything listens on 127.0.0.1; see bench/README.md ("Flame graphs").
 set -euo pipefail

@@ -8,6 +8,9 @@
 #
 #   bash bench/fleet/run.sh                 # 4 workers, 5 rounds of each workload
 #   ROUNDS=2 bash bench/fleet/run.sh        # a quick look
+#   SHOT=docs/images/fleet-run.png ROUNDS=1 bash bench/fleet/run.sh
+#                                           # and a screenshot of the last
+#                                           # producer fleet's page (Chromium)
 #
 # Each round's figures are in $OUT/<workload>.jsonl, the summaries
 # (medians, minima and maxima over the rounds) in $OUT/summary.json.
@@ -78,4 +81,14 @@ for workload in producer e2e; do
     >"$OUT/$workload.summary.json"
 done
 jq -s '.' "$OUT/producer.summary.json" "$OUT/e2e.summary.json" | tee "$OUT/summary.json"
+if [ -n "${SHOT:-}" ]; then
+  # The page of the last producer fleet, as a user sees it after the run.
+  parent=$(tail -n1 "$OUT/producer.jsonl" | jq -r .run_id)
+  case "$SHOT" in /*) ;; *) SHOT=$(pwd)/$SHOT ;; esac
+  mkdir -p "$(dirname "$SHOT")"
+  chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync \
+    --no-first-run --hide-scrollbars --window-size=1280,1500 --screenshot="$SHOT" "$BASE/runs/$parent" >/dev/null 2>&1 ||
+    die "chromium could not take the screenshot"
+  log "screenshot of run $parent's page in $SHOT"
+fi
 log "results in $OUT"

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Variants of kbench's profile page for `bench/flame/main.go -page DIR`.
+
+    python3 bench/flame/pages.py http://127.0.0.1:8080/profiles/1 OUT
+
+saves the page (with its static files) from a running kbench and writes one
+directory per variant under OUT. The benchmark counts a page as drawn as it
+does kbench's (the flamegraph:rendered event); a variant without the graph's
+script fires that event itself where the script was. The variants:
+
+  served      the page as kbench serves it (its CSP aside: a plain file
+              server sends none)
+  inline      flamegraph.js inline in the page instead of loaded from the cache
+  shell       no graph and no script: the page's shell, signalled where the
+              graph's script was
+  shell-tmpl  the shell, the deferred parts (class fp-later) in <template>
+              elements: parsed, never styled or laid out
+  mini        the graph drawn by pages/mini.js, a minimal canvas drawer
+  mini-dom    the same as absolutely positioned boxes
+  mini-tmpl   mini with the deferred parts in <template> elements
+
+Then, for example (one input, since the pages are of one profile):
+
+    ROUNDS=21 VARIANTS=0 MODES=warm TRACE=0 \\
+      INPUTS=../shared/public-data/java-netty-collapsed.txt \\
+      bash bench/flame/run.sh -page OUT/served -page OUT/mini ...
+"""
+import os
+import re
+import shutil
+import sys
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+DRAWN = ('<script>(function(){var el=document.getElementById("flamegraph");el.setAttribute("data-rendered","true");'
+         'el.dispatchEvent(new CustomEvent("flamegraph:rendered",{bubbles:true}));})();</script>')
+
+# The deferred parts of the profile page: (where one starts, where it ends,
+# whether the end marker belongs to it).
+LATER = [
+    ('<div class="profile-links fp-later">', '\n\n<section aria-labelledby="flamegraph-heading">', False),
+    ('<div class="fg-filters-slot fp-later">', '<nav class="fg-viewbar fp-later"></nav>', True),
+    ('<form class="fg-toolbar fp-later"', '</form>', True),
+    ('<p class="hint fp-later">', '</p>', True),
+    ('<section class="fp-later" aria-labelledby="write-paths-heading">', '</section>', True),
+]
+
+
+def fetch(url):
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return r.read()
+
+
+def templated(page):
+    for start, end, inclusive in LATER:
+        a = page.find(start)
+        if a < 0:
+            continue  # a part this profile's page does not have
+        b = page.index(end, a) + (len(end) if inclusive else 0)
+        page = page[:a] + '<template>' + page[a:b] + '</template>' + page[b:]
+    return page
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    url, out = sys.argv[1], sys.argv[2]
+    page = fetch(url).decode('utf-8')
+    assets = sorted(set(re.findall(r'/static/[A-Za-z0-9_.-]+', page)))
+    static = {}
+    for path in assets:
+        static[path] = fetch(urllib.parse.urljoin(url, path))
+    script = re.search(r'<script src="/static/flamegraph\.js\?v=[0-9a-f]+"></script>', page)
+    if not script:
+        sys.exit('the page has no flamegraph.js script element: not a profile page?')
+    tag = script.group(0)
+    with open(os.path.join(HERE, 'pages', 'mini.js'), encoding='utf-8') as f:
+        mini = f.read()
+    fg = static['/static/flamegraph.js'].decode('utf-8')
+
+    def drawer(mode):
+        return '<script>window.__miniMode="%s";\n%s</script>' % (mode, mini)
+
+    variants = {
+        'served': page,
+        'inline': page.replace(tag, '<script>' + fg + '</script>'),
+        'shell': page.replace(tag, DRAWN),
+        'shell-tmpl': templated(page.replace(tag, DRAWN)),
+        'mini': page.replace(tag, drawer('canvas')),
+        'mini-dom': page.replace(tag, drawer('dom')),
+        'mini-tmpl': templated(page.replace(tag, drawer('canvas'))),
+    }
+    for name, html in variants.items():
+        d = os.path.join(out, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(os.path.join(d, 'static'))
+        for path, body in static.items():
+            with open(os.path.join(d, path.lstrip('/')), 'wb') as f:
+                f.write(body)
+        with open(os.path.join(d, 'index.html'), 'w', encoding='utf-8') as f:
+            f.write(html)
+        print(d)
+
+
+if __name__ == '__main__':
+    main()
