@@ -49,12 +49,6 @@ type Merged struct {
 	Notes   []string
 }
 
-// GridTolerance is how far apart two shards' points may end and still
-// be one point of the merged series: their intervals are measured from
-// their own window openings, which the barrier puts within milliseconds
-// of each other.
-const GridTolerance = 0.05
-
 // primary are the count and rate metrics a workload's merged result
 // carries, named as a single run's are so that pages line them up.
 var primary = map[rundoc.Workload]struct{ total, rate, totalHelp, rateHelp string }{
@@ -64,11 +58,11 @@ var primary = map[rundoc.Workload]struct{ total, rate, totalHelp, rateHelp strin
 
 // Merge merges shards of a workload. The common window starts at the
 // fleet's start and ends with the earliest shard's window: its series
-// points are those every shard has on the same grid (the last point of a
-// shard that ended later is left out), and counts and rates add over
-// them. Latency percentiles come from the shards' interval histograms
-// within that window, merged per kind; a kind some shard lacks is left
-// out, with a note.
+// points are the boundaries every shard's series shares (commonGrid), and
+// counts and rates add over them, each shard's rate over its own
+// window. Latency percentiles come from the shards' interval histograms
+// that start within that window, merged per kind; a kind some shard
+// lacks is left out, with a note.
 func Merge(workload rundoc.Workload, shards []Shard) (*Merged, error) {
 	names, ok := primary[workload]
 	if !ok {
@@ -82,15 +76,19 @@ func Merge(workload rundoc.Workload, shards []Shard) (*Merged, error) {
 	for i, s := range shards {
 		series[i] = s.Series
 	}
-	m.Series = mergeSeries(series, false)
-	if len(m.Series) == 0 {
-		return nil, errors.New("fleetmerge: the shards have no interval in common: no series point ends at the same time in all of them")
+	g := commonGrid(series, false)
+	if len(g.points) == 0 {
+		return nil, errors.New("fleetmerge: the shards have no interval in common: their series share no point's end")
 	}
+	m.Series = g.points
 	m.WindowS = m.Series[len(m.Series)-1].T
-	var records, bytes int64
-	for _, p := range m.Series {
-		records += p.Records
-		bytes += p.Bytes
+	var records int64
+	var rate, mbps, last float64
+	for i := range shards {
+		records += g.records[i]
+		rate += float64(g.records[i]) / g.ends[i]
+		mbps += float64(g.bytes[i]) / g.ends[i] / (1 << 20)
+		last = max(last, g.ends[i])
 	}
 	n := len(shards)
 	over := fmt.Sprintf(" of the %d shards over their common window of %.3f s", n, m.WindowS)
@@ -98,72 +96,164 @@ func Merge(workload rundoc.Workload, shards []Shard) (*Merged, error) {
 		m.Metrics = append(m.Metrics, rundoc.Metric{Name: name, Value: v, Unit: unit, Better: better, Help: help})
 	}
 	add(names.total, float64(records), "records", "", names.totalHelp+over)
-	add(names.rate, float64(records)/m.WindowS, "records/s", rundoc.HigherIsBetter, names.rateHelp+", summed"+over)
-	add("mb-per-sec", float64(bytes)/m.WindowS/(1<<20), "MB/s", rundoc.HigherIsBetter, "MiB of records / window seconds, summed"+over)
+	add(names.rate, rate, "records/s", rundoc.HigherIsBetter, names.rateHelp+", each shard's over its own window, summed"+over)
+	add("mb-per-sec", mbps, "MB/s", rundoc.HigherIsBetter, "MiB of records / window seconds, each shard's over its own window, summed"+over)
 	if err := m.mergeLatency(shards); err != nil {
 		return nil, err
 	}
 	m.SkewMs = skew(shards)
-	m.Notes = append(m.Notes, fmt.Sprintf("fleet of %d shards: counts and rates add over the common window, the %d series point(s) every shard has "+
-		"(%.3f s, each shard's counted from its own window's opening); latency percentiles come from the shards' interval histograms in that window, merged; "+
-		"the shards' windows opened within %.1f ms of each other on the database's clock", n, len(m.Series), m.WindowS, m.SkewMs))
+	m.Notes = append(m.Notes, fmt.Sprintf("fleet of %d shards: counts add over the common window, the %d series point(s) every shard has "+
+		"(each shard's counted from its own window's opening; the last ends at %.3f to %.3f s by the shards' clocks), and each shard's rate over its own "+
+		"part of it adds; latency percentiles come from the shards' interval histograms that start in that window, merged; "+
+		"the shards' windows opened within %.1f ms of each other on the database's clock", n, len(m.Series), m.WindowS, last, m.SkewMs))
 	return m, nil
 }
 
 // LiveSeries merges the series a running fleet's shards have reported
-// so far, for its live charts: the points every shard has on the same
+// so far, for its live charts: the points every shard has on a common
 // grid, summed as Merge sums them. No percentile of a merged point can be
 // had from the shards' points, so it carries the largest shard's, marked
 // PercentilesApprox (as rundoc.MergePoints does); the stored result's
 // come from the merged histograms.
 func LiveSeries(series [][]rundoc.SeriesPoint) []rundoc.SeriesPoint {
-	return mergeSeries(series, true)
+	return commonGrid(series, true).points
 }
 
-// mergeSeries sums the shards' points while every shard has a point
-// ending at the same time; rates are recomputed over each point's
-// interval. bound keeps the largest shard's percentiles as the merged
-// point's upper bound.
-func mergeSeries(series [][]rundoc.SeriesPoint, bound bool) []rundoc.SeriesPoint {
-	var out []rundoc.SeriesPoint
-	if len(series) == 0 {
-		return out // no shard: no point (and no end to the loop below)
+// grid is the shards' series merged on their common boundaries.
+type grid struct {
+	points []rundoc.SeriesPoint
+	// ends is each shard's own time at the last common boundary (the
+	// length of its part of the common window); records and bytes are
+	// what its points up to there hold.
+	ends           []float64
+	records, bytes []int64
+}
+
+// commonGrid merges the shards' series at the boundaries they share.
+// Every shard's points are on the grid of rundoc.SeriesStep (or its
+// doubles, once coarsened) counted from its own window's opening, but
+// each point ends when its ticker fired, which on a loaded machine is
+// late by tens or hundreds of milliseconds, and a late tick that
+// outlasted a whole step is dropped. So points are paired by grid slot,
+// not by index or exact time: a boundary is a set of points, one per
+// shard, ending less than half a step apart, and a shard's points that
+// end well before it (a tick another shard's series lacks) join the
+// shard's part of the merged point. A merged point ends at the earliest
+// of its shards' ends; its rate is the sum of each shard's rate over its
+// own interval. bound keeps the largest shard's percentiles as the
+// merged point's upper bound.
+func commonGrid(series [][]rundoc.SeriesPoint, bound bool) grid {
+	n := len(series)
+	g := grid{ends: make([]float64, n), records: make([]int64, n), bytes: make([]int64, n)}
+	if n == 0 {
+		return g
 	}
-	prev := 0.0
-	for j := 0; ; j++ {
+	half := halfStep(series)
+	if half <= 0 {
+		return g // a shard with no point yet
+	}
+	next := make([]int, n)   // each shard's first point not yet merged
+	parts := make([]part, n) // each shard's points since the last boundary
+	prevEnd := make([]float64, n)
+	for {
+		// Raise the boundary to the latest next end until every shard's
+		// next end is within half a step of it; what ends before that is
+		// the shard's part of the merged point.
+		hi := 0.0
+		for i, s := range series {
+			if next[i] >= len(s) {
+				return g
+			}
+			hi = max(hi, s[next[i]].T)
+		}
+		for settled := false; !settled; {
+			settled = true
+			for i, s := range series {
+				for s[next[i]].T <= hi-half {
+					parts[i].add(s[next[i]], bound)
+					if next[i]++; next[i] >= len(s) {
+						return g // this shard ends before the boundary
+					}
+				}
+				if t := s[next[i]].T; t > hi {
+					hi, settled = t, false
+				}
+			}
+		}
 		var p rundoc.SeriesPoint
 		var latSum float64
 		for i, s := range series {
-			if j >= len(s) {
-				return out
+			q := &parts[i]
+			q.add(s[next[i]], bound)
+			end := s[next[i]].T
+			next[i]++
+			if i == 0 || end < p.T {
+				p.T = end
 			}
-			q := s[j]
-			if i == 0 {
-				p.T = q.T
-			} else if math.Abs(q.T-p.T) > GridTolerance {
-				return out
+			p.Records += q.records
+			p.Bytes += q.bytes
+			if secs := end - prevEnd[i]; secs > 0 {
+				p.RecordsPerSec += float64(q.records) / secs
+				p.MBPerSec += float64(q.bytes) / secs / (1 << 20)
 			}
-			p.Records += q.Records
-			p.Bytes += q.Bytes
-			p.LatencyMaxMs = max(p.LatencyMaxMs, q.LatencyMaxMs)
-			latSum += q.LatencyAvgMs * float64(q.Records)
-			if bound && (q.LatencyP50Ms > 0 || q.LatencyP99Ms > 0 || q.LatencyP999Ms > 0) {
-				p.LatencyP50Ms = max(p.LatencyP50Ms, q.LatencyP50Ms)
-				p.LatencyP99Ms = max(p.LatencyP99Ms, q.LatencyP99Ms)
-				p.LatencyP999Ms = max(p.LatencyP999Ms, q.LatencyP999Ms)
+			latSum += q.latSum
+			p.LatencyMaxMs = max(p.LatencyMaxMs, q.maxMs)
+			if q.approx {
+				p.LatencyP50Ms = max(p.LatencyP50Ms, q.p50)
+				p.LatencyP99Ms = max(p.LatencyP99Ms, q.p99)
+				p.LatencyP999Ms = max(p.LatencyP999Ms, q.p999)
 				p.PercentilesApprox = true
 			}
-		}
-		if secs := p.T - prev; secs > 0 {
-			p.RecordsPerSec = float64(p.Records) / secs
-			p.MBPerSec = float64(p.Bytes) / secs / (1 << 20)
+			g.records[i] += q.records
+			g.bytes[i] += q.bytes
+			g.ends[i] = end
+			prevEnd[i] = end
+			*q = part{}
 		}
 		if p.Records > 0 {
 			p.LatencyAvgMs = latSum / float64(p.Records)
 		}
-		out = append(out, p)
-		prev = p.T
+		g.points = append(g.points, p)
 	}
+}
+
+// part is one shard's points that make one merged point.
+type part struct {
+	records, bytes int64
+	latSum, maxMs  float64 // latSum: the avg latency × records
+	p50, p99, p999 float64
+	approx         bool
+}
+
+func (q *part) add(p rundoc.SeriesPoint, bound bool) {
+	q.records += p.Records
+	q.bytes += p.Bytes
+	q.latSum += p.LatencyAvgMs * float64(p.Records)
+	q.maxMs = max(q.maxMs, p.LatencyMaxMs)
+	if bound && (p.LatencyP50Ms > 0 || p.LatencyP99Ms > 0 || p.LatencyP999Ms > 0) {
+		q.p50, q.p99, q.p999 = max(q.p50, p.LatencyP50Ms), max(q.p99, p.LatencyP99Ms), max(q.p999, p.LatencyP999Ms)
+		q.approx = true
+	}
+}
+
+// halfStep is half the finest step of the shards' series: half the
+// smallest of their median point lengths (a median, so that late ticks
+// and a short last point do not move it). 0 when a shard has no point.
+func halfStep(series [][]rundoc.SeriesPoint) float64 {
+	step := math.Inf(1)
+	for _, s := range series {
+		if len(s) == 0 {
+			return 0
+		}
+		lengths := make([]float64, len(s))
+		prev := 0.0
+		for j, p := range s {
+			lengths[j], prev = p.T-prev, p.T
+		}
+		slices.Sort(lengths)
+		step = min(step, lengths[len(lengths)/2])
+	}
+	return step / 2
 }
 
 // mergeLatency merges each kind's interval histograms that end within
@@ -174,15 +264,17 @@ func (m *Merged) mergeLatency(shards []Shard) error {
 	for _, kind := range rundoc.HistogramKinds {
 		var missing []string
 		perSecond := map[int64]*hdr.Histogram{}
-		ends := map[int64]float64{}
+		starts, ends := map[int64]float64{}, map[int64]float64{}
 		whole := newHist()
 		for _, s := range shards {
 			found := false
 			for _, h := range s.Intervals {
-				// An interval in the window: one that starts at or after its
-				// end (a shard's last, short one, the window's tail by its
-				// own clock) is not.
-				if h.Kind != kind || h.StartS >= m.WindowS || h.EndS > m.WindowS+GridTolerance {
+				// An interval in the window is one that starts before its
+				// end: a shard's last ends with its own window, at most half
+				// a series step after the earliest shard's; one that starts
+				// at or after the end (a shard's tail past the common
+				// window) is not.
+				if h.Kind != kind || h.StartS >= m.WindowS {
 					continue
 				}
 				found = true
@@ -194,9 +286,14 @@ func (m *Merged) mergeLatency(shards []Shard) error {
 					// Only histograms of one configuration merge.
 					return fmt.Errorf("fleetmerge: shard %d: %s at %v s is not in the run contract's layout", s.Index+1, kind, h.StartS)
 				}
-				key := int64(math.Round(h.StartS * 1000))
+				// The shards' intervals of one slot of the log's grid
+				// start apart by as much as their tickers fired late.
+				key := int64(math.Round(h.StartS / logStep))
 				if perSecond[key] == nil {
 					perSecond[key] = newHist()
+				}
+				if s, ok := starts[key]; !ok || h.StartS < s {
+					starts[key] = h.StartS
 				}
 				ends[key] = max(ends[key], h.EndS)
 				if err := perSecond[key].Merge(d); err != nil {
@@ -227,7 +324,7 @@ func (m *Merged) mergeLatency(shards []Shard) error {
 		slices.Sort(keys)
 		for _, k := range keys {
 			h := perSecond[k]
-			start := float64(k) / 1000
+			start := starts[k]
 			m.Intervals = append(m.Intervals, rundoc.Histogram{Kind: kind, Scope: rundoc.HistogramInterval, StartS: start,
 				EndS: max(start, min(ends[k], m.WindowS)), Count: h.TotalCount(), Data: h.Encode()})
 		}
@@ -237,6 +334,9 @@ func (m *Merged) mergeLatency(shards []Shard) error {
 	}
 	return nil
 }
+
+// logStep is the histogram log's grid, in seconds.
+var logStep = rundoc.HistogramLogStep.Seconds()
 
 func newHist() *hdr.Histogram {
 	return hdr.New(rundoc.HistogramLowest, rundoc.HistogramHighest, rundoc.HistogramDigits)

@@ -3,6 +3,7 @@ package fleetmerge
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -192,7 +193,8 @@ func TestLiveSeries(t *testing.T) {
 		{"no shards", nil, nil},
 		{"one shard has no point yet", [][]rundoc.SeriesPoint{{pt(1, 10, 4)}, nil}, nil},
 		{"two points of one, one of the other", [][]rundoc.SeriesPoint{{pt(1, 10, 4), pt(2, 10, 4)}, {pt(1.02, 30, 8)}},
-			[]rundoc.SeriesPoint{{T: 1, Records: 40, Bytes: 4000, RecordsPerSec: 40, MBPerSec: 4000.0 / (1 << 20), LatencyAvgMs: 3.5, LatencyMaxMs: 0,
+			// Each shard's rate over its own interval: 10 in 1 s, 30 in 1.02 s.
+			[]rundoc.SeriesPoint{{T: 1, Records: 40, Bytes: 4000, RecordsPerSec: sum(10, 30/1.02), MBPerSec: sum(1000/float64(1<<20), 3000/1.02/(1<<20)), LatencyAvgMs: 3.5, LatencyMaxMs: 0,
 				LatencyP50Ms: 0, LatencyP99Ms: 8, PercentilesApprox: true}}},
 		{"off the grid", [][]rundoc.SeriesPoint{{pt(1, 10, 4)}, {pt(1.5, 30, 8)}}, nil},
 	}
@@ -208,5 +210,135 @@ func TestLiveSeries(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// sum adds xs in order, as the merge adds each shard's rate.
+func sum(xs ...float64) (s float64) {
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// jittered is a shard's series of n points on the grid of step seconds,
+// each of records records of 100 B, its last ending at end. Its ticks
+// fire late (never early, as Go's timers do): most by up to 20 ms, every
+// seventh (from a seeded offset) by 100 to 240 ms. As the runner's, its
+// last point lasts at least half a step: a shorter tail joins the point
+// before it.
+func jittered(rng *rand.Rand, n int, step float64, records int64, end float64) []rundoc.SeriesPoint {
+	s := make([]rundoc.SeriesPoint, n)
+	off := rng.IntN(7)
+	for j := range s {
+		late := rng.Float64() * 0.02
+		if j%7 == off {
+			late = 0.1 + rng.Float64()*0.14
+		}
+		s[j] = rundoc.SeriesPoint{T: float64(j+1)*step + late, Records: records, Bytes: records * 100}
+	}
+	s[n-1].T = end
+	if end-s[n-2].T < step/2 {
+		// The test wants n points: the tick before ran on time.
+		s[n-2].T = float64(n-1) * step
+	}
+	return s
+}
+
+// TestCommonGrid: points pair by their place on the grid, not by their
+// index or an exact end, so ticks that fired late on a loaded machine
+// (by more than the 50 ms a fixed tolerance allowed, which failed fleets
+// under CI's load), a dropped tick and shards coarsened at different
+// times still merge every record: a late tick costs the merged series a
+// point (two slots become one), never a record. Only a shard's points
+// past the earliest shard's end by half a step or more are left out.
+func TestCommonGrid(t *testing.T) {
+	const step = 0.25
+	rng := rand.New(rand.NewPCG(27, 5))
+	late := [][]rundoc.SeriesPoint{
+		jittered(rng, 40, step, 10, 10.001), jittered(rng, 40, step, 20, 10.000),
+		jittered(rng, 40, step, 30, 10.003), jittered(rng, 40, step, 40, 10.002),
+	}
+	dropped := jittered(rng, 40, step, 10, 10)
+	dropped = append(dropped[:9], dropped[10:]...) // tick 10 came after tick 11 was due: one point of two steps
+	dropped[8].Records = 20
+	coarse := rundoc.CoarsenSeries(jittered(rng, 40, step, 10, 10))
+	longer := jittered(rng, 41, step, 10, 10.25) // its window ended a step later
+	tests := []struct {
+		name      string
+		series    [][]rundoc.SeriesPoint
+		minPoints int // the slots less those a late tick merged
+		records   int64
+		windowS   float64
+		shardEnd  []float64
+	}{
+		{"late ticks", late, 40 - 4*6, 4000, 10, []float64{10.001, 10, 10.003, 10.002}},
+		{"a dropped tick", [][]rundoc.SeriesPoint{late[0], dropped}, 39 - 2*6, 800, 10, []float64{10.001, 10}},
+		{"one shard coarsened", [][]rundoc.SeriesPoint{late[1], coarse}, 20 - 2*6, 1200, 10, []float64{10, 10}},
+		{"one window ended later", [][]rundoc.SeriesPoint{longer, late[0]}, 40 - 2*6, 800, 10.001, []float64{longer[39].T, 10.001}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := commonGrid(tt.series, false)
+			if len(g.points) < tt.minPoints {
+				t.Fatalf("%d merged points, want at least %d", len(g.points), tt.minPoints)
+			}
+			var records int64
+			prev := 0.0
+			for _, p := range g.points {
+				records += p.Records
+				if p.T <= prev {
+					t.Errorf("a point ends at %v s, after one at %v s", p.T, prev)
+				}
+				prev = p.T
+			}
+			if records != tt.records || prev != tt.windowS {
+				t.Errorf("%d records over %v s, want %d over %v s", records, prev, tt.records, tt.windowS)
+			}
+			for i, want := range tt.shardEnd {
+				if g.ends[i] != want {
+					t.Errorf("shard %d's part ends at %v s, want %v", i+1, g.ends[i], want)
+				}
+				// A shard's part ends less than half a step after the
+				// merged window's end.
+				if g.ends[i]-prev >= step/2 {
+					t.Errorf("shard %d's part ends at %v s, the window at %v s", i+1, g.ends[i], prev)
+				}
+			}
+		})
+	}
+}
+
+// TestMergeJittered: a fleet whose shards' ticks fired late merges every
+// record; its rate is each shard's records over its own window, summed;
+// the interval histograms of one slot of the log's grid merge into one
+// however far apart within it they started.
+func TestMergeJittered(t *testing.T) {
+	t0 := time.Now()
+	a, b := shard(t, 0, 4, 100, 1000, t0, 0), shard(t, 1, 4, 100, 2000, t0, 0)
+	for j := range 3 {
+		b.Series[j].T += 0.3       // its ticks 300 ms late
+		b.Intervals[j].EndS += 0.3 // and its histogram log's
+		b.Intervals[j+1].StartS += 0.3
+	}
+	b.Series[3].T = 4.02 // its window closed 20 ms after a's
+	b.Intervals[3].EndS = 4.02
+	m, err := Merge(rundoc.Producer, []Shard{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Series) != 4 || m.WindowS != 4 || metricOf(m, "records-sent") != 800 {
+		t.Fatalf("%d points over %v s holding %v records, want 4 over 4 s holding 800", len(m.Series), m.WindowS, metricOf(m, "records-sent"))
+	}
+	if got, want := metricOf(m, "record-send-rate"), 400/4.0+400/4.02; math.Abs(got-want) > 1e-9 {
+		t.Errorf("record-send-rate %v, want %v", got, want)
+	}
+	if len(m.Intervals) != 4 || m.Histograms[0].Count != 800 {
+		t.Fatalf("%d merged intervals of %d values, want 4 of 800 in all", len(m.Intervals), m.Histograms[0].Count)
+	}
+	for k, h := range m.Intervals {
+		if h.Count != 200 || h.StartS != float64(k) {
+			t.Errorf("interval %d: %v values from %v s, want 200 from %d s", k, h.Count, h.StartS, k)
+		}
 	}
 }
