@@ -18,6 +18,9 @@ script fires that event itself where the script was. The variants:
   mini        the graph drawn by pages/mini.js, a minimal canvas drawer
   mini-dom    the same as absolutely positioned boxes
   mini-tmpl   mini with the deferred parts in <template> elements
+  ssr         the graph as boxes in the page's HTML (positions in percent
+              of the graph's width, so no script is needed to draw it),
+              flamegraph.js loaded after the first frame
 
 Then, for example (one input, since the pages are of one profile):
 
@@ -37,6 +40,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DRAWN = ('<script>(function(){var el=document.getElementById("flamegraph");el.setAttribute("data-rendered","true");'
          'el.dispatchEvent(new CustomEvent("flamegraph:rendered",{bubbles:true}));})();</script>')
 
+# LATER_SCRIPT loads the graph's script after the first frame.
+LATER_SCRIPT = ('<script>requestAnimationFrame(function(){setTimeout(function(){var s=document.createElement("script");'
+                's.src="%s";document.body.appendChild(s);},0);});</script>')
+
 # The deferred parts of the profile page: (where one starts, where it ends,
 # whether the end marker belongs to it).
 LATER = [
@@ -51,6 +58,41 @@ LATER = [
 def fetch(url):
     with urllib.request.urlopen(url, timeout=30) as r:
         return r.read()
+
+
+def boxes(page):
+    """The first view's frames as positioned boxes, from the inline rows."""
+    m = re.search(r'<script type="application/json" id="flamegraph-data">(.*?)</script>', page, re.S)
+    if not m:
+        sys.exit('the page has no inline rows')
+    import json
+    rows = json.loads(m.group(1))['rows']
+    levels, names, stride = rows['levels'], rows['names'], rows['stride']
+    total = float(levels[0][1])
+
+    def colour(name):
+        h = 0x811c9dc5
+        for c in name.encode('utf-16-le')[::2]:
+            h = ((h ^ c) * 0x01000193) & 0xffffffff
+        return 'hsl(%d,45%%,%d%%)' % (150 + h % 180, 62 + (h >> 9) % 14)
+
+    out = ['<div class="fg-first" style="position:relative;height:%dpx">' % (len(levels) * 18)]
+    for d, lv in enumerate(levels):
+        x = 0
+        for j in range(0, len(lv), stride):
+            x += lv[j]
+            w = lv[j + 1]
+            ni = lv[j + stride - 1]
+            left, width = x / total * 100, w / total * 100
+            x += w
+            name = names[ni] if ni >= 0 else ''
+            fill = colour(name) if ni >= 0 else '#e4e7eb'
+            label = name.replace('&', '&amp;').replace('<', '&lt;')
+            out.append('<div style="left:%.4f%%;width:calc(%.4f%% - 1px);top:%dpx;background:%s">%s</div>' % (left, width, d * 18, fill, label))
+    out.append('</div>')
+    css = ('<style>.fg-first>div{position:absolute;height:17px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;'
+           'padding:0 4px;font:12px/17px ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace}</style>')
+    return css + ''.join(out)
 
 
 def templated(page):
@@ -91,6 +133,7 @@ def main():
         'mini': page.replace(tag, drawer('canvas')),
         'mini-dom': page.replace(tag, drawer('dom')),
         'mini-tmpl': templated(page.replace(tag, drawer('canvas'))),
+        'ssr': page.replace(tag, boxes(page) + DRAWN + LATER_SCRIPT % re.search(r'src="([^"]+)"', tag).group(1)),
     }
     for name, html in variants.items():
         d = os.path.join(out, name)
