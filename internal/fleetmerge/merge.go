@@ -140,9 +140,16 @@ type grid struct {
 // end well before it (a tick another shard's series lacks) join the
 // shard's part of the merged point. A merged point ends at the earliest
 // of its shards' ends; its rate is the sum of each shard's rate over its
-// own interval. bound keeps the largest shard's percentiles as the
-// merged point's upper bound.
-func commonGrid(series [][]rundoc.SeriesPoint, bound bool) grid {
+// own interval.
+//
+// live says the series are still growing (LiveSeries): a merged point
+// then keeps the largest shard's percentiles as its upper bound. Whole
+// series (Merge) end together: once a boundary holds a shard's last
+// point, every shard whose last point ends less than half a step from
+// it joins with its last point too (joinLast), so a window closed a
+// little late by one shard's clock, with a tick just before its end,
+// does not leave that shard's last point out.
+func commonGrid(series [][]rundoc.SeriesPoint, live bool) grid {
 	n := len(series)
 	g := grid{ends: make([]float64, n), records: make([]int64, n), bytes: make([]int64, n)}
 	if n == 0 {
@@ -170,7 +177,7 @@ func commonGrid(series [][]rundoc.SeriesPoint, bound bool) grid {
 			settled = true
 			for i, s := range series {
 				for s[next[i]].T <= hi-half {
-					parts[i].add(s[next[i]], bound)
+					parts[i].add(s[next[i]], live)
 					if next[i]++; next[i] >= len(s) {
 						return g // this shard ends before the boundary
 					}
@@ -179,12 +186,15 @@ func commonGrid(series [][]rundoc.SeriesPoint, bound bool) grid {
 					hi, settled = t, false
 				}
 			}
+			if settled && !live && joinLast(series, next, parts, half) {
+				settled = false
+			}
 		}
 		var p rundoc.SeriesPoint
 		var latSum float64
 		for i, s := range series {
 			q := &parts[i]
-			q.add(s[next[i]], bound)
+			q.add(s[next[i]], live)
 			end := s[next[i]].T
 			next[i]++
 			if i == 0 || end < p.T {
@@ -215,6 +225,30 @@ func commonGrid(series [][]rundoc.SeriesPoint, bound bool) grid {
 		}
 		g.points = append(g.points, p)
 	}
+}
+
+// joinLast moves the shards to their last points when a boundary holds
+// one shard's last point and every other shard's last point ends less
+// than half a step from the earliest of those: their points before it
+// join their parts. It reports whether it moved any shard.
+func joinLast(series [][]rundoc.SeriesPoint, next []int, parts []part, half float64) bool {
+	end, lo, hi := false, math.Inf(1), math.Inf(-1)
+	for i, s := range series {
+		last := s[len(s)-1].T
+		lo, hi = min(lo, last), max(hi, last)
+		end = end || next[i] == len(s)-1
+	}
+	if !end || hi-lo >= half {
+		return false
+	}
+	moved := false
+	for i, s := range series {
+		for ; next[i] < len(s)-1; next[i]++ {
+			parts[i].add(s[next[i]], false)
+			moved = true
+		}
+	}
+	return moved
 }
 
 // part is one shard's points that make one merged point.

@@ -251,7 +251,8 @@ func jittered(rng *rand.Rand, n int, step float64, records int64, end float64) [
 // under CI's load), a dropped tick and shards coarsened at different
 // times still merge every record: a late tick costs the merged series a
 // point (two slots become one), never a record. Only a shard's points
-// past the earliest shard's end by half a step or more are left out.
+// past the earliest shard's end by half a step or more are left out:
+// last points that end closer than that all count.
 func TestCommonGrid(t *testing.T) {
 	const step = 0.25
 	rng := rand.New(rand.NewPCG(27, 5))
@@ -264,6 +265,11 @@ func TestCommonGrid(t *testing.T) {
 	dropped[8].Records = 20
 	coarse := rundoc.CoarsenSeries(jittered(rng, 40, step, 10, 10))
 	longer := jittered(rng, 41, step, 10, 10.25) // its window ended a step later
+	// Its window closed 126 ms after its tick at 10 s (a point of its
+	// own), the other's 20 ms after it (that tail joined the tick's
+	// point): the last points end 106 ms apart, and both are in.
+	lateStop := append(jittered(rng, 40, step, 10, 10), rundoc.SeriesPoint{T: 10.126, Records: 10})
+	earlyStop := jittered(rng, 40, step, 10, 10.02)
 	tests := []struct {
 		name      string
 		series    [][]rundoc.SeriesPoint
@@ -276,6 +282,7 @@ func TestCommonGrid(t *testing.T) {
 		{"a dropped tick", [][]rundoc.SeriesPoint{late[0], dropped}, 39 - 2*6, 800, 10, []float64{10.001, 10}},
 		{"one shard coarsened", [][]rundoc.SeriesPoint{late[1], coarse}, 20 - 2*6, 1200, 10, []float64{10, 10}},
 		{"one window ended later", [][]rundoc.SeriesPoint{longer, late[0]}, 40 - 2*6, 800, 10.001, []float64{longer[39].T, 10.001}},
+		{"one window closed late after a tick", [][]rundoc.SeriesPoint{lateStop, earlyStop}, 40 - 2*6, 810, 10.02, []float64{10.126, 10.02}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
