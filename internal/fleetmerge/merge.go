@@ -86,8 +86,10 @@ func Merge(workload rundoc.Workload, shards []Shard) (*Merged, error) {
 	var rate, mbps, last float64
 	for i := range shards {
 		records += g.records[i]
-		rate += float64(g.records[i]) / g.ends[i]
-		mbps += float64(g.bytes[i]) / g.ends[i] / (1 << 20)
+		if g.ends[i] > 0 { // a shard's part of no length adds no rate
+			rate += float64(g.records[i]) / g.ends[i]
+			mbps += float64(g.bytes[i]) / g.ends[i] / (1 << 20)
+		}
 		last = max(last, g.ends[i])
 	}
 	n := len(shards)
