@@ -272,22 +272,26 @@ func (q *part) add(p rundoc.SeriesPoint, bound bool) {
 	}
 }
 
-// halfStep is half the finest step of the shards' series: half the
-// smallest of their median point lengths (a median, so that late ticks
-// and a short last point do not move it). 0 when a shard has no point.
+// halfStep is half the finest step of the shards' series. A series'
+// step is rundoc.SeriesStep, doubled each time the series was coarsened:
+// its points' mean length (its end over its count) rounded to the
+// nearest such step, which late ticks (the ticker keeps its grid), a
+// dropped tick or a short last point do not move that far. It takes no
+// sort, as the live merge recomputes it on every shard's interval. 0
+// when a shard has no point.
 func halfStep(series [][]rundoc.SeriesPoint) float64 {
+	base := rundoc.SeriesStep.Seconds()
 	step := math.Inf(1)
 	for _, s := range series {
 		if len(s) == 0 {
 			return 0
 		}
-		lengths := make([]float64, len(s))
-		prev := 0.0
-		for j, p := range s {
-			lengths[j], prev = p.T-prev, p.T
+		mean := s[len(s)-1].T / float64(len(s))
+		if !(mean > 0) {
+			return 0
 		}
-		slices.Sort(lengths)
-		step = min(step, lengths[len(lengths)/2])
+		doublings := max(0, math.Round(math.Log2(mean/base)))
+		step = min(step, base*math.Exp2(doublings))
 	}
 	return step / 2
 }

@@ -349,3 +349,50 @@ func TestMergeJittered(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLiveSeries: the live merge of a 10-shard fleet at the end of
+// a 30-minute run (7,200 points a shard), which the server recomputes on
+// every shard's interval for each open page.
+func BenchmarkLiveSeries(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	series := make([][]rundoc.SeriesPoint, 10)
+	for i := range series {
+		series[i] = jittered(rng, rundoc.MaxSeriesPoints, rundoc.SeriesStep.Seconds(), 100, float64(rundoc.MaxSeriesPoints)*rundoc.SeriesStep.Seconds())
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if len(LiveSeries(series)) == 0 {
+			b.Fatal("no point merged")
+		}
+	}
+}
+
+// TestHalfStep: a series' step is read from its points' mean length,
+// rounded to SeriesStep doubled as many times as it was coarsened; late
+// ticks, a dropped tick and a short last point do not move it.
+func TestHalfStep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const step = 0.25
+	dropped := jittered(rng, 40, step, 1, 10)
+	dropped = append(dropped[:9], dropped[10:]...)
+	tests := []struct {
+		name   string
+		series [][]rundoc.SeriesPoint
+		want   float64
+	}{
+		{"late ticks", [][]rundoc.SeriesPoint{jittered(rng, 40, step, 1, 10)}, step / 2},
+		{"a dropped tick", [][]rundoc.SeriesPoint{dropped}, step / 2},
+		{"coarsened twice, beside one not", [][]rundoc.SeriesPoint{
+			rundoc.CoarsenSeries(rundoc.CoarsenSeries(jittered(rng, 80, step, 1, 20))), jittered(rng, 80, step, 1, 20)}, step / 2},
+		{"coarsened twice", [][]rundoc.SeriesPoint{rundoc.CoarsenSeries(rundoc.CoarsenSeries(jittered(rng, 80, step, 1, 20)))}, 2 * step},
+		{"one short point", [][]rundoc.SeriesPoint{{{T: 0.1, Records: 1}}}, step / 2},
+		{"a shard with no point", [][]rundoc.SeriesPoint{jittered(rng, 40, step, 1, 10), nil}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := halfStep(tt.series); got != tt.want {
+				t.Errorf("halfStep = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
