@@ -28,6 +28,7 @@ Then, for example (one input, since the pages are of one profile):
       INPUTS=../shared/public-data/java-netty-collapsed.txt \\
       bash bench/flame/run.sh -page OUT/served -page OUT/mini ...
 """
+import json
 import os
 import re
 import shutil
@@ -65,7 +66,6 @@ def boxes(page):
     m = re.search(r'<script type="application/json" id="flamegraph-data">(.*?)</script>', page, re.S)
     if not m:
         sys.exit('the page has no inline rows')
-    import json
     rows = json.loads(m.group(1))['rows']
     levels, names, stride = rows['levels'], rows['names'], rows['stride']
     total = float(levels[0][1])
