@@ -17,6 +17,12 @@ script fires that event itself where the script was. The variants:
               elements: parsed, never styled or laid out
   mini        the graph drawn by pages/mini.js, a minimal canvas drawer
   mini-dom    the same as absolutely positioned boxes
+  mini-csp    the same boxes made as kbench's Content-Security-Policy would
+              allow: createElement, a class and the CSSOM, no style
+              attributes in markup
+  mini-ext    mini-csp's script as a file from the cache, not inline
+  notext      the page as served, its flamegraph.js drawing no labels (the
+              canvas's fillText and its font measurement left out)
   mini-tmpl   mini with the deferred parts in <template> elements
   ssr         the graph as boxes in the page's HTML (positions in percent
               of the graph's width, so no script is needed to draw it),
@@ -95,6 +101,28 @@ def boxes(page):
     return css + ''.join(out)
 
 
+# CSP_BOXES: the rules of mini.js's "dom-csp" boxes, added to the page's
+# inline style sheet (kbench would carry them in profile-first.css).
+CSP_BOXES = ('.mini-layer{position:relative;overflow:hidden}'
+             '.mini-box{position:absolute;overflow:hidden;white-space:nowrap;padding-left:4px;height:17px;line-height:17px;'
+             'color:#1b1f24;font:12px ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace}')
+
+# NOTEXT: flamegraph.js's label drawing and the font measurement before
+# it, each replaced by what leaves the frames' boxes as they are.
+NOTEXT = [
+    ("ctx.fillText(label, Math.max(px, 0) + PAD, y + ROW / 2);", "void label;"),
+    ("if (!this.charW) { this.charW = ctx.measureText('MMMMMMMMMM').width / 10 || 7; }", "this.charW = 7.2;"),
+]
+
+
+def notext(script):
+    for old, new in NOTEXT:
+        if script.count(old) != 1:
+            sys.exit('flamegraph.js changed: cannot make the notext variant (%r)' % old)
+        script = script.replace(old, new)
+    return script
+
+
 def templated(page):
     for start, end, inclusive in LATER:
         a = page.find(start)
@@ -125,6 +153,9 @@ def main():
     def drawer(mode):
         return '<script>window.__miniMode="%s";\n%s</script>' % (mode, mini)
 
+    def styled(html):
+        return html.replace('</style>', CSP_BOXES + '</style>', 1)
+
     variants = {
         'served': page,
         'inline': page.replace(tag, '<script>' + fg + '</script>'),
@@ -132,6 +163,10 @@ def main():
         'shell-tmpl': templated(page.replace(tag, DRAWN)),
         'mini': page.replace(tag, drawer('canvas')),
         'mini-dom': page.replace(tag, drawer('dom')),
+        'mini-csp': styled(page.replace(tag, drawer('dom-csp'))),
+        'mini-ext': styled(page.replace(tag, '<script>window.__miniMode="dom-csp";</script>'
+                                        '<script src="/static/mini.js?v=1"></script>')),
+        'notext': page,
         'mini-tmpl': templated(page.replace(tag, drawer('canvas'))),
         'ssr': page.replace(tag, boxes(page) + DRAWN + LATER_SCRIPT % re.search(r'src="([^"]+)"', tag).group(1)),
     }
@@ -140,8 +175,13 @@ def main():
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(os.path.join(d, 'static'))
         for path, body in static.items():
+            if name == 'notext' and path == '/static/flamegraph.js':
+                body = notext(body.decode('utf-8')).encode('utf-8')
             with open(os.path.join(d, path.lstrip('/')), 'wb') as f:
                 f.write(body)
+        if name == 'mini-ext':
+            with open(os.path.join(d, 'static', 'mini.js'), 'w', encoding='utf-8') as f:
+                f.write(mini)
         with open(os.path.join(d, 'index.html'), 'w', encoding='utf-8') as f:
             f.write(html)
         print(d)

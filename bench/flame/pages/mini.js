@@ -3,12 +3,17 @@
 // It reads the inline rows (#flamegraph-data), draws the rows the window
 // shows, one colour per frame name, labels cut to fit, and signals
 // "drawn" as flamegraph.js does. window.__miniMode: "canvas" (a 2D canvas
-// in a .fg-scroll box, as kbench draws) or "dom" (absolutely positioned
-// boxes, as pprof draws). No legend, tooltip, search, zoom or colours by
-// package: it is a lower bound, not a viewer.
+// in a .fg-scroll box, as kbench draws), "dom" (absolutely positioned
+// boxes written as HTML with style attributes, as pprof draws) or
+// "dom-csp" (the same boxes made with createElement, styled by a class
+// and the CSSOM: what kbench's Content-Security-Policy, which refuses
+// style attributes in markup, would allow; pages.py adds the class's
+// rule to the page's inline style sheet). No legend, tooltip, search,
+// zoom or colours by package: it is a lower bound, not a viewer.
 (function () {
   var ROW = 18, PAD = 4, FONT = '12px ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace';
-  var dom = window.__miniMode === 'dom';
+  var csp = window.__miniMode === 'dom-csp';
+  var dom = csp || window.__miniMode === 'dom';
   var el = document.getElementById('flamegraph');
   var rows = JSON.parse(document.getElementById('flamegraph-data').textContent).rows;
   var levels = rows.levels, names = rows.names, stride = rows.stride;
@@ -32,11 +37,16 @@
   var W = canvas.clientWidth, dpr = window.devicePixelRatio || 1;
   var k = W / levels[0][1];
   var n = Math.min(levels.length, Math.ceil((window.innerHeight - box.getBoundingClientRect().top) / ROW));
-  var ctx = null, charW = 7.2, html = [];
+  var ctx = null, charW = 7.2, html = [], layer = null;
   if (dom) {
     canvas.style.display = 'none';
     box.style.position = 'relative';
     box.style.height = n * ROW + 'px';
+    if (csp) {
+      layer = document.createElement('div');
+      layer.className = 'mini-layer';
+      layer.style.height = n * ROW + 'px';
+    }
   } else {
     canvas.width = W * dpr;
     canvas.height = n * ROW * dpr;
@@ -58,6 +68,17 @@
       var fill = ni >= 0 ? colour(name) : '#e4e7eb', w = pw > 2 ? pw - 1 : pw;
       var max = Math.floor((pw - PAD * 2) / charW);
       var label = ni < 0 || max < 2 ? '' : name.length > max ? name.slice(0, max - 1) + '…' : name;
+      if (csp) {
+        var b = document.createElement('div'), bs = b.style;
+        b.className = 'mini-box';
+        bs.left = px.toFixed(1) + 'px';
+        bs.top = d * ROW + 'px';
+        bs.width = w.toFixed(1) + 'px';
+        bs.backgroundColor = fill;
+        if (label) { b.textContent = label; }
+        layer.appendChild(b);
+        continue;
+      }
       if (dom) {
         html.push('<div style="position:absolute;overflow:hidden;white-space:nowrap;box-sizing:border-box;padding-left:' + PAD +
           'px;font:' + FONT + ';line-height:' + (ROW - 1) + 'px;left:' + px.toFixed(1) + 'px;top:' + d * ROW + 'px;width:' + w.toFixed(1) +
@@ -72,7 +93,11 @@
       }
     }
   }
-  if (dom) { box.insertAdjacentHTML('beforeend', html.join('')); }
+  if (csp) {
+    box.appendChild(layer);
+  } else if (dom) {
+    box.insertAdjacentHTML('beforeend', html.join(''));
+  }
   el.setAttribute('data-rendered', 'true');
   el.dispatchEvent(new CustomEvent('flamegraph:rendered', { bubbles: true }));
 })();
