@@ -376,7 +376,11 @@ func (s *Server) importForm(c *gin.Context) {
 	if !s.checkCSRF(c) {
 		return
 	}
-	if hasTable(c.Request.MultipartForm) {
+	switch form := c.Request.MultipartForm; {
+	case hasOMB(form) || c.PostForm("form") == "omb": // the OMB form, even sent empty
+		s.importOMBForm(c)
+		return
+	case hasTable(form):
 		s.importTableForm(c)
 		return
 	}

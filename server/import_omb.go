@@ -19,6 +19,7 @@ import (
 	"github.com/kbench/kbench/internal/omb"
 	"github.com/kbench/kbench/internal/rundoc"
 	"github.com/kbench/kbench/internal/store"
+	"github.com/kbench/kbench/ui"
 )
 
 // maxOMBFiles bounds the OMB results of one import: the runs of one
@@ -133,6 +134,9 @@ func (s *Server) importOMBRuns(c *gin.Context) ([]*store.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(files) == 0 { // the import page's form, sent without a result
+		return nil, badInput("omb", "choose an OMB result file or paste one")
+	}
 	if tags.series != "" && len(files) > 1 {
 		return nil, badInput("series", "only with one OMB result: each of several joins the series of its workload and driver")
 	}
@@ -192,4 +196,36 @@ func (s *Server) importOMBAPI(c *gin.Context) {
 		out.CompareURL = tableCompareURL(runs)
 	}
 	c.JSON(http.StatusCreated, out)
+}
+
+// importOMBForm handles the import page's OMB form (the "omb" field of
+// POST /import): the run's page for one result, the runs' comparison for
+// several; a refusal shows the page again with its message inside the
+// form's section and the form's fields kept.
+func (s *Server) importOMBForm(c *gin.Context) {
+	runs, err := s.importOMBRuns(c)
+	if err != nil {
+		status, field, msg := classify(err)
+		if status != http.StatusBadRequest {
+			s.fail(c, err)
+			return
+		}
+		pasted := ""
+		for _, v := range c.Request.MultipartForm.Value["omb"] {
+			if strings.TrimSpace(v) != "" && len(v) <= 1<<20 {
+				pasted = v
+			}
+		}
+		v := ui.ImportView{OMB: ui.OMBImportForm{Label: c.PostForm("label"), Time: c.PostForm("time"),
+			Meta: strings.Join(c.PostFormArray("meta"), "\n"), Series: c.PostForm("series"), Text: pasted,
+			Error: msg, ErrorField: field}}
+		v.Page = s.page(c, "Import")
+		s.render(c, status, "import", v)
+		return
+	}
+	if len(runs) == 1 {
+		c.Redirect(http.StatusSeeOther, fmt.Sprintf("/runs/%d", runs[0].ID))
+		return
+	}
+	c.Redirect(http.StatusSeeOther, tableCompareURL(runs))
 }

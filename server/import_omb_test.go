@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -29,10 +31,9 @@ func readOMBSample(t *testing.T) []byte {
 	return data
 }
 
-// importOMB posts "omb" files ({name, content}), pasted results and
-// fields to /api/import.
-func (ts *testServer) importOMB(t *testing.T, files [][2]string, pasted []string, fields map[string]string) *httptest.ResponseRecorder {
-	t.Helper()
+// ombResultBody is a multipart body of "omb" files ({name, content}), pasted
+// results and fields, and its content type.
+func ombResultBody(files [][2]string, pasted []string, fields map[string]string) (string, string) {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -46,7 +47,14 @@ func (ts *testServer) importOMB(t *testing.T, files [][2]string, pasted []string
 		mw.WriteField("omb", p)
 	}
 	mw.Close()
-	return ts.do(t, "POST", "/api/import", body.String(), "Content-Type", mw.FormDataContentType())
+	return body.String(), mw.FormDataContentType()
+}
+
+// importOMB posts "omb" files, pasted results and fields to /api/import.
+func (ts *testServer) importOMB(t *testing.T, files [][2]string, pasted []string, fields map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	body, ct := ombResultBody(files, pasted, fields)
+	return ts.do(t, "POST", "/api/import", body, "Content-Type", ct)
 }
 
 // getOMB answers GET /api/runs/:id/omb.json, decoded.
@@ -185,6 +193,96 @@ func TestImportOMBRefused(t *testing.T) {
 			json.Unmarshal(rec.Body.Bytes(), &body)
 			if rec.Code != c.status || body.Field != c.field || !strings.Contains(body.Error, c.msg) {
 				t.Errorf("%d %s; want %d, field %q, %q", rec.Code, rec.Body, c.status, c.field, c.msg)
+			}
+		})
+	}
+	if after := ts.countRuns(t); after != before {
+		t.Errorf("refused imports stored %d runs", after-before)
+	}
+}
+
+// TestImportOMBForm: the import page's OMB form (POST /import with
+// "omb") stores one result as a run and opens its page, several as runs
+// opened side by side; a refused result, or none, shows the page again
+// with the message in the form's own section, the pasted text and the
+// fields kept and the refused input marked, and stores nothing.
+func TestImportOMBForm(t *testing.T) {
+	ts := newTestServer(t, nil)
+	page := ts.do(t, "GET", "/import", "").Body.String()
+	for _, want := range []string{`id="omb-form"`, `name="omb" accept=".json,application/json" multiple`, `id="f-omb-text" name="omb"`, `name="form" value="omb"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the import page lacks %s", want)
+		}
+	}
+	token := csrfToken(t, ts)
+	post := func(files [][2]string, pasted []string, fields map[string]string) *httptest.ResponseRecorder {
+		t.Helper()
+		all := map[string]string{csrfField: token, "form": "omb"}
+		for k, v := range fields {
+			all[k] = v
+		}
+		body, ct := ombResultBody(files, pasted, all)
+		return ts.do(t, "POST", "/import", body, "Content-Type", ct, "Cookie", csrfCookie+"="+token)
+	}
+	sample := string(readOMBSample(t))
+
+	rec := post([][2]string{{"r.json", sample}}, []string{""}, map[string]string{"meta": "branch=trunk\ncommit=abc123"})
+	loc := rec.Header().Get("Location")
+	var id uint
+	if _, err := fmt.Sscanf(loc, "/runs/%d", &id); rec.Code != http.StatusSeeOther || err != nil {
+		t.Fatalf("one result: %d, Location %q\n%.300s", rec.Code, loc, rec.Body)
+	}
+	var run apiRun
+	if err := json.Unmarshal(ts.do(t, "GET", fmt.Sprintf("/api/runs/%d", id), "").Body.Bytes(), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Label != "Kafka" || run.Workload != rundoc.E2E || run.Meta["commit"] != "abc123" || run.SeriesKey != "imported:omb:1-topic-16-partitions-1kb / Kafka@trunk" {
+		t.Errorf("run %d: label %q, workload %s, meta %v, series %q", id, run.Label, run.Workload, run.Meta, run.SeriesKey)
+	}
+
+	rec = post([][2]string{{"a.json", sample}, {"b.json", sample}}, nil, map[string]string{"label": "trial"})
+	if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || !strings.HasPrefix(loc, "/compare?runs=") || strings.Count(loc, ",") != 1 {
+		t.Fatalf("two results: %d, Location %q", rec.Code, loc)
+	}
+
+	before := ts.countRuns(t)
+	bad := strings.Replace(sample, `"backlog" : [ 25,`, `"backlog" : [ "25",`, 1)
+	if bad == sample {
+		t.Fatal("the sample changed: the test no longer breaks it")
+	}
+	cases := []struct {
+		name    string
+		files   [][2]string
+		pasted  []string
+		fields  map[string]string
+		msg     string
+		invalid string // the id of the input marked invalid
+		kept    string // what the page shows again
+	}{
+		{"pasted, malformed", nil, []string{bad}, map[string]string{"label": "mine"}, "omb[0].backlog[0]: is a string", "f-omb-text", `value="mine"`},
+		{"a file, malformed", [][2]string{{"bad.json", bad}}, []string{""}, nil, "(bad.json)", "f-omb-file", ""},
+		{"nothing", nil, []string{""}, map[string]string{"series": "s"}, "choose an OMB result file or paste one", "f-omb-file", `value="s"`},
+		{"series with several", [][2]string{{"a.json", sample}, {"b.json", sample}}, nil, map[string]string{"series": "s"}, "only with one OMB result", "f-omb-series", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := post(c.files, c.pasted, c.fields)
+			body := rec.Body.String()
+			if rec.Code != http.StatusBadRequest || !strings.Contains(body, `id="omb-error"`) || !strings.Contains(html.UnescapeString(body), c.msg) {
+				t.Fatalf("%d, want 400 with %q in #omb-error\n%.2000s", rec.Code, c.msg, body)
+			}
+			marked := regexp.MustCompile(`id="([^"]+)"[^>]*aria-invalid="true"`).FindAllStringSubmatch(body, -1)
+			if len(marked) != 1 || marked[0][1] != c.invalid {
+				t.Errorf("inputs marked invalid: %v, want %s alone", marked, c.invalid)
+			}
+			if strings.Contains(body, `id="import-error"`) {
+				t.Error("the message is shown above the first form too")
+			}
+			if c.kept != "" && !strings.Contains(body, c.kept) {
+				t.Errorf("the page lost %s", c.kept)
+			}
+			if len(c.pasted) > 0 && c.pasted[0] != "" && !strings.Contains(html.UnescapeString(body), `"backlog" : [ "25",`) {
+				t.Error("the pasted result is not shown again")
 			}
 		})
 	}

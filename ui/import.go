@@ -37,6 +37,37 @@ type ImportView struct {
 	ErrorFields []string
 	// CSV is the back-fill form's state (kept after an error).
 	CSV CSVImportForm
+	// OMB is the OpenMessaging Benchmark form's state (kept after an
+	// error).
+	OMB OMBImportForm
+}
+
+// OMBImportForm is the import page's form for OpenMessaging Benchmark
+// result files: the "omb" field of POST /api/import and its label,
+// time, meta and series, posted to POST /import. Its refusal is shown
+// inside its own section, so the other forms' inputs stay unmarked.
+type OMBImportForm struct {
+	Label, Time, Meta, Series string
+	// Text is the pasted result, shown again after an error.
+	Text string
+	// Error is why the results were refused; ErrorField the field it is
+	// about ("omb" for a result itself, "omb[1].backlog" for one of its
+	// keys).
+	Error, ErrorField string
+}
+
+// Invalid reports whether the input of field is the one to mark invalid:
+// a refused result marks the text box when it was pasted, the file input
+// otherwise.
+func (f OMBImportForm) Invalid(field string) bool {
+	result := f.ErrorField == "omb" || strings.HasPrefix(f.ErrorField, "omb[")
+	switch field {
+	case "omb-text":
+		return result && f.Text != ""
+	case "omb":
+		return result && f.Text == ""
+	}
+	return f.ErrorField != "" && f.ErrorField == field
 }
 
 // CSVImportForm is the import page's second form: a CSV of past results
