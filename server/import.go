@@ -294,13 +294,14 @@ func readCommand(form *multipart.Form, out *importedOutput) ([]string, error) {
 	return toolexec.RedactArgs(argv, nil), nil
 }
 
-// pastedOutput is the pasted text of the "output" field, kept when the
-// import page is shown again; an uploaded file cannot be kept.
-func pastedOutput(form *multipart.Form) string {
+// pastedText is the pasted text of a form field ("output", "table",
+// "omb"), kept when the import page is shown again: an uploaded file
+// cannot be kept, nor a text over 1 MiB.
+func pastedText(form *multipart.Form, field string) string {
 	if form == nil {
 		return ""
 	}
-	for _, v := range form.Value["output"] {
+	for _, v := range form.Value[field] {
 		if strings.TrimSpace(v) != "" && len(v) <= 1<<20 {
 			return v
 		}
@@ -391,7 +392,7 @@ func (s *Server) importForm(c *gin.Context) {
 			s.fail(c, err)
 			return
 		}
-		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedOutput(c.Request.MultipartForm), Command: c.PostForm("command"), Error: msg, ErrorField: field,
+		v := ui.ImportView{Label: c.PostForm("label"), Output: pastedText(c.Request.MultipartForm, "output"), Command: c.PostForm("command"), Error: msg, ErrorField: field,
 			Time: c.PostForm("time"), Meta: strings.Join(c.PostFormArray("meta"), "\n"), Series: c.PostForm("series")}
 		for _, fm := range fieldMessages(err) {
 			v.Errors = append(v.Errors, fm.Error)

@@ -210,14 +210,8 @@ func (s *Server) importOMBForm(c *gin.Context) {
 			s.fail(c, err)
 			return
 		}
-		pasted := ""
-		for _, v := range c.Request.MultipartForm.Value["omb"] {
-			if strings.TrimSpace(v) != "" && len(v) <= 1<<20 {
-				pasted = v
-			}
-		}
 		v := ui.ImportView{OMB: ui.OMBImportForm{Label: c.PostForm("label"), Time: c.PostForm("time"),
-			Meta: strings.Join(c.PostFormArray("meta"), "\n"), Series: c.PostForm("series"), Text: pasted,
+			Meta: strings.Join(c.PostFormArray("meta"), "\n"), Series: c.PostForm("series"), Text: pastedText(c.Request.MultipartForm, "omb"),
 			Error: msg, ErrorField: field}}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)

@@ -154,13 +154,7 @@ func (s *Server) importTableForm(c *gin.Context) {
 			s.fail(c, err)
 			return
 		}
-		table := ""
-		for _, v := range c.Request.MultipartForm.Value["table"] {
-			if strings.TrimSpace(v) != "" && len(v) <= 1<<20 {
-				table = v
-			}
-		}
-		v := ui.ImportView{Error: msg, ErrorField: field, Table: table, TableWorkload: c.PostForm("workload"),
+		v := ui.ImportView{Error: msg, ErrorField: field, Table: pastedText(c.Request.MultipartForm, "table"), TableWorkload: c.PostForm("workload"),
 			Time: c.PostForm("time"), Meta: strings.Join(c.PostFormArray("meta"), "\n")}
 		v.Page = s.page(c, "Import")
 		s.render(c, status, "import", v)
